@@ -1,0 +1,26 @@
+"""curator: machine-translated paraphrase templates to a reviewed multilingual dataset."""
+from __future__ import annotations
+
+from flask import Flask
+
+from .config import load_config
+
+__version__ = "0.1.0"
+
+
+def create_app(config: dict | None = None) -> Flask:
+    """App factory: config, database, blueprints — nothing else."""
+    from pathlib import Path
+
+    from .db import make_engine, make_session_factory
+    from .web import bp as web_bp, teardown_session
+
+    root = Path(__file__).resolve().parent.parent
+    app = Flask(__name__, template_folder=str(root / "templates"), static_folder=str(root / "static"))
+    app.config.from_mapping(load_config(config))
+    engine = make_engine(app.config["DATABASE_URL"])
+    app.extensions["curator.engine"] = engine
+    app.extensions["curator.sessions"] = make_session_factory(engine)
+    app.teardown_appcontext(teardown_session)
+    app.register_blueprint(web_bp)
+    return app

@@ -1,0 +1,269 @@
+"""The `curator` command: thin click wrappers around the stage services."""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+from sqlalchemy import inspect
+
+from .config import PROJECT_ROOT, database_url
+from .db import make_engine, make_session_factory, transaction
+from .ingest.errors import IngestError
+
+SEED = PROJECT_ROOT / "seed"
+
+
+class Context:
+    def __init__(self, url: str):
+        self.url = url
+        self._engine = None
+
+    @property
+    def engine(self):
+        if self._engine is None:
+            self._engine = make_engine(self.url)
+        return self._engine
+
+    def sessions(self):
+        if not inspect(self.engine).has_table("alembic_version"):
+            raise click.ClickException(f"the database at {self.url} is not initialised: run `curator init`")
+        return make_session_factory(self.engine)
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+def _run(fn, *args, **kwargs):
+    """Run a service; turn bad input into a clean one-line error and a non-zero exit."""
+    try:
+        return fn(*args, **kwargs)
+    except IngestError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _progress() -> bool:
+    return sys.stderr.isatty()
+
+
+@click.group()
+@click.option("--database", envvar="CURATOR_DATABASE_URL", default=None, metavar="URL",
+              help="SQLAlchemy URL (default: $CURATOR_DATABASE_URL or instance/curator.sqlite).")
+@click.version_option(package_name="curator")
+@click.pass_context
+def main(ctx: click.Context, database: str | None) -> None:
+    """Curate machine-translated paraphrase templates into a reviewed multilingual dataset."""
+    ctx.obj = Context(database or database_url())
+
+
+@main.command()
+@pass_ctx
+def init(ctx: Context) -> None:
+    """Create or upgrade the database schema (Alembic migrations)."""
+    from .migrate import current_revision, upgrade
+
+    upgrade(ctx.engine)
+    click.echo(f"database {ctx.url} at revision {current_revision(ctx.engine)}")
+
+
+# ---------------------------------------------------------------- ingest
+@main.group()
+def ingest() -> None:
+    """Import raw inputs from a local folder or an http(s) URL."""
+
+
+@ingest.command("pararel")
+@click.argument("src")
+@pass_ctx
+def ingest_pararel_cmd(ctx: Context, src: str) -> None:
+    """English ParaRel patterns: SRC holds <REL>.jsonl files."""
+    from .ingest.pararel import ingest_pararel
+    from .ingest.sources import open_source
+
+    with transaction(ctx.sessions()) as session:
+        s = _run(lambda: ingest_pararel(session, open_source(src), progress=_progress()))
+    click.echo(f"ParaRel: {s.relations} relations, {s.patterns} patterns stored"
+               f" ({s.skipped_unchanged} files unchanged)")
+
+
+@ingest.command("translations")
+@click.argument("src")
+@click.option("--trusted", default="pararel_bing", show_default=True,
+              help="System whose vote counts twice (mParaRel trusted Microsoft Translator).")
+@pass_ctx
+def ingest_translations_cmd(ctx: Context, src: str, trusted: str) -> None:
+    """Raw MT output: SRC holds <system>/<lang>/<REL>.jsonl."""
+    from .ingest.sources import open_source
+    from .ingest.translations import ingest_translations
+
+    with transaction(ctx.sessions()) as session:
+        s = _run(lambda: ingest_translations(session, open_source(src), trusted=trusted, progress=_progress()))
+    click.echo(f"translations: {s.files} files from {len(s.systems)} systems in {len(s.languages)} languages"
+               f" ({s.skipped_unchanged} unchanged); {s.lines} lines stored, {s.valid} valid, {s.repaired} repaired")
+    for reason, n in s.reasons.most_common(5):
+        click.echo(f"  invalid: {reason}: {n}")
+    if trusted and trusted not in s.systems:
+        click.echo(f"warning: trusted system {trusted!r} is not among the imported systems", err=True)
+
+
+@ingest.command("tuples")
+@click.argument("src")
+@pass_ctx
+def ingest_tuples_cmd(ctx: Context, src: str) -> None:
+    """Subject/object tuples: SRC holds <lang>/<REL>.jsonl, cleaned or raw (from_english) form."""
+    from .ingest.sources import open_source
+    from .ingest.tuples import ingest_tuples
+
+    with transaction(ctx.sessions()) as session:
+        s = _run(lambda: ingest_tuples(session, open_source(src), progress=_progress()))
+    click.echo(f"tuples: {s.files} files, {len(s.languages)} languages, {len(s.relations)} relations"
+               f" ({s.skipped_unchanged} unchanged); {s.rows} rows stored"
+               + (f"; {s.raw_files} raw files, {s.from_english} rows without a label in their language kept aside"
+                  if s.raw_files else ""))
+
+
+# ---------------------------------------------------------------- candidates
+@main.group()
+def candidates() -> None:
+    """Candidate templates: agreement voting and coverage filters."""
+
+
+@candidates.command("build")
+@click.option("--min-votes", default=2, show_default=True, help="Votes a template needs (trusted system counts twice).")
+@click.option("--min-relations", default=0.6, show_default=True, help="Share of English relations a language must cover.")
+@click.option("--min-phrases", default=0.2, show_default=True, help="Share of English phrases a language must cover.")
+@click.option("--min-templates", default=2, show_default=True, help="Candidates a relation needs to be usable.")
+@click.option("--json", "as_json", is_flag=True, help="Print the per-language summary as JSON.")
+@pass_ctx
+def candidates_build(ctx: Context, min_votes: int, min_relations: float, min_phrases: float, min_templates: int,
+                     as_json: bool) -> None:
+    """Vote, find usable relations and languages; print a per-language summary."""
+    from .ingest.candidates import CandidateParams, build_candidates
+
+    params = CandidateParams(min_votes, min_relations, min_phrases, min_templates)
+    with transaction(ctx.sessions()) as session:
+        s = _run(build_candidates, session, params)
+    if as_json:
+        click.echo(json.dumps({"params": asdict(s.params), "trusted": s.trusted, "english_relations": s.english_relations,
+                               "english_phrases": s.english_phrases, "languages": [asdict(r) for r in s.languages]},
+                              indent=2))
+        return
+    click.echo(f"{'lang':<8} {'templates':>9} {'candidates':>10} {'relations':>9} {'rel%':>5} {'phrases':>9}"
+               f" {'phr%':>5}  included")
+    for r in s.languages:
+        click.echo(f"{r.language:<8} {r.templates:>9} {r.candidates:>10} {r.usable_relations:>9}"
+                   f" {100 * r.relation_share:>5.0f} {r.phrases:>9} {100 * r.phrase_share:>5.0f}  "
+                   f"{'yes' if r.included else 'no'}")
+    click.echo(f"{len(s.included)} of {len(s.languages)} languages included (trusted: {', '.join(s.trusted) or 'none'};"
+               f" English: {s.english_relations} relations, {s.english_phrases} phrases)")
+
+
+# ---------------------------------------------------------------- release
+@main.group()
+def release() -> None:
+    """Dataset versions in the mParaRel layout."""
+
+
+@release.command("build")
+@click.argument("name")
+@click.option("--parent", default=None, help="Version this one derives from.")
+@pass_ctx
+def release_build(ctx: Context, name: str, parent: str | None) -> None:
+    """Snapshot the current candidates (included languages, usable relations) as version NAME."""
+    from .release.versions import build_from_candidates
+
+    with transaction(ctx.sessions()) as session:
+        s = _run(build_from_candidates, session, name, parent)
+    click.echo(f"version {s.name}: {s.languages} languages, {s.relations} language×relation pairs,"
+               f" {s.patterns} patterns, {s.tuple_lists} tuple files")
+
+
+@release.command("import")
+@click.argument("src")
+@click.option("--version", "name", required=True, help="Name of the new version.")
+@pass_ctx
+def release_import(ctx: Context, src: str, name: str) -> None:
+    """Load a release in mParaRel layout (patterns/ + tuples/) from a folder or URL."""
+    from .ingest.sources import open_source
+    from .release.versions import import_release
+
+    with transaction(ctx.sessions()) as session:
+        s = _run(lambda: import_release(session, open_source(src), name, progress=_progress()))
+    click.echo(f"version {s.name}: {s.languages} languages, {s.relations} language×relation pairs,"
+               f" {s.patterns} patterns, {s.tuple_lists} tuple files")
+
+
+@release.command("export")
+@click.argument("name")
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@pass_ctx
+def release_export(ctx: Context, name: str, out: str, force: bool) -> None:
+    """Write version NAME to OUT: patterns/, tuples/, manifest.json, README.md."""
+    from .release.export import export_version
+
+    with transaction(ctx.sessions()) as session:
+        info = _run(export_version, session, name, out, force)
+    c = info["counts"]
+    click.echo(f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"
+               f" {c['tuple_files']} tuple files, {c['phrases']} phrases")
+
+
+@release.command("list")
+@pass_ctx
+def release_list(ctx: Context) -> None:
+    """Dataset versions with their counts."""
+    from .release.versions import list_versions
+
+    with transaction(ctx.sessions()) as session:
+        for v in list_versions(session):
+            click.echo(f"{v['name']:<20} {v['kind']:<10} {v['created']}  parent={v['parent'] or '-'}"
+                       f"  {v['languages']} languages, {v['patterns']} patterns, {v['tuple_lists']} tuple files")
+
+
+# ---------------------------------------------------------------- stats, seed, serve
+@main.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")
+def stats(directory: str, as_json: bool) -> None:
+    """SPEC §4 dataset statistics of a release directory."""
+    from .release.stats import dataset_stats, format_stats
+
+    try:
+        result = dataset_stats(directory)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if as_json else format_stats(result))
+
+
+@main.command()
+@click.option("--path", default=str(SEED), show_default=True, type=click.Path(exists=True, file_okay=False))
+@pass_ctx
+def seed(ctx: Context, path: str) -> None:
+    """Load the demo dataset (init, ingest, candidates build); safe to re-run."""
+    from .seed import load_seed
+
+    from .migrate import upgrade
+
+    upgrade(ctx.engine)
+    with transaction(ctx.sessions()) as session:
+        summary = _run(load_seed, session, Path(path))
+    click.echo(f"demo seed loaded: {', '.join(summary.included)} included")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True)
+@click.option("--debug", is_flag=True)
+@pass_ctx
+def serve(ctx: Context, host: str, port: int, debug: bool) -> None:
+    """Run the web app (development server)."""
+    from . import create_app
+
+    create_app({"DATABASE_URL": ctx.url}).run(host=host, port=port, debug=debug)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Stage 1: raw inputs to candidate templates (repair, clean, validate, vote, filter)."""

@@ -1,0 +1,56 @@
+"""Cleaning and validation of a template (SPEC §2), shared by ingest and review."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .placeholders import Repair, repair
+
+PLACEHOLDER = re.compile(r"(\[X\]|\[Y\])")
+DROPPED = str.maketrans("", "", ".:。")
+SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The outcome of repairing, cleaning and validating one template text."""
+
+    raw: str
+    repaired: str
+    repairs: list[Repair] = field(default_factory=list)
+    cleaned: str | None = None  # None when invalid
+    reason: str | None = None  # why it is invalid
+
+    @property
+    def valid(self) -> bool:
+        return self.reason is None
+
+
+def clean(text: str) -> str:
+    """Lower-case all but the placeholders, drop '.', ':' and '。', collapse spaces."""
+    parts = PLACEHOLDER.split(text)
+    lowered = "".join(p if PLACEHOLDER.fullmatch(p) else p.lower() for p in parts)
+    return SPACES.sub(" ", lowered.translate(DROPPED)).strip()
+
+
+def invalid_reason(cleaned: str) -> str | None:
+    """Why a cleaned template is unusable, or None when it is a valid template."""
+    for slot in ("[X]", "[Y]"):
+        n = cleaned.count(slot)
+        if n == 0:
+            return f"missing {slot}"
+        if n > 1:
+            return f"{slot} appears {n} times"
+    rest = PLACEHOLDER.sub("", cleaned)
+    if not any(not ch.isspace() and not unicodedata.category(ch).startswith(("P", "Z", "C"))
+               for ch in rest):
+        return "no text besides the placeholders"
+    return None
+
+
+def check(text: str, language: str | None = None) -> Checked:
+    repaired, repairs = repair(text, language)
+    cleaned = clean(repaired)
+    reason = invalid_reason(cleaned)
+    return Checked(text, repaired, repairs, None if reason else cleaned, reason)

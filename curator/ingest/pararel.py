@@ -1,0 +1,72 @@
+"""Import English ParaRel patterns: `<REL>.jsonl`, one paraphrase per line."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+from tqdm import tqdm
+
+from ..models import EnglishPattern, Relation, TranslationLine
+from .clean import check
+from .errors import IngestError
+from .layout import layout_files
+from .sources import Source, iter_jsonl, require
+from .store import ensure_languages, ensure_relations, record_source, sha256, unchanged
+
+LAYOUT = "<REL>.jsonl"
+
+
+@dataclass
+class PararelSummary:
+    relations: int = 0
+    patterns: int = 0
+    skipped_unchanged: int = 0
+
+
+def ingest_pararel(session: Session, source: Source, progress: bool = False) -> PararelSummary:
+    summary = PararelSummary()
+    files = layout_files(source, 0, LAYOUT)
+    ensure_languages(session, ["en"])
+    for (rel,), path in tqdm(files, desc="ParaRel", unit="file", disable=not progress):
+        where = source.describe(path)
+        data = source.read(path)
+        digest = sha256(data)
+        summary.relations += 1
+        if unchanged(session, "pararel", rel, digest):
+            summary.skipped_unchanged += 1
+            continue
+        rows = []
+        for number, obj in iter_jsonl(data, where):
+            pattern = require(obj, "pattern", str, where, number)
+            outcome = check(pattern, "en")
+            if not outcome.valid:
+                raise IngestError(where, f"not a usable pattern ({outcome.reason}): {pattern!r}",
+                                  line=number, field="pattern")
+            rows.append(dict(pattern=pattern, lemma=obj.get("lemma"), extended_lemma=obj.get("extended_lemma"),
+                             tense=obj.get("tense")))
+        if not rows:
+            raise IngestError(where, "no patterns in file")
+        _store(session, rel, rows)
+        record_source(session, "pararel", rel, where, digest, len(rows))
+        summary.patterns += len(rows)
+    return summary
+
+
+def _store(session: Session, rel: str, rows: list[dict]) -> None:
+    """Update patterns in place by position so translation lines keep pointing at them."""
+    ensure_relations(session, [rel])
+    relation = session.get(Relation, rel)
+    relation.lemma = rows[0]["lemma"]
+    relation.description = rows[0]["pattern"]
+    existing = {p.position: p for p in session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == rel))}
+    for position, row in enumerate(rows):
+        pattern = existing.get(position) or EnglishPattern(relation_id=rel, position=position)
+        for key, value in row.items():
+            setattr(pattern, key, value)
+        session.add(pattern)
+    gone = select(EnglishPattern.id).where(EnglishPattern.relation_id == rel, EnglishPattern.position >= len(rows))
+    session.execute(update(TranslationLine).where(TranslationLine.english_pattern_id.in_(gone))
+                    .values(english_pattern_id=None))
+    session.execute(delete(EnglishPattern).where(EnglishPattern.id.in_(gone)))
+    session.flush()

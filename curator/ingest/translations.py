@@ -1,0 +1,114 @@
+"""Import raw MT output: `<system>/<lang>/<REL>.jsonl`, aligned line by line with ParaRel.
+
+Each line is repaired, cleaned and validated on the way in and stored whatever the
+outcome, so an invalid line stays visible with its reason.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+from tqdm import tqdm
+
+from .. import languages
+from ..models import EnglishPattern, Relation, TranslationLine, TranslationSystem
+from .clean import check
+from .errors import IngestError
+from .layout import layout_files
+from .sources import Source, iter_jsonl, require
+from .store import bulk_insert, ensure_languages, insert_ignore, record_source, sha256, unchanged
+
+LAYOUT = "<system>/<lang>/<REL>.jsonl"
+DEFAULT_TRUSTED = "pararel_bing"
+
+
+@dataclass
+class TranslationSummary:
+    files: int = 0
+    skipped_unchanged: int = 0
+    lines: int = 0
+    valid: int = 0
+    repaired: int = 0
+    systems: set[str] = field(default_factory=set)
+    languages: set[str] = field(default_factory=set)
+    reasons: Counter = field(default_factory=Counter)
+
+
+def align(english: list[EnglishPattern], metas: list[tuple]) -> list[int | None]:
+    """Index of the English pattern each translated line renders.
+
+    Files normally match ParaRel line for line; a few lost a line, so fall back to
+    matching (lemma, extended_lemma, tense) as an ordered subsequence.
+    """
+    if len(metas) == len(english):
+        return [p.id for p in english]
+    result: list[int | None] = []
+    j = 0
+    for meta in metas:
+        k = j
+        while k < len(english) and (english[k].lemma, english[k].extended_lemma, english[k].tense) != meta:
+            k += 1
+        if k < len(english):
+            result.append(english[k].id)
+            j = k + 1
+        else:
+            result.append(None)
+    return result
+
+
+def ingest_translations(session: Session, source: Source, trusted: str | None = DEFAULT_TRUSTED,
+                        progress: bool = False) -> TranslationSummary:
+    summary = TranslationSummary()
+    files = layout_files(source, 2, LAYOUT)
+    known = set(session.scalars(select(Relation.id).where(Relation.patterns.any())))
+    english: dict[str, list[EnglishPattern]] = {}
+    for rel in known:
+        english[rel] = list(session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == rel)
+                                            .order_by(EnglishPattern.position)))
+    for (system, raw_lang, rel), path in files:
+        if rel not in known:
+            raise IngestError(source.describe(path),
+                              f"unknown relation {rel}: it has no English ParaRel patterns "
+                              "(run `curator ingest pararel` first)")
+    systems = sorted({parts[0] for parts, _ in files})
+    insert_ignore(session, TranslationSystem.__table__, [{"name": s, "trusted": False} for s in systems])
+    ensure_languages(session, {languages.canonical(parts[1]) for parts, _ in files})
+    if trusted:
+        session.execute(update(TranslationSystem).values(trusted=TranslationSystem.name == trusted))
+
+    for (system, raw_lang, rel), path in tqdm(files, desc="translations", unit="file", disable=not progress):
+        lang = languages.canonical(raw_lang)
+        where = source.describe(path)
+        key = f"{system}/{lang}/{rel}"
+        data = source.read(path)
+        digest = sha256(data)
+        summary.files += 1
+        summary.systems.add(system)
+        summary.languages.add(lang)
+        if unchanged(session, "translations", key, digest):
+            summary.skipped_unchanged += 1
+            continue
+        parsed = []
+        for number, obj in iter_jsonl(data, where):
+            text = require(obj, "pattern", str, where, number)
+            parsed.append((text, (obj.get("lemma"), obj.get("extended_lemma"), obj.get("tense"))))
+        english_ids = align(english[rel], [meta for _, meta in parsed])
+        rows = []
+        for line_no, ((text, _), english_id) in enumerate(zip(parsed, english_ids)):
+            outcome = check(text, lang)
+            rows.append(dict(system=system, language=lang, relation_id=rel, line_no=line_no,
+                             english_pattern_id=english_id, raw=text, repaired=outcome.repaired,
+                             repairs=[r.to_dict() for r in outcome.repairs], cleaned=outcome.cleaned,
+                             valid=outcome.valid, reason=outcome.reason))
+            summary.valid += outcome.valid
+            summary.repaired += bool(outcome.repairs)
+            if outcome.reason:
+                summary.reasons[outcome.reason] += 1
+        session.execute(delete(TranslationLine).where(TranslationLine.system == system,
+                                                      TranslationLine.language == lang,
+                                                      TranslationLine.relation_id == rel))
+        summary.lines += bulk_insert(session, TranslationLine.__table__, rows)
+        record_source(session, "translations", key, where, digest, len(rows))
+    return summary

@@ -1,0 +1,126 @@
+"""Import subject/object tuples: `<lang>/<REL>.jsonl`, cleaned or raw T-REx form.
+
+The form is detected per file: raw rows carry `from_english`; those with a label only in
+English are kept (flagged) but never used, and a raw row's line becomes its `lineid`.
+Lists are content-addressed, so re-importing the same tuples reuses the stored list.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+from tqdm import tqdm
+
+from .. import languages
+from ..models import Entity, EntityLabel, Tuple, TupleList
+from .errors import IngestError
+from .layout import layout_files
+from .sources import Source, iter_jsonl, require
+from .store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, record_source, sha256, unchanged
+
+LAYOUT = "<lang>/<REL>.jsonl"
+
+
+@dataclass
+class TupleSummary:
+    files: int = 0
+    skipped_unchanged: int = 0
+    rows: int = 0  # usable rows
+    from_english: int = 0  # raw rows without a label in the language
+    raw_files: int = 0
+    languages: set[str] = field(default_factory=set)
+    relations: set[str] = field(default_factory=set)
+
+
+def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
+    """('clean' | 'raw', rows) with every field checked; errors name file, line and field."""
+    rows: list[dict] = []
+    form = None
+    for number, obj in iter_jsonl(data, where):
+        this = "raw" if "from_english" in obj else "clean"
+        if form is None:
+            form = this
+        elif this != form:
+            raise IngestError(where, f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
+                              line=number, field="from_english")
+        row = dict(
+            sub_qid=require(obj, "sub_uri", str, where, number),
+            obj_qid=require(obj, "obj_uri", str, where, number),
+            sub_label=require(obj, "sub_label", str, where, number),
+            obj_label=require(obj, "obj_label", str, where, number),
+        )
+        if form == "raw":
+            row["from_english"] = require(obj, "from_english", bool, where, number)
+            row["lineid"] = number - 1
+        else:
+            row["from_english"] = False
+            row["lineid"] = require(obj, "lineid", int, where, number)
+        rows.append(row)
+    return form or "clean", rows
+
+
+def content_hash(rows: list[dict]) -> str:
+    digest = hashlib.sha256()
+    for r in rows:
+        digest.update(json.dumps([r["sub_qid"], r["obj_qid"], r["sub_label"], r["obj_label"], r["lineid"],
+                                  r["from_english"]], ensure_ascii=False).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def store_tuple_list(session: Session, language: str, relation: str, form: str, rows: list[dict]) -> int:
+    """The id of the list with exactly these rows, storing it if it is new."""
+    digest = content_hash(rows)
+    existing = session.scalar(select(TupleList.id).where(TupleList.language == language,
+                                                         TupleList.relation_id == relation,
+                                                         TupleList.sha256 == digest))
+    if existing is not None:
+        return existing
+    ensure_languages(session, [language])
+    ensure_relations(session, [relation])
+    insert_ignore(session, Entity.__table__, [{"qid": q} for q in {r["sub_qid"] for r in rows} | {r["obj_qid"] for r in rows}])
+    labels: dict[str, str] = {}
+    for r in rows:
+        if not r["from_english"]:
+            labels.setdefault(r["sub_qid"], r["sub_label"])
+            labels.setdefault(r["obj_qid"], r["obj_label"])
+    insert_ignore(session, EntityLabel.__table__,
+                  [{"qid": q, "language": language, "label": label} for q, label in labels.items()])
+    tuple_list = TupleList(language=language, relation_id=relation, sha256=digest, form=form,
+                           rows=sum(not r["from_english"] for r in rows))
+    session.add(tuple_list)
+    session.flush()
+    bulk_insert(session, Tuple.__table__, ({**r, "list_id": tuple_list.id, "position": i} for i, r in enumerate(rows)))
+    return tuple_list.id
+
+
+def ingest_tuples(session: Session, source: Source, progress: bool = False) -> TupleSummary:
+    summary = TupleSummary()
+    files = layout_files(source, 1, LAYOUT)
+    bar = tqdm(files, desc="tuples", unit="file", disable=not progress)
+    for (raw_lang, rel), path in bar:
+        lang = languages.canonical(raw_lang)
+        where = source.describe(path)
+        data = source.read(path)
+        digest = sha256(data)
+        summary.files += 1
+        summary.languages.add(lang)
+        summary.relations.add(rel)
+        key = f"{lang}/{rel}"
+        if unchanged(session, "tuples", key, digest):
+            summary.skipped_unchanged += 1
+            continue
+        form, rows = parse_tuples(data, where)
+        list_id = store_tuple_list(session, lang, rel, form, rows)
+        session.execute(update(TupleList).where(TupleList.language == lang, TupleList.relation_id == rel)
+                        .values(current=TupleList.id == list_id))
+        usable = sum(not r["from_english"] for r in rows)
+        summary.rows += usable
+        summary.from_english += len(rows) - usable
+        summary.raw_files += form == "raw"
+        record_source(session, "tuples", key, where, digest, len(rows), {"form": form, "list_id": list_id})
+        bar.set_postfix(rows=summary.rows)
+    return summary

@@ -1,0 +1,13 @@
+"""Typed SQLAlchemy 2.0 models, one module per stage; import them all from here."""
+from .base import Base
+from .core import EnglishPattern, Language, Relation, SourceFile, TranslationSystem
+from .ingest import LanguageCoverage, RelationCoverage, Template, TranslationLine
+from .release import DatasetVersion, VersionPattern, VersionTuples
+from .tuples import Entity, EntityLabel, Tuple, TupleList
+
+__all__ = [
+    "Base", "DatasetVersion", "EnglishPattern", "Entity", "EntityLabel", "Language",
+    "LanguageCoverage", "Relation", "RelationCoverage", "SourceFile", "Template",
+    "TranslationLine", "TranslationSystem", "Tuple", "TupleList", "VersionPattern",
+    "VersionTuples",
+]

@@ -1,0 +1,1 @@
+"""Stage 3: immutable dataset versions, the mParaRel layout, manifests and statistics."""

@@ -1,0 +1,125 @@
+"""Dataset versions: snapshot the candidates, or import an existing release.
+
+A version is written once; nothing in it changes afterwards, and its tuples are shared
+(by reference) with the ingest and other versions through content-addressed lists.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from tqdm import tqdm
+
+from .. import languages
+from ..ingest.errors import IngestError
+from ..ingest.layout import layout_files
+from ..ingest.sources import Source, iter_jsonl, require
+from ..ingest.store import bulk_insert, ensure_languages, ensure_relations
+from ..ingest.tuples import parse_tuples, store_tuple_list
+from ..models import (DatasetVersion, LanguageCoverage, RelationCoverage, Template, TupleList, VersionPattern,
+                      VersionTuples)
+
+
+@dataclass
+class VersionSummary:
+    name: str
+    languages: int
+    relations: int  # (language, relation) pairs with patterns
+    patterns: int
+    tuple_lists: int
+
+
+def get_version(session: Session, name: str) -> DatasetVersion:
+    version = session.scalar(select(DatasetVersion).where(DatasetVersion.name == name))
+    if version is None:
+        known = ", ".join(session.scalars(select(DatasetVersion.name).order_by(DatasetVersion.id))) or "none"
+        raise IngestError("database", f"no dataset version named {name!r} (known: {known})")
+    return version
+
+
+def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVersion:
+    if session.scalar(select(DatasetVersion.id).where(DatasetVersion.name == name)) is not None:
+        raise IngestError("database", f"a dataset version named {name!r} already exists; versions never change, "
+                          "pick a new name")
+    version = DatasetVersion(name=name, kind=kind, **fields)
+    session.add(version)
+    session.flush()
+    return version
+
+
+def summarize(session: Session, version: DatasetVersion) -> VersionSummary:
+    rows = session.execute(select(VersionPattern.language, VersionPattern.relation_id)
+                           .where(VersionPattern.version_id == version.id)).all()
+    n_lists = len(session.scalars(select(VersionTuples.list_id).where(VersionTuples.version_id == version.id)).all())
+    return VersionSummary(version.name, len({r[0] for r in rows}), len(set(rows)), len(rows), n_lists)
+
+
+def build_from_candidates(session: Session, name: str, parent: str | None = None) -> VersionSummary:
+    """Snapshot the candidates of every included language's usable relations."""
+    coverage = session.scalars(select(LanguageCoverage)).all()
+    if not coverage:
+        raise IngestError("database", "no candidates yet: run `curator candidates build` first")
+    included = sorted(c.language for c in coverage if c.included)
+    usable = {(r.language, r.relation_id) for r in session.scalars(select(RelationCoverage)
+                                                                    .where(RelationCoverage.usable))}
+    version = _new_version(session, name, "candidates",
+                           parent_id=get_version(session, parent).id if parent else None,
+                           params={"coverage": coverage[0].params, "languages": included})
+    templates = session.scalars(select(Template).where(Template.is_candidate, Template.language.in_(included))
+                                .order_by(Template.language, Template.relation_id, Template.first_position,
+                                          Template.text))
+    rows = []
+    position: dict[tuple[str, str], int] = {}
+    for t in templates:
+        key = (t.language, t.relation_id)
+        if key not in usable:
+            continue
+        position[key] = position.get(key, -1) + 1
+        rows.append(dict(version_id=version.id, language=t.language, relation_id=t.relation_id,
+                         position=position[key], pattern=t.text, checked_by_human=False, template_id=t.id))
+    bulk_insert(session, VersionPattern.__table__, rows)
+    lists = session.execute(select(TupleList.language, TupleList.relation_id, TupleList.id).where(TupleList.current))
+    bulk_insert(session, VersionTuples.__table__,
+                (dict(version_id=version.id, language=lang, relation_id=rel, list_id=list_id)
+                 for lang, rel, list_id in lists if (lang, rel) in position))
+    return summarize(session, version)
+
+
+def import_release(session: Session, source: Source, name: str, progress: bool = False) -> VersionSummary:
+    """Load a release in mParaRel layout (patterns/ and tuples/) as a new version."""
+    files = layout_files(source, 2, "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl")
+    version = _new_version(session, name, "import", source=source.location)
+    pattern_rows = []
+    for (folder, raw_lang, rel), path in tqdm(files, desc="release", unit="file", disable=not progress):
+        lang = languages.canonical(raw_lang)
+        where = source.describe(path)
+        if folder not in ("patterns", "tuples"):
+            raise IngestError(where, "unexpected file: a release holds only patterns/ and tuples/")
+        data = source.read(path)
+        ensure_languages(session, [lang])
+        ensure_relations(session, [rel])
+        if folder == "tuples":
+            form, rows = parse_tuples(data, where)
+            list_id = store_tuple_list(session, lang, rel, form, rows)
+            session.add(VersionTuples(version_id=version.id, language=lang, relation_id=rel, list_id=list_id))
+            continue
+        for position, (number, obj) in enumerate(iter_jsonl(data, where)):
+            pattern = require(obj, "pattern", str, where, number)
+            checked = obj.get("checked-by-human", False)
+            if not isinstance(checked, bool):
+                raise IngestError(where, "expected true or false", line=number, field="checked-by-human")
+            pattern_rows.append(dict(version_id=version.id, language=lang, relation_id=rel, position=position,
+                                     pattern=pattern, checked_by_human=checked, template_id=None))
+    bulk_insert(session, VersionPattern.__table__, pattern_rows)
+    session.flush()
+    return summarize(session, version)
+
+
+def list_versions(session: Session) -> list[dict]:
+    out = []
+    for version in session.scalars(select(DatasetVersion).order_by(DatasetVersion.id)):
+        out.append({**asdict(summarize(session, version)), "kind": version.kind,
+                    "parent": version.parent.name if version.parent else None,
+                    "created": version.created_at.isoformat(timespec="seconds")})
+    return out
