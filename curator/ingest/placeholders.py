@@ -27,6 +27,8 @@ TOKEN = re.compile(
 )
 # "[X:n]" (Finnish, Swedish): the case ending was written inside the brackets.
 SUFFIX = re.compile(r"^(?P<ph>.+?)\s*:\s*(?P<suffix>[^\s:]{1,8})$")
+# "[y ကို]", "[teraka Y]": a word of the sentence was pulled inside the brackets.
+SPLIT = re.compile(r"^(?:(?P<ph1>[XxYy])\s+(?P<after>\S.*)|(?P<before>.*\S)\s+(?P<ph2>[XxYy]))$")
 
 
 @dataclass(frozen=True)
@@ -92,15 +94,22 @@ def repair(text: str, language: str | None = None, table: dict[str, list[Entry]]
         entry = _lookup(inner, language, table)
         if entry is not None and entry.rule == "translated" and not _square(match):
             entry = None  # a word like "(i)" in round brackets is too often just text
+        prefix = ""
         if entry is None:
             m = SUFFIX.match(inner.strip())
-            if m is None:
-                return token
-            entry = _lookup(m.group("ph"), language, table)
+            split = SPLIT.match(inner.strip())
+            if m is not None:
+                entry = _lookup(m.group("ph"), language, table)
+                suffix = ":" + m.group("suffix")
+            elif split is not None:
+                entry = _lookup(split.group("ph1") or split.group("ph2"), language, table)
+                if split.group("after"):
+                    suffix = " " + split.group("after")
+                else:
+                    prefix = split.group("before") + " "
             if entry is None:
                 return token
-            suffix = ":" + m.group("suffix")
-        target = f"[{entry.slot}]{suffix}"
+        target = f"{prefix}[{entry.slot}]{suffix}"
         if token == target:
             return token
         rules = []
@@ -111,8 +120,10 @@ def repair(text: str, language: str | None = None, table: dict[str, list[Entry]]
             rules.append("spacing")
         if entry.rule:
             rules.append(entry.rule)
-        if suffix:
+        if suffix.startswith(":"):
             rules.append("suffix")
+        elif prefix or suffix:
+            rules.append("split")
         repairs.append(Repair(token, target, ",".join(rules)))
         return target
 

@@ -1,0 +1,102 @@
+"""Shared fixtures: real SQLite files migrated through Alembic, the CLI, the real data."""
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from curator.cli import main
+from curator.db import make_engine, make_session_factory
+from curator.migrate import upgrade
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+SEED = ROOT / "seed"
+
+
+def need_shared() -> Path:
+    if not (SHARED_DATA / "pararel" / "patterns").is_dir():
+        pytest.skip(f"real data not found at {SHARED_DATA} (../shared beside the checkout)")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    return need_shared()
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'curator.sqlite'}"
+
+
+@pytest.fixture
+def engine(db_url: str):
+    engine = make_engine(db_url)
+    upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sessions(engine):
+    return make_session_factory(engine)
+
+
+class Cli:
+    """Runs `curator --database URL …` in-process and returns the click result."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, ok: bool = True):
+        result = self.runner.invoke(main, ["--database", self.url, *map(str, args)], catch_exceptions=False)
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+
+@pytest.fixture
+def cli(db_url: str) -> Cli:
+    return Cli(db_url)
+
+
+@pytest.fixture
+def http_root():
+    """Serve a folder over real HTTP on localhost: yields a function folder -> base URL."""
+    servers = []
+
+    def serve(folder: Path) -> str:
+        handler = functools.partial(_QuietHandler, directory=str(folder))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+def table_snapshot(engine) -> dict[str, list[tuple]]:
+    """Every row of every table, for 'nothing changed' assertions."""
+    from sqlalchemy import inspect, text
+
+    with engine.connect() as conn:
+        return {name: sorted(map(tuple, conn.execute(text(f'SELECT * FROM "{name}"'))), key=repr)
+                for name in inspect(conn).get_table_names()}
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -1,0 +1,115 @@
+"""Bad input ends with an error naming file, line and field, and the database is unchanged."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import SEED, table_snapshot
+
+
+@pytest.fixture
+def loaded(cli, tmp_path):
+    """A database with the seed loaded, and a private copy of the seed to break."""
+    cli("init")
+    cli("ingest", "pararel", SEED / "pararel" / "patterns")
+    cli("ingest", "translations", SEED / "translations")
+    cli("ingest", "tuples", SEED / "tuples")
+    copy = tmp_path / "seed"
+    shutil.copytree(SEED, copy)
+    return copy
+
+
+def _rewrite_line(path: Path, number: int, text: str) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[number - 1] = text
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _fails(cli, engine, *args) -> str:
+    before = table_snapshot(engine)
+    result = cli(*args, ok=False)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert table_snapshot(engine) == before, "a failed import changed the database"
+    return result.output
+
+
+def test_malformed_json_names_file_and_line(cli, engine, loaded):
+    # A later file is broken: everything before it in the same run must be rolled back too.
+    target = loaded / "translations" / "pararel_opus_mt" / "es" / "P37.jsonl"
+    _rewrite_line(target, 3, '{"pattern": "[X] habla [Y]"')
+    (loaded / "translations" / "pararel_bing" / "ar" / "P19.jsonl").write_text(
+        json.dumps({"pattern": "[X] changed [Y]"}) + "\n", encoding="utf-8")
+    out = _fails(cli, engine, "ingest", "translations", loaded / "translations")
+    assert str(target) in out and "line 3" in out and "malformed JSON" in out
+
+
+def test_missing_field_names_the_field(cli, engine, loaded):
+    target = loaded / "tuples" / "es" / "P36.jsonl"
+    _rewrite_line(target, 4, json.dumps({"sub_uri": "Q142", "obj_uri": "Q90", "sub_label": "Francia", "lineid": 3}))
+    out = _fails(cli, engine, "ingest", "tuples", loaded / "tuples")
+    assert str(target) in out and "line 4" in out and "'obj_label'" in out and "missing" in out
+
+
+def test_wrong_type_names_the_field(cli, engine, loaded):
+    target = loaded / "pararel" / "patterns" / "P19.jsonl"
+    _rewrite_line(target, 2, json.dumps({"pattern": 42}))
+    out = _fails(cli, engine, "ingest", "pararel", loaded / "pararel" / "patterns")
+    assert "line 2" in out and "'pattern'" in out and "expected str" in out
+
+
+def test_unknown_relation_in_translations(cli, engine, loaded):
+    stray = loaded / "translations" / "pararel_bing" / "es" / "P9999.jsonl"
+    stray.write_text(json.dumps({"pattern": "[X] es [Y]"}) + "\n", encoding="utf-8")
+    out = _fails(cli, engine, "ingest", "translations", loaded / "translations")
+    assert str(stray) in out and "unknown relation P9999" in out
+
+
+def test_file_in_the_wrong_layout(cli, engine, loaded):
+    # tuples given where translations are expected
+    out = _fails(cli, engine, "ingest", "translations", loaded / "tuples")
+    assert "expected the layout <system>/<lang>/<REL>.jsonl" in out
+    stray = loaded / "tuples" / "es" / "notes.jsonl"
+    stray.write_text("{}\n")
+    out = _fails(cli, engine, "ingest", "tuples", loaded / "tuples")
+    assert str(stray) in out and "unexpected file" in out
+
+
+def test_empty_folder_and_missing_folder(cli, engine, tmp_path):
+    cli("init")
+    (tmp_path / "empty").mkdir()
+    assert "no .jsonl files found" in _fails(cli, engine, "ingest", "pararel", tmp_path / "empty")
+    assert "no such folder" in _fails(cli, engine, "ingest", "tuples", tmp_path / "nope")
+
+
+def test_unreachable_url(cli, engine, loaded):
+    out = _fails(cli, engine, "ingest", "tuples", "http://127.0.0.1:9/tuples/")
+    assert "http://127.0.0.1:9/tuples/" in out and "unreachable" in out
+
+
+def test_missing_url_path_is_an_http_error(cli, engine, loaded, http_root):
+    base = http_root(loaded)
+    out = _fails(cli, engine, "ingest", "tuples", base + "no-such-folder/")
+    assert "HTTP 404" in out
+
+
+def test_mixed_raw_and_clean_rows(cli, engine, loaded):
+    target = loaded / "tuples" / "el" / "P19.jsonl"
+    row = json.loads(target.read_text(encoding="utf-8").splitlines()[1])
+    row.pop("lineid")
+    row["from_english"] = False
+    _rewrite_line(target, 2, json.dumps(row))
+    out = _fails(cli, engine, "ingest", "tuples", loaded / "tuples")
+    assert "line 2" in out and "mixes cleaned and raw rows" in out
+
+
+def test_release_import_with_bad_flag(cli, engine, loaded, tmp_path):
+    release = tmp_path / "release"
+    (release / "patterns" / "es").mkdir(parents=True)
+    (release / "patterns" / "es" / "P19.jsonl").write_text(
+        json.dumps({"pattern": "[X] nació en [Y]", "checked-by-human": "yes"}) + "\n", encoding="utf-8")
+    out = _fails(cli, engine, "release", "import", release, "--version", "bad")
+    assert "line 1" in out and "'checked-by-human'" in out
