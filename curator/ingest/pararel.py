@@ -12,7 +12,7 @@ from .clean import check
 from .errors import IngestError
 from .layout import layout_files
 from .sources import Source, iter_jsonl, require
-from .store import ensure_languages, ensure_relations, record_source, sha256, unchanged
+from .store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
 
 LAYOUT = "<REL>.jsonl"
 
@@ -28,12 +28,14 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
     summary = PararelSummary()
     files = layout_files(source, 0, LAYOUT)
     ensure_languages(session, ["en"])
+    known = known_sources(session, "pararel")
+    records = []
     for (rel,), path in tqdm(files, desc="ParaRel", unit="file", disable=not progress):
         where = source.describe(path)
         data = source.read(path)
         digest = sha256(data)
         summary.relations += 1
-        if unchanged(session, "pararel", rel, digest):
+        if known.get(rel) == digest:
             summary.skipped_unchanged += 1
             continue
         rows = []
@@ -48,8 +50,9 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
         if not rows:
             raise IngestError(where, "no patterns in file")
         _store(session, rel, rows)
-        record_source(session, "pararel", rel, where, digest, len(rows))
+        records.append(dict(key=rel, location=where, sha256=digest, rows=len(rows)))
         summary.patterns += len(rows)
+    record_sources(session, "pararel", records)
     return summary
 
 

@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Iterable
 
-from sqlalchemy import Table, insert, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import JSON, Table, delete, insert, select
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
 from .. import languages
 from ..models import Language, Relation, SourceFile
+from ..models.base import utcnow
 
 BATCH = 20_000
 
@@ -18,30 +20,52 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def insert_ignore(session: Session, table: Table, rows: list[dict]) -> None:
-    """INSERT … ON CONFLICT DO NOTHING, in batches, on SQLite or PostgreSQL."""
-    if not rows:
-        return
-    dialect = session.get_bind().dialect.name
-    module = {"sqlite": sqlite, "postgresql": postgresql}.get(dialect)
-    stmt = module.insert(table).on_conflict_do_nothing() if module else insert(table).prefix_with("IGNORE")
-    for start in range(0, len(rows), BATCH):
-        session.execute(stmt, rows[start:start + BATCH])
-
-
-def bulk_insert(session: Session, table: Table, rows: Iterable[dict]) -> int:
+def _batches(rows: Iterable[dict]) -> Iterable[list[dict]]:
     batch: list[dict] = []
-    count = 0
     for row in rows:
         batch.append(row)
         if len(batch) >= BATCH:
-            session.execute(insert(table), batch)
-            count += len(batch)
+            yield batch
             batch = []
     if batch:
-        session.execute(insert(table), batch)
+        yield batch
+
+
+def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) -> int:
+    """Batched executemany. On SQLite the statement is handed to the driver as it is:
+    for a million tuples SQLAlchemy's per-row parameter processing costs more than
+    SQLite's own work."""
+    dialect = session.get_bind().dialect.name
+    count = 0
+    if dialect == "sqlite":
+        connection = session.connection()
+        for batch in _batches(rows):
+            columns = list(batch[0])
+            sql = (f'INSERT {"OR IGNORE " if ignore else ""}INTO "{table.name}" '
+                   f'({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})')
+            json_columns = {c for c in columns if isinstance(table.c[c].type, JSON)}
+            records = [tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns) for r in batch]
+            connection.exec_driver_sql(sql, records)
+            count += len(batch)
+        return count
+    stmt = insert(table)
+    if ignore:
+        module = {"postgresql": postgresql}.get(dialect)
+        stmt = module.insert(table).on_conflict_do_nothing() if module else stmt.prefix_with("IGNORE")
+    for batch in _batches(rows):
+        session.execute(stmt, batch)
         count += len(batch)
     return count
+
+
+def insert_ignore(session: Session, table: Table, rows: list[dict]) -> None:
+    """INSERT … ON CONFLICT DO NOTHING, in batches."""
+    _insert(session, table, rows, ignore=True)
+
+
+def bulk_insert(session: Session, table: Table, rows: Iterable[dict]) -> int:
+    """Every row must have the same keys; columns left out take their server default or NULL."""
+    return _insert(session, table, rows, ignore=False)
 
 
 def ensure_languages(session: Session, codes: Iterable[str]) -> None:
@@ -53,16 +77,16 @@ def ensure_relations(session: Session, ids: Iterable[str]) -> None:
     insert_ignore(session, Relation.__table__, [{"id": r} for r in sorted(set(ids))])
 
 
-def unchanged(session: Session, kind: str, key: str, digest: str) -> bool:
-    known = session.scalar(select(SourceFile.sha256).where(SourceFile.kind == kind, SourceFile.key == key))
-    return known == digest
+def known_sources(session: Session, kind: str) -> dict[str, str]:
+    """{key: sha256} of every file of this kind imported before."""
+    return dict(session.execute(select(SourceFile.key, SourceFile.sha256).where(SourceFile.kind == kind)).all())
 
 
-def record_source(session: Session, kind: str, key: str, location: str, digest: str, rows: int,
-                  details: dict | None = None) -> None:
-    record = session.scalar(select(SourceFile).where(SourceFile.kind == kind, SourceFile.key == key))
-    if record is None:
-        record = SourceFile(kind=kind, key=key)
-        session.add(record)
-    record.location, record.sha256, record.rows, record.details = location, digest, rows, details
-    session.flush()
+def record_sources(session: Session, kind: str, records: list[dict]) -> None:
+    """Remember what was imported from where (dicts with key, location, sha256, rows, details)."""
+    keys = [r["key"] for r in records]
+    for start in range(0, len(keys), 500):
+        session.execute(delete(SourceFile).where(SourceFile.kind == kind, SourceFile.key.in_(keys[start:start + 500])))
+    now = utcnow()
+    bulk_insert(session, SourceFile.__table__, ({"kind": kind, "imported_at": now, "details": None, **r}
+                                                for r in records))

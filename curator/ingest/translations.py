@@ -18,7 +18,7 @@ from .clean import check
 from .errors import IngestError
 from .layout import layout_files
 from .sources import Source, iter_jsonl, require
-from .store import bulk_insert, ensure_languages, insert_ignore, record_source, sha256, unchanged
+from .store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<system>/<lang>/<REL>.jsonl"
 DEFAULT_TRUSTED = "pararel_bing"
@@ -78,6 +78,8 @@ def ingest_translations(session: Session, source: Source, trusted: str | None = 
     if trusted:
         session.execute(update(TranslationSystem).values(trusted=TranslationSystem.name == trusted))
 
+    imported = known_sources(session, "translations")
+    records = []
     for (system, raw_lang, rel), path in tqdm(files, desc="translations", unit="file", disable=not progress):
         lang = languages.canonical(raw_lang)
         where = source.describe(path)
@@ -87,7 +89,7 @@ def ingest_translations(session: Session, source: Source, trusted: str | None = 
         summary.files += 1
         summary.systems.add(system)
         summary.languages.add(lang)
-        if unchanged(session, "translations", key, digest):
+        if imported.get(key) == digest:
             summary.skipped_unchanged += 1
             continue
         parsed = []
@@ -106,9 +108,11 @@ def ingest_translations(session: Session, source: Source, trusted: str | None = 
             summary.repaired += bool(outcome.repairs)
             if outcome.reason:
                 summary.reasons[outcome.reason] += 1
-        session.execute(delete(TranslationLine).where(TranslationLine.system == system,
-                                                      TranslationLine.language == lang,
-                                                      TranslationLine.relation_id == rel))
+        if key in imported:  # changed since the last import: its old lines go
+            session.execute(delete(TranslationLine).where(TranslationLine.system == system,
+                                                          TranslationLine.language == lang,
+                                                          TranslationLine.relation_id == rel))
         summary.lines += bulk_insert(session, TranslationLine.__table__, rows)
-        record_source(session, "translations", key, where, digest, len(rows))
+        records.append(dict(key=key, location=where, sha256=digest, rows=len(rows)))
+    record_sources(session, "translations", records)
     return summary

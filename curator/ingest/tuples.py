@@ -7,7 +7,6 @@ Lists are content-addressed, so re-importing the same tuples reuses the stored l
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 
 from sqlalchemy import select, update
@@ -19,7 +18,7 @@ from ..models import Entity, EntityLabel, Tuple, TupleList
 from .errors import IngestError
 from .layout import layout_files
 from .sources import Source, iter_jsonl, require
-from .store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, record_source, sha256, unchanged
+from .store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/<REL>.jsonl"
 
@@ -63,25 +62,29 @@ def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
 
 
 def content_hash(rows: list[dict]) -> str:
-    digest = hashlib.sha256()
-    for r in rows:
-        digest.update(json.dumps([r["sub_qid"], r["obj_qid"], r["sub_label"], r["obj_label"], r["lineid"],
-                                  r["from_english"]], ensure_ascii=False).encode())
-        digest.update(b"\n")
-    return digest.hexdigest()
+    """Hash of the rows themselves, so the same tuples written differently share one list."""
+    text = "\x1e".join(f'{r["sub_qid"]}\x1f{r["obj_qid"]}\x1f{r["sub_label"]}\x1f{r["obj_label"]}\x1f'
+                       f'{r["lineid"]}\x1f{int(r["from_english"])}' for r in rows)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def store_tuple_list(session: Session, language: str, relation: str, form: str, rows: list[dict]) -> int:
-    """The id of the list with exactly these rows, storing it if it is new."""
+def store_tuple_list(session: Session, language: str, relation: str, form: str, rows: list[dict],
+                     seen: set[str] | None = None) -> int:
+    """The id of the list with exactly these rows, storing it if it is new.
+
+    The language and relation must exist. `seen` carries the entity ids already stored
+    during one import, which saves re-inserting the same entities file after file.
+    """
     digest = content_hash(rows)
     existing = session.scalar(select(TupleList.id).where(TupleList.language == language,
                                                          TupleList.relation_id == relation,
                                                          TupleList.sha256 == digest))
     if existing is not None:
         return existing
-    ensure_languages(session, [language])
-    ensure_relations(session, [relation])
-    insert_ignore(session, Entity.__table__, [{"qid": q} for q in {r["sub_qid"] for r in rows} | {r["obj_qid"] for r in rows}])
+    seen = set() if seen is None else seen
+    new = ({r["sub_qid"] for r in rows} | {r["obj_qid"] for r in rows}) - seen
+    insert_ignore(session, Entity.__table__, [{"qid": q} for q in sorted(new)])
+    seen |= new
     labels: dict[str, str] = {}
     for r in rows:
         if not r["from_english"]:
@@ -100,6 +103,11 @@ def store_tuple_list(session: Session, language: str, relation: str, form: str, 
 def ingest_tuples(session: Session, source: Source, progress: bool = False) -> TupleSummary:
     summary = TupleSummary()
     files = layout_files(source, 1, LAYOUT)
+    ensure_languages(session, {languages.canonical(lang) for (lang, _), _ in files})
+    ensure_relations(session, {rel for (_, rel), _ in files})
+    seen: set[str] = set()
+    imported = known_sources(session, "tuples")
+    records = []
     bar = tqdm(files, desc="tuples", unit="file", disable=not progress)
     for (raw_lang, rel), path in bar:
         lang = languages.canonical(raw_lang)
@@ -110,17 +118,19 @@ def ingest_tuples(session: Session, source: Source, progress: bool = False) -> T
         summary.languages.add(lang)
         summary.relations.add(rel)
         key = f"{lang}/{rel}"
-        if unchanged(session, "tuples", key, digest):
+        if imported.get(key) == digest:
             summary.skipped_unchanged += 1
             continue
         form, rows = parse_tuples(data, where)
-        list_id = store_tuple_list(session, lang, rel, form, rows)
+        list_id = store_tuple_list(session, lang, rel, form, rows, seen)
         session.execute(update(TupleList).where(TupleList.language == lang, TupleList.relation_id == rel)
                         .values(current=TupleList.id == list_id))
         usable = sum(not r["from_english"] for r in rows)
         summary.rows += usable
         summary.from_english += len(rows) - usable
         summary.raw_files += form == "raw"
-        record_source(session, "tuples", key, where, digest, len(rows), {"form": form, "list_id": list_id})
+        records.append(dict(key=key, location=where, sha256=digest, rows=len(rows),
+                            details={"form": form, "list_id": list_id}))
         bar.set_postfix(rows=summary.rows)
+    record_sources(session, "tuples", records)
     return summary

@@ -89,19 +89,21 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
 def import_release(session: Session, source: Source, name: str, progress: bool = False) -> VersionSummary:
     """Load a release in mParaRel layout (patterns/ and tuples/) as a new version."""
     files = layout_files(source, 2, "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl")
+    for (folder, _, _), path in files:
+        if folder not in ("patterns", "tuples"):
+            raise IngestError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
     version = _new_version(session, name, "import", source=source.location)
+    ensure_languages(session, {languages.canonical(lang) for (_, lang, _), _ in files})
+    ensure_relations(session, {rel for (_, _, rel), _ in files})
     pattern_rows = []
+    seen: set[str] = set()
     for (folder, raw_lang, rel), path in tqdm(files, desc="release", unit="file", disable=not progress):
         lang = languages.canonical(raw_lang)
         where = source.describe(path)
-        if folder not in ("patterns", "tuples"):
-            raise IngestError(where, "unexpected file: a release holds only patterns/ and tuples/")
         data = source.read(path)
-        ensure_languages(session, [lang])
-        ensure_relations(session, [rel])
         if folder == "tuples":
             form, rows = parse_tuples(data, where)
-            list_id = store_tuple_list(session, lang, rel, form, rows)
+            list_id = store_tuple_list(session, lang, rel, form, rows, seen)
             session.add(VersionTuples(version_id=version.id, language=lang, relation_id=rel, list_id=list_id))
             continue
         for position, (number, obj) in enumerate(iter_jsonl(data, where)):
