@@ -13,7 +13,8 @@ def create_app(config: dict | None = None) -> Flask:
     from pathlib import Path
 
     from .db import make_engine, make_session_factory
-    from .web import bp as web_bp, teardown_session
+    from .review import admin, api, auth, views
+    from .web import init_web
 
     root = Path(__file__).resolve().parent.parent
     app = Flask(__name__, template_folder=str(root / "templates"), static_folder=str(root / "static"))
@@ -21,6 +22,17 @@ def create_app(config: dict | None = None) -> Flask:
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
-    app.teardown_appcontext(teardown_session)
-    app.register_blueprint(web_bp)
+    init_web(app)
+    for blueprint in (auth.bp, views.bp, api.bp, admin.bp):
+        app.register_blueprint(blueprint)
+
+    @app.get("/healthz")
+    def healthz():
+        from sqlalchemy import text
+
+        from .web import db
+
+        db().execute(text("SELECT 1"))
+        return {"status": "ok"}
+
     return app

@@ -223,6 +223,94 @@ def release_list(ctx: Context) -> None:
                        f"  {v['languages']} languages, {v['patterns']} patterns, {v['tuple_lists']} tuple files")
 
 
+# ---------------------------------------------------------------- users and review
+@main.group()
+def user() -> None:
+    """Accounts: maintainers, invitations, API tokens."""
+
+
+def _review_call(fn, *args, **kwargs):
+    from .review.service import ReviewError
+
+    try:
+        return _run(fn, *args, **kwargs)
+    except ReviewError as exc:
+        raise click.ClickException(exc.message) from None
+
+
+@user.command("create")
+@click.argument("email")
+@click.option("--role", type=click.Choice(["reviewer", "maintainer"]), default="reviewer", show_default=True)
+@click.option("--name", default="")
+@click.option("--password", envvar="CURATOR_PASSWORD", default=None,
+              help="Default: prompt (or $CURATOR_PASSWORD for scripts).")
+@click.option("--language", "languages", multiple=True, help="Assign a language (repeatable).")
+@pass_ctx
+def user_create(ctx: Context, email: str, role: str, name: str, password: str | None, languages: tuple[str, ...]) -> None:
+    """Create an account that can sign in (e.g. the first maintainer)."""
+    from .review.accounts import create_user
+    from .review.sampling import assign
+
+    if password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    with transaction(ctx.sessions()) as session:
+        account = _review_call(create_user, session, email, password, role, name)
+        for code in languages:
+            _review_call(assign, session, account, code)
+    click.echo(f"created {role} {email}" + (f" reviewing {', '.join(languages)}" if languages else ""))
+
+
+@user.command("invite")
+@click.option("--language", "languages", multiple=True, help="Language to review (repeatable).")
+@click.option("--email", default=None, help="Bind the invitation to this address.")
+@click.option("--role", type=click.Choice(["reviewer", "maintainer"]), default="reviewer", show_default=True)
+@click.option("--fraction", type=float, default=None, help="Share of each relation's candidates to sample (0.5).")
+@click.option("--base-url", default="http://127.0.0.1:5000", show_default=True, help="Where the app is served.")
+@pass_ctx
+def user_invite(ctx: Context, languages: tuple[str, ...], email: str | None, role: str, fraction: float | None,
+                base_url: str) -> None:
+    """Print an invitation link (valid 14 days)."""
+    from .review.accounts import create_invite
+
+    with transaction(ctx.sessions()) as session:
+        _, token = _review_call(create_invite, session, list(languages), None, email, role, fraction)
+    click.echo(f"{base_url.rstrip('/')}/invite/{token}")
+
+
+@user.command("token")
+@click.argument("email")
+@pass_ctx
+def user_token(ctx: Context, email: str) -> None:
+    """Issue an API token for scripts (replaces the previous one); printed once."""
+    from .review.accounts import find_user, issue_api_token
+
+    with transaction(ctx.sessions()) as session:
+        account = find_user(session, email)
+        if account is None:
+            raise click.ClickException(f"no user {email}")
+        click.echo(issue_api_token(session, account))
+
+
+@main.group()
+def review() -> None:
+    """Reviews: import legacy decisions."""
+
+
+@review.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--fraction", type=float, default=None, help="Sample fraction for reviewers new to a language.")
+@pass_ctx
+def review_import(ctx: Context, file: str, fraction: float | None) -> None:
+    """Load decisions from JSONL: reviewer, language, relation, template, decision, correction."""
+    from .review.importer import import_reviews
+
+    with transaction(ctx.sessions()) as session:
+        s = _review_call(import_reviews, session, file, fraction)
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(s.kinds.items()))
+    click.echo(f"{s.lines} lines: {s.stored} stored, {s.unchanged} already there ({kinds});"
+               f" {s.users_created} reviewers created")
+
+
 # ---------------------------------------------------------------- stats, seed, serve
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
@@ -240,17 +328,24 @@ def stats(directory: str, as_json: bool) -> None:
 
 @main.command()
 @click.option("--path", default=str(SEED), show_default=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--demo-users/--no-demo-users", default=False,
+              help="Also create maintainer@demo.invalid and reviewer@demo.invalid (es, ar).")
+@click.option("--demo-password", envvar="CURATOR_DEMO_PASSWORD", default="curator-demo", show_default=True)
 @pass_ctx
-def seed(ctx: Context, path: str) -> None:
+def seed(ctx: Context, path: str, demo_users: bool, demo_password: str) -> None:
     """Load the demo dataset (init, ingest, candidates build); safe to re-run."""
-    from .seed import load_seed
-
     from .migrate import upgrade
+    from .seed import DEMO_USERS, create_demo_users, load_seed
 
     upgrade(ctx.engine)
     with transaction(ctx.sessions()) as session:
         summary = _run(load_seed, session, Path(path))
+        if demo_users:
+            _review_call(create_demo_users, session, demo_password)
     click.echo(f"demo seed loaded: {', '.join(summary.included)} included")
+    if demo_users:
+        for email, role, _ in DEMO_USERS:
+            click.echo(f"  sign in as {role}: {email} / {demo_password}")
 
 
 @main.command()

@@ -5,6 +5,7 @@ SQLite) and a busy timeout so concurrent reviewers wait instead of failing.
 """
 from __future__ import annotations
 
+import contextvars
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -26,9 +27,19 @@ def make_engine(url: str | None = None) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         # pysqlite's own transaction handling defers BEGIN and breaks SAVEPOINT;
         # take control so a whole import is one real transaction.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+WRITE_INTENT: contextvars.ContextVar[bool] = contextvars.ContextVar("curator_write_intent", default=False)
+
+
+def _sqlite_begin(conn) -> None:
+    # A transaction that will write takes the write lock up front (BEGIN IMMEDIATE): a
+    # reader that upgrades later can fail at once with "database is locked" under WAL,
+    # while waiting for the lock at BEGIN honours the busy timeout.
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if WRITE_INTENT.get() else "BEGIN")
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:

@@ -1,54 +1,110 @@
-"""Read-only overview pages: what has been ingested and which languages qualify."""
+"""What every page and endpoint shares: the request's database session, sign-in, CSRF,
+security headers, and error pages. Blueprints live with their stage."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, g, render_template
-from sqlalchemy import func, select
+from flask import Flask, current_app, g, jsonify, render_template, request
+from flask_login import LoginManager
+from flask_wtf.csrf import CSRFError, CSRFProtect
 from sqlalchemy.orm import Session
 
-from . import languages
-from .models import LanguageCoverage, Relation, RelationCoverage, Template, TranslationLine
+from .db import WRITE_INTENT
+from .review.service import ReviewError
 
-bp = Blueprint("web", __name__)
+login_manager = LoginManager()
+login_manager.login_view = "auth.login"
+login_manager.login_message = "Please sign in."
+csrf = CSRFProtect()
+
+UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 
 
 def db() -> Session:
+    """The request's session: committed by the view, closed (rolled back if open) afterwards."""
     if "db" not in g:
         g.db = current_app.extensions["curator.sessions"]()
     return g.db
 
 
-def teardown_session(_exc: BaseException | None) -> None:
-    session = g.pop("db", None)
-    if session is not None:
-        session.close()
+def wants_json() -> bool:
+    return request.path.startswith("/api/")
 
 
-@bp.get("/")
-def index():
-    session = db()
-    coverage = session.scalars(select(LanguageCoverage).order_by(LanguageCoverage.language)).all()
-    lines = dict(session.execute(select(TranslationLine.language, func.count())
-                                 .group_by(TranslationLine.language)).all())
-    return render_template("index.html", coverage=coverage, lines=lines, languages=languages,
-                           relations=session.scalar(select(func.count()).select_from(Relation)))
+@login_manager.user_loader
+def _load_user(user_id: str):
+    from .models import User
+
+    user = db().get(User, int(user_id)) if user_id.isdigit() else None
+    return user if user is not None and user.active else None
 
 
-@bp.get("/languages/<code>")
-def language(code: str):
-    session = db()
-    coverage = session.get(LanguageCoverage, code)
-    relations = session.scalars(select(RelationCoverage).where(RelationCoverage.language == code)
-                                .order_by(RelationCoverage.relation_id)).all()
-    templates = session.scalars(select(Template).where(Template.language == code, Template.is_candidate)
-                                .order_by(Template.relation_id, Template.first_position, Template.text)).all()
-    by_relation: dict[str, list[Template]] = {}
-    for t in templates:
-        by_relation.setdefault(t.relation_id, []).append(t)
-    return render_template("language.html", code=code, name=languages.name(code), dir=languages.direction(code),
-                           coverage=coverage, relations=relations, by_relation=by_relation)
+@login_manager.request_loader
+def _load_from_token(req):
+    """Scripts authenticate with `Authorization: Bearer <token>` instead of a cookie."""
+    from .review.accounts import user_for_token
+
+    header = req.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        user = user_for_token(db(), header[len("Bearer "):].strip())
+        if user is not None:
+            g.token_auth = True
+        return user
+    return None
 
 
-@bp.get("/healthz")
-def healthz():
-    db().execute(select(1))
-    return {"status": "ok"}
+@login_manager.unauthorized_handler
+def _unauthorized():
+    if wants_json():
+        return jsonify(error="sign in first (session cookie or Bearer token)"), 401
+    from flask import redirect, url_for
+
+    return redirect(url_for("auth.login", next=request.full_path if request.query_string else request.path))
+
+
+def init_web(app: Flask) -> None:
+    app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # a volunteer's tab may stay open all afternoon
+    login_manager.init_app(app)
+    csrf.init_app(app)
+
+    @app.before_request
+    def _before() -> None:
+        WRITE_INTENT.set(request.method in UNSAFE)
+        if request.method in UNSAFE and not request.headers.get("Authorization", "").startswith("Bearer "):
+            csrf.protect()
+
+    @app.after_request
+    def _headers(response):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")  # invitation tokens live in URLs
+        response.headers.setdefault("Content-Security-Policy",
+                                    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                                    "frame-ancestors 'none'")
+        return response
+
+    @app.teardown_appcontext
+    def _close(_exc) -> None:
+        session = g.pop("db", None)
+        if session is not None:
+            session.close()
+
+    @app.errorhandler(ReviewError)
+    def _review_error(exc: ReviewError):
+        if wants_json():
+            return jsonify(error=exc.message), exc.status
+        return render_template("error.html", message=exc.message, status=exc.status), exc.status
+
+    @app.errorhandler(CSRFError)
+    def _csrf_error(exc: CSRFError):
+        message = f"The form was refused: {exc.description} Reload the page and try again."
+        if wants_json():
+            return jsonify(error=message), 400
+        return render_template("error.html", message=message, status=400), 400
+
+    for status, message in ((403, "You do not have access to this page."), (404, "Page not found."),
+                            (405, "Method not allowed.")):
+        def handler(_exc, status=status, message=message):
+            if wants_json():
+                return jsonify(error=message), status
+            return render_template("error.html", message=message, status=status), status
+        app.register_error_handler(status, handler)

@@ -100,3 +100,59 @@ def table_snapshot(engine) -> dict[str, list[tuple]]:
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# ---------------------------------------------------------------- review app helpers
+import re  # noqa: E402
+
+PASSWORD = "correct horse battery"
+
+
+def csrf_from(html: str) -> str:
+    match = re.search(r'name="csrf-token" content="([^"]+)"', html) or re.search(
+        r'name="csrf_token" value="([^"]+)"', html)
+    assert match, "no CSRF token in page"
+    return match.group(1)
+
+
+class Browser:
+    """A Flask test client that signs in like a person and calls the JSON API like the page."""
+
+    def __init__(self, app):
+        self.client = app.test_client()
+        self.token = None
+
+    def login(self, email: str, password: str = PASSWORD):
+        page = self.client.get("/login").get_data(as_text=True)
+        response = self.client.post("/login", data={"email": email, "password": password,
+                                                    "csrf_token": csrf_from(page)})
+        assert response.status_code == 302, response.get_data(as_text=True)
+        self.token = csrf_from(self.client.get("/", follow_redirects=True).get_data(as_text=True))
+        return self
+
+    def get(self, path: str):
+        return self.client.get(path)
+
+    def post(self, path: str, json=None, headers=None):
+        return self.client.post(path, json=json if json is not None else {},
+                                headers={"X-CSRFToken": self.token or "", **(headers or {})})
+
+
+@pytest.fixture
+def review_app(cli, db_url, sessions):
+    """The seeded app with a maintainer and two Spanish reviewers (one also Arabic)."""
+    from curator import create_app
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign
+
+    cli("seed")
+    with sessions.begin() as s:
+        create_user(s, "boss@example.org", PASSWORD, "maintainer")
+        ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
+        assign(s, ana, "es")
+        assign(s, ana, "ar")
+        bo = create_user(s, "bo@example.org", PASSWORD, "reviewer", "Bo")
+        assign(s, bo, "es")
+        el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
+        assign(s, el, "el")
+    return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret"})

@@ -7,29 +7,27 @@ from alembic.runtime.migration import MigrationContext
 from curator import create_app
 from curator.models import Base
 
+from .conftest import Browser
 
-def test_overview_pages_on_the_seed(cli, db_url):
-    cli("seed")
-    app = create_app({"DATABASE_URL": db_url, "TESTING": True})
-    client = app.test_client()
-    page = client.get("/").get_data(as_text=True)
-    assert client.get("/").status_code == 200
+
+def test_overview_pages_on_the_seed(review_app):
+    boss = Browser(review_app).login("boss@example.org")
+    page = boss.get("/admin/").get_data(as_text=True)
     for code in ("ar", "el", "en", "es"):
-        assert f'href="/languages/{code}"' in page
-    arabic = client.get("/languages/ar").get_data(as_text=True)
+        assert f'href="/admin/languages/{code}"' in page
+    arabic = boss.get("/admin/languages/ar").get_data(as_text=True)
     assert 'dir="rtl"' in arabic and 'lang="ar"' in arabic and "[X]" in arabic
-    assert client.get("/healthz").get_json() == {"status": "ok"}
+    assert review_app.test_client().get("/healthz").get_json() == {"status": "ok"}
 
 
-def test_template_text_is_escaped(cli, db_url, sessions):
-    cli("seed")
-    from curator.models import Template
-
-    with sessions.begin() as s:
-        t = s.query(Template).filter_by(language="es", is_candidate=True).first()
-        t.text = "<script>alert(1)</script> [X] [Y]"
-    page = create_app({"DATABASE_URL": db_url}).test_client().get("/languages/es").get_data(as_text=True)
-    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+def test_demo_users_can_sign_in(cli, db_url):
+    out = cli("seed", "--demo-users", "--demo-password", "demo-pass-1").output
+    assert "reviewer@demo.invalid / demo-pass-1" in out
+    cli("seed", "--demo-users", "--demo-password", "demo-pass-1")  # safe to re-run
+    app = create_app({"DATABASE_URL": db_url})
+    reviewer = Browser(app).login("reviewer@demo.invalid", "demo-pass-1")
+    home = reviewer.get("/").get_data(as_text=True)
+    assert "Spanish" in home and "Arabic" in home
 
 
 def test_sqlite_runs_with_wal_and_foreign_keys(engine):

@@ -1,0 +1,1 @@
+"""Stage 2: volunteer review — accounts, reproducible samples, decisions, suggestions."""

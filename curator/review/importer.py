@@ -1,0 +1,97 @@
+"""Bring legacy reviews (e.g. mParaRel's spreadsheets exported as JSONL) into the database.
+
+One line per decision: {"reviewer", "language", "relation", "template", "decision",
+"correction"}; decision ∈ accept | amend | reject | suggest. The template is matched after
+the same cleaning as ingest. The whole file is one transaction.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..ingest.clean import check
+from ..ingest.errors import IngestError
+from ..ingest.sources import iter_jsonl, require
+from ..models import Template
+from .accounts import create_user, find_user
+from .sampling import add_item, assign
+from .service import ReviewError, decide, get_assignment, suggest
+
+KINDS = ("accept", "amend", "reject", "suggest")
+
+
+@dataclass
+class ImportSummary:
+    lines: int = 0
+    stored: int = 0
+    unchanged: int = 0
+    users_created: int = 0
+    kinds: Counter = field(default_factory=Counter)
+
+
+def import_reviews(session: Session, path: str | Path, fraction: float | None = None) -> ImportSummary:
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise IngestError(where, f"cannot read: {exc.strerror or exc}") from None
+    summary = ImportSummary()
+    for number, obj in iter_jsonl(data, where):
+        summary.lines += 1
+        reviewer = require(obj, "reviewer", str, where, number)
+        language = require(obj, "language", str, where, number)
+        relation = require(obj, "relation", str, where, number)
+        kind = require(obj, "decision", str, where, number)
+        if kind not in KINDS:
+            raise IngestError(where, f"must be one of {', '.join(KINDS)}", line=number, field="decision")
+        correction = obj.get("correction")
+        if correction is not None and not isinstance(correction, str):
+            raise IngestError(where, "expected str", line=number, field="correction")
+        try:
+            user = find_user(session, reviewer)
+            if user is None:
+                user = create_user(session, reviewer if "@" in reviewer else f"{reviewer}@imported.invalid",
+                                   None, "reviewer", name=reviewer)
+                summary.users_created += 1
+            assignment = assign(session, user, language, fraction)
+            if kind == "suggest":
+                text = correction or obj.get("template")
+                if not isinstance(text, str):
+                    raise ReviewError("a suggestion needs its text in 'correction' (or 'template')", 422)
+                _, created = suggest(session, user, _with_relation(session, assignment, language, relation),
+                                     relation, text, source="import")
+            else:
+                template = _find_template(session, language, relation, require(obj, "template", str, where, number))
+                item = add_item(session, assignment, template)
+                _, created = decide(session, user, get_assignment(session, user, language), item, kind, correction,
+                                    source="import")
+        except ReviewError as exc:
+            raise IngestError(where, exc.message, line=number) from None
+        summary.stored += created
+        summary.unchanged += not created
+        summary.kinds[kind] += 1
+    return summary
+
+
+def _with_relation(session: Session, assignment, language: str, relation: str):
+    """Suggestions are per relation: make sure the relation is in the reviewer's sample."""
+    template = session.scalar(select(Template).where(Template.language == language, Template.relation_id == relation,
+                                                     Template.is_candidate).order_by(Template.id).limit(1))
+    if template is None:
+        raise ReviewError(f"no candidate templates for {language}/{relation}", 404)
+    add_item(session, assignment, template)
+    return assignment
+
+
+def _find_template(session: Session, language: str, relation: str, text: str) -> Template:
+    outcome = check(text, language)
+    cleaned = outcome.cleaned or text
+    template = session.scalar(select(Template).where(Template.language == language, Template.relation_id == relation,
+                                                     Template.text == cleaned))
+    if template is None:
+        raise ReviewError(f"no template {cleaned!r} in {language}/{relation}", 404)
+    return template

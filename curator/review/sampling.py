@@ -1,0 +1,84 @@
+"""Reproducible per-reviewer samples (SPEC §3): per relation ⌈fraction·n⌉ templates, at least 2."""
+from __future__ import annotations
+
+import math
+import random
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..ingest.errors import IngestError
+from ..ingest.store import bulk_insert
+from ..models import Assignment, AssignmentItem, RelationCoverage, Template, User
+
+DEFAULT_FRACTION = 0.5
+
+
+def sample_size(n: int, fraction: float, minimum: int = 2) -> int:
+    return min(n, max(minimum, math.ceil(fraction * n)))
+
+
+def sample_templates(templates_by_relation: dict[str, list[int]], fraction: float, seed: str) -> list[tuple[str, int]]:
+    """(relation, template id) in review order. The same inputs always give the same sample;
+    each relation draws from its own generator so adding a relation changes no other."""
+    chosen = []
+    for relation in sorted(templates_by_relation, key=_relation_order):
+        ids = sorted(templates_by_relation[relation])
+        rng = random.Random(f"{seed}:{relation}")
+        picked = rng.sample(ids, sample_size(len(ids), fraction))
+        chosen += [(relation, t) for t in sorted(picked)]
+    return chosen
+
+
+def _relation_order(relation: str) -> tuple[int, str]:
+    digits = relation[1:]
+    return (int(digits) if digits.isdigit() else 0, relation)
+
+
+def reviewable(session: Session, language: str) -> dict[str, list[int]]:
+    """Candidate template ids per relation, in the relations usable in the language."""
+    usable = set(session.scalars(select(RelationCoverage.relation_id).where(RelationCoverage.language == language,
+                                                                            RelationCoverage.usable)))
+    rows = session.execute(select(Template.relation_id, Template.id).where(Template.language == language,
+                                                                           Template.is_candidate)).all()
+    out: dict[str, list[int]] = {}
+    for relation, template_id in rows:
+        if relation in usable:
+            out.setdefault(relation, []).append(template_id)
+    return out
+
+
+def assign(session: Session, user: User, language: str, fraction: float | None = None) -> Assignment:
+    """The user's assignment for the language, sampling it on first call."""
+    existing = session.scalar(select(Assignment).where(Assignment.user_id == user.id, Assignment.language == language))
+    if existing is not None:
+        return existing
+    fraction = DEFAULT_FRACTION if fraction is None else fraction
+    if not 0 < fraction <= 1:
+        raise IngestError("assignment", f"fraction must be in (0, 1], not {fraction}")
+    pool = reviewable(session, language)
+    if not pool:
+        raise IngestError("assignment", f"language {language!r} has no candidate templates to review "
+                          "(ingest it and run `curator candidates build`)")
+    assignment = Assignment(user_id=user.id, language=language, fraction=fraction, seed=f"{language}:{user.id}")
+    session.add(assignment)
+    session.flush()
+    sample = sample_templates(pool, fraction, assignment.seed)
+    bulk_insert(session, AssignmentItem.__table__, (
+        dict(assignment_id=assignment.id, template_id=t, relation_id=r, position=i, extra=False)
+        for i, (r, t) in enumerate(sample)))
+    return assignment
+
+
+def add_item(session: Session, assignment: Assignment, template: Template) -> AssignmentItem:
+    """Make sure a template is in the assignment (legacy imports may cover unsampled ones)."""
+    item = session.scalar(select(AssignmentItem).where(AssignmentItem.assignment_id == assignment.id,
+                                                       AssignmentItem.template_id == template.id))
+    if item is None:
+        last = session.scalar(select(func.max(AssignmentItem.position))
+                              .where(AssignmentItem.assignment_id == assignment.id))
+        item = AssignmentItem(assignment_id=assignment.id, template_id=template.id, relation_id=template.relation_id,
+                              position=(last if last is not None else -1) + 1, extra=True)
+        session.add(item)
+        session.flush()
+    return item

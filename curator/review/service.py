@@ -1,0 +1,258 @@
+"""Review services: the queue, the context a reviewer needs, decisions, undo, suggestions.
+
+They take a session and plain values and return plain values, so the pages, the JSON API,
+the importer and the tests all share them. Resending a request (same request id, or the
+same decision as the current one) changes nothing.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from .. import languages
+from ..ingest.clean import PLACEHOLDER, check
+from ..models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
+                      TranslationLine, Tuple, TupleList, User)
+
+DECISIONS = ("accept", "amend", "reject")
+DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
+EXAMPLES = 3
+
+
+class ReviewError(Exception):
+    """A refused request; `status` is the HTTP status the web layer answers with."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+@dataclass
+class QueueItem:
+    id: int
+    position: int
+    relation: str
+    template: str
+    decision: str | None
+    correction: str | None
+
+    def to_dict(self) -> dict:
+        return dict(id=self.id, position=self.position, relation=self.relation, template=self.template,
+                    decision=self.decision, correction=self.correction)
+
+
+def get_assignment(session: Session, user: User, language: str) -> Assignment:
+    assignment = session.scalar(select(Assignment).where(Assignment.user_id == user.id,
+                                                         Assignment.language == language))
+    if assignment is None:
+        raise ReviewError(f"you are not reviewing {language!r}", 403)
+    return assignment
+
+
+def get_item(session: Session, assignment: Assignment, item_id: int) -> AssignmentItem:
+    item = session.get(AssignmentItem, item_id)
+    if item is None or item.assignment_id != assignment.id:
+        raise ReviewError("no such item in your sample", 404)
+    return item
+
+
+def _current_decision_id(item_id_column):
+    return (select(func.max(Decision.id)).where(Decision.item_id == item_id_column, Decision.retracted.is_(False))
+            .correlate(AssignmentItem).scalar_subquery())
+
+
+def queue(session: Session, assignment: Assignment) -> list[QueueItem]:
+    current = _current_decision_id(AssignmentItem.id)
+    rows = session.execute(
+        select(AssignmentItem.id, AssignmentItem.position, AssignmentItem.relation_id, Template.text,
+               Decision.decision, Decision.correction)
+        .join(Template, Template.id == AssignmentItem.template_id)
+        .outerjoin(Decision, Decision.id == current)
+        .where(AssignmentItem.assignment_id == assignment.id)
+        .order_by(AssignmentItem.position)).all()
+    return [QueueItem(*row) for row in rows]
+
+
+def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueItem | None:
+    """The first undecided item after position `after` (wrapping round), for "continue"."""
+    open_items = [i for i in items if i.decision is None]
+    if not open_items:
+        return None
+    if after is not None:
+        later = [i for i in open_items if i.position > after]
+        if later:
+            return later[0]
+    return open_items[0]
+
+
+def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
+    items = queue(session, assignment) if items is None else items
+    done = sum(i.decision is not None for i in items)
+    seconds = [s for s in session.scalars(
+        select(Decision.seconds).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+        .where(AssignmentItem.assignment_id == assignment.id, Decision.seconds.is_not(None),
+               Decision.retracted.is_(False))) if s and s > 0]
+    pace = statistics.median(seconds) if seconds else DEFAULT_SECONDS
+    remaining = len(items) - done
+    return dict(done=done, total=len(items), remaining=remaining, seconds_per_item=round(pace, 1),
+                estimate_seconds=round(pace * remaining))
+
+
+def _populate(template: str, subject: str, obj: str) -> list[dict]:
+    """The template as parts, so the page can fill the slots without building HTML from data."""
+    fill = {"[X]": ("X", subject), "[Y]": ("Y", obj)}
+    return [{"text": fill[p][1], "slot": fill[p][0]} if p in fill else {"text": p}
+            for p in PLACEHOLDER.split(template) if p]
+
+
+def item_context(session: Session, user: User, assignment: Assignment, item: AssignmentItem) -> dict:
+    """Everything the review screen shows for one item (SPEC §3)."""
+    template = session.get(Template, item.template_id)
+    relation = session.get(Relation, item.relation_id)
+    english = session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == relation.id)
+                              .order_by(EnglishPattern.position)).all()
+    lines = session.execute(
+        select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern)
+        .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
+        .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id,
+               TranslationLine.cleaned == template.text)
+        .order_by(TranslationLine.system, TranslationLine.line_no)).all()
+    examples = session.execute(
+        select(Tuple.sub_label, Tuple.obj_label)
+        .join(TupleList, TupleList.id == Tuple.list_id)
+        .where(TupleList.language == template.language, TupleList.relation_id == template.relation_id,
+               TupleList.current, Tuple.from_english.is_(False))
+        .order_by(Tuple.position).limit(EXAMPLES)).all()
+    history = session.scalars(select(Decision).where(Decision.item_id == item.id).order_by(Decision.id)).all()
+    suggestions = session.scalars(select(Suggestion).where(Suggestion.user_id == user.id,
+                                                           Suggestion.language == assignment.language,
+                                                           Suggestion.relation_id == relation.id,
+                                                           Suggestion.retracted.is_(False))
+                                  .order_by(Suggestion.id)).all()
+    current = next((d for d in reversed(history) if not d.retracted), None)
+    return {
+        "item": {"id": item.id, "position": item.position},
+        "language": {"code": assignment.language, "name": languages.name(assignment.language),
+                     "dir": languages.direction(assignment.language)},
+        "relation": {"id": relation.id, "lemma": relation.lemma, "english": [p.pattern for p in english]},
+        "template": {"id": template.id, "text": template.text, "votes": template.votes,
+                     "systems": template.systems},
+        "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
+        "examples": [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in examples],
+        "decision": _decision_dict(current) if current else None,
+        "history": [_decision_dict(d) for d in history],
+        "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
+    }
+
+
+def _decision_dict(d: Decision) -> dict:
+    return {"id": d.id, "item_id": d.item_id, "decision": d.decision, "correction": d.correction,
+            "seconds": d.seconds, "created_at": d.created_at.isoformat(timespec="seconds"),
+            "retracted": d.retracted, "source": d.source}
+
+
+def validate_template(text: str, language: str) -> str:
+    """The cleaned template, or a ReviewError (422) saying what is wrong."""
+    if not isinstance(text, str) or not text.strip():
+        raise ReviewError("Write a template first.", 422)
+    if len(text) > 500:
+        raise ReviewError("That template is too long (500 characters at most).", 422)
+    outcome = check(text, language)
+    if not outcome.valid:
+        hint = {"missing [X]": "it needs the subject slot [X]", "missing [Y]": "it needs the object slot [Y]"}
+        raise ReviewError(f"Not saved: {hint.get(outcome.reason, outcome.reason)}. "
+                          "A template has exactly one [X], one [Y] and some words.", 422)
+    return outcome.cleaned
+
+
+def decide(session: Session, user: User, assignment: Assignment, item: AssignmentItem, decision: str,
+           correction: str | None = None, seconds: float | None = None, request_id: str | None = None,
+           source: str = "web") -> tuple[Decision, bool]:
+    """Store a decision; returns (decision, created). Resends are no-ops."""
+    if decision not in DECISIONS:
+        raise ReviewError(f"decision must be one of {', '.join(DECISIONS)}", 422)
+    if request_id is not None:
+        if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
+            raise ReviewError("request_id must be a string of at most 64 characters", 422)
+        known = session.scalar(select(Decision).where(Decision.user_id == user.id, Decision.request_id == request_id))
+        if known is not None:
+            return known, False
+    template = session.get(Template, item.template_id)
+    cleaned = raw = None
+    if decision == "amend":
+        raw = correction
+        cleaned = validate_template(correction or "", assignment.language)
+        if cleaned == template.text:
+            raise ReviewError("The correction is the same as the template: accept it instead.", 422)
+    if seconds is not None:
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+            raise ReviewError("seconds must be a non-negative number", 422)
+        seconds = min(float(seconds), 3600.0)
+    current = session.scalar(select(Decision).where(Decision.item_id == item.id, Decision.retracted.is_(False))
+                             .order_by(Decision.id.desc()).limit(1))
+    if current is not None and current.decision == decision and current.correction == cleaned:
+        return current, False
+    row = Decision(item_id=item.id, user_id=user.id, template_id=template.id, language=assignment.language,
+                   relation_id=item.relation_id, decision=decision, correction_raw=raw, correction=cleaned,
+                   seconds=seconds, source=source, request_id=request_id)
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:  # the same request raced in on another thread
+        known = session.scalar(select(Decision).where(Decision.user_id == user.id, Decision.request_id == request_id))
+        if known is None:
+            raise
+        return known, False
+    return row, True
+
+
+def undo(session: Session, user: User, assignment: Assignment) -> Decision | None:
+    """Retract the reviewer's latest standing decision in this language (kept in history)."""
+    from ..models.base import utcnow
+
+    latest = session.scalar(select(Decision).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+                            .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id,
+                                   Decision.retracted.is_(False))
+                            .order_by(Decision.id.desc()).limit(1))
+    if latest is not None:
+        latest.retracted, latest.retracted_at = True, utcnow()
+        session.flush()
+    return latest
+
+
+def suggest(session: Session, user: User, assignment: Assignment, relation: str, text: str,
+            request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
+    in_sample = session.scalar(select(AssignmentItem.id).where(AssignmentItem.assignment_id == assignment.id,
+                                                               AssignmentItem.relation_id == relation).limit(1))
+    if in_sample is None:
+        raise ReviewError(f"relation {relation!r} is not in your sample", 404)
+    if request_id is not None:
+        known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
+                                                        Suggestion.request_id == request_id))
+        if known is not None:
+            return known, False
+    cleaned = validate_template(text, assignment.language)
+    same = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
+                                                   Suggestion.language == assignment.language,
+                                                   Suggestion.relation_id == relation, Suggestion.text == cleaned,
+                                                   Suggestion.retracted.is_(False)))
+    if same is not None:
+        return same, False
+    row = Suggestion(user_id=user.id, language=assignment.language, relation_id=relation, text_raw=text,
+                     text=cleaned, source=source, request_id=request_id)
+    session.add(row)
+    session.flush()
+    return row, True
+
+
+def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
+    """All of the reviewer's decisions in the language, newest first, with template text."""
+    rows = session.execute(select(Decision, Template.text).join(Template, Template.id == Decision.template_id)
+                           .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+                           .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
+                           .order_by(Decision.id.desc())).all()
+    return [{**_decision_dict(d), "template": text, "relation": d.relation_id} for d, text in rows]

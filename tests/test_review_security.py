@@ -1,0 +1,136 @@
+"""Authorization, CSRF, escaping, invitations and sign-in."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from curator.models import AssignmentItem, Assignment, Template, User
+
+from .conftest import PASSWORD, Browser, csrf_from
+
+
+def _item_of(sessions, email, lang):
+    with sessions() as s:
+        return s.scalar(select(AssignmentItem.id).join(Assignment).join(User)
+                        .where(User.email == email, Assignment.language == lang).limit(1))
+
+
+def test_reviewer_cannot_touch_another_language(review_app, sessions):
+    eleni = Browser(review_app).login("eleni@example.org")  # Greek only
+    es_item = _item_of(sessions, "ana@example.org", "es")
+    assert eleni.get("/review/es").status_code == 403
+    assert eleni.get("/api/v1/languages/es/queue").status_code == 403
+    assert eleni.get(f"/api/v1/languages/es/items/{es_item}").status_code == 403
+    assert eleni.post(f"/api/v1/languages/es/items/{es_item}/decision", {"decision": "reject"}).status_code == 403
+    assert eleni.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] de [Y]"}).status_code == 403
+    assert eleni.post("/api/v1/validate", {"text": "[X] de [Y]", "language": "es"}).status_code == 403
+
+
+def test_reviewer_cannot_read_or_write_another_reviewers_items(review_app, sessions):
+    bo = Browser(review_app).login("bo@example.org")  # also Spanish
+    ana_item = _item_of(sessions, "ana@example.org", "es")
+    assert bo.get(f"/api/v1/languages/es/items/{ana_item}").status_code == 404
+    assert bo.post(f"/api/v1/languages/es/items/{ana_item}/decision", {"decision": "reject"}).status_code == 404
+    ana = Browser(review_app).login("ana@example.org")
+    ana.post(f"/api/v1/languages/es/items/{ana_item}/decision", {"decision": "accept"})
+    assert bo.get("/api/v1/languages/es/history").get_json()["decisions"] == []
+    assert bo.post("/api/v1/languages/es/undo").get_json()["undone"] is None  # cannot undo Ana's
+    assert ana.get("/api/v1/languages/es/history").get_json()["decisions"][0]["decision"] == "accept"
+
+
+def test_reviewer_cannot_open_maintainer_pages(review_app):
+    ana = Browser(review_app).login("ana@example.org")
+    for path in ("/admin/", "/admin/languages/es", "/admin/reviewers"):
+        assert ana.get(path).status_code == 403
+    assert ana.post("/admin/reviewers", {}).status_code == 403
+    boss = Browser(review_app).login("boss@example.org")
+    for path in ("/admin/", "/admin/languages/es", "/admin/reviewers"):
+        assert boss.get(path).status_code == 200
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(review_app):
+    client = review_app.test_client()
+    for path in ("/", "/review/es", "/review/es/history", "/admin/"):
+        r = client.get(path)
+        assert r.status_code == 302 and "/login" in r.headers["Location"]
+    assert client.get("/api/v1/languages/es/queue").status_code == 401
+
+
+def test_forms_and_api_calls_without_csrf_token_are_refused(review_app):
+    client = review_app.test_client()
+    assert client.post("/login", data={"email": "ana@example.org", "password": PASSWORD}).status_code == 400
+    ana = Browser(review_app).login("ana@example.org")
+    item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
+    r = ana.client.post(f"/api/v1/languages/es/items/{item}/decision", json={"decision": "accept"})
+    assert r.status_code == 400 and "CSRF" in r.get_json()["error"]
+    assert ana.client.post("/logout").status_code == 400
+    assert ana.client.post("/admin/reviewers", data={"languages": "es"}).status_code in (400, 403)
+
+
+def test_template_text_with_script_is_shown_as_text(review_app, sessions):
+    ana = Browser(review_app).login("ana@example.org")
+    item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
+    with sessions.begin() as s:
+        template = s.get(Template, s.get(AssignmentItem, item).template_id)
+        template.text = "<script>alert(1)</script> [X] [Y]"
+    ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": "accept"})
+    page = ana.get("/review/es/history").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    boss = Browser(review_app).login("boss@example.org")
+    page = boss.get("/admin/languages/es").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in page
+    # the API returns it as data; the page inserts it with textContent (tested in the browser)
+    assert ana.get(f"/api/v1/languages/es/items/{item}").get_json()["template"]["text"].startswith("<script>")
+    assert "script-src" not in ana.get("/review/es").headers["Content-Security-Policy"]  # default-src 'self'
+
+
+def test_invitation_flow(review_app, sessions, cli):
+    link = cli("user", "invite", "--language", "el", "--language", "ar", "--fraction", "1").output.strip()
+    path = link[link.index("/invite/"):]
+    client = review_app.test_client()
+    page = client.get(path)
+    assert page.status_code == 200 and "<strong>el</strong>" in page.get_data(as_text=True)
+    token = csrf_from(page.get_data(as_text=True))
+    mismatch = client.post(path, data={"csrf_token": token, "email": "new@example.org", "password": "longenough1",
+                                       "password2": "different1"})
+    assert mismatch.status_code == 422
+    short = client.post(path, data={"csrf_token": token, "email": "new@example.org", "password": "short",
+                                    "password2": "short"})
+    assert short.status_code == 422 and "8 characters" in short.get_data(as_text=True)
+    ok = client.post(path, data={"csrf_token": token, "email": "new@example.org", "name": "Nia",
+                                 "password": "longenough1", "password2": "longenough1"})
+    assert ok.status_code == 302
+    home = client.get("/").get_data(as_text=True)
+    assert "Greek" in home and "Arabic" in home
+    with sessions() as s:
+        user = s.scalar(select(User).where(User.email == "new@example.org"))
+        assert user.password_hash and "longenough1" not in user.password_hash
+        assert {a.language: a.fraction for a in user.assignments} == {"ar": 1.0, "el": 1.0}
+    assert client.get(path).status_code == 410  # used once
+    assert review_app.test_client().get("/invite/not-a-token").status_code == 404
+
+
+def test_maintainer_creates_invitation_in_the_page(review_app):
+    boss = Browser(review_app).login("boss@example.org")
+    page = boss.get("/admin/reviewers").get_data(as_text=True)
+    r = boss.client.post("/admin/reviewers", data={"csrf_token": csrf_from(page), "languages": ["es", "el"],
+                                                   "email": "x@example.org"})
+    body = r.get_data(as_text=True)
+    assert r.status_code == 200 and "/invite/" in body
+
+
+def test_wrong_password_and_open_redirect(review_app):
+    client = review_app.test_client()
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    r = client.post("/login", data={"email": "ana@example.org", "password": "wrong", "csrf_token": token})
+    assert r.status_code == 401 and "do not match" in r.get_data(as_text=True)
+    r = client.post("/login?next=https://evil.example/", data={"email": "ana@example.org", "password": PASSWORD,
+                                                              "csrf_token": token})
+    assert r.status_code == 302 and r.headers["Location"] == "/"
+
+
+def test_session_cookie_flags(review_app):
+    client = review_app.test_client()
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    r = client.post("/login", data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": token})
+    cookie = r.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
