@@ -201,6 +201,7 @@
   }
 
   function hideAmend() {
+    if (document.activeElement === $("amend-text")) $("amend-text").blur();  // keys go back to the page
     $("amend-form").hidden = true;
     $("amend-msg").textContent = "";
   }

@@ -156,3 +156,29 @@ def review_app(cli, db_url, sessions):
         el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
         assign(s, el, "el")
     return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret"})
+
+
+CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's chromium driven by Playwright; skips with the reason when either is missing."""
+    import shutil
+
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    path = next((p for p in CHROMIUM_PATHS if shutil.which(p)), None)
+    if path is None:
+        pytest.skip("no chromium binary (apt-get install chromium)")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def live(review_app):
+    from curator.testing import LiveServer
+
+    with LiveServer(review_app) as server:
+        yield server
