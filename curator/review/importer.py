@@ -6,6 +6,7 @@ the same cleaning as ingest. The whole file is one transaction.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,10 +53,10 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         if correction is not None and not isinstance(correction, str):
             raise IngestError(where, "expected str", line=number, field="correction")
         try:
-            user = find_user(session, reviewer)
-            if user is None:
-                user = create_user(session, reviewer if "@" in reviewer else f"{reviewer}@imported.invalid",
-                                   None, "reviewer", name=reviewer)
+            email = reviewer if "@" in reviewer else f"{_slug(reviewer)}@imported.invalid"
+            user = find_user(session, email)
+            if user is None:  # a legacy reviewer without an account: one that cannot sign in until invited
+                user = create_user(session, email, None, "reviewer", name=reviewer)
                 summary.users_created += 1
             assignment = assign(session, user, language, fraction)
             if kind == "suggest":
@@ -75,6 +76,10 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         summary.unchanged += not created
         summary.kinds[kind] += 1
     return summary
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "-", name.strip().lower()).strip("-") or "reviewer"
 
 
 def _with_relation(session: Session, assignment, language: str, relation: str):
