@@ -2,6 +2,8 @@
 security headers, and error pages. Blueprints live with their stage."""
 from __future__ import annotations
 
+import threading
+
 from flask import Flask, current_app, g, jsonify, render_template, request
 from flask_login import LoginManager
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -16,6 +18,11 @@ login_manager.login_message = "Please sign in."
 csrf = CSRFProtect()
 
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
+WRITE_LOCK = threading.Lock()
+
+
+def current_sqlite(app: Flask) -> bool:
+    return app.extensions["curator.engine"].dialect.name == "sqlite"
 
 
 def db() -> Session:
@@ -66,9 +73,16 @@ def init_web(app: Flask) -> None:
     login_manager.init_app(app)
     csrf.init_app(app)
 
+    sqlite = current_sqlite(app)
+
     @app.before_request
     def _before() -> None:
         WRITE_INTENT.set(request.method in UNSAFE)
+        if sqlite and request.method in UNSAFE:
+            # SQLite takes one writer at a time and makes the others poll with growing
+            # sleeps; queueing writers on a lock here hands the turn over at once.
+            WRITE_LOCK.acquire()
+            g.write_lock = True
         if request.method in UNSAFE and not request.headers.get("Authorization", "").startswith("Bearer "):
             csrf.protect()
 
@@ -87,6 +101,8 @@ def init_web(app: Flask) -> None:
         session = g.pop("db", None)
         if session is not None:
             session.close()
+        if g.pop("write_lock", False):
+            WRITE_LOCK.release()
 
     @app.errorhandler(ReviewError)
     def _review_error(exc: ReviewError):

@@ -63,11 +63,9 @@ def decide(lang: str, item_id: int):
                                        body.get("correction"), body.get("seconds"), body.get("request_id"),
                                        _source())
     session.commit()
-    items = service.queue(session, assignment)
-    upcoming = service.next_undecided(items, after=found.position)
     return jsonify(decision=service._decision_dict(decision), created=created,
-                   progress=service.progress(session, assignment, items),
-                   next=upcoming.id if upcoming else None), 201 if created else 200
+                   progress=service.progress(session, assignment),
+                   next=service.next_undecided_id(session, assignment, after=found.position)), 201 if created else 200
 
 
 @bp.post("/languages/<lang>/undo")

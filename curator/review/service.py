@@ -89,16 +89,36 @@ def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueIte
     return open_items[0]
 
 
+def next_undecided_id(session: Session, assignment: Assignment, after: int | None = None) -> int | None:
+    """Like next_undecided, in SQL: the hot path after each decision need not load the queue."""
+    undecided = (select(AssignmentItem.id, AssignmentItem.position)
+                 .where(AssignmentItem.assignment_id == assignment.id,
+                        ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
+                                                   Decision.retracted.is_(False)).exists())
+                 .order_by(AssignmentItem.position))
+    if after is not None:
+        later = session.scalar(undecided.where(AssignmentItem.position > after).limit(1))
+        if later is not None:
+            return later
+    return session.scalar(undecided.limit(1))
+
+
 def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
-    items = queue(session, assignment) if items is None else items
-    done = sum(i.decision is not None for i in items)
+    if items is None:
+        total = session.scalar(select(func.count()).select_from(AssignmentItem)
+                               .where(AssignmentItem.assignment_id == assignment.id))
+        done = session.scalar(select(func.count(func.distinct(Decision.item_id)))
+                              .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+                              .where(AssignmentItem.assignment_id == assignment.id, Decision.retracted.is_(False)))
+    else:
+        total, done = len(items), sum(i.decision is not None for i in items)
     seconds = [s for s in session.scalars(
         select(Decision.seconds).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
         .where(AssignmentItem.assignment_id == assignment.id, Decision.seconds.is_not(None),
                Decision.retracted.is_(False))) if s and s > 0]
     pace = statistics.median(seconds) if seconds else DEFAULT_SECONDS
-    remaining = len(items) - done
-    return dict(done=done, total=len(items), remaining=remaining, seconds_per_item=round(pace, 1),
+    remaining = total - done
+    return dict(done=done, total=total, remaining=remaining, seconds_per_item=round(pace, 1),
                 estimate_seconds=round(pace * remaining))
 
 
