@@ -191,7 +191,7 @@
   }
 
   function showAmend() {
-    if (!ctx) return;
+    if (!ctx || busy) return;  // the next template is still loading
     $("amend-form").hidden = false;
     const input = $("amend-text");
     input.value = ctx.decision && ctx.decision.correction ? ctx.decision.correction : ctx.template.text;
@@ -237,7 +237,7 @@
   }
 
   function step(delta) {
-    if (!ctx) return;
+    if (!ctx || busy) return;
     const i = indexOf(ctx.item.id) + delta;
     if (i >= 0 && i < items.length) load(items[i].id);
   }

@@ -66,7 +66,7 @@ def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
     field.fill("[X] nació")
     page.keyboard.press("Enter")
     page.wait_for_function("document.getElementById('amend-msg').textContent.includes('[Y]')")
-    assert field.input_value() == "[X] nació"
+    assert field.input_value() == "[X] nació" and field.is_visible()
     assert page.locator("#item-card").get_attribute("data-item") == str(in_relation[2][0])
     field.fill("[X] vino al mundo en [Y]")
     page.wait_for_function("document.getElementById('amend-msg').textContent.includes('valid')")
@@ -76,6 +76,7 @@ def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
         page.keyboard.press("a")
     nxt = items[len(in_relation)]
     wait_for_item(page, nxt[0])
+    assert page.locator("#amend-form").is_hidden() and page.locator("#decision-badge").is_hidden()
 
     # suggest another paraphrase for the relation now shown
     page.keyboard.press("s")
