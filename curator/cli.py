@@ -293,7 +293,20 @@ def user_token(ctx: Context, email: str) -> None:
 
 @main.group()
 def review() -> None:
-    """Reviews: import legacy decisions."""
+    """Reviews: sampling settings, legacy decisions."""
+
+
+@review.command("fraction")
+@click.argument("language")
+@click.argument("fraction", type=float)
+@pass_ctx
+def review_fraction(ctx: Context, language: str, fraction: float) -> None:
+    """Set LANGUAGE's sample fraction (default 0.5) for reviewers who join from now on."""
+    from .review.sampling import set_fraction
+
+    with transaction(ctx.sessions()) as session:
+        _run(set_fraction, session, language, fraction)
+    click.echo(f"{language}: new reviewers sample {fraction:g} of each relation's candidates (at least 2)")
 
 
 @review.command("import")

@@ -128,3 +128,25 @@ def test_scripts_use_a_bearer_token_without_csrf(review_app, cli):
     bad = client.get("/api/v1/me", headers={"Authorization": "Bearer nope"})
     assert bad.status_code == 401
     assert client.get("/api/v1/me").status_code == 401  # no cookie, no token
+
+
+def test_sample_fraction_is_configurable_per_language(cli, sessions):
+    from curator.models import Assignment, AssignmentItem
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign
+
+    cli("seed")
+    cli("review", "fraction", "el", "1")
+    assert cli("review", "fraction", "el", "1.5", ok=False).exit_code == 1
+    with sessions.begin() as s:
+        user = create_user(s, "f@example.org", None)
+        greek = assign(s, user, "el")
+        spanish = assign(s, user, "es")
+        counts = {a.language: s.query(AssignmentItem).filter_by(assignment_id=a.id).count()
+                  for a in (greek, spanish)}
+        total_el = s.scalar(select(func.count()).select_from(Template).where(Template.language == "el",
+                                                                            Template.is_candidate))
+        assert greek.fraction == 1.0 and counts["el"] == total_el
+        per_relation = s.execute(select(func.count()).select_from(Template).where(
+            Template.language == "es", Template.is_candidate).group_by(Template.relation_id)).scalars().all()
+        assert spanish.fraction == 0.5 and counts["es"] == sum(sample_size(n, 0.5) for n in per_relation)

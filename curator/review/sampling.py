@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from ..ingest.errors import IngestError
 from ..ingest.store import bulk_insert
-from ..models import Assignment, AssignmentItem, RelationCoverage, Template, User
+from ..models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
 
 DEFAULT_FRACTION = 0.5
 
@@ -48,12 +48,25 @@ def reviewable(session: Session, language: str) -> dict[str, list[int]]:
     return out
 
 
+def set_fraction(session: Session, language: str, fraction: float) -> None:
+    """The language's sample fraction for reviewers who join from now on."""
+    if not 0 < fraction <= 1:
+        raise IngestError("assignment", f"fraction must be in (0, 1], not {fraction}")
+    row = session.get(Language, language)
+    if row is None:
+        raise IngestError("assignment", f"unknown language {language!r}")
+    row.review_fraction = fraction
+
+
 def assign(session: Session, user: User, language: str, fraction: float | None = None) -> Assignment:
-    """The user's assignment for the language, sampling it on first call."""
+    """The user's assignment for the language, sampling it on first call. The fraction is the
+    invitation's, else the language's (`curator review fraction`), else 0.5."""
     existing = session.scalar(select(Assignment).where(Assignment.user_id == user.id, Assignment.language == language))
     if existing is not None:
         return existing
-    fraction = DEFAULT_FRACTION if fraction is None else fraction
+    if fraction is None:
+        configured = session.scalar(select(Language.review_fraction).where(Language.code == language))
+        fraction = DEFAULT_FRACTION if configured is None else configured
     if not 0 < fraction <= 1:
         raise IngestError("assignment", f"fraction must be in (0, 1], not {fraction}")
     pool = reviewable(session, language)
