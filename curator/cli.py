@@ -168,16 +168,81 @@ def release() -> None:
 
 @release.command("build")
 @click.argument("name")
-@click.option("--parent", default=None, help="Version this one derives from.")
+@click.option("--from-review", is_flag=True, help="Apply the reviews to a candidate version (its parent).")
+@click.option("--policy", type=click.Choice(["any", "majority", "unanimous"]), default="any", show_default=True,
+              help="With --from-review: when a reviewed template stays.")
+@click.option("--parent", default=None,
+              help="Version this one derives from (with --from-review: default the latest candidate version).")
 @pass_ctx
-def release_build(ctx: Context, name: str, parent: str | None) -> None:
-    """Snapshot the current candidates (included languages, usable relations) as version NAME."""
+def release_build(ctx: Context, name: str, from_review: bool, policy: str, parent: str | None) -> None:
+    """Build version NAME: a snapshot of the candidates, or (--from-review) the reviewed dataset."""
+    from .release.merge import build_from_review
     from .release.versions import build_from_candidates
 
     with transaction(ctx.sessions()) as session:
-        s = _run(build_from_candidates, session, name, parent)
+        if from_review:
+            s = _run(build_from_review, session, name, policy, parent)
+        else:
+            s = _run(build_from_candidates, session, name, parent)
     click.echo(f"version {s.name}: {s.languages} languages, {s.relations} language×relation pairs,"
                f" {s.patterns} patterns, {s.tuple_lists} tuple files")
+
+
+@release.command("preview")
+@click.option("--policy", type=click.Choice(["any", "majority", "unanimous"]), default="any", show_default=True)
+@click.option("--parent", default=None, help="Candidate version to apply the reviews to (default: the latest).")
+@click.option("--language", "languages", multiple=True, help="Only these languages (repeatable).")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def release_preview(ctx: Context, policy: str, parent: str | None, languages: tuple[str, ...], as_json: bool) -> None:
+    """What `release build --from-review` would remove, add and drop; nothing is written."""
+    from .release.merge import latest_candidates, plan
+    from .release.versions import get_version
+
+    with transaction(ctx.sessions()) as session:
+        base = _run(get_version, session, parent) if parent else _run(latest_candidates, session)
+        plans = [p for p in _run(plan, session, base, policy, list(languages) or None) if p.changed()]
+    if as_json:
+        click.echo(json.dumps({"parent": base.name, "policy": policy, "relations": [p.to_dict() for p in plans]},
+                              indent=2, ensure_ascii=False))
+        return
+    click.echo(f"applying reviews to {base.name} with policy {policy}: {len(plans)} relations change")
+    for p in plans:
+        click.echo(f"{p.language}/{p.relation}: {len(p.patterns)} templates"
+                   + ("  — DROPPED (fewer than 2 templates)" if p.dropped else ""))
+        for k in p.kept:
+            if k.checked:
+                click.echo(f"  ✓ {k.pattern}   (checked by a human)")
+        for r in p.removed:
+            click.echo(f"  - {r['pattern']}   ({', '.join(r['decisions'])})")
+        for a in p.added:
+            click.echo(f"  + {a.pattern}   ({a.origin})")
+
+
+@release.command("diff")
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
+    """Per language and relation: templates added, removed and newly checked by humans from A to B."""
+    from .release.diff import diff_versions
+
+    with transaction(ctx.sessions()) as session:
+        diffs = _run(diff_versions, session, a, b)
+    if as_json:
+        click.echo(json.dumps([d.to_dict() for d in diffs], indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{a} → {b}: {len(diffs)} language×relation pairs differ")
+    for d in diffs:
+        note = " (new relation)" if d.relation_added else " (relation dropped)" if d.relation_removed else ""
+        click.echo(f"{d.language}/{d.relation}{note}")
+        for p in d.removed:
+            click.echo(f"  - {p}")
+        for p in d.added:
+            click.echo(f"  + {p}")
+        for p in d.newly_checked:
+            click.echo(f"  ✓ {p}")
 
 
 @release.command("import")
@@ -199,13 +264,14 @@ def release_import(ctx: Context, src: str, name: str) -> None:
 @click.argument("name")
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--hf", is_flag=True, help="Also write hf/patterns.jsonl and hf/tuples.jsonl for Hugging Face datasets.")
 @pass_ctx
-def release_export(ctx: Context, name: str, out: str, force: bool) -> None:
+def release_export(ctx: Context, name: str, out: str, force: bool, hf: bool) -> None:
     """Write version NAME to OUT: patterns/, tuples/, manifest.json, README.md."""
     from .release.export import export_version
 
     with transaction(ctx.sessions()) as session:
-        info = _run(export_version, session, name, out, force)
+        info = _run(export_version, session, name, out, force, hf)
     c = info["counts"]
     click.echo(f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"
                f" {c['tuple_files']} tuple files, {c['phrases']} phrases")
@@ -309,6 +375,36 @@ def review_fraction(ctx: Context, language: str, fraction: float) -> None:
     click.echo(f"{language}: new reviewers sample {fraction:g} of each relation's candidates (at least 2)")
 
 
+@review.command("stats")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV instead of a table (what the dashboard downloads).")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def review_stats(ctx: Context, as_csv: bool, as_json: bool) -> None:
+    """Per language: reviewers, progress, decision shares, pace, agreement (Cohen's kappa)."""
+    from .review.stats import review_summary, summary_csv
+
+    with transaction(ctx.sessions()) as session:
+        summary = review_summary(session)
+    if as_csv:
+        click.echo(summary_csv(summary), nl=False)
+        return
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), indent=2))
+        return
+    click.echo(f"{'lang':<8} {'reviewers':>9} {'done':>9} {'accept':>7} {'amend':>6} {'reject':>7} {'sugg':>5}"
+               f" {'med s':>6} {'agree':>6} {'kappa':>6}")
+    pct = lambda x: "-" if x is None else f"{100 * x:.0f}%"  # noqa: E731
+    for r in summary.languages:
+        click.echo(f"{r.language:<8} {r.reviewers:>9} {f'{r.done}/{r.assigned}':>9} {pct(r.share('accepted')):>7}"
+                   f" {pct(r.share('amended')):>6} {pct(r.share('rejected')):>7} {r.suggestions:>5}"
+                   f" {'-' if r.median_seconds is None else r.median_seconds:>6} {pct(r.agreement):>6}"
+                   f" {'-' if r.kappa is None else f'{r.kappa:.2f}':>6}")
+    for kind, label in (("rejected", "wrong"), ("amended", "amended")):
+        pair = summary.across(kind)
+        if pair:
+            click.echo(f"{label}: {100 * pair[0]:.0f}% ± {100 * pair[1]:.0f}% across languages")
+
+
 @review.command("import")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--fraction", type=float, default=None, help="Sample fraction for reviewers new to a language.")
@@ -328,15 +424,32 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")
-def stats(directory: str, as_json: bool) -> None:
-    """SPEC §4 dataset statistics of a release directory."""
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Also write per-language bar charts of #phrases and #patterns (.png or .svg).")
+def stats(directory: str, as_json: bool, plot: str | None) -> None:
+    """SPEC §4 dataset statistics of a release directory (and its review statistics, if any)."""
+    from .release.export import review_section
     from .release.stats import dataset_stats, format_stats
 
     try:
         result = dataset_stats(directory)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) if as_json else format_stats(result))
+    manifest_path = Path(directory) / "manifest.json"
+    info = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(format_stats(result))
+        for line in review_section(info.get("review"), info.get("policy")):
+            click.echo(line)
+    if plot:
+        from .release.charts import FORMATS, write_chart
+
+        if Path(plot).suffix.lstrip(".").lower() not in FORMATS:
+            raise click.ClickException(f"--plot must end in .png or .svg: {plot}")
+        write_chart(plot, result.patterns_per_language, result.phrases_per_language)
+        click.echo(f"wrote {plot}", err=True)
 
 
 @main.command()

@@ -4,8 +4,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional
 
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint, event
+from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 
 from .base import Base, utcnow
 
@@ -47,3 +47,17 @@ class VersionTuples(Base):
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"), primary_key=True)
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"), primary_key=True)
     list_id: Mapped[int] = mapped_column(ForeignKey("tuple_lists.id"))
+
+
+class ImmutableVersionError(Exception):
+    """Raised on any attempt to change a stored dataset version."""
+
+
+@event.listens_for(Session, "before_flush")
+def _refuse_version_edits(session: Session, _context, _instances) -> None:
+    """A clear error before the database triggers (migration 0004) would refuse it anyway."""
+    for obj in list(session.dirty) + list(session.deleted):
+        if isinstance(obj, (DatasetVersion, VersionPattern, VersionTuples)) and (
+                obj in session.deleted or session.is_modified(obj)):
+            raise ImmutableVersionError(f"dataset versions are immutable: a {type(obj).__name__} cannot change;"
+                                        " build a new version instead")

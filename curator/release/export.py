@@ -59,12 +59,16 @@ def write_release(session: Session, version: DatasetVersion, root: Path) -> dict
 
 
 def manifest(version: DatasetVersion, digests: dict[str, str], stats: dict) -> dict:
+    params = dict(version.params or {})
+    review = params.pop("review", None)
     return {
         "name": version.name,
         "parent": version.parent.name if version.parent else None,
         "kind": version.kind,
         "created": version.created_at.isoformat(timespec="seconds"),
-        "params": version.params,
+        "policy": params.get("policy"),
+        "params": params,
+        "review": review,
         "source": version.source,
         "counts": {
             "languages": len(stats["languages"]),
@@ -77,9 +81,36 @@ def manifest(version: DatasetVersion, digests: dict[str, str], stats: dict) -> d
     }
 
 
-def dataset_card(info: dict) -> str:
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def review_section(review: dict | None, policy: str | None) -> list[str]:
+    if not review or not review.get("languages"):
+        return []
+    lines = ["", "## Human review", "",
+             f"Reviews applied with the `{policy}` merge policy. Across languages with reviews,"
+             f" {_pct(review['rejected_share_mean'])} ± {_pct(review['rejected_share_sd'])} of the reviewed"
+             f" templates were wrong (rejected) and {_pct(review['amended_share_mean'])} ±"
+             f" {_pct(review['amended_share_sd'])} were amended.", "",
+             "| language | reviewers | reviewed | accepted | amended | rejected | suggestions | median s | agreement | kappa |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in review["languages"]:
+        kappa = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
+        lines.append(f"| {r['language']} | {r['reviewers']} | {r['done']} | {_pct(r['accepted_share'])} |"
+                     f" {_pct(r['amended_share'])} | {_pct(r['rejected_share'])} | {r['suggestions']} |"
+                     f" {r['median_seconds'] if r['median_seconds'] is not None else '–'} |"
+                     f" {_pct(r['agreement'])} | {kappa} |")
+    return lines
+
+
+def dataset_card(info: dict, hf: bool = False) -> str:
     stats = info["statistics"]
-    lines = [
+    front = []
+    if hf:  # the Hugging Face hub reads this header: `datasets.load_dataset(path, "patterns")`
+        front = ["---", "configs:", "- config_name: patterns", "  data_files: hf/patterns.jsonl",
+                 "- config_name: tuples", "  data_files: hf/tuples.jsonl", "---", ""]
+    lines = front + [
         f"# mParaRel-style dataset — version {info['name']}",
         "",
         f"Built by curator ({info['kind']} version, created {info['created']}"
@@ -110,10 +141,30 @@ def dataset_card(info: dict) -> str:
         "| --- | --- | ---: |",
     ]
     lines += [f"| {lang} | {languages.name(lang)} | {n} |" for lang, n in sorted(stats["phrases_per_language"].items())]
+    lines += review_section(info.get("review"), info.get("policy"))
+    lines += ["", "## Licence", "",
+              "ParaRel patterns: MIT. Machine translations: produced for mParaRel from ParaRel. Wikidata labels: CC0."
+              " Reviewed templates: contributed by the volunteer reviewers under the dataset's licence."]
     return "\n".join(lines) + "\n"
 
 
-def export_version(session: Session, name: str, out: str | os.PathLike, force: bool = False) -> dict:
+def write_hf(root: Path) -> dict[str, str]:
+    """The same data as two flat JSONL files that `datasets.load_dataset("json", …)` reads."""
+    out: dict[str, str] = {}
+    for kind in ("patterns", "tuples"):
+        records = []
+        for path in sorted((root / kind).glob("*/*.jsonl")):
+            lang, rel = path.parent.name, path.stem
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                if kind == "patterns":
+                    row = {"pattern": row["pattern"], "checked_by_human": row["checked-by-human"]}
+                records.append({"language": lang, "relation": rel, **row})
+        out[f"hf/{kind}.jsonl"] = _write_jsonl(root / "hf" / f"{kind}.jsonl", records)
+    return out
+
+
+def export_version(session: Session, name: str, out: str | os.PathLike, force: bool = False, hf: bool = False) -> dict:
     """Write version `name` to `out` atomically; returns the manifest."""
     version = get_version(session, name)
     target = Path(out).resolve()
@@ -126,10 +177,13 @@ def export_version(session: Session, name: str, out: str | os.PathLike, force: b
         digests = write_release(session, version, staging)
         if not digests:
             raise IngestError("database", f"version {name!r} has no patterns or tuples to export")
-        info = manifest(version, digests, dataset_stats(staging).to_dict())
+        stats = dataset_stats(staging).to_dict()
+        if hf:
+            digests.update(write_hf(staging))
+        info = manifest(version, digests, stats)
         (staging / "manifest.json").write_text(json.dumps(info, indent=2, ensure_ascii=False, sort_keys=False) + "\n",
                                                encoding="utf-8")
-        (staging / "README.md").write_text(dataset_card(info), encoding="utf-8")
+        (staging / "README.md").write_text(dataset_card(info, hf), encoding="utf-8")
         if target.exists():
             old = target.with_name(f".{target.name}.old")
             shutil.rmtree(old, ignore_errors=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
@@ -125,3 +125,19 @@ def list_versions(session: Session) -> list[dict]:
                     "parent": version.parent.name if version.parent else None,
                     "created": version.created_at.isoformat(timespec="seconds")})
     return out
+
+
+def language_counts(session: Session, version: DatasetVersion) -> tuple[dict[str, int], dict[str, int]]:
+    """(#patterns, #phrases) per language of a version, from the database."""
+    per_relation = session.execute(select(VersionPattern.language, VersionPattern.relation_id, func.count())
+                                   .where(VersionPattern.version_id == version.id)
+                                   .group_by(VersionPattern.language, VersionPattern.relation_id)).all()
+    sizes = dict(((lang, rel), n) for lang, rel, n in session.execute(
+        select(VersionTuples.language, VersionTuples.relation_id, TupleList.rows)
+        .join(TupleList, TupleList.id == VersionTuples.list_id).where(VersionTuples.version_id == version.id)))
+    patterns: dict[str, int] = {}
+    phrases: dict[str, int] = {}
+    for lang, rel, n in per_relation:
+        patterns[lang] = patterns.get(lang, 0) + n
+        phrases[lang] = phrases.get(lang, 0) + n * sizes.get((lang, rel), 0)
+    return patterns, phrases

@@ -1,0 +1,147 @@
+"""Apply reviews to a candidate version (SPEC §3) and preview the result.
+
+Policy decides whether a reviewed template stays: `any` (mParaRel: at least one reviewer
+accepted it), `majority` (more than half of its reviewers accepted it) or `unanimous`
+(every reviewer accepted it). Whatever the policy, amendments add their correction and
+suggestions are added; templates nobody decided stay, unchecked. Relations left with fewer
+than 2 templates are dropped, with their tuples.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..ingest.errors import IngestError
+from ..ingest.store import bulk_insert
+from ..models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
+from ..review.stats import review_summary, standing_decisions
+from .versions import VersionSummary, _new_version, get_version, summarize
+
+POLICIES = ("any", "majority", "unanimous")
+MIN_TEMPLATES = 2
+
+
+@dataclass
+class Planned:
+    pattern: str
+    checked: bool
+    template_id: int | None
+    origin: str  # candidate | amended | suggested
+
+
+@dataclass
+class RelationPlan:
+    language: str
+    relation: str
+    kept: list[Planned] = field(default_factory=list)
+    removed: list[dict] = field(default_factory=list)  # {"pattern", "decisions"}
+    added: list[Planned] = field(default_factory=list)
+
+    @property
+    def patterns(self) -> list[Planned]:
+        return self.kept + self.added
+
+    @property
+    def dropped(self) -> bool:
+        return len(self.patterns) < MIN_TEMPLATES
+
+    def changed(self) -> bool:
+        return bool(self.removed or self.added or self.dropped or any(p.checked for p in self.kept))
+
+    def to_dict(self) -> dict:
+        return {"language": self.language, "relation": self.relation, "dropped": self.dropped,
+                "kept": [asdict(p) for p in self.kept], "removed": self.removed,
+                "added": [asdict(p) for p in self.added]}
+
+
+def stays(decisions: list[str], policy: str) -> bool:
+    accepted = decisions.count("accept")
+    if policy == "any":
+        return accepted >= 1
+    if policy == "majority":
+        return accepted * 2 > len(decisions)
+    if policy == "unanimous":
+        return accepted == len(decisions)
+    raise IngestError("policy", f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
+
+
+def latest_candidates(session: Session) -> DatasetVersion:
+    version = session.scalar(select(DatasetVersion).where(DatasetVersion.kind == "candidates")
+                             .order_by(DatasetVersion.id.desc()).limit(1))
+    if version is None:
+        raise IngestError("database", "no candidate version to apply reviews to: run `curator release build NAME` "
+                          "first (it snapshots the candidates)")
+    return version
+
+
+def plan(session: Session, base: DatasetVersion, policy: str = "any",
+         languages: list[str] | None = None) -> list[RelationPlan]:
+    """What applying the standing reviews to `base` gives, per language and relation."""
+    if policy not in POLICIES:
+        raise IngestError("policy", f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
+    decisions: dict[int, list[tuple]] = defaultdict(list)
+    for lang, user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
+        decisions[template_id].append((decision, correction, decision_id))
+    suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
+    for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
+        suggestions[s.language, s.relation_id].append(s)
+    query = (select(VersionPattern).where(VersionPattern.version_id == base.id)
+             .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position))
+    if languages:
+        query = query.where(VersionPattern.language.in_(languages))
+    plans: dict[tuple[str, str], RelationPlan] = {}
+    for vp in session.scalars(query):
+        p = plans.setdefault((vp.language, vp.relation_id), RelationPlan(vp.language, vp.relation_id))
+        ds = decisions.get(vp.template_id, []) if vp.template_id is not None else []
+        if not ds:
+            p.kept.append(Planned(vp.pattern, vp.checked_by_human, vp.template_id, "candidate"))
+        elif stays([d for d, _, _ in ds], policy):
+            p.kept.append(Planned(vp.pattern, True, vp.template_id, "candidate"))
+        else:
+            p.removed.append({"pattern": vp.pattern, "decisions": sorted(d for d, _, _ in ds)})
+        for decision, correction, _ in sorted(ds, key=lambda d: d[2]):
+            if decision == "amend":
+                _add(p, Planned(correction, True, None, "amended"))
+    for (lang, rel), p in plans.items():
+        for s in suggestions.get((lang, rel), []):
+            _add(p, Planned(s.text, True, None, "suggested"))
+    return [plans[key] for key in sorted(plans)]
+
+
+def _add(p: RelationPlan, new: Planned) -> None:
+    """Add a human-written template once; if it is already there, it is now human-checked."""
+    for existing in p.kept + p.added:
+        if existing.pattern == new.pattern:
+            existing.checked = True
+            return
+    p.added.append(new)
+
+
+def build_from_review(session: Session, name: str, policy: str = "any", parent: str | None = None) -> VersionSummary:
+    base = get_version(session, parent) if parent else latest_candidates(session)
+    plans = plan(session, base, policy)
+    summary = review_summary(session, sorted({p.language for p in plans}))
+    version = _new_version(session, name, "review", parent_id=base.id,
+                           params={"policy": policy, "min_templates": MIN_TEMPLATES,
+                                   "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
+                                   "review": summary.to_dict()})
+    rows = []
+    kept_pairs = set()
+    for p in plans:
+        if p.dropped:
+            continue
+        kept_pairs.add((p.language, p.relation))
+        for position, planned in enumerate(p.patterns):
+            rows.append(dict(version_id=version.id, language=p.language, relation_id=p.relation, position=position,
+                             pattern=planned.pattern, checked_by_human=planned.checked,
+                             template_id=planned.template_id))
+    bulk_insert(session, VersionPattern.__table__, rows)
+    tuples = session.execute(select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
+                             .where(VersionTuples.version_id == base.id)).all()
+    bulk_insert(session, VersionTuples.__table__, (
+        dict(version_id=version.id, language=lang, relation_id=rel, list_id=list_id)
+        for lang, rel, list_id in tuples if (lang, rel) in kept_pairs))
+    return summarize(session, version)

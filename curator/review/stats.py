@@ -1,0 +1,146 @@
+"""Review statistics per language (SPEC §3): decision shares, pace, suggestions, agreement.
+
+Only standing decisions count (the latest, unretracted one per reviewer and template).
+Agreement compares reviewers pairwise on the templates both decided: raw agreement and
+Cohen's kappa over accept / amend / reject, pooled over all pairs of the language.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..models import Assignment, AssignmentItem, Decision, Suggestion
+from .service import DECISIONS
+
+COUNTER = {"accept": "accepted", "amend": "amended", "reject": "rejected"}
+
+
+@dataclass
+class LanguageReview:
+    language: str
+    reviewers: int = 0
+    assigned: int = 0
+    done: int = 0
+    accepted: int = 0
+    amended: int = 0
+    rejected: int = 0
+    suggestions: int = 0
+    median_seconds: float | None = None
+    total_minutes: float = 0.0
+    pairs_compared: int = 0  # templates decided by two reviewers, counted per pair
+    agreement: float | None = None
+    kappa: float | None = None
+
+    @property
+    def decided(self) -> int:
+        return self.accepted + self.amended + self.rejected
+
+    def share(self, kind: str) -> float | None:
+        return getattr(self, kind) / self.decided if self.decided else None
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "accepted_share": self.share("accepted"), "amended_share": self.share("amended"),
+                "rejected_share": self.share("rejected")}
+
+
+@dataclass
+class ReviewSummary:
+    languages: list[LanguageReview] = field(default_factory=list)
+
+    def across(self, kind: str) -> tuple[float, float] | None:
+        """mean ± sd over languages with decisions, as mParaRel reports (e.g. 16% ± 8% wrong)."""
+        shares = [row.share(kind) for row in self.languages if row.decided]
+        if not shares:
+            return None
+        return statistics.mean(shares), statistics.stdev(shares) if len(shares) > 1 else 0.0
+
+    def to_dict(self) -> dict:
+        out = {"languages": [row.to_dict() for row in self.languages]}
+        for kind in ("rejected", "amended", "accepted"):
+            pair = self.across(kind)
+            out[f"{kind}_share_mean"], out[f"{kind}_share_sd"] = pair if pair else (None, None)
+        return out
+
+
+def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
+    """Kappa for paired labels; None when chance agreement is already total (undefined)."""
+    if not pairs:
+        return None
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    left, right = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    expected = sum(left[k] * right[k] for k in DECISIONS) / (n * n)
+    if expected >= 1.0:
+        return None
+    return (observed - expected) / (1 - expected)
+
+
+def standing_decisions(session: Session, language: str | None = None) -> list[tuple]:
+    """(language, user_id, template_id, decision, correction, seconds) of every standing decision."""
+    latest = (select(func.max(Decision.id)).where(Decision.retracted.is_(False))
+              .group_by(Decision.user_id, Decision.template_id))
+    query = select(Decision.language, Decision.user_id, Decision.template_id, Decision.decision, Decision.correction,
+                   Decision.seconds, Decision.id).where(Decision.id.in_(latest)).order_by(Decision.id)
+    if language is not None:
+        query = query.where(Decision.language == language)
+    return [tuple(r) for r in session.execute(query)]
+
+
+def review_summary(session: Session, languages: list[str] | None = None) -> ReviewSummary:
+    rows: dict[str, LanguageReview] = {}
+
+    def row(lang: str) -> LanguageReview:
+        return rows.setdefault(lang, LanguageReview(lang))
+
+    for lang, reviewers, assigned in session.execute(
+            select(Assignment.language, func.count(func.distinct(Assignment.user_id)), func.count(AssignmentItem.id))
+            .join(AssignmentItem, AssignmentItem.assignment_id == Assignment.id, isouter=True)
+            .group_by(Assignment.language)):
+        row(lang).reviewers, row(lang).assigned = reviewers, assigned
+    by_template: dict[str, dict[int, dict[int, str]]] = defaultdict(lambda: defaultdict(dict))
+    seconds: dict[str, list[float]] = defaultdict(list)
+    for lang, user_id, template_id, decision, _, secs, _ in standing_decisions(session):
+        r = row(lang)
+        r.done += 1
+        setattr(r, COUNTER[decision], getattr(r, COUNTER[decision]) + 1)
+        if secs is not None:
+            seconds[lang].append(secs)
+        by_template[lang][template_id][user_id] = decision
+    for lang, n in session.execute(select(Suggestion.language, func.count()).where(Suggestion.retracted.is_(False))
+                                   .group_by(Suggestion.language)):
+        row(lang).suggestions = n
+    for lang, r in rows.items():
+        if seconds[lang]:
+            r.median_seconds = round(statistics.median(seconds[lang]), 1)
+            r.total_minutes = round(sum(seconds[lang]) / 60, 1)
+        pairs = [(votes[a], votes[b]) for votes in by_template[lang].values()
+                 for a, b in combinations(sorted(votes), 2)]
+        r.pairs_compared = len(pairs)
+        if pairs:
+            r.agreement = sum(a == b for a, b in pairs) / len(pairs)
+            r.kappa = cohen_kappa(pairs)
+    wanted = sorted(rows) if languages is None else [code for code in sorted(rows) if code in languages]
+    return ReviewSummary([rows[code] for code in wanted])
+
+
+CSV_COLUMNS = ("language", "reviewers", "assigned", "done", "accepted", "amended", "rejected", "accepted_share",
+               "amended_share", "rejected_share", "suggestions", "median_seconds", "total_minutes",
+               "pairs_compared", "agreement", "kappa")
+
+
+def summary_csv(summary: ReviewSummary) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in summary.languages:
+        d = r.to_dict()
+        writer.writerow(["" if d[c] is None else (f"{d[c]:.4f}" if isinstance(d[c], float) else d[c])
+                         for c in CSV_COLUMNS])
+    return out.getvalue()
