@@ -160,3 +160,91 @@ def test_export_twice_is_byte_identical(real):
     again = real["root"] / "again"
     real["cli"]("release", "export", "candidates", again)
     assert tree_bytes(again) == tree_bytes(real["release"])
+
+
+# ---------------------------------------------------------------- reviews applied to the real candidates
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_reviewed_release_end_to_end(real):
+    cli, release = real["cli"], real["release"]
+    for email in ("ana@example.org", "bo@example.org"):
+        cli("user", "create", email, "--password", "a-long-password", "--language", "es")
+    candidates = {p.stem: _lines(p) for p in (release / "patterns" / "es").glob("*.jsonl")}
+    p19 = [row["pattern"] for row in candidates["P19"]]
+    t1, t2, t3 = "[X] nació en [Y]", "[X] es originario de [Y]", p19[-1]
+    assert {t1, t2} <= set(p19) and t3 not in (t1, t2)
+    smallest = min((rel for rel in candidates if rel != "P19"), key=lambda rel: (len(candidates[rel]), rel))
+    doomed = [row["pattern"] for row in candidates[smallest]][:-1]  # all but one: the relation falls below 2
+    accepted_rel = sorted(rel for rel in candidates if rel not in ("P19", smallest))[0]
+    accepted = candidates[accepted_rel][0]["pattern"]
+
+    def row(reviewer, rel, template, decision, correction=None):
+        return {"reviewer": reviewer, "language": "es", "relation": rel, "template": template, "decision": decision,
+                **({"correction": correction} if correction else {})}
+
+    decisions = [row("ana@example.org", "P19", t1, "accept"),
+                 row("bo@example.org", "P19", t1, "reject"),  # a conflict: policy "any" keeps it
+                 row("ana@example.org", "P19", t2, "amend", "[X] es oriundo de [Y]"),
+                 row("bo@example.org", "P19", t3, "reject"),
+                 {"reviewer": "bo@example.org", "language": "es", "relation": "P19", "decision": "suggest",
+                  "correction": "[X] vino al mundo en [Y]"},
+                 row("ana@example.org", accepted_rel, accepted, "accept")]
+    decisions += [row("bo@example.org", smallest, t, "reject") for t in doomed]
+    path = real["root"] / "legacy.jsonl"
+    path.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in decisions) + "\n", encoding="utf-8")
+    assert f"{len(decisions)} stored" in cli("review", "import", path).output
+
+    preview = json.loads(cli("release", "preview", "--language", "es", "--json").output)
+    assert {f"{r['language']}/{r['relation']}" for r in preview["relations"] if r["dropped"]} == {f"es/{smallest}"}
+    cli("release", "build", "reviewed", "--from-review", "--policy", "any")
+    cli("release", "export", "reviewed", real["root"] / "reviewed")
+    out = real["root"] / "reviewed"
+
+    # P19, line by line: kept in order (t1 now human-checked), then the correction, then the suggestion
+    expected = [{"pattern": p, "checked-by-human": p == t1} for p in p19 if p not in (t2, t3)]
+    expected += [{"pattern": "[X] es oriundo de [Y]", "checked-by-human": True},
+                 {"pattern": "[X] vino al mundo en [Y]", "checked-by-human": True}]
+    assert _lines(out / "patterns" / "es" / "P19.jsonl") == expected
+    assert _lines(out / "patterns" / "es" / f"{accepted_rel}.jsonl") == [
+        {"pattern": r["pattern"], "checked-by-human": r["pattern"] == accepted} for r in candidates[accepted_rel]]
+    # the relation left with one template is dropped, tuples included
+    assert not (out / "patterns" / "es" / f"{smallest}.jsonl").exists()
+    assert not (out / "tuples" / "es" / f"{smallest}.jsonl").exists()
+    # every other relation and language is unchanged, unchecked
+    for p in (release / "patterns").glob("*/*.jsonl"):
+        if p.parent.name == "es" and p.stem in ("P19", smallest, accepted_rel):
+            continue
+        assert (out / "patterns" / p.parent.name / p.name).read_bytes() == p.read_bytes()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["parent"] == "candidates" and manifest["policy"] == "any" and manifest["kind"] == "review"
+    es = next(r for r in manifest["review"]["languages"] if r["language"] == "es")
+    assert (es["reviewers"], es["accepted"], es["amended"], es["rejected"], es["suggestions"]) == (
+        2, 2, 1, 2 + len(doomed), 1)
+    assert es["pairs_compared"] == 1 and es["agreement"] == 0.0
+    assert "## Human review" in (out / "README.md").read_text()
+
+    # the diff between the unreviewed and the reviewed version is exactly the decisions
+    diff = {(d["language"], d["relation"]): d for d in json.loads(cli("release", "diff", "candidates", "reviewed",
+                                                                      "--json").output)}
+    assert set(diff) == {("es", "P19"), ("es", smallest), ("es", accepted_rel)}
+    assert diff["es", "P19"]["removed"] == [t for t in p19 if t in (t2, t3)]
+    assert diff["es", "P19"]["added"] == ["[X] es oriundo de [Y]", "[X] vino al mundo en [Y]"]
+    assert diff["es", "P19"]["newly_checked"] == [t1]
+    assert diff["es", smallest]["relation_removed"] and set(diff["es", smallest]["removed"]) == {
+        r["pattern"] for r in candidates[smallest]}
+    assert diff["es", accepted_rel]["newly_checked"] == [accepted]
+
+    # majority: the conflict (1 of 2) no longer keeps t1
+    cli("release", "build", "reviewed-majority", "--from-review", "--policy", "majority", "--parent", "candidates")
+    majority = json.loads(cli("release", "diff", "reviewed", "reviewed-majority", "--json").output)
+    assert majority == [{"language": "es", "relation": "P19", "added": [], "removed": [t1], "newly_checked": [],
+                         "relation_added": False, "relation_removed": False}]
+
+
+def test_full_stats_with_chart(real):
+    out = real["cli"]("stats", real["release"], "--plot", real["root"] / "languages.svg").output
+    assert "avg string distance" in out
+    svg = (real["root"] / "languages.svg").read_text()
+    assert svg.startswith("<?xml") and "#phrases" in svg

@@ -16,7 +16,7 @@ from .service import ReviewError, progress, queue
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 
-@bp.get("/")
+@bp.get("/coverage")
 @maintainer_required
 def overview():
     session = db()

@@ -21,7 +21,7 @@ def home():
         rows.append(dict(code=assignment.language, name=languages.name(assignment.language),
                          dir=languages.direction(assignment.language), **progress(session, assignment, items)))
     if not rows and current_user.is_maintainer:
-        return redirect(url_for("admin.overview"))
+        return redirect(url_for("release.dashboard"))
     return render_template("home.html", rows=rows)
 
 
