@@ -12,7 +12,7 @@ from .conftest import Browser
 
 def test_overview_pages_on_the_seed(review_app):
     boss = Browser(review_app).login("boss@example.org")
-    page = boss.get("/admin/").get_data(as_text=True)
+    page = boss.get("/admin/coverage").get_data(as_text=True)
     for code in ("ar", "el", "en", "es"):
         assert f'href="/admin/languages/{code}"' in page
     arabic = boss.get("/admin/languages/ar").get_data(as_text=True)
