@@ -1,0 +1,155 @@
+"""What every scorer shares: loading a model of any kind, query text, batching, OOM retry."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import torch
+
+from ..data import RelationData
+
+SCORE_MODES = ("log-prob", "mean-logit")
+PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
+
+
+class ProbeError(Exception):
+    """A model or input the probe cannot use, said plainly."""
+
+
+@dataclass
+class Options:
+    score_mode: str = "log-prob"  # mean-logit reproduces the published mParaRel code
+    batch_tokens: int = 8192  # tokens per forward pass, before the automatic OOM back-off
+    final_punct: bool = False
+
+
+def split_template(template: str, subject: str, final_punct: bool) -> tuple[str, str]:
+    """(text before [Y], text after [Y]) with the subject filled in."""
+    if template.count("[Y]") != 1:
+        raise ProbeError(f"template {template!r} must contain [Y] exactly once")
+    before, after = template.split("[Y]")
+    before, after = before.replace("[X]", subject), after.replace("[X]", subject)
+    if final_punct and not PUNCT_END.search((before + "[Y]" + after).rstrip()):
+        after = after.rstrip() + "."
+    return before, after
+
+
+class Scorer:
+    kind = ""
+
+    def __init__(self, model, tokenizer, device: torch.device, options: Options):
+        if options.score_mode not in SCORE_MODES:
+            raise ProbeError(f"score mode must be one of {', '.join(SCORE_MODES)}")
+        self.model, self.tok, self.device, self.options = model, tokenizer, device, options
+        probe_ids = tokenizer("a", add_special_tokens=False)["input_ids"]
+        full = tokenizer("a")["input_ids"]
+        at = next(i for i in range(len(full)) if full[i:i + len(probe_ids)] == probe_ids)
+        self.head_ids, self.tail_ids = full[:at], full[at + len(probe_ids):]  # [CLS] … [SEP] and the like
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+    def encode(self, texts: list[str]) -> list[list[int]]:
+        if not texts:
+            return []
+        return self.tok(texts, add_special_tokens=False)["input_ids"]
+
+    def score_relation(self, data: RelationData) -> np.ndarray:
+        """Scores [templates × tuples, candidates], row q = template q // n_tuples, tuple q % n_tuples."""
+        raise NotImplementedError
+
+    def queries(self, data: RelationData) -> list[tuple[str, str]]:
+        return [split_template(t, label, self.options.final_punct) for t in data.templates for _, label in data.subjects]
+
+    def pad(self, rows: list[list[int]], value: int) -> tuple[torch.Tensor, torch.Tensor]:
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), value, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, r in enumerate(rows):
+            ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
+            mask[i, :len(r)] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    def batches(self, lengths: list[int], cost: Callable[[int, int], int]) -> list[list[int]]:
+        """Indices grouped by similar length (sorted), each batch within the token budget."""
+        order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+        out, current, longest = [], [], 0
+        for i in order:
+            longest_next = max(longest, lengths[i])
+            if current and cost(len(current) + 1, longest_next) > self.options.batch_tokens:
+                out.append(current)
+                current, longest_next = [], lengths[i]
+            current.append(i)
+            longest = longest_next
+        if current:
+            out.append(current)
+        return out
+
+    def with_oom_retry(self, fn: Callable[[], np.ndarray]) -> np.ndarray:
+        """Run, halving the batch budget after an out-of-memory error (down to one row)."""
+        while True:
+            try:
+                return fn()
+            except torch.OutOfMemoryError:
+                if self.options.batch_tokens <= 64:
+                    raise ProbeError("out of memory even with the smallest batches; use a smaller model or the CPU")
+                self.options.batch_tokens //= 2
+                if self.device.type == "cuda":
+                    torch.cuda.empty_cache()
+
+    def reduce(self, picked: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        """Mean over real (unpadded) positions of log-probs or logits, in float32."""
+        picked = picked.float() * valid
+        return picked.sum(-1) / valid.sum(-1).clamp(min=1)
+
+
+def detect_kind(config) -> str:
+    if getattr(config, "is_encoder_decoder", False):
+        return "seq2seq"
+    architectures = " ".join(getattr(config, "architectures", None) or [])
+    if "CausalLM" in architectures or "LMHead" in architectures and "Masked" not in architectures \
+            or config.model_type in ("gpt2", "gpt_neox", "llama", "mistral", "qwen2", "bloom", "opt", "gemma"):
+        return "causal"
+    return "masked"
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ProbeError("--device cuda asked for, but no CUDA device is available")
+    return torch.device(name)
+
+
+def pick_dtype(name: str, device: torch.device) -> torch.dtype:
+    if name == "auto":
+        return torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    return {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
+            "float16": torch.float16}[name]
+
+
+def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", options: Options | None = None,
+                kind: str | None = None) -> Scorer:
+    """Any Hugging Face model by hub name or local path; the kind comes from its config."""
+    from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM,
+                              AutoTokenizer)
+
+    try:
+        config = AutoConfig.from_pretrained(name_or_path)
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    except (OSError, ValueError) as exc:
+        raise ProbeError(f"cannot load model {name_or_path!r}: {str(exc).splitlines()[0]}") from None
+    kind = kind or detect_kind(config)
+    dev = pick_device(device)
+    torch_dtype = pick_dtype(dtype, dev)
+    auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}[kind]
+    try:
+        model = auto.from_pretrained(name_or_path, dtype=torch_dtype)
+    except (OSError, ValueError) as exc:
+        raise ProbeError(f"model {name_or_path!r} has no {kind} language-model head usable for probing: "
+                         f"{str(exc).splitlines()[0]}") from None
+    model.to(dev).eval()
+    from . import causal, masked, seq2seq
+
+    cls = {"masked": masked.MaskedScorer, "seq2seq": seq2seq.Seq2SeqScorer, "causal": causal.CausalScorer}[kind]
+    return cls(model, tokenizer, dev, options or Options())
