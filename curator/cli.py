@@ -420,6 +420,73 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
                f" {s.users_created} reviewers created")
 
 
+# ---------------------------------------------------------------- probe
+@main.command()
+@click.argument("src")
+@click.option("--model", required=True, help="Hugging Face model name or local path.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder (resumed if it exists).")
+@click.option("--languages", default="", help="Comma-separated language codes (default: all).")
+@click.option("--relations", default="", help="Comma-separated relation ids (default: all).")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
+@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16", "float16"]), default="auto",
+              show_default=True)
+@click.option("--batch-tokens", default=8192, show_default=True, help="Tokens per forward pass (halved on OOM).")
+@click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
+@click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
+@click.option("--score-mode", type=click.Choice(["log-prob", "mean-logit"]), default="log-prob", show_default=True,
+              help="mean-logit reproduces the published mParaRel code (mean of raw logits).")
+@pass_ctx
+def probe(ctx: Context, src: str, model: str, out: str, languages: str, relations: str, device: str, dtype: str,
+          batch_tokens: int, final_punct: bool, keep_repeated_subjects: bool, score_mode: str) -> None:
+    """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT."""
+    from .probe import data as probe_data
+    from .probe.runner import run_probe
+    from .probe.scorers import ProbeError, load_scorer
+    from .probe.scorers.base import Options
+
+    langs = [x for x in languages.split(",") if x] or None
+    rels = [x for x in relations.split(",") if x] or None
+    drop = not keep_repeated_subjects
+    try:
+        scorer = load_scorer(model, device, dtype, Options(score_mode, batch_tokens, final_punct))
+        if Path(src).is_dir():
+            items = list(probe_data.from_directory(src, langs, rels, drop))
+        else:
+            with transaction(ctx.sessions()) as session:
+                items = _run(lambda: list(probe_data.from_version(session, src, langs, rels, drop)))
+        if not items:
+            raise click.ClickException(f"nothing to probe in {src} for the languages/relations asked")
+        summary = run_probe(scorer, items, out, model, src, progress=_progress())
+    except (ProbeError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"probed {len(summary.relations)} relations ({summary.skipped} already done), "
+               f"{summary.scored} queries scored on {scorer.device}; results in {out}")
+
+
+@main.group()
+def models() -> None:
+    """Small models for demos and tests."""
+
+
+@models.command("tiny")
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--kind", type=click.Choice(["bert", "xlm-roberta", "t5", "gpt2"]), required=True)
+@click.option("--corpus", required=True, type=click.Path(exists=True, file_okay=False),
+              help="A folder of .jsonl files (a release, the seed) to train the tokenizer on.")
+@click.option("--vocab-size", default=2000, show_default=True)
+@click.option("--hidden", default=64, show_default=True)
+@click.option("--layers", default=2, show_default=True)
+def models_tiny(out: str, kind: str, corpus: str, vocab_size: int, hidden: int, layers: int) -> None:
+    """Build a random-weight model with a real tokenizer trained on CORPUS."""
+    from .probe.tiny import build_tiny
+
+    try:
+        path = build_tiny(out, kind, corpus, vocab_size=vocab_size, hidden=hidden, layers=layers)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote a tiny {kind} model to {path}")
+
+
 # ---------------------------------------------------------------- stats, seed, serve
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))

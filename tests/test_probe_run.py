@@ -1,0 +1,96 @@
+"""`curator probe`: stored predictions, resuming, re-scoring only what changed."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from curator.probe.data import from_directory  # noqa: E402
+from curator.probe.runner import load_result  # noqa: E402
+from curator.probe.scorers.base import Options, load_scorer  # noqa: E402
+
+
+@pytest.fixture
+def release(cli, tmp_path):
+    cli("seed")
+    cli("release", "build", "v0")
+    cli("release", "export", "v0", tmp_path / "v0")
+    return tmp_path / "v0"
+
+
+@pytest.fixture
+def bert(cli, release, tmp_path):
+    path = tmp_path / "bert"
+    cli("models", "tiny", path, "--kind", "bert", "--corpus", release)
+    return path
+
+
+def test_probe_stores_rankings_that_match_the_scores(cli, release, bert, tmp_path):
+    out = tmp_path / "run"
+    result = cli("probe", release, "--model", bert, "--out", out, "--languages", "es,ar", "--device", "cpu")
+    assert "probed 10 relations" in result.output
+    index, arrays = load_result(out, "es", "P19")
+    data = next(from_directory(release, ["es"], ["P19"]))
+    assert index["candidates"] == [list(c) for c in data.candidates]
+    assert arrays["ranking"].shape == (len(data.templates) * len(data.subjects), len(data.candidates))
+    scores = load_scorer(str(bert), device="cpu", options=Options()).score_relation(data)
+    np.testing.assert_array_equal(arrays["ranking"], np.argsort(-scores, axis=1, kind="stable"))
+    assert (arrays["predicted"] == arrays["ranking"][:, 0]).all()
+    gold = np.array(data.gold * len(data.templates))
+    assert (arrays["ranking"][np.arange(len(gold)), arrays["gold_rank"]] == gold).all()
+    run = json.loads((out / "run.json").read_text())
+    assert run["kind"] == "masked" and run["device"] == "cpu" and len(run["relations"]) == 10
+    # entity ids, not labels, identify candidates
+    assert all(c[0].startswith("Q") for c in index["candidates"])
+
+
+def test_interrupted_run_resumes(cli, release, bert, tmp_path):
+    out = tmp_path / "run"
+    cli("probe", release, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19,P36")
+    before = (out / "es" / "P19.npz").read_bytes()
+    result = cli("probe", release, "--model", bert, "--out", out, "--languages", "es")
+    assert "probed 3 relations (2 already done)" in result.output
+    assert (out / "es" / "P19.npz").read_bytes() == before
+
+
+def test_new_release_version_rescores_only_changed_templates(cli, release, bert, tmp_path):
+    out = tmp_path / "run"
+    cli("probe", release, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19")
+    _, old = load_result(out, "es", "P19")
+    changed = tmp_path / "v1"
+    shutil.copytree(release, changed)
+    path = changed / "patterns" / "es" / "P19.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines.append(json.dumps({"pattern": "[X] vino al mundo en [Y]", "checked-by-human": True}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cli("probe", changed, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19")
+    run = json.loads((out / "run.json").read_text())
+    latest = run["relations"][-1]
+    n_tuples = len(next(from_directory(changed, ["es"], ["P19"])).subjects)
+    assert latest["scored"] == n_tuples  # only the new template's rows
+    index, new = load_result(out, "es", "P19")
+    assert (new["ranking"][: len(old["ranking"])] == old["ranking"]).all()
+    fresh = tmp_path / "fresh"
+    cli("probe", changed, "--model", bert, "--out", fresh, "--languages", "es", "--relations", "P19")
+    assert (load_result(fresh, "es", "P19")[1]["ranking"] == new["ranking"]).all()
+
+
+def test_probe_a_version_from_the_database(cli, release, bert, tmp_path):
+    out = tmp_path / "run"
+    cli("probe", "v0", "--model", bert, "--out", out, "--languages", "el", "--relations", "P30")
+    from_db = load_result(out, "el", "P30")[1]["ranking"]
+    cli("probe", release, "--model", bert, "--out", tmp_path / "run2", "--languages", "el", "--relations", "P30")
+    assert (load_result(tmp_path / "run2", "el", "P30")[1]["ranking"] == from_db).all()
+
+
+def test_probe_errors(cli, release, tmp_path):
+    result = cli("probe", release, "--model", tmp_path / "missing", "--out", tmp_path / "x", ok=False)
+    assert result.exit_code == 1 and "cannot load model" in result.output
+    (tmp_path / "empty").mkdir()
+    result = cli("models", "tiny", tmp_path / "m", "--kind", "bert", "--corpus", tmp_path / "empty", ok=False)
+    assert result.exit_code == 1 and "no .jsonl text" in result.output
