@@ -78,6 +78,19 @@ def test_scores_equal_brute_force_reference(tiny_models, kind, mode):
     np.testing.assert_allclose(fast, slow, atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("kind", ["bert", "xlm-roberta"])
+def test_masked_head_paths_agree_with_reference(tiny_models, kind):
+    """Split head over many vocabulary tiles, and the whole-head fallback, give the same scores."""
+    data = build("es", "P19", TEMPLATES, TUPLES)
+    scorer = load_scorer(str(tiny_models[kind]), device="cpu", dtype="float32", options=Options(batch_tokens=64))
+    assert scorer.split is not None
+    slow = reference(scorer, data, kind, "log-prob")
+    scorer.tile_bytes = 4 * 16 * 37  # a few dozen vocabulary ids per tile, a ragged last tile
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+    scorer.split = None
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+
+
 def test_mean_logit_differs_from_log_prob(tiny_models):
     data = build("es", "P19", TEMPLATES, TUPLES)
     a = load_scorer(str(tiny_models["bert"]), device="cpu", options=Options(score_mode="log-prob")).score_relation(data)

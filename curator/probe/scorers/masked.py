@@ -18,11 +18,94 @@ class MaskedScorer(Scorer):
         super().__init__(*args, **kwargs)
         if self.tok.mask_token_id is None:
             raise ProbeError("this masked language model's tokenizer has no mask token")
-        self.head = next((getattr(self.model, n) for n in ("cls", "lm_head", "generator_lm_head")
-                          if hasattr(self.model, n)), None)
+        # ELECTRA's generator_lm_head is only the decoder of its head, so it takes the fallback
+        self.head = next((getattr(self.model, n) for n in ("cls", "lm_head") if hasattr(self.model, n)), None)
+        self.split = self.split_head()
+        self.tile_bytes = (8 << 20) if self.device.type == "cpu" else (256 << 20)  # logits per vocabulary tile
 
-    def hidden_to_logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.head(hidden)
+    def pick(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """[rows, n, V] logits -> [rows, n, Cn] candidate scores (the fallback for heads we cannot split)."""
+        logits = logits.float()
+        picked = logits.gather(2, targets[None].expand(len(logits), -1, -1))
+        if self.options.score_mode == "log-prob":
+            picked = picked - logits.logsumexp(-1, keepdim=True)
+        return picked
+
+    def split_head(self):
+        """(transform, decoder) of the LM head, checked against the head itself, or None.
+
+        With them apart a candidate's logit is one dot product with its token's output embedding,
+        and the [rows, V] logits are never held at once: the log-softmax normaliser is
+        accumulated over vocabulary tiles in one reused buffer (a whole batch's logits would be
+        hundreds of MB, fresh pages on every allocation on CPU and a memory peak on GPU)."""
+        decoder = self.model.get_output_embeddings() if self.head is not None else None
+        if not isinstance(decoder, torch.nn.Linear):
+            return None
+        owner = next(((m, name) for m in self.head.modules() for name, child in m.named_children()
+                      if child is decoder), None)
+        if owner is None:
+            return None
+        parent, name = owner
+        identity = torch.nn.Identity()
+
+        def transform(hidden: torch.Tensor) -> torch.Tensor:
+            setattr(parent, name, identity)
+            try:
+                return self.head(hidden)
+            finally:
+                setattr(parent, name, decoder)
+
+        with torch.inference_mode():
+            weight = decoder.weight
+            x = torch.randn(3, weight.shape[1], device=weight.device, dtype=weight.dtype)
+            whole, apart = self.head(x).float(), decoder(transform(x)).float()
+        if whole.shape != apart.shape or not torch.allclose(whole, apart, rtol=1e-3, atol=1e-3):
+            return None
+        return transform, decoder
+
+    def head_scores(self, at_masks: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """[B, n, H] hidden states at the masks, [n, Cn] candidate tokens -> [B, n, Cn] scores."""
+        if self.split is None:
+            return self.pick(self.head(at_masks), targets)
+        transform, decoder = self.split
+        hidden = transform(at_masks)  # [B, n, H]
+        weight, bias = decoder.weight, decoder.bias
+        picked = torch.bmm(hidden.transpose(0, 1), weight[targets].transpose(1, 2)).transpose(0, 1)  # [B, n, Cn]
+        if bias is not None:
+            picked = picked + bias[targets]
+        picked = picked.float()
+        if self.options.score_mode == "log-prob":
+            B, n, H = hidden.shape
+            picked = picked - self.log_normaliser(hidden.reshape(B * n, H), weight, bias).view(B, n, 1)
+        return picked
+
+    def log_normaliser(self, hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+        """log Σ_v exp(logit_v) per row, over vocabulary tiles computed into one reused buffer."""
+        vocab, exact = weight.shape[0], hidden.dtype in (torch.float32, torch.float64)
+        out = []
+        for r0 in range(0, len(hidden), 1024):
+            h = hidden[r0:r0 + 1024]
+            rows = len(h)
+            tile = min(vocab, max(16, self.tile_bytes // (4 * rows)))
+            buf = torch.empty(rows * tile, dtype=h.dtype, device=h.device) if exact else None
+            run_max = torch.full((rows,), float("-inf"), dtype=h.dtype if exact else torch.float32, device=h.device)
+            run_sum = torch.zeros_like(run_max)
+            for v0 in range(0, vocab, tile):
+                v1 = min(vocab, v0 + tile)
+                w = weight[v0:v1].t()
+                if exact:
+                    logits = buf[:rows * (v1 - v0)].view(rows, v1 - v0)
+                    if bias is None:
+                        torch.mm(h, w, out=logits)
+                    else:
+                        torch.addmm(bias[v0:v1], h, w, out=logits)
+                else:
+                    logits = (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
+                new_max = torch.maximum(run_max, logits.amax(-1))
+                run_sum = run_sum * (run_max - new_max).exp() + logits.sub_(new_max[:, None]).exp_().sum(-1)
+                run_max = new_max
+            out.append((run_max + run_sum.log()).float())
+        return torch.cat(out)
 
     def score_relation(self, data: RelationData) -> np.ndarray:
         return self.with_oom_retry(lambda: self._score(data))
@@ -49,13 +132,11 @@ class MaskedScorer(Scorer):
                     torch.arange(n, device=self.device)[None, :]  # [B, n]
                 if self.head is not None:
                     hidden = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
-                    at_masks = hidden[torch.arange(len(batch), device=self.device)[:, None], positions]
-                    logits = self.hidden_to_logits(at_masks).float()  # [B, n, V]
+                    at_masks = hidden[torch.arange(len(batch), device=self.device)[:, None], positions]  # [B, n, H]
+                    picked = self.head_scores(at_masks, targets)
                 else:  # no separable head: full logits, then pick the mask positions
                     full = self.model(input_ids=ids, attention_mask=attn).logits
-                    logits = full[torch.arange(len(batch), device=self.device)[:, None], positions].float()
-                if self.options.score_mode == "log-prob":
-                    logits = logits.log_softmax(-1)
-                picked = logits.gather(2, targets[None].expand(len(batch), -1, -1))  # [B, n, Cn]
+                    logits = full[torch.arange(len(batch), device=self.device)[:, None], positions]
+                    picked = self.pick(logits, targets)
                 scores[np.ix_(batch, members)] = picked.mean(1).cpu().numpy()
         return scores
