@@ -487,6 +487,180 @@ def models_tiny(out: str, kind: str, corpus: str, vocab_size: int, hidden: int, 
     click.echo(f"wrote a tiny {kind} model to {path}")
 
 
+# ---------------------------------------------------------------- metrics, rankc, compare, report
+def _csv(value: str) -> list[str] | None:
+    return [x.strip() for x in value.split(",") if x.strip()] or None
+
+
+def _nm(value: str | None) -> tuple[str, ...]:
+    from .probe.metrics import DEFAULT_NM_RELATIONS
+
+    if value is None:
+        return DEFAULT_NM_RELATIONS
+    return tuple(_csv(value) or ())
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None or value != value else f"{100 * value:.{digits}f}"
+
+
+_run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+_languages_option = click.option("--languages", default="", help="Comma-separated language codes (default: all).")
+_relations_option = click.option("--relations", default="", help="Comma-separated relation ids (default: all).")
+_nm_option = click.option("--nm-relations", default=None, metavar="P47,P530,…",
+                          help="N-M relations, reported as determinism and kept out of the other metrics "
+                               "(default: those LAMA types N-M; '' for none).")
+
+
+def _analysis_errors(fn, *args, **kwargs):
+    from .probe.results import RunError
+
+    try:
+        return fn(*args, **kwargs)
+    except RunError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command()
+@_run_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object keyed by language, then metric.")
+@click.option("--by", type=click.Choice(["language", "relation"]), default="language", show_default=True)
+@_languages_option
+@_relations_option
+@_nm_option
+def metrics(run_dir: str, as_json: bool, by: str, languages: str, relations: str, nm_relations: str | None) -> None:
+    """Consistency, accuracy, consistency-accuracy and friends of a probe run (ours or mParaRel format)."""
+    from .probe.metrics import LABELS, METRICS, run_metrics
+    from .probe.results import iter_relations
+
+    by_language, by_relation = _analysis_errors(
+        lambda: run_metrics(iter_relations(run_dir, _csv(languages), _csv(relations)), _nm(nm_relations)))
+
+    def clean(v):
+        return None if isinstance(v, float) and v != v else v
+
+    if as_json:
+        if by == "language":
+            data = {lang: {m: {k: clean(v) for k, v in values.items()} for m, values in ms.items()}
+                    for lang, ms in by_language.items()}
+        else:
+            data = {lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
+                    for lang, rels in by_relation.items()}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    short = {"consistency": "Cons", "accuracy": "Acc", "consistency_accuracy": "C-A", "succ_patt": "S-Patt",
+             "succ_objs": "S-Objs", "know_const": "K-Const", "unk_const": "U-Const", "majority": "Major",
+             "determinism": "Determ"}
+    if by == "language":
+        click.echo(f"{'lang':<6}{'rels':>5}" + "".join(f"{short[m]:>14}" for m in METRICS))
+        for lang, ms in by_language.items():
+            cells = "".join(f"{_fmt(ms[m]['mean']) + '±' + _fmt(ms[m]['std']):>14}" for m in METRICS)
+            click.echo(f"{lang:<6}{ms['accuracy']['relations'] + ms['determinism']['relations']:>5}{cells}")
+    else:
+        click.echo(f"{'lang':<6}{'relation':<9}{'T':>4}{'D':>6}" + "".join(f"{short[m]:>9}" for m in METRICS))
+        for lang, rels in by_relation.items():
+            for rel, values in sorted(rels.items()):
+                cells = "".join(f"{_fmt(values[m]):>9}" for m in METRICS)
+                click.echo(f"{lang:<6}{rel:<9}{values['templates']:>4}{values['tuples']:>6}{cells}")
+    click.echo("values in %, mean±std over relations; " + ", ".join(f"{short[m]} = {LABELS[m]}" for m in METRICS),
+               err=True)
+
+
+@main.command()
+@_run_option
+@_languages_option
+@_relations_option
+@click.option("--json", "as_json", is_flag=True, help="RankC, COverlap and shared queries as JSON.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the RankC heatmap (.png or .svg).")
+def rankc(run_dir: str, languages: str, relations: str, as_json: bool, plot: str | None) -> None:
+    """RankC (and COverlap) between the languages of a run, on the facts both languages ask."""
+    import numpy as np
+
+    from .probe.rankc import run_rankc
+
+    result = _analysis_errors(run_rankc, run_dir, _csv(languages), _csv(relations))
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        langs = result.languages
+        for title, matrix in (("RankC %", result.rankc), ("COverlap %", result.coverlap)):
+            click.echo(title)
+            click.echo(f"{'':<6}" + "".join(f"{lang:>7}" for lang in langs))
+            for i, a in enumerate(langs):
+                click.echo(f"{a:<6}" + "".join(f"{_fmt(matrix[i, j]):>7}" for j in range(len(langs))))
+        off = result.rankc[~np.eye(len(langs), dtype=bool)]
+        if off.size:
+            click.echo(f"mean RankC over language pairs: {_fmt(float(off.mean()))}%")
+    if plot:
+        from .probe.charts import rankc_heatmap
+
+        rankc_heatmap(result, plot)
+        click.echo(f"wrote {plot}", err=True)
+
+
+@main.command()
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False))
+@_languages_option
+@_relations_option
+@_nm_option
+@click.option("--bootstrap", "replicates", default=1000, show_default=True, help="Bootstrap replicates.")
+@click.option("--confidence", default=0.95, show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def compare(run_a: str, run_b: str, languages: str, relations: str, nm_relations: str | None, replicates: int,
+            confidence: float, seed: int, as_json: bool) -> None:
+    """Per language and metric: RUN_A, RUN_B, B − A and a paired bootstrap interval over shared tuples."""
+    from .probe.compare import as_json as compare_json
+    from .probe.compare import compare_runs
+    from .probe.metrics import LABELS
+
+    if not 0 < confidence < 1:
+        raise click.BadParameter("must be between 0 and 1", param_hint="--confidence")
+    rows = _analysis_errors(compare_runs, run_a, run_b, _csv(languages), _csv(relations), _nm(nm_relations),
+                            replicates, confidence, seed)
+    if as_json:
+        click.echo(json.dumps(compare_json(rows), indent=2, ensure_ascii=False))
+        return
+    pct = f"{100 * confidence:g}% CI"
+    click.echo(f"{'lang':<6}{'metric':<22}{'A':>7}{'B':>7}{'B−A':>8}{pct:>18}{'tuples':>8}")
+    for r in rows:
+        mark = " *" if r.significant else ""
+        click.echo(f"{r.language:<6}{LABELS[r.metric]:<22}{_fmt(r.a):>7}{_fmt(r.b):>7}{_fmt(r.diff):>8}"
+                   f"{'[' + _fmt(r.low) + ', ' + _fmt(r.high) + ']':>18}{r.tuples:>8}{mark}")
+    click.echo(f"values in %; * = the {pct} excludes 0; tuples paired by relation, subject and object", err=True)
+
+
+@main.command()
+@_run_option
+@click.argument("out", type=click.Path(file_okay=False))
+@_languages_option
+@_nm_option
+def report(run_dir: str, out: str, languages: str, nm_relations: str | None) -> None:
+    """Write an HTML report (and PNG charts) of a probe run to OUT."""
+    from .probe.report import build_report
+
+    path = _analysis_errors(build_report, run_dir, out, nm_relations=_nm(nm_relations), languages=_csv(languages))
+    click.echo(f"wrote {path}")
+
+
+@main.group()
+def runs() -> None:
+    """Probe runs: import predictions written by other tools."""
+
+
+@runs.command("import")
+@click.argument("src", type=click.Path(exists=True, file_okay=False))
+@click.argument("out", type=click.Path(file_okay=False))
+def runs_import(src: str, out: str) -> None:
+    """Convert mParaRel-format predictions (<lang>/<REL>.json of {"subject-object": [[template, prediction,
+    rank], ...]}) into a run folder."""
+    from .probe.results import import_mpararel
+
+    count = _analysis_errors(import_mpararel, src, out)
+    click.echo(f"imported {count} relation files into {out}")
+
+
 # ---------------------------------------------------------------- stats, seed, serve
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
