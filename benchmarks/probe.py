@@ -103,7 +103,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--language", default="es")
-    parser.add_argument("--relations", default="P19,P36,P37,P103,P30")
+    parser.add_argument("--relations", default="P19,P36,P37,P103,P30", help="comma-separated, or 'all'")
+    parser.add_argument("--languages-total", type=int, default=46, help="for the projected time of a full release")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--vocab", type=int, default=120_000)
@@ -122,6 +123,10 @@ def main() -> None:
     cfg.intermediate_size = 4 * opts.hidden  # BERT's proportions (mBERT: 768 -> 3072)
     BertForMaskedLM(cfg).save_pretrained(tiny)
     scorer = load_scorer(str(tiny), opts.device, opts.dtype, Options(batch_tokens=16384))
+    if opts.relations == "all":
+        folder = data / "mpararel" / "translations" / "pararel_bing" / opts.language
+        tuples = data / "mpararel" / "tuples" / opts.language
+        opts.relations = ",".join(sorted(p.stem for p in folder.glob("*.jsonl") if (tuples / p.name).exists()))
     relations = list(real_relations(data, opts.language, opts.relations.split(",")))
     phrases = sum(len(d.templates) * len(d.subjects) for d in relations)
     candidates = sum(len(d.candidates) for d in relations)
@@ -158,6 +163,8 @@ def main() -> None:
         print(f"{name:<34} {value:>10,.1f} {floor_rate / value:>7.2f}x {value / loop_rate:>7.1f}x")
     if scorer.device.type == "cuda":
         print(f"achieved {flops / timings['log-prob'] / 1e12:,.1f} TFLOP/s")
+    hours = timings["log-prob"] * opts.languages_total / 3600
+    print(f"projected for {opts.languages_total} languages of this size (log-prob): {hours:,.2f} h")
 
 
 def sync(device: torch.device) -> None:
