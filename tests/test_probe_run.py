@@ -94,3 +94,23 @@ def test_probe_errors(cli, release, tmp_path):
     (tmp_path / "empty").mkdir()
     result = cli("models", "tiny", tmp_path / "m", "--kind", "bert", "--corpus", tmp_path / "empty", ok=False)
     assert result.exit_code == 1 and "no .jsonl text" in result.output
+
+
+def test_probe_then_metrics_rankc_compare_report(cli, release, bert, tmp_path):
+    """The researcher's loop on a real (tiny) model: probe, with and without final punctuation, then analyse."""
+    plain, punct = tmp_path / "plain", tmp_path / "punct"
+    cli("probe", release, "--model", bert, "--out", plain, "--device", "cpu")
+    cli("probe", release, "--model", bert, "--out", punct, "--device", "cpu", "--final-punct")
+    metrics = json.loads(cli("metrics", plain, "--json").output)
+    assert set(metrics) == {"ar", "el", "en", "es"}
+    assert 0 <= metrics["es"]["consistency"]["mean"] <= 1 and metrics["es"]["accuracy"]["relations"] >= 1
+    rankc = json.loads(cli("rankc", plain, "--json").output)
+    assert rankc["languages"] == ["ar", "el", "en", "es"]
+    assert rankc["queries"]["en"]["es"] > 0  # the seed's facts are parallel, matched by entity id
+    assert 0 < rankc["rankc"]["en"]["es"] <= 1
+    compared = json.loads(cli("compare", plain, punct, "--json", "--bootstrap", "100").output)
+    assert set(compared["es"]) == {"consistency", "accuracy", "consistency_accuracy"}
+    row = compared["es"]["accuracy"]
+    assert row["diff"] == pytest.approx(row["b"] - row["a"]) and row["low"] <= row["diff"] <= row["high"]
+    cli("report", plain, tmp_path / "report")
+    assert (tmp_path / "report" / "index.html").exists()
