@@ -13,6 +13,7 @@ def create_app(config: dict | None = None) -> Flask:
     from pathlib import Path
 
     from .db import make_engine, make_session_factory
+    from .probe import views as probe_views
     from .release import views as release_views
     from .review import admin, api, auth, views
     from .web import init_web
@@ -24,7 +25,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)
-    for blueprint in (auth.bp, views.bp, api.bp, admin.bp, release_views.bp):
+    for blueprint in (auth.bp, views.bp, api.bp, admin.bp, release_views.bp, probe_views.bp):
         app.register_blueprint(blueprint)
 
     @app.get("/healthz")

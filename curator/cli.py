@@ -571,7 +571,7 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: str, relations: str
 @_languages_option
 @_relations_option
 @click.option("--json", "as_json", is_flag=True, help="RankC, COverlap and shared queries as JSON.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the RankC heatmap (.png or .svg).")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the RankC heatmap (.png).")
 def rankc(run_dir: str, languages: str, relations: str, as_json: bool, plot: str | None) -> None:
     """RankC (and COverlap) between the languages of a run, on the facts both languages ask."""
     import numpy as np
@@ -594,7 +594,9 @@ def rankc(run_dir: str, languages: str, relations: str, as_json: bool, plot: str
     if plot:
         from .probe.charts import rankc_heatmap
 
-        rankc_heatmap(result, plot)
+        if Path(plot).suffix.lower() != ".png":
+            raise click.ClickException(f"--plot must end in .png: {plot}")
+        Path(plot).write_bytes(rankc_heatmap(result.languages, result.rankc.tolist(), result.accuracy))
         click.echo(f"wrote {plot}", err=True)
 
 

@@ -8,9 +8,12 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+def instance_path() -> Path:
+    return Path(os.environ.get("CURATOR_INSTANCE_PATH", PROJECT_ROOT / "instance"))
+
+
 def default_database_url() -> str:
-    instance = Path(os.environ.get("CURATOR_INSTANCE_PATH", PROJECT_ROOT / "instance"))
-    return f"sqlite:///{instance / 'curator.sqlite'}"
+    return f"sqlite:///{instance_path() / 'curator.sqlite'}"
 
 
 def database_url() -> str:
@@ -27,6 +30,8 @@ def load_config(overrides: dict | None = None) -> dict:
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_SECURE": os.environ.get("CURATOR_SECURE_COOKIES", "0") == "1",
+        # probe runs (one sub-folder each) that maintainers browse and reviewers get hints from
+        "RUNS_DIR": os.environ.get("CURATOR_RUNS_DIR") or str(instance_path() / "runs"),
     }
     config.update(overrides or {})
     return config

@@ -112,6 +112,8 @@
       });
     });
 
+    renderProbe(c.probe);
+
     const examples = $("examples");
     clear(examples);
     c.examples.forEach((e) => {
@@ -142,6 +144,18 @@
     hideAmend();
     $("item-card").dataset.item = c.item.id;
     history.replaceState(null, "", "#item-" + c.item.id);
+  }
+
+  // Model disagreement (SPEC §7): how this template fared in the latest probe run, if it was there.
+  function renderProbe(p) {
+    const el = $("probe-agreement");
+    el.hidden = !p;
+    el.classList.toggle("low", Boolean(p && p.low));
+    if (!p) { el.textContent = ""; return; }
+    const pct = (x) => Math.round(100 * x);
+    el.textContent = `In the latest probe run (${p.model}), this template's prediction agrees with the relation's ` +
+      `other templates for ${pct(p.agreement)}% of tuples (relation average ${pct(p.relation_mean)}%).` +
+      (p.low ? " That is far below the others: worth a careful look." : "");
   }
 
   async function load(id) {

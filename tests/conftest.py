@@ -139,7 +139,7 @@ class Browser:
 
 
 @pytest.fixture
-def review_app(cli, db_url, sessions):
+def review_app(cli, db_url, sessions, tmp_path):
     """The seeded app with a maintainer and two Spanish reviewers (one also Arabic)."""
     from curator import create_app
     from curator.review.accounts import create_user
@@ -155,7 +155,8 @@ def review_app(cli, db_url, sessions):
         assign(s, bo, "es")
         el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
         assign(s, el, "el")
-    return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret"})
+    # an empty runs folder of its own: a developer's instance/runs must not reach the tests
+    return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp_path / "runs")})
 
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")

@@ -1,10 +1,11 @@
 """JSON API behind the review screen, also usable by scripts (see docs/review-api.md)."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, current_app, jsonify, request
 from flask_login import current_user, login_required
 
 from .. import languages
+from ..probe.agreement import probe_hint
 from ..web import db
 from . import service
 from .service import ReviewError
@@ -49,7 +50,10 @@ def item(lang: str, item_id: int):
     session = db()
     assignment = service.get_assignment(session, current_user, lang)
     found = service.get_item(session, assignment, item_id)
-    return jsonify(service.item_context(session, current_user, assignment, found))
+    context = service.item_context(session, current_user, assignment, found)
+    context["probe"] = probe_hint(current_app.config.get("RUNS_DIR"), assignment.language, context["relation"]["id"],
+                                  context["template"]["text"])
+    return jsonify(context)
 
 
 @bp.post("/languages/<lang>/items/<int:item_id>/decision")
