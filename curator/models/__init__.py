@@ -2,6 +2,7 @@
 from .base import Base
 from .core import EnglishPattern, Language, Relation, SourceFile, TranslationSystem
 from .ingest import LanguageCoverage, RelationCoverage, Template, TranslationLine
+from .quality import TemplateSignal
 from .release import DatasetVersion, VersionPattern, VersionTuples
 from .review import Assignment, AssignmentItem, Decision, Invite, Suggestion, User
 from .tuples import Entity, EntityLabel, Tuple, TupleList
@@ -10,6 +11,6 @@ __all__ = [
     "Assignment", "AssignmentItem", "Decision", "Invite", "Suggestion", "User",
     "Base", "DatasetVersion", "EnglishPattern", "Entity", "EntityLabel", "Language",
     "LanguageCoverage", "Relation", "RelationCoverage", "SourceFile", "Template",
-    "TranslationLine", "TranslationSystem", "Tuple", "TupleList", "VersionPattern",
+    "TemplateSignal", "TranslationLine", "TranslationSystem", "Tuple", "TupleList", "VersionPattern",
     "VersionTuples",
 ]

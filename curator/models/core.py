@@ -16,6 +16,7 @@ class Language(Base):
     code: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[Optional[str]] = mapped_column(String(100))
     review_fraction: Mapped[Optional[float]]  # share of each relation's candidates a reviewer samples
+    queue_order: Mapped[str] = mapped_column(String(10), default="random", server_default="random")  # or "risk"
 
 
 class Relation(Base):

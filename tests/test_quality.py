@@ -1,0 +1,137 @@
+"""Quality signals (SPEC §7): similarity sanity on real data, risk, risk-ordered queues, storage and pages."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sqlalchemy import select
+
+from curator.models import Assignment, AssignmentItem, Template, TemplateSignal
+from curator.probe.results import RelationPredictions, save_relation
+from curator.quality.signals import compute_agreement, risk_components, risk_outcomes, risks
+from curator.review.sampling import risk_sample, sample_templates
+
+from .conftest import Browser, csrf_from, need_shared
+
+
+# ------------------------------------------------------------------------------------------ the similarity model
+def test_same_relation_patterns_are_more_similar_on_real_pararel():
+    """With the offline all-MiniLM-L6-v2, every ParaRel relation's patterns are closer to each
+    other than to the other relations' patterns."""
+    pytest.importorskip("sentence_transformers")
+    from curator.quality.similarity import embed
+
+    data = need_shared()
+    patterns, relations = [], []
+    for path in sorted((data / "pararel" / "patterns").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                patterns.append(json.loads(line)["pattern"])
+                relations.append(path.stem)
+    e = embed(patterns)
+    sim = e @ e.T
+    rel = np.array(relations)
+    checked = 0
+    for r in sorted(set(relations)):
+        mine = rel == r
+        n = int(mine.sum())
+        if n < 2:
+            continue  # nothing to compare within
+        within = (sim[np.ix_(mine, mine)].sum() - n) / (n * (n - 1))
+        across = sim[np.ix_(mine, ~mine)].mean()
+        assert within > across, f"{r}: same-relation {within:.3f} ≤ other relations {across:.3f}"
+        checked += 1
+    assert checked >= 35
+
+
+# ------------------------------------------------------------------------------------------ risk
+def test_risk_components():
+    assert risk_components(2) == {"votes": pytest.approx(2 / 3)}
+    assert risk_components(5)["votes"] == 0.0
+    parts = risk_components(3, similarity=0.75, agreement=0.3, relation_agreement=0.5)
+    assert parts["similarity"] == pytest.approx(0.2 / 0.45)
+    assert parts["disagreement"] == pytest.approx(0.5)
+    assert risk_components(3, similarity=0.99, agreement=0.9, relation_agreement=0.5) == {
+        "votes": pytest.approx(1 / 3), "similarity": 0.0, "disagreement": 0.0}
+    assert risk_components(2, similarity=0.1)["similarity"] == 1.0
+
+
+def test_risk_sample_takes_the_riskiest_and_starts_with_them():
+    pool = {"P19": [1, 2, 3, 4, 5, 6], "P36": [10, 11, 12, 13]}
+    risk = {1: 0.1, 2: 0.9, 3: 0.5, 4: 0.2, 5: 0.7, 6: 0.0, 10: 0.3, 11: 0.95, 12: 0.1, 13: 0.1}
+    sample = risk_sample(pool, 0.5, "es:1", risk)
+    # P19: ⌈0.5·6⌉ = 3 of 6, P36: 2 of 4; the riskiest of each, then ordered by risk overall
+    assert sample == [("P36", 11), ("P19", 2), ("P19", 5), ("P19", 3), ("P36", 10)]
+    assert risk_sample(pool, 0.5, "es:1", risk) == sample  # reproducible
+    # without signals every risk is equal: the same templates as the random sample, relation by relation
+    flat = risk_sample(pool, 0.5, "es:7", {})
+    assert sorted(flat) == sorted(sample_templates(pool, 0.5, "es:7"))
+
+
+# ------------------------------------------------------------------------------------------ stored signals
+def seed_run(sessions, out, language="es", relation="P19"):
+    """A probe run over the seed's real candidate templates: the last template disagrees with all others."""
+    with sessions() as s:
+        texts = s.scalars(select(Template.text).where(Template.language == language, Template.relation_id == relation,
+                                                      Template.is_candidate).order_by(Template.id)).all()
+    T, D = len(texts), 6
+    predicted = np.zeros((T, D), dtype=np.int32)
+    predicted[-1] = 1
+    gold = np.zeros(D, dtype=np.int32)
+    save_relation(out, RelationPredictions(
+        language, relation, list(texts), [(f"Q{i}", f"s{i}") for i in range(D)], ["Q100"] * D,
+        [("Q100", "a"), ("Q101", "b")], predicted, predicted == gold, gold))
+    return texts
+
+
+def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path):
+    texts = seed_run(sessions, tmp_path / "runs" / "r1")
+    T = len(texts)
+    assert T >= 3
+    with sessions.begin() as s:
+        assert compute_agreement(s, tmp_path / "runs" / "r1") == T
+    with sessions() as s:
+        signals = {t.text: sig for t, sig in s.execute(
+            select(Template, TemplateSignal).join(TemplateSignal, TemplateSignal.template_id == Template.id))}
+        assert signals[texts[-1]].agreement == 0.0 and signals[texts[-1]].probe_run == "r1"
+        assert signals[texts[0]].agreement == pytest.approx((T - 2) / (T - 1))
+        scores = risks(s, "es")
+        outlier_id = s.scalar(select(Template.id).where(Template.text == texts[-1], Template.language == "es"))
+        assert scores[outlier_id] == max(scores.values())
+
+    # maintainers see the language's templates by risk and switch its queue to risk order (CSRF, role checked)
+    boss = Browser(review_app).login("boss@example.org")
+    page = boss.get("/admin/languages/es?order=risk").get_data(as_text=True)
+    assert page.index(texts[-1]) < page.index(texts[0])
+    token = csrf_from(page)
+    assert boss.client.post("/admin/languages/es/queue-order", data={"order": "risk", "csrf_token": token}).status_code == 302
+    bad = boss.client.post("/admin/languages/es/queue-order", data={"order": "loudest", "csrf_token": token},
+                           follow_redirects=True)
+    assert "queue order must be one of" in bad.get_data(as_text=True)
+    assert boss.client.post("/admin/languages/es/queue-order", data={"order": "random"}).status_code == 400
+    ana = Browser(review_app).login("ana@example.org")
+    assert ana.client.post("/admin/languages/es/queue-order",
+                           data={"order": "random", "csrf_token": ana.token}).status_code == 403
+
+    # a reviewer who joins now starts with the riskiest template, and sees why
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign
+
+    with sessions.begin() as s:
+        assign(s, create_user(s, "cai@example.org", "pw-long-enough", "reviewer", "Cai"), "es")
+    cai = Browser(review_app).login("cai@example.org", "pw-long-enough")
+    first = cai.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
+    context = cai.get(f"/api/v1/languages/es/items/{first}").get_json()
+    assert context["template"]["text"] == texts[-1]
+    assert context["signals"]["components"]["disagreement"] == 1.0 and context["signals"]["similarity"] is None
+    assert context["probe"] is None or context["probe"]["low"]
+
+    # the dashboard tells whether risky templates were rejected more often
+    assert cai.post(f"/api/v1/languages/es/items/{first}/decision", json={"decision": "reject"}).status_code == 201
+    with sessions() as s:
+        outcomes = {o.group: o for o in risk_outcomes(s, ["es"])}
+    risky = [o for g, o in outcomes.items() if g.endswith(" risk") and o.rejected]
+    assert len(risky) == 1 and risky[0].reject_rate == 1.0 and risky[0].templates == 1
+    dashboard = boss.get("/admin/").get_data(as_text=True)
+    assert 'id="risk-outcomes"' in dashboard and risky[0].group in dashboard
