@@ -845,5 +845,14 @@ def serve(ctx: Context, host: str, port: int, debug: bool) -> None:
     create_app({"DATABASE_URL": ctx.url}).run(host=host, port=port, debug=debug)
 
 
+def _register_translate() -> None:
+    from .translate.command import translate_command
+
+    main.add_command(translate_command, "translate")
+
+
+_register_translate()
+
+
 if __name__ == "__main__":
     main()

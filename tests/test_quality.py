@@ -5,9 +5,9 @@ import json
 
 import numpy as np
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
-from curator.models import Assignment, AssignmentItem, Template, TemplateSignal
+from curator.models import Template, TemplateSignal
 from curator.probe.results import RelationPredictions, save_relation
 from curator.quality.signals import compute_agreement, risk_components, risk_outcomes, risks
 from curator.review.sampling import risk_sample, sample_templates
@@ -135,3 +135,36 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     assert len(risky) == 1 and risky[0].reject_rate == 1.0 and risky[0].templates == 1
     dashboard = boss.get("/admin/").get_data(as_text=True)
     assert 'id="risk-outcomes"' in dashboard and risky[0].group in dashboard
+
+
+def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_path):
+    """A tiny random Marian model back-translates every Spanish candidate; the offline sentence
+    model scores it against the English pattern; the review screen shows it."""
+    pytest.importorskip("sentence_transformers")
+    from curator.probe.tiny import build_tiny
+
+    model = build_tiny(tmp_path / "marian", "marian", "seed")
+    result = cli("signals", "similarity", "--languages", "es", "--system", f"local:{model}")
+    assert "es" in result.output
+    with sessions() as s:
+        rows = s.execute(select(Template, TemplateSignal).join(TemplateSignal, TemplateSignal.template_id == Template.id)
+                         .where(Template.language == "es")).all()
+        candidates = s.scalar(select(func.count()).select_from(Template).where(Template.language == "es",
+                                                                            Template.is_candidate))
+    assert len(rows) == candidates > 0
+    for template, signal in rows:
+        assert -1.0 <= signal.similarity <= 1.0
+        assert signal.back_translation.count("[X]") == 1 and signal.back_translation.count("[Y]") == 1
+        assert signal.english and signal.back_system.startswith("local-")
+    shown = json.loads(cli("signals", "show", "es", "--json", "--top", "3").output)
+    assert len(shown) == 3 and shown[0]["risk"] >= shown[-1]["risk"] and shown[0]["similarity"] is not None
+    ana = Browser(review_app).login("ana@example.org")
+    first = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
+    signals = ana.get(f"/api/v1/languages/es/items/{first}").get_json()["signals"]
+    assert signals["similarity"] is not None and signals["back_translation"] and "similarity" in signals["components"]
+    # rerunning replaces, never duplicates
+    cli("signals", "similarity", "--languages", "es", "--system", f"local:{model}")
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(TemplateSignal)) == candidates
+    bad = cli("signals", "similarity", "--languages", "xx", "--system", f"local:{model}", ok=False)
+    assert bad.exit_code != 0 and "has no candidate templates" in bad.output

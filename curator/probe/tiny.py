@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 from typing import Iterable, Iterator
 
-KINDS = ("bert", "xlm-roberta", "t5", "gpt2")
+KINDS = ("bert", "xlm-roberta", "t5", "gpt2", "marian")
 SENTINELS = [f"<extra_id_{i}>" for i in range(4)]
 
 
@@ -62,11 +62,20 @@ def train_tokenizer(kind: str, lines: Iterable[str], vocab_size: int):
                                                            initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
         return tok, dict(bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>",
                          pad_token="<|endoftext|>")
-    # sentencepiece-style unigram for xlm-roberta and t5
+    # sentencepiece-style unigram for xlm-roberta, t5 and marian
     tok = Tokenizer(models.Unigram())
     tok.normalizer = normalizers.NFKC()
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     tok.decoder = decoders.Metaspace()
+    if kind == "marian":
+        # OPUS-MT's layout: </s> is id 0, every text ends with it, <pad> starts decoding.
+        # A fast tokenizer, because MarianTokenizer needs sentencepiece model files.
+        specials = ["</s>", "<unk>", "<pad>"]
+        tok.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials,
+                                                               unk_token="<unk>"))
+        tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A $B </s>",
+                                                           special_tokens=[("</s>", tok.token_to_id("</s>"))])
+        return tok, dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>")
     if kind == "xlm-roberta":
         specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
         tok.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials,
@@ -88,8 +97,9 @@ def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int =
                layers: int = 2, heads: int = 2, seed: int = 0) -> Path:
     """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout)."""
     import torch
-    from transformers import (BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast,
-                              T5Config, T5ForConditionalGeneration, XLMRobertaConfig, XLMRobertaForMaskedLM)
+    from transformers import (BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel, MarianConfig, MarianMTModel,
+                              PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration, XLMRobertaConfig,
+                              XLMRobertaForMaskedLM)
 
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}")
@@ -115,6 +125,13 @@ def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int =
             d_model=hidden, d_kv=hidden // heads, d_ff=2 * hidden, num_layers=layers, num_heads=heads,
             pad_token_id=tok.token_to_id("<pad>"), eos_token_id=tok.token_to_id("</s>"),
             decoder_start_token_id=tok.token_to_id("<pad>"), **common))
+    elif kind == "marian":
+        pad, eos = tok.token_to_id("<pad>"), tok.token_to_id("</s>")
+        model = MarianMTModel(MarianConfig(
+            d_model=hidden, encoder_layers=layers, decoder_layers=layers, encoder_attention_heads=heads,
+            decoder_attention_heads=heads, encoder_ffn_dim=2 * hidden, decoder_ffn_dim=2 * hidden,
+            max_position_embeddings=128, decoder_vocab_size=n, pad_token_id=pad, eos_token_id=eos,
+            forced_eos_token_id=eos, decoder_start_token_id=pad, **common))
     else:
         eos = tok.token_to_id("<|endoftext|>")
         model = GPT2LMHeadModel(GPT2Config(n_embd=hidden, n_layer=layers, n_head=heads, n_positions=128,

@@ -1,0 +1,47 @@
+"""Translation backends by name: `microsoft`, `google`, `deepl`, `libretranslate`, `local:<model>`."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TranslationError
+from .base import Translator
+from .deepl import DeepLTranslator
+from .google import GoogleTranslator
+from .http import HttpTranslator
+from .libretranslate import LibreTranslateTranslator
+from .local import LocalTranslator, local_system_name
+from .microsoft import MicrosoftTranslator
+
+HTTP_BACKENDS: dict[str, type[HttpTranslator]] = {
+    "microsoft": MicrosoftTranslator,
+    "google": GoogleTranslator,
+    "deepl": DeepLTranslator,
+    "libretranslate": LibreTranslateTranslator,
+}
+HTTP_ONLY = {"key", "url", "rate", "retries", "timeout", "backoff", "session", "region"}
+LOCAL_ONLY = {"device", "num_beams", "max_new_tokens", "dtype"}
+SYSTEMS = (*HTTP_BACKENDS, "local:<model>")
+
+
+def get_translator(system: str, **options: Any) -> Translator:
+    """The backend for `system`. Options meant for the other kind of backend (an HTTP rate for
+    a local model, a device for an API) are ignored, so one set of CLI options fits all;
+    None means the backend's default. `name` overrides the stored system name."""
+    options = {k: v for k, v in options.items() if v is not None}
+    if system.startswith("local:"):
+        spec = system[len("local:"):].strip()
+        if not spec:
+            raise TranslationError(system, "give a model after 'local:', e.g. local:Helsinki-NLP/opus-mt-en-{tgt}")
+        return LocalTranslator(spec, **{k: v for k, v in options.items() if k not in HTTP_ONLY})
+    cls = HTTP_BACKENDS.get(system)
+    if cls is None:
+        raise TranslationError(system, f"unknown translation system; choose one of {', '.join(SYSTEMS)}")
+    name = options.pop("name", None)
+    translator = cls(**{k: v for k, v in options.items() if k not in LOCAL_ONLY})
+    if name:
+        translator.name = name
+    return translator
+
+
+__all__ = ["DeepLTranslator", "GoogleTranslator", "HttpTranslator", "LibreTranslateTranslator", "LocalTranslator",
+           "MicrosoftTranslator", "Translator", "get_translator", "local_system_name"]
