@@ -567,7 +567,8 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: str, relations: str
     if by == "language":
         click.echo(f"{'lang':<6}{'rels':>5}" + "".join(f"{short[m]:>14}" for m in METRICS))
         for lang, ms in by_language.items():
-            cells = "".join(f"{_fmt(ms[m]['mean']) + '±' + _fmt(ms[m]['std']):>14}" for m in METRICS)
+            cells = "".join(f"{_fmt(ms[m]['mean']) + ('' if ms[m]['relations'] == 0 else '±' + _fmt(ms[m]['std'])):>14}"
+                            for m in METRICS)
             click.echo(f"{lang:<6}{ms['accuracy']['relations'] + ms['determinism']['relations']:>5}{cells}")
     else:
         click.echo(f"{'lang':<6}{'relation':<9}{'T':>4}{'D':>6}" + "".join(f"{short[m]:>9}" for m in METRICS))
