@@ -115,6 +115,20 @@ def csrf_from(html: str) -> str:
     return match.group(1)
 
 
+def review_sample(sessions, email: str, lang: str) -> list[tuple[int, str, str]]:
+    """(item id, relation, template text) of a reviewer's assignment, in review order."""
+    from sqlalchemy import select
+
+    from curator.models import Assignment, AssignmentItem, Template, User
+
+    with sessions() as s:
+        return s.execute(select(AssignmentItem.id, AssignmentItem.relation_id, Template.text)
+                         .join(Template, Template.id == AssignmentItem.template_id)
+                         .join(Assignment).join(User)
+                         .where(User.email == email, Assignment.language == lang)
+                         .order_by(AssignmentItem.position)).all()
+
+
 class Browser:
     """A Flask test client that signs in like a person and calls the JSON API like the page."""
 

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from curator.models import Assignment, AssignmentItem, Template, User
+from curator.models import Template
 from curator.probe.agreement import probe_hint
 from curator.probe.metrics import DEFAULT_NM_RELATIONS, METRICS, run_metrics, template_agreement
 from curator.probe.report import build_report, report_data
 from curator.probe.results import RelationPredictions, iter_relations, save_relation
 
-from .conftest import PASSWORD, Browser
+from .conftest import PASSWORD, Browser, review_sample
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -253,13 +253,7 @@ def test_runs_without_rankings_and_unreadable_runs(runs_app, run: Path):
     assert response.status_code == 500 and "P36.json" in response.get_data(as_text=True)
 
 
-def _sample(sessions, email: str, lang: str) -> list[tuple[int, str, str]]:
-    with sessions() as s:
-        return s.execute(select(AssignmentItem.id, AssignmentItem.relation_id, Template.text)
-                         .join(Template, Template.id == AssignmentItem.template_id)
-                         .join(Assignment).join(User)
-                         .where(User.email == email, Assignment.language == lang)
-                         .order_by(AssignmentItem.position)).all()
+_sample = review_sample
 
 
 def seed_run(runs: Path, sessions, name: str = "tiny-seed", model: str = "tiny-bert", seed: int = 3) -> dict:

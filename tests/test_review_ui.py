@@ -5,9 +5,9 @@ import re
 
 from sqlalchemy import select
 
-from curator.models import Assignment, AssignmentItem, Decision, Suggestion, Template, User
+from curator.models import AssignmentItem, Decision, Suggestion, Template
 
-from .conftest import PASSWORD
+from .conftest import PASSWORD, review_sample
 
 
 def sign_in(page, base: str, email: str) -> None:
@@ -30,13 +30,7 @@ def wait_for_item(page, item_id: int) -> None:
     page.wait_for_function(f"document.getElementById('item-card').dataset.item === '{item_id}'")
 
 
-def sample(sessions, email: str, lang: str) -> list[tuple[int, str, str]]:
-    with sessions() as s:
-        return s.execute(select(AssignmentItem.id, AssignmentItem.relation_id, Template.text)
-                         .join(Template, Template.id == AssignmentItem.template_id)
-                         .join(Assignment).join(User)
-                         .where(User.email == email, Assignment.language == lang)
-                         .order_by(AssignmentItem.position)).all()
+sample = review_sample
 
 
 def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
