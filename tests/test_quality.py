@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from curator.models import Template, TemplateSignal
 from curator.probe.results import RelationPredictions, save_relation
-from curator.quality.signals import compute_agreement, risk_components, risk_outcomes, risks
+from curator.quality.signals import compute_agreement, risk_components, risk_outcomes, risks, signal_summary
 from curator.review.sampling import risk_sample, sample_templates
 
 from .conftest import Browser, csrf_from, need_shared
@@ -135,6 +135,11 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     assert len(risky) == 1 and risky[0].reject_rate == 1.0 and risky[0].templates == 1
     dashboard = boss.get("/admin/").get_data(as_text=True)
     assert 'id="risk-outcomes"' in dashboard and risky[0].group in dashboard
+    with sessions() as s:
+        summary = {r.language: r for r in signal_summary(s)}
+    es = summary["es"]
+    assert es.queue_order == "risk" and es.with_agreement == T and es.back_translated == 0
+    assert 'id="signal-summary"' in dashboard and "riskiest first" in dashboard
 
 
 def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_path):

@@ -162,6 +162,36 @@ def set_queue_order(session: Session, language: str, order: str) -> None:
 
 
 @dataclass
+class LanguageSignals:
+    language: str
+    queue_order: str
+    candidates: int
+    back_translated: int
+    low_similarity: int  # below WARN_SIMILARITY
+    with_agreement: int
+    high_risk: int
+
+
+def signal_summary(session: Session) -> list[LanguageSignals]:
+    """Per language with candidates: how many templates carry each signal, and how many are high risk."""
+    orders = dict(session.execute(select(Language.code, Language.queue_order)).all())
+    rows = session.execute(select(Template.language, Template.id, Template.votes, TemplateSignal)
+                           .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
+                           .where(Template.is_candidate).order_by(Template.language)).all()
+    out: dict[str, LanguageSignals] = {}
+    for lang, _, votes, signal in rows:
+        r = out.setdefault(lang, LanguageSignals(lang, orders.get(lang) or "random", 0, 0, 0, 0, 0))
+        r.candidates += 1
+        if signal is not None and signal.similarity is not None:
+            r.back_translated += 1
+            r.low_similarity += signal.similarity < WARN_SIMILARITY
+        if signal is not None and signal.agreement is not None:
+            r.with_agreement += 1
+        r.high_risk += band(risk(votes, signal)) == "high"
+    return list(out.values())
+
+
+@dataclass
 class Outcome:
     language: str
     group: str  # a risk band, or "similarity < 0.75" / "similarity ≥ 0.75"

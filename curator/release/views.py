@@ -6,7 +6,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from .. import languages
 from ..ingest.errors import IngestError
 from ..models import DatasetVersion
-from ..quality.signals import risk_outcomes
+from ..quality.signals import risk_outcomes, signal_summary
 from ..review.auth import maintainer_required
 from ..review.service import ReviewError
 from ..review.stats import review_summary, summary_csv
@@ -26,7 +26,8 @@ def dashboard():
     summary = review_summary(session)
     versions = list_versions(session)
     return render_template("dashboard.html", summary=summary, versions=versions, languages=languages,
-                           policies=POLICIES, outcomes=risk_outcomes(session))
+                           policies=POLICIES, outcomes=risk_outcomes(session),
+                           signal_rows=signal_summary(session))
 
 
 @bp.get("/dashboard.csv")
