@@ -620,8 +620,10 @@ def rankc(run_dir: str, languages: str, relations: str, as_json: bool, plot: str
 @_languages_option
 @_relations_option
 @_nm_option
-@click.option("--bootstrap", "replicates", default=1000, show_default=True, help="Bootstrap replicates.")
-@click.option("--confidence", default=0.95, show_default=True)
+@click.option("--bootstrap", "replicates", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Bootstrap replicates.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True)
 @click.option("--seed", default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def compare(run_a: str, run_b: str, languages: str, relations: str, nm_relations: str | None, replicates: int,
@@ -631,8 +633,6 @@ def compare(run_a: str, run_b: str, languages: str, relations: str, nm_relations
     from .probe.compare import compare_runs
     from .probe.metrics import LABELS
 
-    if not 0 < confidence < 1:
-        raise click.BadParameter("must be between 0 and 1", param_hint="--confidence")
     rows = _analysis_errors(compare_runs, run_a, run_b, _csv(languages), _csv(relations), _nm(nm_relations),
                             replicates, confidence, seed)
     if as_json:

@@ -316,3 +316,49 @@ def test_cli_metrics_rankc_compare_import(tmp_path):
     empty.mkdir()
     bad = cli.invoke(main, ["metrics", str(empty)])
     assert bad.exit_code != 0 and "no predictions" in bad.output
+
+
+# ------------------------------------------------------------------------------------------ robustness
+def test_published_jsonl_names_empty_relations_and_own_answers(tmp_path):
+    """The published code names its files <REL>.jsonl (one JSON object each) and may write {}."""
+    src = tmp_path / "published" / "fr"
+    src.mkdir(parents=True)
+    (src / "P19.jsonl").write_text(json.dumps({
+        "Ana-Saint-Denis": [["[X] est né à [Y].", "Saint-Denis", "0"], ["[X] vient de [Y].", "Paris", "2"]],
+        "Jean-Saint-Denis": [["[X] est né à [Y].", "Denis", "0"], ["[X] vient de [Y].", "Denis", "0"]],
+    }), encoding="utf-8")
+    (src / "P36.jsonl").write_text("{}", encoding="utf-8")
+    rel = load_relation(src / "P19.jsonl")
+    # each key's own correct answer tells where its subject ends, not the longest known object
+    assert rel.subjects == [("Ana", "Ana"), ("Jean-Saint", "Jean-Saint")] and rel.objects == ["Saint-Denis", "Denis"]
+    m = relation_metrics(rel)
+    assert m["majority"] == 0.5 and m["accuracy"] == 0.75 and (rel.predicted == rel.gold).sum() == 3
+    out = tmp_path / "imported"
+    assert import_mpararel(tmp_path / "published", out) == 2
+    assert load_relation(out / "fr" / "P36.json").shape == (0, 0)
+    assert same(run_metrics(iter_relations(out)), run_metrics(iter_relations(tmp_path / "published")))
+    with pytest.raises(RunError, match="exists and is not empty"):
+        import_mpararel(tmp_path / "published", out)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no half-built import left behind
+
+
+def test_damaged_runs_are_one_clear_error(tmp_path):
+    run = tmp_path / "run"
+    random_run(np.random.default_rng(5), run)
+    (run / "en" / "P19.npz").write_bytes(b"not a zip file")
+    with pytest.raises(RunError, match=r"en/P19\.npz: does not match its index P19\.json or is damaged"):
+        list(iter_relations(run))
+    index = json.loads((run / "es" / "P36.json").read_text())
+    index["subjects"] = index["subjects"][:3]  # an index that no longer fits its arrays
+    (run / "es" / "P36.json").write_text(json.dumps(index))
+    with pytest.raises(RunError, match=r"es/P36\.npz: does not match"):
+        list(iter_relations(run, ["es"]))
+    (run / "run.json").write_text("[]")
+    from curator.probe.results import run_info
+
+    with pytest.raises(RunError, match="expected a JSON object"):
+        run_info(run)
+    out = CliRunner().invoke(main, ["metrics", str(run)])
+    assert out.exit_code == 1 and "is damaged" in out.output and "Traceback" not in out.output
+    bad = CliRunner().invoke(main, ["compare", str(run), str(run), "--bootstrap", "0"])
+    assert bad.exit_code == 2 and "--bootstrap" in bad.output

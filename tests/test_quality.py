@@ -47,14 +47,30 @@ def test_same_relation_patterns_are_more_similar_on_real_pararel():
 
 # ------------------------------------------------------------------------------------------ risk
 def test_risk_components():
-    assert risk_components(2) == {"votes": pytest.approx(2 / 3)}
-    assert risk_components(5)["votes"] == 0.0
+    assert risk_components(2) == {"votes": pytest.approx(0.3)}
+    assert risk_components(5)["votes"] == 0.0 and risk_components(1)["votes"] == pytest.approx(0.45)
     parts = risk_components(3, similarity=0.75, agreement=0.3, relation_agreement=0.5)
     assert parts["similarity"] == pytest.approx(0.2 / 0.45)
     assert parts["disagreement"] == pytest.approx(0.5)
     assert risk_components(3, similarity=0.99, agreement=0.9, relation_agreement=0.5) == {
-        "votes": pytest.approx(1 / 3), "similarity": 0.0, "disagreement": 0.0}
+        "votes": pytest.approx(0.15), "similarity": 0.0, "disagreement": 0.0}
     assert risk_components(2, similarity=0.1)["similarity"] == 1.0
+
+
+def test_a_warning_never_lowers_risk():
+    """Noisy-OR: a signal that is computed can only add to the risk; a warning pushes a band up."""
+    from curator.models import TemplateSignal
+    from curator.quality.signals import band, risk
+
+    for votes in (1, 2, 3, 4, 6):
+        bare = risk(votes, None)
+        warned = risk(votes, TemplateSignal(similarity=0.6))
+        fine = risk(votes, TemplateSignal(similarity=0.97))
+        assert warned > bare and fine == pytest.approx(bare)
+        both = risk(votes, TemplateSignal(similarity=0.6, agreement=0.1, relation_agreement=0.6))
+        assert both > warned
+    assert band(risk(2, None)) == "low" and band(risk(4, TemplateSignal(similarity=0.6))) == "high"
+    assert risk(2, TemplateSignal(similarity=0.74)) == pytest.approx(1 - 0.7 * (1 - 0.21 / 0.45))
 
 
 def test_risk_sample_takes_the_riskiest_and_starts_with_them():
@@ -173,3 +189,21 @@ def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_p
         assert s.scalar(select(func.count()).select_from(TemplateSignal)) == candidates
     bad = cli("signals", "similarity", "--languages", "xx", "--system", f"local:{model}", ok=False)
     assert bad.exit_code != 0 and "has no candidate templates" in bad.output
+
+
+def test_a_damaged_latest_run_never_breaks_the_review_screen(review_app, sessions, tmp_path):
+    """A run half-copied into the runs folder: reviewers lose the hint, not the page."""
+    seed_run(sessions, tmp_path / "runs" / "r1")
+    (tmp_path / "runs" / "r1" / "run.json").write_text("[]")
+    (tmp_path / "runs" / "r1" / "es" / "P19.npz").write_bytes(b"half a zip")
+    ana = Browser(review_app).login("ana@example.org")
+    items = ana.get("/api/v1/languages/es/queue").get_json()["items"]
+    for item in items:
+        response = ana.get(f"/api/v1/languages/es/items/{item['id']}")
+        assert response.status_code == 200 and response.get_json()["probe"] is None
+    assert items
+    boss = Browser(review_app).login("boss@example.org")
+    listing = boss.get("/probe/runs")
+    assert listing.status_code == 200 and "expected a JSON object" in listing.get_data(as_text=True)
+    page = boss.get("/probe/runs/r1")
+    assert page.status_code == 500 and "r1/run.json: expected a JSON object" in page.get_data(as_text=True)

@@ -367,3 +367,15 @@ def test_command_errors_are_one_clear_line(translate, cli, tmp_path, monkeypatch
     assert re.search(r"is\s+\*\s+local-model: no model folder at /nowhere/model", result.output)
     assert re.search(r"br\s+\*\s+local-model: no model folder", result.output)
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("output, english, language, want", [
+    ("[X]nació en [Y].", "[X] was born in [Y].", "es", "[X] nació en [Y]."),  # a space the API glued away
+    ("[Y]-ban született [X].", "[X] was born in [Y] today", "hu", "[Y]-ban született [X]."),  # a hyphenated suffix
+    ("[X]'in babası [Y].", "The father of [X] is [Y].", "tr", "[X]'in babası [Y]."),  # an apostrophe suffix
+    ("[X]の父は[Y]です。", "The father of [X] is [Y].", "ja", "[X]の父は[Y]です。"),  # no spaces in Japanese
+])
+def test_respace_puts_back_glued_spaces_but_keeps_affixes(output, english, language, want):
+    from curator.translate.templates import respace
+
+    assert respace(output, english, language) == want

@@ -20,7 +20,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .results import RankingMissing, RelationPredictions, load_relation, relation_files
+from .results import RankingMissing, RelationPredictions, load_relation, relation_files, relation_path
 
 TOP_K = 40
 
@@ -153,6 +153,6 @@ def run_rankc(run: str | Path, languages: list[str] | None = None, relations: li
     by_relation: dict[str, list[str]] = {}
     for lang, rel in files:
         by_relation.setdefault(rel, []).append(lang)
-    groups = ({lang: load_relation(run / lang / f"{rel}.json") for lang in by_relation[rel]}
+    groups = ({lang: load_relation(relation_path(run, lang, rel)) for lang in by_relation[rel]}
               for rel in sorted(by_relation))
     return rankc_matrix(groups, langs, top_k)

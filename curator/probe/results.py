@@ -11,6 +11,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
+import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -59,9 +62,14 @@ def run_info(path: str | Path) -> dict:
     info_file = path / "run.json"
     if info_file.exists():
         try:
-            return json.loads(info_file.read_text(encoding="utf-8"))
+            info = json.loads(info_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise RunError(f"{info_file}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RunError(f"{info_file}: cannot be read ({exc})") from None
+        if not isinstance(info, dict):
+            raise RunError(f"{info_file}: expected a JSON object")
+        return info
     return {"model": None, "release": None, "format": "mpararel"}
 
 
@@ -69,6 +77,13 @@ def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPre
     arrays_file = index_file.with_suffix(".npz")
     if not arrays_file.exists():
         raise RunError(f"{arrays_file}: missing (its index {index_file.name} exists)")
+    try:
+        return _read_ours(index, arrays_file, with_ranking)
+    except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as exc:
+        raise RunError(f"{arrays_file}: does not match its index {index_file.name} or is damaged ({exc})") from None
+
+
+def _read_ours(index: dict, arrays_file: Path, with_ranking: bool) -> RelationPredictions:
     T, D = len(index["templates"]), len(index["subjects"])
     with np.load(arrays_file) as npz:
         missing = {"predicted", "gold"} - set(npz.files)
@@ -76,7 +91,10 @@ def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPre
             raise RunError(f"{arrays_file}: no column {sorted(missing)[0]!r}")
         predicted = npz["predicted"].reshape(T, D)
         gold = npz["gold"][:D] if T else np.zeros(D, dtype=np.int32)
-        ranking = npz["ranking"].reshape(T, D, -1) if with_ranking and "ranking" in npz.files else None
+        ranking = None
+        if with_ranking and "ranking" in npz.files:
+            columns = npz["ranking"]
+            ranking = columns.reshape(T, D, columns.shape[1] if columns.ndim == 2 else 0)
         if ranking is not None and ranking.shape[2] == 0:
             ranking = None
         gold_rank = npz["gold_rank"].reshape(T, D) if "gold_rank" in npz.files else None
@@ -119,7 +137,10 @@ def _load_mpararel(path: Path, data: dict, language: str, relation: str) -> Rela
             if str(rank) == "0":
                 known_objects.add(str(prediction))
     keys = list(data)
-    parts = [_split_key(k, known_objects) for k in keys]
+    parts = []
+    for key in keys:
+        own = [str(p) for _, p, r in data[key] if str(r) == "0" and key.endswith("-" + str(p))]
+        parts.append((key[: -len(own[0]) - 1], own[0]) if own else _split_key(key, known_objects))
     labels = sorted({str(row[1]) for rows in data.values() for row in rows} | {o for _, o in parts})
     cand_index = {label: i for i, label in enumerate(labels)}
     T, D = len(templates), len(keys)
@@ -149,6 +170,8 @@ def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredic
         raise RunError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
     except UnicodeDecodeError:
         raise RunError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise RunError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     language, relation = path.parent.name, path.stem
     if isinstance(data, dict) and "templates" in data and "candidates" in data and "format" in data:
         for field in ("language", "relation", "subjects", "objects"):
@@ -175,7 +198,7 @@ def save_relation(run: str | Path, rel: RelationPredictions) -> None:
     np.savez_compressed(buffer, template=np.repeat(np.arange(T, dtype=np.int32), D),
                         tuple=np.tile(np.arange(D, dtype=np.int32), T), predicted=rel.predicted.reshape(-1),
                         gold=np.tile(rel.gold, T), gold_rank=gold_rank.reshape(-1).astype(np.int32),
-                        ranking=ranking.reshape(T * D, -1).astype(np.int32))
+                        ranking=ranking.reshape(T * D, ranking.shape[2] if ranking.ndim == 3 else 0).astype(np.int32))
     _atomic_write(folder / f"{rel.relation}.npz", buffer.getvalue())
     index = {"format": FORMAT, "language": rel.language, "relation": rel.relation, "templates": rel.templates,
              "subjects": [list(s) for s in rel.subjects], "objects": rel.objects,
@@ -186,12 +209,23 @@ def save_relation(run: str | Path, rel: RelationPredictions) -> None:
 def import_mpararel(src: str | Path, out: str | Path) -> int:
     """Convert a folder of mParaRel-format predictions (<lang>/<REL>.json) into a run; returns relations."""
     out = Path(out)
-    count = 0
-    for rel in iter_relations(src):
-        save_relation(out, rel)
-        count += 1
-    info = {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None, "release": None}
-    _atomic_write(out / "run.json", json.dumps(info, indent=2).encode("utf-8"))
+    if out.exists() and any(out.iterdir()):
+        raise RunError(f"{out}: exists and is not empty; give a new folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        count = 0
+        for rel in iter_relations(src):
+            save_relation(work, rel)
+            count += 1
+        info = {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None, "release": None}
+        _atomic_write(work / "run.json", json.dumps(info, indent=2).encode("utf-8"))
+        if out.exists():
+            out.rmdir()
+        os.replace(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     return count
 
 
@@ -201,17 +235,24 @@ def relation_files(run: str | Path, languages: list[str] | None = None,
     run = Path(run)
     if not run.is_dir():
         raise RunError(f"{run}: not a folder")
-    found = [(lang_dir.name, path.stem)
+    found = [(lang_dir.name, stem)
              for lang_dir in sorted(p for p in run.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
              if not languages or lang_dir.name in languages
-             for path in sorted(lang_dir.glob("*.json")) if not relations or path.stem in relations]
+             for stem in sorted({p.stem for p in lang_dir.glob("*.json")} | {p.stem for p in lang_dir.glob("*.jsonl")})
+             if not relations or stem in relations]
     if not found:
-        raise RunError(f"{run}: no predictions (<lang>/<REL>.json) for the languages/relations asked")
+        raise RunError(f"{run}: no predictions (<lang>/<REL>.json or .jsonl) for the languages/relations asked")
     return found
+
+
+def relation_path(run: str | Path, language: str, relation: str) -> Path:
+    """<lang>/<REL>.json, or the .jsonl name the published mParaRel code gives its prediction files."""
+    path = Path(run) / language / f"{relation}.json"
+    return path if path.exists() else path.with_suffix(".jsonl")
 
 
 def iter_relations(run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None,
                    with_ranking: bool = False) -> Iterator[RelationPredictions]:
     run = Path(run)
     for lang, rel in relation_files(run, languages, relations):
-        yield load_relation(run / lang / f"{rel}.json", with_ranking)
+        yield load_relation(relation_path(run, lang, rel), with_ranking)

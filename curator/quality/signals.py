@@ -7,8 +7,10 @@
 - Model disagreement: in a probe run, how often the template predicts what its relation's
   other templates predict, against the relation's average.
 
-`risk` folds the last three into one number in [0, 1] (the mean of the components known for
-the template) by which a maintainer can order a language's review queue.
+`risk` folds votes, similarity and disagreement into one number in [0, 1] by which a
+maintainer can order a language's review queue. The components combine as a noisy-OR,
+1 − Π(1 − cᵢ): a signal not computed yet counts as no evidence, and adding a warning can only
+raise a template's risk, never lower it.
 """
 from __future__ import annotations
 
@@ -34,11 +36,11 @@ def risk_components(votes: int, similarity: float | None = None, agreement: floa
                     relation_agreement: float | None = None) -> dict[str, float]:
     """Each known signal as a risk in [0, 1] (1 = most likely wrong).
 
-    votes: 2 votes (the least a candidate has) → 0.67, 3 → 0.33, 4 or more → 0;
+    votes: 0.15 per vote short of 4 (2 votes, the usual least for a candidate → 0.3);
     similarity: cosine 0.95 or more → 0, 0.75 → 0.44, 0.5 or less → 1;
     disagreement: agreement at the relation's mean or above → 0, 0.4 below it or more → 1.
     """
-    out = {"votes": float(np.clip((4 - votes) / 3, 0, 1))}
+    out = {"votes": float(np.clip(0.15 * (4 - votes), 0, 0.45))}
     if similarity is not None:
         out["similarity"] = float(np.clip((0.95 - similarity) / 0.45, 0, 1))
     if agreement is not None and relation_agreement is not None:
@@ -51,7 +53,7 @@ def risk(votes: int, signal: TemplateSignal | None) -> float:
         parts = risk_components(votes)
     else:
         parts = risk_components(votes, signal.similarity, signal.agreement, signal.relation_agreement)
-    return float(np.mean(list(parts.values())))
+    return float(1 - np.prod([1 - c for c in parts.values()]))
 
 
 def band(score: float) -> str:

@@ -23,6 +23,8 @@ NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "zh-hans", "zh-hant", "zh-classical"
                                 "yue", "wuu"})
 _OPENING = re.escape("([{«“‘¿¡\"'")
 _CLOSING = re.escape(".,;:!?。、)]}»”’\"'")
+# an affix attached with a hyphen or apostrophe ("[Y]-ban", "[X]'in") belongs to the slot: no space there
+_AFFIX = re.escape("-‐‑'’")
 _LOOSE_SLOT = re.compile(r"[\[［【(（]\s*[XYxyＸＹｘｙ]\s*[\]］】)）]")
 
 
@@ -101,9 +103,9 @@ def respace(text: str, template: str, target: str) -> str:
         token = re.escape(f"[{slot}]")
         at = template.index(f"[{slot}]")
         if template[at - 1:at].isspace():
-            text = re.sub(rf"(?<=[^\s{_OPENING}]){token}", f" [{slot}]", text)
+            text = re.sub(rf"(?<=[^\s{_OPENING}{_AFFIX}]){token}", f" [{slot}]", text)
         if template[at + 3:at + 4].isspace():
-            text = re.sub(rf"{token}(?=[^\s{_CLOSING}])", f"[{slot}] ", text)
+            text = re.sub(rf"{token}(?=[^\s{_CLOSING}{_AFFIX}])", f"[{slot}] ", text)
     return text
 
 
