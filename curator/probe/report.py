@@ -7,7 +7,6 @@ drift apart.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -15,6 +14,7 @@ import numpy as np
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
+from ..files import atomic_write
 from .. import languages as langs
 from .catalog import created
 from .charts import metric_bars, rankc_heatmap
@@ -147,12 +147,6 @@ def render_static(data: dict) -> str:
     return environment().get_template("probe_report.html").render(report=data, charts=charts, css=css)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def build_report(run_dir: str | Path, out_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
                  languages: list[str] | None = None) -> Path:
     """Write out_dir/index.html and its PNGs (each file atomically); returns the index path.
@@ -163,9 +157,9 @@ def build_report(run_dir: str | Path, out_dir: str | Path, nm_relations: Iterabl
     for chart in CHARTS:
         path = out / f"{chart}.png"
         if chart in data["charts"]:
-            _atomic_write(path, chart_png(data, chart))
+            atomic_write(path, chart_png(data, chart))
         elif path.exists():  # a stale heatmap from an earlier report of another run
             path.unlink()
     index = out / "index.html"
-    _atomic_write(index, render_static(data).encode("utf-8"))
+    atomic_write(index, render_static(data).encode("utf-8"))
     return index

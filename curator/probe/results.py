@@ -20,6 +20,8 @@ from typing import Iterator
 
 import numpy as np
 
+from ..files import atomic_write
+
 
 FORMAT = 1
 
@@ -181,14 +183,9 @@ def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredic
     return _load_mpararel(path, data, language, relation)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def save_relation(run: str | Path, rel: RelationPredictions) -> None:
-    """Write in our format (arrays first, index last, each atomically), rankings only when known."""
+def save_relation(run: str | Path, rel: RelationPredictions, index_extra: dict | None = None) -> None:
+    """Write in our format (arrays first, index last, each atomically), rankings only when known;
+    `index_extra` adds fields to the index (the probe runner's input digest and options key)."""
     folder = Path(run) / rel.language
     folder.mkdir(parents=True, exist_ok=True)
     T, D = rel.shape
@@ -199,11 +196,11 @@ def save_relation(run: str | Path, rel: RelationPredictions) -> None:
                         tuple=np.tile(np.arange(D, dtype=np.int32), T), predicted=rel.predicted.reshape(-1),
                         gold=np.tile(rel.gold, T), gold_rank=gold_rank.reshape(-1).astype(np.int32),
                         ranking=ranking.reshape(T * D, ranking.shape[2] if ranking.ndim == 3 else 0).astype(np.int32))
-    _atomic_write(folder / f"{rel.relation}.npz", buffer.getvalue())
+    atomic_write(folder / f"{rel.relation}.npz", buffer.getvalue())
     index = {"format": FORMAT, "language": rel.language, "relation": rel.relation, "templates": rel.templates,
              "subjects": [list(s) for s in rel.subjects], "objects": rel.objects,
-             "candidates": [list(c) for c in rel.candidates]}
-    _atomic_write(folder / f"{rel.relation}.json", json.dumps(index, ensure_ascii=False).encode("utf-8"))
+             "candidates": [list(c) for c in rel.candidates], **(index_extra or {})}
+    atomic_write(folder / f"{rel.relation}.json", json.dumps(index, ensure_ascii=False).encode("utf-8"))
 
 
 def import_mpararel(src: str | Path, out: str | Path) -> int:
@@ -219,7 +216,7 @@ def import_mpararel(src: str | Path, out: str | Path) -> int:
             save_relation(work, rel)
             count += 1
         info = {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None, "release": None}
-        _atomic_write(work / "run.json", json.dumps(info, indent=2).encode("utf-8"))
+        atomic_write(work / "run.json", json.dumps(info, indent=2).encode("utf-8"))
         if out.exists():
             out.rmdir()
         os.replace(work, out)

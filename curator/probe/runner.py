@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import time
 from dataclasses import asdict, dataclass, field
@@ -21,10 +20,11 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from ..files import atomic_write
 from .data import RelationData
+from .results import RelationPredictions, save_relation
 from .scorers.base import Options, Scorer
 
-FORMAT = 1
 
 
 @dataclass
@@ -46,12 +46,6 @@ class RunSummary:
     @property
     def scored(self) -> int:
         return sum(r.scored for r in self.relations)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def rank(scores: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -115,20 +109,12 @@ def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) ->
                 ranking[t * n + s] = part_ranking[i * len(todo_subjects) + j]
         del scores
     gold_rank = np.argmax(ranking == gold[:, None], axis=1).astype(np.int32) if len(gold) else gold
-    folder = out / data.language
-    folder.mkdir(parents=True, exist_ok=True)
-    import io
-
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, template=np.repeat(np.arange(len(data.templates), dtype=np.int32), n),
-                        tuple=np.tile(np.arange(n, dtype=np.int32), len(data.templates)),
-                        predicted=ranking[:, 0] if ranking.size else np.zeros(len(keys), dtype=np.int32),
-                        gold=gold, gold_rank=gold_rank, ranking=ranking)
-    _atomic_write(folder / f"{data.relation}.npz", buffer.getvalue())
-    index = {"format": FORMAT, "language": data.language, "relation": data.relation, "digest": digest,
-             "options_key": okey, "templates": data.templates, "subjects": [list(s) for s in data.subjects],
-             "objects": data.objects, "candidates": [list(c) for c in data.candidates]}
-    _atomic_write(folder / f"{data.relation}.json", json.dumps(index, ensure_ascii=False).encode("utf-8"))
+    T, N = len(data.templates), len(data.candidates)
+    predicted = ranking[:, 0] if N else np.zeros(len(keys), dtype=np.int32)
+    save_relation(out, RelationPredictions(
+        data.language, data.relation, data.templates, data.subjects, data.objects, data.candidates,
+        predicted.reshape(T, n), (gold_rank == 0).reshape(T, n), np.array(data.gold, dtype=np.int32),
+        ranking.reshape(T, n, N), gold_rank.reshape(T, n)), index_extra={"digest": digest, "options_key": okey})
     accuracy = float((gold_rank == 0).mean()) if len(gold_rank) else 0.0
     return RelationResult(data.language, data.relation, len(keys), len(data.candidates), len(missing),
                           round(time.perf_counter() - start, 3), round(accuracy, 4))
@@ -169,5 +155,5 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
         old = json.loads(previous.read_text(encoding="utf-8"))
         run["relations"] = old.get("relations", []) + run["relations"]
         run["history"] = old.get("history", []) + [{k: old.get(k) for k in ("seconds", "queries_scored", "release")}]
-    _atomic_write(previous, json.dumps(run, indent=2, ensure_ascii=False).encode("utf-8"))
+    atomic_write(previous, json.dumps(run, indent=2, ensure_ascii=False).encode("utf-8"))
     return summary

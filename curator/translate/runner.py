@@ -8,7 +8,6 @@ failed relation is recorded and left for the next run while the others go on.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -17,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import languages as language_codes
+from ..files import atomic_write
 from ..ingest.placeholders import repair
 from ..models import EnglishPattern, TupleList
 from .backends.base import Translator
@@ -86,20 +86,6 @@ def is_complete(path: Path, expected: int) -> bool:
         return sum(1 for line in fh if line.strip()) == expected
 
 
-def write_atomically(path: Path, lines: list[str]) -> None:
-    """Write to a hidden temporary sibling and rename, so the file is either whole or absent."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-            fh.write("".join(line + "\n" for line in lines))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def translate_to_files(translator: Translator, english: dict[str, list[EnglishRow]], targets: Iterable[str],
                        out: str | Path, echo: Callable[[str], None] = lambda _: None) -> RunSummary:
     """Translate every relation into every target language; failures are collected, not raised."""
@@ -126,7 +112,8 @@ def translate_to_files(translator: Translator, english: dict[str, list[EnglishRo
                                                        language)
                 lines = [json.dumps({"pattern": t.text, "lemma": r.lemma, "extended_lemma": r.extended_lemma,
                                      "tense": r.tense}, ensure_ascii=False) for r, t in zip(rows, results)]
-                write_atomically(output_path(out, translator.name, language, rel), lines)
+                atomic_write(output_path(out, translator.name, language, rel),
+                             "".join(line + "\n" for line in lines).encode("utf-8"))
             except (TranslationError, OSError) as exc:
                 summary.failures.append(Failure(language, rel, str(exc)))
                 echo(f"{language}/{rel}: failed: {exc}")
