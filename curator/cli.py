@@ -457,8 +457,7 @@ def probe(ctx: Context, src: str, model: str, out: str, languages: str, relation
     from .probe.scorers import ProbeError, load_scorer
     from .probe.scorers.base import Options
 
-    langs = [x for x in languages.split(",") if x] or None
-    rels = [x for x in relations.split(",") if x] or None
+    langs, rels = _csv(languages), _csv(relations)
     drop = not keep_repeated_subjects
     try:
         scorer = load_scorer(model, device, dtype, Options(score_mode, batch_tokens, final_punct))

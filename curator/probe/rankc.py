@@ -31,14 +31,21 @@ def weights(n: int) -> np.ndarray:
     return w / w.sum()
 
 
+def positions(order: np.ndarray) -> np.ndarray:
+    """The inverse permutation along the last axis: the rank of each candidate in `order`."""
+    pos = np.empty_like(order)
+    ranks = np.broadcast_to(np.arange(order.shape[-1], dtype=order.dtype), order.shape)
+    np.put_along_axis(pos, order, ranks, axis=-1)
+    return pos
+
+
 def consist(order_a: np.ndarray, order_b: np.ndarray, top_k: int = TOP_K) -> np.ndarray:
     """[Q] RankC consistency of query pairs; orders are [Q, N] permutations of the same N candidates."""
     Q, N = order_a.shape
     if N == 0:
         return np.zeros(Q)
     K = min(N, top_k)
-    pos_b = np.empty_like(order_b)
-    np.put_along_axis(pos_b, order_b, np.broadcast_to(np.arange(N, dtype=order_b.dtype), order_b.shape), axis=1)
+    pos_b = positions(order_b)
     # candidate at a's rank i is in both top-j lists iff max(i, its rank in b) < j
     both = np.maximum(np.take_along_axis(pos_b, order_a[:, :K], axis=1), np.arange(K))
     j = np.arange(1, K + 1)
@@ -48,10 +55,7 @@ def consist(order_a: np.ndarray, order_b: np.ndarray, top_k: int = TOP_K) -> np.
 
 def consensus(ranking: np.ndarray) -> np.ndarray:
     """[D, N] candidates by mean rank over the templates of [T, D, N] rankings (stable: ties by index)."""
-    T, D, N = ranking.shape
-    pos = np.empty_like(ranking)
-    np.put_along_axis(pos, ranking, np.broadcast_to(np.arange(N, dtype=ranking.dtype), ranking.shape), axis=2)
-    return np.argsort(pos.sum(axis=0), axis=1, kind="stable").astype(np.int32)
+    return np.argsort(positions(ranking).sum(axis=0), axis=1, kind="stable").astype(np.int32)
 
 
 @dataclass
