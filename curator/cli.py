@@ -12,6 +12,7 @@ from sqlalchemy import inspect
 from .config import PROJECT_ROOT, database_url
 from .db import make_engine, make_session_factory, transaction
 from .ingest.errors import IngestError
+from .ingest.profiles import PROFILES as RULE_PROFILES
 
 SEED = PROJECT_ROOT / "seed"
 
@@ -135,14 +136,22 @@ def candidates() -> None:
 @click.option("--min-relations", default=0.6, show_default=True, help="Share of English relations a language must cover.")
 @click.option("--min-phrases", default=0.2, show_default=True, help="Share of English phrases a language must cover.")
 @click.option("--min-templates", default=2, show_default=True, help="Candidates a relation needs to be usable.")
+@click.option("--rules", type=click.Choice(list(RULE_PROFILES)), default="curator", show_default=True,
+              help="Rule profile: 'mpararel' = the published procedure exactly (reproduces the published candidate "
+                   "sets); 'curator' = broader placeholder repairs.")
+@click.option("--keep-case", is_flag=True,
+              help="curator profile: vote on a case-folded key but keep the most frequent cased form "
+                   "(German nouns); the published rule lower-cases.")
 @click.option("--json", "as_json", is_flag=True, help="Print the per-language summary as JSON.")
 @pass_ctx
 def candidates_build(ctx: Context, min_votes: int, min_relations: float, min_phrases: float, min_templates: int,
-                     as_json: bool) -> None:
+                     rules: str, keep_case: bool, as_json: bool) -> None:
     """Vote, find usable relations and languages; print a per-language summary."""
     from .ingest.candidates import CandidateParams, build_candidates
 
-    params = CandidateParams(min_votes, min_relations, min_phrases, min_templates)
+    if keep_case and rules != "curator":
+        raise click.UsageError("--keep-case is an option of the curator profile; mpararel lower-cases as published")
+    params = CandidateParams(min_votes, min_relations, min_phrases, min_templates, rules=rules, keep_case=keep_case)
     with transaction(ctx.sessions()) as session:
         s = _run(build_candidates, session, params)
     if as_json:
@@ -156,8 +165,55 @@ def candidates_build(ctx: Context, min_votes: int, min_relations: float, min_phr
         click.echo(f"{r.language:<8} {r.templates:>9} {r.candidates:>10} {r.usable_relations:>9}"
                    f" {100 * r.relation_share:>5.0f} {r.phrases:>9} {100 * r.phrase_share:>5.0f}  "
                    f"{'yes' if r.included else 'no'}")
-    click.echo(f"{len(s.included)} of {len(s.languages)} languages included (trusted: {', '.join(s.trusted) or 'none'};"
+    click.echo(f"{len(s.included)} of {len(s.languages)} languages included (rules: {s.params.rules}"
+               f"{', case kept' if s.params.keep_case else ''}; trusted: {', '.join(s.trusted) or 'none'};"
                f" English: {s.english_relations} relations, {s.english_phrases} phrases)")
+
+
+@candidates.command("compare-rules")
+@click.option("--language", "languages", multiple=True, help="Only this language (repeatable).")
+@click.option("--base", type=click.Choice(list(RULE_PROFILES)), default="mpararel", show_default=True)
+@click.option("--other", type=click.Choice(list(RULE_PROFILES)), default="curator", show_default=True)
+@click.option("--keep-case", is_flag=True, help="Compare with the case-preserving curator profile.")
+@click.option("--examples", default=2, show_default=True, type=click.IntRange(0),
+              help="Examples per kind of difference and language.")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def candidates_compare_rules(ctx: Context, languages: tuple[str, ...], base: str, other: str, keep_case: bool,
+                             examples: int, as_json: bool) -> None:
+    """What the improved rules add, drop and merge relative to the published ones, per language.
+
+    Counts candidate templates under both profiles (nothing is written) with the default
+    thresholds; 'merged' = templates of OTHER whose lines BASE spreads over several candidates.
+    """
+    from .ingest.candidates import CandidateParams
+    from .ingest.compare_rules import compare_rules
+
+    if keep_case and other != "curator":
+        raise click.UsageError("--keep-case is an option of the curator profile")
+    with ctx.sessions()() as session:
+        rows = _run(compare_rules, session, CandidateParams(rules=other, keep_case=keep_case), base, other,
+                    list(languages) or None, examples)
+    if languages and not rows:
+        raise click.ClickException(f"no translations for {', '.join(languages)}")
+    if as_json:
+        click.echo(json.dumps({"base": base, "other": other, "keep_case": keep_case,
+                               "languages": [r.to_dict() for r in rows]}, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{'lang':<8} {base:>9} {other:>9} {'added':>6} {'dropped':>7} {'merged':>6} {'relations':>10}"
+               f" {'included':>9}")
+    for r in rows:
+        click.echo(f"{r.language:<8} {r.base_candidates:>9} {r.other_candidates:>9} {r.added:>6} {r.dropped:>7}"
+                   f" {r.merged:>6} {f'{r.base_relations}→{r.other_relations}':>10}"
+                   f" {('yes' if r.base_included else 'no') + '→' + ('yes' if r.other_included else 'no'):>9}")
+    if examples:
+        for r in rows:
+            shown = [(kind, e) for kind, items in r.examples.items() for e in items]
+            if shown:
+                click.echo(f"\n{r.language}:")
+            for kind, e in shown:
+                source = f"  [{e.system}: {e.raw!r}]" if e.raw is not None else ""
+                click.echo(f"  {kind:<7} {e.relation:<6} {e.template!r} — {e.detail}{source}")
 
 
 # ---------------------------------------------------------------- release
@@ -226,14 +282,16 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: tu
 @pass_ctx
 def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
     """Per language and relation: templates added, removed and newly checked by humans from A to B."""
-    from .release.diff import diff_versions
+    from .release.diff import diff_rules, diff_versions
 
     with transaction(ctx.sessions()) as session:
         diffs = _run(diff_versions, session, a, b)
+        rules = _run(diff_rules, session, a, b)
     if as_json:
-        click.echo(json.dumps([d.to_dict() for d in diffs], indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"rules": rules, "changes": [d.to_dict() for d in diffs]}, indent=2, ensure_ascii=False))
         return
     click.echo(f"{a} → {b}: {len(diffs)} language×relation pairs differ")
+    click.echo("candidate rules: " + ", ".join(f"{name} {_rules_text(r)}" for name, r in rules.items()))
     for d in diffs:
         note = " (new relation)" if d.relation_added else " (relation dropped)" if d.relation_removed else ""
         click.echo(f"{d.language}/{d.relation}{note}")
@@ -243,6 +301,12 @@ def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
             click.echo(f"  + {p}")
         for p in d.newly_checked:
             click.echo(f"  ✓ {p}")
+
+
+def _rules_text(rules: dict | None) -> str:
+    if rules is None:
+        return "unknown (imported)"
+    return rules["profile"] + (" (case kept)" if rules["keep_case"] else "")
 
 
 @release.command("import")

@@ -245,7 +245,9 @@
     if (!text.trim()) { out.textContent = ""; return; }
     const r = await call("POST", "/api/v1/validate", {text, language: lang});
     if (input.value !== text) return;  // typed on meanwhile
-    out.textContent = r.data.valid ? "✓ valid template" : (r.data.message || "");
+    // The server's cleaned form is what will be stored: show it when it differs from the typed text.
+    const stored = r.data.valid && r.data.cleaned !== text.trim() ? ` — will be saved as “${r.data.cleaned}”` : "";
+    out.textContent = r.data.valid ? "✓ valid template" + stored : (r.data.message || "");
     out.className = "validation " + (r.data.valid ? "valid" : "invalid");
     input.setAttribute("aria-invalid", r.data.valid ? "false" : "true");
   }, 150);

@@ -1,15 +1,16 @@
 """Agreement voting and coverage filters (SPEC §2): which templates and languages qualify."""
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ..models import (EnglishPattern, LanguageCoverage, RelationCoverage, Template, TranslationLine,
                       TranslationSystem, TupleList)
 from .errors import IngestError
+from .profiles import DEFAULT as DEFAULT_PROFILE, clean_keep_case, get_profile
 from .store import bulk_insert
 
 
@@ -20,6 +21,14 @@ class CandidateParams:
     min_phrases: float = 0.2  # share of the English phrases that must be covered
     min_templates: int = 2  # candidates a relation needs to be usable
     reference: str = "en"  # language whose phrases are the denominator
+    rules: str = DEFAULT_PROFILE  # rule profile (profiles.py): how a raw line becomes a template
+    keep_case: bool = False  # curator profile: vote on a case-folded key, keep the most frequent cased form
+
+    def __post_init__(self) -> None:
+        profile = get_profile(self.rules)
+        if self.keep_case and not profile.name == "curator":
+            raise ValueError(f"case preservation is an option of the curator profile; the {profile.name} "
+                             "profile lower-cases as published")
 
 
 @dataclass
@@ -52,13 +61,49 @@ def current_tuple_counts(session: Session) -> dict[tuple[str, str], int]:
         select(TupleList.language, TupleList.relation_id, TupleList.rows).where(TupleList.current))}
 
 
-def build_candidates(session: Session, params: CandidateParams = CandidateParams()) -> CandidateSummary:
+@dataclass
+class Tally:
+    """Every distinct template of a profile, with who voted for it: a `candidates build` before writing."""
+
+    params: CandidateParams
+    trusted: list[str]
+    english_counts: dict[str, int]  # relations in the profile's scope → English patterns
+    english_phrases: int
+    tuples: dict[tuple[str, str], int]
+    voters: dict[tuple[str, str, str], set[str]]  # (language, relation, key) → systems
+    first: dict[tuple[str, str, str], int]
+    repaired: dict[tuple[str, str, str], bool]
+    display: dict[tuple[str, str, str], str]  # the stored text of a key (its most frequent cased form)
+    line_keys: dict[int, tuple[str, str, str]]  # translation line id → key, for valid lines in scope
+
+    def votes(self, key: tuple[str, str, str]) -> int:
+        systems = self.voters[key]
+        return len(systems) + sum(1 for s in systems if s in self.trusted)
+
+    def is_candidate(self, key: tuple[str, str, str]) -> bool:
+        return not self.voters[key] or self.votes(key) >= self.params.min_votes  # no voters: English ParaRel
+
+    def candidates(self) -> dict[tuple[str, str], list[str]]:
+        out: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for key in sorted(self.voters, key=lambda k: (k[0], k[1], self.first[k], self.display[k])):
+            if self.is_candidate(key):
+                out[key[0], key[1]].append(self.display[key])
+        return out
+
+
+def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tally:
+    """Run the profile over every stored line and count votes; writes nothing."""
+    profile = get_profile(params.rules)
     trusted = sorted(session.scalars(select(TranslationSystem.name).where(TranslationSystem.trusted)))
-    positions = dict(session.execute(select(EnglishPattern.id, EnglishPattern.position)).all())
-    english_counts = dict(session.execute(select(EnglishPattern.relation_id, func.count())
-                                          .group_by(EnglishPattern.relation_id)).all())
-    if not english_counts:
+    patterns = session.execute(select(EnglishPattern.id, EnglishPattern.relation_id, EnglishPattern.position,
+                                      EnglishPattern.pattern)).all()
+    positions = {pid: position for pid, _, position, _ in patterns}
+    all_counts: dict[str, int] = defaultdict(int)
+    for _, rel, _, _ in patterns:
+        all_counts[rel] += 1
+    if not all_counts:
         raise IngestError("database", "no English ParaRel patterns: run `curator ingest pararel` first")
+    english_counts = {rel: n for rel, n in all_counts.items() if n >= profile.min_english_patterns}
     tuples = current_tuple_counts(session)
     english_phrases = sum(n * tuples.get((params.reference, rel), 0) for rel, n in english_counts.items())
     if english_phrases == 0:
@@ -68,62 +113,107 @@ def build_candidates(session: Session, params: CandidateParams = CandidateParams
     voters: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     first: dict[tuple[str, str, str], int] = {}
     repaired: dict[tuple[str, str, str], bool] = defaultdict(bool)
-    lines = select(TranslationLine.language, TranslationLine.relation_id, TranslationLine.cleaned,
-                   TranslationLine.system, TranslationLine.english_pattern_id, TranslationLine.line_no,
-                   TranslationLine.repairs).where(TranslationLine.valid)
-    for lang, rel, text, system, english_id, line_no, repairs in session.execute(lines):
+    forms: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
+    line_keys: dict[int, tuple[str, str, str]] = {}
+    stored = params.rules == DEFAULT_PROFILE  # the curator profile's outcome is stored per line at ingest
+    lines = select(TranslationLine.id, TranslationLine.language, TranslationLine.relation_id, TranslationLine.raw,
+                   TranslationLine.repaired, TranslationLine.cleaned, TranslationLine.system,
+                   TranslationLine.english_pattern_id, TranslationLine.line_no, TranslationLine.repairs)
+    if stored:
+        lines = lines.where(TranslationLine.valid)
+    for line_id, lang, rel, raw, fixed, text, system, english_id, line_no, repairs in session.execute(lines):
+        if rel not in english_counts or (profile.english_from_pararel and lang == params.reference):
+            continue
+        if not stored:
+            outcome = profile.check(raw, lang)
+            if not outcome.valid:
+                continue
+            text, repairs = outcome.cleaned, outcome.repairs
+        shown = clean_keep_case(fixed) if params.keep_case else text
         key = (lang, rel, text)
+        line_keys[line_id] = key
         voters[key].add(system)
+        forms[key][shown] += 1
         position = positions.get(english_id, line_no)
         first[key] = min(first.get(key, position), position)
         repaired[key] |= bool(repairs)
+    if profile.english_from_pararel:
+        for _, rel, position, pattern in patterns:
+            if rel in english_counts:
+                key = (params.reference, rel, profile.clean_english(pattern))
+                voters.setdefault(key, set())  # no MT votes: the published pipeline takes every pattern
+                forms[key][key[2]] += 1
+                first[key] = min(first.get(key, position), position)
+    # The most frequent form; ties go to the alphabetically first, so a rebuild is stable.
+    display = {key: min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0] for key, counter in forms.items()}
+    return Tally(params, trusted, english_counts, english_phrases, tuples, voters, first, repaired, display,
+                 line_keys)
 
-    existing = {(t.language, t.relation_id, t.text): t for t in session.scalars(select(Template))}
-    new_rows = []
+
+def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict]]:
+    """Usable relations (≥ min_templates candidates and tuples) and included languages (§2 shares)."""
     per_relation: dict[tuple[str, str], int] = defaultdict(int)
     per_language_templates: dict[str, int] = defaultdict(int)
-    for key, systems in voters.items():
-        votes = len(systems) + sum(1 for s in systems if s in trusted)
-        values = dict(systems=sorted(systems), votes=votes, first_position=first[key],
-                      repaired=repaired[key], is_candidate=votes >= params.min_votes)
+    for key in t.voters:
         per_language_templates[key[0]] += 1
-        if values["is_candidate"]:
+        if t.is_candidate(key):
             per_relation[key[0], key[1]] += 1
-        template = existing.pop(key, None)
+    rows, relation_rows = [], []
+    p = t.params
+    for lang in sorted(per_language_templates):
+        usable = phrases = candidates = 0
+        for rel in sorted(t.english_counts):
+            n = per_relation.get((lang, rel), 0)
+            k = t.tuples.get((lang, rel), 0)
+            ok = n >= p.min_templates and k > 0
+            candidates += n
+            relation_rows.append(dict(language=lang, relation_id=rel, candidates=n, tuples=k, usable=ok))
+            if ok:
+                usable += 1
+                phrases += n * k
+        row = LanguageRow(lang, per_language_templates[lang], candidates, usable, usable / len(t.english_counts),
+                          phrases, phrases / t.english_phrases, False)
+        row.included = row.relation_share >= p.min_relations and row.phrase_share >= p.min_phrases
+        rows.append(row)
+    return rows, relation_rows
+
+
+def build_candidates(session: Session, params: CandidateParams = CandidateParams()) -> CandidateSummary:
+    t = tally(session, params)
+    existing = {(x.language, x.relation_id, x.text): x for x in session.scalars(select(Template))}
+    new_rows = []
+    for key in t.voters:
+        text = t.display[key]
+        values = dict(systems=sorted(t.voters[key]), votes=t.votes(key), first_position=t.first[key],
+                      repaired=t.repaired[key], is_candidate=t.is_candidate(key))
+        template = existing.pop((key[0], key[1], text), None)
         if template is None:
-            new_rows.append(dict(language=key[0], relation_id=key[1], text=key[2], **values))
+            new_rows.append(dict(language=key[0], relation_id=key[1], text=text, **values))
         else:
             for name, value in values.items():
                 setattr(template, name, value)
-    for template in existing.values():  # no system produces it any more: keep the row, drop the votes
+    for template in existing.values():  # no line yields it under these rules: keep the row, drop the votes
         template.systems, template.votes, template.is_candidate = [], 0, False
     session.flush()
     bulk_insert(session, Template.__table__, new_rows)
 
-    summary = CandidateSummary(params, trusted, len(english_counts), english_phrases)
+    summary = CandidateSummary(params, t.trusted, len(t.english_counts), t.english_phrases)
+    summary.languages, relation_rows = coverage(t)
     session.execute(delete(RelationCoverage))
     session.execute(delete(LanguageCoverage))
-    coverage_rows = []
-    for lang in sorted(per_language_templates):
-        usable = 0
-        phrases = 0
-        candidates = 0
-        for rel in sorted(english_counts):
-            n = per_relation.get((lang, rel), 0)
-            t = tuples.get((lang, rel), 0)
-            ok = n >= params.min_templates and t > 0
-            candidates += n
-            coverage_rows.append(dict(language=lang, relation_id=rel, candidates=n, tuples=t, usable=ok))
-            if ok:
-                usable += 1
-                phrases += n * t
-        row = LanguageRow(lang, per_language_templates[lang], candidates, usable, usable / len(english_counts),
-                          phrases, phrases / english_phrases, False)
-        row.included = row.relation_share >= params.min_relations and row.phrase_share >= params.min_phrases
-        summary.languages.append(row)
-        session.add(LanguageCoverage(language=lang, usable_relations=usable, relation_share=row.relation_share,
-                                     phrases=phrases, phrase_share=row.phrase_share, included=row.included,
-                                     params=asdict(params)))
-    bulk_insert(session, RelationCoverage.__table__, coverage_rows)
+    for row in summary.languages:
+        session.add(LanguageCoverage(language=row.language, usable_relations=row.usable_relations,
+                                     relation_share=row.relation_share, phrases=row.phrases,
+                                     phrase_share=row.phrase_share, included=row.included, params=asdict(params)))
+    bulk_insert(session, RelationCoverage.__table__, relation_rows)
     session.flush()
     return summary
+
+
+def current_params(session: Session) -> CandidateParams | None:
+    """The parameters (rule profile included) of the last `candidates build`, if any."""
+    stored = session.scalar(select(LanguageCoverage.params).limit(1))
+    if not stored:
+        return None
+    known = {f for f in CandidateParams.__dataclass_fields__}
+    return CandidateParams(**{k: v for k, v in stored.items() if k in known})

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..models import VersionPattern
-from .versions import get_version
+from .versions import get_version, version_rules
 
 
 @dataclass
@@ -35,6 +35,11 @@ def _patterns(session: Session, version_id: int) -> dict[tuple[str, str], dict[s
             .order_by(VersionPattern.position)):
         out[lang, rel][pattern] = checked
     return out
+
+
+def diff_rules(session: Session, a: str, b: str) -> dict[str, dict | None]:
+    """The candidate rule profile of each side: a diff across profiles says so."""
+    return {a: version_rules(get_version(session, a)), b: version_rules(get_version(session, b))}
 
 
 def diff_versions(session: Session, a: str, b: str) -> list[RelationDiff]:

@@ -21,7 +21,7 @@ from .. import languages
 from ..ingest.errors import IngestError
 from ..models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from .stats import dataset_stats
-from .versions import get_version
+from .versions import get_version, version_rules
 
 TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
 
@@ -67,6 +67,7 @@ def manifest(version: DatasetVersion, digests: dict[str, str], stats: dict) -> d
         "kind": version.kind,
         "created": version.created_at.isoformat(timespec="seconds"),
         "policy": params.get("policy"),
+        "rules": version_rules(version),
         "params": params,
         "review": review,
         "source": version.source,
@@ -104,6 +105,18 @@ def review_section(review: dict | None, policy: str | None) -> list[str]:
     return lines
 
 
+def rules_section(rules: dict | None) -> list[str]:
+    from ..ingest.profiles import PROFILES
+
+    if rules is None:
+        return ["", "## Candidate rules", "", "Imported release: the rules its candidates were made with are not known."]
+    profile = PROFILES.get(rules["profile"])
+    case = ("words keep their case (votes on a case-folded key, the most frequent cased form kept)"
+            if rules["keep_case"] else "templates are lower-cased except the placeholders, as in mParaRel")
+    return ["", "## Candidate rules", "",
+            f"Rule profile `{rules['profile']}`: {profile.description if profile else 'unknown'}; {case}."]
+
+
 def dataset_card(info: dict, hf: bool = False) -> str:
     stats = info["statistics"]
     front = []
@@ -128,6 +141,7 @@ def dataset_card(info: dict, hf: bool = False) -> str:
         "- Templates: machine translations of ParaRel by several systems, kept when systems agree"
         " (mParaRel, Fierro & Søgaard, 2022), optionally reviewed by native speakers.",
         "- Subjects and objects: T-REx / Wikidata labels (CC0 / CC BY-SA as their sources state).",
+        *rules_section(info.get("rules")),
         "",
         "## Statistics",
         f"- languages: {len(stats['languages'])}",

@@ -48,6 +48,18 @@ def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVer
     return version
 
 
+def version_rules(version: DatasetVersion) -> dict | None:
+    """The candidate rule profile a version's templates were made with (a reviewed version
+    inherits its parent's); None for imported releases, whose rules curator cannot know."""
+    while version is not None:
+        coverage = (version.params or {}).get("coverage")
+        if coverage is not None:
+            # versions built before profiles existed used today's default rules
+            return {"profile": coverage.get("rules", "curator"), "keep_case": bool(coverage.get("keep_case", False))}
+        version = version.parent
+    return None
+
+
 def summarize(session: Session, version: DatasetVersion) -> VersionSummary:
     rows = session.execute(select(VersionPattern.language, VersionPattern.relation_id)
                            .where(VersionPattern.version_id == version.id)).all()

@@ -12,7 +12,7 @@ from ..review.service import ReviewError
 from ..review.stats import review_summary, summary_csv
 from ..web import db
 from .charts import language_bars
-from .diff import diff_versions
+from .diff import diff_rules, diff_versions
 from .merge import POLICIES, build_from_review, latest_candidates, plan
 from .versions import get_version, language_counts, list_versions
 
@@ -91,7 +91,7 @@ def diff():
     session = db()
     a, b = request.args.get("a", ""), request.args.get("b", "")
     diffs = _call(diff_versions, session, a, b)
-    return render_template("diff.html", a=a, b=b, diffs=diffs)
+    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=_call(diff_rules, session, a, b))
 
 
 def _call(fn, *args):

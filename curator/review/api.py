@@ -112,7 +112,7 @@ def validate():
     lang = body.get("language", "")
     service.get_assignment(db(), current_user, lang)
     try:
-        cleaned = service.validate_template(body.get("text"), lang)
+        cleaned = service.validate_template(body.get("text"), lang, service.keeps_case(db()))
     except ReviewError as exc:
         return jsonify(valid=False, message=exc.message)
     return jsonify(valid=True, cleaned=cleaned)

@@ -14,7 +14,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from .. import languages
+from ..ingest.candidates import current_params
 from ..ingest.clean import PLACEHOLDER, check
+from ..ingest.profiles import case_key, check_keep_case, get_profile
 from ..models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
 
@@ -135,12 +137,8 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
     relation = session.get(Relation, item.relation_id)
     english = session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == relation.id)
                               .order_by(EnglishPattern.position)).all()
-    lines = session.execute(
-        select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern)
-        .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
-        .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id,
-               TranslationLine.cleaned == template.text)
-        .order_by(TranslationLine.system, TranslationLine.line_no)).all()
+    params = current_params(session)
+    lines = template_sources(session, template, params)
     examples = session.execute(
         select(Tuple.sub_label, Tuple.obj_label)
         .join(TupleList, TupleList.id == Tuple.list_id)
@@ -167,7 +165,35 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
         "decision": _decision_dict(current) if current else None,
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
+        "rules": {"profile": params.rules if params else "curator", "keep_case": bool(params and params.keep_case)},
     }
+
+
+def template_sources(session: Session, template: Template, params) -> list[tuple[str, str, list, str | None]]:
+    """The MT lines that yield `template` under the rules its candidates were built with.
+
+    The curator profile's outcome is stored per line; other profiles are re-run on the raw
+    lines of the relation (a few dozen), so a template only the published rules make still
+    shows where it came from and what was changed.
+    """
+    rows = session.execute(
+        select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern,
+               TranslationLine.cleaned)
+        .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
+        .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id)
+        .order_by(TranslationLine.system, TranslationLine.line_no)).all()
+    rules = params.rules if params else "curator"
+    out = []
+    for system, raw, repairs, english, cleaned in rows:
+        if rules == "curator":
+            key = case_key(template.text) if params is not None and params.keep_case else template.text
+            if cleaned == key:
+                out.append((system, raw, repairs, english))
+            continue
+        outcome = get_profile(rules).check(raw, template.language)
+        if outcome.cleaned == template.text:
+            out.append((system, raw, [r.to_dict() for r in outcome.repairs], english))
+    return out
 
 
 def _signals(session: Session, template: Template) -> dict:
@@ -191,13 +217,24 @@ def _decision_dict(d: Decision) -> dict:
             "retracted": d.retracted, "source": d.source}
 
 
-def validate_template(text: str, language: str) -> str:
-    """The cleaned template, or a ReviewError (422) saying what is wrong."""
+def keeps_case(session: Session) -> bool:
+    """Whether the current candidates keep the case of words (curator profile, --keep-case).
+
+    The published rule lower-cases every template; amendments and suggestions are stored
+    the same way as the candidates they sit beside, so German nouns keep their capitals
+    only when the candidates do.
+    """
+    params = current_params(session)
+    return bool(params and params.keep_case)
+
+
+def validate_template(text: str, language: str, keep_case: bool = False) -> str:
+    """The cleaned template as it will be stored, or a ReviewError (422) saying what is wrong."""
     if not isinstance(text, str) or not text.strip():
         raise ReviewError("Write a template first.", 422)
     if len(text) > 500:
         raise ReviewError("That template is too long (500 characters at most).", 422)
-    outcome = check(text, language)
+    outcome = check_keep_case(text, language) if keep_case else check(text, language)
     if not outcome.valid:
         hint = {"missing [X]": "it needs the subject slot [X]", "missing [Y]": "it needs the object slot [Y]"}
         raise ReviewError(f"Not saved: {hint.get(outcome.reason, outcome.reason)}. "
@@ -221,7 +258,7 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
     cleaned = raw = None
     if decision == "amend":
         raw = correction
-        cleaned = validate_template(correction or "", assignment.language)
+        cleaned = validate_template(correction or "", assignment.language, keeps_case(session))
         if cleaned == template.text:
             raise ReviewError("The correction is the same as the template: accept it instead.", 422)
     if seconds is not None:
@@ -271,7 +308,7 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
                                                         Suggestion.request_id == request_id))
         if known is not None:
             return known, False
-    cleaned = validate_template(text, assignment.language)
+    cleaned = validate_template(text, assignment.language, keeps_case(session))
     same = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
                                                    Suggestion.language == assignment.language,
                                                    Suggestion.relation_id == relation, Suggestion.text == cleaned,

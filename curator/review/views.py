@@ -6,7 +6,7 @@ from flask_login import current_user, login_required
 
 from .. import languages
 from ..web import db
-from .service import get_assignment, history, progress, queue
+from .service import get_assignment, history, keeps_case, progress, queue
 
 bp = Blueprint("review", __name__)
 
@@ -28,9 +28,10 @@ def home():
 @bp.get("/review/<lang>")
 @login_required
 def screen(lang: str):
-    assignment = get_assignment(db(), current_user, lang)
+    session = db()
+    assignment = get_assignment(session, current_user, lang)
     return render_template("review.html", lang=lang, name=languages.name(lang), dir=languages.direction(lang),
-                           assignment=assignment)
+                           assignment=assignment, keep_case=keeps_case(session))
 
 
 @bp.get("/review/<lang>/history")

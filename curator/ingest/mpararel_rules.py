@@ -1,0 +1,116 @@
+"""The published mParaRel candidate procedure, step for step, for the `mpararel` rule profile.
+
+Researchers compare with the published release before they trust an improvement, so this
+module reproduces what the published pipeline did to one raw MT line, quirks included:
+
+1. a line that already holds exactly one ``[X]`` and one ``[Y]`` is left alone; any other
+   line gets the general bracket normalisation (``[ x ]``, ``[[Y]]`` → ``[X]``/``[Y]``), a bare
+   ``X``/``Y`` letter promoted to a placeholder when the slot is missing, and the
+   language-specific fixes of ``mpararel_fixes.json``;
+2. validity is tested on that text before cleaning: exactly one ``[X]`` and one ``[Y]`` and
+   not made only of placeholder characters, dots, commas and spaces;
+3. cleaning lower-cases everything, restores ``[X]``/``[Y]``, drops ``.``, ``:`` and ``。``,
+   collapses runs of plain spaces and removes one trailing space — it does not strip leading
+   spaces or other whitespace, exactly as published.
+
+Everything broader (look-alike letters in every language, other transliterations, other
+bracket shapes) is the `curator` profile's business (placeholders.py, clean.py).
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from .clean import Checked
+from .placeholders import Repair
+
+FIXES_PATH = Path(__file__).with_name("mpararel_fixes.json")
+
+_BRACKETED = {slot: re.compile(r"\[+ ?[%s%s] ?\]+" % (slot, slot.lower())) for slot in "XY"}
+_DOUBLED = {slot: re.compile(r"\[+%s\]+" % slot) for slot in "XY"}
+_LOWER_SLOT = {slot: re.compile(r"\[+ ?%s ?\]+" % slot.lower()) for slot in "XY"}
+# The published validity test rejects a template made only of these characters (its regex
+# is a character class holding backspace, brackets, X, Y, dot, comma and space).
+_ONLY_SLOTS = re.compile(r"^[\x08\[\]XY., ]+$")  # "$" also before a final newline, as published
+_DROPPED = re.compile(r"[.:。]")
+
+
+@lru_cache(maxsize=2)
+def load_fixes(path: str = str(FIXES_PATH)) -> dict[str, list[dict]]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    fixes = data["languages"]
+    for lang, steps in fixes.items():
+        for i, step in enumerate(steps):
+            if step.get("step") not in (None, "normalise") or ("step" not in step and not {"find", "replace"} <= set(step)):
+                raise ValueError(f"{path}: {lang} step {i} needs 'find' and 'replace' or 'step': 'normalise'")
+    return fixes
+
+
+def _normalise(text: str, repairs: list[Repair], rule: str) -> str:
+    for slot, pattern in _BRACKETED.items():
+        def sub(match: re.Match[str], slot: str = slot) -> str:
+            target = f"[{slot}]"
+            if match.group(0) != target:
+                repairs.append(Repair(match.group(0), target, rule))
+            return target
+        text = pattern.sub(sub, text)
+    return text
+
+
+def fix(text: str, language: str | None) -> tuple[str, list[Repair]]:
+    """The published fix for a line lacking exactly one [X] and one [Y] (with the repairs made)."""
+    repairs: list[Repair] = []
+    text = _normalise(text, repairs, "mpararel:bracket")
+    for slot in "XY":
+        if f"[{slot}]" not in text and slot in text:
+            text = text.replace(slot, f"[{slot}]", 1)
+            repairs.append(Repair(slot, f"[{slot}]", "mpararel:letter"))
+    for step in load_fixes().get(language or "", ()):
+        if step.get("step") == "normalise":
+            text = _normalise(text, repairs, "mpararel:bracket")
+            continue
+        if "if_present" in step and step["if_present"] not in text:
+            continue
+        if "if_absent" in step and step["if_absent"] in text:
+            continue
+        if step["find"] in text:
+            text = text.replace(step["find"], step["replace"], -1 if step.get("all") else 1)
+            repairs.append(Repair(step["find"], step["replace"], f"mpararel:{language}"))
+    for slot, pattern in _DOUBLED.items():
+        text = pattern.sub(f"[{slot}]", text)
+    return text, repairs
+
+
+def invalid_reason(text: str) -> str | None:
+    """The published validity test, with curator's wording for why a line fails it."""
+    for slot in ("[X]", "[Y]"):
+        n = text.count(slot)
+        if n == 0:
+            return f"missing {slot}"
+        if n > 1:
+            return f"{slot} appears {n} times"
+    if _ONLY_SLOTS.match(text):
+        return "no text besides the placeholders"
+    return None
+
+
+def clean(text: str) -> str:
+    """The published cleaning: lower-case, restore the slots, drop . : 。, collapse spaces."""
+    text = text.lower()
+    for slot, pattern in _LOWER_SLOT.items():
+        text = pattern.sub(f"[{slot}]", text)
+    text = _DROPPED.sub("", text)
+    text = re.sub(r" +", " ", text)
+    return text[:-1] if text.endswith(" ") else text
+
+
+def check(raw: str, language: str | None = None) -> Checked:
+    """One raw MT line through the published fix → validate → clean sequence."""
+    if raw.count("[X]") == 1 and raw.count("[Y]") == 1:
+        fixed, repairs = raw, []
+    else:
+        fixed, repairs = fix(raw, language)
+    reason = invalid_reason(fixed)
+    return Checked(raw, fixed, repairs, None if reason else clean(fixed), reason)

@@ -1,0 +1,84 @@
+"""Candidate rule profiles (SPEC §2): which procedure turns a raw MT line into a template.
+
+A profile is chosen per `candidates build` and recorded with the candidates (coverage
+params → version params → manifest and dataset card), so every release says how its
+candidates were made. Two are registered:
+
+- ``curator`` (default): the broader, data-driven repairs of placeholders.py and the
+  cleaning of clean.py, stored per line at ingest; optionally case-preserving (votes on a
+  case-folded key, the most frequent cased form is kept) for languages such as German.
+- ``mpararel``: exactly the published procedure (mpararel_rules.py), so the published
+  candidate sets can be reproduced and compared with.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .clean import DROPPED, PLACEHOLDER, SPACES, Checked, check as curator_check
+from . import mpararel_rules
+
+
+@dataclass(frozen=True)
+class RuleProfile:
+    name: str
+    description: str
+    # English templates: voted from the systems' `en` files like any language (False), or every
+    # cleaned ParaRel pattern as the published pipeline did (True).
+    english_from_pararel: bool = False
+    # Only relations whose English ParaRel has at least this many patterns take part.
+    min_english_patterns: int = 1
+    lowercases: bool = True
+
+    def check(self, raw: str, language: str | None) -> Checked:
+        return curator_check(raw, language)
+
+    def clean_english(self, pattern: str) -> str:
+        return curator_check(pattern, "en").cleaned or pattern
+
+
+@dataclass(frozen=True)
+class MpararelProfile(RuleProfile):
+    def check(self, raw: str, language: str | None) -> Checked:
+        return mpararel_rules.check(raw, language)
+
+    def clean_english(self, pattern: str) -> str:
+        return mpararel_rules.clean(pattern)
+
+
+PROFILES: dict[str, RuleProfile] = {
+    "curator": RuleProfile(
+        "curator", "curator's placeholder repair (bracket, spacing, case, look-alike, transliteration, translated "
+        "and suffix variants in any script), then SPEC §2 cleaning and validation; candidates by agreement voting"),
+    "mpararel": MpararelProfile(
+        "mpararel", "the published mParaRel procedure exactly: its placeholder normalisation and per-language fixes "
+        "for lines lacking one [X] and one [Y], its validity test, its cleaning; English = every cleaned ParaRel "
+        "pattern; relations with at least 2 English patterns (the published 38)",
+        english_from_pararel=True, min_english_patterns=2),
+}
+DEFAULT = "curator"
+
+
+def get_profile(name: str) -> RuleProfile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown rule profile {name!r} (known: {', '.join(PROFILES)})") from None
+
+
+def clean_keep_case(text: str) -> str:
+    """SPEC §2 cleaning without lower-casing: the display form of a case-preserving profile."""
+    return SPACES.sub(" ", text.translate(DROPPED)).strip()
+
+
+def case_key(text: str) -> str:
+    """The form votes are counted on when case is kept: lower-case except the placeholders."""
+    return "".join(p if PLACEHOLDER.fullmatch(p) else p.lower() for p in PLACEHOLDER.split(text))
+
+
+def check_keep_case(text: str, language: str | None) -> Checked:
+    """curator's repair and validation, with the case of the words kept (reviewers' amendments)."""
+    outcome = curator_check(text, language)
+    if not outcome.valid:
+        return outcome
+    # Case never changes validity: the placeholders are matched in upper case either way.
+    return Checked(outcome.raw, outcome.repaired, outcome.repairs, clean_keep_case(outcome.repaired), None)

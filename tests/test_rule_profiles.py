@@ -1,0 +1,137 @@
+"""Rule profiles (SPEC §2): the published procedure step for step, and case preservation.
+
+The expectations are worked out by hand from the published pipeline's rules: a line with
+exactly one [X] and one [Y] is never touched, validity is judged before cleaning, cleaning
+lower-cases and strips only one trailing space.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from curator.ingest import mpararel_rules
+from curator.ingest.candidates import CandidateParams
+from curator.ingest.profiles import case_key, check_keep_case, get_profile
+from curator.models import Template
+
+from .conftest import SEED, Browser
+
+
+@pytest.mark.parametrize("raw, language, cleaned", [
+    # untouched when the slots are already right, however odd the rest (published kept these)
+    ("[ [X] ]는 [ [Y] ]에 있습니다.", "ko", "[ [X] ]는 [ [Y] ]에 있습니다"),
+    # general bracket normalisation, then lower-casing
+    ("[x] Работает как [y]", "ru", "[X] работает как [Y]"),
+    ("[[X]] nació en [ Y ].", "es", "[X] nació en [Y]"),
+    # a bare capital letter becomes the missing slot — before the Korean bracket fix, as published
+    ("【Y】는 【 X】의 전문화입니다.", "ko", "[Y]는 [ [X]의 전문화입니다"),
+    ("【X】는【Y】에 있습니다.", "ko", "[X]는[Y]에 있습니다"),
+    # per-language transliterations
+    ("[এক্স] [ওয়াই] বিশেষজ্ঞ।", "bn", "[X] [Y] বিশেষজ্ঞ।"),
+    ("[X], ով աշխատում է որպես [Յ]։", "hy", "[X], ով աշխատում է որպես [Y]։"),
+    ("[Y] είναι η εξειδίκευση [\u03a7].", "el", "[Y] είναι η εξειδίκευση [X]"),
+    # Greek omicron stands for whichever slot is missing
+    ("[\u039f] γεννήθηκε στο [Y]", "el", "[X] γεννήθηκε στο [Y]"),
+    ("[X] γεννήθηκε στο [\u039f]", "el", "[X] γεννήθηκε στο [Y]"),
+    # only one trailing space goes, leading spaces stay, other whitespace is not collapsed
+    ("  [X]  is   in [Y] .", "en", " [X] is in [Y]"),
+    ("[X]\u00a0is in [Y]", "en", "[X]\u00a0is in [Y]"),
+])
+def test_published_procedure_by_hand(raw, language, cleaned):
+    outcome = mpararel_rules.check(raw, language)
+    assert outcome.valid and outcome.cleaned == cleaned
+
+
+@pytest.mark.parametrize("raw, language, reason", [
+    ("[X] مجال العمل هو [ص].", "ar", "missing [Y]"),  # curator repairs the Arabic letter; the published rules do not
+    ("[Х] родился в [Y]", "ru", "missing [X]"),  # Cyrillic ha is only fixed for kk and tg
+    ("[X] [Y].", "en", "no text besides the placeholders"),
+    ("[X], [Y] ,[X]", "en", "[X] appears 2 times"),
+    ("[X] is [Y]\u00a0", "en", None),  # valid: a no-break space is text to the published test
+])
+def test_published_validity(raw, language, reason):
+    assert mpararel_rules.check(raw, language).reason == reason
+
+
+def test_validity_is_judged_before_cleaning():
+    # A lower-case third slot passes the published (case-sensitive) count and is then
+    # cleaned into a second [X]: the published pipeline kept such lines, and so must we.
+    outcome = mpararel_rules.check("[X] ve [x] [Y] içindedir", "tr")
+    assert outcome.valid and outcome.cleaned == "[X] ve [X] [Y] içindedir"
+    # while curator's rules see two subjects
+    assert get_profile("curator").check("[X] ve [x] [Y] içindedir", "tr").reason == "[X] appears 2 times"
+
+
+def test_repairs_are_recorded_for_reviewers():
+    outcome = mpararel_rules.check("[এক্স] [ওয়াই] বিশেষজ্ঞ।", "bn")
+    assert [r.to_dict() for r in outcome.repairs] == [
+        {"from": "[এক্স]", "to": "[X]", "rule": "mpararel:bn"}, {"from": "[ওয়াই]", "to": "[Y]", "rule": "mpararel:bn"}]
+    assert mpararel_rules.check("[X] nació en [Y].", "es").repairs == []
+
+
+def test_keep_case_keeps_words_and_validates_the_same():
+    outcome = check_keep_case("[x] ist eine in [Y] geborene Person.", "de")
+    assert outcome.cleaned == "[X] ist eine in [Y] geborene Person"
+    assert case_key(outcome.cleaned) == "[X] ist eine in [Y] geborene person"
+    assert check_keep_case("Eine Person aus [Y]", "de").reason == "missing [X]"
+
+
+def test_keep_case_belongs_to_the_curator_profile(cli):
+    with pytest.raises(ValueError, match="curator profile"):
+        CandidateParams(rules="mpararel", keep_case=True)
+    with pytest.raises(ValueError, match="unknown rule profile"):
+        CandidateParams(rules="nope")
+    cli("init")
+    result = cli("candidates", "build", "--rules", "mpararel", "--keep-case", ok=False)
+    assert result.exit_code == 2 and "--keep-case" in result.output and "Traceback" not in result.output
+
+
+def _seed(cli, tmp_path, lines_by_system: dict[str, list[str]]):
+    """The demo seed plus German P19 translations written here, one file per system."""
+    root = tmp_path / "translations"
+    for system, lines in lines_by_system.items():
+        folder = root / system / "de"
+        folder.mkdir(parents=True)
+        english = [json.loads(x) for x in (SEED / "pararel" / "patterns" / "P19.jsonl").read_text().splitlines()]
+        rows = [dict(e, pattern=lines[i % len(lines)]) for i, e in enumerate(english)]
+        (folder / "P19.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    cli("init")
+    cli("ingest", "pararel", SEED / "pararel" / "patterns")
+    cli("ingest", "translations", root)
+
+
+def test_keep_case_votes_on_the_folded_key_and_keeps_the_most_frequent_form(cli, sessions, tmp_path):
+    _seed(cli, tmp_path, {
+        "pararel_google": ["[X] ist eine in [Y] geborene Person."],
+        "pararel_opus_mt": ["[X] ist eine in [Y] geborene person."],
+        "pararel_m2m100_big": ["[X] ist eine in [Y] geborene Person"],
+    })
+    cli("ingest", "tuples", SEED / "tuples")
+    cli("candidates", "build", "--keep-case", "--min-relations", "0", "--min-phrases", "0")
+    with sessions() as s:
+        rows = s.execute(select(Template.text, Template.votes, Template.is_candidate)
+                         .where(Template.language == "de", Template.is_candidate)).all()
+    # three systems agree once case is folded; two of three wrote "Person"
+    assert rows == [("[X] ist eine in [Y] geborene Person", 3, True)]
+    cli("candidates", "build", "--min-relations", "0", "--min-phrases", "0")
+    with sessions() as s:
+        texts = s.scalars(select(Template.text).where(Template.language == "de", Template.is_candidate)).all()
+    assert texts == ["[X] ist eine in [Y] geborene person"]
+
+
+def test_amendments_are_stored_in_the_candidates_case(review_app, cli):
+    ana = Browser(review_app).login("ana@example.org")
+    text = "[X] Nació en [Y]"
+    live = ana.post("/api/v1/validate", {"text": text, "language": "es"}).get_json()
+    assert live == {"valid": True, "cleaned": "[X] nació en [Y]"}  # the seed's candidates are lower-cased
+    page = ana.get("/review/es").get_data(as_text=True)
+    assert "stored in lower case" in page
+    cli("candidates", "build", "--keep-case")
+    live = ana.post("/api/v1/validate", {"text": text, "language": "es"}).get_json()
+    assert live == {"valid": True, "cleaned": "[X] Nació en [Y]"}
+    assert "Capital letters are kept" in ana.get("/review/es").get_data(as_text=True)
+    item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
+    saved = ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": "amend", "correction": text + "."})
+    assert saved.status_code == 201 and saved.get_json()["decision"]["correction"] == "[X] Nació en [Y]"
