@@ -13,6 +13,9 @@ from .config import PROJECT_ROOT, database_url
 from .db import make_engine, make_session_factory, transaction
 from .ingest.errors import IngestError
 from .ingest.profiles import PROFILES as RULE_PROFILES
+from .probe.convention import CHOICES as CONVENTIONS
+from .probe.convention import DEFAULT as DEFAULT_CONVENTION
+from .probe.convention import Convention
 
 SEED = PROJECT_ROOT / "seed"
 
@@ -585,7 +588,21 @@ _languages_option = click.option("--languages", default="", help="Comma-separate
 _relations_option = click.option("--relations", default="", help="Comma-separated relation ids (default: all).")
 _nm_option = click.option("--nm-relations", default=None, metavar="P47,P530,…",
                           help="N-M relations, reported as determinism and kept out of the other metrics "
-                               "(default: those LAMA types N-M; '' for none).")
+                               "(default: those LAMA types N-M; '' for none). Convention pararel only.")
+_convention_option = click.option(
+    "--convention", type=click.Choice(CONVENTIONS), default=DEFAULT_CONVENTION.value, show_default=True,
+    help="What the averages take. pararel: N-M relations only as determinism, left out of every other "
+         "average. mpararel: every relation with ≥ 2 templates, N-M included, in every average, subjects "
+         "with several objects dropped — the published mParaRel run_evaluation.py --remove_repeated_subjects.")
+
+
+def _convention(convention: str, nm_relations: str | None) -> Convention:
+    """The Convention, refusing an N-M list it would ignore (mpararel sets no relation apart)."""
+    chosen = Convention(convention)
+    if chosen is Convention.MPARAREL and nm_relations is not None:
+        raise click.UsageError("--nm-relations applies to --convention pararel only: mpararel averages every "
+                               "relation alike")
+    return chosen
 
 
 def _analysis_errors(fn, *args, **kwargs):
@@ -599,18 +616,24 @@ def _analysis_errors(fn, *args, **kwargs):
 
 @main.command()
 @_run_option
-@click.option("--json", "as_json", is_flag=True, help="One JSON object keyed by language, then metric.")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object: the convention, then by_language (or by_relation) keyed by language, then metric.")
 @click.option("--by", type=click.Choice(["language", "relation"]), default="language", show_default=True)
 @_languages_option
 @_relations_option
 @_nm_option
-def metrics(run_dir: str, as_json: bool, by: str, languages: str, relations: str, nm_relations: str | None) -> None:
+@_convention_option
+def metrics(run_dir: str, as_json: bool, by: str, languages: str, relations: str, nm_relations: str | None,
+            convention: str) -> None:
     """Consistency, accuracy, consistency-accuracy and friends of a probe run (ours or mParaRel format)."""
+    from .probe.convention import as_record, describe
     from .probe.metrics import LABELS, METRICS, run_metrics
     from .probe.results import iter_relations
 
+    chosen = _convention(convention, nm_relations)
+    nm = _nm(nm_relations)
     by_language, by_relation = _analysis_errors(
-        lambda: run_metrics(iter_relations(run_dir, _csv(languages), _csv(relations)), _nm(nm_relations)))
+        lambda: run_metrics(iter_relations(run_dir, _csv(languages), _csv(relations)), nm, chosen))
 
     def clean(v):
         return None if isinstance(v, float) and v != v else v
@@ -622,8 +645,10 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: str, relations: str
         else:
             data = {lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
                     for lang, rels in by_relation.items()}
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data}, indent=2,
+                              ensure_ascii=False))
         return
+    click.echo(describe(chosen, nm))
     short = {"consistency": "Cons", "accuracy": "Acc", "consistency_accuracy": "C-A", "succ_patt": "S-Patt",
              "succ_objs": "S-Objs", "know_const": "K-Const", "unk_const": "U-Const", "majority": "Major",
              "determinism": "Determ"}
@@ -688,19 +713,25 @@ def rankc(run_dir: str, languages: str, relations: str, as_json: bool, plot: str
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True)
 @click.option("--seed", default=0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="The convention, then by_language keyed by language, then metric.")
+@_convention_option
 def compare(run_a: str, run_b: str, languages: str, relations: str, nm_relations: str | None, replicates: int,
-            confidence: float, seed: int, as_json: bool) -> None:
+            confidence: float, seed: int, as_json: bool, convention: str) -> None:
     """Per language and metric: RUN_A, RUN_B, B − A and a paired bootstrap interval over shared tuples."""
     from .probe.compare import as_json as compare_json
     from .probe.compare import compare_runs
+    from .probe.convention import describe
     from .probe.metrics import LABELS
 
-    rows = _analysis_errors(compare_runs, run_a, run_b, _csv(languages), _csv(relations), _nm(nm_relations),
-                            replicates, confidence, seed)
+    chosen = _convention(convention, nm_relations)
+    nm = _nm(nm_relations)
+    rows = _analysis_errors(compare_runs, run_a, run_b, _csv(languages), _csv(relations), nm,
+                            replicates, confidence, seed, chosen)
     if as_json:
-        click.echo(json.dumps(compare_json(rows), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(compare_json(rows, chosen, nm), indent=2, ensure_ascii=False))
         return
+    click.echo(describe(chosen, nm))
     pct = f"{100 * confidence:g}% CI"
     click.echo(f"{'lang':<6}{'metric':<22}{'A':>7}{'B':>7}{'B−A':>8}{pct:>18}{'tuples':>8}")
     for r in rows:
@@ -715,12 +746,15 @@ def compare(run_a: str, run_b: str, languages: str, relations: str, nm_relations
 @click.argument("out", type=click.Path(file_okay=False))
 @_languages_option
 @_nm_option
-def report(run_dir: str, out: str, languages: str, nm_relations: str | None) -> None:
-    """Write an HTML report (and PNG charts) of a probe run to OUT."""
+@_convention_option
+def report(run_dir: str, out: str, languages: str, nm_relations: str | None, convention: str) -> None:
+    """Write an HTML report (and PNG charts) of a probe run to OUT; the page names its convention."""
     from .probe.report import build_report
 
-    path = _analysis_errors(build_report, run_dir, out, nm_relations=_nm(nm_relations), languages=_csv(languages))
-    click.echo(f"wrote {path}")
+    chosen = _convention(convention, nm_relations)
+    path = _analysis_errors(build_report, run_dir, out, nm_relations=_nm(nm_relations), languages=_csv(languages),
+                            convention=chosen)
+    click.echo(f"wrote {path} (convention {chosen.value})")
 
 
 @main.group()

@@ -293,12 +293,15 @@ def test_cli_metrics_rankc_compare_import(tmp_path):
     out = cli.invoke(main, ["metrics", str(run), "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
+    assert data["convention"]["name"] == "pararel" and "P47" in data["convention"]["nm_relations"]
+    data = data["by_language"]
     assert set(data) == {"ar", "en", "es"}
     by_language, _ = run_metrics(iter_relations(run))
     assert data["es"]["accuracy"]["mean"] == pytest.approx(by_language["es"]["accuracy"]["mean"])
     assert data["es"]["determinism"]["mean"] is None  # no N-M relation in this run
     table = cli.invoke(main, ["metrics", str(run), "--by", "relation", "--languages", "es"])
     assert table.exit_code == 0 and "P36" in table.output and "\nar" not in table.output
+    assert table.output.startswith("convention: pararel — N-M relations count only as determinism")
     rc = cli.invoke(main, ["rankc", str(run), "--json"])
     assert rc.exit_code == 0, rc.output
     matrix = json.loads(rc.output)

@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from curator.models import Template
 from curator.probe.agreement import probe_hint
+from curator.probe.convention import Convention
 from curator.probe.metrics import DEFAULT_NM_RELATIONS, METRICS, run_metrics, template_agreement
 from curator.probe.report import build_report, report_data
 from curator.probe.results import RelationPredictions, iter_relations, save_relation
@@ -112,8 +113,9 @@ class Cells(HTMLParser):
             self.values[(self.language, self.relation, a["data-metric"])] = a["data-value"]
 
 
-def assert_numbers_match(html: str, run: Path) -> None:
-    by_language, by_relation = run_metrics(iter_relations(run), DEFAULT_NM_RELATIONS)
+def assert_numbers_match(html: str, run: Path, convention: Convention = Convention.PARAREL) -> None:
+    by_language, by_relation = run_metrics(iter_relations(run), DEFAULT_NM_RELATIONS, convention)
+    assert f'id="convention" data-convention="{convention.value}"' in html
     cells = Cells()
     cells.feed(html)
     expected = {(lang, "*", m): v["mean"] for lang, ms in by_language.items() for m, v in ms.items()}
@@ -151,6 +153,21 @@ def test_static_report(run: Path, tmp_path: Path):
     # languages ordered by consistency, descending (the bar chart's order)
     consistency = [row["metrics"]["consistency"]["mean"] for row in data["languages"]]
     assert consistency == sorted(consistency, reverse=True)
+
+
+def test_report_records_its_convention(run: Path, tmp_path: Path):
+    html = build_report(run, tmp_path / "m", convention=Convention.MPARAREL).read_text(encoding="utf-8")
+    assert_numbers_match(html, run, Convention.MPARAREL)
+    assert "run_evaluation.py --remove_repeated_subjects" in html and "N-M</abbr>" not in html
+    data = report_data(run, convention=Convention.MPARAREL)
+    assert data["convention"]["name"] == "mpararel" and data["nm_relations"] == []
+    ar = next(row for row in data["languages"] if row["code"] == "ar")
+    values = {r["relation"]: r["values"] for r in ar["relations"]}
+    assert values["P47"]["consistency"] is not None and values["P47"]["determinism"] is None  # N-M averaged
+    assert values["P36"]["accuracy"] is None  # one template: left out under mpararel
+    assert report_data(run)["languages"] != data["languages"]
+    pararel = build_report(run, tmp_path / "p").read_text(encoding="utf-8")
+    assert "Convention <strong>pararel</strong>: N-M relations (P1001" in " ".join(pararel.split())
 
 
 def test_worst_templates_come_from_template_agreement(run: Path):
@@ -225,6 +242,24 @@ def test_maintainer_pages(runs_app, run: Path):
     anonymous = runs_app.test_client()
     response = anonymous.get("/probe/runs/mbert-v1")
     assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def test_web_report_under_either_convention(runs_app, run: Path):
+    boss = Browser(runs_app).login("boss@example.org")
+    page = boss.get("/probe/runs/mbert-v1").get_data(as_text=True)
+    assert 'href="/probe/runs/mbert-v1?convention=mpararel"' in page and 'aria-current="page">pararel' in page
+    response = boss.get("/probe/runs/mbert-v1?convention=mpararel")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert_numbers_match(html, run, Convention.MPARAREL)
+    assert 'src="/probe/runs/mbert-v1/metrics.png?convention=mpararel"' in html
+    assert 'href="/probe/runs/mbert-v1"' in html  # back to the default
+    png = boss.get("/probe/runs/mbert-v1/metrics.png?convention=mpararel")
+    assert png.status_code == 200 and png.data.startswith(PNG)
+    assert png.data != boss.get("/probe/runs/mbert-v1/metrics.png").data
+    for path in ("/probe/runs/mbert-v1?convention=elazar", "/probe/runs/mbert-v1/metrics.png?convention=x"):
+        bad = boss.get(path)
+        assert bad.status_code == 400 and "Unknown convention" in bad.get_data(as_text=True), path
 
 
 def test_web_report_follows_a_rewritten_run(runs_app, run: Path):

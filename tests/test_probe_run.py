@@ -102,13 +102,15 @@ def test_probe_then_metrics_rankc_compare_report(cli, release, bert, tmp_path):
     cli("probe", release, "--model", bert, "--out", plain, "--device", "cpu")
     cli("probe", release, "--model", bert, "--out", punct, "--device", "cpu", "--final-punct")
     metrics = json.loads(cli("metrics", plain, "--json").output)
+    assert metrics["convention"]["name"] == "pararel"
+    metrics = metrics["by_language"]
     assert set(metrics) == {"ar", "el", "en", "es"}
     assert 0 <= metrics["es"]["consistency"]["mean"] <= 1 and metrics["es"]["accuracy"]["relations"] >= 1
     rankc = json.loads(cli("rankc", plain, "--json").output)
     assert rankc["languages"] == ["ar", "el", "en", "es"]
     assert rankc["queries"]["en"]["es"] > 0  # the seed's facts are parallel, matched by entity id
     assert 0 < rankc["rankc"]["en"]["es"] <= 1
-    compared = json.loads(cli("compare", plain, punct, "--json", "--bootstrap", "100").output)
+    compared = json.loads(cli("compare", plain, punct, "--json", "--bootstrap", "100").output)["by_language"]
     assert set(compared["es"]) == {"consistency", "accuracy", "consistency_accuracy"}
     row = compared["es"]["accuracy"]
     assert row["diff"] == pytest.approx(row["b"] - row["a"]) and row["low"] <= row["diff"] <= row["high"]

@@ -5,7 +5,8 @@ Tuples are paired by (relation, subject id, object id), so the runs may use diff
 templates (reviewed vs unreviewed release), options (with vs without final punctuation) or
 models. Each replicate resamples, within every relation, the shared tuples with replacement
 — the same draw for both runs — and recomputes the macro average over relations; the
-interval is the percentile interval of B − A over the replicates.
+interval is the percentile interval of B − A over the replicates. Both runs are read under
+one convention (convention.py), which decides which relations and tuples are averaged.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Iterable
 
 import numpy as np
 
+from .convention import DEFAULT, Convention, as_record, select
 from .metrics import DEFAULT_NM_RELATIONS, MAIN, tuple_scores
 from .results import RunError, iter_relations
 
@@ -36,11 +38,12 @@ class Difference:
         return not (self.low <= 0.0 <= self.high)
 
 
-def _per_tuple(run: Path, languages, relations, nm: set[str]) -> dict[str, dict[str, dict]]:
-    """{language: {relation: {metric: {(subject, object): value}}}} for N-1 relations."""
+def _per_tuple(run: Path, languages, relations, nm: set[str], convention: Convention) -> dict[str, dict[str, dict]]:
+    """{language: {relation: {metric: {(subject, object): value}}}} for the relations the convention averages."""
     out: dict[str, dict[str, dict]] = {}
-    for rel in iter_relations(run, languages, relations):
-        if rel.relation in nm or rel.shape[1] == 0:
+    for found in iter_relations(run, languages, relations):
+        rel, is_nm = select(found, convention, nm)
+        if rel is None or is_nm or rel.shape[1] == 0:
             continue
         scores = tuple_scores(rel)
         keys = [(s[0], o) for s, o in zip(rel.subjects, rel.objects)]
@@ -51,10 +54,11 @@ def _per_tuple(run: Path, languages, relations, nm: set[str]) -> dict[str, dict[
 
 def compare_runs(run_a: str | Path, run_b: str | Path, languages: list[str] | None = None,
                  relations: list[str] | None = None, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
-                 replicates: int = 1000, confidence: float = 0.95, seed: int = 0) -> list[Difference]:
+                 replicates: int = 1000, confidence: float = 0.95, seed: int = 0,
+                 convention: Convention = DEFAULT) -> list[Difference]:
     nm = set(nm_relations)
-    a_scores = _per_tuple(Path(run_a), languages, relations, nm)
-    b_scores = _per_tuple(Path(run_b), languages, relations, nm)
+    a_scores = _per_tuple(Path(run_a), languages, relations, nm, convention)
+    b_scores = _per_tuple(Path(run_b), languages, relations, nm, convention)
     shared_languages = sorted(set(a_scores) & set(b_scores))
     if not shared_languages:
         raise RunError(f"{run_a} and {run_b} share no language with predictions")
@@ -88,11 +92,13 @@ def compare_runs(run_a: str | Path, run_b: str | Path, languages: list[str] | No
     return out
 
 
-def as_json(rows: list[Difference]) -> dict:
+def as_json(rows: list[Difference], convention: Convention = DEFAULT,
+            nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS) -> dict:
+    """{"convention": {...}, "by_language": {language: {metric: {a, b, diff, low, high, ...}}}}."""
     result: dict[str, dict] = {}
     for row in rows:
         data = asdict(row)
         data["significant"] = row.significant
         result.setdefault(row.language, {})[row.metric] = {k: v for k, v in data.items()
                                                            if k not in ("language", "metric")}
-    return result
+    return {"convention": as_record(convention, nm_relations), "by_language": result}

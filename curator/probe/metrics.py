@@ -11,6 +11,8 @@ Per relation with templates T and tuples D:
 N-M relations (several objects may be right) are kept apart: their consistency is reported
 as `determinism`, and they are left out of the other metrics, as ParaRel does. Per language
 the value of a metric is the macro average over relations, with the population std.
+Which relations and tuples go into those averages is the convention's (convention.py):
+ParaRel's, above, by default, or the published mParaRel evaluation's.
 
 Equal pairs are counted from per-tuple object counts (Σ n·(n-1)/2), so a relation costs
 O(T·D), not O(T²·D).
@@ -22,6 +24,7 @@ from typing import Iterable
 
 import numpy as np
 
+from .convention import DEFAULT, Convention, select
 from .results import RelationPredictions
 
 # LAMA types these relations of ParaRel as N-M (its `relations.jsonl`); ParaRel's determinism
@@ -119,12 +122,24 @@ def aggregate(per_relation: Iterable[dict[str, float]]) -> dict[str, dict[str, f
     return out
 
 
-def run_metrics(relations: Iterable[RelationPredictions], nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS
+def left_out(rel: RelationPredictions) -> dict[str, float]:
+    """The row of a relation the convention leaves out: its size, and no metric."""
+    T, D = rel.shape
+    return {**{m: float("nan") for m in METRICS}, "templates": T, "tuples": D}
+
+
+def run_metrics(relations: Iterable[RelationPredictions], nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+                convention: Convention = DEFAULT
                 ) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, dict[str, float]]]]:
-    """({language: {metric: {mean, std, relations}}}, {language: {relation: {metric: value}}})."""
+    """({language: {metric: {mean, std, relations}}}, {language: {relation: {metric: value}}}).
+
+    A relation the convention leaves out keeps its row (all metrics NaN), so `--by relation`
+    shows it rather than silently dropping it."""
     nm = set(nm_relations)
     by_relation: dict[str, dict[str, dict[str, float]]] = {}
     for rel in relations:
-        by_relation.setdefault(rel.language, {})[rel.relation] = relation_metrics(rel, rel.relation in nm)
+        kept, is_nm = select(rel, convention, nm)
+        values = left_out(rel) if kept is None else relation_metrics(kept, is_nm)
+        by_relation.setdefault(rel.language, {})[rel.relation] = values
     by_language = {lang: aggregate(rels.values()) for lang, rels in sorted(by_relation.items())}
     return by_language, by_relation

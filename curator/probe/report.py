@@ -18,6 +18,7 @@ from ..files import atomic_write
 from .. import languages as langs
 from .catalog import created
 from .charts import metric_bars, rankc_heatmap
+from .convention import DEFAULT, Convention, as_record, parse
 from .metrics import DEFAULT_NM_RELATIONS, LABELS, MAIN, METRICS, run_metrics, template_agreement
 from .rankc import run_rankc
 from .results import RankingMissing, RelationPredictions, iter_relations, run_info
@@ -87,19 +88,22 @@ def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[di
 
 
 def report_data(run_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
-                languages: list[str] | None = None) -> dict:
-    """Everything the report shows, as plain values; raises RunError for an unreadable run."""
+                languages: list[str] | None = None, convention: Convention = DEFAULT) -> dict:
+    """Everything the report shows, as plain values; raises RunError for an unreadable run.
+    The convention is recorded with the numbers: the same run reads differently under each."""
     run = Path(run_dir)
+    convention = parse(convention)
     nm = set(nm_relations)
+    set_apart = nm if convention is Convention.PARAREL else set()  # relations shown as N-M
     info = run_info(run)
     agreements: list[dict] = []
 
     def visit() -> Iterator[RelationPredictions]:
         for rel in iter_relations(run, languages):
-            agreements.extend(_agreements(rel, rel.relation in nm))
+            agreements.extend(_agreements(rel, rel.relation in set_apart))
             yield rel
 
-    by_language, by_relation = run_metrics(visit(), nm)
+    by_language, by_relation = run_metrics(visit(), nm, convention)
     order = sorted(by_language, key=lambda code: _consistency_first(by_language[code], code))
     rows = []
     for code in order:
@@ -108,7 +112,7 @@ def report_data(run_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RE
             "code": code, "name": langs.name(code), "dir": langs.direction(code),
             "metrics": {m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": v["relations"]}
                         for m, v in by_language[code].items()},
-            "relations": [{"relation": rel, "nm": rel in nm, "templates": int(v["templates"]),
+            "relations": [{"relation": rel, "nm": rel in set_apart, "templates": int(v["templates"]),
                            "tuples": int(v["tuples"]), "values": {m: _clean(v[m]) for m in METRICS}}
                           for rel, v in sorted(by_relation[code].items())],
             "worst": _worst(mine, WORST_PER_LANGUAGE),
@@ -116,7 +120,8 @@ def report_data(run_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RE
     rankc, rankc_note = _rankc(run, languages, order)
     return {
         "name": run.name, "info": info, "summary": _summary(info), "created": created(run),
-        "nm_relations": sorted(nm), "main": list(MAIN), "metrics": list(METRICS), "labels": LABELS,
+        "convention": as_record(convention, nm), "nm_relations": sorted(set_apart),
+        "main": list(MAIN), "metrics": list(METRICS), "labels": LABELS,
         "languages": rows, "relations": len({r for rels in by_relation.values() for r in rels}),
         "worst": _worst(agreements, WORST), "rankc": rankc, "rankc_note": rankc_note,
         "charts": [c for c in CHARTS if c != "rankc" or rankc is not None],
@@ -148,12 +153,12 @@ def render_static(data: dict) -> str:
 
 
 def build_report(run_dir: str | Path, out_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
-                 languages: list[str] | None = None) -> Path:
+                 languages: list[str] | None = None, convention: Convention = DEFAULT) -> Path:
     """Write out_dir/index.html and its PNGs (each file atomically); returns the index path.
     Charts go first, so an index.html never points at a chart that is not there."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    data = report_data(run_dir, nm_relations, languages)
+    data = report_data(run_dir, nm_relations, languages, convention)
     for chart in CHARTS:
         path = out / f"{chart}.png"
         if chart in data["charts"]:
