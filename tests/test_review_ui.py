@@ -62,8 +62,13 @@ def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
     page.wait_for_function("document.getElementById('amend-msg').textContent.includes('[Y]')")
     assert field.input_value() == "[X] nació" and field.is_visible()
     assert page.locator("#item-card").get_attribute("data-item") == str(in_relation[2][0])
+    # the live check shows the form that will be stored (lower-cased, as in mParaRel)
+    assert "stored in lower case" in page.locator("#amend-case").inner_text()
+    field.fill("[X] vino al mundo en [Y] Central.")
+    page.wait_for_function("document.getElementById('amend-msg').textContent.includes('saved as')")
+    assert page.locator("#amend-msg").inner_text() == "✓ valid template — will be saved as “[X] vino al mundo en [Y] central”"
     field.fill("[X] vino al mundo en [Y]")
-    page.wait_for_function("document.getElementById('amend-msg').textContent.includes('valid')")
+    page.wait_for_function("document.getElementById('amend-msg').textContent === '✓ valid template'")
     page.keyboard.press("Enter")
     for item_id, _, text in in_relation[3:]:  # the rest of the relation, accepted
         wait_for_item(page, item_id)
