@@ -13,6 +13,7 @@ from .config import PROJECT_ROOT, database_url
 from .db import make_engine, make_session_factory, transaction
 from .ingest.errors import IngestError
 from .ingest.profiles import PROFILES as RULE_PROFILES
+from .languages import canonical
 from .probe.convention import CHOICES as CONVENTIONS
 from .probe.convention import DEFAULT as DEFAULT_CONVENTION
 from .probe.convention import Convention
@@ -157,6 +158,9 @@ def candidates_build(ctx: Context, min_votes: int, min_relations: float, min_phr
     params = CandidateParams(min_votes, min_relations, min_phrases, min_templates, rules=rules, keep_case=keep_case)
     with transaction(ctx.sessions()) as session:
         s = _run(build_candidates, session, params)
+    if rules == "mpararel" and (params != CandidateParams(rules=rules) or s.trusted != ["pararel_bing"]):
+        click.echo("note: the published procedure used --min-votes 2 --min-relations 0.6 --min-phrases 0.2 "
+                   "--min-templates 2 with pararel_bing trusted; these candidates differ from it", err=True)
     if as_json:
         click.echo(json.dumps({"params": asdict(s.params), "trusted": s.trusted, "english_relations": s.english_relations,
                                "english_phrases": s.english_phrases, "languages": [asdict(r) for r in s.languages]},
@@ -187,7 +191,9 @@ def candidates_compare_rules(ctx: Context, languages: tuple[str, ...], base: str
     """What the improved rules add, drop and merge relative to the published ones, per language.
 
     Counts candidate templates under both profiles (nothing is written) with the default
-    thresholds; 'merged' = templates of OTHER whose lines BASE spreads over several candidates.
+    thresholds, on case-folded text; 'merged' = templates of OTHER whose lines BASE spreads over
+    several candidates; 'apart' = candidates in relations only one profile takes part in (P1001),
+    left out of the other columns; relations and included: BASE→OTHER.
     """
     from .ingest.candidates import CandidateParams
     from .ingest.compare_rules import compare_rules
@@ -197,17 +203,18 @@ def candidates_compare_rules(ctx: Context, languages: tuple[str, ...], base: str
     with ctx.sessions()() as session:
         rows = _run(compare_rules, session, CandidateParams(rules=other, keep_case=keep_case), base, other,
                     list(languages) or None, examples)
-    if languages and not rows:
-        raise click.ClickException(f"no translations for {', '.join(languages)}")
+    missing = sorted({canonical(x) for x in languages} - {r.language for r in rows})
+    if missing:
+        raise click.ClickException(f"no translations for {', '.join(missing)}")
     if as_json:
         click.echo(json.dumps({"base": base, "other": other, "keep_case": keep_case,
                                "languages": [r.to_dict() for r in rows]}, indent=2, ensure_ascii=False))
         return
-    click.echo(f"{'lang':<8} {base:>9} {other:>9} {'added':>6} {'dropped':>7} {'merged':>6} {'relations':>10}"
-               f" {'included':>9}")
+    click.echo(f"{'lang':<8} {base:>9} {other:>9} {'added':>6} {'dropped':>7} {'merged':>6} {'apart':>6}"
+               f" {'relations':>10} {'included':>9}")
     for r in rows:
         click.echo(f"{r.language:<8} {r.base_candidates:>9} {r.other_candidates:>9} {r.added:>6} {r.dropped:>7}"
-                   f" {r.merged:>6} {f'{r.base_relations}→{r.other_relations}':>10}"
+                   f" {r.merged:>6} {r.out_of_scope:>6} {f'{r.base_relations}→{r.other_relations}':>10}"
                    f" {('yes' if r.base_included else 'no') + '→' + ('yes' if r.other_included else 'no'):>9}")
     if examples:
         for r in rows:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from ..models import (EnglishPattern, LanguageCoverage, RelationCoverage, Template, TranslationLine,
                       TranslationSystem, TupleList)
 from .errors import IngestError
-from .profiles import DEFAULT as DEFAULT_PROFILE, clean_keep_case, get_profile
+from .profiles import DEFAULT as DEFAULT_PROFILE, case_key, clean_keep_case, get_profile
 from .store import bulk_insert
 
 
@@ -82,13 +82,6 @@ class Tally:
 
     def is_candidate(self, key: tuple[str, str, str]) -> bool:
         return not self.voters[key] or self.votes(key) >= self.params.min_votes  # no voters: English ParaRel
-
-    def candidates(self) -> dict[tuple[str, str], list[str]]:
-        out: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for key in sorted(self.voters, key=lambda k: (k[0], k[1], self.first[k], self.display[k])):
-            if self.is_candidate(key):
-                out[key[0], key[1]].append(self.display[key])
-        return out
 
 
 def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tally:
@@ -181,12 +174,21 @@ def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict]]:
 def build_candidates(session: Session, params: CandidateParams = CandidateParams()) -> CandidateSummary:
     t = tally(session, params)
     existing = {(x.language, x.relation_id, x.text): x for x in session.scalars(select(Template))}
+    # A template whose case alone changed (--keep-case switched on or off, or another cased
+    # form winning) keeps its row, so the reviews that refer to its id still apply.
+    shown = {(key[0], key[1], t.display[key]) for key in t.voters}
+    by_folded = {(x.language, x.relation_id, case_key(x.text)): x for k, x in existing.items() if k not in shown}
     new_rows = []
     for key in t.voters:
         text = t.display[key]
         values = dict(systems=sorted(t.voters[key]), votes=t.votes(key), first_position=t.first[key],
                       repaired=t.repaired[key], is_candidate=t.is_candidate(key))
         template = existing.pop((key[0], key[1], text), None)
+        if template is None:
+            template = by_folded.pop((key[0], key[1], case_key(text)), None)
+            if template is not None:
+                existing.pop((template.language, template.relation_id, template.text), None)
+                template.text = text
         if template is None:
             new_rows.append(dict(language=key[0], relation_id=key[1], text=text, **values))
         else:

@@ -12,9 +12,10 @@ from dataclasses import asdict, dataclass, field, replace
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..languages import canonical
 from ..models import TranslationLine
 from .candidates import CandidateParams, Tally, coverage, tally
-from .profiles import get_profile
+from .profiles import case_key, get_profile
 
 
 @dataclass
@@ -34,6 +35,7 @@ class LanguageComparison:
     added: int  # candidates under `other` that `base` does not have
     dropped: int  # candidates under `base` that `other` does not have
     merged: int  # `other` candidates whose lines `base` spreads over several of its templates
+    out_of_scope: int  # candidates in relations only one profile takes part in (e.g. P1001), counted apart
     base_relations: int  # usable relations
     other_relations: int
     base_included: bool
@@ -44,38 +46,45 @@ class LanguageComparison:
         return asdict(self)
 
 
-def _per_language(t: Tally) -> dict[str, set[tuple[str, str]]]:
+def _per_language(t: Tally, scope: set[str]) -> dict[str, set[tuple[str, str]]]:
+    """Candidates per language as (relation, lower-cased key), so case alone is no difference."""
     out: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for key in t.voters:
-        if t.is_candidate(key):
-            out[key[0]].add((key[1], t.display[key]))
+        if key[1] in scope and t.is_candidate(key):
+            out[key[0]].add((key[1], case_key(key[2])))
     return out
 
 
-def _first_lines(t: Tally) -> dict[tuple[str, str, str], int]:
-    out: dict[tuple[str, str, str], int] = {}
+def _example_line(base: Tally, key: tuple[str, str, str],
+                  lines_of: dict[tuple[str, str, str], list[int]]) -> int | None:
+    """A line behind `key` that `base` treats differently (else the first), to show the cause."""
+    ids = lines_of.get(key, [])
+    return next((i for i in ids if base.line_keys.get(i) != key), ids[0] if ids else None)
+
+
+def _lines_of(t: Tally) -> dict[tuple[str, str, str], list[int]]:
+    out: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for line_id, key in sorted(t.line_keys.items()):
-        out.setdefault(key, line_id)
+        out[key].append(line_id)
     return out
 
 
-def _why_absent(base: Tally, key: tuple[str, str, str], line_id: int | None,
+def _why_absent(base: Tally, other: Tally, key: tuple[str, str, str], line_id: int | None,
                 lines: dict[int, tuple[str, str]]) -> Example:
-    """What `base` made of the line behind `key` (a candidate of the other profile)."""
+    """What `base` made of the line behind `key` (a candidate of `other`)."""
     rules = base.params.rules
-    text = key[2]
-    if key[1] not in base.english_counts:
-        return Example(key[1], text, f"relation outside the {rules} profile")
+    text = other.display[key]
     if line_id is None:
-        return Example(key[1], text, f"{rules} has no MT line giving it (English comes from ParaRel there)")
+        return Example(key[1], text, f"no MT line gives it under {other.params.rules} (its English comes from ParaRel)")
     system, raw = lines[line_id]
     under_base = base.line_keys.get(line_id)
     if under_base is None:
         reason = get_profile(rules).check(raw, key[0]).reason
         return Example(key[1], text, f"invalid under {rules}: {reason}", system, raw)
-    if under_base[2] != key[2]:
+    if case_key(under_base[2]) != case_key(key[2]):
         return Example(key[1], text, f"{rules} makes it {base.display[under_base]!r}", system, raw)
-    return Example(key[1], text, f"{base.votes(under_base)} vote(s) under {rules}", system, raw)
+    return Example(key[1], text, f"{base.votes(under_base)} vote(s) under {rules}, "
+                   f"{other.votes(key)} under {other.params.rules}", system, raw)
 
 
 def compare_rules(session: Session, params: CandidateParams = CandidateParams(), base: str = "mpararel",
@@ -87,15 +96,21 @@ def compare_rules(session: Session, params: CandidateParams = CandidateParams(),
     rows_b = {r.language: r for r in coverage(b)[0]}
     lines = {i: (system, raw) for i, system, raw in session.execute(
         select(TranslationLine.id, TranslationLine.system, TranslationLine.raw))}
-    first_a, first_b = _first_lines(a), _first_lines(b)
-    cand_a, cand_b = _per_language(a), _per_language(b)
+    lines_a, lines_b = _lines_of(a), _lines_of(b)
+    scope = set(a.english_counts) & set(b.english_counts)
+    cand_a, cand_b = _per_language(a, scope), _per_language(b, scope)
+    outside = defaultdict(int)
+    for t in (a, b):
+        for key in t.voters:
+            if key[1] not in scope and t.is_candidate(key):
+                outside[key[0]] += 1
     # base keys of the lines behind each other-key: several distinct base candidates → merged
     spread: dict[tuple[str, str, str], set[tuple[str, str, str]]] = defaultdict(set)
     for line_id, key_b in b.line_keys.items():
         key_a = a.line_keys.get(line_id)
         if key_a is not None and a.is_candidate(key_a):
             spread[key_b].add(key_a)
-    wanted = set(languages) if languages else set(rows_a) | set(rows_b)
+    wanted = {canonical(x) for x in languages} if languages else set(rows_a) | set(rows_b)
     out = []
     for lang in sorted(wanted):
         ra, rb = rows_a.get(lang), rows_b.get(lang)
@@ -104,17 +119,17 @@ def compare_rules(session: Session, params: CandidateParams = CandidateParams(),
         ca, cb = cand_a.get(lang, set()), cand_b.get(lang, set())
         added, dropped = sorted(cb - ca), sorted(ca - cb)
         merged = sorted(k for k, s in spread.items() if k[0] == lang and b.is_candidate(k) and len(s) > 1)
-        row = LanguageComparison(lang, len(ca), len(cb), len(added), len(dropped), len(merged),
+        row = LanguageComparison(lang, len(ca), len(cb), len(added), len(dropped), len(merged), outside[lang],
                                  ra.usable_relations if ra else 0, rb.usable_relations if rb else 0,
                                  bool(ra and ra.included), bool(rb and rb.included))
-        keys_b = {(k[1], b.display[k]): k for k in b.voters if k[0] == lang}
-        keys_a = {(k[1], a.display[k]): k for k in a.voters if k[0] == lang}
-        for rel, text in added[:examples]:
-            key = keys_b[rel, text]
-            row.examples["added"].append(_why_absent(a, key, first_b.get(key), lines))
-        for rel, text in dropped[:examples]:
-            key = keys_a[rel, text]
-            row.examples["dropped"].append(_why_absent(b, key, first_a.get(key), lines))
+        keys_b = {(k[1], case_key(k[2])): k for k in b.voters if k[0] == lang}
+        keys_a = {(k[1], case_key(k[2])): k for k in a.voters if k[0] == lang}
+        for pair in added[:examples]:
+            key = keys_b[pair]
+            row.examples["added"].append(_why_absent(a, b, key, _example_line(a, key, lines_b), lines))
+        for pair in dropped[:examples]:
+            key = keys_a[pair]
+            row.examples["dropped"].append(_why_absent(b, a, key, _example_line(b, key, lines_a), lines))
         for key in merged[:examples]:
             variants = sorted(a.display[k] for k in spread[key])
             row.examples["merged"].append(Example(key[1], b.display[key], f"{base} has {len(variants)}: "

@@ -11,7 +11,7 @@ module reproduces what the published pipeline did to one raw MT line, quirks inc
    not made only of placeholder characters, dots, commas and spaces;
 3. cleaning lower-cases everything, restores ``[X]``/``[Y]``, drops ``.``, ``:`` and ``。``,
    collapses runs of plain spaces and removes one trailing space — it does not strip leading
-   spaces or other whitespace, exactly as published.
+   spaces or other whitespace — and, as the published cleanup step did, runs twice.
 
 Everything broader (look-alike letters in every language, other transliterations, other
 bracket shapes) is the `curator` profile's business (placeholders.py, clean.py).
@@ -96,14 +96,22 @@ def invalid_reason(text: str) -> str | None:
     return None
 
 
-def clean(text: str) -> str:
-    """The published cleaning: lower-case, restore the slots, drop . : 。, collapse spaces."""
+def _clean_once(text: str) -> str:
     text = text.lower()
     for slot, pattern in _LOWER_SLOT.items():
         text = pattern.sub(f"[{slot}]", text)
     text = _DROPPED.sub("", text)
     text = re.sub(r" +", " ", text)
-    return text[:-1] if text.endswith(" ") else text
+    return re.sub(r" $", "", text)  # "$" also before a final newline, as published
+
+
+def clean(text: str) -> str:
+    """The published cleaning: lower-case, restore the slots, drop . : 。, collapse spaces.
+
+    The published cleanup step cleaned each line twice (its dedup called the cleaner on the
+    same record again), which matters when dropping a dot creates a slot: "[x.]" → "[X]".
+    """
+    return _clean_once(_clean_once(text))
 
 
 def check(raw: str, language: str | None = None) -> Checked:

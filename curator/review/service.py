@@ -165,7 +165,6 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
         "decision": _decision_dict(current) if current else None,
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
-        "rules": {"profile": params.rules if params else "curator", "keep_case": bool(params and params.keep_case)},
     }
 
 
