@@ -93,6 +93,20 @@ def ingest_pararel_cmd(ctx: Context, src: str) -> None:
                f" ({s.skipped_unchanged} files unchanged)")
 
 
+@ingest.command("mlama")
+@click.argument("src")
+@pass_ctx
+def ingest_mlama_cmd(ctx: Context, src: str) -> None:
+    """mLAMA templates: SRC holds <lang>/templates.jsonl (used by `candidates build --rules mpararel`)."""
+    from .ingest.mlama import ingest_mlama
+    from .ingest.sources import open_source
+
+    with transaction(ctx.sessions()) as session:
+        s = _run(lambda: ingest_mlama(session, open_source(src)))
+    click.echo(f"mLAMA: {s.templates} templates of ParaRel relations in {len(s.languages)} languages stored"
+               f" ({s.skipped_relations} lines of other relations skipped, {s.skipped_unchanged} files unchanged)")
+
+
 @ingest.command("translations")
 @click.argument("src")
 @click.option("--trusted", default="pararel_bing", show_default=True,

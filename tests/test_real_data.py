@@ -288,6 +288,21 @@ PUBLISHED = {
         "[Y]는 [X]의 전문 지식입니다", "[Y]는 [X]의 전문성입니다", "[Y]는 [X]의 활동의 영역입니다"},
     ("ko", "P276"): {"[ [X] ]는 [ [Y] ]에 위치 하 고 있습니다", "[ [X] ]는 [ [Y] ]에 있습니다", "[X]는 [Y]에 있습니다"},
 }
+# The mLAMA template of each hand-checked relation (the published set minus the MT ones), as
+# mLAMA's templates.jsonl writes it (LAMA style, " ." at the end); None: equal to an MT template.
+MLAMA = {("az", "P1376"): "[X] [Y] nin paytaxtıdır .", ("ar", "P101"): "[X] يعمل في مجال [Y] .",
+         ("ru", "P127"): None, ("bn", "P101"): "[X] [Y] এর ক্ষেত্রে কাজ করে। .",
+         ("hy", "P106"): "[X] մասնագիտությամբ [Y] է .", ("ko", "P101"): "[X]는 [Y] 분야에서 작동합니다 .",
+         ("ko", "P276"): None, ("ar", "P108"): "[X] يعمل مع [Y] .", ("et", "P361"): "[X] on osa [Y] -st .",
+         ("hu", "P361"): "[X] az [Y] része .", ("ja", "P276"): "[X]は[Y]にあります .",
+         ("tr", "P361"): "[X], [Y] 'nin bir parçasıdır ."}
+# with their MT candidates, the five relations below complete the published sets
+PUBLISHED_WITH_MLAMA = {**{k: v | ({MLAMA[k].removesuffix(" .")} if MLAMA[k] else set()) for k, v in PUBLISHED.items()},
+                        ("ar", "P108"): {"[X] يعمل ل [Y]", "[X] يعمل مع [Y]"},
+                        ("et", "P361"): {"[X] on osa [Y] -st", "[X] on osa [Y]"},
+                        ("hu", "P361"): {"[X] része [Y]", "[X] az [Y] része"},
+                        ("ja", "P276"): {"[X]は[Y]にあります", "[X] は [Y] にあります"},
+                        ("tr", "P361"): {"[X], [Y] 'nin bir parçasıdır", "[X] [Y]'nin bir parçasıdır"}}
 # Published relations with one MT template plus the mLAMA one: with the mLAMA template out
 # of reach they have one candidate, so they are not usable (hand-checked against the release).
 MLAMA_MADE_USABLE = {("ar", "P108"), ("et", "P361"), ("hu", "P361"), ("ja", "P276"), ("tr", "P361")}
@@ -317,10 +332,21 @@ def profiles(real):
     engine.dispose()
     cli("release", "build", "published-rules")
     cli("release", "export", "published-rules", root / "published-rules")
+    mlama = root / "mlama"
+    for (lang, rel), template in MLAMA.items():
+        if template is not None:
+            (mlama / lang).mkdir(parents=True, exist_ok=True)
+            with (mlama / lang / "templates.jsonl").open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"relation": rel, "template": template, "label": "x"}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({"relation": "date_of_birth", "template": "[X] ([Y]–)"}) + "\n")  # Google-RE
+    assert "10 lines of other relations skipped" in cli("ingest", "mlama", mlama).output
+    cli("candidates", "build", "--rules", "mpararel")
+    cli("release", "build", "published-rules-mlama")
+    cli("release", "export", "published-rules-mlama", root / "published-rules-mlama")
     cased = json.loads(cli("candidates", "build", "--keep-case", "--json").output)
     cli("release", "build", "cased")
     cli("release", "export", "cased", root / "cased")
-    return dict(cli=cli, mpararel=summary, cased=cased, single=single, release=root / "published-rules", cased_release=root / "cased")
+    return dict(cli=cli, url=url, mpararel=summary, cased=cased, single=single, with_mlama=root / "published-rules-mlama", release=root / "published-rules", cased_release=root / "cased")
 
 
 def _patterns(release: Path, lang: str, rel: str) -> list[str]:
@@ -332,6 +358,22 @@ def _patterns(release: Path, lang: str, rel: str) -> list[str]:
 def test_mpararel_rules_give_the_published_sets(profiles, real, lang, rel):
     got = _patterns(profiles["release"], lang, rel)
     assert len(got) == len(set(got)) and set(got) == PUBLISHED[lang, rel]
+
+
+@pytest.mark.parametrize("lang, rel", sorted(PUBLISHED_WITH_MLAMA))
+def test_with_mlama_imported_the_published_sets_are_complete(profiles, lang, rel):
+    got = _patterns(profiles["with_mlama"], lang, rel)
+    assert len(got) == len(set(got)) and set(got) == PUBLISHED_WITH_MLAMA[lang, rel]
+
+
+def test_only_the_mpararel_profile_uses_mlama(profiles):
+    engine = make_engine(profiles["url"])  # last built with --rules curator --keep-case
+    with make_session_factory(engine)() as s:
+        from_mlama = [t for t in s.scalars(select(Template)) if "mLAMA" in t.systems]
+    engine.dispose()
+    assert from_mlama == []
+    manifest = json.loads((profiles["with_mlama"] / "manifest.json").read_text())
+    assert manifest["rules"] == {"profile": "mpararel", "keep_case": False}
 
 
 def test_relations_only_mlama_made_usable_are_the_known_five(profiles):

@@ -140,3 +140,26 @@ def test_amendments_are_stored_in_the_candidates_case(review_app, cli):
     item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
     saved = ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": "amend", "correction": text + "."})
     assert saved.status_code == 201 and saved.get_json()["decision"]["correction"] == "[X] Nació en [Y]"
+
+
+def test_mlama_import_bad_input_names_the_place_and_changes_nothing(cli, sessions, tmp_path):
+    from curator.models import MlamaTemplate
+
+    cli("init")
+    cli("ingest", "pararel", SEED / "pararel" / "patterns")
+    good = tmp_path / "mlama" / "es"
+    good.mkdir(parents=True)
+    (good / "templates.jsonl").write_text('{"relation": "P19", "template": "[X] nació en [Y] ."}\n'
+                                          '{"relation": "P31", "template": "[X] es un [Y] ."}\n')
+    out = cli("ingest", "mlama", tmp_path / "mlama").output
+    assert "1 templates of ParaRel relations in 1 languages" in out and "1 lines of other relations skipped" in out
+    (good / "templates.jsonl").write_text('{"relation": "P19", "template": "[X] nació en [Y] ."}\n{"relation": "P19"}\n')
+    bad = cli("ingest", "mlama", tmp_path / "mlama", ok=False)
+    assert bad.exit_code == 1 and "templates.jsonl" in bad.output and "line 2" in bad.output
+    assert "template" in bad.output and "Traceback" not in bad.output
+    (tmp_path / "mlama" / "es" / "P19.jsonl").write_text("{}\n")
+    stray = cli("ingest", "mlama", tmp_path / "mlama", ok=False)
+    assert "P19.jsonl" in stray.output and "<lang>/templates.jsonl" in stray.output
+    with sessions() as s:
+        assert [(m.language, m.relation_id, m.template) for m in s.scalars(select(MlamaTemplate))] == [
+            ("es", "P19", "[X] nació en [Y] .")]

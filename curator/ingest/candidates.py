@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from ..models import (EnglishPattern, LanguageCoverage, RelationCoverage, Template, TranslationLine,
-                      TranslationSystem, TupleList)
+from ..models import (EnglishPattern, LanguageCoverage, MlamaTemplate, RelationCoverage, Template,
+                      TranslationLine, TranslationSystem, TupleList)
 from .errors import IngestError
 from .profiles import DEFAULT as DEFAULT_PROFILE, case_key, clean_keep_case, get_profile
 from .store import bulk_insert
@@ -75,13 +75,18 @@ class Tally:
     repaired: dict[tuple[str, str, str], bool]
     display: dict[tuple[str, str, str], str]  # the stored text of a key (its most frequent cased form)
     line_keys: dict[int, tuple[str, str, str]]  # translation line id → key, for valid lines in scope
+    extra: dict[tuple[str, str, str], str] = field(default_factory=dict)  # candidates by source, not votes (mLAMA)
 
     def votes(self, key: tuple[str, str, str]) -> int:
         systems = self.voters[key]
         return len(systems) + sum(1 for s in systems if s in self.trusted)
 
     def is_candidate(self, key: tuple[str, str, str]) -> bool:
-        return not self.voters[key] or self.votes(key) >= self.params.min_votes  # no voters: English ParaRel
+        # no voters: English ParaRel under a profile that takes it whole
+        return key in self.extra or not self.voters[key] or self.votes(key) >= self.params.min_votes
+
+    def systems(self, key: tuple[str, str, str]) -> list[str]:
+        return sorted(self.voters[key] | ({self.extra[key]} if key in self.extra else set()))
 
 
 def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tally:
@@ -133,14 +138,26 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     if profile.english_from_pararel:
         for _, rel, position, pattern in patterns:
             if rel in english_counts:
-                key = (params.reference, rel, profile.clean_english(pattern))
+                key = (params.reference, rel, profile.clean_pattern(pattern, params.reference))
                 voters.setdefault(key, set())  # no MT votes: the published pipeline takes every pattern
                 forms[key][key[2]] += 1
                 first[key] = min(first.get(key, position), position)
+    tally_ = Tally(params, trusted, english_counts, english_phrases, tuples, voters, first, repaired, {}, line_keys)
+    if profile.uses_mlama:
+        after = max(positions.values(), default=0) + 1  # the published pipeline appended them last
+        for lang, rel, template in session.execute(select(MlamaTemplate.language, MlamaTemplate.relation_id,
+                                                          MlamaTemplate.template)):
+            key = (lang, rel, profile.clean_pattern(template, lang))
+            if rel not in english_counts or (key in voters and tally_.is_candidate(key)):
+                continue
+            voters.setdefault(key, set())
+            forms[key][key[2]] += 1
+            first[key] = min(first.get(key, after), after)
+            tally_.extra[key] = "mLAMA"
     # The most frequent form; ties go to the alphabetically first, so a rebuild is stable.
-    display = {key: min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0] for key, counter in forms.items()}
-    return Tally(params, trusted, english_counts, english_phrases, tuples, voters, first, repaired, display,
-                 line_keys)
+    tally_.display.update((key, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0])
+                          for key, counter in forms.items())
+    return tally_
 
 
 def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict]]:
@@ -181,7 +198,7 @@ def build_candidates(session: Session, params: CandidateParams = CandidateParams
     new_rows = []
     for key in t.voters:
         text = t.display[key]
-        values = dict(systems=sorted(t.voters[key]), votes=t.votes(key), first_position=t.first[key],
+        values = dict(systems=t.systems(key), votes=t.votes(key), first_position=t.first[key],
                       repaired=t.repaired[key], is_candidate=t.is_candidate(key))
         template = existing.pop((key[0], key[1], text), None)
         if template is None:

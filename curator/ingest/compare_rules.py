@@ -74,6 +74,8 @@ def _why_absent(base: Tally, other: Tally, key: tuple[str, str, str], line_id: i
     """What `base` made of the line behind `key` (a candidate of `other`)."""
     rules = base.params.rules
     text = other.display[key]
+    if key in other.extra:
+        return Example(key[1], text, f"{other.extra[key]} template, added under {other.params.rules} only")
     if line_id is None:
         return Example(key[1], text, f"no MT line gives it under {other.params.rules} (its English comes from ParaRel)")
     system, raw = lines[line_id]

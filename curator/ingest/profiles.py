@@ -27,13 +27,15 @@ class RuleProfile:
     english_from_pararel: bool = False
     # Only relations whose English ParaRel has at least this many patterns take part.
     min_english_patterns: int = 1
-    lowercases: bool = True
+    # Add the imported mLAMA template of a relation when no candidate equals it (published).
+    uses_mlama: bool = False
 
     def check(self, raw: str, language: str | None) -> Checked:
         return curator_check(raw, language)
 
-    def clean_english(self, pattern: str) -> str:
-        return curator_check(pattern, "en").cleaned or pattern
+    def clean_pattern(self, pattern: str, language: str) -> str:
+        """A human-made pattern (ParaRel, mLAMA): cleaned, never voted on."""
+        return curator_check(pattern, language).cleaned or pattern
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class MpararelProfile(RuleProfile):
     def check(self, raw: str, language: str | None) -> Checked:
         return mpararel_rules.check(raw, language)
 
-    def clean_english(self, pattern: str) -> str:
+    def clean_pattern(self, pattern: str, language: str) -> str:
         return mpararel_rules.clean(pattern)
 
 
@@ -52,8 +54,9 @@ PROFILES: dict[str, RuleProfile] = {
     "mpararel": MpararelProfile(
         "mpararel", "the published mParaRel procedure exactly: its placeholder normalisation and per-language fixes "
         "for lines lacking one [X] and one [Y], its validity test, its cleaning; English = every cleaned ParaRel "
-        "pattern; relations with at least 2 English patterns (the published 38)",
-        english_from_pararel=True, min_english_patterns=2),
+        "pattern; relations with at least 2 English patterns (the published 38); a relation's mLAMA template added "
+        "when imported and no candidate equals it",
+        english_from_pararel=True, min_english_patterns=2, uses_mlama=True),
 }
 DEFAULT = "curator"
 

@@ -74,3 +74,17 @@ class LanguageCoverage(Base):
     phrase_share: Mapped[float]
     included: Mapped[bool]
     params: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class MlamaTemplate(Base):
+    """mLAMA's template of a relation in a language (`curator ingest mlama`).
+
+    The published mParaRel added it to the agreed MT templates when none of them equalled it,
+    so the `mpararel` rule profile needs it to reproduce the published sets exactly.
+    """
+
+    __tablename__ = "mlama_templates"
+
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"), primary_key=True)
+    relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"), primary_key=True)
+    template: Mapped[str] = mapped_column(String(2000))
