@@ -34,14 +34,22 @@ def clean(text: str) -> str:
     return SPACES.sub(" ", lowered.translate(DROPPED)).strip()
 
 
-def invalid_reason(cleaned: str) -> str | None:
-    """Why a cleaned template is unusable, or None when it is a valid template."""
+def slot_reason(text: str) -> str | None:
+    """What is wrong with the slots: not exactly one [X] and one [Y] (None when they are right)."""
     for slot in ("[X]", "[Y]"):
-        n = cleaned.count(slot)
+        n = text.count(slot)
         if n == 0:
             return f"missing {slot}"
         if n > 1:
             return f"{slot} appears {n} times"
+    return None
+
+
+def invalid_reason(cleaned: str) -> str | None:
+    """Why a cleaned template is unusable, or None when it is a valid template."""
+    reason = slot_reason(cleaned)
+    if reason:
+        return reason
     rest = PLACEHOLDER.sub("", cleaned)
     if not any(not ch.isspace() and not unicodedata.category(ch).startswith(("P", "Z", "C"))
                for ch in rest):

@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .clean import Checked
+from .clean import Checked, slot_reason
 from .placeholders import Repair
 
 FIXES_PATH = Path(__file__).with_name("mpararel_fixes.json")
@@ -85,15 +85,10 @@ def fix(text: str, language: str | None) -> tuple[str, list[Repair]]:
 
 def invalid_reason(text: str) -> str | None:
     """The published validity test, with curator's wording for why a line fails it."""
-    for slot in ("[X]", "[Y]"):
-        n = text.count(slot)
-        if n == 0:
-            return f"missing {slot}"
-        if n > 1:
-            return f"{slot} appears {n} times"
-    if _ONLY_SLOTS.match(text):
-        return "no text besides the placeholders"
-    return None
+    reason = slot_reason(text)
+    if reason is None and _ONLY_SLOTS.match(text):
+        reason = "no text besides the placeholders"
+    return reason
 
 
 def _clean_once(text: str) -> str:
