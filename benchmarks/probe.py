@@ -64,12 +64,11 @@ def floor_flops(scorer, data) -> float:
     cfg = scorer.model.config
     H, layers, V, ff = cfg.hidden_size, cfg.num_hidden_layers, cfg.vocab_size, cfg.intermediate_size
     lengths = {len(ids) for ids in scorer.encode([label for _, label in data.candidates]) if ids}
+    queries = scorer.queries(data)
     total = 0.0
-    for before, after in scorer.queries(data):
-        base = len(scorer.head_ids) + len(scorer.encode([before])[0]) + len(scorer.encode([after])[0]) + \
-            len(scorer.tail_ids)
-        for n in lengths:
-            L = base + n
+    for n in lengths:
+        for row in scorer.tokenize([before + scorer.mask_slot(n) + after for before, after in queries]):
+            L = len(row)
             per_layer = 2 * L * (4 * H * H + 2 * H * ff) + 4 * L * L * H  # projections, FFN, attention scores
             total += layers * per_layer + 2 * n * (H * H + H * V)  # head transform + decoder at the masks
     return total
@@ -77,23 +76,23 @@ def floor_flops(scorer, data) -> float:
 
 @torch.inference_mode()
 def published_loop(scorer, data, sample: int) -> tuple[int, float]:
-    """mParaRel's scoring: full logits per (query, n), then per candidate, per token, .item()."""
+    """mParaRel's scoring: the masks written into the text, the whole query tokenized, full
+    logits per (query, n), then per candidate, per token, .item()."""
     model, tok = scorer.model, scorer.tok
-    cands = scorer.encode([label for _, label in data.candidates])
+    cands = [tok.convert_tokens_to_ids(tok.tokenize(label)) for _, label in data.candidates]
     lengths = sorted({len(c) for c in cands if c})
     queries = scorer.queries(data)[:sample]
     start = time.perf_counter()
     for before, after in queries:
-        b, a = scorer.encode([before])[0], scorer.encode([after])[0]
         best, best_score = None, float("-inf")
         for n in lengths:
-            ids = scorer.head_ids + b + [tok.mask_token_id] * n + a + scorer.tail_ids
-            logits = model(input_ids=torch.tensor([ids], device=scorer.device)).logits[0]
-            pos = len(scorer.head_ids) + len(b)
+            encoded = tok([before + " ".join([tok.mask_token] * n) + after], return_tensors="pt").to(scorer.device)
+            logits = model(**encoded).logits[0]
+            at_masks = logits[encoded["input_ids"][0] == tok.mask_token_id]
             for c, cand in enumerate(cands):
                 if len(cand) != n:
                     continue
-                score = sum(logits[pos + i, t].item() for i, t in enumerate(cand)) / n
+                score = sum(at_masks[i, t].item() for i, t in enumerate(cand)) / n
                 if score > best_score:
                     best, best_score = c, score
     return len(queries), time.perf_counter() - start

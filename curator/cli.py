@@ -576,12 +576,13 @@ def models() -> None:
 @click.option("--vocab-size", default=2000, show_default=True)
 @click.option("--hidden", default=64, show_default=True)
 @click.option("--layers", default=2, show_default=True)
-def models_tiny(out: str, kind: str, corpus: str, vocab_size: int, hidden: int, layers: int) -> None:
+@click.option("--seed", default=0, show_default=True, help="Same corpus and seed: byte-identical files.")
+def models_tiny(out: str, kind: str, corpus: str, vocab_size: int, hidden: int, layers: int, seed: int) -> None:
     """Build a random-weight model with a real tokenizer trained on CORPUS."""
     from .probe.tiny import build_tiny
 
     try:
-        path = build_tiny(out, kind, corpus, vocab_size=vocab_size, hidden=hidden, layers=layers)
+        path = build_tiny(out, kind, corpus, vocab_size=vocab_size, hidden=hidden, layers=layers, seed=seed)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote a tiny {kind} model to {path}")

@@ -1,8 +1,15 @@
 """Every candidate score of the batched scorers equals a brute-force reference: one separate
-forward pass per candidate, in float64 (SPEC §5), on tiny real models of each kind."""
+forward pass per candidate, in float64 (SPEC §5), on tiny real models of each kind.
+
+The reference is independent of the scorers: it loads the model and tokenizer afresh, writes
+the masks, the sentinel or the candidate into the template's text and tokenizes that text
+whole, as the model family sees running text. A scorer that glued separately encoded pieces
+together (a stray "▁" before XLM-R's masks, "▁." after a T5 sentinel, byte-level BPE merges cut
+at the slot's edges) disagrees with it."""
 from __future__ import annotations
 
-import copy
+import json
+import shutil
 
 import numpy as np
 import pytest
@@ -14,6 +21,7 @@ from curator.probe.data import build  # noqa: E402
 from curator.probe.scorers.base import Options, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
 
+from . import probe_real  # noqa: E402
 from .conftest import SEED  # noqa: E402
 
 TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]"]
@@ -21,61 +29,110 @@ TUPLES = [dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_la
           dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
           dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
           dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga")]
+KINDS = ["bert", "xlm-roberta", "t5", "t5-first", "gpt2"]
+SCORER_KIND = {"bert": "masked", "xlm-roberta": "masked", "t5": "seq2seq", "t5-first": "seq2seq", "gpt2": "causal"}
+
+
+def first_scheme_copy(path, out):
+    """The same T5 with its Metaspace prepending "▁" to the first piece of a text only (what
+    transformers builds for T5 with legacy=False): after the sentinel, "." stays ".", while
+    encoded on its own it would become "▁."."""
+    shutil.copytree(path, out)
+    spec = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    for pre in spec["pre_tokenizer"]["pretokenizers"]:
+        if pre["type"] == "Metaspace":
+            pre["prepend_scheme"] = "first"
+    spec["decoder"]["prepend_scheme"] = "first"
+    (out / "tokenizer.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    return out
 
 
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
-    return {kind: build_tiny(root / kind, kind, SEED) for kind in ("bert", "xlm-roberta", "t5", "gpt2")}
+    models = {kind: build_tiny(root / kind, kind, SEED) for kind in ("bert", "xlm-roberta", "t5", "gpt2")}
+    models["t5-first"] = first_scheme_copy(models["t5"], root / "t5-first")
+    return models
 
 
-def reference(scorer, data, kind: str, mode: str) -> np.ndarray:
-    model = copy.deepcopy(scorer.model).double()
-    queries = scorer.queries(data)
-    out = np.empty((len(queries), len(data.candidates)))
+def fill(template: str, subject: str, slot: str, final_punct: bool) -> str:
+    text = template.replace("[X]", subject).replace("[Y]", slot)
+    return text + "." if final_punct else text
+
+
+def reference(path, data, kind: str, mode: str, final_punct: bool = False) -> np.ndarray:
+    """[queries, candidates] scores, one float64 forward pass per (template, subject, candidate)."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM,
+            "causal": AutoModelForCausalLM}[SCORER_KIND[kind]]
+    model = auto.from_pretrained(path, dtype=torch.float64).eval()
     labels = [label for _, label in data.candidates]
-    for q, (before, after) in enumerate(queries):
-        b, a = scorer.encode([before])[0], scorer.encode([after])[0]
+    rows = [(t, subject) for t in data.templates for _, subject in data.subjects]
+    out = np.empty((len(rows), len(labels)))
+    for q, (template, subject) in enumerate(rows):
         for c, label in enumerate(labels):
+            cand = tok(label, add_special_tokens=False)["input_ids"]
             with torch.no_grad():
-                if kind in ("bert", "xlm-roberta"):
-                    cand = scorer.encode([label])[0]
-                    ids = scorer.head_ids + b + [scorer.tok.mask_token_id] * len(cand) + a + scorer.tail_ids
-                    logits = model(input_ids=torch.tensor([ids])).logits[0]
-                    start = len(scorer.head_ids) + len(b)
-                    rows = logits[start:start + len(cand)]
+                if SCORER_KIND[kind] == "masked":
+                    ids = tok(fill(template, subject, " ".join([tok.mask_token] * len(cand)), final_punct))["input_ids"]
+                    at = [i for i, t in enumerate(ids) if t == tok.mask_token_id]
+                    assert len(at) == len(cand)
+                    logits = model(input_ids=torch.tensor([ids])).logits[0, at]
                     targets = cand
-                elif kind == "t5":
-                    cand = scorer.encode([label])[0]
-                    ids = scorer.head_ids + b + [scorer.sentinel] + a + scorer.tail_ids
-                    dec = [scorer.start, scorer.sentinel] + cand[:-1]
-                    logits = model(input_ids=torch.tensor([ids]), decoder_input_ids=torch.tensor([dec])).logits[0]
-                    rows, targets = logits[1:], cand
+                elif SCORER_KIND[kind] == "seq2seq":
+                    ids = tok(fill(template, subject, "<extra_id_0>", final_punct))["input_ids"]
+                    sentinel = tok.convert_tokens_to_ids("<extra_id_0>")
+                    assert ids.count(sentinel) == 1
+                    decoder = [model.config.decoder_start_token_id, sentinel] + cand[:-1]
+                    logits = model(input_ids=torch.tensor([ids]), decoder_input_ids=torch.tensor([decoder])).logits[0, 1:]
+                    targets = cand
                 else:
-                    spaced = before != before.rstrip() or not before
-                    bb = scorer.encode([before.rstrip()])[0]
-                    cand = scorer.encode([(" " if spaced and bb else "") + label])[0]
-                    ids = scorer.bos + bb + cand + a
-                    logits = model(input_ids=torch.tensor([ids])).logits[0]
-                    rows, targets = logits[:-1], ids[1:]
-                if mode == "log-prob":
-                    rows = rows.log_softmax(-1)
-                out[q, c] = rows[torch.arange(len(targets)), torch.tensor(targets)].mean().item()
+                    ids = tok(fill(template, subject, label, final_punct))["input_ids"]
+                    if tok.bos_token_id is not None and ids[0] != tok.bos_token_id:
+                        ids = [tok.bos_token_id] + ids  # GPT-2 adds none; its <|endoftext|> starts a text
+                    logits = model(input_ids=torch.tensor([ids])).logits[0, :-1]
+                    targets = ids[1:]
+            if mode == "log-prob":
+                logits = logits.log_softmax(-1)
+            out[q, c] = logits[torch.arange(len(targets)), torch.tensor(targets)].mean().item()
     return out
 
 
-@pytest.mark.parametrize("kind", ["bert", "xlm-roberta", "t5", "gpt2"])
+def check_against_reference(path, data, kind, mode, final_punct=False, batch_tokens=48):
+    # a small token budget forces several batches and candidate chunks
+    scorer = load_scorer(str(path), device="cpu", dtype="float32",
+                         options=Options(score_mode=mode, batch_tokens=batch_tokens, final_punct=final_punct))
+    assert scorer.kind == SCORER_KIND[kind]
+    fast = scorer.score_relation(data)
+    slow = reference(path, data, kind, mode, final_punct)
+    assert fast.shape == (len(data.templates) * len(data.subjects), len(data.candidates))
+    np.testing.assert_allclose(fast, slow, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("mode", ["log-prob", "mean-logit"])
 def test_scores_equal_brute_force_reference(tiny_models, kind, mode):
     data = build("es", "P19", TEMPLATES, TUPLES)
-    # a small token budget forces several batches and candidate chunks
-    scorer = load_scorer(str(tiny_models[kind]), device="cpu", dtype="float32",
-                         options=Options(score_mode=mode, batch_tokens=48))
-    assert scorer.kind == {"bert": "masked", "xlm-roberta": "masked", "t5": "seq2seq", "gpt2": "causal"}[kind]
-    fast = scorer.score_relation(data)
-    slow = reference(scorer, data, kind, mode)
-    assert fast.shape == (len(TEMPLATES) * len(TUPLES), len(data.candidates))
-    np.testing.assert_allclose(fast, slow, atol=1e-5, rtol=0)
+    check_against_reference(tiny_models[kind], data, kind, mode, final_punct=mode == "mean-logit")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("language", probe_real.LANGUAGES)
+def test_scores_equal_reference_on_real_data(tmp_path_factory, kind, language):
+    """Real templates and tuples in three scripts, with tokenizers trained on them; the
+    candidates are the objects of the first tuples (each needs its own reference passes)."""
+    path = probe_real.model(tmp_path_factory, "t5" if kind == "t5-first" else kind)
+    if kind == "t5-first":
+        out = tmp_path_factory.getbasetemp() / "real-t5-first"
+        path = out if out.exists() else first_scheme_copy(path, out)
+    data = probe_real.need_shared()
+    # P103 in Korean glues the slot to particles ("[Y]는", "[Y]입니다"); with these tuples
+    # the byte-level BPE merges across the slot's edge in a dozen sentences
+    rows = build(language, "P103", probe_real.templates(data, language, "P103")[:3],
+                 probe_real.tuples(data, language, "P103")[:6])
+    check_against_reference(path, rows, kind, "log-prob", final_punct=language == "ru")
 
 
 @pytest.mark.parametrize("kind", ["bert", "xlm-roberta"])
@@ -84,7 +141,7 @@ def test_masked_head_paths_agree_with_reference(tiny_models, kind):
     data = build("es", "P19", TEMPLATES, TUPLES)
     scorer = load_scorer(str(tiny_models[kind]), device="cpu", dtype="float32", options=Options(batch_tokens=64))
     assert scorer.split is not None
-    slow = reference(scorer, data, kind, "log-prob")
+    slow = reference(tiny_models[kind], data, kind, "log-prob")
     scorer.tile_bytes = 4 * 16 * 37  # a few dozen vocabulary ids per tile, a ragged last tile
     np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
     scorer.split = None
@@ -105,3 +162,12 @@ def test_unknown_model_and_missing_head(tiny_models, tmp_path):
         load_scorer(str(tmp_path / "nowhere"), device="cpu")
     with pytest.raises(ProbeError, match="no seq2seq language-model head|sentinel"):
         load_scorer(str(tiny_models["gpt2"]), device="cpu", kind="seq2seq")
+
+
+def test_subject_holding_the_mask_token_is_a_clear_error(tiny_models):
+    from curator.probe.scorers import ProbeError
+
+    data = build("es", "P19", ["[X] nació en [Y]"],
+                 [dict(sub_uri="Q1", sub_label="[MASK] Smith", obj_uri="Q2", obj_label="Ulm")])
+    with pytest.raises(ProbeError, match=r"'\[MASK\] Smith nació en \[MASK\]' has 2 slot tokens"):
+        load_scorer(str(tiny_models["bert"]), device="cpu").score_relation(data)

@@ -8,16 +8,17 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterator
 
 KINDS = ("bert", "xlm-roberta", "t5", "gpt2", "marian")
-SENTINELS = [f"<extra_id_{i}>" for i in range(4)]
+SENTINELS = [f"<extra_id_{i}>" for i in range(100)]  # as many as T5 has
 
 
-def corpus_lines(src: str | Path, limit: int = 200_000) -> Iterator[str]:
-    """Sentences from a release-layout folder: templates filled with real tuples, and labels."""
+def corpus_lines(src: str | Path, limit: int = 200_000, seed: int = 0) -> Iterator[str]:
+    """Sentences from a release-layout folder: templates filled with real tuples, and labels.
+    Files in sorted order and a seeded sample: the same folder and seed give the same lines."""
     root = Path(src)
-    rng = random.Random(0)
+    rng = random.Random(seed)
     count = 0
     for path in sorted(root.rglob("*.jsonl")):
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -39,63 +40,87 @@ def corpus_lines(src: str | Path, limit: int = 200_000) -> Iterator[str]:
             return
 
 
-def train_tokenizer(kind: str, lines: Iterable[str], vocab_size: int):
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+def _added(content: str, lstrip: bool = False, normalized: bool = False):
+    from tokenizers import AddedToken
 
-    if kind == "bert":
-        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-        tok.normalizer = normalizers.BertNormalizer(lowercase=False)
-        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-        tok.decoder = decoders.WordPiece()
+    return AddedToken(content, lstrip=lstrip, rstrip=False, single_word=False, normalized=normalized, special=True)
+
+
+def train_tokenizer(kind: str, lines: list[str], vocab_size: int):
+    """(tokenizers.Tokenizer, special tokens for transformers) laid out like the real family's
+    published tokenizer.json: same model type, pre-tokenizer, special tokens and their flags,
+    post-processor. The vocabulary is learnt by tinytok (deterministic), not by the Rust trainers."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+    from .tinytok import learn_bpe, merged_tokens, unigram_pieces, word_counts
+
+    if kind == "bert":  # bert-base-multilingual-cased: WordPiece, cased, [CLS] … [SEP]
+        normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,
+                                                lowercase=False)
+        pre = pre_tokenizers.BertPreTokenizer()
         specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        tok.train_from_iterator(lines, trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials))
+        alphabet, merges, _ = learn_bpe(word_counts(lines, normalizer, pre), vocab_size - len(specials), "##")
+        vocab = list(dict.fromkeys(specials + alphabet + merged_tokens(merges, "##")))
+        tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]",
+                                         max_input_chars_per_word=100))
+        tok.normalizer, tok.pre_tokenizer, tok.decoder = normalizer, pre, decoders.WordPiece()
+        tok.add_special_tokens([_added(t) for t in specials])
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
-        tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
-                                                           special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+        tok.post_processor = processors.TemplateProcessing(
+            single="[CLS]:0 $A:0 [SEP]:0", pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
         return tok, dict(pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]",
                          mask_token="[MASK]")
-    if kind == "gpt2":
-        tok = Tokenizer(models.BPE())
-        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        tok.decoder = decoders.ByteLevel()
-        tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"],
-                                                           initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-        return tok, dict(bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>",
-                         pad_token="<|endoftext|>")
-    # sentencepiece-style unigram for xlm-roberta, t5 and marian
-    tok = Tokenizer(models.Unigram())
-    tok.normalizer = normalizers.NFKC()
-    tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.decoder = decoders.Metaspace()
-    if kind == "marian":
-        # OPUS-MT's layout: </s> is id 0, every text ends with it, <pad> starts decoding.
-        # A fast tokenizer, because MarianTokenizer needs sentencepiece model files.
-        specials = ["</s>", "<unk>", "<pad>"]
-        tok.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                                               unk_token="<unk>"))
-        tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A $B </s>",
-                                                           special_tokens=[("</s>", tok.token_to_id("</s>"))])
-        return tok, dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>")
+    if kind == "gpt2":  # byte-level BPE, no prefix space, no BOS added, no pad token
+        pre = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
+        end = "<|endoftext|>"
+        alphabet, merges, _ = learn_bpe(word_counts(lines, None, pre), vocab_size - 1)
+        vocab = list(dict.fromkeys(sorted(set(alphabet) | set(pre_tokenizers.ByteLevel.alphabet()))
+                                   + merged_tokens(merges) + [end]))
+        tok = Tokenizer(models.BPE({t: i for i, t in enumerate(vocab)}, merges))
+        tok.pre_tokenizer, tok.decoder = pre, decoders.ByteLevel()
+        tok.post_processor = processors.ByteLevel(trim_offsets=False)
+        tok.add_special_tokens([_added(end, normalized=True)])
+        return tok, dict(bos_token=end, eos_token=end, unk_token=end)
+    # SentencePiece unigram for xlm-roberta, t5 and marian; NFKC stands in for spm's precompiled map
+    normalizer = normalizers.NFKC()
+    metaspace = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)
+    # t5's tokenizer.json splits on whitespace first (runs of spaces make no "▁" pieces); xlm-r's does not
+    pre = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), metaspace]) if kind == "t5" else metaspace
+    if kind == "marian":  # OPUS-MT's layout: </s> is id 0, every text ends with it, <pad> starts decoding
+        head, tail, unk = ["</s>", "<unk>", "<pad>"], [], "<unk>"
+    elif kind == "xlm-roberta":  # fairseq's order, <mask> last
+        head, tail, unk = ["<s>", "<pad>", "</s>", "<unk>"], ["<mask>"], "<unk>"
+    else:  # t5: <extra_id_0> is the last id
+        head, tail, unk = ["<pad>", "</s>", "<unk>"], SENTINELS[::-1], "<unk>"
+    alphabet, merges, final = learn_bpe(word_counts(lines, normalizer, pre), vocab_size - len(head) - len(tail))
+    pieces = [(t, 0.0) for t in head] + unigram_pieces(alphabet, merges, final) + [(t, 0.0) for t in tail]
+    tok = Tokenizer(models.Unigram(pieces, unk_id=head.index(unk), byte_fallback=False))
+    tok.normalizer, tok.pre_tokenizer = normalizer, pre
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always", split=True)
+    # XLM-R's <mask> swallows the space before it: "in <mask>" is ["▁in", "<mask>"], no stray "▁"
+    tok.add_special_tokens([_added(t, lstrip=t == "<mask>") for t in head + tail])
+    eos = tok.token_to_id("</s>")
     if kind == "xlm-roberta":
-        specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-        tok.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                                               unk_token="<unk>"))
+        bos = tok.token_to_id("<s>")
         tok.post_processor = processors.TemplateProcessing(
-            single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
-            special_tokens=[("<s>", tok.token_to_id("<s>")), ("</s>", tok.token_to_id("</s>"))])
+            single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[("<s>", bos), ("</s>", eos)])
         return tok, dict(bos_token="<s>", eos_token="</s>", cls_token="<s>", sep_token="</s>", pad_token="<pad>",
-                         unk_token="<unk>", mask_token="<mask>")
-    specials = ["<pad>", "</s>", "<unk>"] + SENTINELS
-    tok.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                                           unk_token="<unk>"))
+                         unk_token="<unk>", mask_token=_added("<mask>", lstrip=True))
+    if kind == "marian":
+        tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A $B </s>",
+                                                           special_tokens=[("</s>", eos)])
+        return tok, dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>")
     tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
-                                                       special_tokens=[("</s>", tok.token_to_id("</s>"))])
+                                                       special_tokens=[("</s>", eos)])
     return tok, dict(eos_token="</s>", pad_token="<pad>", unk_token="<unk>", additional_special_tokens=SENTINELS)
 
 
 def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int = 2000, hidden: int = 64,
                layers: int = 2, heads: int = 2, seed: int = 0) -> Path:
-    """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout)."""
+    """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout).
+
+    Reproducible: the same corpus and seed give byte-identical files (tests/test_probe_tiny.py)."""
     import torch
     from transformers import (BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel, MarianConfig, MarianMTModel,
                               PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration, XLMRobertaConfig,
@@ -103,11 +128,12 @@ def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int =
 
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}")
-    lines = list(corpus_lines(corpus))
+    lines = list(corpus_lines(corpus, seed=seed))
     if not lines:
         raise ValueError(f"{corpus}: no .jsonl text found to train a tokenizer on")
     tok, specials = train_tokenizer(kind, lines, vocab_size)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, **specials)
+    # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=128, **specials)
     torch.manual_seed(seed)
     n = tok.get_vocab_size()
     common = dict(vocab_size=n)

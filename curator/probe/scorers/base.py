@@ -43,32 +43,57 @@ class Scorer:
         if options.score_mode not in SCORE_MODES:
             raise ProbeError(f"score mode must be one of {', '.join(SCORE_MODES)}")
         self.model, self.tok, self.device, self.options = model, tokenizer, device, options
-        probe_ids = tokenizer("a", add_special_tokens=False)["input_ids"]
-        full = tokenizer("a")["input_ids"]
-        at = next(i for i in range(len(full)) if full[i:i + len(probe_ids)] == probe_ids)
-        self.head_ids, self.tail_ids = full[:at], full[at + len(probe_ids):]  # [CLS] … [SEP] and the like
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
 
     def encode(self, texts: list[str]) -> list[list[int]]:
+        """Token ids without special tokens: how candidates are tokenized on their own. For
+        SentencePiece (Metaspace) and WordPiece tokenizers that is the word as it appears after
+        a space in running text ("▁Paris", "Paris"), as the published code and the fill-mask
+        pipeline tokenize their candidates."""
         if not texts:
             return []
         return self.tok(texts, add_special_tokens=False)["input_ids"]
+
+    def tokenize(self, texts: list[str]) -> list[list[int]]:
+        """Whole queries, special tokens included, exactly as the model family sees text.
+
+        Never glue separately encoded pieces together: a SentencePiece tokenizer turns the
+        space before a slot into a stray "▁" token, XLM-R's <mask> swallows that space only
+        inside a whole text, and a byte-level BPE merges across the slot's edges."""
+        if not texts:
+            return []
+        backend = getattr(self.tok, "backend_tokenizer", None)
+        if backend is not None and backend.padding is None and backend.truncation is None:
+            # the same ids as the wrapper's, without its per-text Python work (half the time)
+            return [e.ids for e in backend.encode_batch(texts, add_special_tokens=True)]
+        return self.tok(texts, add_special_tokens=True)["input_ids"]
+
+    def slot_positions(self, texts: list[str], rows: list[list[int]], token_id: int, count: int) -> list[list[int]]:
+        """Where `token_id` sits in each row; it must occur exactly `count` times."""
+        out = [[i for i, t in enumerate(row) if t == token_id] for row in rows]
+        for text, found in zip(texts, out):
+            if len(found) != count:
+                raise ProbeError(f"query {text!r} has {len(found)} slot tokens after tokenizing, expected {count}"
+                                 " (does a subject contain the mask or sentinel token?)")
+        return out
 
     def score_relation(self, data: RelationData) -> np.ndarray:
         """Scores [templates × tuples, candidates], row q = template q // n_tuples, tuple q % n_tuples."""
         raise NotImplementedError
 
     def queries(self, data: RelationData) -> list[tuple[str, str]]:
+        """(text before [Y], text after [Y]) per row: template-major, subject filled in."""
         return [split_template(t, label, self.options.final_punct) for t in data.templates for _, label in data.subjects]
 
     def pad(self, rows: list[list[int]], value: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """(ids, attention mask), right-padded; filled in numpy (a tensor per row costs more)."""
         width = max(len(r) for r in rows)
-        ids = torch.full((len(rows), width), value, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        ids = np.full((len(rows), width), value, dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
         for i, r in enumerate(rows):
-            ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
+            ids[i, :len(r)] = r
             mask[i, :len(r)] = 1
-        return ids.to(self.device), mask.to(self.device)
+        return torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device)
 
     def batches(self, lengths: list[int], cost: Callable[[int, int], int]) -> list[list[int]]:
         """Indices grouped by similar length (sorted), each batch within the token budget."""

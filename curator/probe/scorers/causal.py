@@ -1,6 +1,15 @@
 """Decoder-only LMs: a candidate's score is the mean log-probability of the tokens of the
-filled sentence. The prefix before [Y] is encoded once per query and its key/value cache
-serves every candidate; candidates and the rest of the sentence are scored as one batch."""
+filled sentence, tokenized whole (a byte-level BPE may merge a candidate with the letters
+glued to it, as Korean particles are, so the pieces are never encoded apart).
+
+BOS: a sentence starts with the tokenizer's BOS, added by the tokenizer itself (Llama) or, where
+the tokenizer adds none but has one (GPT-2's <|endoftext|>, the separator it was trained with),
+put in front, so that every token of the sentence has a probability. Without any BOS the first
+token only conditions the rest.
+
+Speed: the token prefix shared by all candidates' sentences (usually the text before [Y]) runs
+once per query and its key/value cache serves every candidate; the rest of each sentence is
+scored in candidate batches."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,37 +24,29 @@ class CausalScorer(Scorer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        bos = self.tok.bos_token_id
-        self.bos = [bos] if bos is not None else []  # with a BOS every sentence token has a probability
+        self.bos = self.tok.bos_token_id
 
     def score_relation(self, data: RelationData) -> np.ndarray:
         return self.with_oom_retry(lambda: self._score(data))
 
-    def sentence(self, before: list[int], cand: list[int], after: list[int]) -> list[int]:
-        return self.bos + before + cand + after
-
-    def pieces(self, data: RelationData):
-        queries = self.queries(data)
-        befores_text = [b.rstrip() for b, _ in queries]
-        spaced = [b != b.rstrip() or not b for b, _ in queries]
-        befores = self.encode(befores_text)
-        afters = self.encode([a for _, a in queries])
-        labels = [label for _, label in data.candidates]
-        with_space, bare = self.encode([" " + label for label in labels]), self.encode(labels)
-        return queries, befores, afters, spaced, with_space, bare
+    def sentences(self, texts: list[str]) -> list[list[int]]:
+        rows = self.tokenize(texts)
+        if self.bos is None:
+            return rows
+        return [row if row[:1] == [self.bos] else [self.bos] + row for row in rows]
 
     @torch.inference_mode()
     def _score(self, data: RelationData) -> np.ndarray:
-        queries, befores, afters, spaced, with_space, bare = self.pieces(data)
-        C = len(data.candidates)
+        queries = self.queries(data)
+        labels = [label for _, label in data.candidates]
+        C = len(labels)
         scores = np.empty((len(queries), C), dtype=np.float32)
         vocab = self.model.get_output_embeddings().weight.shape[0]
-        for q in range(len(queries)):
-            cands = with_space if spaced[q] and befores[q] else bare
-            prefix = self.bos + befores[q]
-            if not prefix:  # nothing to condition on: the first token has no probability
-                prefix = cands[0][:0]
-            rows = [cands[c] + afters[q] for c in range(C)]
+        for q, (before, after) in enumerate(queries):
+            sentences = self.sentences([before + label + after for label in labels])
+            shared = shared_prefix(sentences)
+            prefix = sentences[0][:shared]
+            rows = [s[shared:] for s in sentences]
             width = max(len(r) for r in rows)
             per_chunk = max(1, min(self.options.batch_tokens // max(1, width), (64 << 20) // (width * vocab) or 1))
             prefix_ids = torch.tensor([prefix], device=self.device)
@@ -73,6 +74,16 @@ class CausalScorer(Scorer):
                 count = attn.sum(-1) + (len(prefix) - 1 if past is not None else 0)
                 scores[q, start:stop] = (total / count.clamp(min=1)).cpu().numpy()
         return scores
+
+
+def shared_prefix(rows: list[list[int]]) -> int:
+    """Length of the token prefix common to all rows, leaving each row at least one token."""
+    limit = min(len(r) for r in rows) - 1
+    first = rows[0]
+    n = 0
+    while n < limit and all(r[n] == first[n] for r in rows):
+        n += 1
+    return max(n, 0)
 
 
 def _prefix_sum(past, prefix_ids: torch.Tensor, score_mode: str) -> torch.Tensor:

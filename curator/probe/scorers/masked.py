@@ -1,5 +1,7 @@
 """Masked LMs: one forward pass per (template, tuple, number of masks) scores every candidate
-of that token length; the LM head runs only at the mask positions."""
+of that token length; the LM head runs only at the mask positions. Each query is the template
+with the masks written into its text and tokenized whole, like the published mParaRel code and
+the fill-mask pipeline, so the model sees what its tokenizer makes of running text."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -110,6 +112,11 @@ class MaskedScorer(Scorer):
     def score_relation(self, data: RelationData) -> np.ndarray:
         return self.with_oom_retry(lambda: self._score(data))
 
+    def mask_slot(self, n: int) -> str:
+        """n mask tokens joined by spaces, as the published code writes them into the template
+        (with XLM-R's <mask>, which swallows the space before it, they come out adjacent)."""
+        return " ".join([self.tok.mask_token] * n)
+
     @torch.inference_mode()
     def _score(self, data: RelationData) -> np.ndarray:
         queries = self.queries(data)
@@ -119,17 +126,14 @@ class MaskedScorer(Scorer):
         for c, ids in enumerate(cand_ids):
             if ids:
                 by_length[len(ids)].append(c)
-        befores = self.encode([b for b, _ in queries])
-        afters = self.encode([a for _, a in queries])
-        mask = self.tok.mask_token_id
         for n, members in sorted(by_length.items()):
             targets = torch.tensor([cand_ids[c] for c in members], device=self.device).T  # [n, Cn]
-            rows = [self.head_ids + befores[q] + [mask] * n + afters[q] + self.tail_ids for q in range(len(queries))]
-            starts = [len(self.head_ids) + len(befores[q]) for q in range(len(queries))]
+            texts = [before + self.mask_slot(n) + after for before, after in queries]
+            rows = self.tokenize(texts)
+            where = self.slot_positions(texts, rows, self.tok.mask_token_id, n)
             for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
                 ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
-                positions = torch.tensor([starts[q] for q in batch], device=self.device)[:, None] + \
-                    torch.arange(n, device=self.device)[None, :]  # [B, n]
+                positions = torch.tensor([where[q] for q in batch], device=self.device)  # [B, n]
                 if self.head is not None:
                     hidden = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
                     at_masks = hidden[torch.arange(len(batch), device=self.device)[:, None], positions]  # [B, n, H]

@@ -1,6 +1,10 @@
 """Encoder-decoder LMs (T5 style): the query has one sentinel where [Y] was; a candidate's score
 is (1/n) Σ log P(cᵢ | sentinel, c<ᵢ, query). The encoder runs once per query and serves every
-candidate, which are decoded together as one padded batch."""
+candidate, which are decoded together as one padded batch.
+
+The sentinel is written into the text and the query tokenized whole, so the spacing around it
+is the tokenizer's own (e.g. whether "." after the slot is "▁." depends on its prepend scheme);
+candidates are tokenized as words of running text ("▁Paris"), as T5's span targets are."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,6 +24,7 @@ class Seq2SeqScorer(Scorer):
         if sentinel is None or sentinel == self.tok.unk_token_id:
             raise ProbeError("this encoder-decoder model's tokenizer has no <extra_id_0> sentinel token")
         self.sentinel = sentinel
+        self.sentinel_text = self.tok.convert_ids_to_tokens(sentinel)
         self.start = self.model.config.decoder_start_token_id
         if self.start is None:
             self.start = self.pad_id
@@ -43,9 +48,9 @@ class Seq2SeqScorer(Scorer):
             valid[c, 1:len(ids) + 1] = 1
         dec_in, targets, valid = dec_in.to(self.device), targets.to(self.device), valid.to(self.device)
         dec_mask = (valid.sum(-1, keepdim=True) >= torch.arange(n_max + 1, device=self.device)).long()
-        befores = self.encode([b for b, _ in queries])
-        afters = self.encode([a for _, a in queries])
-        rows = [self.head_ids + befores[q] + [self.sentinel] + afters[q] + self.tail_ids for q in range(len(queries))]
+        texts = [before + self.sentinel_text + after for before, after in queries]
+        rows = self.tokenize(texts)
+        self.slot_positions(texts, rows, self.sentinel, 1)
         scores = np.empty((len(queries), C), dtype=np.float32)
         per_chunk = max(1, self.options.batch_tokens // (n_max + 1))  # candidate rows per decoder pass
         encoder = self.model.get_encoder()

@@ -1,0 +1,95 @@
+"""Deterministic subword training for the tiny models' tokenizers.
+
+The `tokenizers` trainers break ties between equally frequent pairs in hash-map order, and
+Rust seeds its hash maps at random: two builds from one corpus gave different vocabularies.
+Here the merges are learnt in plain Python with every tie broken by the symbols' text, so the
+same corpus always gives the same vocabulary, byte for byte. The corpora are small (a
+release's templates and labels), so a simple incremental BPE is fast enough.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter, defaultdict
+from typing import Iterable
+
+
+def word_counts(lines: Iterable[str], normalizer, pre_tokenizer) -> dict[str, int]:
+    """Pre-tokenized words and their counts, through the tokenizer's own normalizer and pre-tokenizer."""
+    counts: Counter[str] = Counter()
+    for line in lines:
+        text = normalizer.normalize_str(line) if normalizer is not None else line
+        counts.update(word for word, _ in pre_tokenizer.pre_tokenize_str(text))
+    return dict(sorted(counts.items()))
+
+
+def learn_bpe(counts: dict[str, int], size: int, prefix: str = "") -> tuple[list[str], list[tuple[str, str]], dict]:
+    """(alphabet, merges in order, final symbol counts): merges until alphabet + merges reach `size`.
+
+    `prefix` marks symbols that continue a word (WordPiece's "##"). The most frequent pair is
+    merged first; among equally frequent pairs the smallest (left, right) text wins."""
+    words = [([w[0]] + [prefix + ch for ch in w[1:]], n) for w, n in sorted(counts.items()) if w]
+    alphabet = sorted({s for syms, _ in words for s in syms})
+    pairs: Counter[tuple[str, str]] = Counter()
+    where: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for i, (syms, n) in enumerate(words):
+        for pair in zip(syms, syms[1:]):
+            pairs[pair] += n
+            where[pair].add(i)
+    heap = [(-n, pair) for pair, n in pairs.items()]
+    heapq.heapify(heap)
+    learnt: list[tuple[str, str]] = []
+    while heap and len(alphabet) + len(learnt) < size:
+        neg, pair = heapq.heappop(heap)
+        if pairs.get(pair, 0) != -neg or neg == 0:
+            continue  # a stale entry: the count changed since it was pushed
+        left, right = pair
+        merged = left + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
+        learnt.append(pair)
+        touched: set[tuple[str, str]] = set()
+        for i in sorted(where.pop(pair)):
+            syms, n = words[i]
+            for old in zip(syms, syms[1:]):
+                pairs[old] -= n
+                touched.add(old)
+            out, j = [], 0
+            while j < len(syms):
+                if j + 1 < len(syms) and syms[j] == left and syms[j + 1] == right:
+                    out.append(merged)
+                    j += 2
+                else:
+                    out.append(syms[j])
+                    j += 1
+            words[i] = (out, n)
+            for new in zip(out, out[1:]):
+                pairs[new] += n
+                where[new].add(i)
+                touched.add(new)
+        pairs.pop(pair, None)
+        for other in sorted(touched):
+            if pairs.get(other, 0) > 0:
+                heapq.heappush(heap, (-pairs[other], other))
+    final: Counter[str] = Counter()
+    for syms, n in words:
+        for s in syms:
+            final[s] += n
+    return alphabet, learnt, dict(final)
+
+
+def merged_tokens(merges: list[tuple[str, str]], prefix: str = "") -> list[str]:
+    """The new symbol of each merge, in merge order, without repeats."""
+    out = []
+    for left, right in merges:
+        out.append(left + (right[len(prefix):] if prefix and right.startswith(prefix) else right))
+    return list(dict.fromkeys(out))
+
+
+def unigram_pieces(alphabet: list[str], merges: list[tuple[str, str]], final: dict[str, int]) -> list[tuple[str, float]]:
+    """SentencePiece-style (piece, log-probability) list, most probable first.
+
+    A piece's probability is its share of the corpus segmented by the learnt merges (add-½
+    smoothed, so pieces only used inside longer ones keep a finite score)."""
+    pieces = list(dict.fromkeys(alphabet + merged_tokens(merges)))
+    total = sum(final.get(p, 0) + 0.5 for p in pieces)
+    scored = [(p, math.log((final.get(p, 0) + 0.5) / total)) for p in pieces]
+    return sorted(scored, key=lambda item: (-item[1], item[0]))

@@ -1,0 +1,107 @@
+"""`curator models tiny`: reproducible builds, tokenizers laid out like the real families'."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from curator.probe.tiny import build_tiny  # noqa: E402
+
+from .conftest import ROOT, SEED, tree_bytes  # noqa: E402
+
+KINDS = ("bert", "xlm-roberta", "t5", "gpt2", "marian")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tiny-here")
+    return {kind: build_tiny(root / kind, kind, SEED, seed=3) for kind in KINDS}
+
+
+def test_same_corpus_and_seed_give_byte_identical_files(built, tmp_path):
+    """The second build runs `curator models tiny` in another process with another string-hash
+    seed, so neither Python's set/dict order of strings nor the Rust trainers' random hash maps
+    can hide behind one process's luck."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=str(int(os.environ.get("PYTHONHASHSEED", "0")) + 1))
+    script = ("import sys; from curator.cli import main\n"
+              "for kind in sys.argv[3:]:\n"
+              "    main(['models', 'tiny', f'{sys.argv[1]}/{kind}', '--kind', kind, '--corpus', sys.argv[2],"
+              " '--seed', '3'], standalone_mode=False)\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out"), str(SEED), *KINDS], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for kind in KINDS:
+        here, there = tree_bytes(built[kind]), tree_bytes(tmp_path / "out" / kind)
+        assert sorted(here) == sorted(there)
+        assert {"tokenizer.json", "tokenizer_config.json", "config.json", "model.safetensors"} <= set(here)
+        different = [name for name in here if here[name] != there[name]]
+        assert not different, f"{kind}: {different} differ between two builds"
+
+
+def test_another_seed_gives_other_weights(built, tmp_path):
+    other = build_tiny(tmp_path / "bert", "bert", SEED, seed=4)
+    assert (other / "model.safetensors").read_bytes() != (built["bert"] / "model.safetensors").read_bytes()
+
+
+def tokens(path, text: str) -> list[str]:
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    return tok.convert_ids_to_tokens(tok(text)["input_ids"])
+
+
+def test_bert_wordpiece_cased_with_cls_sep(built):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(built["bert"])
+    assert tokens(built["bert"], "Albert Einstein nació en [MASK] [MASK].") == \
+        ["[CLS]", "Albert", "Einstein", "nació", "en", "[MASK]", "[MASK]", ".", "[SEP]"]
+    assert (tok.cls_token, tok.sep_token, tok.mask_token, tok.pad_token) == ("[CLS]", "[SEP]", "[MASK]", "[PAD]")
+    assert tok.tokenize("Albert") != tok.tokenize("albert")  # cased, like bert-base-multilingual-cased
+    assert any(t.startswith("##") for t in tok.get_vocab())
+
+
+def test_xlm_roberta_sentencepiece_and_mask_that_swallows_the_space(built):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(built["xlm-roberta"])
+    assert tokens(built["xlm-roberta"], "Albert Einstein nació en <mask> <mask>.") == \
+        ["<s>", "▁Albert", "▁Einstein", "▁nació", "▁en", "<mask>", "<mask>", "▁.", "</s>"]
+    # the pieces encoded apart would leave the "▁" the mask swallows in running text
+    assert tok.tokenize("nació en ")[-1] == "▁"
+    assert tok.added_tokens_decoder[tok.mask_token_id].lstrip
+    assert [tok.convert_tokens_to_ids(t) for t in ("<s>", "<pad>", "</s>", "<unk>")] == [0, 1, 2, 3]
+    assert tok.mask_token_id == len(tok) - 1
+    assert tok.tokenize("Ulm")[0].startswith("▁")
+
+
+def test_t5_sentinels_and_eos(built):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(built["t5"])
+    assert tokens(built["t5"], "Albert Einstein  nació en <extra_id_0>.") == \
+        ["▁Albert", "▁Einstein", "▁nació", "▁en", "<extra_id_0>", "▁.", "</s>"]  # no BOS, runs of spaces collapse
+    assert tok.bos_token is None and tok.eos_token == "</s>" and tok.pad_token_id == 0
+    assert tok.convert_tokens_to_ids("<extra_id_0>") == len(tok) - 1
+    assert tok.convert_tokens_to_ids("<extra_id_99>") == len(tok) - 100
+
+
+def test_gpt2_byte_level_without_bos_or_pad(built):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(built["gpt2"])
+    assert tok.bos_token == tok.eos_token == tok.unk_token == "<|endoftext|>" and tok.pad_token is None
+    pieces = tokens(built["gpt2"], "Albert Einstein nació en Ulm")
+    assert "<|endoftext|>" not in pieces and pieces[0][0] != "Ġ"  # nothing added, no prefix space
+    assert all(p.startswith("Ġ") for p in tok.tokenize(" Ulm")[:1])
+
+
+def test_empty_corpus_is_one_line_error(cli, tmp_path):
+    (tmp_path / "empty").mkdir()
+    result = cli("models", "tiny", tmp_path / "m", "--kind", "t5", "--corpus", tmp_path / "empty", ok=False)
+    assert result.exit_code == 1 and "no .jsonl text" in result.output and "Traceback" not in result.output
