@@ -6,7 +6,7 @@ evaluate_consistency/get_model_predictions.py, written from reading it: the temp
 with special tokens, one forward pass with the full LM head, candidates tokenized with
 `tokenizer.tokenize(label)` and grouped by token count, a candidate's score the mean of its
 tokens' logits at the mask positions, the prediction the best score. It shares no code with
-curator's scorer (which tokenizes differently in spirit: masks found by id, split head, batches).
+curator's scorer (batched queries, masks found by id, the LM head split at the masks only).
 
 Real data in three scripts, tiny BERT-style (WordPiece) and XLM-R-style (SentencePiece,
 <mask> that swallows the space before it) models with tokenizers trained on that data.
