@@ -7,6 +7,7 @@ with curator: if curator's averaging drifts from it, these tests fail.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -235,18 +236,24 @@ def test_compare_follows_the_convention(published: Path):
     assert mpararel["es", "accuracy"].relations == 2  # P19 and P47; the one-template P36 is left out
 
 
-def test_repeated_subjects_are_dropped_by_id_with_their_arrays():
-    predicted = np.array([[0, 1, 2, 1], [0, 2, 2, 1]], dtype=np.int32)
-    gold = np.array([0, 1, 2, 1], dtype=np.int32)
-    # Q1 occurs with two objects; Q3 twice with the same one (not ambiguous, kept)
-    rel = RelationPredictions("xx", "P19", ["t0", "t1"], [("Q1", "a"), ("Q1", "a"), ("Q3", "c"), ("Q3", "c")],
-                              ["O0", "O1", "O2", "O2"], [("O0", "x"), ("O1", "y"), ("O2", "z")], predicted,
-                              predicted == gold, gold, np.zeros((2, 4, 3), dtype=np.int32), np.zeros((2, 4), np.int32))
+def test_repeated_subjects_are_dropped_by_the_published_key_rule_with_their_arrays():
+    predicted = np.array([[0, 1, 2, 1, 0, 1], [0, 2, 2, 1, 1, 0]], dtype=np.int32)
+    gold = np.array([0, 1, 2, 1, 0, 1], dtype=np.int32)
+    # Q1 occurs with two objects; Q3 twice with the same one (one key: kept); Q5 "Jean-Paul" and
+    # Q6 "Jean-Luc" are different people but one subject ("Jean") to the published evaluation;
+    # Q7 and Q8 share the label "Marie" with different objects: one subject by label there
+    rel = RelationPredictions(
+        "xx", "P19", ["t0", "t1"],
+        [("Q1", "a"), ("Q1", "a"), ("Q3", "c"), ("Q3", "c"), ("Q5", "Jean-Paul"), ("Q6", "Jean-Luc")],
+        ["O0", "O1", "O2", "O2", "O0", "O1"], [("O0", "x"), ("O1", "y"), ("O2", "z")], predicted,
+        predicted == gold, gold, np.zeros((2, 6, 3), dtype=np.int32), np.zeros((2, 6), np.int32))
     kept = drop_repeated_subjects(rel)
     assert kept.subjects == [("Q3", "c"), ("Q3", "c")] and kept.objects == ["O2", "O2"]
     assert kept.predicted.tolist() == [[2, 1], [2, 1]] and kept.gold.tolist() == [2, 1]
     assert kept.ranking.shape == (2, 2, 3) and kept.gold_rank.shape == (2, 2) and kept.correct.shape == (2, 2)
-    assert rel.shape == (2, 4)  # the original is untouched
+    assert rel.shape == (2, 6)  # the original is untouched
+    same_label = dataclasses.replace(rel, subjects=[("Q7", "Marie"), ("Q8", "Marie")] + rel.subjects[2:])
+    assert drop_repeated_subjects(same_label).subjects == [("Q3", "c"), ("Q3", "c")]
 
 
 def test_our_runs_under_both_conventions(tmp_path: Path):
@@ -254,7 +261,7 @@ def test_our_runs_under_both_conventions(tmp_path: Path):
     predicted = np.array([[0, 1, 1], [0, 0, 1]], dtype=np.int32)
     gold = np.array([0, 1, 1], dtype=np.int32)
     rel = RelationPredictions("de", "P19", ["t0", "t1"], [("Q1", "a"), ("Q2", "b"), ("Q2", "b")],
-                              ["O0", "O1", "O2"], [("O0", "x"), ("O1", "y"), ("O2", "y")], predicted,
+                              ["O0", "O1", "O2"], [("O0", "x"), ("O1", "y"), ("O2", "z")], predicted,
                               predicted == gold, gold)
     save_relation(tmp_path, rel)
     (by_pararel, _), (by_mpararel, _) = (run_metrics(iter_relations(tmp_path), convention=c) for c in Convention)

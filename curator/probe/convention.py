@@ -12,8 +12,10 @@ which convention it used.
   as its README says (with `--remove_repeated_subjects`): every relation with at least two
   templates, N-M ones included, counts in every average (no determinism); relations with
   fewer than two templates are left out of everything; tuples whose subject occurs with more
-  than one object are dropped. Our probe already drops those subjects unless told to keep
-  them, so this matters mostly for predictions imported from the published code.
+  than one object are dropped — by the published rule, which takes the text before the first
+  '-' of a "subject-object" key for the subject, so "Jean-Paul" and "Jean-Luc" are one subject
+  there. Probe with --keep-repeated-subjects (as the published code predicted every tuple) to
+  let this rule, not the probe's by-id rule, choose the tuples.
 """
 from __future__ import annotations
 
@@ -68,19 +70,27 @@ def as_record(convention: Convention, nm_relations: Iterable[str] = ()) -> dict:
             "nm_relations": sorted(nm_relations) if convention is Convention.PARAREL else []}
 
 
-def drop_repeated_subjects(rel: RelationPredictions) -> RelationPredictions:
-    """The relation without the tuples whose subject occurs with more than one object.
+def published_subject(sub_label: str, obj_label: str) -> str:
+    """What the published evaluation takes for a tuple's subject: the text before the first '-'
+    of its "subject-object" key. Distinct subjects sharing a first hyphenated word ("Jean-Paul",
+    "Jean-Luc") count as one; copied on purpose, so the numbers are the published ones."""
+    return f"{sub_label}-{obj_label}".split("-")[0]
 
-    Subjects are compared by id (by label for imported predictions, which have no ids); the
-    published code compares the text before the first '-' of its "subject-object" keys, so it
-    also drops distinct subjects that share a first hyphenated word — a slip we do not copy.
+
+def drop_repeated_subjects(rel: RelationPredictions) -> RelationPredictions:
+    """The relation without the tuples whose (published) subject occurs in more than one key.
+
+    Keys are "subject label-object label" and counted once each, as in the published
+    prediction files, which are dictionaries keyed that way.
     """
     import numpy as np
 
-    objects_of: dict[str, set[str]] = {}
-    for (subject, _), obj in zip(rel.subjects, rel.objects):
-        objects_of.setdefault(subject, set()).add(obj)
-    keep = np.array([len(objects_of[s]) == 1 for s, _ in rel.subjects], dtype=bool)
+    label_of = dict(rel.candidates)
+    keys = [(label, label_of.get(obj, obj)) for (_, label), obj in zip(rel.subjects, rel.objects)]
+    keys_of: dict[str, set[tuple[str, str]]] = {}
+    for key in keys:
+        keys_of.setdefault(published_subject(*key), set()).add(key)
+    keep = np.array([len(keys_of[published_subject(*key)]) == 1 for key in keys], dtype=bool)
     if keep.all():
         return rel
     idx = np.flatnonzero(keep)
