@@ -29,8 +29,11 @@ TUPLES = [dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_la
           dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
           dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
           dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga")]
-KINDS = ["bert", "xlm-roberta", "t5", "t5-first", "gpt2"]
-SCORER_KIND = {"bert": "masked", "xlm-roberta": "masked", "t5": "seq2seq", "t5-first": "seq2seq", "gpt2": "causal"}
+# xlm-roberta-family: the same model loaded through transformers 5's XLMRobertaTokenizer,
+# which rebuilds the tokenizer.json layout (WhitespaceSplit + Metaspace) as for a real checkpoint
+KINDS = ["bert", "xlm-roberta", "xlm-roberta-family", "t5", "t5-first", "gpt2"]
+SCORER_KIND = {"bert": "masked", "xlm-roberta": "masked", "xlm-roberta-family": "masked", "t5": "seq2seq",
+               "t5-first": "seq2seq", "gpt2": "causal"}
 
 
 def first_scheme_copy(path, out):
@@ -52,6 +55,8 @@ def tiny_models(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
     models = {kind: build_tiny(root / kind, kind, SEED) for kind in ("bert", "xlm-roberta", "t5", "gpt2")}
     models["t5-first"] = first_scheme_copy(models["t5"], root / "t5-first")
+    models["xlm-roberta-family"] = probe_real.family_copy(models["xlm-roberta"], root / "xlm-roberta-family",
+                                                          "XLMRobertaTokenizer")
     return models
 
 
@@ -123,10 +128,13 @@ def test_scores_equal_brute_force_reference(tiny_models, kind, mode):
 def test_scores_equal_reference_on_real_data(tmp_path_factory, kind, language):
     """Real templates and tuples in three scripts, with tokenizers trained on them; the
     candidates are the objects of the first tuples (each needs its own reference passes)."""
-    path = probe_real.model(tmp_path_factory, "t5" if kind == "t5-first" else kind)
+    path = probe_real.model(tmp_path_factory, {"t5-first": "t5", "xlm-roberta-family": "xlm-roberta"}.get(kind, kind))
     if kind == "t5-first":
         out = tmp_path_factory.getbasetemp() / "real-t5-first"
         path = out if out.exists() else first_scheme_copy(path, out)
+    if kind == "xlm-roberta-family":
+        out = tmp_path_factory.getbasetemp() / "real-xlm-roberta-family"
+        path = out if out.exists() else probe_real.family_copy(path, out, "XLMRobertaTokenizer")
     data = probe_real.need_shared()
     # P103 in Korean glues the slot to particles ("[Y]는", "[Y]입니다"); with these tuples
     # the byte-level BPE merges across the slot's edge in a dozen sentences
