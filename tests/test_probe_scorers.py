@@ -24,7 +24,10 @@ from curator.probe.tiny import build_tiny  # noqa: E402
 from . import probe_real  # noqa: E402
 from .conftest import SEED  # noqa: E402
 
-TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]"]
+# the last two end in sentence-final punctuation, which --final-punct leaves as it is
+TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]", "¿[X] nació en [Y]?",
+             "[X] [Y]-তে জন্মগ্রহণ করেন।"]
+SENTENCE_END = set(".!?。։۔।!?")  # the documented rule, written out here apart from the scorers' regex
 TUPLES = [dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_label="Besanzón"),
           dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
           dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
@@ -61,8 +64,13 @@ def tiny_models(tmp_path_factory):
 
 
 def fill(template: str, subject: str, slot: str, final_punct: bool) -> str:
-    text = template.replace("[X]", subject).replace("[Y]", slot)
-    return text + "." if final_punct else text
+    """The template filled; with final_punct a "." ends it unless the template (subject filled
+    in, before the slot is) already ends in sentence-final punctuation (docs/probe.md)."""
+    with_subject = template.replace("[X]", subject)
+    text = with_subject.replace("[Y]", slot)
+    if final_punct and with_subject.rstrip()[-1:] not in SENTENCE_END:
+        text = text.rstrip() + "."
+    return text
 
 
 def reference(path, data, kind: str, mode: str, final_punct: bool = False) -> np.ndarray:
