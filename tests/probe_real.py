@@ -52,3 +52,17 @@ def model(tmp_path_factory, kind: str) -> Path:
         corpus = release(tmp_path_factory)
         _built[kind] = build_tiny(tmp_path_factory.mktemp(f"real-{kind}"), kind, corpus, vocab_size=3000)
     return _built[kind]
+
+
+def family_copy(path: Path, out: Path, tokenizer_class: str) -> Path:
+    """The same tiny model with tokenizer_config.json naming the family's class, so that
+    AutoTokenizer loads it the way it loads a real checkpoint: transformers 5's family classes
+    rebuild the pipeline their own way (XLMRobertaTokenizer: WhitespaceSplit, then Metaspace,
+    no normalizer) instead of taking tokenizer.json as written."""
+    import shutil
+
+    shutil.copytree(path, out)
+    config = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    config["tokenizer_class"] = tokenizer_class
+    (out / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
+    return out

@@ -116,3 +116,31 @@ def test_probe_then_metrics_rankc_compare_report(cli, release, bert, tmp_path):
     assert row["diff"] == pytest.approx(row["b"] - row["a"]) and row["low"] <= row["diff"] <= row["high"]
     cli("report", plain, tmp_path / "report")
     assert (tmp_path / "report" / "index.html").exists()
+
+
+@pytest.mark.parametrize("kind", ["bert", "xlm-roberta", "gpt2", "t5"])
+def test_query_longer_than_the_model_is_one_line_error(cli, release, tmp_path, kind):
+    """A subject of 200 words makes the query longer than the tiny models' 128 positions
+    (XLM-R: 130 entries less the padding offset 2). Before the check the position embedding
+    was indexed out of range: an IndexError here, a device-side assert on CUDA. T5 has
+    relative positions and no limit, so it scores the long query."""
+    model = tmp_path / kind
+    cli("models", "tiny", model, "--kind", kind, "--corpus", release)
+    long = tmp_path / "long"
+    shutil.copytree(release, long)
+    path = long / "tuples" / "es" / "P19.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows.append(dict(rows[0], sub_uri="Q99999999", sub_label=" ".join(["Victor"] * 200)))
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    args = ("probe", long, "--model", model, "--out", tmp_path / "run", "--languages", "es", "--relations", "P19",
+            "--device", "cpu")
+    if kind == "t5":
+        assert "probed 1 relations" in cli(*args).output
+        return
+    result = cli(*args, ok=False)  # catch_exceptions=False: a traceback would fail the test right here
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    message = [line for line in result.output.splitlines() if line.strip() and "Loading weights" not in line]
+    assert len(message) == 1 and message[0].startswith("Error: es P19: template '")
+    assert "subject Q99999999 'Victor Victor" in message[0] and "more than this model's 128 positions" in message[0]
+    if kind == "gpt2":
+        assert "and candidate '" in message[0]

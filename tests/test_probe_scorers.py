@@ -24,13 +24,19 @@ from curator.probe.tiny import build_tiny  # noqa: E402
 from . import probe_real  # noqa: E402
 from .conftest import SEED  # noqa: E402
 
-TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]"]
+# the last two end in sentence-final punctuation, which --final-punct leaves as it is
+TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]", "¿[X] nació en [Y]?",
+             "[X] [Y]-তে জন্মগ্রহণ করেন।"]
+SENTENCE_END = set(".!?。։۔।!?")  # the documented rule, written out here apart from the scorers' regex
 TUPLES = [dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_label="Besanzón"),
           dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
           dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
           dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga")]
-KINDS = ["bert", "xlm-roberta", "t5", "t5-first", "gpt2"]
-SCORER_KIND = {"bert": "masked", "xlm-roberta": "masked", "t5": "seq2seq", "t5-first": "seq2seq", "gpt2": "causal"}
+# xlm-roberta-family: the same model loaded through transformers 5's XLMRobertaTokenizer,
+# which rebuilds the tokenizer.json layout (WhitespaceSplit + Metaspace) as for a real checkpoint
+KINDS = ["bert", "xlm-roberta", "xlm-roberta-family", "t5", "t5-first", "gpt2"]
+SCORER_KIND = {"bert": "masked", "xlm-roberta": "masked", "xlm-roberta-family": "masked", "t5": "seq2seq",
+               "t5-first": "seq2seq", "gpt2": "causal"}
 
 
 def first_scheme_copy(path, out):
@@ -52,12 +58,19 @@ def tiny_models(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
     models = {kind: build_tiny(root / kind, kind, SEED) for kind in ("bert", "xlm-roberta", "t5", "gpt2")}
     models["t5-first"] = first_scheme_copy(models["t5"], root / "t5-first")
+    models["xlm-roberta-family"] = probe_real.family_copy(models["xlm-roberta"], root / "xlm-roberta-family",
+                                                          "XLMRobertaTokenizer")
     return models
 
 
 def fill(template: str, subject: str, slot: str, final_punct: bool) -> str:
-    text = template.replace("[X]", subject).replace("[Y]", slot)
-    return text + "." if final_punct else text
+    """The template filled; with final_punct a "." ends it unless the template (subject filled
+    in, before the slot is) already ends in sentence-final punctuation (docs/probe.md)."""
+    with_subject = template.replace("[X]", subject)
+    text = with_subject.replace("[Y]", slot)
+    if final_punct and with_subject.rstrip()[-1:] not in SENTENCE_END:
+        text = text.rstrip() + "."
+    return text
 
 
 def reference(path, data, kind: str, mode: str, final_punct: bool = False) -> np.ndarray:
@@ -123,10 +136,13 @@ def test_scores_equal_brute_force_reference(tiny_models, kind, mode):
 def test_scores_equal_reference_on_real_data(tmp_path_factory, kind, language):
     """Real templates and tuples in three scripts, with tokenizers trained on them; the
     candidates are the objects of the first tuples (each needs its own reference passes)."""
-    path = probe_real.model(tmp_path_factory, "t5" if kind == "t5-first" else kind)
+    path = probe_real.model(tmp_path_factory, {"t5-first": "t5", "xlm-roberta-family": "xlm-roberta"}.get(kind, kind))
     if kind == "t5-first":
         out = tmp_path_factory.getbasetemp() / "real-t5-first"
         path = out if out.exists() else first_scheme_copy(path, out)
+    if kind == "xlm-roberta-family":
+        out = tmp_path_factory.getbasetemp() / "real-xlm-roberta-family"
+        path = out if out.exists() else probe_real.family_copy(path, out, "XLMRobertaTokenizer")
     data = probe_real.need_shared()
     # P103 in Korean glues the slot to particles ("[Y]는", "[Y]입니다"); with these tuples
     # the byte-level BPE merges across the slot's edge in a dozen sentences

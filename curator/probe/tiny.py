@@ -132,8 +132,11 @@ def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int =
     if not lines:
         raise ValueError(f"{corpus}: no .jsonl text found to train a tokenizer on")
     tok, specials = train_tokenizer(kind, lines, vocab_size)
-    # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=128, **specials)
+    # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way.
+    # BertTokenizer.from_pretrained reads do_lower_case from tokenizer_config.json and lowercases
+    # unless told otherwise: stored, as bert-base-multilingual-cased stores it
+    extra = dict(do_lower_case=False) if kind == "bert" else {}
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=128, **specials, **extra)
     torch.manual_seed(seed)
     n = tok.get_vocab_size()
     common = dict(vocab_size=n)

@@ -44,6 +44,8 @@ class Scorer:
             raise ProbeError(f"score mode must be one of {', '.join(SCORE_MODES)}")
         self.model, self.tok, self.device, self.options = model, tokenizer, device, options
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.max_positions = position_limit(model)
+        self.shortcut = fast_shortcut_ok(tokenizer)
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         """Token ids without special tokens: how candidates are tokenized on their own. For
@@ -63,10 +65,32 @@ class Scorer:
         if not texts:
             return []
         backend = getattr(self.tok, "backend_tokenizer", None)
-        if backend is not None and backend.padding is None and backend.truncation is None:
+        if self.shortcut and backend.padding is None and backend.truncation is None \
+                and backend.encode_special_tokens == bool(getattr(self.tok, "split_special_tokens", False)):
             # the same ids as the wrapper's, without its per-text Python work (half the time)
             return [e.ids for e in backend.encode_batch(texts, add_special_tokens=True)]
         return self.tok(texts, add_special_tokens=True)["input_ids"]
+
+    def check_fits(self, data: RelationData, lengths: list[int], queries: list[int] | None = None,
+                   candidate: str | None = None) -> None:
+        """Stop with one line if a tokenized query is longer than the model's position table.
+
+        Past it a learnt position embedding is indexed out of range: an IndexError on CPU, a
+        device-side assert on CUDA that leaves the process unusable. Stopping (rather than
+        skipping the tuple) keeps every stored result a full template × tuple grid, so the
+        metrics never see a silently smaller relation; the message names the row to fix."""
+        if self.max_positions is None:
+            return
+        n = len(data.subjects)
+        for i, length in enumerate(lengths):
+            if length > self.max_positions:
+                q = queries[i] if queries is not None else i
+                uri, label = data.subjects[q % n]
+                shown = label if len(label) <= 60 else label[:57] + "…"
+                what = f" and candidate {candidate!r}" if candidate is not None else ""
+                raise ProbeError(f"{data.language} {data.relation}: template {data.templates[q // n]!r} with subject "
+                                 f"{uri} {shown!r}{what} is {length} tokens, more than this model's "
+                                 f"{self.max_positions} positions")
 
     def slot_positions(self, texts: list[str], rows: list[list[int]], token_id: int, count: int) -> list[list[int]]:
         """Where `token_id` sits in each row; it must occur exactly `count` times."""
@@ -126,6 +150,48 @@ class Scorer:
         """Mean over real (unpadded) positions of log-probs or logits, in float32."""
         picked = picked.float() * valid
         return picked.sum(-1) / valid.sum(-1).clamp(min=1)
+
+
+# the methods `tok(texts)` goes through; a subclass that overrides one (CodeLlama's infilling,
+# CPM's jieba pre-segmentation, mLUKE's entity spans) changes the ids, so it gets no shortcut
+TOKENIZE_PATH = ("__call__", "_call_one", "encode_plus", "batch_encode_plus", "_encode_plus", "_batch_encode_plus")
+
+
+def fast_shortcut_ok(tokenizer) -> bool:
+    """Whether `backend_tokenizer.encode_batch` gives exactly what `tokenizer(texts)` gives: a
+    plain fast tokenizer whose class keeps the base class's methods on the way to the backend."""
+    try:
+        from transformers import PreTrainedTokenizerFast
+    except ImportError:
+        return False
+    if not isinstance(tokenizer, PreTrainedTokenizerFast) or getattr(tokenizer, "backend_tokenizer", None) is None:
+        return False
+    cls = type(tokenizer)
+    return all(getattr(cls, name, None) is getattr(PreTrainedTokenizerFast, name, None) for name in TOKENIZE_PATH)
+
+
+# RoBERTa-style embeddings number positions from pad_token_id + 1 (fairseq's scheme)
+PADDING_OFFSET_TYPES = ("roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "roberta-prelayernorm", "xmod",
+                        "data2vec-text", "longformer", "ibert", "luke", "mluke", "mpnet", "esm")
+
+
+def position_limit(model) -> int | None:
+    """Most tokens one row may hold, or None where positions are relative (T5, mT5: no table).
+
+    The config's `max_position_embeddings` (GPT-2: `n_positions`), less the padding offset of
+    RoBERTa-style embeddings, whose position ids start at pad_token_id + 1: XLM-R base's 514
+    entries hold 512 tokens. The offset is read from the position table's padding_idx where
+    the model has one, else from the model type."""
+    config = model.config
+    limit = next((v for v in (getattr(config, n, None) for n in ("max_position_embeddings", "n_positions", "n_ctx"))
+                  if isinstance(v, int) and v > 0), None)
+    if limit is None:
+        return None
+    embeddings = getattr(getattr(model, "base_model", model), "embeddings", None)
+    padding_idx = getattr(getattr(embeddings, "position_embeddings", None), "padding_idx", None)
+    if padding_idx is None and config.model_type in PADDING_OFFSET_TYPES:
+        padding_idx = config.pad_token_id if config.pad_token_id is not None else 1
+    return limit - (padding_idx + 1) if padding_idx is not None else limit
 
 
 def detect_kind(config) -> str:

@@ -44,6 +44,9 @@ class CausalScorer(Scorer):
         vocab = self.model.get_output_embeddings().weight.shape[0]
         for q, (before, after) in enumerate(queries):
             sentences = self.sentences([before + label + after for label in labels])
+            if self.max_positions is not None:
+                longest = max(range(C), key=lambda c: len(sentences[c]))
+                self.check_fits(data, [len(sentences[longest])], [q], labels[longest])
             shared = shared_prefix(sentences)
             prefix = sentences[0][:shared]
             rows = [s[shared:] for s in sentences]

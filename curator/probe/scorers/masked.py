@@ -130,6 +130,7 @@ class MaskedScorer(Scorer):
             targets = torch.tensor([cand_ids[c] for c in members], device=self.device).T  # [n, Cn]
             texts = [before + self.mask_slot(n) + after for before, after in queries]
             rows = self.tokenize(texts)
+            self.check_fits(data, [len(r) for r in rows])
             where = self.slot_positions(texts, rows, self.tok.mask_token_id, n)
             for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
                 ids, attn = self.pad([rows[q] for q in batch], self.pad_id)

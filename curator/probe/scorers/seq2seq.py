@@ -50,6 +50,7 @@ class Seq2SeqScorer(Scorer):
         dec_mask = (valid.sum(-1, keepdim=True) >= torch.arange(n_max + 1, device=self.device)).long()
         texts = [before + self.sentinel_text + after for before, after in queries]
         rows = self.tokenize(texts)
+        self.check_fits(data, [len(r) for r in rows])  # a no-op for T5 (relative positions)
         self.slot_positions(texts, rows, self.sentinel, 1)
         scores = np.empty((len(queries), C), dtype=np.float32)
         per_chunk = max(1, self.options.batch_tokens // (n_max + 1))  # candidate rows per decoder pass
