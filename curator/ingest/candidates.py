@@ -135,25 +135,26 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
         position = positions.get(english_id, line_no)
         first[key] = min(first.get(key, position), position)
         repaired[key] |= bool(repairs)
-    if profile.english_from_pararel:
+
+    def given(key: tuple[str, str, str], position: int) -> None:
+        """A human-made pattern taken as it is, without MT votes (ParaRel, mLAMA)."""
+        voters.setdefault(key, set())
+        forms[key][key[2]] += 1
+        first[key] = min(first.get(key, position), position)
+
+    if profile.english_from_pararel:  # the published pipeline took every English pattern
         for _, rel, position, pattern in patterns:
             if rel in english_counts:
-                key = (params.reference, rel, profile.clean_pattern(pattern, params.reference))
-                voters.setdefault(key, set())  # no MT votes: the published pipeline takes every pattern
-                forms[key][key[2]] += 1
-                first[key] = min(first.get(key, position), position)
+                given((params.reference, rel, profile.clean_pattern(pattern, params.reference)), position)
     tally_ = Tally(params, trusted, english_counts, english_phrases, tuples, voters, first, repaired, {}, line_keys)
     if profile.uses_mlama:
         after = max(positions.values(), default=0) + 1  # the published pipeline appended them last
         for lang, rel, template in session.execute(select(MlamaTemplate.language, MlamaTemplate.relation_id,
                                                           MlamaTemplate.template)):
             key = (lang, rel, profile.clean_pattern(template, lang))
-            if rel not in english_counts or (key in voters and tally_.is_candidate(key)):
-                continue
-            voters.setdefault(key, set())
-            forms[key][key[2]] += 1
-            first[key] = min(first.get(key, after), after)
-            tally_.extra[key] = "mLAMA"
+            if rel in english_counts and not (key in voters and tally_.is_candidate(key)):
+                given(key, after)
+                tally_.extra[key] = "mLAMA"
     # The most frequent form; ties go to the alphabetically first, so a rebuild is stable.
     tally_.display.update((key, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0])
                           for key, counter in forms.items())
