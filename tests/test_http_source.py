@@ -1,6 +1,8 @@
 """Every importer reads an http(s) URL of the same layout as a folder (real HTTP on localhost)."""
 from __future__ import annotations
 
+import json
+
 from curator.db import make_engine
 from curator.migrate import upgrade
 
@@ -44,3 +46,5 @@ def test_release_import_from_url_uses_the_manifest(cli, tmp_path, http_root):
     data = [p for p in a if p.startswith(("patterns/", "tuples/")) and p.endswith(".jsonl")]
     assert len(data) == 40
     assert all(a[p] == b[p] for p in data)
+    # the candidate rules the manifest recorded come along over HTTP too
+    assert json.loads(b["manifest.json"])["rules"] == {"profile": "curator", "keep_case": False}

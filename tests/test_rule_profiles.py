@@ -166,3 +166,25 @@ def test_mlama_import_bad_input_names_the_place_and_changes_nothing(cli, session
     with sessions() as s:
         assert [(m.language, m.relation_id, m.template) for m in s.scalars(select(MlamaTemplate))] == [
             ("es", "P19", "[X] nació en [Y] .")]
+
+
+def test_an_export_keeps_its_rules_through_import(cli, tmp_path):
+    cli("seed")
+    cli("candidates", "build", "--keep-case")
+    cli("release", "build", "v-cased")
+    cli("release", "export", "v-cased", tmp_path / "out")
+    cli("release", "import", tmp_path / "out", "--version", "copy")
+    diff = json.loads(cli("release", "diff", "v-cased", "copy", "--json").output)
+    assert diff == {"rules": {"v-cased": {"profile": "curator", "keep_case": True},
+                              "copy": {"profile": "curator", "keep_case": True}}, "changes": []}
+    cli("release", "export", "copy", tmp_path / "again")
+    manifest = json.loads((tmp_path / "again" / "manifest.json").read_text())
+    assert manifest["rules"] == {"profile": "curator", "keep_case": True} and "rules" not in manifest["params"]
+    # a release without a manifest (as published) has unknown rules; a broken manifest is one line
+    (tmp_path / "out" / "manifest.json").unlink()
+    cli("release", "import", tmp_path / "out", "--version", "bare")
+    assert "bare unknown (imported)" in cli("release", "diff", "v-cased", "bare").output
+    (tmp_path / "out" / "manifest.json").write_text("{not json")
+    bad = cli("release", "import", tmp_path / "out", "--version", "broken", ok=False)
+    assert bad.exit_code == 1 and "manifest.json" in bad.output and "not valid JSON" in bad.output
+    assert "Traceback" not in bad.output and "broken" not in cli("release", "list").output

@@ -32,6 +32,10 @@ class Source:
     def read(self, path: str) -> bytes:
         raise NotImplementedError
 
+    def read_optional(self, path: str) -> bytes | None:
+        """The file's bytes, or None when the source has no such file (other failures raise)."""
+        raise NotImplementedError
+
     def describe(self, path: str) -> str:
         raise NotImplementedError
 
@@ -51,6 +55,9 @@ class FolderSource(Source):
             return (self.root / path).read_bytes()
         except OSError as exc:
             raise IngestError(self.describe(path), f"cannot read: {exc.strerror or exc}") from None
+
+    def read_optional(self, path: str) -> bytes | None:
+        return self.read(path) if (self.root / path).is_file() else None
 
     def describe(self, path: str) -> str:
         return str(self.root / path)
@@ -126,6 +133,13 @@ class HttpSource(Source):
 
     def read(self, path: str) -> bytes:
         return self._get(self.describe(path), "a file").content
+
+    def read_optional(self, path: str) -> bytes | None:
+        try:
+            response = self.http.get(self.describe(path), timeout=TIMEOUT)
+        except requests.RequestException as exc:
+            raise IngestError(self.describe(path), f"unreachable ({type(exc).__name__}: {exc})") from None
+        return response.content if response.status_code == 200 else None
 
     def describe(self, path: str) -> str:
         return self.base + "/".join(requests.utils.quote(part) for part in path.split("/"))

@@ -61,6 +61,7 @@ def write_release(session: Session, version: DatasetVersion, root: Path) -> dict
 def manifest(version: DatasetVersion, digests: dict[str, str], stats: dict) -> dict:
     params = dict(version.params or {})
     review = params.pop("review", None)
+    params.pop("rules", None)  # an import's recorded rules: written once, as "rules" below
     return {
         "name": version.name,
         "parent": version.parent.name if version.parent else None,

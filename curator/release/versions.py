@@ -5,6 +5,7 @@ A version is written once; nothing in it changes afterwards, and its tuples are 
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import func, select
@@ -50,8 +51,10 @@ def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVer
 
 def version_rules(version: DatasetVersion) -> dict | None:
     """The candidate rule profile a version's templates were made with (a reviewed version
-    inherits its parent's); None for imported releases, whose rules curator cannot know."""
+    inherits its parent's; an import takes what its manifest recorded); None when unknown."""
     while version is not None:
+        if (version.params or {}).get("rules"):  # an imported curator export that recorded them
+            return version.params["rules"]
         coverage = (version.params or {}).get("coverage")
         if coverage is not None:
             # versions built before profiles existed used today's default rules
@@ -104,7 +107,8 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
     for (folder, _, _), path in files:
         if folder not in ("patterns", "tuples"):
             raise IngestError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
-    version = _new_version(session, name, "import", source=source.location)
+    rules = recorded_rules(source)
+    version = _new_version(session, name, "import", source=source.location, params={"rules": rules} if rules else {})
     ensure_languages(session, {languages.canonical(lang) for (_, lang, _), _ in files})
     ensure_relations(session, {rel for (_, _, rel), _ in files})
     pattern_rows = []
@@ -128,6 +132,22 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
     bulk_insert(session, VersionPattern.__table__, pattern_rows)
     session.flush()
     return summarize(session, version)
+
+
+def recorded_rules(source: Source) -> dict | None:
+    """The candidate rules a curator export wrote into its manifest.json (None without one:
+    the published release has no manifest); a manifest that is not JSON is an error."""
+    data = source.read_optional("manifest.json")
+    if data is None:
+        return None
+    try:
+        manifest = json.loads(data)
+    except ValueError:
+        raise IngestError(source.describe("manifest.json"), "not valid JSON") from None
+    rules = manifest.get("rules") if isinstance(manifest, dict) else None
+    if isinstance(rules, dict) and isinstance(rules.get("profile"), str) and isinstance(rules.get("keep_case"), bool):
+        return {"profile": rules["profile"], "keep_case": rules["keep_case"]}
+    return None
 
 
 def list_versions(session: Session) -> list[dict]:
