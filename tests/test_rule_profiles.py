@@ -188,3 +188,23 @@ def test_an_export_keeps_its_rules_through_import(cli, tmp_path):
     bad = cli("release", "import", tmp_path / "out", "--version", "broken", ok=False)
     assert bad.exit_code == 1 and "manifest.json" in bad.output and "not valid JSON" in bad.output
     assert "Traceback" not in bad.output and "broken" not in cli("release", "list").output
+
+
+@pytest.mark.parametrize("options", [("--rules", "mpararel"), ("--keep-case",), ()])
+def test_every_candidate_shows_the_lines_it_came_from(cli, sessions, options):
+    from curator.ingest.candidates import current_params
+    from curator.review.service import template_sources
+
+    cli("seed")
+    cli("candidates", "build", *options)
+    with sessions() as s:
+        params = current_params(s)
+        profile = get_profile(params.rules)
+        candidates = s.scalars(select(Template).where(Template.is_candidate, Template.language != "en")).all()
+        assert len(candidates) > 20
+        for t in candidates:
+            sources = template_sources(s, t, params)
+            assert sorted({system for system, *_ in sources}) == t.systems
+            for _, raw, _, _ in sources:
+                outcome = (check_keep_case if params.keep_case else profile.check)(raw, t.language)
+                assert outcome.cleaned == t.text

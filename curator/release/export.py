@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from .. import languages
 from ..ingest.errors import IngestError
+from ..ingest.profiles import PROFILES
 from ..models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from .stats import dataset_stats
 from .versions import get_version, version_rules
@@ -107,8 +108,6 @@ def review_section(review: dict | None, policy: str | None) -> list[str]:
 
 
 def rules_section(rules: dict | None) -> list[str]:
-    from ..ingest.profiles import PROFILES
-
     if rules is None:
         return ["", "## Candidate rules", "", "Imported release: the rules its candidates were made with are not known."]
     profile = PROFILES.get(rules["profile"])

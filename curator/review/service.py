@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from .. import languages
-from ..ingest.candidates import current_params
+from ..ingest.candidates import CandidateParams, current_params
 from ..ingest.clean import PLACEHOLDER, check
 from ..ingest.profiles import case_key, check_keep_case, get_profile
 from ..models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
@@ -168,28 +168,25 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
     }
 
 
-def template_sources(session: Session, template: Template, params) -> list[tuple[str, str, list, str | None]]:
+def template_sources(session: Session, template: Template,
+                     params: CandidateParams | None) -> list[tuple[str, str, list, str | None]]:
     """The MT lines that yield `template` under the rules its candidates were built with.
 
-    The curator profile's outcome is stored per line; other profiles are re-run on the raw
-    lines of the relation (a few dozen), so a template only the published rules make still
-    shows where it came from and what was changed.
+    The curator profile's outcome is stored per line, so SQL finds them; other profiles are
+    re-run on the raw lines of the relation (a few dozen), so a template only the published
+    rules make still shows where it came from and what was changed.
     """
-    rows = session.execute(
-        select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern,
-               TranslationLine.cleaned)
-        .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
-        .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id)
-        .order_by(TranslationLine.system, TranslationLine.line_no)).all()
-    rules = params.rules if params else "curator"
+    lines = (select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern)
+             .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
+             .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id)
+             .order_by(TranslationLine.system, TranslationLine.line_no))
+    if params is None or params.rules == "curator":
+        key = case_key(template.text) if params is not None and params.keep_case else template.text
+        return [tuple(row) for row in session.execute(lines.where(TranslationLine.cleaned == key))]
+    profile = get_profile(params.rules)
     out = []
-    for system, raw, repairs, english, cleaned in rows:
-        if rules == "curator":
-            key = case_key(template.text) if params is not None and params.keep_case else template.text
-            if cleaned == key:
-                out.append((system, raw, repairs, english))
-            continue
-        outcome = get_profile(rules).check(raw, template.language)
+    for system, raw, _, english in session.execute(lines):
+        outcome = profile.check(raw, template.language)
         if outcome.cleaned == template.text:
             out.append((system, raw, [r.to_dict() for r in outcome.repairs], english))
     return out
