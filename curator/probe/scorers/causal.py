@@ -86,7 +86,7 @@ def shared_prefix(rows: list[list[int]]) -> int:
     n = 0
     while n < limit and all(r[n] == first[n] for r in rows):
         n += 1
-    return max(n, 0)
+    return n
 
 
 def _prefix_sum(past, prefix_ids: torch.Tensor, score_mode: str) -> torch.Tensor:

@@ -51,7 +51,7 @@ class Seq2SeqScorer(Scorer):
         texts = [before + self.sentinel_text + after for before, after in queries]
         rows = self.tokenize(texts)
         self.check_fits(data, [len(r) for r in rows])  # a no-op for T5 (relative positions)
-        self.slot_positions(texts, rows, self.sentinel, 1)
+        self.slot_positions(texts, rows, self.sentinel, 1)  # only to refuse a query without exactly one sentinel
         scores = np.empty((len(queries), C), dtype=np.float32)
         per_chunk = max(1, self.options.batch_tokens // (n_max + 1))  # candidate rows per decoder pass
         encoder = self.model.get_encoder()
