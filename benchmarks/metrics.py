@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from curator.ingest.clean import check  # noqa: E402
-from curator.probe.compare import compare_runs  # noqa: E402
+from curator.analysis.compare import compare_runs  # noqa: E402
 from curator.probe.data import build  # noqa: E402
-from curator.probe.metrics import run_metrics  # noqa: E402
-from curator.probe.rankc import run_rankc  # noqa: E402
-from curator.probe.results import RelationPredictions, iter_relations, save_relation  # noqa: E402
+from curator.analysis.metrics import run_metrics  # noqa: E402
+from curator.analysis.rankc import run_rankc  # noqa: E402
+from curator.core.formats.runs import RelationPredictions, iter_relations, save_relation  # noqa: E402
 
 
 def real_shapes(data: Path, language: str):

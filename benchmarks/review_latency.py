@@ -44,7 +44,7 @@ def load(env: dict, data: Path) -> None:
 
 def make_reviewers(env: dict, count: int, tag: str) -> list[tuple[str, str]]:
     """(language, API token) per reviewer, each with a full (fraction 1) sample."""
-    from curator.db import make_engine, make_session_factory, transaction
+    from curator.core.db import make_engine, make_session_factory, transaction
     from curator.review.accounts import create_user, issue_api_token
     from curator.review.sampling import assign
 

@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from curator.cli import main
-from curator.db import make_engine, make_session_factory
-from curator.migrate import upgrade
+from curator.core.db import make_engine, make_session_factory
+from curator.core.migrate import upgrade
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
-SEED = ROOT / "seed"
+SEED = ROOT / "curator" / "demo" / "data"
 
 
 def need_shared() -> Path:
@@ -119,7 +119,7 @@ def review_sample(sessions, email: str, lang: str) -> list[tuple[int, str, str]]
     """(item id, relation, template text) of a reviewer's assignment, in review order."""
     from sqlalchemy import select
 
-    from curator.models import Assignment, AssignmentItem, Template, User
+    from curator.core.models import Assignment, AssignmentItem, Template, User
 
     with sessions() as s:
         return s.execute(select(AssignmentItem.id, AssignmentItem.relation_id, Template.text)
@@ -155,7 +155,7 @@ class Browser:
 @pytest.fixture
 def review_app(cli, db_url, sessions, tmp_path):
     """The seeded app with a maintainer and two Spanish reviewers (one also Arabic)."""
-    from curator import create_app
+    from curator.web import create_app
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
 
@@ -193,7 +193,7 @@ def chromium():
 
 @pytest.fixture
 def live(review_app):
-    from curator.testing import LiveServer
+    from curator.web.testing import LiveServer
 
     with LiveServer(review_app) as server:
         yield server

@@ -4,8 +4,8 @@ from __future__ import annotations
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from curator import create_app
-from curator.models import Base
+from curator.web import create_app
+from curator.core.models import Base
 
 from .conftest import Browser
 

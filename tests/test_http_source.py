@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from curator.db import make_engine
-from curator.migrate import upgrade
+from curator.core.db import make_engine
+from curator.core.migrate import upgrade
 
 from .conftest import SEED, Cli, table_snapshot, tree_bytes
 

@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from curator.cli import main
-from curator.probe.compare import compare_runs
-from curator.probe.convention import Convention, drop_repeated_subjects, parse
-from curator.probe.metrics import run_metrics
-from curator.probe.results import RelationPredictions, import_mpararel, iter_relations, save_relation
+from curator.analysis.compare import compare_runs
+from curator.analysis.convention import Convention, drop_repeated_subjects, parse
+from curator.analysis.metrics import run_metrics
+from curator.core.formats.runs import RelationPredictions, import_mpararel, iter_relations, save_relation
 
 # ------------------------------------------------------------------ the hand-built prediction set
 # Published format: <lang>/<REL>.json = {"subject-object": [[template, prediction, rank of gold], ...]}.

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from curator.cli import main
-from curator.probe.compare import compare_runs
-from curator.probe.metrics import equal_pairs, relation_metrics, run_metrics, template_agreement
-from curator.probe.rankc import consensus, consist, rankc_matrix, run_rankc, weights
-from curator.probe.results import (RankingMissing, RelationPredictions, RunError, import_mpararel, iter_relations,
+from curator.analysis.compare import compare_runs
+from curator.analysis.metrics import equal_pairs, relation_metrics, run_metrics, template_agreement
+from curator.analysis.rankc import consensus, consist, rankc_matrix, run_rankc, weights
+from curator.core.formats.runs import (RankingMissing, RelationPredictions, RunError, import_mpararel, iter_relations,
                                    load_relation, save_relation)
 
 
@@ -357,7 +357,7 @@ def test_damaged_runs_are_one_clear_error(tmp_path):
     with pytest.raises(RunError, match=r"es/P36\.npz: does not match"):
         list(iter_relations(run, ["es"]))
     (run / "run.json").write_text("[]")
-    from curator.probe.results import run_info
+    from curator.core.formats.runs import run_info
 
     with pytest.raises(RunError, match="expected a JSON object"):
         run_info(run)

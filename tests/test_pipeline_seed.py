@@ -7,7 +7,7 @@ import shutil
 import pytest
 from sqlalchemy import func, select
 
-from curator.models import (DatasetVersion, LanguageCoverage, Template, TranslationLine, Tuple, TupleList,
+from curator.core.models import (DatasetVersion, LanguageCoverage, Template, TranslationLine, Tuple, TupleList,
                             VersionPattern)
 
 from .conftest import SEED, table_snapshot, tree_bytes

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from curator.models import Template
-from curator.probe.agreement import probe_hint
-from curator.probe.convention import Convention
-from curator.probe.metrics import DEFAULT_NM_RELATIONS, METRICS, run_metrics, template_agreement
-from curator.probe.report import build_report, report_data
-from curator.probe.results import RelationPredictions, iter_relations, save_relation
+from curator.core.models import Template
+from curator.quality.probe_hint import probe_hint
+from curator.analysis.convention import Convention
+from curator.analysis.metrics import DEFAULT_NM_RELATIONS, METRICS, run_metrics, template_agreement
+from curator.analysis.report import build_report, report_data
+from curator.core.formats.runs import RelationPredictions, iter_relations, save_relation
 
 from .conftest import PASSWORD, Browser, review_sample
 
@@ -387,7 +387,7 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     item_id, _, text = seed["items"][0]
     from sqlalchemy import select
 
-    from curator.models import Template, TemplateSignal
+    from curator.core.models import Template, TemplateSignal
 
     with sessions.begin() as s:  # a back-translation signal below the 0.75 warning line
         template_id = s.scalar(select(Template.id).where(Template.language == "es", Template.text == text))

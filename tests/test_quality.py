@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from curator.models import Template, TemplateSignal
-from curator.probe.results import RelationPredictions, save_relation
-from curator.quality.signals import compute_agreement, risk_components, risk_outcomes, risks, signal_summary
+from curator.core.models import Template, TemplateSignal
+from curator.core.formats.runs import RelationPredictions, save_relation
+from curator.analysis.outcomes import risk_outcomes
+from curator.quality.signals import compute_agreement, risk_components, risks, signal_summary
 from curator.review.sampling import risk_sample, sample_templates
 
-from .conftest import Browser, csrf_from, need_shared
+from .conftest import SEED, Browser, csrf_from, need_shared
 
 
 # ------------------------------------------------------------------------------------------ the similarity model
@@ -59,7 +60,7 @@ def test_risk_components():
 
 def test_a_warning_never_lowers_risk():
     """Noisy-OR: a signal that is computed can only add to the risk; a warning pushes a band up."""
-    from curator.models import TemplateSignal
+    from curator.core.models import TemplateSignal
     from curator.quality.signals import band, risk
 
     for votes in (1, 2, 3, 4, 6):
@@ -164,7 +165,7 @@ def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_p
     pytest.importorskip("sentence_transformers")
     from curator.probe.tiny import build_tiny
 
-    model = build_tiny(tmp_path / "marian", "marian", "seed")
+    model = build_tiny(tmp_path / "marian", "marian", SEED)
     result = cli("signals", "similarity", "--languages", "es", "--system", f"local:{model}")
     assert "es" in result.output
     with sessions() as s:

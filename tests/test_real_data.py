@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from curator.db import make_engine, make_session_factory
+from curator.core.db import make_engine, make_session_factory
 from curator.ingest.clean import check
 from curator.ingest.profiles import case_key
-from curator.languages import canonical
-from curator.models import LanguageCoverage, RelationCoverage, Template, TranslationLine
+from curator.core.languages import canonical
+from curator.core.models import LanguageCoverage, RelationCoverage, Template, TranslationLine
 
 from .conftest import Cli, need_shared, tree_bytes
 

@@ -6,8 +6,8 @@ import json
 import pytest
 from sqlalchemy import select, text
 
-from curator.models import DatasetVersion, VersionPattern
-from curator.models.release import ImmutableVersionError
+from curator.core.models import DatasetVersion, VersionPattern
+from curator.core.models.release import ImmutableVersionError
 from curator.release.merge import stays
 from curator.review.stats import cohen_kappa
 

@@ -5,7 +5,7 @@ import math
 
 from sqlalchemy import func, select
 
-from curator.models import Decision, Suggestion, Template
+from curator.core.models import Decision, Suggestion, Template
 from curator.review.sampling import sample_size, sample_templates
 
 from .conftest import Browser
@@ -131,7 +131,7 @@ def test_scripts_use_a_bearer_token_without_csrf(review_app, cli):
 
 
 def test_sample_fraction_is_configurable_per_language(cli, sessions):
-    from curator.models import Assignment, AssignmentItem
+    from curator.core.models import Assignment, AssignmentItem
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
 

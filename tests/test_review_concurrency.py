@@ -6,7 +6,7 @@ import threading
 import requests
 from sqlalchemy import func, select
 
-from curator.models import Decision, Suggestion
+from curator.core.models import Decision, Suggestion
 from curator.review.accounts import create_user, issue_api_token
 from curator.review.sampling import assign
 

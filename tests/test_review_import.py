@@ -5,7 +5,7 @@ import json
 
 from sqlalchemy import select
 
-from curator.models import AssignmentItem, Decision, Suggestion, User
+from curator.core.models import AssignmentItem, Decision, Suggestion, User
 
 from .conftest import table_snapshot
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from curator.models import AssignmentItem, Assignment, Template, User
+from curator.core.models import AssignmentItem, Assignment, Template, User
 
 from .conftest import PASSWORD, Browser, csrf_from
 

@@ -5,7 +5,7 @@ import re
 
 from sqlalchemy import select
 
-from curator.models import AssignmentItem, Decision, Suggestion, Template
+from curator.core.models import AssignmentItem, Decision, Suggestion, Template
 
 from .conftest import PASSWORD, review_sample
 

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from curator.ingest import mpararel_rules
 from curator.ingest.candidates import CandidateParams
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
-from curator.models import Template
+from curator.core.models import Template
 
 from .conftest import SEED, Browser
 
@@ -146,7 +146,7 @@ def test_amendments_are_stored_in_the_candidates_case(review_app, cli):
 
 
 def test_mlama_import_bad_input_names_the_place_and_changes_nothing(cli, sessions, tmp_path):
-    from curator.models import MlamaTemplate
+    from curator.core.models import MlamaTemplate
 
     cli("init")
     cli("ingest", "pararel", SEED / "pararel" / "patterns")

@@ -14,7 +14,7 @@ from curator.ingest.clean import check
 from curator.translate import TranslationError, get_translator, translate_templates, translate_templates_detailed
 from curator.translate.backends.base import Translator
 from curator.translate.codes import NLLB, NOT_IN_NLLB, marian_target_tokens
-from curator.translate.command import expand_greedy
+from curator.cli.translate import expand_greedy
 from curator.translate.protect import BracketScheme, TagScheme
 from curator.translate.templates import translate_by_segments
 
@@ -121,7 +121,7 @@ def test_templates_without_both_slots_are_refused():
 def test_every_language_of_the_data_has_an_nllb_code_or_is_known_missing():
     if not (SHARED_DATA / "mpararel").is_dir():
         pytest.skip(f"real data not found at {SHARED_DATA}")
-    from curator import languages
+    from curator.core import languages
 
     codes = {languages.canonical(p.name) for root in ("translations", "tuples")
              for p in (SHARED_DATA / "mpararel" / root).glob("*/" if root == "tuples" else "*/*") if p.is_dir()}
@@ -256,7 +256,7 @@ def english_counts() -> dict[str, int]:
 def test_translate_writes_ingests_and_feeds_candidates(cli, translate, icelandic, tiny_marian, sessions):
     from sqlalchemy import func, select
 
-    from curator.models import TranslationLine, TranslationSystem
+    from curator.core.models import TranslationLine, TranslationSystem
 
     out = icelandic / "out"
     result = translate("--languages", "is", "--system", f"local:{tiny_marian}", "--out", out, "--device", "cpu",
@@ -316,7 +316,7 @@ def test_translate_writes_ingests_and_feeds_candidates(cli, translate, icelandic
 def test_a_failing_relation_is_reported_and_the_others_land(translate, icelandic, sessions, monkeypatch):
     from sqlalchemy import select
 
-    from curator.models import TranslationLine
+    from curator.core.models import TranslationLine
 
     api = FakeApi(fail_when="capital")  # P36 is "the capital of"
     server, url = serve("libretranslate", api)

@@ -5,7 +5,7 @@ import json
 
 from sqlalchemy import select
 
-from curator.models import EntityLabel, Tuple, TupleList
+from curator.core.models import EntityLabel, Tuple, TupleList
 
 
 def test_raw_form_keeps_native_labels_and_records_lineid(cli, sessions, shared_data, tmp_path):

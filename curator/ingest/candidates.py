@@ -7,11 +7,11 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from ..models import (EnglishPattern, LanguageCoverage, MlamaTemplate, RelationCoverage, Template,
+from curator.core.models import (EnglishPattern, LanguageCoverage, MlamaTemplate, RelationCoverage, Template,
                       TranslationLine, TranslationSystem, TupleList)
-from .errors import IngestError
-from .profiles import DEFAULT as DEFAULT_PROFILE, case_key, clean_keep_case, get_profile
-from .store import bulk_insert
+from curator.core.errors import IngestError
+from curator.ingest.profiles import DEFAULT as DEFAULT_PROFILE, case_key, clean_keep_case, get_profile
+from curator.ingest.store import bulk_insert
 
 
 @dataclass(frozen=True)

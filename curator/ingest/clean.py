@@ -5,7 +5,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .placeholders import Repair, repair
+from curator.ingest.placeholders import Repair, repair
 
 PLACEHOLDER = re.compile(r"(\[X\]|\[Y\])")
 DROPPED = str.maketrans("", "", ".:。")

@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass, field, replace
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..languages import canonical
-from ..models import TranslationLine
-from .candidates import CandidateParams, Tally, coverage, tally
-from .profiles import case_key, get_profile
+from curator.core.languages import canonical
+from curator.core.models import TranslationLine
+from curator.ingest.candidates import CandidateParams, Tally, coverage, tally
+from curator.ingest.profiles import case_key, get_profile
 
 
 @dataclass

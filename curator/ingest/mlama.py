@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from .. import languages
-from ..models import MlamaTemplate, Relation
-from .errors import IngestError
-from .sources import Source, iter_jsonl, require
-from .store import ensure_languages, known_sources, record_sources, sha256
+from curator.core import languages
+from curator.core.models import MlamaTemplate, Relation
+from curator.core.errors import IngestError
+from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/templates.jsonl"
 

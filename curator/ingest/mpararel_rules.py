@@ -23,8 +23,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .clean import Checked, slot_reason
-from .placeholders import Repair
+from curator.ingest.clean import Checked, slot_reason
+from curator.ingest.placeholders import Repair
 
 FIXES_PATH = Path(__file__).with_name("mpararel_fixes.json")
 

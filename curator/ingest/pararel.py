@@ -7,12 +7,12 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from ..models import EnglishPattern, Relation, TranslationLine
-from .clean import check
-from .errors import IngestError
-from .layout import layout_files
-from .sources import Source, iter_jsonl, require
-from .store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
+from curator.core.models import EnglishPattern, Relation, TranslationLine
+from curator.ingest.clean import check
+from curator.core.errors import IngestError
+from curator.core.formats.layout import layout_files
+from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.ingest.store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
 
 LAYOUT = "<REL>.jsonl"
 

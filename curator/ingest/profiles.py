@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .clean import DROPPED, PLACEHOLDER, SPACES, Checked, check as curator_check
-from . import mpararel_rules
+from curator.ingest.clean import DROPPED, PLACEHOLDER, SPACES, Checked, check as curator_check
+from curator.ingest import mpararel_rules
 
 
 @dataclass(frozen=True)

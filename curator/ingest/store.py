@@ -9,9 +9,9 @@ from sqlalchemy import JSON, Table, delete, insert, select
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
-from .. import languages
-from ..models import Language, Relation, SourceFile
-from ..models.base import utcnow
+from curator.core import languages
+from curator.core.models import Language, Relation, SourceFile
+from curator.core.models.base import utcnow
 
 BATCH = 20_000
 

@@ -12,13 +12,13 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from .. import languages
-from ..models import EnglishPattern, Relation, TranslationLine, TranslationSystem
-from .clean import check
-from .errors import IngestError
-from .layout import layout_files
-from .sources import Source, iter_jsonl, require
-from .store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
+from curator.core import languages
+from curator.core.models import EnglishPattern, Relation, TranslationLine, TranslationSystem
+from curator.ingest.clean import check
+from curator.core.errors import IngestError
+from curator.core.formats.layout import layout_files
+from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.ingest.store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<system>/<lang>/<REL>.jsonl"
 DEFAULT_TRUSTED = "pararel_bing"

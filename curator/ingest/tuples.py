@@ -13,12 +13,12 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from .. import languages
-from ..models import Entity, EntityLabel, Tuple, TupleList
-from .errors import IngestError
-from .layout import layout_files
-from .sources import Source, iter_jsonl, require
-from .store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
+from curator.core import languages
+from curator.core.models import Entity, EntityLabel, Tuple, TupleList
+from curator.core.errors import IngestError
+from curator.core.formats.layout import layout_files
+from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/<REL>.jsonl"
 

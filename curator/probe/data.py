@@ -78,8 +78,8 @@ def from_directory(root: str | Path, languages: list[str] | None = None, relatio
 
 def from_version(session: Session, name: str, languages: list[str] | None = None,
                  relations: list[str] | None = None, drop_repeated_subjects: bool = True) -> Iterator[RelationData]:
-    from ..models import Tuple, VersionPattern, VersionTuples
-    from ..release.versions import get_version
+    from curator.core.models import Tuple, VersionPattern, VersionTuples
+    from curator.release.versions import get_version
 
     version = get_version(session, name)
     pairs = session.execute(select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)

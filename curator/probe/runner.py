@@ -20,10 +20,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from ..files import atomic_write
-from .data import RelationData
-from .results import RelationPredictions, save_relation
-from .scorers.base import Options, Scorer
+from curator.core.formats.atomic import atomic_write
+from curator.probe.data import RelationData
+from curator.core.formats.runs import RelationPredictions, save_relation
+from curator.probe.scorers.base import Options, Scorer
 
 
 

@@ -52,7 +52,7 @@ def train_tokenizer(kind: str, lines: list[str], vocab_size: int):
     post-processor. The vocabulary is learnt by tinytok (deterministic), not by the Rust trainers."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-    from .tinytok import learn_bpe, merged_tokens, unigram_pieces, word_counts
+    from curator.probe.tinytok import learn_bpe, merged_tokens, unigram_pieces, word_counts
 
     if kind == "bert":  # bert-base-multilingual-cased: WordPiece, cased, [CLS] … [SEP]
         normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,

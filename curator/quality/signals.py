@@ -23,9 +23,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from ..ingest.errors import IngestError
-from ..models import EnglishPattern, Language, Template, TemplateSignal
-from ..review.stats import standing_decisions
+from curator.core.errors import IngestError
+from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
 
 WARN_SIMILARITY = 0.75  # SPEC §7
 BANDS = ((0.0, "low"), (1 / 3, "medium"), (2 / 3, "high"))
@@ -90,8 +89,8 @@ def compute_similarity(session: Session, translator, languages: list[str], model
                        progress: bool = False) -> list[SimilaritySummary]:
     """Back-translate every candidate template of the languages to English with `translator`
     (placeholders protected) and store its cosine with the ParaRel pattern it translates."""
-    from ..translate import translate_templates
-    from .similarity import DEFAULT_MODEL, pairwise_cosine
+    from curator.translate import translate_templates
+    from curator.quality.similarity import DEFAULT_MODEL, pairwise_cosine
 
     model = model or DEFAULT_MODEL
     out = []
@@ -122,8 +121,8 @@ def compute_similarity(session: Session, translator, languages: list[str], model
 def compute_agreement(session: Session, run_dir: str | Path, languages: list[str] | None = None) -> int:
     """Store each template's agreement with its relation's other templates in a probe run;
     returns how many templates were matched (by language, relation and text)."""
-    from ..probe.metrics import template_agreement
-    from ..probe.results import iter_relations
+    from curator.quality.agreement import template_agreement
+    from curator.core.formats.runs import iter_relations
 
     run = Path(run_dir)
     matched = 0
@@ -191,60 +190,3 @@ def signal_summary(session: Session) -> list[LanguageSignals]:
             r.with_agreement += 1
         r.high_risk += band(risk(votes, signal)) == "high"
     return list(out.values())
-
-
-@dataclass
-class Outcome:
-    language: str
-    group: str  # a risk band, or "similarity < 0.75" / "similarity ≥ 0.75"
-    templates: int
-    decisions: int
-    rejected: int
-    amended: int
-
-    @property
-    def reject_rate(self) -> float | None:
-        return self.rejected / self.decisions if self.decisions else None
-
-    def to_dict(self) -> dict:
-        return {"language": self.language, "group": self.group, "templates": self.templates,
-                "decisions": self.decisions, "rejected": self.rejected, "amended": self.amended,
-                "reject_rate": self.reject_rate}
-
-
-def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[Outcome]:
-    """Did risky templates get rejected more often? Standing decisions grouped by risk band and
-    by the similarity warning, per language (only languages with decisions)."""
-    decisions: dict[str, list[tuple[int, str]]] = {}
-    for lang, _, template_id, decision, _, _, _ in standing_decisions(session):
-        if languages is None or lang in languages:
-            decisions.setdefault(lang, []).append((template_id, decision))
-    out: list[Outcome] = []
-    for lang in sorted(decisions):
-        scores = risks(session, lang)
-        similarity = dict(session.execute(select(TemplateSignal.template_id, TemplateSignal.similarity)
-                                          .join(Template, Template.id == TemplateSignal.template_id)
-                                          .where(Template.language == lang)).all())
-        groups: dict[str, Outcome] = {}
-        seen: dict[str, set[int]] = {}
-
-        def add(group: str, template_id: int, decision: str) -> None:
-            o = groups.setdefault(group, Outcome(lang, group, 0, 0, 0, 0))
-            if template_id not in seen.setdefault(group, set()):
-                seen[group].add(template_id)
-                o.templates += 1
-            o.decisions += 1
-            o.rejected += decision == "reject"
-            o.amended += decision == "amend"
-
-        for template_id, decision in decisions[lang]:
-            if template_id in scores:
-                add(f"{band(scores[template_id])} risk", template_id, decision)
-            cos = similarity.get(template_id)
-            if cos is not None:
-                add(f"similarity < {WARN_SIMILARITY}" if cos < WARN_SIMILARITY else f"similarity ≥ {WARN_SIMILARITY}",
-                    template_id, decision)
-        order = [f"{name} risk" for _, name in reversed(BANDS)] + [f"similarity < {WARN_SIMILARITY}",
-                                                                   f"similarity ≥ {WARN_SIMILARITY}"]
-        out += [groups[g] for g in order if g in groups]
-    return out

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..models import VersionPattern
-from .versions import get_version, version_rules
+from curator.core.models import VersionPattern
+from curator.release.versions import get_version, version_rules
 
 
 @dataclass

@@ -17,12 +17,12 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .. import languages
-from ..ingest.errors import IngestError
-from ..ingest.profiles import PROFILES
-from ..models import DatasetVersion, Tuple, VersionPattern, VersionTuples
-from .stats import dataset_stats
-from .versions import get_version, version_rules
+from curator.core import languages
+from curator.core.errors import IngestError
+from curator.ingest.profiles import PROFILES
+from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
+from curator.release.stats import dataset_stats
+from curator.release.versions import get_version, version_rules
 
 TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
 

@@ -14,11 +14,11 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..ingest.errors import IngestError
-from ..ingest.store import bulk_insert
-from ..models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
-from ..review.stats import review_summary, standing_decisions
-from .versions import VersionSummary, _new_version, get_version, summarize
+from curator.core.errors import IngestError
+from curator.ingest.store import bulk_insert
+from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
+from curator.review.stats import review_summary, standing_decisions
+from curator.release.versions import VersionSummary, _new_version, get_version, summarize
 
 POLICIES = ("any", "majority", "unanimous")
 MIN_TEMPLATES = 2

@@ -12,13 +12,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from .. import languages
-from ..ingest.errors import IngestError
-from ..ingest.layout import layout_files
-from ..ingest.sources import Source, iter_jsonl, require
-from ..ingest.store import bulk_insert, ensure_languages, ensure_relations
-from ..ingest.tuples import parse_tuples, store_tuple_list
-from ..models import (DatasetVersion, LanguageCoverage, RelationCoverage, Template, TupleList, VersionPattern,
+from curator.core import languages
+from curator.core.errors import IngestError
+from curator.core.formats.layout import layout_files
+from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
+from curator.ingest.tuples import parse_tuples, store_tuple_list
+from curator.core.models import (DatasetVersion, LanguageCoverage, RelationCoverage, Template, TupleList, VersionPattern,
                       VersionTuples)
 
 

@@ -14,10 +14,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from ..models import Invite, Language, User
-from ..models.base import utcnow
-from .sampling import assign
-from .service import ReviewError
+from curator.core.models import Invite, Language, User
+from curator.core.models.base import utcnow
+from curator.review.sampling import assign
+from curator.review.service import ReviewError
 
 ROLES = ("reviewer", "maintainer")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")

@@ -14,13 +14,13 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..ingest.clean import check
-from ..ingest.errors import IngestError
-from ..ingest.sources import iter_jsonl, require
-from ..models import Template
-from .accounts import create_user, find_user
-from .sampling import add_item, assign
-from .service import ReviewError, decide, get_assignment, suggest
+from curator.ingest.clean import check
+from curator.core.errors import IngestError
+from curator.core.formats.sources import iter_jsonl, require
+from curator.core.models import Template
+from curator.review.accounts import create_user, find_user
+from curator.review.sampling import add_item, assign
+from curator.review.service import ReviewError, decide, get_assignment, suggest
 
 KINDS = ("accept", "amend", "reject", "suggest")
 

@@ -7,9 +7,9 @@ import random
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..ingest.errors import IngestError
-from ..ingest.store import bulk_insert
-from ..models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
+from curator.core.errors import IngestError
+from curator.ingest.store import bulk_insert
+from curator.core.models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
 
 DEFAULT_FRACTION = 0.5
 
@@ -93,7 +93,7 @@ def assign(session: Session, user: User, language: str, fraction: float | None =
     session.add(assignment)
     session.flush()
     if session.scalar(select(Language.queue_order).where(Language.code == language)) == "risk":
-        from ..quality.signals import risks
+        from curator.quality.signals import risks
 
         sample = risk_sample(pool, fraction, assignment.seed, risks(session, language))
     else:

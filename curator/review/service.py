@@ -13,11 +13,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .. import languages
-from ..ingest.candidates import CandidateParams, current_params
-from ..ingest.clean import PLACEHOLDER, check
-from ..ingest.profiles import case_key, check_keep_case, get_profile
-from ..models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
+from curator.core import languages
+from curator.ingest.candidates import CandidateParams, current_params
+from curator.ingest.clean import PLACEHOLDER, check
+from curator.ingest.profiles import case_key, check_keep_case, get_profile
+from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
 
 DECISIONS = ("accept", "amend", "reject")
@@ -194,7 +194,7 @@ def template_sources(session: Session, template: Template,
 
 def _signals(session: Session, template: Template) -> dict:
     """Quality signals (SPEC §7) for the review screen: back-translation and risk."""
-    from ..quality.signals import WARN_SIMILARITY, risk, risk_components
+    from curator.quality.signals import WARN_SIMILARITY, risk, risk_components
 
     signal = session.get(TemplateSignal, template.id)
     parts = risk_components(template.votes, *(
@@ -281,7 +281,7 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
 
 def undo(session: Session, user: User, assignment: Assignment) -> Decision | None:
     """Retract the reviewer's latest standing decision in this language (kept in history)."""
-    from ..models.base import utcnow
+    from curator.core.models.base import utcnow
 
     latest = session.scalar(select(Decision).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
                             .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id,

@@ -16,8 +16,8 @@ from itertools import combinations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..models import Assignment, AssignmentItem, Decision, Suggestion
-from .service import DECISIONS
+from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
+from curator.review.service import DECISIONS
 
 COUNTER = {"accept": "accepted", "amend": "amended", "reject": "rejected"}
 

@@ -5,7 +5,7 @@ always be given directly (`--languages nob_Latn` for NLLB, say).
 """
 from __future__ import annotations
 
-from .. import languages
+from curator.core import languages
 
 MICROSOFT = {"zh-hans": "zh-Hans", "zh-hant": "zh-Hant", "no": "nb", "sr": "sr-Cyrl", "mn": "mn-Cyrl",
              "tl": "fil", "sh": "sr-Latn"}

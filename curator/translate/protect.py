@@ -16,7 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..ingest.placeholders import CLOSERS, OPENERS, repair
+from curator.ingest.placeholders import CLOSERS, OPENERS, repair
 
 SLOTS = ("[X]", "[Y]")
 SLOT = re.compile(r"\[([XY])\]")

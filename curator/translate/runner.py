@@ -15,13 +15,13 @@ from typing import Callable, Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from .. import languages as language_codes
-from ..files import atomic_write
-from ..ingest.placeholders import repair
-from ..models import EnglishPattern, TupleList
-from .backends.base import Translator
-from .errors import TranslationError
-from .templates import translate_templates_detailed
+from curator.core import languages as language_codes
+from curator.core.formats.atomic import atomic_write
+from curator.ingest.placeholders import repair
+from curator.core.models import EnglishPattern, TupleList
+from curator.translate.backends.base import Translator
+from curator.translate.errors import TranslationError
+from curator.translate.templates import translate_templates_detailed
 
 SOURCE_LANGUAGE = "en"
 

@@ -13,10 +13,10 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .protect import SLOT, has_slots_once
+from curator.translate.protect import SLOT, has_slots_once
 
 if TYPE_CHECKING:
-    from .backends.base import Translator
+    from curator.translate.backends.base import Translator
 
 # written without spaces between words: no spaces around the slots either
 NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "zh-hans", "zh-hant", "zh-classical", "th", "lo", "km", "my", "bo",

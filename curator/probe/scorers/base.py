@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from ..data import RelationData
+from curator.probe.data import RelationData
 
 SCORE_MODES = ("log-prob", "mean-logit")
 PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
@@ -240,7 +240,7 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
         raise ProbeError(f"model {name_or_path!r} has no {kind} language-model head usable for probing: "
                          f"{str(exc).splitlines()[0]}") from None
     model.to(dev).eval()
-    from . import causal, masked, seq2seq
+    from curator.probe.scorers import causal, masked, seq2seq
 
     cls = {"masked": masked.MaskedScorer, "seq2seq": seq2seq.Seq2SeqScorer, "causal": causal.CausalScorer}[kind]
     return cls(model, tokenizer, dev, options or Options())

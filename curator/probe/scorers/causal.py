@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..data import RelationData
-from .base import Scorer
+from curator.probe.data import RelationData
+from curator.probe.scorers.base import Scorer
 
 
 class CausalScorer(Scorer):

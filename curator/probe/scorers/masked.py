@@ -9,8 +9,8 @@ from collections import defaultdict
 import numpy as np
 import torch
 
-from ..data import RelationData
-from .base import ProbeError, Scorer
+from curator.probe.data import RelationData
+from curator.probe.scorers.base import ProbeError, Scorer
 
 
 class MaskedScorer(Scorer):

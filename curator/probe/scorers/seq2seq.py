@@ -11,8 +11,8 @@ import numpy as np
 import torch
 from transformers.modeling_outputs import BaseModelOutput
 
-from ..data import RelationData
-from .base import ProbeError, Scorer
+from curator.probe.data import RelationData
+from curator.probe.scorers.base import ProbeError, Scorer
 
 
 class Seq2SeqScorer(Scorer):

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import TranslationError
-from .base import Translator
-from .deepl import DeepLTranslator
-from .google import GoogleTranslator
-from .http import HttpTranslator
-from .libretranslate import LibreTranslateTranslator
-from .local import LocalTranslator, local_system_name
-from .microsoft import MicrosoftTranslator
+from curator.translate.errors import TranslationError
+from curator.translate.backends.base import Translator
+from curator.translate.backends.deepl import DeepLTranslator
+from curator.translate.backends.google import GoogleTranslator
+from curator.translate.backends.http import HttpTranslator
+from curator.translate.backends.libretranslate import LibreTranslateTranslator
+from curator.translate.backends.local import LocalTranslator, local_system_name
+from curator.translate.backends.microsoft import MicrosoftTranslator
 
 HTTP_BACKENDS: dict[str, type[HttpTranslator]] = {
     "microsoft": MicrosoftTranslator,

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..errors import TranslationError
-from ..protect import BracketScheme, Scheme
+from curator.translate.errors import TranslationError
+from curator.translate.protect import BracketScheme, Scheme
 
 
 class Translator:

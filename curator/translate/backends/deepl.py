@@ -1,9 +1,9 @@
 """DeepL API v2: POST /v2/translate, XML tag handling with the slot element in `ignore_tags`."""
 from __future__ import annotations
 
-from ..codes import DEEPL_TARGET, code_for
-from ..protect import TagScheme
-from .http import HttpTranslator
+from curator.translate.codes import DEEPL_TARGET, code_for
+from curator.translate.protect import TagScheme
+from curator.translate.backends.http import HttpTranslator
 
 
 class DeepLTranslator(HttpTranslator):

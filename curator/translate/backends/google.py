@@ -1,9 +1,9 @@
 """Google Cloud Translation v2 (Basic): POST /language/translate/v2, format=html for protected slots."""
 from __future__ import annotations
 
-from ..codes import GOOGLE, code_for
-from ..protect import TagScheme
-from .http import HttpTranslator
+from curator.translate.codes import GOOGLE, code_for
+from curator.translate.protect import TagScheme
+from curator.translate.backends.http import HttpTranslator
 
 
 class GoogleTranslator(HttpTranslator):

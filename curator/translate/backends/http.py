@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import requests
 
-from ..errors import TranslationError
-from .base import Translator
+from curator.translate.errors import TranslationError
+from curator.translate.backends.base import Translator
 
 DEFAULT_TIMEOUT = (10.0, 60.0)  # connect, read (seconds)
 MAX_WAIT = 600.0  # the longest Retry-After worth sleeping through

@@ -1,9 +1,9 @@
 """LibreTranslate: POST /translate with a list of texts, format=html for protected slots; the key is optional."""
 from __future__ import annotations
 
-from ..codes import LIBRETRANSLATE, code_for
-from ..protect import TagScheme
-from .http import HttpTranslator
+from curator.translate.codes import LIBRETRANSLATE, code_for
+from curator.translate.protect import TagScheme
+from curator.translate.backends.http import HttpTranslator
 
 
 class LibreTranslateTranslator(HttpTranslator):

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..codes import M2M100, MBART50, NLLB, NOT_IN_NLLB, code_for, marian_target_tokens
-from ..errors import TranslationError
-from ..protect import BracketScheme
-from .base import Translator
+from curator.translate.codes import M2M100, MBART50, NLLB, NOT_IN_NLLB, code_for, marian_target_tokens
+from curator.translate.errors import TranslationError
+from curator.translate.protect import BracketScheme
+from curator.translate.backends.base import Translator
 
 FAMILIES = ("nllb", "m2m100", "mbart50", "marian", "plain")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import os
 import uuid
 
-from ..codes import MICROSOFT, code_for
-from ..protect import TagScheme
-from .http import HttpTranslator
+from curator.translate.codes import MICROSOFT, code_for
+from curator.translate.protect import TagScheme
+from curator.translate.backends.http import HttpTranslator
 
 
 class MicrosoftTranslator(HttpTranslator):

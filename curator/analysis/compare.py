@@ -1,0 +1,104 @@
+"""Compare two probe runs: per language and main metric, both values, B − A, and a paired
+bootstrap confidence interval over tuples.
+
+Tuples are paired by (relation, subject id, object id), so the runs may use different
+templates (reviewed vs unreviewed release), options (with vs without final punctuation) or
+models. Each replicate resamples, within every relation, the shared tuples with replacement
+— the same draw for both runs — and recomputes the macro average over relations; the
+interval is the percentile interval of B − A over the replicates. Both runs are read under
+one convention (convention.py), which decides which relations and tuples are averaged.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from curator.analysis.convention import DEFAULT, Convention, as_record, select
+from curator.analysis.metrics import DEFAULT_NM_RELATIONS, MAIN, tuple_scores
+from curator.core.formats.runs import RunError, iter_relations
+
+
+@dataclass
+class Difference:
+    language: str
+    metric: str
+    a: float
+    b: float
+    diff: float  # b - a
+    low: float
+    high: float
+    relations: int
+    tuples: int
+
+    @property
+    def significant(self) -> bool:
+        return not (self.low <= 0.0 <= self.high)
+
+
+def _per_tuple(run: Path, languages, relations, nm: set[str], convention: Convention) -> dict[str, dict[str, dict]]:
+    """{language: {relation: {metric: {(subject, object): value}}}} for the relations the convention averages."""
+    out: dict[str, dict[str, dict]] = {}
+    for found in iter_relations(run, languages, relations):
+        rel, is_nm = select(found, convention, nm)
+        if rel is None or is_nm or rel.shape[1] == 0:
+            continue
+        scores = tuple_scores(rel)
+        keys = [(s[0], o) for s, o in zip(rel.subjects, rel.objects)]
+        out.setdefault(rel.language, {})[rel.relation] = {
+            m: dict(zip(keys, getattr(scores, m).tolist())) for m in MAIN}
+    return out
+
+
+def compare_runs(run_a: str | Path, run_b: str | Path, languages: list[str] | None = None,
+                 relations: list[str] | None = None, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+                 replicates: int = 1000, confidence: float = 0.95, seed: int = 0,
+                 convention: Convention = DEFAULT) -> list[Difference]:
+    nm = set(nm_relations)
+    a_scores = _per_tuple(Path(run_a), languages, relations, nm, convention)
+    b_scores = _per_tuple(Path(run_b), languages, relations, nm, convention)
+    shared_languages = sorted(set(a_scores) & set(b_scores))
+    if not shared_languages:
+        raise RunError(f"{run_a} and {run_b} share no language with predictions")
+    rng = np.random.default_rng(seed)
+    tail = (1 - confidence) / 2
+    out: list[Difference] = []
+    for lang in shared_languages:
+        for metric in MAIN:
+            a_means, b_means, reps, n_tuples = [], [], [], 0
+            for rel in sorted(set(a_scores[lang]) & set(b_scores[lang])):
+                va, vb = a_scores[lang][rel][metric], b_scores[lang][rel][metric]
+                keys = [k for k in va if k in vb]
+                a = np.array([va[k] for k in keys])
+                b = np.array([vb[k] for k in keys])
+                keep = ~(np.isnan(a) | np.isnan(b))
+                a, b = a[keep], b[keep]
+                if not len(a):
+                    continue
+                n_tuples += len(a)
+                a_means.append(a.mean())
+                b_means.append(b.mean())
+                draw = rng.integers(0, len(a), size=(replicates, len(a)))
+                reps.append((b - a)[draw].mean(axis=1))
+            if not reps:
+                continue
+            diffs = np.mean(reps, axis=0)
+            a_value, b_value = float(np.mean(a_means)), float(np.mean(b_means))
+            out.append(Difference(lang, metric, a_value, b_value, b_value - a_value,
+                                  float(np.quantile(diffs, tail)), float(np.quantile(diffs, 1 - tail)),
+                                  len(reps), n_tuples))
+    return out
+
+
+def as_json(rows: list[Difference], convention: Convention = DEFAULT,
+            nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS) -> dict:
+    """{"convention": {...}, "by_language": {language: {metric: {a, b, diff, low, high, ...}}}}."""
+    result: dict[str, dict] = {}
+    for row in rows:
+        data = asdict(row)
+        data["significant"] = row.significant
+        result.setdefault(row.language, {})[row.metric] = {k: v for k, v in data.items()
+                                                           if k not in ("language", "metric")}
+    return {"convention": as_record(convention, nm_relations), "by_language": result}

@@ -1,0 +1,170 @@
+"""The probe report: what a run says, per language and relation, as one static HTML folder.
+
+`report_data` computes everything once into plain values (NaN as None); the static report
+(`build_report`) and the web pages render the same Jinja partial from it, so the two never
+drift apart.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
+
+from curator.core.formats.atomic import atomic_write
+from curator.core import languages as langs
+from curator.core.formats.run_catalog import created
+from curator.analysis.charts import metric_bars, rankc_heatmap
+from curator.analysis.convention import DEFAULT, Convention, as_record, parse
+from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS, MAIN, METRICS, run_metrics, template_agreement
+from curator.analysis.rankc import run_rankc
+from curator.core.formats.runs import RankingMissing, RelationPredictions, iter_relations, run_info
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+# the same stylesheet the web app serves, read as a file (the report never imports the web layer)
+CSS = Path(__file__).resolve().parent.parent / "web" / "static" / "curator.css"
+WORST = 20  # templates in the run-wide list
+WORST_PER_LANGUAGE = 5
+CHARTS = ("metrics", "rankc")
+
+# run.json fields shown in the header, in this order
+SUMMARY_FIELDS = (("model", "Model"), ("kind", "Kind"), ("release", "Release"), ("revision", "Revision"),
+                  ("device", "Device"), ("cuda_device", "GPU"), ("dtype", "Dtype"), ("options", "Options"),
+                  ("seconds", "Seconds"), ("queries_scored", "Queries scored"),
+                  ("phrases_per_second", "Queries / s"), ("format", "Format"), ("source", "Source"))
+
+
+def _clean(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 6)
+
+
+def _summary(info: dict) -> list[tuple[str, str]]:
+    rows = []
+    for key, label in SUMMARY_FIELDS:
+        value = info.get(key)
+        if value is None or value == "":
+            continue
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        rows.append((label, str(value)))
+    return rows
+
+
+def _agreements(rel: RelationPredictions, nm: bool) -> list[dict]:
+    agreement = template_agreement(rel)
+    if not len(agreement) or np.isnan(agreement).all():
+        return []
+    mean = float(np.nanmean(agreement))
+    return [{"language": rel.language, "relation": rel.relation, "nm": nm, "template": text,
+             "agreement": _clean(a), "relation_mean": _clean(mean)}
+            for text, a in zip(rel.templates, agreement) if not np.isnan(a)]
+
+
+def _worst(rows: Iterable[dict], n: int) -> list[dict]:
+    return sorted(rows, key=lambda r: (r["agreement"], r["agreement"] - r["relation_mean"], r["language"],
+                                       r["relation"], r["template"]))[:n]
+
+
+def _consistency_first(metrics: dict, code: str) -> tuple:
+    """Sort key: consistency descending (figure 2 of mParaRel), languages without it last."""
+    c = metrics["consistency"]["mean"]
+    return (math.isnan(c), 0.0 if math.isnan(c) else -c, code)
+
+
+def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[dict | None, str | None]:
+    if len(found) < 2:
+        return None, "RankC compares languages: this report has only one."
+    try:
+        result = run_rankc(run, languages)
+    except RankingMissing:
+        return None, ("RankC needs the full candidate rankings, which this run does not store (predictions "
+                      "imported from the mParaRel format keep only the top answer).")
+    matrix = [[_clean(x) for x in row] for row in result.rankc]
+    return {"languages": result.languages, "matrix": matrix, "accuracy": result.accuracy,
+            "queries": result.queries.tolist()}, None
+
+
+def report_data(run_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+                languages: list[str] | None = None, convention: Convention = DEFAULT) -> dict:
+    """Everything the report shows, as plain values; raises RunError for an unreadable run.
+    The convention is recorded with the numbers: the same run reads differently under each."""
+    run = Path(run_dir)
+    convention = parse(convention)
+    nm = set(nm_relations)
+    set_apart = nm if convention is Convention.PARAREL else set()  # relations shown as N-M
+    info = run_info(run)
+    agreements: list[dict] = []
+
+    def visit() -> Iterator[RelationPredictions]:
+        for rel in iter_relations(run, languages):
+            agreements.extend(_agreements(rel, rel.relation in set_apart))
+            yield rel
+
+    by_language, by_relation = run_metrics(visit(), nm, convention)
+    order = sorted(by_language, key=lambda code: _consistency_first(by_language[code], code))
+    rows = []
+    for code in order:
+        mine = [a for a in agreements if a["language"] == code]
+        rows.append({
+            "code": code, "name": langs.name(code), "dir": langs.direction(code),
+            "metrics": {m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": v["relations"]}
+                        for m, v in by_language[code].items()},
+            "relations": [{"relation": rel, "nm": rel in set_apart, "templates": int(v["templates"]),
+                           "tuples": int(v["tuples"]), "values": {m: _clean(v[m]) for m in METRICS}}
+                          for rel, v in sorted(by_relation[code].items())],
+            "worst": _worst(mine, WORST_PER_LANGUAGE),
+        })
+    rankc, rankc_note = _rankc(run, languages, order)
+    return {
+        "name": run.name, "info": info, "summary": _summary(info), "created": created(run),
+        "convention": as_record(convention, nm), "nm_relations": sorted(set_apart),
+        "main": list(MAIN), "metrics": list(METRICS), "labels": LABELS,
+        "languages": rows, "relations": len({r for rels in by_relation.values() for r in rels}),
+        "worst": _worst(agreements, WORST), "rankc": rankc, "rankc_note": rankc_note,
+        "charts": [c for c in CHARTS if c != "rankc" or rankc is not None],
+    }
+
+
+def chart_png(data: dict, chart: str) -> bytes:
+    """One of `data["charts"]` as PNG bytes; KeyError for a chart the data does not have."""
+    if chart not in data["charts"]:
+        raise KeyError(chart)
+    if chart == "metrics":
+        codes = [row["code"] for row in data["languages"]]
+        return metric_bars(codes, {row["code"]: {m: row["metrics"][m]["mean"] for m in MAIN}
+                                   for row in data["languages"]})
+    rankc = data["rankc"]
+    return rankc_heatmap(rankc["languages"], rankc["matrix"], rankc["accuracy"])
+
+
+def environment() -> Environment:
+    """Plain Jinja (no Flask): the static report is built from the CLI, without the app."""
+    return Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, trim_blocks=True,
+                       lstrip_blocks=True)
+
+
+def render_static(data: dict) -> str:
+    charts = {name: f"{name}.png" for name in data["charts"]}
+    css = Markup(CSS.read_text(encoding="utf-8"))  # our own stylesheet, inlined so the folder stands alone
+    return environment().get_template("probe_report.html").render(report=data, charts=charts, css=css)
+
+
+def build_report(run_dir: str | Path, out_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+                 languages: list[str] | None = None, convention: Convention = DEFAULT) -> Path:
+    """Write out_dir/index.html and its PNGs (each file atomically); returns the index path.
+    Charts go first, so an index.html never points at a chart that is not there."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = report_data(run_dir, nm_relations, languages, convention)
+    for chart in CHARTS:
+        path = out / f"{chart}.png"
+        if chart in data["charts"]:
+            atomic_write(path, chart_png(data, chart))
+        elif path.exists():  # a stale heatmap from an earlier report of another run
+            path.unlink()
+    index = out / "index.html"
+    atomic_write(index, render_static(data).encode("utf-8"))
+    return index

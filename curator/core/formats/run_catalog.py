@@ -1,0 +1,78 @@
+"""The runs folder the web app serves: which sub-folders are runs, which is the latest, and a
+cheap signature that changes whenever a run's files do (the key of every cache)."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+from curator.core.formats.runs import RunError, is_run, run_info
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+def resolve_run(runs_dir: str | Path, name: str) -> Path | None:
+    """The run folder called `name`, or None: only a plain sub-folder name is looked up, so
+    '..', separators and hidden folders can never reach outside the runs folder."""
+    if not PLAIN_NAME.fullmatch(name):
+        return None
+    path = Path(runs_dir) / name
+    return path if is_run(path) else None
+
+
+def _prediction_dirs(run: Path) -> list[Path]:
+    return sorted(p for p in run.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def run_signature(run: str | Path) -> int:
+    """Newest mtime (ns) of the run folder, its run.json and its language folders: saving any
+    prediction file replaces it in its language folder, which changes that folder's mtime."""
+    run = Path(run)
+    paths = [run, run / "run.json", *_prediction_dirs(run)]
+    return max(p.stat().st_mtime_ns for p in paths if p.exists())
+
+
+def _iso(ns: int) -> str:
+    return dt.datetime.fromtimestamp(ns / 1e9, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def created(run: Path) -> str:
+    """When the run was (last) written: run.json's mtime, else the folder's."""
+    info = run / "run.json"
+    return _iso((info if info.exists() else run).stat().st_mtime_ns)
+
+
+def list_runs(runs_dir: str | Path) -> list[dict]:
+    """One row per run in the folder, newest first; an unreadable run.json is shown, not fatal."""
+    root = Path(runs_dir)
+    if not root.is_dir():
+        return []
+    rows = []
+    for path in root.iterdir():
+        if not PLAIN_NAME.fullmatch(path.name) or not is_run(path):
+            continue
+        try:
+            info, error = run_info(path), None
+        except RunError as exc:
+            info, error = {}, str(exc)
+        languages = [d.name for d in _prediction_dirs(path) if any(d.glob("*.json"))]
+        relations = {f.stem for lang in languages for f in (path / lang).glob("*.json")}
+        stamp = (path / "run.json") if (path / "run.json").exists() else path
+        rows.append({"name": path.name, "model": info.get("model"), "release": info.get("release"),
+                     "languages": len(languages), "relations": len(relations), "created": created(path),
+                     "mtime": stamp.stat().st_mtime_ns, "error": error})
+    return sorted(rows, key=lambda r: (-r["mtime"], r["name"]))
+
+
+def latest_run(runs_dir: str | Path) -> Path | None:
+    """The run whose run.json was written last (folders without one, e.g. bare imports, never count)."""
+    root = Path(runs_dir)
+    if not root.is_dir():
+        return None
+    best: tuple[int, str] | None = None
+    for path in root.iterdir():
+        info = path / "run.json"
+        if PLAIN_NAME.fullmatch(path.name) and info.is_file():
+            key = (info.stat().st_mtime_ns, path.name)
+            best = key if best is None or key > best else best
+    return root / best[1] if best else None

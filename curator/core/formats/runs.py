@@ -1,0 +1,255 @@
+"""Read probe runs into one in-memory shape, whatever wrote them.
+
+A run is a folder of `<lang>/<REL>.json` files. Ours (written by `curator probe`) pair each
+JSON index with a `.npz` of rankings; the published mParaRel code writes one JSON per
+relation mapping "subject-object" to `[[template, prediction, rank], ...]` with the gold
+object's rank as a string ("0" = correct). Both load into `RelationPredictions`, so every
+metric is computed by the same code whichever format the predictions came in.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from curator.core.formats.atomic import atomic_write
+
+
+FORMAT = 1
+
+
+class RunError(ValueError):
+    """A run folder or one of its files cannot be read; the message names the file."""
+
+
+class RankingMissing(RunError):
+    """The run stores only top-1 predictions where full rankings are needed."""
+
+
+@dataclass
+class RelationPredictions:
+    language: str
+    relation: str
+    templates: list[str]
+    subjects: list[tuple[str, str]]  # (entity id, label) per tuple
+    objects: list[str]  # gold object id per tuple
+    candidates: list[tuple[str, str]]  # (entity id, label)
+    predicted: np.ndarray  # [T, D] candidate index predicted for (template, tuple)
+    correct: np.ndarray  # [T, D] bool
+    gold: np.ndarray  # [D] candidate index of the gold object (-1 when not a candidate)
+    ranking: np.ndarray | None = None  # [T, D, N] candidate indices, best first; None when not stored
+    gold_rank: np.ndarray | None = None  # [T, D] 0-based rank of the gold object, when known
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.predicted.shape
+
+
+def is_run(path: str | Path) -> bool:
+    path = Path(path)
+    return path.is_dir() and ((path / "run.json").exists() or any(path.glob("*/*.json")))
+
+
+def run_info(path: str | Path) -> dict:
+    """run.json of one of our runs; a minimal stand-in for an imported or foreign one."""
+    path = Path(path)
+    info_file = path / "run.json"
+    if info_file.exists():
+        try:
+            info = json.loads(info_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise RunError(f"{info_file}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RunError(f"{info_file}: cannot be read ({exc})") from None
+        if not isinstance(info, dict):
+            raise RunError(f"{info_file}: expected a JSON object")
+        return info
+    return {"model": None, "release": None, "format": "mpararel"}
+
+
+def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPredictions:
+    arrays_file = index_file.with_suffix(".npz")
+    if not arrays_file.exists():
+        raise RunError(f"{arrays_file}: missing (its index {index_file.name} exists)")
+    try:
+        return _read_ours(index, arrays_file, with_ranking)
+    except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as exc:
+        raise RunError(f"{arrays_file}: does not match its index {index_file.name} or is damaged ({exc})") from None
+
+
+def _read_ours(index: dict, arrays_file: Path, with_ranking: bool) -> RelationPredictions:
+    T, D = len(index["templates"]), len(index["subjects"])
+    with np.load(arrays_file) as npz:
+        missing = {"predicted", "gold"} - set(npz.files)
+        if missing:
+            raise RunError(f"{arrays_file}: no column {sorted(missing)[0]!r}")
+        predicted = npz["predicted"].reshape(T, D)
+        gold = npz["gold"][:D] if T else np.zeros(D, dtype=np.int32)
+        ranking = None
+        if with_ranking and "ranking" in npz.files:
+            columns = npz["ranking"]
+            ranking = columns.reshape(T, D, columns.shape[1] if columns.ndim == 2 else 0)
+        if ranking is not None and ranking.shape[2] == 0:
+            ranking = None
+        gold_rank = npz["gold_rank"].reshape(T, D) if "gold_rank" in npz.files else None
+    return RelationPredictions(index["language"], index["relation"], index["templates"],
+                               [tuple(s) for s in index["subjects"]], index["objects"],
+                               [tuple(c) for c in index["candidates"]], predicted,
+                               gold_rank == 0 if gold_rank is not None else predicted == gold[None, :],
+                               gold.astype(np.int32), ranking, gold_rank)
+
+
+def _split_key(key: str, known: set[str]) -> tuple[str, str]:
+    """'subject-object' back into its parts; both may contain '-', so prefer a known object label."""
+    best = None
+    for obj in known:
+        if key.endswith("-" + obj) and (best is None or len(obj) > len(best)):
+            best = obj
+    if best is not None:
+        return key[: -len(best) - 1], best
+    subject, _, obj = key.rpartition("-")
+    return subject, obj
+
+
+def _load_mpararel(path: Path, data: dict, language: str, relation: str) -> RelationPredictions:
+    """Labels stand in for entity ids: the published format has no ids."""
+    if not isinstance(data, dict):
+        raise RunError(f"{path}: expected an object mapping 'subject-object' to predictions")
+    templates: list[str] = []
+    template_index: dict[str, int] = {}
+    known_objects: set[str] = set()
+    for key, rows in data.items():
+        if not isinstance(rows, list):
+            raise RunError(f"{path}: entry {key!r}: expected a list of [template, prediction, rank]")
+        for i, row in enumerate(rows):
+            if not (isinstance(row, list) and len(row) == 3):
+                raise RunError(f"{path}: entry {key!r}, item {i + 1}: expected [template, prediction, rank]")
+            template, prediction, rank = row
+            if template not in template_index:
+                template_index[template] = len(templates)
+                templates.append(template)
+            if str(rank) == "0":
+                known_objects.add(str(prediction))
+    keys = list(data)
+    parts = []
+    for key in keys:
+        own = [str(p) for _, p, r in data[key] if str(r) == "0" and key.endswith("-" + str(p))]
+        parts.append((key[: -len(own[0]) - 1], own[0]) if own else _split_key(key, known_objects))
+    labels = sorted({str(row[1]) for rows in data.values() for row in rows} | {o for _, o in parts})
+    cand_index = {label: i for i, label in enumerate(labels)}
+    T, D = len(templates), len(keys)
+    predicted = np.full((T, D), -1, dtype=np.int32)
+    gold_rank = np.full((T, D), -1, dtype=np.int32)
+    for d, key in enumerate(keys):
+        for template, prediction, rank in data[key]:
+            t = template_index[template]
+            predicted[t, d] = cand_index[str(prediction)]
+            try:
+                gold_rank[t, d] = int(rank)
+            except (TypeError, ValueError):
+                raise RunError(f"{path}: entry {key!r}: rank {rank!r} is not an integer") from None
+    if (predicted < 0).any():
+        t, d = map(int, np.argwhere(predicted < 0)[0])
+        raise RunError(f"{path}: entry {keys[d]!r} has no prediction for template {templates[t]!r}")
+    gold = np.array([cand_index[o] for _, o in parts], dtype=np.int32)
+    return RelationPredictions(language, relation, templates, [(s, s) for s, _ in parts], [o for _, o in parts],
+                               [(label, label) for label in labels], predicted, gold_rank == 0, gold, None, gold_rank)
+
+
+def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredictions:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RunError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise RunError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise RunError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    language, relation = path.parent.name, path.stem
+    if isinstance(data, dict) and "templates" in data and "candidates" in data and "format" in data:
+        for field in ("language", "relation", "subjects", "objects"):
+            if field not in data:
+                raise RunError(f"{path}: no field {field!r}")
+        return _load_ours(path, data, with_ranking)
+    return _load_mpararel(path, data, language, relation)
+
+
+def save_relation(run: str | Path, rel: RelationPredictions, index_extra: dict | None = None) -> None:
+    """Write in our format (arrays first, index last, each atomically), rankings only when known;
+    `index_extra` adds fields to the index (the probe runner's input digest and options key)."""
+    folder = Path(run) / rel.language
+    folder.mkdir(parents=True, exist_ok=True)
+    T, D = rel.shape
+    gold_rank = rel.gold_rank if rel.gold_rank is not None else np.where(rel.correct, 0, -1)
+    ranking = rel.ranking if rel.ranking is not None else np.zeros((T, D, 0), dtype=np.int32)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, template=np.repeat(np.arange(T, dtype=np.int32), D),
+                        tuple=np.tile(np.arange(D, dtype=np.int32), T), predicted=rel.predicted.reshape(-1),
+                        gold=np.tile(rel.gold, T), gold_rank=gold_rank.reshape(-1).astype(np.int32),
+                        ranking=ranking.reshape(T * D, ranking.shape[2] if ranking.ndim == 3 else 0).astype(np.int32))
+    atomic_write(folder / f"{rel.relation}.npz", buffer.getvalue())
+    index = {"format": FORMAT, "language": rel.language, "relation": rel.relation, "templates": rel.templates,
+             "subjects": [list(s) for s in rel.subjects], "objects": rel.objects,
+             "candidates": [list(c) for c in rel.candidates], **(index_extra or {})}
+    atomic_write(folder / f"{rel.relation}.json", json.dumps(index, ensure_ascii=False).encode("utf-8"))
+
+
+def import_mpararel(src: str | Path, out: str | Path) -> int:
+    """Convert a folder of mParaRel-format predictions (<lang>/<REL>.json) into a run; returns relations."""
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise RunError(f"{out}: exists and is not empty; give a new folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        count = 0
+        for rel in iter_relations(src):
+            save_relation(work, rel)
+            count += 1
+        info = {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None, "release": None}
+        atomic_write(work / "run.json", json.dumps(info, indent=2).encode("utf-8"))
+        if out.exists():
+            out.rmdir()
+        os.replace(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return count
+
+
+def relation_files(run: str | Path, languages: list[str] | None = None,
+                   relations: list[str] | None = None) -> list[tuple[str, str]]:
+    """(language, relation) of every prediction file in a run folder, sorted."""
+    run = Path(run)
+    if not run.is_dir():
+        raise RunError(f"{run}: not a folder")
+    found = [(lang_dir.name, stem)
+             for lang_dir in sorted(p for p in run.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+             if not languages or lang_dir.name in languages
+             for stem in sorted({p.stem for p in lang_dir.glob("*.json")} | {p.stem for p in lang_dir.glob("*.jsonl")})
+             if not relations or stem in relations]
+    if not found:
+        raise RunError(f"{run}: no predictions (<lang>/<REL>.json or .jsonl) for the languages/relations asked")
+    return found
+
+
+def relation_path(run: str | Path, language: str, relation: str) -> Path:
+    """<lang>/<REL>.json, or the .jsonl name the published mParaRel code gives its prediction files."""
+    path = Path(run) / language / f"{relation}.json"
+    return path if path.exists() else path.with_suffix(".jsonl")
+
+
+def iter_relations(run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None,
+                   with_ranking: bool = False) -> Iterator[RelationPredictions]:
+    run = Path(run)
+    for lang, rel in relation_files(run, languages, relations):
+        yield load_relation(relation_path(run, lang, rel), with_ranking)

@@ -1,0 +1,131 @@
+"""Reviewers, their samples and every decision they make (history is never overwritten)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Optional
+
+from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from curator.core.models.base import Base, utcnow
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    password_hash: Mapped[Optional[str]] = mapped_column(String(300))  # None: cannot sign in yet
+    role: Mapped[str] = mapped_column(String(20), default="reviewer")  # reviewer | maintainer
+    api_token_hash: Mapped[Optional[str]] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    active: Mapped[bool] = mapped_column(default=True)
+
+    assignments: Mapped[list["Assignment"]] = relationship(back_populates="user", order_by="Assignment.language")
+
+    # Flask-Login protocol
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_active(self) -> bool:
+        return self.active
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+    def get_id(self) -> str:
+        return str(self.id)
+
+    @property
+    def is_maintainer(self) -> bool:
+        return self.role == "maintainer"
+
+
+class Invite(Base):
+    __tablename__ = "invites"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 of the secret in the link
+    email: Mapped[Optional[str]] = mapped_column(String(320))
+    role: Mapped[str] = mapped_column(String(20), default="reviewer")
+    languages: Mapped[list] = mapped_column(JSON, default=list)
+    fraction: Mapped[Optional[float]]
+    created_by: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[Optional[datetime]]
+    used_by: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+
+
+class Assignment(Base):
+    """A reviewer's work in one language: a reproducible sample of its candidates."""
+
+    __tablename__ = "assignments"
+    __table_args__ = (UniqueConstraint("user_id", "language"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
+    fraction: Mapped[float]
+    seed: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User] = relationship(back_populates="assignments")
+
+
+class AssignmentItem(Base):
+    __tablename__ = "assignment_items"
+    __table_args__ = (UniqueConstraint("assignment_id", "template_id"),
+                      UniqueConstraint("assignment_id", "position"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
+    template_id: Mapped[int] = mapped_column(ForeignKey("templates.id"))
+    relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
+    position: Mapped[int]  # review order: relation by relation
+    extra: Mapped[bool] = mapped_column(default=False)  # added by an import, not by sampling
+
+
+class Decision(Base):
+    """One accept / amend / reject. A later decision on the same item supersedes it;
+    an undo retracts it. Rows are never deleted."""
+
+    __tablename__ = "decisions"
+    __table_args__ = (UniqueConstraint("user_id", "request_id"),
+                      Index("ix_decisions_item_current", "item_id", "retracted"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("assignment_items.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    template_id: Mapped[int] = mapped_column(ForeignKey("templates.id"), index=True)
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
+    relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
+    decision: Mapped[str] = mapped_column(String(10))  # accept | amend | reject
+    correction_raw: Mapped[Optional[str]] = mapped_column(String(2000))
+    correction: Mapped[Optional[str]] = mapped_column(String(2000))  # cleaned
+    seconds: Mapped[Optional[float]]  # time spent on the item
+    source: Mapped[str] = mapped_column(String(20), default="web")  # web | api | import
+    request_id: Mapped[Optional[str]] = mapped_column(String(64))  # client key: a resend is a no-op
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    retracted: Mapped[bool] = mapped_column(default=False)
+    retracted_at: Mapped[Optional[datetime]]
+
+
+class Suggestion(Base):
+    __tablename__ = "suggestions"
+    __table_args__ = (UniqueConstraint("user_id", "request_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
+    relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
+    text_raw: Mapped[str] = mapped_column(String(2000))
+    text: Mapped[str] = mapped_column(String(2000))  # cleaned
+    source: Mapped[str] = mapped_column(String(20), default="web")
+    request_id: Mapped[Optional[str]] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    retracted: Mapped[bool] = mapped_column(default=False)

@@ -1,0 +1,43 @@
+"""The review web app: the factory, one blueprint per area, templates and static files.
+
+`create_app` is the only way in (flaskr's pattern): it takes the settings, builds the engine
+and session factory, and registers the shared request handling (`context`), the error
+handlers (`errors`) and the blueprints. Nothing in the stage services imports this package.
+"""
+from __future__ import annotations
+
+from flask import Flask
+from jinja2 import ChoiceLoader, FileSystemLoader
+
+from curator.core.db import make_engine, make_session_factory
+from curator.core.settings import load_config
+
+
+def create_app(config: dict | None = None) -> Flask:
+    """App factory: config, database, blueprints — nothing else."""
+    from importlib.resources import files
+
+    from curator.web import admin, api, auth, probe, release, review
+    from curator.web.context import init_web
+
+    app = Flask(__name__)
+    # the probe report's body is shared with the standalone HTML report (curator.analysis)
+    app.jinja_loader = ChoiceLoader([app.jinja_loader, FileSystemLoader(str(files("curator.analysis") / "templates"))])
+    app.config.from_mapping(load_config(config))
+    engine = make_engine(app.config["DATABASE_URL"])
+    app.extensions["curator.engine"] = engine
+    app.extensions["curator.sessions"] = make_session_factory(engine)
+    init_web(app)
+    for blueprint in (auth.bp, review.bp, api.bp, admin.bp, release.bp, probe.bp):
+        app.register_blueprint(blueprint)
+
+    @app.get("/healthz")
+    def healthz():
+        from sqlalchemy import text
+
+        from curator.web.context import db
+
+        db().execute(text("SELECT 1"))
+        return {"status": "ok"}
+
+    return app

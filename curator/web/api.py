@@ -1,0 +1,118 @@
+"""JSON API behind the review screen, also usable by scripts (see docs/review-api.md)."""
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from flask_login import current_user, login_required
+
+from curator.core import languages
+from curator.quality.probe_hint import probe_hint
+from curator.web.context import db
+from curator.review import service
+from curator.review.service import ReviewError
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+
+def _body() -> dict:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ReviewError("send a JSON object (Content-Type: application/json)", 400)
+    return data
+
+
+def _source() -> str:
+    return "api" if request.headers.get("Authorization", "").startswith("Bearer ") else "web"
+
+
+@bp.get("/me")
+@login_required
+def me():
+    session = db()
+    return jsonify(id=current_user.id, email=current_user.email, name=current_user.name, role=current_user.role,
+                   languages=[dict(code=a.language, name=languages.name(a.language),
+                                   progress=service.progress(session, a)) for a in current_user.assignments])
+
+
+@bp.get("/languages/<lang>/queue")
+@login_required
+def queue(lang: str):
+    session = db()
+    assignment = service.get_assignment(session, current_user, lang)
+    items = service.queue(session, assignment)
+    upcoming = service.next_undecided(items)
+    return jsonify(items=[i.to_dict() for i in items], progress=service.progress(session, assignment, items),
+                   next=upcoming.id if upcoming else None)
+
+
+@bp.get("/languages/<lang>/items/<int:item_id>")
+@login_required
+def item(lang: str, item_id: int):
+    session = db()
+    assignment = service.get_assignment(session, current_user, lang)
+    found = service.get_item(session, assignment, item_id)
+    context = service.item_context(session, current_user, assignment, found)
+    context["probe"] = probe_hint(current_app.config.get("RUNS_DIR"), assignment.language, context["relation"]["id"],
+                                  context["template"]["text"])
+    return jsonify(context)
+
+
+@bp.post("/languages/<lang>/items/<int:item_id>/decision")
+@login_required
+def decide(lang: str, item_id: int):
+    session = db()
+    assignment = service.get_assignment(session, current_user, lang)
+    found = service.get_item(session, assignment, item_id)
+    body = _body()
+    decision, created = service.decide(session, current_user, assignment, found, body.get("decision"),
+                                       body.get("correction"), body.get("seconds"), body.get("request_id"),
+                                       _source())
+    session.commit()
+    return jsonify(decision=service._decision_dict(decision), created=created,
+                   progress=service.progress(session, assignment),
+                   next=service.next_undecided_id(session, assignment, after=found.position)), 201 if created else 200
+
+
+@bp.post("/languages/<lang>/undo")
+@login_required
+def undo(lang: str):
+    session = db()
+    assignment = service.get_assignment(session, current_user, lang)
+    undone = service.undo(session, current_user, assignment)
+    session.commit()
+    return jsonify(undone=service._decision_dict(undone) if undone else None,
+                   progress=service.progress(session, assignment))
+
+
+@bp.post("/languages/<lang>/relations/<relation>/suggestions")
+@login_required
+def suggest(lang: str, relation: str):
+    session = db()
+    assignment = service.get_assignment(session, current_user, lang)
+    body = _body()
+    suggestion, created = service.suggest(session, current_user, assignment, relation, body.get("text"),
+                                          body.get("request_id"), _source())
+    session.commit()
+    return jsonify(suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text},
+                   created=created), 201 if created else 200
+
+
+@bp.get("/languages/<lang>/history")
+@login_required
+def past(lang: str):
+    session = db()
+    assignment = service.get_assignment(session, current_user, lang)
+    return jsonify(decisions=service.history(session, current_user, assignment))
+
+
+@bp.post("/validate")
+@login_required
+def validate():
+    """Live validation for the amend and suggest fields: the server's rules, not a copy in JS."""
+    body = _body()
+    lang = body.get("language", "")
+    service.get_assignment(db(), current_user, lang)
+    try:
+        cleaned = service.validate_template(body.get("text"), lang, service.keeps_case(db()))
+    except ReviewError as exc:
+        return jsonify(valid=False, message=exc.message)
+    return jsonify(valid=True, cleaned=cleaned)

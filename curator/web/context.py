@@ -1,0 +1,126 @@
+"""What every page and endpoint shares: the request's database session, sign-in, CSRF,
+security headers, and error pages. Blueprints live with their stage."""
+from __future__ import annotations
+
+import threading
+
+from flask import Flask, current_app, g, jsonify, render_template, request
+from flask_login import LoginManager
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from sqlalchemy.orm import Session
+
+from curator.core.db import WRITE_INTENT
+from curator.review.service import ReviewError
+
+login_manager = LoginManager()
+login_manager.login_view = "auth.login"
+login_manager.login_message = "Please sign in."
+csrf = CSRFProtect()
+
+UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
+WRITE_LOCK = threading.Lock()
+
+
+def current_sqlite(app: Flask) -> bool:
+    return app.extensions["curator.engine"].dialect.name == "sqlite"
+
+
+def db() -> Session:
+    """The request's session: committed by the view, closed (rolled back if open) afterwards."""
+    if "db" not in g:
+        g.db = current_app.extensions["curator.sessions"]()
+    return g.db
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+@login_manager.user_loader
+def _load_user(user_id: str):
+    from curator.core.models import User
+
+    user = db().get(User, int(user_id)) if user_id.isdigit() else None
+    return user if user is not None and user.active else None
+
+
+@login_manager.request_loader
+def _load_from_token(req):
+    """Scripts authenticate with `Authorization: Bearer <token>` instead of a cookie."""
+    from curator.review.accounts import user_for_token
+
+    header = req.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        user = user_for_token(db(), header[len("Bearer "):].strip())
+        if user is not None:
+            g.token_auth = True
+        return user
+    return None
+
+
+@login_manager.unauthorized_handler
+def _unauthorized():
+    if wants_json():
+        return jsonify(error="sign in first (session cookie or Bearer token)"), 401
+    from flask import redirect, url_for
+
+    return redirect(url_for("auth.login", next=request.full_path if request.query_string else request.path))
+
+
+def init_web(app: Flask) -> None:
+    app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # a volunteer's tab may stay open all afternoon
+    login_manager.init_app(app)
+    csrf.init_app(app)
+
+    sqlite = current_sqlite(app)
+
+    @app.before_request
+    def _before() -> None:
+        WRITE_INTENT.set(request.method in UNSAFE)
+        if sqlite and request.method in UNSAFE:
+            # SQLite takes one writer at a time and makes the others poll with growing
+            # sleeps; queueing writers on a lock here hands the turn over at once.
+            WRITE_LOCK.acquire()
+            g.write_lock = True
+        if request.method in UNSAFE and not request.headers.get("Authorization", "").startswith("Bearer "):
+            csrf.protect()
+
+    @app.after_request
+    def _headers(response):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")  # invitation tokens live in URLs
+        response.headers.setdefault("Content-Security-Policy",
+                                    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                                    "frame-ancestors 'none'")
+        return response
+
+    @app.teardown_appcontext
+    def _close(_exc) -> None:
+        session = g.pop("db", None)
+        if session is not None:
+            session.close()
+        if g.pop("write_lock", False):
+            WRITE_LOCK.release()
+
+    @app.errorhandler(ReviewError)
+    def _review_error(exc: ReviewError):
+        if wants_json():
+            return jsonify(error=exc.message), exc.status
+        return render_template("error.html", message=exc.message, status=exc.status), exc.status
+
+    @app.errorhandler(CSRFError)
+    def _csrf_error(exc: CSRFError):
+        message = f"The form was refused: {exc.description} Reload the page and try again."
+        if wants_json():
+            return jsonify(error=message), 400
+        return render_template("error.html", message=message, status=400), 400
+
+    for status, message in ((403, "You do not have access to this page."), (404, "Page not found."),
+                            (405, "Method not allowed.")):
+        def handler(_exc, status=status, message=message):
+            if wants_json():
+                return jsonify(error=message), status
+            return render_template("error.html", message=message, status=status), status
+        app.register_error_handler(status, handler)

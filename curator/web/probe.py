@@ -1,0 +1,91 @@
+"""Maintainer pages for probe runs: the runs folder as a list, each run as its report.
+
+Reports and charts are computed on first view and cached by the run's signature (newest mtime
+of its folders), so a finished run costs one computation, and a run rewritten by a resumed
+`curator probe` is recomputed on the next view. `?convention=mpararel` shows the run under the
+published mParaRel evaluation's averaging (convention.py); the page says which one it uses.
+"""
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+
+from curator.web.auth import maintainer_required
+from curator.review.service import ReviewError
+from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
+from curator.analysis.convention import CHOICES, DEFAULT, parse
+from curator.analysis.report import chart_png, report_data
+from curator.core.formats.runs import RunError
+
+bp = Blueprint("probe", __name__, url_prefix="/probe")
+_LOCK = threading.Lock()  # one computation per run at a time, not one per concurrent request
+
+
+@lru_cache(maxsize=8)
+def _data(path: str, signature: int, convention: str) -> dict:
+    return report_data(path, convention=parse(convention))
+
+
+@lru_cache(maxsize=32)
+def _chart(path: str, signature: int, convention: str, chart: str) -> bytes:
+    return chart_png(_data(path, signature, convention), chart)
+
+
+def _convention() -> str:
+    """The ?convention= of the request (default: the CLI's default); 400 for an unknown one."""
+    value = request.args.get("convention", DEFAULT.value)
+    if value not in CHOICES:
+        raise ReviewError(f"Unknown convention {value!r}: choose {' or '.join(CHOICES)}.", 400)
+    return value
+
+
+def _query(convention: str) -> dict:
+    return {} if convention == DEFAULT.value else {"convention": convention}
+
+
+def _run(name: str) -> Path:
+    run = resolve_run(current_app.config["RUNS_DIR"], name)
+    if run is None:
+        abort(404)
+    return run
+
+
+def _cached(fn, run: Path, *args):
+    try:
+        with _LOCK:
+            return fn(str(run), run_signature(run), *args)
+    except RunError as exc:
+        raise ReviewError(f"This run cannot be read: {exc}", 500) from None
+
+
+@bp.get("/runs")
+@maintainer_required
+def runs():
+    runs_dir = current_app.config["RUNS_DIR"]
+    return render_template("probe_runs.html", runs=list_runs(runs_dir), runs_dir=runs_dir)
+
+
+@bp.get("/runs/<name>")
+@maintainer_required
+def run(name: str):
+    path = _run(name)
+    convention = _convention()
+    report = _cached(_data, path, convention)
+    charts = {chart: url_for("probe.chart", name=name, chart=chart, **_query(convention)) for chart in report["charts"]}
+    conventions = [(c, url_for("probe.run", name=name, **_query(c))) for c in CHOICES]
+    return render_template("probe_run.html", report=report, charts=charts, conventions=conventions)
+
+
+@bp.get("/runs/<name>/<chart>.png")
+@maintainer_required
+def chart(name: str, chart: str):
+    path = _run(name)
+    convention = _convention()
+    report = _cached(_data, path, convention)
+    if chart not in report["charts"]:
+        abort(404)
+    return Response(_cached(_chart, path, convention, chart), mimetype="image/png",
+                    headers={"Cache-Control": "private, max-age=60"})
