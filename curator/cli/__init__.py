@@ -9,9 +9,10 @@ from pathlib import Path
 import click
 from sqlalchemy import inspect
 
-from curator.core.settings import database_url
+from curator.core.settings import Settings
 from curator.core.db import make_engine, make_session_factory, transaction
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict
+from curator.cli.errors import CuratorGroup
 from curator.ingest.profiles import PROFILES as RULE_PROFILES
 from curator.core.languages import canonical
 from curator.analysis.convention import CHOICES as CONVENTIONS
@@ -22,8 +23,11 @@ SEED = Path(__file__).resolve().parent.parent / "demo" / "data"
 
 
 class Context:
-    def __init__(self, url: str):
-        self.url = url
+    """What every command gets: the settings (read once, in `main`) and a lazily made engine."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.url = settings.database_url
         self._engine = None
 
     @property
@@ -34,7 +38,7 @@ class Context:
 
     def sessions(self):
         if not inspect(self.engine).has_table("alembic_version"):
-            raise click.ClickException(f"the database at {self.url} is not initialised: run `curator init`")
+            raise Conflict(f"the database at {self.url} is not initialised: run `curator init`")
         return make_session_factory(self.engine)
 
 
@@ -42,25 +46,22 @@ pass_ctx = click.make_pass_decorator(Context)
 
 
 def _run(fn, *args, **kwargs):
-    """Run a service; turn bad input into a clean one-line error and a non-zero exit."""
-    try:
-        return fn(*args, **kwargs)
-    except IngestError as exc:
-        raise click.ClickException(str(exc)) from None
+    """Run a service (its CuratorErrors are mapped once, by CuratorGroup)."""
+    return fn(*args, **kwargs)
 
 
 def _progress() -> bool:
     return sys.stderr.isatty()
 
 
-@click.group()
-@click.option("--database", envvar="CURATOR_DATABASE_URL", default=None, metavar="URL",
-              help="SQLAlchemy URL (default: $CURATOR_DATABASE_URL or instance/curator.sqlite).")
+@click.group(cls=CuratorGroup)
+@click.option("--database", default=None, metavar="URL",
+              help="SQLAlchemy URL (default: $CURATOR_DATABASE_URL or ./instance/curator.sqlite).")
 @click.version_option(package_name="curator")
 @click.pass_context
 def main(ctx: click.Context, database: str | None) -> None:
     """Curate machine-translated paraphrase templates into a reviewed multilingual dataset."""
-    ctx.obj = Context(database or database_url())
+    ctx.obj = Context(Settings.from_env(**({"database_url": database} if database else {})))
 
 
 @main.command()
@@ -383,13 +384,7 @@ def user() -> None:
     """Accounts: maintainers, invitations, API tokens."""
 
 
-def _review_call(fn, *args, **kwargs):
-    from curator.review.service import ReviewError
-
-    try:
-        return _run(fn, *args, **kwargs)
-    except ReviewError as exc:
-        raise click.ClickException(exc.message) from None
+_review_call = _run
 
 
 @user.command("create")
@@ -815,7 +810,7 @@ def signals_similarity(ctx: Context, langs: str, system: str, model: str) -> Non
     from curator.translate import TranslationError, get_translator
 
     try:
-        translator = get_translator(system)
+        translator = get_translator(system, settings=ctx.settings)
         with transaction(ctx.sessions()) as session:
             rows = _run(compute_similarity, session, translator, _csv(langs) or [], model, progress=_progress())
     except (TranslationError, ValueError) as exc:
@@ -832,14 +827,13 @@ def signals_similarity(ctx: Context, langs: str, system: str, model: str) -> Non
 def signals_disagreement(ctx: Context, run_dir: str | None, langs: str) -> None:
     """Store each template's agreement with its relation's other templates in a probe run
     (default: the newest run in $CURATOR_RUNS_DIR)."""
-    from curator.core.settings import load_config
     from curator.core.formats.run_catalog import latest_run
     from curator.quality.signals import compute_agreement
 
     if run_dir is None:
-        latest = latest_run(load_config()["RUNS_DIR"])
+        latest = latest_run(ctx.settings.runs_dir)
         if latest is None:
-            raise click.ClickException(f"no probe run in {load_config()['RUNS_DIR']}: give RUN_DIR")
+            raise click.ClickException(f"no probe run in {ctx.settings.runs_dir}: give RUN_DIR")
         run_dir = str(latest)
     with transaction(ctx.sessions()) as session:
         matched = _analysis_errors(compute_agreement, session, run_dir, _csv(langs))
@@ -962,7 +956,7 @@ def serve(ctx: Context, host: str, port: int, debug: bool) -> None:
     """Run the web app (development server)."""
     from curator.web import create_app
 
-    create_app({"DATABASE_URL": ctx.url}).run(host=host, port=port, debug=debug)
+    create_app(ctx.settings).run(host=host, port=port, debug=debug)
 
 
 def _register_translate() -> None:

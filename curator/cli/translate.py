@@ -69,7 +69,6 @@ def translate_command(click_ctx: click.Context, languages: tuple[str, ...], syst
                       device: str, name: str | None) -> None:
     """Translate the English ParaRel patterns into LANGUAGES with SYSTEM, then ingest the output."""
     from curator.cli import Context, _run
-    from curator.core.settings import instance_path
     from curator.core.db import transaction
     from curator.core.formats.sources import FolderSource
     from curator.ingest.translations import ingest_translations
@@ -81,13 +80,13 @@ def translate_command(click_ctx: click.Context, languages: tuple[str, ...], syst
     if ctx is None:
         raise click.UsageError("run as `curator translate` (it needs the database option of `curator`)")
     targets = split_values(languages)
-    out_dir = Path(out) if out else instance_path() / "translations"
+    out_dir = Path(out) if out else ctx.settings.instance_path / "translations"
     sessions = ctx.sessions()
     try:
         with transaction(sessions) as session:
             english = load_english(session, split_values(relations) or None)
         translator = get_translator(system, batch_size=batch_size, rate=rate, retries=retries, device=device,
-                                    name=name)
+                                    name=name, settings=ctx.settings)
     except TranslationError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"system {translator.name}: {len(english)} relations into {', '.join(targets)};"

@@ -14,11 +14,9 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from curator.core.settings import database_url
 
 
-def make_engine(url: str | None = None) -> Engine:
-    url = url or database_url()
+def make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -50,6 +48,12 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether a driver error means another writer held the lock past the busy timeout."""
+    text = str(getattr(exc, "orig", exc)).lower()
+    return "database is locked" in text or "database table is locked" in text
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -1,12 +1,66 @@
-"""One error type for bad input, always naming where the problem is."""
+"""One error model for every layer: a `CuratorError` is an expected failure whose message is
+meant for a person, in one line.
+
+The services raise these classes and nothing about HTTP or exit codes; the web layer maps a
+class to a status in one place (`curator.web.errors`) and the CLI maps it to a one-line
+message and an exit code in one place (`curator.cli.errors`). Anything else that escapes is
+a bug: the web answers 500 (after rolling back) and the CLI shows the traceback.
+"""
 from __future__ import annotations
 
 
-class IngestError(Exception):
-    """Bad input. The message names the file, line (1-based) and field when known."""
+class CuratorError(Exception):
+    """An expected failure, said plainly."""
 
-    def __init__(self, location: str, message: str, line: int | None = None, field: str | None = None):
-        self.location, self.line, self.field, self.message = location, line, field, message
-        where = location + (f", line {line}" if line is not None else "")
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+
+class InputError(CuratorError):
+    """Bad input. Names where the problem is — file (or source), line (1-based) and field —
+    when known: `InputError("data/P19.jsonl", "expected str", line=3, field="pattern")`, or
+    just `InputError("the sample fraction must be in (0, 1]")` for an argument."""
+
+    def __init__(self, location: str, message: str | None = None, line: int | None = None,
+                 field: str | None = None):
+        if message is None:
+            location, message = None, location
+        self.location, self.line, self.field = location, line, field
+        where = (location or "") + (f", line {line}" if line is not None else "")
         what = f"field '{field}': " if field else ""
-        super().__init__(f"{where}: {what}{message}")
+        super().__init__(message)
+        self.message = message
+        self.args = (f"{where}: {what}{message}" if where else f"{what}{message}",)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class NotFound(CuratorError):
+    """The thing asked for does not exist (or is not visible to the caller)."""
+
+
+class Gone(NotFound):
+    """It existed but cannot be used any more (an expired or used invitation)."""
+
+
+class Conflict(CuratorError):
+    """The request contradicts what is stored: a duplicate name, an immutable version,
+    a step run before the one it needs."""
+
+
+class Forbidden(CuratorError):
+    """The caller may not do this (wrong role, a language they do not review)."""
+
+
+class Unreadable(CuratorError):
+    """Stored data (a probe run, a release folder on disk) cannot be read: the fault is on the
+    server's side, not in the request."""
+
+
+class Busy(CuratorError):
+    """The database is locked by another writer for longer than the busy timeout; retry."""
+
+    def __init__(self, message: str = "database busy, retry"):
+        super().__init__(message)

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from curator.core.models import (EnglishPattern, LanguageCoverage, MlamaTemplate, RelationCoverage, Template,
                       TranslationLine, TranslationSystem, TupleList)
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict
 from curator.ingest.profiles import DEFAULT as DEFAULT_PROFILE, case_key, clean_keep_case, get_profile
 from curator.ingest.store import bulk_insert
 
@@ -100,12 +100,12 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     for _, rel, _, _ in patterns:
         all_counts[rel] += 1
     if not all_counts:
-        raise IngestError("database", "no English ParaRel patterns: run `curator ingest pararel` first")
+        raise Conflict("no English ParaRel patterns: run `curator ingest pararel` first")
     english_counts = {rel: n for rel, n in all_counts.items() if n >= profile.min_english_patterns}
     tuples = current_tuple_counts(session)
     english_phrases = sum(n * tuples.get((params.reference, rel), 0) for rel, n in english_counts.items())
     if english_phrases == 0:
-        raise IngestError("database", f"no tuples for the reference language '{params.reference}', so the "
+        raise Conflict(f"no tuples for the reference language '{params.reference}', so the "
                           "phrase share cannot be computed: ingest its tuples first")
 
     voters: dict[tuple[str, str, str], set[str]] = defaultdict(set)

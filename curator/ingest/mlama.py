@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from curator.core import languages
 from curator.core.models import MlamaTemplate, Relation
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict, InputError
 from curator.core.formats.sources import Source, iter_jsonl, require
 from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
 
@@ -34,15 +34,15 @@ class MlamaSummary:
 def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
     relations = set(session.scalars(select(Relation.id)))
     if not relations:
-        raise IngestError("database", "no ParaRel relations yet: run `curator ingest pararel` first")
+        raise Conflict("no ParaRel relations yet: run `curator ingest pararel` first")
     files = []
     for path in source.files(".jsonl"):
         parts = path.split("/")
         if len(parts) != 2 or parts[1] != "templates.jsonl":
-            raise IngestError(source.describe(path), f"unexpected file: expected the layout {LAYOUT}")
+            raise InputError(source.describe(path), f"unexpected file: expected the layout {LAYOUT}")
         files.append((languages.canonical(parts[0]), path))
     if not files:
-        raise IngestError(source.location, f"no .jsonl files found: expected the layout {LAYOUT}")
+        raise InputError(source.location, f"no .jsonl files found: expected the layout {LAYOUT}")
     known = known_sources(session, "mlama")
     summary = MlamaSummary()
     records = []

@@ -9,7 +9,7 @@ from tqdm import tqdm
 
 from curator.core.models import EnglishPattern, Relation, TranslationLine
 from curator.ingest.clean import check
-from curator.core.errors import IngestError
+from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
 from curator.core.formats.sources import Source, iter_jsonl, require
 from curator.ingest.store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
@@ -43,12 +43,12 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
             pattern = require(obj, "pattern", str, where, number)
             outcome = check(pattern, "en")
             if not outcome.valid:
-                raise IngestError(where, f"not a usable pattern ({outcome.reason}): {pattern!r}",
+                raise InputError(where, f"not a usable pattern ({outcome.reason}): {pattern!r}",
                                   line=number, field="pattern")
             rows.append(dict(pattern=pattern, lemma=obj.get("lemma"), extended_lemma=obj.get("extended_lemma"),
                              tense=obj.get("tense")))
         if not rows:
-            raise IngestError(where, "no patterns in file")
+            raise InputError(where, "no patterns in file")
         _store(session, rel, rows)
         records.append(dict(key=rel, location=where, sha256=digest, rows=len(rows)))
         summary.patterns += len(rows)

@@ -15,7 +15,7 @@ from tqdm import tqdm
 from curator.core import languages
 from curator.core.models import EnglishPattern, Relation, TranslationLine, TranslationSystem
 from curator.ingest.clean import check
-from curator.core.errors import IngestError
+from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
 from curator.core.formats.sources import Source, iter_jsonl, require
 from curator.ingest.store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
@@ -69,7 +69,7 @@ def ingest_translations(session: Session, source: Source, trusted: str | None = 
                                             .order_by(EnglishPattern.position)))
     for (system, raw_lang, rel), path in files:
         if rel not in known:
-            raise IngestError(source.describe(path),
+            raise InputError(source.describe(path),
                               f"unknown relation {rel}: it has no English ParaRel patterns "
                               "(run `curator ingest pararel` first)")
     systems = sorted({parts[0] for parts, _ in files})

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
-from curator.core.errors import IngestError
+from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
 from curator.core.formats.sources import Source, iter_jsonl, require
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
@@ -43,7 +43,7 @@ def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
         if form is None:
             form = this
         elif this != form:
-            raise IngestError(where, f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
+            raise InputError(where, f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
                               line=number, field="from_english")
         row = dict(
             sub_qid=require(obj, "sub_uri", str, where, number),

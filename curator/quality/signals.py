@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
 
 WARN_SIMILARITY = 0.75  # SPEC §7
@@ -102,7 +102,7 @@ def compute_similarity(session: Session, translator, languages: list[str], model
             .where(Template.language == lang, Template.is_candidate)
             .order_by(Template.relation_id, Template.id)).all()
         if not rows:
-            raise IngestError("signals", f"language {lang!r} has no candidate templates "
+            raise Conflict(f"language {lang!r} has no candidate templates "
                               "(ingest it and run `curator candidates build`)")
         templates = [t for t, _ in rows]
         english = [e for _, e in rows]
@@ -155,10 +155,10 @@ def risks(session: Session, language: str) -> dict[int, float]:
 def set_queue_order(session: Session, language: str, order: str) -> None:
     """How new reviewers' samples of the language are drawn and ordered (see review.sampling)."""
     if order not in QUEUE_ORDERS:
-        raise IngestError("assignment", f"queue order must be one of {', '.join(QUEUE_ORDERS)}, not {order!r}")
+        raise InputError(f"queue order must be one of {', '.join(QUEUE_ORDERS)}, not {order!r}")
     row = session.get(Language, language)
     if row is None:
-        raise IngestError("assignment", f"unknown language {language!r}")
+        raise NotFound(f"unknown language {language!r}")
     row.queue_order = order
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict
 from curator.ingest.profiles import PROFILES
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from curator.release.stats import dataset_stats
@@ -183,14 +183,14 @@ def export_version(session: Session, name: str, out: str | os.PathLike, force: b
     version = get_version(session, name)
     target = Path(out).resolve()
     if target.exists() and not force:
-        raise IngestError(str(target), "already exists (use --force to replace it)")
+        raise Conflict(f"{target}: already exists (use --force to replace it)")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     os.chmod(staging, 0o755)
     try:
         digests = write_release(session, version, staging)
         if not digests:
-            raise IngestError("database", f"version {name!r} has no patterns or tuples to export")
+            raise Conflict(f"version {name!r} has no patterns or tuples to export")
         stats = dataset_stats(staging).to_dict()
         if hf:
             digests.update(write_hf(staging))

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict, InputError
 from curator.ingest.store import bulk_insert
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
 from curator.review.stats import review_summary, standing_decisions
@@ -65,14 +65,14 @@ def stays(decisions: list[str], policy: str) -> bool:
         return accepted * 2 > len(decisions)
     if policy == "unanimous":
         return accepted == len(decisions)
-    raise IngestError("policy", f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
+    raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
 
 
 def latest_candidates(session: Session) -> DatasetVersion:
     version = session.scalar(select(DatasetVersion).where(DatasetVersion.kind == "candidates")
                              .order_by(DatasetVersion.id.desc()).limit(1))
     if version is None:
-        raise IngestError("database", "no candidate version to apply reviews to: run `curator release build NAME` "
+        raise Conflict("no candidate version to apply reviews to: run `curator release build NAME` "
                           "first (it snapshots the candidates)")
     return version
 
@@ -81,7 +81,7 @@ def plan(session: Session, base: DatasetVersion, policy: str = "any",
          languages: list[str] | None = None) -> list[RelationPlan]:
     """What applying the standing reviews to `base` gives, per language and relation."""
     if policy not in POLICIES:
-        raise IngestError("policy", f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
+        raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
     decisions: dict[int, list[tuple]] = defaultdict(list)
     for lang, user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
         decisions[template_id].append((decision, correction, decision_id))

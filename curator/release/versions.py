@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from curator.core import languages
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import layout_files
 from curator.core.formats.sources import Source, iter_jsonl, require
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
@@ -35,13 +35,13 @@ def get_version(session: Session, name: str) -> DatasetVersion:
     version = session.scalar(select(DatasetVersion).where(DatasetVersion.name == name))
     if version is None:
         known = ", ".join(session.scalars(select(DatasetVersion.name).order_by(DatasetVersion.id))) or "none"
-        raise IngestError("database", f"no dataset version named {name!r} (known: {known})")
+        raise NotFound(f"no dataset version named {name!r} (known: {known})")
     return version
 
 
 def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVersion:
     if session.scalar(select(DatasetVersion.id).where(DatasetVersion.name == name)) is not None:
-        raise IngestError("database", f"a dataset version named {name!r} already exists; versions never change, "
+        raise Conflict(f"a dataset version named {name!r} already exists; versions never change, "
                           "pick a new name")
     version = DatasetVersion(name=name, kind=kind, **fields)
     session.add(version)
@@ -74,7 +74,7 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
     """Snapshot the candidates of every included language's usable relations."""
     coverage = session.scalars(select(LanguageCoverage)).all()
     if not coverage:
-        raise IngestError("database", "no candidates yet: run `curator candidates build` first")
+        raise Conflict("no candidates yet: run `curator candidates build` first")
     included = sorted(c.language for c in coverage if c.included)
     usable = {(r.language, r.relation_id) for r in session.scalars(select(RelationCoverage)
                                                                     .where(RelationCoverage.usable))}
@@ -106,7 +106,7 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
     files = layout_files(source, 2, "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl")
     for (folder, _, _), path in files:
         if folder not in ("patterns", "tuples"):
-            raise IngestError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
+            raise InputError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
     rules = recorded_rules(source)
     version = _new_version(session, name, "import", source=source.location, params={"rules": rules} if rules else {})
     ensure_languages(session, {languages.canonical(lang) for (_, lang, _), _ in files})
@@ -126,7 +126,7 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
             pattern = require(obj, "pattern", str, where, number)
             checked = obj.get("checked-by-human", False)
             if not isinstance(checked, bool):
-                raise IngestError(where, "expected true or false", line=number, field="checked-by-human")
+                raise InputError(where, "expected true or false", line=number, field="checked-by-human")
             pattern_rows.append(dict(version_id=version.id, language=lang, relation_id=rel, position=position,
                                      pattern=pattern, checked_by_human=checked, template_id=None))
     bulk_insert(session, VersionPattern.__table__, pattern_rows)
@@ -143,7 +143,7 @@ def recorded_rules(source: Source) -> dict | None:
     try:
         manifest = json.loads(data)
     except ValueError:
-        raise IngestError(source.describe("manifest.json"), "not valid JSON") from None
+        raise InputError(source.describe("manifest.json"), "not valid JSON") from None
     rules = manifest.get("rules") if isinstance(manifest, dict) else None
     if isinstance(rules, dict) and isinstance(rules.get("profile"), str) and isinstance(rules.get("keep_case"), bool):
         return {"profile": rules["profile"], "keep_case": rules["keep_case"]}

@@ -14,10 +14,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from curator.core.errors import Conflict, Gone, InputError, NotFound
 from curator.core.models import Invite, Language, User
 from curator.core.models.base import utcnow
 from curator.review.sampling import assign
-from curator.review.service import ReviewError
 
 ROLES = ("reviewer", "maintainer")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
@@ -35,17 +35,17 @@ def find_user(session: Session, email: str) -> User | None:
 
 def check_password_strength(password: str) -> None:
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
-        raise ReviewError(f"Choose a password of at least {MIN_PASSWORD} characters.", 422)
+        raise InputError(f"Choose a password of at least {MIN_PASSWORD} characters.")
 
 
 def create_user(session: Session, email: str, password: str | None, role: str = "reviewer", name: str = "") -> User:
     email = email.strip()
     if not EMAIL.match(email):
-        raise ReviewError(f"{email!r} is not an e-mail address", 422)
+        raise InputError(f"{email!r} is not an e-mail address")
     if role not in ROLES:
-        raise ReviewError(f"role must be one of {', '.join(ROLES)}", 422)
+        raise InputError(f"role must be one of {', '.join(ROLES)}")
     if find_user(session, email) is not None:
-        raise ReviewError(f"a user with e-mail {email} already exists", 409)
+        raise Conflict(f"a user with e-mail {email} already exists")
     user = User(email=email, name=name.strip(), role=role)
     if password is not None:
         check_password_strength(password)
@@ -68,7 +68,7 @@ def _check_languages(session: Session, codes: list[str]) -> list[str]:
     known = set(session.scalars(select(Language.code).where(Language.code.in_(codes))))
     unknown = [c for c in codes if c not in known]
     if unknown:
-        raise ReviewError(f"unknown language(s): {', '.join(unknown)}", 422)
+        raise InputError(f"unknown language(s): {', '.join(unknown)}")
     return codes
 
 
@@ -76,12 +76,12 @@ def create_invite(session: Session, languages: list[str], created_by: User | Non
                   role: str = "reviewer", fraction: float | None = None) -> tuple[Invite, str]:
     """An invitation and the secret token for its link (shown once, stored hashed)."""
     if role not in ROLES:
-        raise ReviewError(f"role must be one of {', '.join(ROLES)}", 422)
+        raise InputError(f"role must be one of {', '.join(ROLES)}")
     codes = _check_languages(session, languages)
     if role == "reviewer" and not codes:
-        raise ReviewError("invite a reviewer for at least one language", 422)
+        raise InputError("invite a reviewer for at least one language")
     if fraction is not None and not 0 < fraction <= 1:
-        raise ReviewError("the sample fraction must be in (0, 1]", 422)
+        raise InputError("the sample fraction must be in (0, 1]")
     token = secrets.token_urlsafe(24)
     invite = Invite(token_hash=_digest(token), email=(email or "").strip() or None, role=role, languages=codes,
                     fraction=fraction, created_by=created_by.id if created_by else None,
@@ -94,11 +94,11 @@ def create_invite(session: Session, languages: list[str], created_by: User | Non
 def open_invite(session: Session, token: str) -> Invite:
     invite = session.scalar(select(Invite).where(Invite.token_hash == _digest(token or "")))
     if invite is None:
-        raise ReviewError("This invitation link is not valid.", 404)
+        raise NotFound("This invitation link is not valid.")
     if invite.used_at is not None:
-        raise ReviewError("This invitation has already been used. Sign in instead.", 410)
+        raise Gone("This invitation has already been used. Sign in instead.")
     if invite.expires_at < utcnow():
-        raise ReviewError("This invitation has expired. Ask a maintainer for a new one.", 410)
+        raise Gone("This invitation has expired. Ask a maintainer for a new one.")
     return invite
 
 

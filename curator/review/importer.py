@@ -15,12 +15,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.ingest.clean import check
-from curator.core.errors import IngestError
+from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.formats.sources import iter_jsonl, require
 from curator.core.models import Template
 from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
-from curator.review.service import ReviewError, decide, get_assignment, suggest
+from curator.review.service import decide, get_assignment, suggest
 
 KINDS = ("accept", "amend", "reject", "suggest")
 
@@ -39,7 +39,7 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise IngestError(where, f"cannot read: {exc.strerror or exc}") from None
+        raise InputError(where, f"cannot read: {exc.strerror or exc}") from None
     summary = ImportSummary()
     for number, obj in iter_jsonl(data, where):
         summary.lines += 1
@@ -48,10 +48,10 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         relation = require(obj, "relation", str, where, number)
         kind = require(obj, "decision", str, where, number)
         if kind not in KINDS:
-            raise IngestError(where, f"must be one of {', '.join(KINDS)}", line=number, field="decision")
+            raise InputError(where, f"must be one of {', '.join(KINDS)}", line=number, field="decision")
         correction = obj.get("correction")
         if correction is not None and not isinstance(correction, str):
-            raise IngestError(where, "expected str", line=number, field="correction")
+            raise InputError(where, "expected str", line=number, field="correction")
         try:
             email = reviewer if "@" in reviewer else f"{_slug(reviewer)}@imported.invalid"
             user = find_user(session, email)
@@ -62,7 +62,7 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
             if kind == "suggest":
                 text = correction or obj.get("template")
                 if not isinstance(text, str):
-                    raise ReviewError("a suggestion needs its text in 'correction' (or 'template')", 422)
+                    raise InputError("a suggestion needs its text in 'correction' (or 'template')")
                 _, created = suggest(session, user, _with_relation(session, assignment, language, relation),
                                      relation, text, source="import")
             else:
@@ -70,8 +70,8 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
                 item = add_item(session, assignment, template)
                 _, created = decide(session, user, get_assignment(session, user, language), item, kind, correction,
                                     source="import")
-        except ReviewError as exc:
-            raise IngestError(where, exc.message, line=number) from None
+        except CuratorError as exc:
+            raise InputError(where, exc.message, line=number) from None
         summary.stored += created
         summary.unchanged += not created
         summary.kinds[kind] += 1
@@ -87,7 +87,7 @@ def _with_relation(session: Session, assignment, language: str, relation: str):
     template = session.scalar(select(Template).where(Template.language == language, Template.relation_id == relation,
                                                      Template.is_candidate).order_by(Template.id).limit(1))
     if template is None:
-        raise ReviewError(f"no candidate templates for {language}/{relation}", 404)
+        raise NotFound(f"no candidate templates for {language}/{relation}")
     add_item(session, assignment, template)
     return assignment
 
@@ -98,5 +98,5 @@ def _find_template(session: Session, language: str, relation: str, text: str) ->
     template = session.scalar(select(Template).where(Template.language == language, Template.relation_id == relation,
                                                      Template.text == cleaned))
     if template is None:
-        raise ReviewError(f"no template {cleaned!r} in {language}/{relation}", 404)
+        raise NotFound(f"no template {cleaned!r} in {language}/{relation}")
     return template

@@ -7,7 +7,7 @@ import random
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from curator.core.errors import IngestError
+from curator.core.errors import Conflict, InputError, NotFound
 from curator.ingest.store import bulk_insert
 from curator.core.models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
 
@@ -67,10 +67,10 @@ def reviewable(session: Session, language: str) -> dict[str, list[int]]:
 def set_fraction(session: Session, language: str, fraction: float) -> None:
     """The language's sample fraction for reviewers who join from now on."""
     if not 0 < fraction <= 1:
-        raise IngestError("assignment", f"fraction must be in (0, 1], not {fraction}")
+        raise InputError(f"fraction must be in (0, 1], not {fraction}")
     row = session.get(Language, language)
     if row is None:
-        raise IngestError("assignment", f"unknown language {language!r}")
+        raise NotFound(f"unknown language {language!r}")
     row.review_fraction = fraction
 
 
@@ -84,10 +84,10 @@ def assign(session: Session, user: User, language: str, fraction: float | None =
         configured = session.scalar(select(Language.review_fraction).where(Language.code == language))
         fraction = DEFAULT_FRACTION if configured is None else configured
     if not 0 < fraction <= 1:
-        raise IngestError("assignment", f"fraction must be in (0, 1], not {fraction}")
+        raise InputError(f"fraction must be in (0, 1], not {fraction}")
     pool = reviewable(session, language)
     if not pool:
-        raise IngestError("assignment", f"language {language!r} has no candidate templates to review "
+        raise Conflict(f"language {language!r} has no candidate templates to review "
                           "(ingest it and run `curator candidates build`)")
     assignment = Assignment(user_id=user.id, language=language, fraction=fraction, seed=f"{language}:{user.id}")
     session.add(assignment)

@@ -17,20 +17,13 @@ from curator.core import languages
 from curator.ingest.candidates import CandidateParams, current_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
+from curator.core.errors import Forbidden, InputError, NotFound
 from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
 
 DECISIONS = ("accept", "amend", "reject")
 DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
 EXAMPLES = 3
-
-
-class ReviewError(Exception):
-    """A refused request; `status` is the HTTP status the web layer answers with."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.message, self.status = message, status
 
 
 @dataclass
@@ -51,14 +44,14 @@ def get_assignment(session: Session, user: User, language: str) -> Assignment:
     assignment = session.scalar(select(Assignment).where(Assignment.user_id == user.id,
                                                          Assignment.language == language))
     if assignment is None:
-        raise ReviewError(f"you are not reviewing {language!r}", 403)
+        raise Forbidden(f"you are not reviewing {language!r}")
     return assignment
 
 
 def get_item(session: Session, assignment: Assignment, item_id: int) -> AssignmentItem:
     item = session.get(AssignmentItem, item_id)
     if item is None or item.assignment_id != assignment.id:
-        raise ReviewError("no such item in your sample", 404)
+        raise NotFound("no such item in your sample")
     return item
 
 
@@ -225,16 +218,16 @@ def keeps_case(session: Session) -> bool:
 
 
 def validate_template(text: str, language: str, keep_case: bool = False) -> str:
-    """The cleaned template as it will be stored, or a ReviewError (422) saying what is wrong."""
+    """The cleaned template as it will be stored, or an InputError saying what is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise ReviewError("Write a template first.", 422)
+        raise InputError("Write a template first.")
     if len(text) > 500:
-        raise ReviewError("That template is too long (500 characters at most).", 422)
+        raise InputError("That template is too long (500 characters at most).")
     outcome = check_keep_case(text, language) if keep_case else check(text, language)
     if not outcome.valid:
         hint = {"missing [X]": "it needs the subject slot [X]", "missing [Y]": "it needs the object slot [Y]"}
-        raise ReviewError(f"Not saved: {hint.get(outcome.reason, outcome.reason)}. "
-                          "A template has exactly one [X], one [Y] and some words.", 422)
+        raise InputError(f"Not saved: {hint.get(outcome.reason, outcome.reason)}. "
+                          "A template has exactly one [X], one [Y] and some words.")
     return outcome.cleaned
 
 
@@ -243,10 +236,10 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
            source: str = "web") -> tuple[Decision, bool]:
     """Store a decision; returns (decision, created). Resends are no-ops."""
     if decision not in DECISIONS:
-        raise ReviewError(f"decision must be one of {', '.join(DECISIONS)}", 422)
+        raise InputError(f"decision must be one of {', '.join(DECISIONS)}")
     if request_id is not None:
         if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
-            raise ReviewError("request_id must be a string of at most 64 characters", 422)
+            raise InputError("request_id must be a string of at most 64 characters")
         known = session.scalar(select(Decision).where(Decision.user_id == user.id, Decision.request_id == request_id))
         if known is not None:
             return known, False
@@ -256,10 +249,10 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
         raw = correction
         cleaned = validate_template(correction or "", assignment.language, keeps_case(session))
         if cleaned == template.text:
-            raise ReviewError("The correction is the same as the template: accept it instead.", 422)
+            raise InputError("The correction is the same as the template: accept it instead.")
     if seconds is not None:
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
-            raise ReviewError("seconds must be a non-negative number", 422)
+            raise InputError("seconds must be a non-negative number")
         seconds = min(float(seconds), 3600.0)
     current = session.scalar(select(Decision).where(Decision.item_id == item.id, Decision.retracted.is_(False))
                              .order_by(Decision.id.desc()).limit(1))
@@ -298,7 +291,7 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
     in_sample = session.scalar(select(AssignmentItem.id).where(AssignmentItem.assignment_id == assignment.id,
                                                                AssignmentItem.relation_id == relation).limit(1))
     if in_sample is None:
-        raise ReviewError(f"relation {relation!r} is not in your sample", 404)
+        raise NotFound(f"relation {relation!r} is not in your sample")
     if request_id is not None:
         known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
                                                         Suggestion.request_id == request_id))

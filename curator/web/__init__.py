@@ -10,25 +10,28 @@ from flask import Flask
 from jinja2 import ChoiceLoader, FileSystemLoader
 
 from curator.core.db import make_engine, make_session_factory
-from curator.core.settings import load_config
+from curator.core.settings import Settings, app_config
 
 
-def create_app(config: dict | None = None) -> Flask:
-    """App factory: config, database, blueprints — nothing else."""
+def create_app(settings: Settings | dict | None = None) -> Flask:
+    """App factory: settings, database, blueprints — nothing else. `settings` is a Settings
+    (the CLI passes its own) or Flask config overrides on top of the environment (tests)."""
     from importlib.resources import files
 
-    from curator.web import admin, api, auth, probe, release, review
+    from curator.web import admin, api, auth, errors, probe, release, review
     from curator.web.context import init_web
 
     app = Flask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
     app.jinja_loader = ChoiceLoader([app.jinja_loader, FileSystemLoader(str(files("curator.analysis") / "templates"))])
-    app.config.from_mapping(load_config(config))
+    settings, config = app_config(settings)
+    app.config.from_mapping(config)
+    app.extensions["curator.settings"] = settings
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)
-    for blueprint in (auth.bp, review.bp, api.bp, admin.bp, release.bp, probe.bp):
+    for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
 
     @app.get("/healthz")

@@ -6,7 +6,7 @@ from flask_login import current_user
 from sqlalchemy import func, select
 
 from curator.core import languages
-from curator.core.errors import IngestError
+from curator.core.errors import CuratorError
 from curator.core.models import (Invite, Language, LanguageCoverage, Relation, RelationCoverage, Template, TemplateSignal,
                       TranslationLine, User)
 from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, risks, set_queue_order
@@ -14,7 +14,7 @@ from curator.core.models.base import utcnow
 from curator.web.context import db
 from curator.review.accounts import create_invite
 from curator.web.auth import maintainer_required
-from curator.review.service import ReviewError, progress, queue
+from curator.review.service import progress, queue
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -62,7 +62,7 @@ def queue_order(code: str):
     session = db()
     try:
         set_queue_order(session, code, request.form.get("order", ""))
-    except IngestError as exc:
+    except CuratorError as exc:
         session.rollback()
         flash(exc.message, "error")
     else:
@@ -83,7 +83,7 @@ def reviewers():
             invite, token = create_invite(session, codes, current_user, request.form.get("email"),
                                           request.form.get("role", "reviewer"),
                                           float(fraction) if fraction else None)
-        except (ReviewError, ValueError) as exc:
+        except (CuratorError, ValueError) as exc:
             session.rollback()
             flash(getattr(exc, "message", f"Invalid sample fraction: {fraction}"), "error")
         else:

@@ -1,14 +1,14 @@
 """JSON API behind the review screen, also usable by scripts (see docs/review-api.md)."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, abort, current_app, jsonify, request
 from flask_login import current_user, login_required
 
 from curator.core import languages
+from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
 from curator.web.context import db
 from curator.review import service
-from curator.review.service import ReviewError
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -16,7 +16,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 def _body() -> dict:
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise ReviewError("send a JSON object (Content-Type: application/json)", 400)
+        abort(400, "send a JSON object (Content-Type: application/json)")
     return data
 
 
@@ -113,6 +113,6 @@ def validate():
     service.get_assignment(db(), current_user, lang)
     try:
         cleaned = service.validate_template(body.get("text"), lang, service.keeps_case(db()))
-    except ReviewError as exc:
+    except InputError as exc:
         return jsonify(valid=False, message=exc.message)
     return jsonify(valid=True, cleaned=cleaned)

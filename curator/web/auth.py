@@ -9,7 +9,8 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from curator.web.context import db
 from curator.review.accounts import accept_invite, authenticate, open_invite
-from curator.review.service import ReviewError
+from curator.core.errors import CuratorError
+from curator.web.errors import status_for
 
 bp = Blueprint("auth", __name__)
 
@@ -66,10 +67,10 @@ def invite(token: str):
         try:
             user = accept_invite(session, token, form.get("email", ""), form.get("name", ""),
                                  form.get("password", ""), signed_in)
-        except ReviewError as exc:
+        except CuratorError as exc:
             session.rollback()
             flash(exc.message, "error")
-            return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), exc.status
+            return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
         session.commit()
         login_user(user)
         flash("Welcome! Your sample is ready.", "info")

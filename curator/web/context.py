@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import threading
 
-from flask import Flask, current_app, g, jsonify, render_template, request
+from flask import Flask, current_app, g, jsonify, request
 from flask_login import LoginManager
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session
 
 from curator.core.db import WRITE_INTENT
-from curator.review.service import ReviewError
 
 login_manager = LoginManager()
 login_manager.login_view = "auth.login"
@@ -103,24 +102,3 @@ def init_web(app: Flask) -> None:
             session.close()
         if g.pop("write_lock", False):
             WRITE_LOCK.release()
-
-    @app.errorhandler(ReviewError)
-    def _review_error(exc: ReviewError):
-        if wants_json():
-            return jsonify(error=exc.message), exc.status
-        return render_template("error.html", message=exc.message, status=exc.status), exc.status
-
-    @app.errorhandler(CSRFError)
-    def _csrf_error(exc: CSRFError):
-        message = f"The form was refused: {exc.description} Reload the page and try again."
-        if wants_json():
-            return jsonify(error=message), 400
-        return render_template("error.html", message=message, status=400), 400
-
-    for status, message in ((403, "You do not have access to this page."), (404, "Page not found."),
-                            (405, "Method not allowed.")):
-        def handler(_exc, status=status, message=message):
-            if wants_json():
-                return jsonify(error=message), status
-            return render_template("error.html", message=message, status=status), status
-        app.register_error_handler(status, handler)

@@ -14,10 +14,10 @@ from pathlib import Path
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from curator.web.auth import maintainer_required
-from curator.review.service import ReviewError
 from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
 from curator.analysis.convention import CHOICES, DEFAULT, parse
 from curator.analysis.report import chart_png, report_data
+from curator.core.errors import Unreadable
 from curator.core.formats.runs import RunError
 
 bp = Blueprint("probe", __name__, url_prefix="/probe")
@@ -38,7 +38,7 @@ def _convention() -> str:
     """The ?convention= of the request (default: the CLI's default); 400 for an unknown one."""
     value = request.args.get("convention", DEFAULT.value)
     if value not in CHOICES:
-        raise ReviewError(f"Unknown convention {value!r}: choose {' or '.join(CHOICES)}.", 400)
+        abort(400, f"Unknown convention {value!r}: choose {' or '.join(CHOICES)}.")
     return value
 
 
@@ -58,7 +58,7 @@ def _cached(fn, run: Path, *args):
         with _LOCK:
             return fn(str(run), run_signature(run), *args)
     except RunError as exc:
-        raise ReviewError(f"This run cannot be read: {exc}", 500) from None
+        raise Unreadable(f"This run cannot be read: {exc}") from None
 
 
 @bp.get("/runs")

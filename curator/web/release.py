@@ -4,12 +4,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from curator.core import languages
-from curator.core.errors import IngestError
+from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.models import DatasetVersion
 from curator.analysis.outcomes import risk_outcomes
 from curator.quality.signals import signal_summary
 from curator.web.auth import maintainer_required
-from curator.review.service import ReviewError
 from curator.review.stats import review_summary, summary_csv
 from curator.web.context import db
 from curator.release.charts import language_bars
@@ -75,7 +74,7 @@ def build():
         return redirect(url_for("release.preview", policy=policy, parent=parent))
     try:
         result = build_from_review(session, name, policy, parent)
-    except IngestError as exc:
+    except CuratorError as exc:
         session.rollback()
         flash(exc.message, "error")
         return redirect(url_for("release.preview", policy=policy, parent=parent))
@@ -98,8 +97,8 @@ def diff():
 def _call(fn, *args):
     try:
         return fn(*args)
-    except IngestError as exc:
-        raise ReviewError(exc.message, 404) from None
+    except InputError as exc:
+        raise NotFound(exc.message) from None
 
 
 def _version(session, name: str) -> DatasetVersion:

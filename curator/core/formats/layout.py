@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from curator.core.errors import IngestError
+from curator.core.errors import InputError
 from curator.core.formats.sources import Source
 
 RELATION_ID = re.compile(r"^P\d+$")
@@ -20,8 +20,8 @@ def layout_files(source: Source, depth: int, expected: str) -> list[tuple[list[s
         parts = path.split("/")
         rel = parts[-1][: -len(".jsonl")]
         if len(parts) != depth + 1 or not RELATION_ID.match(rel):
-            raise IngestError(source.describe(path), f"unexpected file: expected the layout {expected}")
+            raise InputError(source.describe(path), f"unexpected file: expected the layout {expected}")
         found.append((parts[:-1] + [rel], path))
     if not found:
-        raise IngestError(source.location, f"no .jsonl files found: expected the layout {expected}")
+        raise InputError(source.location, f"no .jsonl files found: expected the layout {expected}")
     return found

@@ -20,13 +20,14 @@ from typing import Iterator
 
 import numpy as np
 
+from curator.core.errors import InputError
 from curator.core.formats.atomic import atomic_write
 
 
 FORMAT = 1
 
 
-class RunError(ValueError):
+class RunError(InputError, ValueError):
     """A run folder or one of its files cannot be read; the message names the file."""
 
 

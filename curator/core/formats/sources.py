@@ -16,7 +16,7 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import requests
 
-from curator.core.errors import IngestError
+from curator.core.errors import InputError
 
 TIMEOUT = 30
 
@@ -45,7 +45,7 @@ class FolderSource(Source):
         self.root = Path(root)
         self.location = str(self.root)
         if not self.root.is_dir():
-            raise IngestError(self.location, "no such folder")
+            raise InputError(self.location, "no such folder")
 
     def files(self, suffix: str = ".jsonl") -> list[str]:
         return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob(f"*{suffix}") if p.is_file())
@@ -54,7 +54,7 @@ class FolderSource(Source):
         try:
             return (self.root / path).read_bytes()
         except OSError as exc:
-            raise IngestError(self.describe(path), f"cannot read: {exc.strerror or exc}") from None
+            raise InputError(self.describe(path), f"cannot read: {exc.strerror or exc}") from None
 
     def read_optional(self, path: str) -> bytes | None:
         return self.read(path) if (self.root / path).is_file() else None
@@ -87,9 +87,9 @@ class HttpSource(Source):
         try:
             response = self.http.get(url, timeout=TIMEOUT)
         except requests.RequestException as exc:
-            raise IngestError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
+            raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
         if response.status_code != 200:
-            raise IngestError(url, f"HTTP {response.status_code} while fetching {what}")
+            raise InputError(url, f"HTTP {response.status_code} while fetching {what}")
         return response
 
     def files(self, suffix: str = ".jsonl") -> list[str]:
@@ -104,13 +104,13 @@ class HttpSource(Source):
         try:
             response = self.http.get(self.base + "manifest.json", timeout=TIMEOUT)
         except requests.RequestException as exc:
-            raise IngestError(self.base, f"unreachable ({type(exc).__name__}: {exc})") from None
+            raise InputError(self.base, f"unreachable ({type(exc).__name__}: {exc})") from None
         if response.status_code != 200:
             return None
         try:
             files = response.json()["files"]
         except (ValueError, KeyError, TypeError):
-            raise IngestError(self.base + "manifest.json", "not a manifest with a 'files' object") from None
+            raise InputError(self.base + "manifest.json", "not a manifest with a 'files' object") from None
         return list(files)
 
     def _crawl(self, prefix: str, depth: int, suffix: str, found: list[str]) -> None:
@@ -138,7 +138,7 @@ class HttpSource(Source):
         try:
             response = self.http.get(self.describe(path), timeout=TIMEOUT)
         except requests.RequestException as exc:
-            raise IngestError(self.describe(path), f"unreachable ({type(exc).__name__}: {exc})") from None
+            raise InputError(self.describe(path), f"unreachable ({type(exc).__name__}: {exc})") from None
         return response.content if response.status_code == 200 else None
 
     def describe(self, path: str) -> str:
@@ -157,25 +157,25 @@ def iter_jsonl(data: bytes, location: str) -> Iterator[tuple[int, dict]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise IngestError(location, f"not UTF-8 text (byte {exc.start})") from None
+        raise InputError(location, f"not UTF-8 text (byte {exc.start})") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise IngestError(location, f"malformed JSON ({exc.msg} at column {exc.colno})", line=number) from None
+            raise InputError(location, f"malformed JSON ({exc.msg} at column {exc.colno})", line=number) from None
         if not isinstance(obj, dict):
-            raise IngestError(location, "expected a JSON object", line=number)
+            raise InputError(location, "expected a JSON object", line=number)
         yield number, obj
 
 
 def require(obj: dict, field: str, kind: type | tuple[type, ...], location: str, line: int):
     if field not in obj:
-        raise IngestError(location, "missing", line=line, field=field)
+        raise InputError(location, "missing", line=line, field=field)
     value = obj[field]
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise IngestError(location, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}",
+        raise InputError(location, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}",
                           line=line, field=field)
     return value
 

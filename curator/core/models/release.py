@@ -7,6 +7,7 @@ from typing import Optional
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint, event
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 
+from curator.core.errors import Conflict
 from curator.core.models.base import Base, utcnow
 
 
@@ -49,7 +50,7 @@ class VersionTuples(Base):
     list_id: Mapped[int] = mapped_column(ForeignKey("tuple_lists.id"))
 
 
-class ImmutableVersionError(Exception):
+class ImmutableVersionError(Conflict):
     """Raised on any attempt to change a stored dataset version."""
 
 

@@ -8,13 +8,14 @@ from typing import Callable
 import numpy as np
 import torch
 
+from curator.core.errors import InputError
 from curator.probe.data import RelationData
 
 SCORE_MODES = ("log-prob", "mean-logit")
 PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
 
 
-class ProbeError(Exception):
+class ProbeError(InputError):
     """A model or input the probe cannot use, said plainly."""
 
 

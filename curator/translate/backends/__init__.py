@@ -28,6 +28,7 @@ def get_translator(system: str, **options: Any) -> Translator:
     a local model, a device for an API) are ignored, so one set of CLI options fits all;
     None means the backend's default. `name` overrides the stored system name."""
     options = {k: v for k, v in options.items() if v is not None}
+    settings = options.pop("settings", None)  # keys and URLs of the HTTP APIs (default: the environment)
     if system.startswith("local:"):
         spec = system[len("local:"):].strip()
         if not spec:
@@ -37,7 +38,7 @@ def get_translator(system: str, **options: Any) -> Translator:
     if cls is None:
         raise TranslationError(system, f"unknown translation system; choose one of {', '.join(SYSTEMS)}")
     name = options.pop("name", None)
-    translator = cls(**{k: v for k, v in options.items() if k not in LOCAL_ONLY})
+    translator = cls(settings=settings, **{k: v for k, v in options.items() if k not in LOCAL_ONLY})
     if name:
         translator.name = name
     return translator

@@ -6,7 +6,7 @@ permanent and fails at once with the system's name, the status and an excerpt of
 """
 from __future__ import annotations
 
-import os
+from curator.core.settings import Settings
 import re
 import time
 from datetime import datetime, timezone
@@ -73,11 +73,14 @@ class HttpTranslator(Translator):
 
     def __init__(self, key: str | None = None, url: str | None = None, rate: float | None = None, retries: int = 5,
                  timeout: float | tuple[float, float] = DEFAULT_TIMEOUT, backoff: float = 1.0,
-                 batch_size: int | None = None, session: requests.Session | None = None):
-        self.key = key or os.environ.get(f"CURATOR_{self.env}_KEY") or None
+                 batch_size: int | None = None, session: requests.Session | None = None,
+                 settings: Settings | None = None):
+        settings = settings or Settings.from_env()
+        self.key = key or settings.env(f"{self.env}_KEY")
         if self.key_required and not self.key:
             raise TranslationError(self.name, f"no API key: set CURATOR_{self.env}_KEY")
-        self.url = (url or os.environ.get(f"CURATOR_{self.env}_URL") or self.base_url()).rstrip("/")
+        self.url = (url or settings.env(f"{self.env}_URL") or self.base_url()).rstrip("/")
+        self.settings = settings
         if retries < 0:
             raise ValueError("retries must be 0 or more")
         self.retries, self.timeout, self.backoff = retries, timeout, backoff

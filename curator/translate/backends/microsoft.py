@@ -1,7 +1,6 @@
 """Microsoft Translator (Azure AI Translator) v3: POST /translate, HTML mode for protected slots."""
 from __future__ import annotations
 
-import os
 import uuid
 
 from curator.translate.codes import MICROSOFT, code_for
@@ -20,7 +19,7 @@ class MicrosoftTranslator(HttpTranslator):
 
     def __init__(self, region: str | None = None, **options):
         super().__init__(**options)
-        self.region = region or os.environ.get("CURATOR_MICROSOFT_REGION") or None
+        self.region = region or self.settings.env("MICROSOFT_REGION")
 
     def _translate_batch(self, texts: list[str], source: str, target: str, markup: bool) -> list[str]:
         headers = {"Ocp-Apim-Subscription-Key": self.key or "", "X-ClientTraceId": str(uuid.uuid4())}
