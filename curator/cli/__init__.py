@@ -11,6 +11,7 @@ from sqlalchemy import inspect
 
 from curator.core.settings import Settings
 from curator.core.db import make_engine, make_session_factory, transaction
+from curator.core.enums import ModelKind, Policy, QueueOrder, Role, ScoreMode, values
 from curator.core.errors import Conflict
 from curator.cli.errors import CuratorGroup
 from curator.ingest.profiles import PROFILES as RULE_PROFILES
@@ -250,7 +251,7 @@ def release() -> None:
 @release.command("build")
 @click.argument("name")
 @click.option("--from-review", is_flag=True, help="Apply the reviews to a candidate version (its parent).")
-@click.option("--policy", type=click.Choice(["any", "majority", "unanimous"]), default="any", show_default=True,
+@click.option("--policy", type=click.Choice(values(Policy)), default="any", show_default=True,
               help="With --from-review: when a reviewed template stays.")
 @click.option("--parent", default=None,
               help="Version this one derives from (with --from-review: default the latest candidate version).")
@@ -270,7 +271,7 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str, paren
 
 
 @release.command("preview")
-@click.option("--policy", type=click.Choice(["any", "majority", "unanimous"]), default="any", show_default=True)
+@click.option("--policy", type=click.Choice(values(Policy)), default="any", show_default=True)
 @click.option("--parent", default=None, help="Candidate version to apply the reviews to (default: the latest).")
 @click.option("--language", "languages", multiple=True, help="Only these languages (repeatable).")
 @click.option("--json", "as_json", is_flag=True)
@@ -389,7 +390,7 @@ _review_call = _run
 
 @user.command("create")
 @click.argument("email")
-@click.option("--role", type=click.Choice(["reviewer", "maintainer"]), default="reviewer", show_default=True)
+@click.option("--role", type=click.Choice(values(Role)), default="reviewer", show_default=True)
 @click.option("--name", default="")
 @click.option("--password", envvar="CURATOR_PASSWORD", default=None,
               help="Default: prompt (or $CURATOR_PASSWORD for scripts).")
@@ -412,7 +413,7 @@ def user_create(ctx: Context, email: str, role: str, name: str, password: str | 
 @user.command("invite")
 @click.option("--language", "languages", multiple=True, help="Language to review (repeatable).")
 @click.option("--email", default=None, help="Bind the invitation to this address.")
-@click.option("--role", type=click.Choice(["reviewer", "maintainer"]), default="reviewer", show_default=True)
+@click.option("--role", type=click.Choice(values(Role)), default="reviewer", show_default=True)
 @click.option("--fraction", type=float, default=None, help="Share of each relation's candidates to sample (0.5).")
 @click.option("--base-url", default="http://127.0.0.1:5000", show_default=True, help="Where the app is served.")
 @pass_ctx
@@ -460,7 +461,7 @@ def review_fraction(ctx: Context, language: str, fraction: float) -> None:
 
 @review.command("order")
 @click.argument("language")
-@click.argument("order", type=click.Choice(["random", "risk"]))
+@click.argument("order", type=click.Choice(values(QueueOrder)))
 @pass_ctx
 def review_order(ctx: Context, language: str, order: str) -> None:
     """How new reviewers' samples are drawn: random, or the riskiest templates first."""
@@ -529,7 +530,7 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
 @click.option("--batch-tokens", default=8192, show_default=True, help="Tokens per forward pass (halved on OOM).")
 @click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
-@click.option("--score-mode", type=click.Choice(["log-prob", "mean-logit"]), default="log-prob", show_default=True,
+@click.option("--score-mode", type=click.Choice(values(ScoreMode)), default="log-prob", show_default=True,
               help="mean-logit reproduces the published mParaRel code (mean of raw logits).")
 @pass_ctx
 def probe(ctx: Context, src: str, model: str, out: str, languages: str, relations: str, device: str, dtype: str,
@@ -565,7 +566,7 @@ def models() -> None:
 
 @models.command("tiny")
 @click.argument("out", type=click.Path(file_okay=False))
-@click.option("--kind", type=click.Choice(["bert", "xlm-roberta", "t5", "gpt2", "marian"]), required=True)
+@click.option("--kind", type=click.Choice(values(ModelKind)), required=True)
 @click.option("--corpus", required=True, type=click.Path(exists=True, file_okay=False),
               help="A folder of .jsonl files (a release, the seed) to train the tokenizer on.")
 @click.option("--vocab-size", default=2000, show_default=True)
@@ -678,9 +679,9 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: str, relations: str
     else:
         click.echo(f"{'lang':<6}{'relation':<9}{'T':>4}{'D':>6}" + "".join(f"{short[m]:>9}" for m in METRICS))
         for lang, rels in by_relation.items():
-            for rel, values in sorted(rels.items()):
-                cells = "".join(f"{_fmt(values[m]):>9}" for m in METRICS)
-                click.echo(f"{lang:<6}{rel:<9}{values['templates']:>4}{values['tuples']:>6}{cells}")
+            for rel, row in sorted(rels.items()):
+                cells = "".join(f"{_fmt(row[m]):>9}" for m in METRICS)
+                click.echo(f"{lang:<6}{rel:<9}{row['templates']:>4}{row['tuples']:>6}{cells}")
     click.echo("values in %, mean±std over relations; " + ", ".join(f"{short[m]} = {LABELS[m]}" for m in METRICS),
                err=True)
 

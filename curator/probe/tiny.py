@@ -10,7 +10,9 @@ import random
 from pathlib import Path
 from typing import Iterator
 
-KINDS = ("bert", "xlm-roberta", "t5", "gpt2", "marian")
+from curator.core.enums import ModelKind, values
+
+KINDS = values(ModelKind)
 SENTINELS = [f"<extra_id_{i}>" for i in range(100)]  # as many as T5 has
 
 

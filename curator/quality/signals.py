@@ -23,12 +23,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
+from curator.core.enums import QueueOrder, values
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
 
 WARN_SIMILARITY = 0.75  # SPEC §7
 BANDS = ((0.0, "low"), (1 / 3, "medium"), (2 / 3, "high"))
-QUEUE_ORDERS = ("random", "risk")
+QUEUE_ORDERS = values(QueueOrder)
 
 
 def risk_components(votes: int, similarity: float | None = None, agreement: float | None = None,

@@ -14,13 +14,14 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from curator.core.enums import Policy, VersionKind, values
 from curator.core.errors import Conflict, InputError
 from curator.ingest.store import bulk_insert
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
 from curator.review.stats import review_summary, standing_decisions
 from curator.release.versions import VersionSummary, _new_version, get_version, summarize
 
-POLICIES = ("any", "majority", "unanimous")
+POLICIES = values(Policy)
 MIN_TEMPLATES = 2
 
 
@@ -69,7 +70,7 @@ def stays(decisions: list[str], policy: str) -> bool:
 
 
 def latest_candidates(session: Session) -> DatasetVersion:
-    version = session.scalar(select(DatasetVersion).where(DatasetVersion.kind == "candidates")
+    version = session.scalar(select(DatasetVersion).where(DatasetVersion.kind == VersionKind.CANDIDATES)
                              .order_by(DatasetVersion.id.desc()).limit(1))
     if version is None:
         raise Conflict("no candidate version to apply reviews to: run `curator release build NAME` "
@@ -124,7 +125,7 @@ def build_from_review(session: Session, name: str, policy: str = "any", parent: 
     base = get_version(session, parent) if parent else latest_candidates(session)
     plans = plan(session, base, policy)
     summary = review_summary(session, sorted({p.language for p in plans}))
-    version = _new_version(session, name, "review", parent_id=base.id,
+    version = _new_version(session, name, VersionKind.REVIEW, parent_id=base.id,
                            params={"policy": policy, "min_templates": MIN_TEMPLATES,
                                    "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
                                    "review": summary.to_dict()})

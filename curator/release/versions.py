@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from curator.core import languages
+from curator.core.enums import VersionKind
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import layout_files
 from curator.core.formats.sources import Source, iter_jsonl, require
@@ -78,7 +79,7 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
     included = sorted(c.language for c in coverage if c.included)
     usable = {(r.language, r.relation_id) for r in session.scalars(select(RelationCoverage)
                                                                     .where(RelationCoverage.usable))}
-    version = _new_version(session, name, "candidates",
+    version = _new_version(session, name, VersionKind.CANDIDATES,
                            parent_id=get_version(session, parent).id if parent else None,
                            params={"coverage": coverage[0].params, "languages": included})
     templates = session.scalars(select(Template).where(Template.is_candidate, Template.language.in_(included))
@@ -108,7 +109,7 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
         if folder not in ("patterns", "tuples"):
             raise InputError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
     rules = recorded_rules(source)
-    version = _new_version(session, name, "import", source=source.location, params={"rules": rules} if rules else {})
+    version = _new_version(session, name, VersionKind.IMPORT, source=source.location, params={"rules": rules} if rules else {})
     ensure_languages(session, {languages.canonical(lang) for (_, lang, _), _ in files})
     ensure_relations(session, {rel for (_, _, rel), _ in files})
     pattern_rows = []

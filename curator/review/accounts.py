@@ -14,12 +14,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from curator.core.enums import Role, values
 from curator.core.errors import Conflict, Gone, InputError, NotFound
 from curator.core.models import Invite, Language, User
 from curator.core.models.base import utcnow
 from curator.review.sampling import assign
 
-ROLES = ("reviewer", "maintainer")
+ROLES = values(Role)
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 MIN_PASSWORD = 8
 INVITE_DAYS = 14

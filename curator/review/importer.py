@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.ingest.clean import check
+from curator.core.enums import ImportKind, values
 from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.formats.sources import iter_jsonl, require
 from curator.core.models import Template
@@ -22,7 +23,7 @@ from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
 from curator.review.service import decide, get_assignment, suggest
 
-KINDS = ("accept", "amend", "reject", "suggest")
+KINDS = values(ImportKind)
 
 
 @dataclass

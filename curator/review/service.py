@@ -17,11 +17,12 @@ from curator.core import languages
 from curator.ingest.candidates import CandidateParams, current_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
+from curator.core.enums import DecisionKind, values
 from curator.core.errors import Forbidden, InputError, NotFound
 from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
 
-DECISIONS = ("accept", "amend", "reject")
+DECISIONS = values(DecisionKind)
 DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
 EXAMPLES = 3
 

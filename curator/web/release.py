@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from curator.core import languages
+from curator.core.enums import VersionKind
 from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.models import DatasetVersion
 from curator.analysis.outcomes import risk_outcomes
@@ -57,7 +58,7 @@ def preview():
     parent = request.args.get("parent")
     base = _version(session, parent) if parent else _call(latest_candidates, session)
     plans = [p for p in plan(session, base, policy, request.args.getlist("language") or None) if p.changed()]
-    candidates = [v["name"] for v in list_versions(session) if v["kind"] == "candidates"]
+    candidates = [v["name"] for v in list_versions(session) if v["kind"] == VersionKind.CANDIDATES]
     return render_template("preview.html", base=base, policy=policy, plans=plans, policies=POLICIES,
                            candidates=candidates)
 

@@ -8,10 +8,11 @@ from typing import Callable
 import numpy as np
 import torch
 
+from curator.core.enums import ScoreMode, values
 from curator.core.errors import InputError
 from curator.probe.data import RelationData
 
-SCORE_MODES = ("log-prob", "mean-logit")
+SCORE_MODES = values(ScoreMode)
 PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
 
 

@@ -1,0 +1,73 @@
+"""The domain's closed sets of values, in one place.
+
+Each is a `str` enum, so a member equals its stored string ("accept" == DecisionKind.ACCEPT),
+columns keep plain strings, and JSON needs no converter. The CLI's `click.Choice`s, the web
+forms and the services' validation all take their lists from here (`values(...)`).
+"""
+from __future__ import annotations
+
+from enum import Enum
+
+
+class StrEnum(str, Enum):
+    def __str__(self) -> str:
+        return self.value
+
+
+def values(enum: type[Enum]) -> tuple[str, ...]:
+    return tuple(member.value for member in enum)
+
+
+class DecisionKind(StrEnum):
+    """A reviewer's verdict on one candidate template."""
+    ACCEPT = "accept"
+    AMEND = "amend"
+    REJECT = "reject"
+
+
+class ImportKind(StrEnum):
+    """A line of a `curator review import` file: a decision or a new suggestion."""
+    ACCEPT = "accept"
+    AMEND = "amend"
+    REJECT = "reject"
+    SUGGEST = "suggest"
+
+
+class Role(StrEnum):
+    REVIEWER = "reviewer"
+    MAINTAINER = "maintainer"
+
+
+class VersionKind(StrEnum):
+    """How a dataset version came to be."""
+    CANDIDATES = "candidates"  # `curator release build`: the voted candidates
+    REVIEW = "review"  # reviews applied to a candidates version under a policy
+    IMPORT = "import"  # an existing release folder read back in
+
+
+class QueueOrder(StrEnum):
+    """How a new reviewer's sample of a language is drawn and ordered."""
+    RANDOM = "random"
+    RISK = "risk"  # riskiest first (quality signals)
+
+
+class Policy(StrEnum):
+    """How several reviewers' decisions on one template combine into a release."""
+    ANY = "any"
+    MAJORITY = "majority"
+    UNANIMOUS = "unanimous"
+
+
+class ScoreMode(StrEnum):
+    """How a probe scores a candidate object."""
+    LOG_PROB = "log-prob"  # the candidate's log-probability (default)
+    MEAN_LOGIT = "mean-logit"  # the published mParaRel code's mean logit over its tokens
+
+
+class ModelKind(StrEnum):
+    """Families a tiny test model can be built for (`curator models tiny`)."""
+    BERT = "bert"
+    XLM_ROBERTA = "xlm-roberta"
+    T5 = "t5"
+    GPT2 = "gpt2"
+    MARIAN = "marian"
