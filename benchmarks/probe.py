@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from curator.ingest.clean import check  # noqa: E402
 from curator.probe.data import build  # noqa: E402
-from curator.probe.scorers.base import Options, load_scorer  # noqa: E402
+from curator.probe.scorers import Options, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
 
 

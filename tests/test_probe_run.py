@@ -12,7 +12,7 @@ pytest.importorskip("transformers")
 
 from curator.probe.data import from_directory  # noqa: E402
 from curator.probe.runner import load_result  # noqa: E402
-from curator.probe.scorers.base import Options, load_scorer  # noqa: E402
+from curator.probe.scorers import Options, load_scorer  # noqa: E402
 
 
 @pytest.fixture

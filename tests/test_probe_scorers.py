@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from curator.probe.data import build  # noqa: E402
-from curator.probe.scorers.base import Options, load_scorer  # noqa: E402
+from curator.probe.scorers import Options, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
 
 from . import probe_real  # noqa: E402

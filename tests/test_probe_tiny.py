@@ -128,7 +128,7 @@ def test_bert_family_class_stays_cased(built, tmp_path):
     lowercased ("al", "##bert"): the same ids as the generic load, through the scorer too."""
     from transformers import BertTokenizer
 
-    from curator.probe.scorers.base import load_scorer
+    from curator.probe.scorers import load_scorer
 
     from .probe_real import family_copy
 
@@ -150,7 +150,7 @@ def test_xlm_roberta_queries_tokenize_as_either_layout_would(built, tmp_path):
     from tokenizers import Tokenizer
     from transformers import XLMRobertaTokenizer
 
-    from curator.probe.scorers.base import load_scorer
+    from curator.probe.scorers import load_scorer
 
     from .probe_real import family_copy
 
@@ -170,7 +170,7 @@ def test_xlm_roberta_queries_tokenize_as_either_layout_would(built, tmp_path):
 def test_fast_backend_shortcut_gives_the_wrappers_ids(built, kind):
     """The scorers tokenize through `backend_tokenizer.encode_batch` when that is the same as
     calling the tokenizer: special tokens included, on every sample query."""
-    from curator.probe.scorers.base import load_scorer
+    from curator.probe.scorers import load_scorer
 
     scorer = load_scorer(str(built[kind]), device="cpu")
     texts = sample_queries(SLOT[kind])
@@ -189,7 +189,7 @@ def test_tokenizer_subclass_with_its_own_encoding_is_not_shortcut(built, method)
     CPM's and mLUKE's __call__) must be called, not bypassed: here one that uppercases."""
     from transformers import PreTrainedTokenizerFast
 
-    from curator.probe.scorers.base import Options, load_scorer
+    from curator.probe.scorers import Options, load_scorer
     from curator.probe.scorers.masked import MaskedScorer
 
     def shout(self, text=None, *args, **kwargs):

@@ -219,30 +219,3 @@ def pick_dtype(name: str, device: torch.device) -> torch.dtype:
         return torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
     return {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
             "float16": torch.float16}[name]
-
-
-def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", options: Options | None = None,
-                kind: str | None = None) -> Scorer:
-    """Any Hugging Face model by hub name or local path; the kind comes from its config."""
-    from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM,
-                              AutoTokenizer)
-
-    try:
-        config = AutoConfig.from_pretrained(name_or_path)
-        tokenizer = AutoTokenizer.from_pretrained(name_or_path)
-    except (OSError, ValueError) as exc:
-        raise ProbeError(f"cannot load model {name_or_path!r}: {str(exc).splitlines()[0]}") from None
-    kind = kind or detect_kind(config)
-    dev = pick_device(device)
-    torch_dtype = pick_dtype(dtype, dev)
-    auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}[kind]
-    try:
-        model = auto.from_pretrained(name_or_path, dtype=torch_dtype)
-    except (OSError, ValueError) as exc:
-        raise ProbeError(f"model {name_or_path!r} has no {kind} language-model head usable for probing: "
-                         f"{str(exc).splitlines()[0]}") from None
-    model.to(dev).eval()
-    from curator.probe.scorers import causal, masked, seq2seq
-
-    cls = {"masked": masked.MaskedScorer, "seq2seq": seq2seq.Seq2SeqScorer, "causal": causal.CausalScorer}[kind]
-    return cls(model, tokenizer, dev, options or Options())
