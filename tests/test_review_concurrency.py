@@ -64,3 +64,122 @@ def test_parallel_reviewers_lose_no_decision(review_app, sessions, live):
         assert sorted(stored) == sorted(sent)  # count in == count stored, no duplicates
         assert len(stored) == len(set(s.execute(select(Decision.user_id, Decision.item_id)).all()))
         assert s.scalar(select(func.count()).select_from(Suggestion)) == REVIEWERS
+
+
+# ------------------------------------------------------------ a busy database, and the CLI beside the app
+import json  # noqa: E402
+import os  # noqa: E402
+import sqlite3  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from curator.core.models import Template  # noqa: E402
+from curator.core.models import Language  # noqa: E402
+
+CURATOR = str(Path(sys.executable).parent / "curator")
+
+
+def _lock(db_url: str) -> sqlite3.Connection:
+    """Another process's writer, mid-transaction: holds SQLite's write lock until released."""
+    holder = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5)
+    holder.execute("BEGIN IMMEDIATE")
+    return holder
+
+
+def _reviewer(sessions, email: str, lang: str) -> str:
+    with sessions.begin() as s:
+        user = create_user(s, email, None)
+        assign(s, user, lang, 1.0)
+        return issue_api_token(s, user)
+
+
+def _cli(db_url: str, *args: str, busy_timeout: float | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CURATOR_DATABASE_URL": db_url}
+    if busy_timeout is not None:
+        env["CURATOR_BUSY_TIMEOUT"] = str(busy_timeout)
+    return subprocess.run([CURATOR, *args], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_busy_database_is_a_json_503_and_the_retried_request_is_stored_once(review_app, sessions, db_url):
+    from curator.web import create_app
+    from curator.web.testing import LiveServer
+
+    token = _reviewer(sessions, "busy@example.org", "es")
+    app = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test", "BUSY_TIMEOUT": 0.2})
+    with LiveServer(app) as server:
+        http = requests.Session()
+        http.headers["Authorization"] = f"Bearer {token}"
+        base = f"{server.url}/api/v1/languages/es"
+        item = http.get(f"{base}/queue", timeout=30).json()["items"][0]
+        body = {"decision": "reject", "request_id": "busy-1", "seconds": 2}
+        holder = _lock(db_url)
+        try:
+            busy = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
+            assert busy.status_code == 503, busy.text
+            assert busy.json() == {"error": "database busy, retry"}
+            assert int(busy.headers["Retry-After"]) >= 1
+            assert http.get(f"{base}/queue", timeout=30).status_code == 200  # readers are never blocked
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        first = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
+        again = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
+        assert (first.status_code, again.status_code) == (201, 200)
+    with sessions() as s:
+        assert s.scalars(select(Decision.decision).where(Decision.item_id == item["id"])).all() == ["reject"]
+
+
+def test_cli_writer_on_a_busy_database_says_one_line_and_changes_nothing(review_app, sessions, db_url):
+    with sessions() as s:
+        before = s.get(Language, "es").review_fraction
+    holder = _lock(db_url)
+    try:
+        result = _cli(db_url, "review", "fraction", "es", "0.9", busy_timeout=0.2)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.returncode == 75, result.stderr
+    assert result.stderr.strip() == "Error: database busy, retry"
+    assert "Traceback" not in result.stdout + result.stderr
+    with sessions() as s:
+        assert s.get(Language, "es").review_fraction == before
+    # with the default timeout the same command waits its turn and succeeds
+    assert _cli(db_url, "review", "fraction", "es", "0.9").returncode == 0
+    with sessions() as s:
+        assert s.get(Language, "es").review_fraction == 0.9
+
+
+def test_cli_import_racing_web_reviewers_loses_nothing(review_app, sessions, db_url, live, tmp_path):
+    """`curator review import` writes Greek decisions while reviewers post Spanish and Arabic
+    ones to the running app: both finish without an error and every decision is stored."""
+    with sessions() as s:
+        greek = s.execute(select(Template.relation_id, Template.text)
+                          .where(Template.language == "el", Template.is_candidate)).all()
+    rows = [{"reviewer": f"legacy{n % 3}@example.org", "language": "el", "relation": rel, "template": text,
+             "decision": "accept"} for n, (rel, text) in enumerate(greek)]
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    tokens = [(_reviewer(sessions, f"w{n}@example.org", lang), lang) for n, lang in enumerate(("es", "ar") * 3)]
+    sent, errors = [], []
+
+    def reviewer(token: str, lang: str) -> None:
+        http = requests.Session()
+        http.headers["Authorization"] = f"Bearer {token}"
+        base = f"{live.url}/api/v1/languages/{lang}"
+        for item in http.get(f"{base}/queue", timeout=30).json()["items"]:
+            r = http.post(f"{base}/items/{item['id']}/decision", timeout=60,
+                          json={"decision": "accept", "request_id": f"{token[:8]}-{item['id']}"})
+            (sent if r.status_code == 201 else errors).append(r.status_code)
+
+    threads = [threading.Thread(target=reviewer, args=pair) for pair in tokens]
+    for t in threads:
+        t.start()
+    result = _cli(db_url, "review", "import", str(legacy))
+    for t in threads:
+        t.join(timeout=300)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert f"{len(rows)} lines: {len(rows)} stored" in result.stdout
+    assert errors == [] and sent
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(Decision)) == len(sent) + len(rows)

@@ -147,3 +147,36 @@ def test_phone_sized_screen(chromium, live):
     page.get_by_role("button", name=re.compile("Accept")).tap()
     page.wait_for_function("document.getElementById('status').textContent.includes('Saved')")
     context.close()
+
+
+def test_busy_database_the_page_retries_the_same_request(chromium, review_app, sessions, db_url):
+    """While another writer holds SQLite's lock the server answers 503; the page says so, waits
+    as told by Retry-After and sends the same request again: the decision is stored once."""
+    import sqlite3
+    import threading
+
+    from curator.web import create_app
+    from curator.web.testing import LiveServer
+
+    items = sample(sessions, "ana@example.org", "es")
+    app = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "BUSY_TIMEOUT": 0.2})
+    with LiveServer(app) as live:
+        page = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True).new_page()
+        sign_in(page, live.url, "ana@example.org")
+        page.goto(live.url + "/review/es")
+        page.wait_for_selector("#review[data-ready='1']")
+        wait_for_item(page, items[0][0])
+        holder = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5,
+                                  check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        release = threading.Timer(1.5, lambda: holder.execute("ROLLBACK"))
+        release.start()
+        try:
+            page.keyboard.press("a")
+            page.wait_for_function("document.getElementById('status').textContent.includes('busy')")
+            wait_for_item(page, items[1][0])  # saved after the retry, and on to the next item
+        finally:
+            release.join()
+            holder.close()
+    with sessions() as s:
+        assert s.scalars(select(Decision.decision).where(Decision.item_id == items[0][0])).all() == ["accept"]

@@ -34,7 +34,7 @@ class Context:
     @property
     def engine(self):
         if self._engine is None:
-            self._engine = make_engine(self.url)
+            self._engine = make_engine(self.url, busy_timeout=self.settings.busy_timeout)
         return self._engine
 
     def sessions(self):

@@ -1,28 +1,38 @@
-"""Engine and session setup shared by the app, the CLI and scripts.
+"""Engine, sessions and the one way to write: the unit of work.
 
-SQLite gets WAL (readers never block the writer), foreign keys (off by default in
-SQLite) and a busy timeout so concurrent reviewers wait instead of failing.
+SQLite gets WAL (readers never block the writer), foreign keys (off by default in SQLite)
+and a busy timeout. Every writer — a web request or a CLI command — opens its transaction
+through `unit_of_work`, which on SQLite takes the write lock up front (`BEGIN IMMEDIATE`):
+waiting for the lock at BEGIN honours the busy timeout, whereas a read transaction that
+upgrades to a write later can fail at once under WAL. A lock still held when the timeout
+runs out becomes `Busy` ("database busy, retry"): the web answers 503 with Retry-After, the
+CLI one line and exit code 75. Readers use plain sessions. There is no process-global lock
+and no request-time flag: the transaction itself says it writes.
 """
 from __future__ import annotations
 
-import contextvars
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from curator.core.errors import Busy
+
+BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another's lock before `Busy`
+WRITE = "curator_write"  # connection execution option: this transaction will write
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30})
-        event.listen(engine, "connect", _sqlite_pragmas)
+        engine = create_engine(url, connect_args={"timeout": busy_timeout})
+        event.listen(engine, "connect", lambda conn, _record: _sqlite_pragmas(conn, busy_timeout))
         # pysqlite's own transaction handling defers BEGIN and breaks SAVEPOINT;
         # take control so a whole import is one real transaction.
         event.listen(engine, "begin", _sqlite_begin)
@@ -30,22 +40,16 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
-WRITE_INTENT: contextvars.ContextVar[bool] = contextvars.ContextVar("curator_write_intent", default=False)
-
-
 def _sqlite_begin(conn) -> None:
-    # A transaction that will write takes the write lock up front (BEGIN IMMEDIATE): a
-    # reader that upgrades later can fail at once with "database is locked" under WAL,
-    # while waiting for the lock at BEGIN honours the busy timeout.
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if WRITE_INTENT.get() else "BEGIN")
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE) else "BEGIN")
 
 
-def _sqlite_pragmas(dbapi_conn, _record) -> None:
+def _sqlite_pragmas(dbapi_conn, busy_timeout: float) -> None:
     dbapi_conn.isolation_level = None  # autocommit at the driver; SQLAlchemy issues BEGIN
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
 
@@ -61,8 +65,37 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 @contextmanager
-def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
-    """One unit of work: commit on success, roll everything back on any error."""
+def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
+    """One write transaction: the write lock taken at BEGIN, commit on success, everything
+    rolled back on any error, `Busy` if the lock could not be had in time.
+
+    `source` is a session factory (the CLI: a new session, closed afterwards) or an open
+    session (a web request's: any read transaction it holds is ended first, so the write
+    starts from a fresh snapshot; its objects — the signed-in user — stay usable)."""
+    owned = not isinstance(source, Session)
+    session = source() if owned else source
+    try:
+        if session.in_transaction():
+            session.commit()  # a read-only snapshot; nothing to write yet
+        with session.begin():
+            session.connection(execution_options={WRITE: True})
+            yield session
+    except OperationalError as exc:
+        if is_busy(exc):
+            raise Busy() from None
+        raise
+    finally:
+        if owned:
+            session.close()
+
+
+@contextmanager
+def reading(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """A read-only transaction (plain BEGIN): never waits for, or blocks, a writer."""
     with factory() as session:
         with session.begin():
             yield session
+
+
+# the name the stage code and CLI grew up with: every `transaction` is a unit of work
+transaction = unit_of_work

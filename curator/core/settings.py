@@ -11,6 +11,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_SECRET_KEY               | Flask session key (set it where the app outlives one process) | random per process |
 | CURATOR_SECURE_COOKIES           | 1: cookies only over HTTPS                            | 0                    |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
+| CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's SQLite lock      | 30                   |
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
 | CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
 """
@@ -30,6 +31,7 @@ class Settings:
     secret_key: str
     secure_cookies: bool = False
     runs_dir: Path | None = None
+    busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite)
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -44,6 +46,7 @@ class Settings:
             secret_key=env.get("CURATOR_SECRET_KEY") or secrets.token_hex(32),
             secure_cookies=env.get("CURATOR_SECURE_COOKIES", "0") == "1",
             runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
+            busy_timeout=float(env.get("CURATOR_BUSY_TIMEOUT") or 30.0),
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
                          and k != "CURATOR_SECRET_KEY"},
@@ -62,10 +65,12 @@ class Settings:
             "SESSION_COOKIE_SAMESITE": "Lax",
             "SESSION_COOKIE_SECURE": self.secure_cookies,
             "RUNS_DIR": str(self.runs_dir or self.instance_path / "runs"),
+            "BUSY_TIMEOUT": self.busy_timeout,
         }
 
 
-_FLASK_TO_FIELD = {"DATABASE_URL": "database_url", "SECRET_KEY": "secret_key", "RUNS_DIR": "runs_dir"}
+_FLASK_TO_FIELD = {"DATABASE_URL": "database_url", "SECRET_KEY": "secret_key", "RUNS_DIR": "runs_dir",
+                   "BUSY_TIMEOUT": "busy_timeout"}
 
 
 def app_config(settings: Settings | Mapping | None = None) -> tuple[Settings, dict]:

@@ -27,7 +27,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     settings, config = app_config(settings)
     app.config.from_mapping(config)
     app.extensions["curator.settings"] = settings
-    engine = make_engine(app.config["DATABASE_URL"])
+    engine = make_engine(app.config["DATABASE_URL"], busy_timeout=float(app.config["BUSY_TIMEOUT"]))
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)

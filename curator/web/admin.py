@@ -11,7 +11,7 @@ from curator.core.models import (Invite, Language, LanguageCoverage, Relation, R
                       TranslationLine, User)
 from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, risks, set_queue_order
 from curator.core.models.base import utcnow
-from curator.web.context import db
+from curator.web.context import db, write
 from curator.review.accounts import create_invite
 from curator.web.auth import maintainer_required
 from curator.review.service import progress, queue
@@ -59,14 +59,12 @@ def language(code: str):
 @bp.post("/languages/<code>/queue-order")
 @maintainer_required
 def queue_order(code: str):
-    session = db()
     try:
-        set_queue_order(session, code, request.form.get("order", ""))
+        with write() as session:
+            set_queue_order(session, code, request.form.get("order", ""))
     except CuratorError as exc:
-        session.rollback()
         flash(exc.message, "error")
     else:
-        session.commit()
         flash(f"New reviewers of {languages.name(code)} get a {request.form['order']}-ordered sample.", "info")
     return redirect(url_for("admin.language", code=code))
 
@@ -80,14 +78,13 @@ def reviewers():
         codes = request.form.getlist("languages") or request.form.get("language_codes", "").replace(",", " ").split()
         fraction = request.form.get("fraction", "").strip()
         try:
-            invite, token = create_invite(session, codes, current_user, request.form.get("email"),
-                                          request.form.get("role", "reviewer"),
-                                          float(fraction) if fraction else None)
+            with write() as session:
+                invite, token = create_invite(session, codes, current_user, request.form.get("email"),
+                                              request.form.get("role", "reviewer"),
+                                              float(fraction) if fraction else None)
         except (CuratorError, ValueError) as exc:
-            session.rollback()
             flash(getattr(exc, "message", f"Invalid sample fraction: {fraction}"), "error")
         else:
-            session.commit()
             link = url_for("auth.invite", token=token, _external=True)
     users = session.scalars(select(User).order_by(User.role.desc(), User.email)).all()
     rows = []

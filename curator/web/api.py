@@ -7,7 +7,7 @@ from flask_login import current_user, login_required
 from curator.core import languages
 from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
-from curator.web.context import db
+from curator.web.context import db, write
 from curator.review import service
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -59,14 +59,13 @@ def item(lang: str, item_id: int):
 @bp.post("/languages/<lang>/items/<int:item_id>/decision")
 @login_required
 def decide(lang: str, item_id: int):
-    session = db()
-    assignment = service.get_assignment(session, current_user, lang)
-    found = service.get_item(session, assignment, item_id)
     body = _body()
-    decision, created = service.decide(session, current_user, assignment, found, body.get("decision"),
-                                       body.get("correction"), body.get("seconds"), body.get("request_id"),
-                                       _source())
-    session.commit()
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        found = service.get_item(session, assignment, item_id)
+        decision, created = service.decide(session, current_user, assignment, found, body.get("decision"),
+                                           body.get("correction"), body.get("seconds"), body.get("request_id"),
+                                           _source())
     return jsonify(decision=service._decision_dict(decision), created=created,
                    progress=service.progress(session, assignment),
                    next=service.next_undecided_id(session, assignment, after=found.position)), 201 if created else 200
@@ -75,10 +74,9 @@ def decide(lang: str, item_id: int):
 @bp.post("/languages/<lang>/undo")
 @login_required
 def undo(lang: str):
-    session = db()
-    assignment = service.get_assignment(session, current_user, lang)
-    undone = service.undo(session, current_user, assignment)
-    session.commit()
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        undone = service.undo(session, current_user, assignment)
     return jsonify(undone=service._decision_dict(undone) if undone else None,
                    progress=service.progress(session, assignment))
 
@@ -86,12 +84,11 @@ def undo(lang: str):
 @bp.post("/languages/<lang>/relations/<relation>/suggestions")
 @login_required
 def suggest(lang: str, relation: str):
-    session = db()
-    assignment = service.get_assignment(session, current_user, lang)
     body = _body()
-    suggestion, created = service.suggest(session, current_user, assignment, relation, body.get("text"),
-                                          body.get("request_id"), _source())
-    session.commit()
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        suggestion, created = service.suggest(session, current_user, assignment, relation, body.get("text"),
+                                              body.get("request_id"), _source())
     return jsonify(suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text},
                    created=created), 201 if created else 200
 

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
-from curator.web.context import db
+from curator.web.context import db, write
 from curator.review.accounts import accept_invite, authenticate, open_invite
 from curator.core.errors import CuratorError
 from curator.web.errors import status_for
@@ -65,13 +65,12 @@ def invite(token: str):
             flash("The two passwords differ.", "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=None), 422
         try:
-            user = accept_invite(session, token, form.get("email", ""), form.get("name", ""),
-                                 form.get("password", ""), signed_in)
+            with write() as session:
+                user = accept_invite(session, token, form.get("email", ""), form.get("name", ""),
+                                     form.get("password", ""), signed_in)
         except CuratorError as exc:
-            session.rollback()
             flash(exc.message, "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
-        session.commit()
         login_user(user)
         flash("Welcome! Your sample is ready.", "info")
         return redirect(url_for("review.home"))

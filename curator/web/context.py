@@ -2,14 +2,12 @@
 security headers, and error pages. Blueprints live with their stage."""
 from __future__ import annotations
 
-import threading
-
 from flask import Flask, current_app, g, jsonify, request
 from flask_login import LoginManager
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session
 
-from curator.core.db import WRITE_INTENT
+from curator.core.db import unit_of_work
 
 login_manager = LoginManager()
 login_manager.login_view = "auth.login"
@@ -17,7 +15,6 @@ login_manager.login_message = "Please sign in."
 csrf = CSRFProtect()
 
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
-WRITE_LOCK = threading.Lock()
 
 
 def current_sqlite(app: Flask) -> bool:
@@ -25,10 +22,18 @@ def current_sqlite(app: Flask) -> bool:
 
 
 def db() -> Session:
-    """The request's session: committed by the view, closed (rolled back if open) afterwards."""
+    """The request's session, for reading; closed (rolled back if open) after the request.
+    A view that writes does so in `write()`."""
     if "db" not in g:
         g.db = current_app.extensions["curator.sessions"]()
     return g.db
+
+
+
+def write():
+    """The request's unit of work: `with write() as session:` commits at the end of the block,
+    rolls back on any error, and takes SQLite's write lock at its start (see core.db)."""
+    return unit_of_work(db())
 
 
 def wants_json() -> bool:
@@ -72,16 +77,9 @@ def init_web(app: Flask) -> None:
     login_manager.init_app(app)
     csrf.init_app(app)
 
-    sqlite = current_sqlite(app)
 
     @app.before_request
     def _before() -> None:
-        WRITE_INTENT.set(request.method in UNSAFE)
-        if sqlite and request.method in UNSAFE:
-            # SQLite takes one writer at a time and makes the others poll with growing
-            # sleeps; queueing writers on a lock here hands the turn over at once.
-            WRITE_LOCK.acquire()
-            g.write_lock = True
         if request.method in UNSAFE and not request.headers.get("Authorization", "").startswith("Bearer "):
             csrf.protect()
 
@@ -100,5 +98,3 @@ def init_web(app: Flask) -> None:
         session = g.pop("db", None)
         if session is not None:
             session.close()
-        if g.pop("write_lock", False):
-            WRITE_LOCK.release()

@@ -11,7 +11,7 @@ from curator.analysis.outcomes import risk_outcomes
 from curator.quality.signals import signal_summary
 from curator.web.auth import maintainer_required
 from curator.review.stats import review_summary, summary_csv
-from curator.web.context import db
+from curator.web.context import db, write
 from curator.release.charts import language_bars
 from curator.release.diff import diff_rules, diff_versions
 from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan
@@ -74,12 +74,11 @@ def build():
         flash("Give the new version a name.", "error")
         return redirect(url_for("release.preview", policy=policy, parent=parent))
     try:
-        result = build_from_review(session, name, policy, parent)
+        with write() as session:
+            result = build_from_review(session, name, policy, parent)
     except CuratorError as exc:
-        session.rollback()
         flash(exc.message, "error")
         return redirect(url_for("release.preview", policy=policy, parent=parent))
-    session.commit()
     flash(f"Built version {result.name}: {result.languages} languages, {result.patterns} patterns. "
           f"Export it with `curator release export {result.name} OUT`.", "info")
     return redirect(url_for("release.diff", a=session.get(DatasetVersion, _version(session, name).parent_id).name,

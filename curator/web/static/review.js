@@ -33,11 +33,19 @@
       options.headers["X-CSRFToken"] = csrf;
       options.body = JSON.stringify(body);
     }
-    // A dropped connection is retried with the same body (and request id), so nothing is
-    // stored twice and nothing is lost.
+    // A dropped connection or a busy database (503) is retried with the same body (and
+    // request id), so nothing is stored twice and nothing is lost.
     for (let attempt = 0; ; attempt++) {
       try {
         const response = await fetch(path.startsWith("/api/") ? path : api + path, options);
+        if (response.status === 503 && attempt < 8) {
+          // the database is busy with another writer: wait as told, then send the very same
+          // request (same request id), which the server stores at most once
+          const wait = Math.min(10, Number(response.headers.get("Retry-After")) || 1);
+          say("The server is busy; saving again in a moment…", "warn");
+          await new Promise((r) => setTimeout(r, wait * 1000));
+          continue;
+        }
         const data = await response.json().catch(() => ({}));
         if (response.status === 401) {
           say("Your session has ended: sign in again in another tab, then retry. Nothing typed here is lost.", "error");
