@@ -6,7 +6,6 @@ masked.py), add it here, and teach `detect_kind` (base.py) which configs belong 
 """
 from __future__ import annotations
 
-import torch
 
 from curator.probe.scorers.base import (PUNCT_END, Options, ProbeError, Scorer, detect_kind, pick_device,  # noqa: F401
                                         pick_dtype)
@@ -41,4 +40,4 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
     return SCORERS[kind](model, tokenizer, dev, options or Options())
 
 
-__all__ = ["SCORERS", "Options", "ProbeError", "Scorer", "load_scorer"]
+__all__ = ["PUNCT_END", "SCORERS", "Options", "ProbeError", "Scorer", "load_scorer"]
