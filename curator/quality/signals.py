@@ -14,7 +14,8 @@ raise a template's risk, never lower it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 from pathlib import Path
 from typing import Iterable
 
@@ -26,34 +27,24 @@ from tqdm import tqdm
 from curator.core.enums import QueueOrder, values
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
+from curator.quality import checks
+from curator.quality.checks import CHECKS, WARN_SIMILARITY  # noqa: F401  (part of this module's API)
 
-WARN_SIMILARITY = 0.75  # SPEC §7
 BANDS = ((0.0, "low"), (1 / 3, "medium"), (2 / 3, "high"))
 QUEUE_ORDERS = values(QueueOrder)
 
 
 def risk_components(votes: int, similarity: float | None = None, agreement: float | None = None,
                     relation_agreement: float | None = None) -> dict[str, float]:
-    """Each known signal as a risk in [0, 1] (1 = most likely wrong).
-
-    votes: 0.15 per vote short of 4 (2 votes, the usual least for a candidate → 0.3);
-    similarity: cosine 0.95 or more → 0, 0.75 → 0.44, 0.5 or less → 1;
-    disagreement: agreement at the relation's mean or above → 0, 0.4 below it or more → 1.
-    """
-    out = {"votes": float(np.clip(0.15 * (4 - votes), 0, 0.45))}
-    if similarity is not None:
-        out["similarity"] = float(np.clip((0.95 - similarity) / 0.45, 0, 1))
-    if agreement is not None and relation_agreement is not None:
-        out["disagreement"] = float(np.clip((relation_agreement - agreement) / 0.4, 0, 1))
-    return out
+    """Each known signal as a risk in [0, 1] (1 = most likely wrong), from the registered checks
+    (curator.quality.checks): votes, similarity, disagreement."""
+    template = SimpleNamespace(votes=votes, repaired=False)
+    signal = TemplateSignal(similarity=similarity, agreement=agreement, relation_agreement=relation_agreement)
+    return checks.risk_components(template, signal)
 
 
 def risk(votes: int, signal: TemplateSignal | None) -> float:
-    if signal is None:
-        parts = risk_components(votes)
-    else:
-        parts = risk_components(votes, signal.similarity, signal.agreement, signal.relation_agreement)
-    return float(1 - np.prod([1 - c for c in parts.values()]))
+    return checks.combine(checks.risk_components(SimpleNamespace(votes=votes, repaired=False), signal))
 
 
 def band(score: float) -> str:
@@ -172,18 +163,27 @@ class LanguageSignals:
     low_similarity: int  # below WARN_SIMILARITY
     with_agreement: int
     high_risk: int
+    # per registered check: templates it was computed for, and how many of them warn
+    checks: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def signal_summary(session: Session) -> list[LanguageSignals]:
     """Per language with candidates: how many templates carry each signal, and how many are high risk."""
     orders = dict(session.execute(select(Language.code, Language.queue_order)).all())
-    rows = session.execute(select(Template.language, Template.id, Template.votes, TemplateSignal)
+    rows = session.execute(select(Template, TemplateSignal)
                            .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
                            .where(Template.is_candidate).order_by(Template.language)).all()
     out: dict[str, LanguageSignals] = {}
-    for lang, _, votes, signal in rows:
-        r = out.setdefault(lang, LanguageSignals(lang, orders.get(lang) or "random", 0, 0, 0, 0, 0))
+    for template, signal in rows:
+        lang, votes = template.language, template.votes
+        r = out.setdefault(lang, LanguageSignals(lang, orders.get(lang) or "random", 0, 0, 0, 0, 0,
+                                                 {c: {"computed": 0, "warnings": 0} for c in CHECKS}))
         r.candidates += 1
+        for check_id, check in CHECKS.items():
+            value = check.value(template, signal)
+            if value is not None:
+                r.checks[check_id]["computed"] += 1
+                r.checks[check_id]["warnings"] += bool(check.warns(value, signal))
         if signal is not None and signal.similarity is not None:
             r.back_translated += 1
             r.low_similarity += signal.similarity < WARN_SIMILARITY

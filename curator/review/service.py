@@ -187,17 +187,19 @@ def template_sources(session: Session, template: Template,
 
 
 def _signals(session: Session, template: Template) -> dict:
-    """Quality signals (SPEC §7) for the review screen: back-translation and risk."""
-    from curator.quality.signals import WARN_SIMILARITY, risk, risk_components
+    """Quality signals (SPEC §7) for the review screen: every registered check that has a value
+    for this template, the risk they add up to, and the back-translation itself."""
+    from curator.quality import checks
 
     signal = session.get(TemplateSignal, template.id)
-    parts = risk_components(template.votes, *(
-        (signal.similarity, signal.agreement, signal.relation_agreement) if signal else ()))
-    out = {"repaired": template.repaired, "risk": round(risk(template.votes, signal), 3),
-           "components": {k: round(v, 3) for k, v in parts.items()}, "similarity": None}
+    parts = checks.risk_components(template, signal)
+    out = {"repaired": template.repaired, "risk": round(checks.combine(parts), 3),
+           "components": {k: round(v, 3) for k, v in parts.items()}, "similarity": None,
+           "checks": checks.results(template, signal)}
     if signal is not None and signal.similarity is not None:
         out.update(similarity=round(signal.similarity, 3), back_translation=signal.back_translation,
-                   english=signal.english, warn=signal.similarity < WARN_SIMILARITY, system=signal.back_system)
+                   english=signal.english, warn=checks.CHECKS["similarity"].warns(signal.similarity, signal),
+                   system=signal.back_system)
     return out
 
 

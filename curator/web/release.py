@@ -8,6 +8,7 @@ from curator.core.enums import VersionKind
 from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.models import DatasetVersion
 from curator.analysis.outcomes import risk_outcomes
+from curator.quality.checks import CHECKS
 from curator.quality.signals import signal_summary
 from curator.web.auth import maintainer_required
 from curator.review.stats import review_summary, summary_csv
@@ -28,7 +29,7 @@ def dashboard():
     versions = list_versions(session)
     return render_template("dashboard.html", summary=summary, versions=versions, languages=languages,
                            policies=POLICIES, outcomes=risk_outcomes(session),
-                           signal_rows=signal_summary(session))
+                           signal_rows=signal_summary(session), checks=CHECKS)
 
 
 @bp.get("/dashboard.csv")

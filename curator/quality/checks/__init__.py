@@ -1,0 +1,161 @@
+"""The quality checks (SPEC §7), as a registry in the manner of Weblate's checks.
+
+A check is a class with an `id`, a `name`, a `description`, how to read its value from what
+is stored for a template (the template row itself, or its `TemplateSignal` row), when that
+value deserves a warning, what risk it adds, and — for a check that needs a model — the
+command that computes and stores it. The review screen, the maintainers' dashboard, the
+language page, the CLI and the risk score all iterate `CHECKS`; adding a check is one class
+here (plus its column in `TemplateSignal` and a migration, when it stores something new).
+
+Risk: each check gives a component in [0, 1] (1 = most likely wrong), or None when it has not
+been computed; `risk` folds them as a noisy-OR, 1 − Π(1 − cᵢ), so a missing signal counts as
+no evidence and a warning can only raise a template's risk.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from curator.core.models import Template, TemplateSignal
+
+WARN_SIMILARITY = 0.75  # SPEC §7
+
+
+class Check:
+    id: ClassVar[str]
+    name: ClassVar[str]
+    description: ClassVar[str]
+    computed_by: ClassVar[str | None] = None  # the command that computes it, when a model is needed
+
+    def value(self, template: Template, signal: TemplateSignal | None) -> float | None:
+        raise NotImplementedError
+
+    def warns(self, value: float, signal: TemplateSignal | None) -> bool:
+        return False
+
+    def risk(self, value: float, signal: TemplateSignal | None) -> float | None:
+        """This check's risk component for a value; None: it adds no risk."""
+        return None
+
+    def display(self, value: float) -> str:
+        return f"{value:g}"
+
+    def result(self, template: Template, signal: TemplateSignal | None) -> dict | None:
+        """What the review screen and the API show: None when not computed for this template."""
+        value = self.value(template, signal)
+        if value is None:
+            return None
+        risk = self.risk(value, signal)
+        return {"id": self.id, "name": self.name, "description": self.description, "value": round(float(value), 4),
+                "display": self.display(value), "warn": bool(self.warns(value, signal)),
+                "risk": None if risk is None else round(risk, 3)}
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def register(cls: type[Check]) -> type[Check]:
+    if cls.id in CHECKS:
+        raise ValueError(f"check {cls.id!r} is registered twice")
+    CHECKS[cls.id] = cls()
+    return cls
+
+
+@register
+class Votes(Check):
+    id = "votes"
+    name = "MT agreement"
+    description = ("How many translation systems produced this template (the trusted system counts twice). "
+                   "Fewer votes, more risk: 0.15 per vote short of 4.")
+
+    def value(self, template, signal):
+        return float(template.votes)
+
+    def warns(self, value, signal):
+        return value < 2
+
+    def risk(self, value, signal):
+        return float(np.clip(0.15 * (4 - value), 0, 0.45))
+
+    def display(self, value):
+        return f"{int(value)} votes"
+
+
+@register
+class Repaired(Check):
+    id = "repaired"
+    name = "Placeholder repair"
+    description = "A voter's line needed its [X]/[Y] placeholders repaired before it matched."
+
+    def value(self, template, signal):
+        return 1.0 if template.repaired else 0.0
+
+    def warns(self, value, signal):
+        return bool(value)
+
+    def display(self, value):
+        return "repaired" if value else "none"
+
+
+@register
+class Similarity(Check):
+    id = "similarity"
+    name = "Back-translation similarity"
+    description = ("Cosine between the English ParaRel pattern and this template translated back to English "
+                   f"(sentence embeddings); below {WARN_SIMILARITY:.0%} is a warning.")
+    computed_by = "curator signals similarity"
+
+    def value(self, template, signal):
+        return None if signal is None else signal.similarity
+
+    def warns(self, value, signal):
+        return value < WARN_SIMILARITY
+
+    def risk(self, value, signal):
+        # cosine 0.95 or more → 0, 0.75 → 0.44, 0.5 or less → 1
+        return float(np.clip((0.95 - value) / 0.45, 0, 1))
+
+    def display(self, value):
+        return f"{value:.0%}"
+
+
+@register
+class Disagreement(Check):
+    id = "disagreement"
+    name = "Model disagreement"
+    description = ("In a probe run, how often this template predicts what its relation's other templates "
+                   "predict, against the relation's average; 0.4 or more below it is the most risk.")
+    computed_by = "curator signals disagreement"
+
+    def value(self, template, signal):
+        if signal is None or signal.agreement is None or signal.relation_agreement is None:
+            return None
+        return signal.agreement
+
+    def warns(self, value, signal):
+        return value < signal.relation_agreement - 0.2
+
+    def risk(self, value, signal):
+        return float(np.clip((signal.relation_agreement - value) / 0.4, 0, 1))
+
+    def display(self, value):
+        return f"{value:.0%}"
+
+
+def results(template: Template, signal: TemplateSignal | None) -> list[dict]:
+    """Every computed check of one template, in registry order."""
+    return [r for check in CHECKS.values() if (r := check.result(template, signal)) is not None]
+
+
+def risk_components(template: Template, signal: TemplateSignal | None) -> dict[str, float]:
+    out = {}
+    for check in CHECKS.values():
+        value = check.value(template, signal)
+        if value is not None and (component := check.risk(value, signal)) is not None:
+            out[check.id] = component
+    return out
+
+
+def combine(components: dict[str, float]) -> float:
+    return float(1 - np.prod([1 - c for c in components.values()]))
