@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from curator.core.errors import IngestError
 from curator.core.models import Invite, Language, User
 from curator.core.models.base import utcnow
 from curator.review.sampling import assign
@@ -115,7 +116,11 @@ def accept_invite(session: Session, token: str, email: str, name: str, password:
     if invite.role == "maintainer" and user.role != "maintainer":
         user.role = "maintainer"
     for code in invite.languages:
-        assign(session, user, code, invite.fraction)
+        try:
+            assign(session, user, code, invite.fraction)
+        except IngestError as exc:  # e.g. no candidate templates in the language (yet): a 422, not a 500
+            raise ReviewError(f"{exc.message}. Ask the maintainer who invited you: this link works once "
+                              "the language has candidates.", 422) from None
     invite.used_at, invite.used_by = utcnow(), user.id
     session.flush()
     return user
