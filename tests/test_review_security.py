@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import html
+import re
 import shutil
 
 from sqlalchemy import func, select
 
-from curator.core.models import AssignmentItem, Assignment, Template, User
+from curator.core.models import AssignmentItem, Assignment, Invite, Template, User
 
 from .conftest import PASSWORD, SEED, Browser, csrf_from, review_sample
 
@@ -112,13 +113,21 @@ def test_invitation_flow(review_app, sessions, cli):
     assert review_app.test_client().get("/invite/not-a-token").status_code == 404
 
 
-def test_maintainer_creates_invitation_in_the_page(review_app):
+def test_maintainer_creates_invitation_in_the_page(review_app, sessions):
     boss = Browser(review_app).login("boss@example.org")
     page = boss.get("/admin/reviewers").get_data(as_text=True)
     r = boss.client.post("/admin/reviewers", data={"csrf_token": csrf_from(page), "languages": ["es", "el"],
                                                    "email": "x@example.org"})
     body = r.get_data(as_text=True)
-    assert r.status_code == 200 and "/invite/" in body
+    assert r.status_code == 200 and "/invite/" in body and "/invite/" not in page
+    link = html.unescape(re.search(r'<code class="invite-link">([^<]+)</code>', body).group(1))
+    with sessions() as s:
+        invite = s.scalar(select(Invite))
+        boss_id = s.scalar(select(User.id).where(User.email == "boss@example.org"))
+        assert (invite.languages, invite.email, invite.role, invite.created_by) == (["el", "es"], "x@example.org",
+                                                                                   "reviewer", boss_id)
+    opened = review_app.test_client().get(link[link.index("/invite/"):]).get_data(as_text=True)
+    assert "<strong>el</strong>, <strong>es</strong>" in opened and 'value="x@example.org" readonly' in opened
 
 
 def test_wrong_password_and_open_redirect(review_app):
