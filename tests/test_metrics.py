@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import struct
 
 import numpy as np
 import pytest
@@ -319,6 +320,35 @@ def test_cli_metrics_rankc_compare_import(tmp_path):
     empty.mkdir()
     bad = cli.invoke(main, ["metrics", str(empty)])
     assert bad.exit_code != 0 and "no predictions" in bad.output
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR chunk, after checking the signature."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", data[:16]
+    return struct.unpack(">II", data[16:24])
+
+
+def test_cli_rankc_plot_writes_the_heatmap_of_the_languages_asked(tmp_path):
+    from curator.analysis.charts import rankc_heatmap
+
+    run = tmp_path / "run"
+    random_run(np.random.default_rng(5), run, languages=("en", "es", "ar"))
+    cli = CliRunner()
+    every, pair = tmp_path / "all.png", tmp_path / "pair.png"
+    result = cli.invoke(main, ["rankc", str(run), "--plot", str(every)])
+    assert result.exit_code == 0, result.output
+    assert "RankC %" in result.output and f"wrote {every}" in result.output
+    data = every.read_bytes()
+    width, height = png_size(data)
+    assert width >= 400 and height >= 400 and len(data) > 5000
+    full = run_rankc(run)
+    assert data == rankc_heatmap(full.languages, full.rankc.tolist(), full.accuracy)  # this run's matrix
+    assert cli.invoke(main, ["rankc", str(run), "--languages", "en,es", "--plot", str(pair)]).exit_code == 0
+    two = run_rankc(run, ["en", "es"])
+    assert two.languages == ["en", "es"]
+    assert pair.read_bytes() == rankc_heatmap(two.languages, two.rankc.tolist(), two.accuracy) != data
+    bad = cli.invoke(main, ["rankc", str(run), "--plot", str(tmp_path / "heatmap.svg")])
+    assert bad.exit_code == 1 and "--plot must end in .png" in bad.output and not (tmp_path / "heatmap.svg").exists()
 
 
 # ------------------------------------------------------------------------------------------ robustness

@@ -20,12 +20,6 @@ def load(cli):
     cli("ingest", "tuples", SEED / "tuples")
 
 
-def test_help_lists_the_groups(cli):
-    out = cli("--help").output
-    for group in ("init", "ingest", "candidates", "release", "stats", "seed", "serve"):
-        assert group in out
-
-
 def test_commands_refuse_an_uninitialised_database(cli):
     result = cli("ingest", "pararel", SEED / "pararel" / "patterns", ok=False)
     assert result.exit_code != 0 and "curator init" in result.output

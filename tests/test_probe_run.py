@@ -144,3 +144,28 @@ def test_query_longer_than_the_model_is_one_line_error(cli, release, tmp_path, k
     assert "subject Q99999999 'Victor Victor" in message[0] and "more than this model's 128 positions" in message[0]
     if kind == "gpt2":
         assert "and candidate '" in message[0]
+
+
+@pytest.mark.parametrize("folder, line_no, broken, expected", [
+    ("patterns", 2, '{"pattern": "[X] nació en [Y]", "checked-by-human": fal', "malformed JSON"),
+    ("tuples", 3, '{"sub_uri": "Q1", "sub_label": "Ana", "obj_label": "Ulm"}', "field 'obj_uri': missing"),
+    ("patterns", 1, '["[X] nació en [Y]"]', "expected a JSON object"),
+])
+def test_malformed_release_line_is_one_line_error(cli, release, bert, tmp_path, folder, line_no, broken, expected):
+    """An exported release with one corrupted line: exit 1 and one line naming the file and the
+    line number, no traceback, no run folder written."""
+    damaged = tmp_path / "damaged"
+    shutil.copytree(release, damaged)
+    path = damaged / folder / "es" / "P19.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) >= line_no
+    lines[line_no - 1] = broken
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    result = cli("probe", damaged, "--model", bert, "--out", out, "--languages", "es", "--device", "cpu",
+                 ok=False)  # catch_exceptions=False: a traceback would fail the test right here
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    message = result.output.splitlines()  # the input is read before the model is loaded: nothing else printed
+    assert len(message) == 1 and message[0].startswith(f"Error: {path}, line {line_no}: "), message
+    assert expected in message[0]
+    assert not (out / "es" / "P19.npz").exists()

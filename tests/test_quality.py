@@ -104,6 +104,7 @@ def seed_run(sessions, out, language="es", relation="P19"):
 
 def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path):
     texts = seed_run(sessions, tmp_path / "runs" / "r1")
+    (tmp_path / "runs" / "r1" / "run.json").write_text(json.dumps({"model": "tiny-bert"}), encoding="utf-8")
     T = len(texts)
     assert T >= 3
     with sessions.begin() as s:
@@ -142,7 +143,9 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     context = cai.get(f"/api/v1/languages/es/items/{first}").get_json()
     assert context["template"]["text"] == texts[-1]
     assert context["signals"]["components"]["disagreement"] == 1.0 and context["signals"]["similarity"] is None
-    assert context["probe"] is None or context["probe"]["low"]
+    # the latest run's hint: it never agrees with the others, whose mean agreement is (T - 2) / T
+    assert context["probe"] == {"run": "r1", "model": "tiny-bert", "agreement": 0.0,
+                                "relation_mean": round((T - 2) / T, 4), "low": True}
 
     # the dashboard tells whether risky templates were rejected more often
     assert cai.post(f"/api/v1/languages/es/items/{first}/decision", json={"decision": "reject"}).status_code == 201
@@ -208,3 +211,116 @@ def test_a_damaged_latest_run_never_breaks_the_review_screen(review_app, session
     assert listing.status_code == 200 and "expected a JSON object" in listing.get_data(as_text=True)
     page = boss.get("/probe/runs/r1")
     assert page.status_code == 500 and "r1/run.json: expected a JSON object" in page.get_data(as_text=True)
+
+
+# ------------------------------------------------------------------------------------------ the CLI
+def _agreement(sessions, language: str) -> dict[str, tuple[float, str]]:
+    """{template text: (agreement, probe run)} stored for the language's templates."""
+    with sessions() as s:
+        return {t: (a, run) for t, a, run in s.execute(
+            select(Template.text, TemplateSignal.agreement, TemplateSignal.probe_run)
+            .join(TemplateSignal, TemplateSignal.template_id == Template.id)
+            .where(Template.language == language, TemplateSignal.agreement.is_not(None)))}
+
+
+def test_cli_signals_disagreement_stores_agreement_from_the_newest_or_given_run(cli, sessions, tmp_path, monkeypatch):
+    import os
+
+    cli("seed")
+    runs = tmp_path / "runs"
+    greek = seed_run(sessions, runs / "older", language="el")
+    spanish = seed_run(sessions, runs / "newer", language="es")
+    for name in ("older", "newer"):  # what a probe writes last; the newest decides the default run
+        (runs / name / "run.json").write_text(json.dumps({"model": "tiny-bert"}), encoding="utf-8")
+    os.utime(runs / "older" / "run.json", ns=(1_000_000_000, 1_000_000_000))  # written long before "newer"
+    monkeypatch.setenv("CURATOR_RUNS_DIR", str(runs))
+
+    result = cli("signals", "disagreement")
+    assert result.output.strip() == f"stored model agreement for {len(spanish)} templates from {runs / 'newer'}"
+    stored = _agreement(sessions, "es")
+    assert set(stored) == set(spanish) and _agreement(sessions, "el") == {}
+    assert stored[spanish[-1]] == (0.0, "newer")  # the template that disagrees with all others
+    assert stored[spanish[0]] == (pytest.approx((len(spanish) - 2) / (len(spanish) - 1)), "newer")
+
+    other = cli("signals", "disagreement", runs / "older", "--languages", "es", ok=False)  # older has Greek only
+    assert other.exit_code == 1 and "no predictions" in other.output and "Traceback" not in other.output
+    assert _agreement(sessions, "el") == {}
+    assert f"for {len(greek)} templates" in cli("signals", "disagreement", runs / "older").output
+    assert _agreement(sessions, "el")[greek[-1]] == (0.0, "older")
+    with sessions() as s:  # stored once per template, however often it runs
+        assert s.scalar(select(func.count()).select_from(TemplateSignal)) == len(greek) + len(spanish)
+    cli("signals", "disagreement", runs / "newer")
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(TemplateSignal)) == len(greek) + len(spanish)
+
+    (tmp_path / "none").mkdir()
+    monkeypatch.setenv("CURATOR_RUNS_DIR", str(tmp_path / "none"))
+    missing = cli("signals", "disagreement", ok=False)
+    assert missing.exit_code == 1 and f"no probe run in {tmp_path / 'none'}: give RUN_DIR" in missing.output
+
+
+def test_cli_signals_outcomes_groups_decisions_by_risk(cli, sessions, tmp_path):
+    cli("seed")
+    texts = seed_run(sessions, tmp_path / "runs" / "r1")
+    cli("signals", "disagreement", tmp_path / "runs" / "r1")
+    assert cli("signals", "outcomes", "--json").output.strip() == "[]"  # no decisions yet
+    decisions = [(texts[-1], "reject"), (texts[0], "accept"), (texts[1], "reject"), (texts[2], "accept")]
+    (tmp_path / "decisions.jsonl").write_text("".join(
+        json.dumps({"reviewer": "Ana", "language": "es", "relation": "P19", "template": text, "decision": d},
+                   ensure_ascii=False) + "\n" for text, d in decisions), encoding="utf-8")
+    cli("review", "import", tmp_path / "decisions.jsonl")
+    with sessions() as s:
+        scores = risks(s, "es")
+        ids = {t: s.scalar(select(Template.id).where(Template.language == "es", Template.relation_id == "P19",
+                                                     Template.text == t)) for t, _ in decisions}
+    # the disagreeing template is high risk; the others' risk comes from their votes alone
+    assert scores[ids[texts[-1]]] == pytest.approx(1.0)
+    assert all(scores[ids[t]] < 1 / 3 for t in texts[:3])
+
+    rows = json.loads(cli("signals", "outcomes", "--json").output)
+    assert rows == [
+        {"language": "es", "group": "high risk", "templates": 1, "decisions": 1, "rejected": 1, "amended": 0,
+         "reject_rate": 1.0},
+        {"language": "es", "group": "low risk", "templates": 3, "decisions": 3, "rejected": 1, "amended": 0,
+         "reject_rate": pytest.approx(1 / 3)}]
+    table = cli("signals", "outcomes").output.splitlines()
+    assert table[0].split() == ["lang", "group", "templates", "decisions", "rejected"]
+    assert [line.split() for line in table[1:]] == [["es", "high", "risk", "1", "1", "100%"],
+                                                    ["es", "low", "risk", "3", "3", "33%"]]
+
+
+def test_cli_review_order_sets_how_new_reviewers_are_sampled(cli, sessions, tmp_path):
+    from curator.core.models import AssignmentItem, Language
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign, reviewable
+
+    cli("seed")
+    texts = seed_run(sessions, tmp_path / "runs" / "r1")
+    cli("signals", "disagreement", tmp_path / "runs" / "r1")
+
+    def new_reviewer(email: str):
+        """(first template text, sample as (relation, template id), the pool, the seed) of a new reviewer of es."""
+        with sessions.begin() as s:
+            assignment = assign(s, create_user(s, email, "pw-long-enough", "reviewer"), "es")
+            items = s.execute(select(AssignmentItem.relation_id, AssignmentItem.template_id)
+                              .where(AssignmentItem.assignment_id == assignment.id)
+                              .order_by(AssignmentItem.position)).all()
+            return (s.get(Template, items[0][1]).text, [tuple(i) for i in items], reviewable(s, "es"),
+                    assignment.seed)
+
+    assert cli("review", "order", "es", "risk").output.strip() == "new reviewers of es get a risk sample"
+    with sessions() as s:
+        assert s.get(Language, "es").queue_order == "risk" and s.get(Language, "el").queue_order == "random"
+    first, _, _, _ = new_reviewer("risky@example.org")
+    assert first == texts[-1]  # the riskiest template leads the queue
+
+    assert cli("review", "order", "es", "random").output.strip() == "new reviewers of es get a random sample"
+    _, sample, pool, seed = new_reviewer("plain@example.org")
+    assert sample == sample_templates(pool, 0.5, seed)
+
+    unknown = cli("review", "order", "xx", "risk", ok=False)
+    assert unknown.exit_code == 1 and "unknown language 'xx'" in unknown.output
+    wrong = cli("review", "order", "es", "loudest", ok=False)
+    assert wrong.exit_code == 2 and "'loudest' is not one of 'random', 'risk'" in wrong.output
+    with sessions() as s:
+        assert s.get(Language, "es").queue_order == "random"

@@ -1,11 +1,15 @@
 """Authorization, CSRF, escaping, invitations and sign-in."""
 from __future__ import annotations
 
-from sqlalchemy import select
+import html
+import re
+import shutil
 
-from curator.core.models import AssignmentItem, Assignment, Template, User
+from sqlalchemy import func, select
 
-from .conftest import PASSWORD, Browser, csrf_from
+from curator.core.models import AssignmentItem, Assignment, Invite, Template, User
+
+from .conftest import PASSWORD, SEED, Browser, csrf_from, review_sample
 
 
 def _item_of(sessions, email, lang):
@@ -109,13 +113,21 @@ def test_invitation_flow(review_app, sessions, cli):
     assert review_app.test_client().get("/invite/not-a-token").status_code == 404
 
 
-def test_maintainer_creates_invitation_in_the_page(review_app):
+def test_maintainer_creates_invitation_in_the_page(review_app, sessions):
     boss = Browser(review_app).login("boss@example.org")
     page = boss.get("/admin/reviewers").get_data(as_text=True)
     r = boss.client.post("/admin/reviewers", data={"csrf_token": csrf_from(page), "languages": ["es", "el"],
                                                    "email": "x@example.org"})
     body = r.get_data(as_text=True)
-    assert r.status_code == 200 and "/invite/" in body
+    assert r.status_code == 200 and "/invite/" in body and "/invite/" not in page
+    link = html.unescape(re.search(r'<code class="invite-link">([^<]+)</code>', body).group(1))
+    with sessions() as s:
+        invite = s.scalar(select(Invite))
+        boss_id = s.scalar(select(User.id).where(User.email == "boss@example.org"))
+        assert (invite.languages, invite.email, invite.role, invite.created_by) == (["el", "es"], "x@example.org",
+                                                                                   "reviewer", boss_id)
+    opened = review_app.test_client().get(link[link.index("/invite/"):]).get_data(as_text=True)
+    assert "<strong>el</strong>, <strong>es</strong>" in opened and 'value="x@example.org" readonly' in opened
 
 
 def test_wrong_password_and_open_redirect(review_app):
@@ -134,3 +146,52 @@ def test_session_cookie_flags(review_app):
     r = client.post("/login", data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": token})
     cookie = r.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_invitation_to_a_language_without_candidates_is_a_clear_message(review_app, sessions, cli, tmp_path):
+    """French exists (one untrusted system translated two P19 patterns) but no template has the two
+    votes a candidate needs: accepting an invitation for it says so (422, not a 500), creates no
+    account and leaves the link unused, so it works once French has candidates."""
+    lines = ('{"pattern": "[X] est né à [Y].", "lemma": "born", "extended_lemma": "born-in", "tense": "past"}\n'
+             '{"pattern": "[X] est originaire de [Y].", "lemma": "from", "extended_lemma": "is-originally-from", '
+             '"tense": "present"}\n')
+
+    def translated_by(system: str) -> None:
+        folder = tmp_path / system / system / "fr"
+        folder.mkdir(parents=True)
+        (folder / "P19.jsonl").write_text(lines, encoding="utf-8")
+        cli("ingest", "translations", tmp_path / system)
+        cli("candidates", "build")
+
+    def french(**where) -> int:
+        with sessions() as s:
+            return s.scalar(select(func.count()).select_from(Template).filter_by(language="fr", **where))
+
+    translated_by("pararel_opus_mt")
+    assert french() == 2 and french(is_candidate=True) == 0
+    link = cli("user", "invite", "--language", "fr").output.strip()
+    path = link[link.index("/invite/"):]
+    client = review_app.test_client()
+    page = client.get(path)
+    assert page.status_code == 200 and "<strong>fr</strong>" in page.get_data(as_text=True)
+    form = {"csrf_token": csrf_from(page.get_data(as_text=True)), "email": "flo@example.org", "name": "Flo",
+            "password": "longenough1", "password2": "longenough1"}
+    answer = client.post(path, data=form)
+    body = html.unescape(answer.get_data(as_text=True))
+    assert answer.status_code == 422, body
+    assert "language 'fr' has no candidate templates to review" in body and "Ask the maintainer" in body
+    assert 'name="password"' in body  # the form again, with the message
+    with sessions() as s:
+        assert s.scalar(select(User).where(User.email == "flo@example.org")) is None
+    assert client.get(path).status_code == 200  # not used up
+
+    (tmp_path / "tuples" / "fr").mkdir(parents=True)  # facts to ask, so that P19 can be usable in French
+    shutil.copy(SEED / "tuples" / "es" / "P19.jsonl", tmp_path / "tuples" / "fr" / "P19.jsonl")
+    cli("ingest", "tuples", tmp_path / "tuples")
+    translated_by("pararel_bing")  # the trusted system agrees: two votes each
+    assert french(is_candidate=True) == 2
+    assert client.post(path, data=form).status_code == 302
+    assert "French" in client.get("/").get_data(as_text=True)
+    assert sorted(text for _, _, text in review_sample(sessions, "flo@example.org", "fr")) == \
+        ["[X] est né à [Y]", "[X] est originaire de [Y]"]  # cleaned: no final dot
+    assert client.get(path).status_code == 410

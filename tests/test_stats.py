@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 from curator.release.stats import DatasetStats, dataset_stats, format_stats
 
-DATA = Path("/work/shared/data/mpararel")
+from .conftest import SHARED_DATA
+
+DATA = SHARED_DATA / "mpararel"
 
 
 def _write_patterns(path: Path, patterns: list[str], blank_lines: bool = False) -> None:
@@ -170,7 +171,7 @@ REAL_LANGS = ["de", "es", "fr"]
 
 @pytest.mark.skipif(
     not (DATA / "tuples").is_dir() or not (DATA / "translations" / "pararel_bing").is_dir(),
-    reason="real mParaRel data not available at /work/shared/data/mpararel",
+    reason=f"real mParaRel data not found at {DATA} (../shared beside the checkout)",
 )
 def test_real_data_release(tmp_path: Path) -> None:
     root = tmp_path / "release"
@@ -188,10 +189,7 @@ def test_real_data_release(tmp_path: Path) -> None:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 dst.write_bytes(tuples_src.read_bytes())
 
-    start = time.perf_counter()
-    s = dataset_stats(root)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 10
+    s = dataset_stats(root)  # its speed is measured in benchmarks/ingest.py ("stats"), not asserted here
 
     assert s.languages == REAL_LANGS
     assert 1 <= s.min_patterns_in_relation <= s.avg_patterns_in_relation <= s.max_patterns_in_relation

@@ -289,19 +289,24 @@ def test_libretranslate_runs_without_a_key(fake, monkeypatch):
 def test_429_and_5xx_are_retried_honouring_retry_after(fake, system):
     api, translator = fake(system, script=[(429, {"Retry-After": "1"}, '{"error": "slow down"}'),
                                            (503, {}, '{"error": "busy"}')])
-    started = time.monotonic()
+    assert translator.sleep is time.sleep  # what the waits below go through outside tests
+    waits: list[float] = []
+    translator.sleep = waits.append
     assert translator.translate(["born in"], "en", "de") == ["BORN IN"]
-    assert time.monotonic() - started >= 1.0  # the server's Retry-After, not the 0.01 s backoff
+    # the server's Retry-After (1 s), not the 0.01 s backoff; then the backoff's second step, 0.02 s
+    assert waits == [1.0, pytest.approx(0.02)]
     assert len(api.requests) == 3
 
 
 def test_retry_after_as_an_http_date(fake):
     from email.utils import formatdate
 
-    api, translator = fake("google", script=[(429, {"Retry-After": formatdate(time.time() + 2, usegmt=True)}, "{}")])
-    started = time.monotonic()
-    translator.translate(["x"], "en", "de")
-    assert time.monotonic() - started >= 0.5
+    api, translator = fake("google", script=[(429, {"Retry-After": formatdate(time.time() + 30, usegmt=True)}, "{}")])
+    waits: list[float] = []
+    translator.sleep = waits.append
+    assert translator.translate(["x"], "en", "de") == ["X"]
+    assert len(waits) == 1 and 20 <= waits[0] <= 30  # until that date (whole seconds), not the backoff
+    assert len(api.requests) == 2
 
 
 @pytest.mark.parametrize("system, status", [("microsoft", 401), ("google", 400), ("deepl", 403),
@@ -356,10 +361,18 @@ def test_batches_stay_within_the_api_limits(fake):
 
 def test_rate_limit_spaces_requests(fake):
     api, translator = fake("libretranslate", batch_size=1, rate=10)
-    started = time.monotonic()
+    limiter = translator.limiter
+    assert limiter.clock is time.monotonic and limiter.sleep is time.sleep  # outside tests
+    now, waits = [100.0], []
+
+    def sleep(seconds: float) -> None:  # a clock that moves only when the limiter waits
+        waits.append(seconds)
+        now[0] += seconds
+
+    limiter.clock, limiter.sleep = (lambda: now[0]), sleep
     translator.translate(["a", "b", "c", "d"], "en", "de")
     assert len(api.requests) == 4
-    assert time.monotonic() - started >= 0.3  # 4 starts at most 10 per second
+    assert waits == pytest.approx([0.1, 0.1, 0.1])  # 4 starts at most 10 per second: 0.1 s apart
 
 
 def test_blank_texts_are_not_sent(fake):

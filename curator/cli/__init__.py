@@ -544,14 +544,15 @@ def probe(ctx: Context, src: str, model: str, out: str, languages: str, relation
     langs, rels = _csv(languages), _csv(relations)
     drop = not keep_repeated_subjects
     try:
-        scorer = load_scorer(model, device, dtype, Options(score_mode, batch_tokens, final_punct))
         if Path(src).is_dir():
-            items = list(probe_data.from_directory(src, langs, rels, drop))
+            items = _run(lambda: list(probe_data.from_directory(src, langs, rels, drop)))
         else:
             with transaction(ctx.sessions()) as session:
                 items = _run(lambda: list(probe_data.from_version(session, src, langs, rels, drop)))
         if not items:
             raise click.ClickException(f"nothing to probe in {src} for the languages/relations asked")
+        # loaded after the input is read: a bad line is reported before minutes of model loading
+        scorer = load_scorer(model, device, dtype, Options(score_mode, batch_tokens, final_punct))
         summary = run_probe(scorer, items, out, model, src, progress=_progress())
     except (ProbeError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -14,6 +14,10 @@ from typing import Iterator
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from curator.core.formats.sources import iter_jsonl, require
+
+TUPLE_FIELDS = ("sub_uri", "sub_label", "obj_uri", "obj_label")
+
 
 @dataclass
 class RelationData:
@@ -71,9 +75,18 @@ def from_directory(root: str | Path, languages: list[str] | None = None, relatio
             tuples_path = root / "tuples" / lang_dir.name / path.name
             if not tuples_path.exists():
                 continue
-            templates = [json.loads(line)["pattern"] for line in path.read_text(encoding="utf-8").splitlines() if line]
-            tuples = [json.loads(line) for line in tuples_path.read_text(encoding="utf-8").splitlines() if line]
+            # a bad line is an InputError naming file and line (the CLI prints it as one line)
+            where = str(path)
+            templates = [require(obj, "pattern", str, where, n) for n, obj in iter_jsonl(path.read_bytes(), where)]
+            tuples = list(_tuples(tuples_path))
             yield build(lang_dir.name, path.stem, templates, tuples, drop_repeated_subjects)
+
+
+def _tuples(path: Path) -> Iterator[dict]:
+    for number, obj in iter_jsonl(path.read_bytes(), str(path)):
+        for key in TUPLE_FIELDS:
+            require(obj, key, str, str(path), number)
+        yield obj
 
 
 def from_version(session: Session, name: str, languages: list[str] | None = None,

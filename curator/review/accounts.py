@@ -116,7 +116,11 @@ def accept_invite(session: Session, token: str, email: str, name: str, password:
     if invite.role == "maintainer" and user.role != "maintainer":
         user.role = "maintainer"
     for code in invite.languages:
-        assign(session, user, code, invite.fraction)
+        try:
+            assign(session, user, code, invite.fraction)
+        except Conflict as exc:  # e.g. no candidate templates in the language (yet): a 422, not a 500
+            raise InputError(f"{exc.message}. Ask the maintainer who invited you: this link works once "
+                             "the language has candidates.") from None
     invite.used_at, invite.used_by = utcnow(), user.id
     session.flush()
     return user
