@@ -403,6 +403,9 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     assert back.is_visible() and "low" in (back.get_attribute("class") or "")
     assert back.inner_text() == ("Back-translated: [X] was born <b>in</b> [Y] — similarity to the English 60% "
                                  "(low: check the meaning)")
+    checks = page.locator("#checks")  # the warning checks of the registry, named
+    assert checks.is_visible() and "Back-translation similarity (60%)" in checks.inner_text()
+    assert checks.locator(".warn", has_text="Back-translation").get_attribute("title").startswith("Cosine between")
     line = page.locator("#probe-agreement")
     assert line.is_visible()
     share = round(100 * seed["agreement"][seed["texts"].index(text)])

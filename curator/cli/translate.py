@@ -1,53 +1,22 @@
 """`curator translate`: machine-translate the English patterns into new languages and ingest them.
 
-Registered in `curator/cli.py` with `main.add_command(translate_command, "translate")`.
+Its list options also take space-separated values (`--languages is fo`, see
+`curator.cli.common`); it has no positional argument they could swallow.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-GREEDY_OPTIONS = ("--languages", "--relations")
+from curator.cli.common import Context, GreedyListCommand, expand_greedy, list_option, progress
 
-
-def expand_greedy(args: list[str], options: tuple[str, ...] = GREEDY_OPTIONS) -> list[str]:
-    """Let list options take several values: `--languages is fo` → `--languages is --languages fo`."""
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        out.append(arg)
-        i += 1
-        if arg == "--":
-            out.extend(args[i:])
-            break
-        if arg in options:
-            first = True
-            while i < len(args) and not args[i].startswith("-"):
-                if not first:
-                    out.append(arg)
-                out.append(args[i])
-                first = False
-                i += 1
-    return out
-
-
-class GreedyListCommand(click.Command):
-    """A command whose list options accept space-separated values (and commas, and repeats)."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, expand_greedy(list(args)))
-
-
-def split_values(values: tuple[str, ...]) -> list[str]:
-    return list(dict.fromkeys(v.strip() for value in values for v in value.split(",") if v.strip()))
+__all__ = ["expand_greedy", "translate_command"]
 
 
 @click.command("translate", cls=GreedyListCommand)
-@click.option("--languages", multiple=True, required=True, metavar="LANG…",
-              help="Target languages: `--languages is fo`, `--languages is,fo` or repeated.")
+@list_option("--languages", required=True, metavar="LANG…",
+             help="Target languages: `--languages is fo`, `--languages is,fo` or repeated.")
 @click.option("--system", required=True, metavar="NAME",
               help="microsoft, google, deepl, libretranslate, or local:<model name or path> "
                    "(`{tgt}` in the name loads one model per target, e.g. local:Helsinki-NLP/opus-mt-en-{tgt}).")
@@ -59,42 +28,37 @@ def split_values(values: tuple[str, ...]) -> list[str]:
               help="Most HTTP requests per second (default: no limit).")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries after 429, 5xx and network errors, with exponential backoff.")
-@click.option("--relations", multiple=True, metavar="REL…", help="Only these relations (default: all).")
+@list_option("--relations", metavar="REL…", help="Only these relations (default: all).")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
               help="Local models: where to run.")
 @click.option("--name", default=None, help="Store the translations under this system name instead.")
 @click.pass_context
-def translate_command(click_ctx: click.Context, languages: tuple[str, ...], system: str, out: str | None,
-                      batch_size: int | None, rate: float | None, retries: int, relations: tuple[str, ...],
-                      device: str, name: str | None) -> None:
+def translate_command(click_ctx: click.Context, languages: list[str], system: str, out: str | None,
+                      batch_size: int | None, rate: float | None, retries: int, relations: list[str], device: str,
+                      name: str | None) -> None:
     """Translate the English ParaRel patterns into LANGUAGES with SYSTEM, then ingest the output."""
-    from curator.cli import Context, _run
     from curator.core.db import transaction
     from curator.core.formats.sources import FolderSource
     from curator.ingest.translations import ingest_translations
     from curator.translate.backends import get_translator
-    from curator.translate.errors import TranslationError
     from curator.translate.runner import failure_table, languages_without_tuples, load_english, translate_to_files
 
     ctx = click_ctx.find_object(Context)
     if ctx is None:
         raise click.UsageError("run as `curator translate` (it needs the database option of `curator`)")
-    targets = split_values(languages)
+    targets = languages
     out_dir = Path(out) if out else ctx.settings.instance_path / "translations"
     sessions = ctx.sessions()
-    try:
-        with transaction(sessions) as session:
-            english = load_english(session, split_values(relations) or None)
-        translator = get_translator(system, batch_size=batch_size, rate=rate, retries=retries, device=device,
-                                    name=name, settings=ctx.settings)
-    except TranslationError as exc:
-        raise click.ClickException(str(exc)) from None
+    with transaction(sessions) as session:
+        english = load_english(session, relations or None)
+    translator = get_translator(system, batch_size=batch_size, rate=rate, retries=retries, device=device,
+                                name=name, settings=ctx.settings)
     click.echo(f"system {translator.name}: {len(english)} relations into {', '.join(targets)};"
                f" files in {out_dir / translator.name}")
-    progress = sys.stderr.isatty()  # one line per relation on a terminal; the summary below always
+    show_progress = progress()  # one line per relation on a terminal; the summary below always
 
     def echo(message: str) -> None:
-        if progress:
+        if show_progress:
             click.echo(message, err=True)
 
     summary = translate_to_files(translator, english, targets, out_dir, echo=echo)
@@ -103,7 +67,7 @@ def translate_command(click_ctx: click.Context, languages: tuple[str, ...], syst
 
     if any(out_dir.rglob("*.jsonl")):
         with transaction(sessions) as session:
-            ingested = _run(ingest_translations, session, FolderSource(out_dir), trusted=None)
+            ingested = ingest_translations(session, FolderSource(out_dir), trusted=None)
             valid, invalid = _line_counts(session, translator.name, targets)
             missing_tuples = languages_without_tuples(session, targets)
         click.echo(f"ingested {ingested.files} files ({ingested.skipped_unchanged} unchanged) from {out_dir};"
@@ -132,3 +96,6 @@ def _line_counts(session, system: str, targets: list[str]) -> tuple[int, int]:
                                   .where(TranslationLine.system == system, TranslationLine.language.in_(codes))
                                   .group_by(TranslationLine.valid)).all())
     return counts.get(True, 0), counts.get(False, 0)
+
+
+COMMANDS = (translate_command,)

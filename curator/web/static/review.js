@@ -121,6 +121,7 @@
     });
 
     renderSignals(c.signals);
+    renderChecks(c.signals);
     renderProbe(c.probe);
 
     const examples = $("examples");
@@ -167,6 +168,24 @@
     const bt = document.createElement("q"); bt.lang = "en"; bt.textContent = sig.back_translation;
     el.append(bt, ` — similarity to the English ${Math.round(100 * sig.similarity)}%`);
     if (sig.warn) el.append(" (low: check the meaning)");
+  }
+
+  // The quality checks that warn for this template (the registry in curator/quality/checks),
+  // each named with its description on hover.
+  function renderChecks(sig) {
+    const el = $("checks");
+    clear(el);
+    const warnings = ((sig && sig.checks) || []).filter((c) => c.warn);
+    el.hidden = warnings.length === 0;
+    if (!warnings.length) return;
+    el.append("Worth a look: ");
+    warnings.forEach((c, i) => {
+      const span = document.createElement("span");
+      span.className = "warn";
+      span.title = c.description;
+      span.textContent = `${c.name} (${c.display})`;
+      el.append(...(i ? [" · ", span] : [span]));
+    });
   }
 
   // Model disagreement (SPEC §7): how this template fared in the latest probe run, if it was there.

@@ -1,0 +1,188 @@
+"""`curator metrics`, `rankc`, `compare` and `report`: the analysis of probe runs (no database)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from curator.analysis.convention import CHOICES as CONVENTIONS
+from curator.analysis.convention import DEFAULT as DEFAULT_CONVENTION
+from curator.analysis.convention import Convention
+from curator.cli.common import LIST, Column, echo_table, list_option, percent
+from curator.core.errors import InputError
+
+_run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+_languages_option = list_option("--languages", help="Comma-separated language codes (default: all).")
+_relations_option = list_option("--relations", help="Comma-separated relation ids (default: all).")
+_nm_option = click.option("--nm-relations", type=LIST, default=None, metavar="P47,P530,…",
+                          help="N-M relations, reported as determinism and kept out of the other metrics "
+                               "(default: those LAMA types N-M; '' for none). Convention pararel only.")
+_convention_option = click.option(
+    "--convention", type=click.Choice(CONVENTIONS), default=DEFAULT_CONVENTION.value, show_default=True,
+    help="What the averages take. pararel: N-M relations only as determinism, left out of every other "
+         "average. mpararel: every relation with ≥ 2 templates, N-M included, in every average, subjects "
+         "with several objects dropped — the published mParaRel run_evaluation.py --remove_repeated_subjects.")
+
+
+def _nm(value: list[str] | None) -> tuple[str, ...]:
+    from curator.analysis.metrics import DEFAULT_NM_RELATIONS
+
+    if value is None:
+        return DEFAULT_NM_RELATIONS
+    return tuple(value)
+
+
+def _convention(convention: str, nm_relations: list[str] | None) -> Convention:
+    """The Convention, refusing an N-M list it would ignore (mpararel sets no relation apart)."""
+    chosen = Convention(convention)
+    if chosen is Convention.MPARAREL and nm_relations is not None:
+        raise click.UsageError("--nm-relations applies to --convention pararel only: mpararel averages every "
+                               "relation alike")
+    return chosen
+
+
+SHORT = {"consistency": "Cons", "accuracy": "Acc", "consistency_accuracy": "C-A", "succ_patt": "S-Patt",
+         "succ_objs": "S-Objs", "know_const": "K-Const", "unk_const": "U-Const", "majority": "Major",
+         "determinism": "Determ"}
+
+
+@click.command()
+@_run_option
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object: the convention, then by_language (or by_relation) keyed by language, then metric.")
+@click.option("--by", type=click.Choice(["language", "relation"]), default="language", show_default=True)
+@_languages_option
+@_relations_option
+@_nm_option
+@_convention_option
+def metrics(run_dir: str, as_json: bool, by: str, languages: list[str], relations: list[str],
+            nm_relations: list[str] | None, convention: str) -> None:
+    """Consistency, accuracy, consistency-accuracy and friends of a probe run (ours or mParaRel format)."""
+    from curator.analysis.convention import as_record, describe
+    from curator.analysis.metrics import LABELS, METRICS, run_metrics
+    from curator.core.formats.runs import iter_relations
+
+    chosen = _convention(convention, nm_relations)
+    nm = _nm(nm_relations)
+    by_language, by_relation = run_metrics(iter_relations(run_dir, languages or None, relations or None), nm, chosen)
+
+    def clean(v):
+        return None if isinstance(v, float) and v != v else v
+
+    if as_json:
+        if by == "language":
+            data = {lang: {m: {k: clean(v) for k, v in values.items()} for m, values in ms.items()}
+                    for lang, ms in by_language.items()}
+        else:
+            data = {lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
+                    for lang, rels in by_relation.items()}
+        click.echo(json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data}, indent=2,
+                              ensure_ascii=False))
+        return
+    click.echo(describe(chosen, nm))
+    if by == "language":
+        def mean_std(m: dict) -> str:
+            return percent(m["mean"]) + ("" if m["relations"] == 0 else "±" + percent(m["std"]))
+
+        echo_table([Column("lang", 6), Column("rels", 5, ">"), *(Column(SHORT[m], 14, ">") for m in METRICS)],
+                   [(lang, ms["accuracy"]["relations"] + ms["determinism"]["relations"],
+                     *(mean_std(ms[m]) for m in METRICS)) for lang, ms in by_language.items()], sep="")
+    else:
+        echo_table([Column("lang", 6), Column("relation", 9), Column("T", 4, ">"), Column("D", 6, ">"),
+                    *(Column(SHORT[m], 9, ">") for m in METRICS)],
+                   [(lang, rel, row["templates"], row["tuples"], *(percent(row[m]) for m in METRICS))
+                    for lang, rels in by_relation.items() for rel, row in sorted(rels.items())], sep="")
+    click.echo("values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS),
+               err=True)
+
+
+@click.command()
+@_run_option
+@_languages_option
+@_relations_option
+@click.option("--json", "as_json", is_flag=True, help="RankC, COverlap and shared queries as JSON.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the RankC heatmap (.png).")
+def rankc(run_dir: str, languages: list[str], relations: list[str], as_json: bool, plot: str | None) -> None:
+    """RankC (and COverlap) between the languages of a run, on the facts both languages ask."""
+    import numpy as np
+
+    from curator.analysis.rankc import run_rankc
+
+    result = run_rankc(run_dir, languages or None, relations or None)
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        langs = result.languages
+        for title, matrix in (("RankC %", result.rankc), ("COverlap %", result.coverlap)):
+            click.echo(title)
+            echo_table([Column("", 6), *(Column(lang, 7, ">") for lang in langs)],
+                       [(a, *(percent(matrix[i, j]) for j in range(len(langs)))) for i, a in enumerate(langs)],
+                       sep="")
+        off = result.rankc[~np.eye(len(langs), dtype=bool)]
+        if off.size:
+            click.echo(f"mean RankC over language pairs: {percent(float(off.mean()))}%")
+    if plot:
+        from curator.analysis.charts import rankc_heatmap
+
+        if Path(plot).suffix.lower() != ".png":
+            raise InputError(f"--plot must end in .png: {plot}")
+        Path(plot).write_bytes(rankc_heatmap(result.languages, result.rankc.tolist(), result.accuracy))
+        click.echo(f"wrote {plot}", err=True)
+
+
+@click.command()
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False))
+@_languages_option
+@_relations_option
+@_nm_option
+@click.option("--bootstrap", "replicates", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Bootstrap replicates.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="The convention, then by_language keyed by language, then metric.")
+@_convention_option
+def compare(run_a: str, run_b: str, languages: list[str], relations: list[str], nm_relations: list[str] | None,
+            replicates: int, confidence: float, seed: int, as_json: bool, convention: str) -> None:
+    """Per language and metric: RUN_A, RUN_B, B − A and a paired bootstrap interval over shared tuples."""
+    from curator.analysis.compare import as_json as compare_json
+    from curator.analysis.compare import compare_runs
+    from curator.analysis.convention import describe
+    from curator.analysis.metrics import LABELS
+
+    chosen = _convention(convention, nm_relations)
+    nm = _nm(nm_relations)
+    rows = compare_runs(run_a, run_b, languages or None, relations or None, nm, replicates, confidence, seed, chosen)
+    if as_json:
+        click.echo(json.dumps(compare_json(rows, chosen, nm), indent=2, ensure_ascii=False))
+        return
+    click.echo(describe(chosen, nm))
+    pct = f"{100 * confidence:g}% CI"
+    echo_table([Column("lang", 6), Column("metric", 22), Column("A", 7, ">"), Column("B", 7, ">"),
+                Column("B−A", 8, ">"), Column(pct, 18, ">"), Column("tuples", 8, ">"), Column("")],
+               [(r.language, LABELS[r.metric], percent(r.a), percent(r.b), percent(r.diff),
+                 f"[{percent(r.low)}, {percent(r.high)}]", r.tuples, " *" if r.significant else "") for r in rows],
+               sep="")
+    click.echo(f"values in %; * = the {pct} excludes 0; tuples paired by relation, subject and object", err=True)
+
+
+@click.command()
+@_run_option
+@click.argument("out", type=click.Path(file_okay=False))
+@_languages_option
+@_nm_option
+@_convention_option
+def report(run_dir: str, out: str, languages: list[str], nm_relations: list[str] | None, convention: str) -> None:
+    """Write an HTML report (and PNG charts) of a probe run to OUT; the page names its convention."""
+    from curator.analysis.report import build_report
+
+    chosen = _convention(convention, nm_relations)
+    path = build_report(run_dir, out, nm_relations=_nm(nm_relations), languages=languages or None,
+                        convention=chosen)
+    click.echo(f"wrote {path} (convention {chosen.value})")
+
+
+COMMANDS = (metrics, rankc, compare, report)

@@ -1,0 +1,152 @@
+"""What the command modules share: the context object, list options, progress and tables.
+
+List options, one convention. Every option that takes several values (languages, relations)
+uses `list_option`: the type `LIST` splits a value on commas and whitespace, the option may be
+repeated, and the command gets one list, in order, without duplicates (empty when the option
+is not given). So `--languages es,ar`, `--languages "es ar"` and `--languages es --languages ar`
+all mean [es, ar], as do `--language es,ar` and `--language es --language ar`. A command whose
+class is `GreedyListCommand` (`curator translate`, which has no positional argument that could
+be swallowed) also takes space-separated values after the option: `--languages es ar`.
+A non-repeatable option may use `LIST` alone (`--nm-relations`: None when not given, so the
+command can tell "not given" from "given empty").
+
+Tables: `echo_table` prints aligned columns from `Column`s and rows of values; each column
+pads to a fixed width (like an f-string's `{value:>9}`), so the output does not depend on
+the values.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import click
+from sqlalchemy import inspect
+
+from curator.core.db import make_engine, make_session_factory
+from curator.core.errors import Conflict
+from curator.core.settings import Settings
+
+
+class Context:
+    """What every command gets: the settings (read once, in `main`) and a lazily made engine."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.url = settings.database_url
+        self._engine = None
+
+    @property
+    def engine(self):
+        if self._engine is None:
+            self._engine = make_engine(self.url, busy_timeout=self.settings.busy_timeout)
+        return self._engine
+
+    def sessions(self):
+        if not inspect(self.engine).has_table("alembic_version"):
+            raise Conflict(f"the database at {self.url} is not initialised: run `curator init`")
+        return make_session_factory(self.engine)
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+def progress() -> bool:
+    """Show per-item progress (on stderr) only when a person is watching."""
+    return sys.stderr.isatty()
+
+
+# ---------------------------------------------------------------- list options
+class ListType(click.ParamType):
+    """A list of values separated by commas and/or whitespace."""
+
+    name = "text"  # the metavar help shows, as for a plain string option
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[str]:
+        if isinstance(value, (list, tuple)):
+            return [str(v) for v in value]
+        return [v for v in re.split(r"[,\s]+", str(value)) if v]
+
+
+LIST = ListType()
+
+
+def _joined(ctx: click.Context, param: click.Parameter, value: tuple[list[str], ...]) -> list[str]:
+    return list(dict.fromkeys(v for values in value for v in values))
+
+
+def list_option(*param_decls: str, **kwargs):
+    """A repeatable `LIST` option; the command gets one de-duplicated list."""
+    return click.option(*param_decls, type=LIST, multiple=True, callback=_joined, **kwargs)
+
+
+GREEDY_OPTIONS = ("--languages", "--relations")
+
+
+def expand_greedy(args: list[str], options: tuple[str, ...] = GREEDY_OPTIONS) -> list[str]:
+    """Let list options take several values: `--languages is fo` → `--languages is --languages fo`."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        out.append(arg)
+        i += 1
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if arg in options:
+            first = True
+            while i < len(args) and not args[i].startswith("-"):
+                if not first:
+                    out.append(arg)
+                out.append(args[i])
+                first = False
+                i += 1
+    return out
+
+
+class GreedyListCommand(click.Command):
+    """A command whose list options also accept space-separated values. Only for commands
+    without positional arguments: the values run up to the next option."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, expand_greedy(list(args)))
+
+
+# ---------------------------------------------------------------- output
+def percent(value: float | None, digits: int = 1) -> str:
+    """A share as a percentage without the sign; — for none (or NaN)."""
+    return "—" if value is None or value != value else f"{100 * value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of `echo_table`: its header, width, alignment ('<' or '>'), the format spec
+    of its values (e.g. '.3f') and the text before it (default: the table's separator)."""
+
+    header: str
+    width: int = 0
+    align: str = "<"
+    spec: str = ""
+    gap: str | None = None
+
+    def cell(self, value: Any, spec: str | None = None) -> str:
+        return format(value, f"{self.align}{self.width or ''}{self.spec if spec is None else spec}")
+
+
+def format_table(columns: Sequence[Column], rows: Iterable[Sequence[Any]], sep: str = " ") -> list[str]:
+    """The header line, then one line per row; values are formatted with the column's spec
+    (headers without it)."""
+
+    def line(cells: Iterable[str]) -> str:
+        return "".join((sep if c.gap is None else c.gap) * (i > 0) + text
+                       for i, (c, text) in enumerate(zip(columns, cells)))
+
+    return [line(c.cell(c.header, "") for c in columns),
+            *(line(c.cell(v) for c, v in zip(columns, row)) for row in rows)]
+
+
+def echo_table(columns: Sequence[Column], rows: Iterable[Sequence[Any]], sep: str = " ") -> None:
+    for text in format_table(columns, rows, sep):
+        click.echo(text)

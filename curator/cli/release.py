@@ -1,0 +1,185 @@
+"""`curator release …` (dataset versions) and `curator stats` (statistics of a release folder)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from curator.cli.common import Context, list_option, pass_ctx, progress
+from curator.core.db import transaction
+from curator.core.enums import Policy, values
+from curator.core.errors import InputError
+
+
+@click.group()
+def release() -> None:
+    """Dataset versions in the mParaRel layout."""
+
+
+def _echo_version(s) -> None:
+    click.echo(f"version {s.name}: {s.languages} languages, {s.relations} language×relation pairs,"
+               f" {s.patterns} patterns, {s.tuple_lists} tuple files")
+
+
+@release.command("build")
+@click.argument("name")
+@click.option("--from-review", is_flag=True, help="Apply the reviews to a candidate version (its parent).")
+@click.option("--policy", type=click.Choice(values(Policy)), default="any", show_default=True,
+              help="With --from-review: when a reviewed template stays.")
+@click.option("--parent", default=None,
+              help="Version this one derives from (with --from-review: default the latest candidate version).")
+@pass_ctx
+def release_build(ctx: Context, name: str, from_review: bool, policy: str, parent: str | None) -> None:
+    """Build version NAME: a snapshot of the candidates, or (--from-review) the reviewed dataset."""
+    from curator.release.merge import build_from_review
+    from curator.release.versions import build_from_candidates
+
+    with transaction(ctx.sessions()) as session:
+        if from_review:
+            s = build_from_review(session, name, policy, parent)
+        else:
+            s = build_from_candidates(session, name, parent)
+    _echo_version(s)
+
+
+@release.command("preview")
+@click.option("--policy", type=click.Choice(values(Policy)), default="any", show_default=True)
+@click.option("--parent", default=None, help="Candidate version to apply the reviews to (default: the latest).")
+@list_option("--language", "languages", help="Only these languages (repeatable).")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def release_preview(ctx: Context, policy: str, parent: str | None, languages: list[str], as_json: bool) -> None:
+    """What `release build --from-review` would remove, add and drop; nothing is written."""
+    from curator.release.merge import latest_candidates, plan
+    from curator.release.versions import get_version
+
+    with transaction(ctx.sessions()) as session:
+        base = get_version(session, parent) if parent else latest_candidates(session)
+        plans = [p for p in plan(session, base, policy, languages or None) if p.changed()]
+    if as_json:
+        click.echo(json.dumps({"parent": base.name, "policy": policy, "relations": [p.to_dict() for p in plans]},
+                              indent=2, ensure_ascii=False))
+        return
+    click.echo(f"applying reviews to {base.name} with policy {policy}: {len(plans)} relations change")
+    for p in plans:
+        click.echo(f"{p.language}/{p.relation}: {len(p.patterns)} templates"
+                   + ("  — DROPPED (fewer than 2 templates)" if p.dropped else ""))
+        for k in p.kept:
+            if k.checked:
+                click.echo(f"  ✓ {k.pattern}   (checked by a human)")
+        for r in p.removed:
+            click.echo(f"  - {r['pattern']}   ({', '.join(r['decisions'])})")
+        for a in p.added:
+            click.echo(f"  + {a.pattern}   ({a.origin})")
+
+
+@release.command("diff")
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
+    """Per language and relation: templates added, removed and newly checked by humans from A to B."""
+    from curator.release.diff import diff_rules, diff_versions
+
+    with transaction(ctx.sessions()) as session:
+        diffs = diff_versions(session, a, b)
+        rules = diff_rules(session, a, b)
+    if as_json:
+        click.echo(json.dumps({"rules": rules, "changes": [d.to_dict() for d in diffs]}, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{a} → {b}: {len(diffs)} language×relation pairs differ")
+    click.echo("candidate rules: " + ", ".join(f"{name} {_rules_text(r)}" for name, r in rules.items()))
+    for d in diffs:
+        note = " (new relation)" if d.relation_added else " (relation dropped)" if d.relation_removed else ""
+        click.echo(f"{d.language}/{d.relation}{note}")
+        for p in d.removed:
+            click.echo(f"  - {p}")
+        for p in d.added:
+            click.echo(f"  + {p}")
+        for p in d.newly_checked:
+            click.echo(f"  ✓ {p}")
+
+
+def _rules_text(rules: dict | None) -> str:
+    if rules is None:
+        return "unknown (imported)"
+    return rules["profile"] + (" (case kept)" if rules["keep_case"] else "")
+
+
+@release.command("import")
+@click.argument("src")
+@click.option("--version", "name", required=True, help="Name of the new version.")
+@pass_ctx
+def release_import(ctx: Context, src: str, name: str) -> None:
+    """Load a release in mParaRel layout (patterns/ + tuples/) from a folder or URL."""
+    from curator.core.formats.sources import open_source
+    from curator.release.versions import import_release
+
+    with transaction(ctx.sessions()) as session:
+        s = import_release(session, open_source(src), name, progress=progress())
+    _echo_version(s)
+
+
+@release.command("export")
+@click.argument("name")
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--hf", is_flag=True, help="Also write hf/patterns.jsonl and hf/tuples.jsonl for Hugging Face datasets.")
+@pass_ctx
+def release_export(ctx: Context, name: str, out: str, force: bool, hf: bool) -> None:
+    """Write version NAME to OUT: patterns/, tuples/, manifest.json, README.md."""
+    from curator.release.export import export_version
+
+    with transaction(ctx.sessions()) as session:
+        info = export_version(session, name, out, force, hf)
+    c = info["counts"]
+    click.echo(f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"
+               f" {c['tuple_files']} tuple files, {c['phrases']} phrases")
+
+
+@release.command("list")
+@pass_ctx
+def release_list(ctx: Context) -> None:
+    """Dataset versions with their counts."""
+    from curator.release.versions import list_versions
+
+    with transaction(ctx.sessions()) as session:
+        for v in list_versions(session):
+            click.echo(f"{v['name']:<20} {v['kind']:<10} {v['created']}  parent={v['parent'] or '-'}"
+                       f"  {v['languages']} languages, {v['patterns']} patterns, {v['tuple_lists']} tuple files")
+
+
+@click.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Also write per-language bar charts of #phrases and #patterns (.png or .svg).")
+def stats(directory: str, as_json: bool, plot: str | None) -> None:
+    """SPEC §4 dataset statistics of a release directory (and its review statistics, if any)."""
+    from curator.release.export import review_section
+    from curator.release.stats import dataset_stats, format_stats
+
+    try:
+        result = dataset_stats(directory)
+    except ValueError as exc:  # the release folder's own messages (file and line)
+        raise InputError(str(exc)) from None
+    manifest_path = Path(directory) / "manifest.json"
+    info = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(format_stats(result))
+        for line in review_section(info.get("review"), info.get("policy")):
+            click.echo(line)
+    if plot:
+        from curator.release.charts import FORMATS, write_chart
+
+        if Path(plot).suffix.lstrip(".").lower() not in FORMATS:
+            raise InputError(f"--plot must end in .png or .svg: {plot}")
+        write_chart(plot, result.patterns_per_language, result.phrases_per_language)
+        click.echo(f"wrote {plot}", err=True)
+
+
+COMMANDS = (release, stats)

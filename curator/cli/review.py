@@ -1,0 +1,153 @@
+"""`curator user …` (accounts, invitations, API tokens) and `curator review …` (sampling, statistics,
+legacy decisions)."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from curator.cli.common import Column, Context, echo_table, list_option, pass_ctx
+from curator.core.db import transaction
+from curator.core.enums import QueueOrder, Role, values
+from curator.core.errors import NotFound
+
+
+# ---------------------------------------------------------------- users
+@click.group()
+def user() -> None:
+    """Accounts: maintainers, invitations, API tokens."""
+
+
+@user.command("create")
+@click.argument("email")
+@click.option("--role", type=click.Choice(values(Role)), default="reviewer", show_default=True)
+@click.option("--name", default="")
+@click.option("--password", envvar="CURATOR_PASSWORD", default=None,
+              help="Default: prompt (or $CURATOR_PASSWORD for scripts).")
+@list_option("--language", "languages", help="Assign a language (repeatable).")
+@pass_ctx
+def user_create(ctx: Context, email: str, role: str, name: str, password: str | None, languages: list[str]) -> None:
+    """Create an account that can sign in (e.g. the first maintainer)."""
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign
+
+    if password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    with transaction(ctx.sessions()) as session:
+        account = create_user(session, email, password, role, name)
+        for code in languages:
+            assign(session, account, code)
+    click.echo(f"created {role} {email}" + (f" reviewing {', '.join(languages)}" if languages else ""))
+
+
+@user.command("invite")
+@list_option("--language", "languages", help="Language to review (repeatable).")
+@click.option("--email", default=None, help="Bind the invitation to this address.")
+@click.option("--role", type=click.Choice(values(Role)), default="reviewer", show_default=True)
+@click.option("--fraction", type=float, default=None, help="Share of each relation's candidates to sample (0.5).")
+@click.option("--base-url", default="http://127.0.0.1:5000", show_default=True, help="Where the app is served.")
+@pass_ctx
+def user_invite(ctx: Context, languages: list[str], email: str | None, role: str, fraction: float | None,
+                base_url: str) -> None:
+    """Print an invitation link (valid 14 days)."""
+    from curator.review.accounts import create_invite
+
+    with transaction(ctx.sessions()) as session:
+        _, token = create_invite(session, languages, None, email, role, fraction)
+    click.echo(f"{base_url.rstrip('/')}/invite/{token}")
+
+
+@user.command("token")
+@click.argument("email")
+@pass_ctx
+def user_token(ctx: Context, email: str) -> None:
+    """Issue an API token for scripts (replaces the previous one); printed once."""
+    from curator.review.accounts import find_user, issue_api_token
+
+    with transaction(ctx.sessions()) as session:
+        account = find_user(session, email)
+        if account is None:
+            raise NotFound(f"no user {email}")
+        click.echo(issue_api_token(session, account))
+
+
+# ---------------------------------------------------------------- review
+@click.group()
+def review() -> None:
+    """Reviews: sampling settings, legacy decisions."""
+
+
+@review.command("fraction")
+@click.argument("language")
+@click.argument("fraction", type=float)
+@pass_ctx
+def review_fraction(ctx: Context, language: str, fraction: float) -> None:
+    """Set LANGUAGE's sample fraction (default 0.5) for reviewers who join from now on."""
+    from curator.review.sampling import set_fraction
+
+    with transaction(ctx.sessions()) as session:
+        set_fraction(session, language, fraction)
+    click.echo(f"{language}: new reviewers sample {fraction:g} of each relation's candidates (at least 2)")
+
+
+@review.command("order")
+@click.argument("language")
+@click.argument("order", type=click.Choice(values(QueueOrder)))
+@pass_ctx
+def review_order(ctx: Context, language: str, order: str) -> None:
+    """How new reviewers' samples are drawn: random, or the riskiest templates first."""
+    from curator.quality.signals import set_queue_order
+
+    with transaction(ctx.sessions()) as session:
+        set_queue_order(session, language, order)
+    click.echo(f"new reviewers of {language} get a {order} sample")
+
+
+@review.command("stats")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV instead of a table (what the dashboard downloads).")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def review_stats(ctx: Context, as_csv: bool, as_json: bool) -> None:
+    """Per language: reviewers, progress, decision shares, pace, agreement (Cohen's kappa)."""
+    from curator.review.stats import review_summary, summary_csv
+
+    with transaction(ctx.sessions()) as session:
+        summary = review_summary(session)
+    if as_csv:
+        click.echo(summary_csv(summary), nl=False)
+        return
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), indent=2))
+        return
+
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100 * x:.0f}%"
+
+    echo_table([Column("lang", 8), Column("reviewers", 9, ">"), Column("done", 9, ">"), Column("accept", 7, ">"),
+                Column("amend", 6, ">"), Column("reject", 7, ">"), Column("sugg", 5, ">"), Column("med s", 6, ">"),
+                Column("agree", 6, ">"), Column("kappa", 6, ">")],
+               [(r.language, r.reviewers, f"{r.done}/{r.assigned}", pct(r.share("accepted")), pct(r.share("amended")),
+                 pct(r.share("rejected")), r.suggestions, "-" if r.median_seconds is None else r.median_seconds,
+                 pct(r.agreement), "-" if r.kappa is None else f"{r.kappa:.2f}") for r in summary.languages])
+    for kind, label in (("rejected", "wrong"), ("amended", "amended")):
+        pair = summary.across(kind)
+        if pair:
+            click.echo(f"{label}: {100 * pair[0]:.0f}% ± {100 * pair[1]:.0f}% across languages")
+
+
+@review.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--fraction", type=float, default=None, help="Sample fraction for reviewers new to a language.")
+@pass_ctx
+def review_import(ctx: Context, file: str, fraction: float | None) -> None:
+    """Load decisions from JSONL: reviewer, language, relation, template, decision, correction."""
+    from curator.review.importer import import_reviews
+
+    with transaction(ctx.sessions()) as session:
+        s = import_reviews(session, file, fraction)
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(s.kinds.items()))
+    click.echo(f"{s.lines} lines: {s.stored} stored, {s.unchanged} already there ({kinds});"
+               f" {s.users_created} reviewers created")
+
+
+COMMANDS = (user, review)
