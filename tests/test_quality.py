@@ -324,3 +324,33 @@ def test_cli_review_order_sets_how_new_reviewers_are_sampled(cli, sessions, tmp_
     assert wrong.exit_code == 2 and "'loudest' is not one of 'random', 'risk'" in wrong.output
     with sessions() as s:
         assert s.get(Language, "es").queue_order == "random"
+
+
+def test_checks_registry_is_what_the_cli_and_review_screen_show(cli, sessions):
+    """One registry: `signals list` prints it, `signals show` and the review payload carry each
+    computed check's result, and the risk is the noisy-OR of the checks' components."""
+    from curator.quality.checks import CHECKS, combine, results
+
+    listed = json.loads(cli("signals", "list", "--json").output)
+    assert [r["id"] for r in listed] == list(CHECKS) == ["votes", "repaired", "similarity", "disagreement"]
+    assert all(r["description"] for r in listed)
+    assert listed[2]["computed_by"] == "curator signals similarity"
+    text = cli("signals", "list").output
+    assert "Back-translation similarity" in text and "similarity: Cosine between" in text
+    cli("seed")
+    with sessions.begin() as s:
+        template = s.scalar(select(Template).where(Template.language == "es", Template.is_candidate)
+                            .order_by(Template.id))
+        s.add(TemplateSignal(template_id=template.id, similarity=0.5, agreement=0.1, relation_agreement=0.6))
+    rows = json.loads(cli("signals", "show", "es", "--top", "1", "--json").output)
+    row = rows[0]
+    assert row["template"] == template.text
+    by_id = {c["id"]: c for c in row["checks"]}
+    assert set(by_id) == {"votes", "repaired", "similarity", "disagreement"}
+    assert by_id["similarity"]["warn"] and by_id["disagreement"]["warn"] and by_id["similarity"]["display"] == "50%"
+    assert by_id["similarity"]["risk"] == 1.0 and by_id["disagreement"]["risk"] == 1.0
+    assert row["risk"] == pytest.approx(combine(row["components"]), abs=1e-3) and row["risk"] == 1.0
+    with sessions() as s:
+        bare = s.scalar(select(Template).where(Template.language == "es", Template.is_candidate,
+                                               Template.id != template.id))
+        assert [c["id"] for c in results(bare, None)] == ["votes", "repaired"]  # not computed: not shown

@@ -68,7 +68,8 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
     from sqlalchemy import select as sql_select
 
     from curator.core.models import Template, TemplateSignal
-    from curator.quality.signals import risk_components, risks
+    from curator.quality import checks
+    from curator.quality.signals import risks
 
     with transaction(ctx.sessions()) as session:
         scores = risks(session, language)
@@ -77,13 +78,13 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
         for template, signal in session.execute(
                 sql_select(Template, TemplateSignal).outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
                 .where(Template.id.in_(ids))).all():
-            parts = risk_components(template.votes, *((signal.similarity, signal.agreement, signal.relation_agreement)
-                                                      if signal else ()))
+            parts = checks.risk_components(template, signal)
             rows.append({"relation": template.relation_id, "template": template.text, "risk": round(scores[template.id], 3),
                          "votes": template.votes, "repaired": template.repaired,
                          "similarity": signal.similarity if signal else None,
                          "back_translation": signal.back_translation if signal else None,
-                         "agreement": signal.agreement if signal else None, "components": parts})
+                         "agreement": signal.agreement if signal else None, "components": parts,
+                         "checks": checks.results(template, signal)})
     rows.sort(key=lambda r: -r["risk"])
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
@@ -92,6 +93,23 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
         sim = "—" if r["similarity"] is None else f"{r['similarity']:.2f}"
         agr = "—" if r["agreement"] is None else f"{r['agreement']:.2f}"
         click.echo(f"{r['risk']:.2f}  {r['relation']:<6} votes {r['votes']}  cos {sim}  agree {agr}  {r['template']}")
+
+
+@signals.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def signals_list(as_json: bool) -> None:
+    """The registered quality checks: what each measures and which command computes it."""
+    from curator.quality.checks import CHECKS
+
+    rows = [{"id": c.id, "name": c.name, "computed_by": c.computed_by, "description": c.description}
+            for c in CHECKS.values()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    echo_table([Column("check", 14), Column("name", 28), Column("computed by")],
+               [(r["id"], r["name"], r["computed_by"] or "ingest (stored with the template)") for r in rows], sep="  ")
+    for r in rows:
+        click.echo(f"\n{r['id']}: {r['description']}")
 
 
 @signals.command("outcomes")
