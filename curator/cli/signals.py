@@ -27,12 +27,9 @@ def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) 
     from curator.quality.signals import WARN_SIMILARITY, compute_similarity
     from curator.translate import get_translator
 
-    try:
-        translator = get_translator(system, settings=ctx.settings)
-        with transaction(ctx.sessions()) as session:
-            rows = compute_similarity(session, translator, langs, model, progress=progress())
-    except ValueError as exc:  # e.g. the sentence-transformers model cannot be loaded
-        raise InputError(str(exc)) from None
+    translator = get_translator(system, settings=ctx.settings)
+    with transaction(ctx.sessions()) as session:
+        rows = compute_similarity(session, translator, langs, model, progress=progress())
     echo_table([Column("lang", 8), Column("templates", 10, ">"), Column("mean cos", 10, ">", ".3f"),
                 Column(f"< {WARN_SIMILARITY}", 8, ">")],
                [(r.language, r.templates, r.mean, r.warnings) for r in rows], sep="")

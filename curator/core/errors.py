@@ -17,8 +17,8 @@ class CuratorError(Exception):
         super().__init__(message)
 
 
-class InputError(CuratorError):
-    """Bad input. Names where the problem is — file (or source), line (1-based) and field —
+class InputError(CuratorError, ValueError):
+    """Bad input (a ValueError too, for callers that catch the built-in kind). Names where the problem is — file (or source), line (1-based) and field —
     when known: `InputError("data/P19.jsonl", "expected str", line=3, field="pattern")`, or
     just `InputError("the sample fraction must be in (0, 1]")` for an argument."""
 

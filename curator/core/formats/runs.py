@@ -27,7 +27,7 @@ from curator.core.formats.atomic import atomic_write
 FORMAT = 1
 
 
-class RunError(InputError, ValueError):
+class RunError(InputError):
     """A run folder or one of its files cannot be read; the message names the file."""
 
 

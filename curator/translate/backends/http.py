@@ -6,6 +6,7 @@ permanent and fails at once with the system's name, the status and an excerpt of
 """
 from __future__ import annotations
 
+from curator.core.errors import InputError
 from curator.core.settings import Settings
 import re
 import time
@@ -28,7 +29,7 @@ class RateLimiter:
     def __init__(self, rate: float | None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
         if rate is not None and rate <= 0:
-            raise ValueError("the rate must be positive (requests per second)")
+            raise InputError("the rate must be positive (requests per second)")
         self.interval = 1.0 / rate if rate else 0.0
         self.clock, self.sleep = clock, sleep
         self.next_start = 0.0
@@ -82,12 +83,12 @@ class HttpTranslator(Translator):
         self.url = (url or settings.env(f"{self.env}_URL") or self.base_url()).rstrip("/")
         self.settings = settings
         if retries < 0:
-            raise ValueError("retries must be 0 or more")
+            raise InputError("retries must be 0 or more")
         self.retries, self.timeout, self.backoff = retries, timeout, backoff
         self.limiter = RateLimiter(rate)
         if batch_size is not None:
             if batch_size < 1:
-                raise ValueError("the batch size must be at least 1")
+                raise InputError("the batch size must be at least 1")
             self.max_items = min(self.max_items, batch_size)
         self.http = session or requests.Session()
         self.sleep: Callable[[float], None] = time.sleep
