@@ -17,7 +17,8 @@ from curator.core import languages
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
 from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
-from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/<REL>.jsonl"

@@ -16,7 +16,8 @@ from curator.core import languages
 from curator.core.enums import VersionKind
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import layout_files
-from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
 from curator.core.models import (DatasetVersion, LanguageCoverage, RelationCoverage, Template, TupleList, VersionPattern,
