@@ -113,3 +113,56 @@ def test_release_import_with_bad_flag(cli, engine, loaded, tmp_path):
         json.dumps({"pattern": "[X] nació en [Y]", "checked-by-human": "yes"}) + "\n", encoding="utf-8")
     out = _fails(cli, engine, "release", "import", release, "--version", "bad")
     assert "line 1" in out and "'checked-by-human'" in out
+
+
+# ---------------------------------------------------------------- the one JSONL reader, seen from every command
+def test_a_line_that_is_not_an_object(cli, engine, loaded):
+    target = loaded / "translations" / "pararel_google" / "el" / "P30.jsonl"
+    _rewrite_line(target, 2, json.dumps(["[X] βρίσκεται στην [Y]"], ensure_ascii=False))
+    out = _fails(cli, engine, "ingest", "translations", loaded / "translations")
+    assert f"{target}, line 2: expected a JSON object" in out
+
+
+def test_blank_lines_are_skipped_and_line_numbers_stay_physical(cli, engine, loaded):
+    target = loaded / "tuples" / "ar" / "P37.jsonl"
+    lines = target.read_text(encoding="utf-8").splitlines()
+    lines[1:1] = ["", "   "]  # two blank lines after the first row: the broken row below is line 5
+    lines[4] = json.dumps({**json.loads(lines[4]), "lineid": "3"})
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _fails(cli, engine, "ingest", "tuples", loaded / "tuples")
+    assert f"{target}, line 5: field 'lineid': expected int, got str" in out
+
+
+def test_release_import_with_a_stray_file_or_a_missing_field(cli, engine, loaded, tmp_path):
+    cli("candidates", "build")
+    cli("release", "build", "v0")
+    release = tmp_path / "release"
+    cli("release", "export", "v0", release)
+    stray = release / "tuples" / "es" / "extra" / "P19.jsonl"
+    stray.parent.mkdir()
+    stray.write_text("{}\n")
+    out = _fails(cli, engine, "release", "import", release, "--version", "bad")
+    assert str(stray) in out and "unexpected file" in out
+    stray.unlink()
+    target = release / "tuples" / "es" / "P19.jsonl"
+    row = json.loads(target.read_text(encoding="utf-8").splitlines()[2])
+    del row["sub_label"]
+    _rewrite_line(target, 3, json.dumps(row))
+    out = _fails(cli, engine, "release", "import", release, "--version", "bad")
+    assert f"{target}, line 3: field 'sub_label': missing" in out
+
+
+def test_stats_and_tiny_corpus_name_file_line_and_field(cli, loaded, tmp_path):
+    release = tmp_path / "release"
+    (release / "patterns" / "es").mkdir(parents=True)
+    bad = release / "patterns" / "es" / "P19.jsonl"
+    bad.write_text(json.dumps({"pattern": "[X] nació en [Y]"}) + "\n" + json.dumps({"pattern": 7}) + "\n")
+    for args in (("stats", release), ("models", "tiny", tmp_path / "m", "--kind", "bert", "--corpus", release)):
+        result = cli(*args, ok=False)
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert f"{bad}, line 2: field 'pattern': expected str, got int" in result.output
+    # a folder that is not a release (the seed's shape) is read with the same reader
+    broken = loaded / "translations" / "pararel_bing" / "es" / "P19.jsonl"
+    _rewrite_line(broken, 4, "{oops")
+    result = cli("models", "tiny", tmp_path / "m", "--kind", "bert", "--corpus", loaded, ok=False)
+    assert result.exit_code == 1 and f"{broken}, line 4: malformed JSON" in result.output

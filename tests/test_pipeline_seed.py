@@ -150,6 +150,25 @@ def test_failed_export_leaves_no_partial_directory(cli, tmp_path, monkeypatch):
     assert not any(p.name.startswith(".rel") for p in tmp_path.iterdir())  # staging removed
 
 
+def test_failed_forced_export_leaves_the_old_release_unchanged(cli, tmp_path, monkeypatch):
+    load(cli)
+    cli("candidates", "build")
+    cli("release", "build", "v0")
+    out = tmp_path / "rel"
+    cli("release", "export", "v0", out, "--hf")
+    before = tree_bytes(out)
+    from curator.release import export
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(export, "dataset_card", broken)
+    with pytest.raises(OSError, match="disk full"):
+        cli("release", "export", "v0", out, "--force")
+    assert tree_bytes(out) == before  # not half of a new release over the old one
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
 def test_release_import_round_trips_byte_identical(cli, sessions, tmp_path):
     load(cli)
     cli("candidates", "build")

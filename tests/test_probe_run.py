@@ -169,3 +169,31 @@ def test_malformed_release_line_is_one_line_error(cli, release, bert, tmp_path, 
     assert len(message) == 1 and message[0].startswith(f"Error: {path}, line {line_no}: "), message
     assert expected in message[0]
     assert not (out / "es" / "P19.npz").exists()
+
+
+def test_a_second_probe_on_a_run_in_use_stops_with_one_line(cli, release, bert, tmp_path):
+    """Another process writing the run folder holds its lock: `curator probe` into the same
+    folder stops at once, says so in one line and writes nothing; once free, it runs."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    out = tmp_path / "run"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfrom curator.core.formats.runs import run_lock\n"
+         "with run_lock(sys.argv[1]):\n    print('locked', flush=True)\n    sys.stdin.readline()\n", str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        args = ("probe", release, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19",
+                "--device", "cpu")
+        result = cli(*args, ok=False)
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        message = [line for line in result.output.splitlines() if line.strip() and "Loading weights" not in line]
+        assert len(message) == 1 and message[0].startswith(f"Error: {out}: in use, another `curator probe`")
+        assert [p.name for p in out.iterdir()] == [".lock"]  # nothing written
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert "probed 1 relations" in cli(*args).output

@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 from curator.core import languages
 from curator.core.models import MlamaTemplate, Relation
 from curator.core.errors import Conflict, InputError
-from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.sources import Source
 from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/templates.jsonl"

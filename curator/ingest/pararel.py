@@ -11,7 +11,8 @@ from curator.core.models import EnglishPattern, Relation, TranslationLine
 from curator.ingest.clean import check
 from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
-from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.sources import Source
 from curator.ingest.store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
 
 LAYOUT = "<REL>.jsonl"

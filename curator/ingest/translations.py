@@ -17,7 +17,8 @@ from curator.core.models import EnglishPattern, Relation, TranslationLine, Trans
 from curator.ingest.clean import check
 from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
-from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<system>/<lang>/<REL>.jsonl"

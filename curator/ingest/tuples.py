@@ -15,9 +15,9 @@ from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
-from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
-from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.core.formats import release
+from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/<REL>.jsonl"
@@ -35,30 +35,13 @@ class TupleSummary:
 
 
 def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
-    """('clean' | 'raw', rows) with every field checked; errors name file, line and field."""
-    rows: list[dict] = []
-    form = None
-    for number, obj in iter_jsonl(data, where):
-        this = "raw" if "from_english" in obj else "clean"
-        if form is None:
-            form = this
-        elif this != form:
-            raise InputError(where, f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
-                              line=number, field="from_english")
-        row = dict(
-            sub_qid=require(obj, "sub_uri", str, where, number),
-            obj_qid=require(obj, "obj_uri", str, where, number),
-            sub_label=require(obj, "sub_label", str, where, number),
-            obj_label=require(obj, "obj_label", str, where, number),
-        )
-        if form == "raw":
-            row["from_english"] = require(obj, "from_english", bool, where, number)
-            row["lineid"] = number - 1
-        else:
-            row["from_english"] = False
-            row["lineid"] = require(obj, "lineid", int, where, number)
-        rows.append(row)
-    return form or "clean", rows
+    """('clean' | 'raw', rows) with every field checked; errors name file, line and field.
+
+    The file is read by the one tuples reader (`curator.core.formats.release.parse_tuples`);
+    rows come back keyed by the database's column names."""
+    form, rows = release.parse_tuples(data, where)
+    return form, [dict(sub_qid=r["sub_uri"], obj_qid=r["obj_uri"], sub_label=r["sub_label"], obj_label=r["obj_label"],
+                       from_english=r["from_english"], lineid=r["lineid"]) for r in rows]
 
 
 def content_hash(rows: list[dict]) -> str:

@@ -14,9 +14,7 @@ from typing import Iterator
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.formats.sources import iter_jsonl, require
-
-TUPLE_FIELDS = ("sub_uri", "sub_label", "obj_uri", "obj_label")
+from curator.core.formats.release import Release
 
 
 @dataclass
@@ -63,30 +61,14 @@ def _filter(items, wanted):
 
 def from_directory(root: str | Path, languages: list[str] | None = None, relations: list[str] | None = None,
                    drop_repeated_subjects: bool = True) -> Iterator[RelationData]:
-    root = Path(root)
-    if not (root / "patterns").is_dir():
-        raise FileNotFoundError(f"{root}: not a release directory (no patterns/ folder)")
-    for lang_dir in sorted(p for p in (root / "patterns").iterdir() if p.is_dir()):
-        if languages and lang_dir.name not in languages:
-            continue
-        for path in sorted(lang_dir.glob("*.jsonl")):
-            if relations and path.stem not in relations:
-                continue
-            tuples_path = root / "tuples" / lang_dir.name / path.name
-            if not tuples_path.exists():
-                continue
-            # a bad line is an InputError naming file and line (the CLI prints it as one line)
-            where = str(path)
-            templates = [require(obj, "pattern", str, where, n) for n, obj in iter_jsonl(path.read_bytes(), where)]
-            tuples = list(_tuples(tuples_path))
-            yield build(lang_dir.name, path.stem, templates, tuples, drop_repeated_subjects)
-
-
-def _tuples(path: Path) -> Iterator[dict]:
-    for number, obj in iter_jsonl(path.read_bytes(), str(path)):
-        for key in TUPLE_FIELDS:
-            require(obj, key, str, str(path), number)
-        yield obj
+    """Every relation of a release folder that has templates and a tuples file, read through the
+    one release reader (bad input is a ReleaseError naming file, line and field). Tuples with a
+    label only in English (raw T-REx rows marked `from_english`) are left out, as `release
+    export` and `from_version` leave them out."""
+    for record in Release(root).relations(languages, relations, require_tuples=True):
+        tuples = [t for t in record.tuples if not t["from_english"]]
+        yield build(record.language, record.relation, [p.pattern for p in record.patterns], tuples,
+                    drop_repeated_subjects)
 
 
 def from_version(session: Session, name: str, languages: list[str] | None = None,

@@ -5,6 +5,10 @@ Per (language, relation) the run writes `<lang>/<REL>.npz` (rankings as int32 ar
 JSON last, atomically: a relation whose JSON matches the input digest is done and skipped.
 When a relation's input changed (a new release version), rows whose template, subject and
 candidate set are unchanged are copied from the previous result and only the rest is scored.
+
+Every file is written through `curator.core.formats.runs`, under the run folder's lock
+(`run_lock`): a second `curator probe` on the same folder stops at once with one line saying
+the run is in use, instead of interleaving its files with the first one's.
 """
 from __future__ import annotations
 
@@ -20,9 +24,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from curator.core.formats.atomic import atomic_write
+from curator.core.formats.runs import (RUN_INFO, RelationPredictions, read_stored, run_info, run_lock, save_relation,
+                                       write_run_info)
 from curator.probe.data import RelationData
-from curator.core.formats.runs import RelationPredictions, save_relation
 from curator.probe.scorers.base import Options, Scorer
 
 
@@ -60,11 +64,8 @@ def options_key(model: str, options: Options, kind: str) -> str:
 
 
 def load_result(out: Path, language: str, relation: str) -> tuple[dict, dict[str, np.ndarray]] | None:
-    index, arrays = out / language / f"{relation}.json", out / language / f"{relation}.npz"
-    if not (index.exists() and arrays.exists()):
-        return None
-    with np.load(arrays) as npz:
-        return json.loads(index.read_text(encoding="utf-8")), {k: npz[k] for k in npz.files}
+    """(index, arrays) of a stored relation, None when there is none (`runs.read_stored`)."""
+    return read_stored(out, language, relation)
 
 
 def _reuse(previous: tuple[dict, dict] | None, data: RelationData, okey: str) -> dict[tuple[str, str], np.ndarray]:
@@ -121,9 +122,15 @@ def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) ->
 
 
 def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path, model: str, release: str,
-              progress: bool = True) -> RunSummary:
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+              progress: bool = True, wait: float | None = 0) -> RunSummary:
+    """Probe every relation into the run folder `out`, holding its lock throughout (`wait`: seconds
+    to wait for another writer, 0 = fail at once with RunInUse, None = as long as it takes)."""
+    with run_lock(out, wait):
+        return _run_probe(scorer, relations, Path(out), model, release, progress)
+
+
+def _run_probe(scorer: Scorer, relations: Iterable[RelationData], out: Path, model: str, release: str,
+               progress: bool) -> RunSummary:
     summary = RunSummary()
     started = time.perf_counter()
     items = list(relations)
@@ -150,10 +157,9 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
         "phrases_per_second": round(summary.scored / wall, 1) if wall > 0 else None,
         "relations": [asdict(r) for r in summary.relations],
     }
-    previous = out / "run.json"
-    if previous.exists():  # keep the history of resumed runs
-        old = json.loads(previous.read_text(encoding="utf-8"))
+    if (out / RUN_INFO).exists():  # keep the history of resumed runs
+        old = run_info(out)
         run["relations"] = old.get("relations", []) + run["relations"]
         run["history"] = old.get("history", []) + [{k: old.get(k) for k in ("seconds", "queries_scored", "release")}]
-    atomic_write(previous, json.dumps(run, indent=2, ensure_ascii=False).encode("utf-8"))
+    write_run_info(out, run)
     return summary

@@ -5,39 +5,74 @@ same classes and code paths as the real ones, a few hundred kilobytes of weights
 """
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Iterator
 
 from curator.core.enums import ModelKind, values
+from curator.core.formats.jsonl import read_jsonl, require
+from curator.core.formats.release import Release
 
 KINDS = values(ModelKind)
 SENTINELS = [f"<extra_id_{i}>" for i in range(100)]  # as many as T5 has
 
 
 def corpus_lines(src: str | Path, limit: int = 200_000, seed: int = 0) -> Iterator[str]:
-    """Sentences from a release-layout folder: templates filled with real tuples, and labels.
-    Files in sorted order and a seeded sample: the same folder and seed give the same lines."""
+    """Sentences from a folder of .jsonl files: templates filled with real tuples, and labels.
+    Files in sorted order and a seeded sample: the same folder and seed give the same lines.
+
+    A release folder (`patterns/` at its root) is read through the one release reader: each
+    template filled with up to 5 sampled tuples of its relation, then the tuple labels; its
+    `hf/` tables are not read (they repeat the same rows). Any other folder (the demo seed) is
+    read file by file with the one JSONL reader: a file under a `patterns` folder is filled
+    with the tuples of the matching file under `tuples` when there is one, every other row
+    gives its "pattern", "sub_label" and "obj_label" strings."""
     root = Path(src)
     rng = random.Random(seed)
+    if Release.is_release(root):
+        yield from _release_lines(Release(root), rng, limit)
+        return
     count = 0
     for path in sorted(root.rglob("*.jsonl")):
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = list(read_jsonl(path))
         if "patterns" in path.parts:
             tuples_path = Path(*["tuples" if p == "patterns" else p for p in path.parts])
-            tuples = ([json.loads(line) for line in tuples_path.read_text(encoding="utf-8").splitlines() if line]
-                      if tuples_path.exists() else [])
-            for row in rows:
-                for t in rng.sample(tuples, min(5, len(tuples))) or [{"sub_label": "X", "obj_label": "Y"}]:
-                    yield row["pattern"].replace("[X]", t["sub_label"]).replace("[Y]", t["obj_label"])
+            tuples = ([{key: require(obj, key, str, str(tuples_path), number) for key in ("sub_label", "obj_label")}
+                       for number, obj in read_jsonl(tuples_path)] if tuples_path.exists() else [])
+            for number, row in rows:
+                for line in _filled(require(row, "pattern", str, str(path), number), tuples, rng):
+                    yield line
                     count += 1
         else:
-            for row in rows:
+            for _, row in rows:
                 for key in ("pattern", "sub_label", "obj_label"):
                     if isinstance(row.get(key), str):
                         yield row[key]
                         count += 1
+        if count >= limit:
+            return
+
+
+def _filled(pattern: str, tuples: list[dict], rng: random.Random) -> Iterator[str]:
+    for t in rng.sample(tuples, min(5, len(tuples))) or [{"sub_label": "X", "obj_label": "Y"}]:
+        yield pattern.replace("[X]", t["sub_label"]).replace("[Y]", t["obj_label"])
+
+
+def _release_lines(release: Release, rng: random.Random, limit: int) -> Iterator[str]:
+    count = 0
+    for file in release.pattern_files():
+        tuples = release.tuples(file.language, file.relation) or []
+        for row in release.patterns(file.language, file.relation):
+            for line in _filled(row.pattern, tuples, rng):
+                yield line
+                count += 1
+        if count >= limit:
+            return
+    for file in release.tuple_files():
+        for row in release.tuples(file.language, file.relation):
+            yield row["sub_label"]
+            yield row["obj_label"]
+            count += 2
         if count >= limit:
             return
 

@@ -6,11 +6,7 @@ a temporary sibling folder that is renamed into place only when complete.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shutil
-import tempfile
 from itertools import groupby
 from pathlib import Path
 
@@ -19,31 +15,21 @@ from sqlalchemy.orm import Session
 
 from curator.core import languages
 from curator.core.errors import Conflict
+from curator.core.formats.atomic import atomic_directory
+from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.ingest.profiles import PROFILES
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from curator.release.stats import dataset_stats
 from curator.release.versions import get_version, version_rules
 
-TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
 
-
-def _write_jsonl(path: Path, records: list[dict]) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
-    path.write_bytes(data)
-    return hashlib.sha256(data).hexdigest()
-
-
-def write_release(session: Session, version: DatasetVersion, root: Path) -> dict[str, str]:
-    """The release files under `root`; returns {relative path: sha256}."""
-    digests: dict[str, str] = {}
+def write_release(session: Session, version: DatasetVersion, writer: ReleaseWriter) -> dict[str, str]:
+    """The version's patterns and tuples files through `writer`; returns {relative path: sha256}."""
     patterns = session.scalars(select(VersionPattern).where(VersionPattern.version_id == version.id)
                                .order_by(VersionPattern.language, VersionPattern.relation_id,
                                          VersionPattern.position))
     for (lang, rel), group in groupby(patterns, key=lambda p: (p.language, p.relation_id)):
-        rel_path = f"patterns/{lang}/{rel}.jsonl"
-        digests[rel_path] = _write_jsonl(root / rel_path, [{"pattern": p.pattern, "checked-by-human": p.checked_by_human}
-                                                            for p in group])
+        writer.write_patterns(lang, rel, ((p.pattern, p.checked_by_human) for p in group))
     lists = session.execute(select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
                             .where(VersionTuples.version_id == version.id)
                             .order_by(VersionTuples.language, VersionTuples.relation_id)).all()
@@ -52,11 +38,9 @@ def write_release(session: Session, version: DatasetVersion, root: Path) -> dict
                                       Tuple.position)
                                .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
                                .order_by(Tuple.position))
-        rel_path = f"tuples/{lang}/{rel}.jsonl"
-        digests[rel_path] = _write_jsonl(root / rel_path, [
-            dict(zip(TUPLE_KEYS, (s, o, ol, sl, position if lineid is None else lineid)))
-            for s, o, ol, sl, lineid, position in rows])
-    return digests
+        writer.write_tuples(lang, rel, (dict(zip(TUPLE_KEYS, (s, o, ol, sl, position if lineid is None else lineid)))
+                                        for s, o, ol, sl, lineid, position in rows))
+    return dict(writer.digests)
 
 
 def manifest(version: DatasetVersion, digests: dict[str, str], stats: dict) -> dict:
@@ -121,8 +105,8 @@ def dataset_card(info: dict, hf: bool = False) -> str:
     stats = info["statistics"]
     front = []
     if hf:  # the Hugging Face hub reads this header: `datasets.load_dataset(path, "patterns")`
-        front = ["---", "configs:", "- config_name: patterns", "  data_files: hf/patterns.jsonl",
-                 "- config_name: tuples", "  data_files: hf/tuples.jsonl", "---", ""]
+        front = ["---", "configs:", "- config_name: patterns", f"  data_files: {HF}/patterns.parquet",
+                 "- config_name: tuples", f"  data_files: {HF}/tuples.parquet", "---", ""]
     lines = front + [
         f"# mParaRel-style dataset — version {info['name']}",
         "",
@@ -135,6 +119,10 @@ def dataset_card(info: dict, hf: bool = False) -> str:
         "- `tuples/<lang>/<REL>.jsonl`: `{\"sub_uri\", \"obj_uri\", \"obj_label\", \"sub_label\", \"lineid\"}`"
         " with Wikidata ids and labels in that language.",
         "- `manifest.json`: version, parent, counts and the sha256 of every file.",
+        *([f"- `{HF}/patterns.parquet`, `{HF}/tuples.parquet`: the same data as two flat tables (columns"
+           " `language`, `relation`, then the fields above; `checked-by-human` is `checked_by_human`), the"
+           " `patterns` and `tuples` configs of the header; `.jsonl` files beside them hold the same rows."]
+          if hf else []),
         "",
         "## Sources",
         "- English paraphrases: ParaRel (Elazar et al., 2021), MIT licence.",
@@ -162,51 +150,22 @@ def dataset_card(info: dict, hf: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_hf(root: Path) -> dict[str, str]:
-    """The same data as two flat JSONL files that `datasets.load_dataset("json", …)` reads."""
-    out: dict[str, str] = {}
-    for kind in ("patterns", "tuples"):
-        records = []
-        for path in sorted((root / kind).glob("*/*.jsonl")):
-            lang, rel = path.parent.name, path.stem
-            for line in path.read_text(encoding="utf-8").splitlines():
-                row = json.loads(line)
-                if kind == "patterns":
-                    row = {"pattern": row["pattern"], "checked_by_human": row["checked-by-human"]}
-                records.append({"language": lang, "relation": rel, **row})
-        out[f"hf/{kind}.jsonl"] = _write_jsonl(root / "hf" / f"{kind}.jsonl", records)
-    return out
-
-
 def export_version(session: Session, name: str, out: str | os.PathLike, force: bool = False, hf: bool = False) -> dict:
-    """Write version `name` to `out` atomically; returns the manifest."""
+    """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
+    or as it was; `force` replaces an existing `out`); returns the manifest."""
     version = get_version(session, name)
     target = Path(out).resolve()
     if target.exists() and not force:
         raise Conflict(f"{target}: already exists (use --force to replace it)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    os.chmod(staging, 0o755)
-    try:
-        digests = write_release(session, version, staging)
+    with atomic_directory(target, replace=force) as staging:
+        writer = ReleaseWriter(staging)
+        digests = write_release(session, version, writer)
         if not digests:
             raise Conflict(f"version {name!r} has no patterns or tuples to export")
         stats = dataset_stats(staging).to_dict()
         if hf:
-            digests.update(write_hf(staging))
-        info = manifest(version, digests, stats)
-        (staging / "manifest.json").write_text(json.dumps(info, indent=2, ensure_ascii=False, sort_keys=False) + "\n",
-                                               encoding="utf-8")
-        (staging / "README.md").write_text(dataset_card(info, hf), encoding="utf-8")
-        if target.exists():
-            old = target.with_name(f".{target.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(target, old)
-            os.replace(staging, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+            writer.write_hf()
+        info = manifest(version, writer.digests, stats)
+        writer.write_manifest(info)
+        writer.write_card(dataset_card(info, hf))
     return info

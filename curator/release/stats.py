@@ -5,13 +5,13 @@ Computed from the exported files alone, so any published release can be summaris
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
-from itertools import combinations
-from pathlib import Path
+from itertools import combinations, groupby
 
 from rapidfuzz.distance import Levenshtein
+
+from curator.core.formats.release import Release
 
 __all__ = ["DatasetStats", "dataset_stats", "format_stats"]
 
@@ -45,42 +45,17 @@ class DatasetStats:
         }
 
 
-def _read_patterns(path: Path) -> list[str]:
-    """Templates of one patterns file; ValueError naming file and 1-based line on bad input."""
-    patterns: list[str] = []
-    with path.open("r", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: line {lineno}: malformed JSON ({exc.msg})") from exc
-            if not isinstance(record, dict) or not isinstance(record.get("pattern"), str):
-                raise ValueError(f'{path}: line {lineno}: expected an object with a string "pattern"')
-            patterns.append(record["pattern"])
-    return patterns
-
-
-def _count_tuples(path: Path) -> int:
-    """Number of non-empty lines (tuples are counted, not parsed); 0 if the file is missing."""
-    if not path.is_file():
-        return 0
-    with path.open("rb") as fh:
-        return sum(1 for line in fh if line.strip())
-
-
 def _mean(values: list[float] | list[int]) -> float:
     return float(sum(values)) / len(values) if values else 0.0
 
 
 def dataset_stats(root: str | os.PathLike) -> DatasetStats:
-    """Statistics of the release at `root` (which must contain `patterns/`; `tuples/` is optional)."""
-    root_path = Path(root)
-    patterns_dir = root_path / "patterns"
-    if not patterns_dir.is_dir():
-        raise ValueError(f"not a release directory: no patterns/ folder in {root_path}")
-    tuples_dir = root_path / "tuples"
+    """Statistics of the release at `root` (which must contain `patterns/`; `tuples/` is optional).
+
+    Read through the one release reader: a stray file, a malformed line or a pattern without a
+    string "pattern" is a ReleaseError (a ValueError) naming file and line. Tuples are counted
+    (non-blank lines), not parsed; a relation without a tuples file has 0 phrases."""
+    release = Release(root)
 
     languages: list[str] = []
     relations_per_lang: list[int] = []
@@ -91,17 +66,14 @@ def dataset_stats(root: str | os.PathLike) -> DatasetStats:
     relations_by_lang: dict[str, int] = {}
     patterns_by_lang: dict[str, int] = {}
 
-    for lang_dir in sorted(p for p in patterns_dir.iterdir() if p.is_dir()):
-        lang = lang_dir.name
+    for lang, files in groupby(release.pattern_files(), key=lambda f: f.language):
         n_relations = 0
         n_patterns = 0
         n_phrases = 0
         dist_sum = 0
         n_pairs = 0
-        for rel_file in sorted(lang_dir.glob("*.jsonl")):
-            if not rel_file.is_file():
-                continue
-            templates = _read_patterns(rel_file)
+        for file in files:
+            templates = [row.pattern for row in release.patterns(lang, file.relation)]
             if not templates:
                 continue
             n_relations += 1
@@ -110,7 +82,7 @@ def dataset_stats(root: str | os.PathLike) -> DatasetStats:
             for a, b in combinations(templates, 2):
                 dist_sum += Levenshtein.distance(a, b)
                 n_pairs += 1
-            n_phrases += len(templates) * _count_tuples(tuples_dir / lang / rel_file.name)
+            n_phrases += len(templates) * release.count_tuples(lang, file.relation)
         if n_relations == 0:
             continue
         languages.append(lang)

@@ -5,7 +5,6 @@ A version is written once; nothing in it changes afterwards, and its tuples are 
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import func, select
@@ -14,9 +13,9 @@ from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.enums import VersionKind
-from curator.core.errors import Conflict, InputError, NotFound
-from curator.core.formats.layout import layout_files
-from curator.core.formats.sources import Source, iter_jsonl, require
+from curator.core.errors import Conflict, NotFound
+from curator.core.formats.release import TUPLES, parse_patterns, read_manifest, release_files
+from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
 from curator.core.models import (DatasetVersion, LanguageCoverage, RelationCoverage, Template, TupleList, VersionPattern,
@@ -103,33 +102,27 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
 
 
 def import_release(session: Session, source: Source, name: str, progress: bool = False) -> VersionSummary:
-    """Load a release in mParaRel layout (patterns/ and tuples/) as a new version."""
-    files = layout_files(source, 2, "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl")
-    for (folder, _, _), path in files:
-        if folder not in ("patterns", "tuples"):
-            raise InputError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
+    """Load a release in mParaRel layout (patterns/ and tuples/; an --hf export's hf/ is skipped)
+    as a new version, read through the one release reader (`curator.core.formats.release`)."""
+    files = release_files(source)
     rules = recorded_rules(source)
     version = _new_version(session, name, VersionKind.IMPORT, source=source.location, params={"rules": rules} if rules else {})
-    ensure_languages(session, {languages.canonical(lang) for (_, lang, _), _ in files})
-    ensure_relations(session, {rel for (_, _, rel), _ in files})
+    ensure_languages(session, {languages.canonical(f.language) for f in files})
+    ensure_relations(session, {f.relation for f in files})
     pattern_rows = []
     seen: set[str] = set()
-    for (folder, raw_lang, rel), path in tqdm(files, desc="release", unit="file", disable=not progress):
-        lang = languages.canonical(raw_lang)
-        where = source.describe(path)
-        data = source.read(path)
-        if folder == "tuples":
+    for file in tqdm(files, desc="release", unit="file", disable=not progress):
+        lang, rel = languages.canonical(file.language), file.relation
+        where = source.describe(file.path)
+        data = source.read(file.path)
+        if file.kind == TUPLES:
             form, rows = parse_tuples(data, where)
             list_id = store_tuple_list(session, lang, rel, form, rows, seen)
             session.add(VersionTuples(version_id=version.id, language=lang, relation_id=rel, list_id=list_id))
             continue
-        for position, (number, obj) in enumerate(iter_jsonl(data, where)):
-            pattern = require(obj, "pattern", str, where, number)
-            checked = obj.get("checked-by-human", False)
-            if not isinstance(checked, bool):
-                raise InputError(where, "expected true or false", line=number, field="checked-by-human")
+        for position, row in enumerate(parse_patterns(data, where)):
             pattern_rows.append(dict(version_id=version.id, language=lang, relation_id=rel, position=position,
-                                     pattern=pattern, checked_by_human=checked, template_id=None))
+                                     pattern=row.pattern, checked_by_human=row.checked_by_human, template_id=None))
     bulk_insert(session, VersionPattern.__table__, pattern_rows)
     session.flush()
     return summarize(session, version)
@@ -138,14 +131,8 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
 def recorded_rules(source: Source) -> dict | None:
     """The candidate rules a curator export wrote into its manifest.json (None without one:
     the published release has no manifest); a manifest that is not JSON is an error."""
-    data = source.read_optional("manifest.json")
-    if data is None:
-        return None
-    try:
-        manifest = json.loads(data)
-    except ValueError:
-        raise InputError(source.describe("manifest.json"), "not valid JSON") from None
-    rules = manifest.get("rules") if isinstance(manifest, dict) else None
+    manifest = read_manifest(source)
+    rules = manifest.get("rules") if manifest else None
     if isinstance(rules, dict) and isinstance(rules.get("profile"), str) and isinstance(rules.get("keep_case"), bool):
         return {"profile": rules["profile"], "keep_case": rules["keep_case"]}
     return None

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from curator.ingest.clean import check
 from curator.core.enums import ImportKind, values
 from curator.core.errors import CuratorError, InputError, NotFound
-from curator.core.formats.sources import iter_jsonl, require
+from curator.core.formats.jsonl import iter_jsonl, optional, read_bytes, require
 from curator.core.models import Template
 from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
@@ -37,10 +37,7 @@ class ImportSummary:
 
 def import_reviews(session: Session, path: str | Path, fraction: float | None = None) -> ImportSummary:
     where = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(where, f"cannot read: {exc.strerror or exc}") from None
+    data = read_bytes(path)
     summary = ImportSummary()
     for number, obj in iter_jsonl(data, where):
         summary.lines += 1
@@ -50,9 +47,7 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         kind = require(obj, "decision", str, where, number)
         if kind not in KINDS:
             raise InputError(where, f"must be one of {', '.join(KINDS)}", line=number, field="decision")
-        correction = obj.get("correction")
-        if correction is not None and not isinstance(correction, str):
-            raise InputError(where, "expected str", line=number, field="correction")
+        correction = optional(obj, "correction", str, where, number)
         try:
             email = reviewer if "@" in reviewer else f"{_slug(reviewer)}@imported.invalid"
             user = find_user(session, email)

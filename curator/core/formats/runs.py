@@ -5,30 +5,63 @@ JSON index with a `.npz` of rankings; the published mParaRel code writes one JSO
 relation mapping "subject-object" to `[[template, prediction, rank], ...]` with the gold
 object's rank as a string ("0" = correct). Both load into `RelationPredictions`, so every
 metric is computed by the same code whichever format the predictions came in.
+
+Writing: `save_relation` (arrays, then index, each atomically) and `write_run_info`
+(run.json) are the only writers; a writer holds `run_lock` (the file `.lock` in the run
+folder, a `filelock` lock released by the system if the process dies) for as long as it
+writes, so two `curator probe` processes never interleave their files in one folder.
+Readers take no lock: every file is replaced whole, so they see old or new, never half.
 """
 from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
-import tempfile
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
-from curator.core.errors import InputError
-from curator.core.formats.atomic import atomic_write
+from curator.core.errors import Conflict, InputError
+from curator.core.formats.atomic import atomic_directory, atomic_write
 
 
 FORMAT = 1
+RUN_INFO = "run.json"
+LOCK_FILE = ".lock"
 
 
 class RunError(InputError):
     """A run folder or one of its files cannot be read; the message names the file."""
+
+
+class RunInUse(Conflict):
+    """Another process holds the run folder's lock (it is writing the run)."""
+
+
+@contextmanager
+def run_lock(run: str | Path, wait: float | None = 0) -> Iterator[Path]:
+    """Hold the run folder's write lock (`<run>/.lock`, created with the folder if needed).
+
+    `wait` is how many seconds to wait for another holder: 0 (the default) fails at once with
+    RunInUse, None waits as long as it takes. The lock is an OS file lock (flock): it goes when
+    the holder exits, even after a crash, so a left-over `.lock` file never blocks anyone."""
+    from filelock import FileLock, Timeout
+
+    run = Path(run)
+    run.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(run / LOCK_FILE)
+    try:
+        lock.acquire(timeout=-1 if wait is None else wait)
+    except Timeout:
+        raise RunInUse(f"{run}: in use, another `curator probe` is writing this run folder (lock {run / LOCK_FILE});"
+                       " wait for it to finish or give another --out") from None
+    try:
+        yield run
+    finally:
+        lock.release()
 
 
 class RankingMissing(RunError):
@@ -59,21 +92,47 @@ def is_run(path: str | Path) -> bool:
     return path.is_dir() and ((path / "run.json").exists() or any(path.glob("*/*.json")))
 
 
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RunError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunError(f"{path}: cannot be read ({exc})") from None
+
+
 def run_info(path: str | Path) -> dict:
     """run.json of one of our runs; a minimal stand-in for an imported or foreign one."""
     path = Path(path)
-    info_file = path / "run.json"
+    info_file = path / RUN_INFO
     if info_file.exists():
-        try:
-            info = json.loads(info_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise RunError(f"{info_file}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RunError(f"{info_file}: cannot be read ({exc})") from None
+        info = _read_json(info_file)
         if not isinstance(info, dict):
             raise RunError(f"{info_file}: expected a JSON object")
         return info
     return {"model": None, "release": None, "format": "mpararel"}
+
+
+def write_run_info(run: str | Path, info: dict) -> None:
+    """run.json, atomically."""
+    atomic_write(Path(run) / RUN_INFO, json.dumps(info, indent=2, ensure_ascii=False).encode("utf-8"))
+
+
+def read_stored(run: str | Path, language: str, relation: str) -> tuple[dict, dict[str, np.ndarray]] | None:
+    """(index, arrays) of one relation as `save_relation` stored it, None when it is not (yet)
+    complete; the probe runner resumes from this."""
+    index_file = Path(run) / language / f"{relation}.json"
+    arrays_file = index_file.with_suffix(".npz")
+    if not (index_file.exists() and arrays_file.exists()):
+        return None
+    index = _read_json(index_file)
+    if not isinstance(index, dict):
+        raise RunError(f"{index_file}: expected a JSON object")
+    try:
+        with np.load(arrays_file) as npz:
+            return index, {k: npz[k] for k in npz.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise RunError(f"{arrays_file}: damaged ({exc})") from None
 
 
 def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPredictions:
@@ -207,23 +266,15 @@ def save_relation(run: str | Path, rel: RelationPredictions, index_extra: dict |
 def import_mpararel(src: str | Path, out: str | Path) -> int:
     """Convert a folder of mParaRel-format predictions (<lang>/<REL>.json) into a run; returns relations."""
     out = Path(out)
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise RunError(f"{out}: exists and is not empty; give a new folder")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_directory(out, replace=True) as work:  # replaces only the empty folder checked above
         count = 0
         for rel in iter_relations(src):
             save_relation(work, rel)
             count += 1
-        info = {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None, "release": None}
-        atomic_write(work / "run.json", json.dumps(info, indent=2).encode("utf-8"))
-        if out.exists():
-            out.rmdir()
-        os.replace(work, out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
+        write_run_info(work, {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None,
+                              "release": None})
     return count
 
 

@@ -6,12 +6,10 @@ listing pages (python -m http.server, nginx/Apache autoindex).
 """
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import unquote, urljoin, urlparse
 
 import requests
@@ -150,34 +148,6 @@ def open_source(location: str | Path) -> Source:
     if re.match(r"^https?://", text, re.I):
         return HttpSource(text)
     return FolderSource(text)
-
-
-def iter_jsonl(data: bytes, location: str) -> Iterator[tuple[int, dict]]:
-    """(1-based line number, object) per non-blank line; bad JSON names file and line."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(location, f"not UTF-8 text (byte {exc.start})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(location, f"malformed JSON ({exc.msg} at column {exc.colno})", line=number) from None
-        if not isinstance(obj, dict):
-            raise InputError(location, "expected a JSON object", line=number)
-        yield number, obj
-
-
-def require(obj: dict, field: str, kind: type | tuple[type, ...], location: str, line: int):
-    if field not in obj:
-        raise InputError(location, "missing", line=line, field=field)
-    value = obj[field]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise InputError(location, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}",
-                          line=line, field=field)
-    return value
 
 
 def split_parts(path: str) -> list[str]:

@@ -1,0 +1,314 @@
+"""The mParaRel release layout: the one reader and the one writer of a release folder.
+
+```
+OUT/patterns/<lang>/<REL>.jsonl   {"pattern": "[X] nació en [Y]", "checked-by-human": false}
+OUT/tuples/<lang>/<REL>.jsonl     {"sub_uri", "obj_uri", "obj_label", "sub_label", "lineid"}
+OUT/manifest.json                 name, parent, kind, counts, statistics, sha256 of every file
+OUT/README.md                     the dataset card
+OUT/hf/{patterns,tuples}.jsonl    with --hf: one flat table each, `language` and `relation` first
+OUT/hf/{patterns,tuples}.parquet  the same rows and columns as Parquet
+```
+
+Readers: `release_files` lists a release in any `Source` (a folder or a URL; `release import`),
+`Release` reads a local folder (`curator stats`, `curator probe` on a folder, the tiny-model
+corpus, the Hugging Face tables). Every `.jsonl` outside `hf/` must sit in the layout; a stray
+one is an error naming it, because a half-matching tree usually means the wrong folder was
+given. Writer: `ReleaseWriter` (`release export`), into a folder that
+`curator.core.formats.atomic.atomic_directory` renames into place when complete.
+
+Errors are `ReleaseError`: an InputError (one line naming file, line and field) that is also
+a ValueError, as the statistics API has always raised.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from curator.core.errors import InputError
+from curator.core.formats.jsonl import count_records, dumps, iter_jsonl, optional, require
+from curator.core.formats.layout import RELATION_ID
+from curator.core.formats.sources import FolderSource, Source
+
+PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
+MANIFEST, CARD = "manifest.json", "README.md"
+LAYOUT = "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl"
+TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
+# the flat Hugging Face tables: column names and order (pyarrow types in `_hf_schema`)
+HF_COLUMNS = {PATTERNS: ("language", "relation", "pattern", "checked_by_human"),
+              TUPLES: ("language", "relation") + TUPLE_KEYS}
+HF_BATCH_ROWS = 65_536  # rows per Parquet row group
+
+
+class ReleaseError(InputError, ValueError):
+    """A release folder or one of its files cannot be read; the message names file, line and field."""
+
+
+def pattern_path(language: str, relation: str) -> str:
+    return f"{PATTERNS}/{language}/{relation}.jsonl"
+
+
+def tuple_path(language: str, relation: str) -> str:
+    return f"{TUPLES}/{language}/{relation}.jsonl"
+
+
+# ---------------------------------------------------------------- one file's rows
+@dataclass(frozen=True)
+class PatternRow:
+    pattern: str
+    checked_by_human: bool
+    line: int  # 1-based line in its file
+
+
+def parse_patterns(data: bytes, where: str) -> list[PatternRow]:
+    """The templates of one patterns file, in file order; `checked-by-human` defaults to false."""
+    rows = []
+    for number, obj in iter_jsonl(data, where, error=ReleaseError):
+        pattern = require(obj, "pattern", str, where, number, error=ReleaseError)
+        checked = optional(obj, "checked-by-human", bool, where, number, False, null=False,
+                           expected="expected true or false", error=ReleaseError)
+        rows.append(PatternRow(pattern, checked, number))
+    return rows
+
+
+def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
+    """('clean' | 'raw', rows) of one tuples file with every field checked.
+
+    Rows are `{sub_uri, obj_uri, sub_label, obj_label, lineid, from_english}`. The form is
+    detected per file: raw T-REx rows carry `from_english` (true: the label exists only in
+    English) and their 0-based line stands in for `lineid`; cleaned rows (what a release
+    holds) carry `lineid`. A file mixing the two is an error."""
+    rows: list[dict] = []
+    form = None
+    for number, obj in iter_jsonl(data, where, error=ReleaseError):
+        this = "raw" if "from_english" in obj else "clean"
+        if form is None:
+            form = this
+        elif this != form:
+            raise ReleaseError(where, f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
+                               line=number, field="from_english")
+        row = {key: require(obj, key, str, where, number, error=ReleaseError)
+               for key in ("sub_uri", "obj_uri", "sub_label", "obj_label")}
+        if form == "raw":
+            row["from_english"] = require(obj, "from_english", bool, where, number, error=ReleaseError)
+            row["lineid"] = number - 1
+        else:
+            row["from_english"] = False
+            row["lineid"] = require(obj, "lineid", int, where, number, error=ReleaseError)
+        rows.append(row)
+    return form or "clean", rows
+
+
+def read_manifest(source: Source | str | Path) -> dict | None:
+    """manifest.json of a release (None without one: the published release has none); a manifest
+    that is not a JSON object is an error."""
+    source = source if isinstance(source, Source) else FolderSource(source)
+    data = source.read_optional(MANIFEST)
+    if data is None:
+        return None
+    try:
+        info = json.loads(data)
+    except ValueError:
+        raise ReleaseError(source.describe(MANIFEST), "not valid JSON") from None
+    if not isinstance(info, dict):
+        raise ReleaseError(source.describe(MANIFEST), "expected a JSON object")
+    return info
+
+
+# ---------------------------------------------------------------- the file list
+@dataclass(frozen=True)
+class ReleaseFile:
+    kind: str  # PATTERNS or TUPLES
+    language: str  # the folder name, as written
+    relation: str
+    path: str  # POSIX path inside the release
+
+
+def release_files(source: Source, allow_empty: bool = False) -> list[ReleaseFile]:
+    """Every patterns and tuples file of a release, sorted by kind, language and file name.
+
+    `hf/` (the Hugging Face tables of an `--hf` export) is skipped; any other `.jsonl` off the
+    layout is an error naming it; no file at all is an error unless `allow_empty`."""
+    found = []
+    for path in source.files(".jsonl"):
+        parts = path.split("/")
+        if parts[0] == HF and len(parts) == 2:
+            continue
+        rel = parts[-1][: -len(".jsonl")]
+        if len(parts) != 3 or not RELATION_ID.match(rel):
+            raise ReleaseError(source.describe(path), f"unexpected file: expected the layout {LAYOUT}")
+        if parts[0] not in (PATTERNS, TUPLES):
+            raise ReleaseError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
+        found.append(ReleaseFile(parts[0], parts[1], rel, path))
+    if not found and not allow_empty:
+        raise ReleaseError(source.location, f"no .jsonl files found: expected the layout {LAYOUT}")
+    return sorted(found, key=lambda f: (f.kind, f.language, f.path.rsplit("/", 1)[1]))
+
+
+# ---------------------------------------------------------------- a local release folder
+@dataclass
+class RelationRecord:
+    language: str
+    relation: str
+    patterns: list[PatternRow]
+    tuples: list[dict] | None  # None when the release has no tuples file for it
+
+
+class Release:
+    """A release folder on disk, read through the one layout (`release_files`)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        if not (self.root / PATTERNS).is_dir():
+            raise ReleaseError(str(self.root), f"not a release directory: no {PATTERNS}/ folder")
+        self.source = FolderSource(self.root)
+        self.files = release_files(self.source, allow_empty=True)
+        self._by_key = {(f.kind, f.language, f.relation): f for f in self.files}
+
+    @staticmethod
+    def is_release(root: str | Path) -> bool:
+        return (Path(root) / PATTERNS).is_dir()
+
+    def describe(self, file: ReleaseFile) -> str:
+        return self.source.describe(file.path)
+
+    def pattern_files(self, languages: Iterable[str] | None = None,
+                      relations: Iterable[str] | None = None) -> list[ReleaseFile]:
+        """The patterns files (optionally of some languages and relations), sorted."""
+        languages, relations = set(languages or ()), set(relations or ())
+        return [f for f in self.files if f.kind == PATTERNS and (not languages or f.language in languages)
+                and (not relations or f.relation in relations)]
+
+    def tuple_files(self) -> list[ReleaseFile]:
+        return [f for f in self.files if f.kind == TUPLES]
+
+    def languages(self) -> list[str]:
+        return sorted({f.language for f in self.files if f.kind == PATTERNS})
+
+    def _file(self, kind: str, language: str, relation: str) -> ReleaseFile | None:
+        return self._by_key.get((kind, language, relation))
+
+    def patterns(self, language: str, relation: str) -> list[PatternRow]:
+        """The templates of a relation in file order (none when it has no patterns file)."""
+        file = self._file(PATTERNS, language, relation)
+        return parse_patterns(self.source.read(file.path), self.describe(file)) if file else []
+
+    def has_tuples(self, language: str, relation: str) -> bool:
+        return self._file(TUPLES, language, relation) is not None
+
+    def tuples(self, language: str, relation: str) -> list[dict] | None:
+        """The tuple rows of a relation (see `parse_tuples`), None when it has no tuples file."""
+        file = self._file(TUPLES, language, relation)
+        return parse_tuples(self.source.read(file.path), self.describe(file))[1] if file else None
+
+    def count_tuples(self, language: str, relation: str) -> int:
+        """Tuples of a relation, counted (non-blank lines), not parsed; 0 without a tuples file."""
+        file = self._file(TUPLES, language, relation)
+        return count_records(self.source.read(file.path)) if file else 0
+
+    def relations(self, languages: Iterable[str] | None = None, relations: Iterable[str] | None = None,
+                  require_tuples: bool = False) -> Iterator[RelationRecord]:
+        """Per patterns file (sorted by language, then file name): its templates and its tuples;
+        with `require_tuples`, relations without a tuples file are left out."""
+        for file in self.pattern_files(languages, relations):
+            if require_tuples and not self.has_tuples(file.language, file.relation):
+                continue
+            yield RelationRecord(file.language, file.relation, self.patterns(file.language, file.relation),
+                                 self.tuples(file.language, file.relation))
+
+    def manifest(self) -> dict | None:
+        return read_manifest(self.source)
+
+    def hf_rows(self, kind: str) -> Iterator[dict]:
+        """The rows of the flat Hugging Face table `kind` (PATTERNS or TUPLES), columns as HF_COLUMNS."""
+        for file in self.files:
+            if file.kind != kind:
+                continue
+            head = {"language": file.language, "relation": file.relation}
+            data, where = self.source.read(file.path), self.describe(file)
+            if kind == PATTERNS:
+                for row in parse_patterns(data, where):
+                    yield {**head, "pattern": row.pattern, "checked_by_human": row.checked_by_human}
+            else:
+                for row in parse_tuples(data, where)[1]:
+                    yield {**head, **{key: row[key] for key in TUPLE_KEYS}}
+
+
+# ---------------------------------------------------------------- the writer
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _hf_schema(kind: str):
+    import pyarrow as pa
+
+    types = {"checked_by_human": pa.bool_(), "lineid": pa.int64()}
+    return pa.schema([(name, types.get(name, pa.string())) for name in HF_COLUMNS[kind]])
+
+
+class ReleaseWriter:
+    """Writes a release folder file by file and keeps the sha256 of each (for the manifest).
+
+    Same rows, same bytes: JSONL as the published files (`jsonl.dumps`), the manifest with
+    sorted file digests and a fixed layout, Parquet without timestamps."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.digests: dict[str, str] = {}
+
+    def _write(self, rel_path: str, data: bytes) -> None:
+        path = self.root / rel_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.digests[rel_path] = hashlib.sha256(data).hexdigest()
+
+    def write_patterns(self, language: str, relation: str, rows: Iterable[tuple[str, bool]]) -> None:
+        """One patterns file from (pattern, checked-by-human) pairs."""
+        self._write(pattern_path(language, relation),
+                    dumps({"pattern": pattern, "checked-by-human": checked} for pattern, checked in rows))
+
+    def write_tuples(self, language: str, relation: str, rows: Iterable[dict]) -> None:
+        """One tuples file; each row gives TUPLE_KEYS, written in that order."""
+        self._write(tuple_path(language, relation), dumps({key: row[key] for key in TUPLE_KEYS} for row in rows))
+
+    def write_hf(self) -> None:
+        """hf/<kind>.jsonl and hf/<kind>.parquet from the patterns and tuples written so far, read
+        back through `Release` (so the tables hold exactly what the release files hold)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        release = Release(self.root)
+        for kind in (PATTERNS, TUPLES):
+            jsonl_path, parquet_path = f"{HF}/{kind}.jsonl", f"{HF}/{kind}.parquet"
+            (self.root / HF).mkdir(parents=True, exist_ok=True)
+            schema = _hf_schema(kind)
+            columns: dict[str, list] = {name: [] for name in HF_COLUMNS[kind]}
+            with (self.root / jsonl_path).open("wb") as jsonl, \
+                    pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet:
+                def flush() -> None:
+                    if columns[HF_COLUMNS[kind][0]]:
+                        parquet.write_table(pa.table(columns, schema=schema))
+                        for values in columns.values():
+                            values.clear()
+
+                for row in release.hf_rows(kind):
+                    jsonl.write((json.dumps(row) + "\n").encode("utf-8"))
+                    for name in HF_COLUMNS[kind]:
+                        columns[name].append(row[name])
+                    if len(columns[HF_COLUMNS[kind][0]]) >= HF_BATCH_ROWS:
+                        flush()
+                flush()
+            self.digests[jsonl_path] = _sha256(self.root / jsonl_path)
+            self.digests[parquet_path] = _sha256(self.root / parquet_path)
+
+    def write_manifest(self, info: dict) -> None:
+        (self.root / MANIFEST).write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def write_card(self, text: str) -> None:
+        (self.root / CARD).write_text(text, encoding="utf-8")
