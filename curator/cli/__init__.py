@@ -41,6 +41,3 @@ for _module in (ingest, release, review, probe, analysis, signals, translate, se
     for _command in _module.COMMANDS:
         main.add_command(_command)
 
-
-if __name__ == "__main__":
-    main()
