@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
-from curator.core.db import transaction
+from curator.core.db import reading, transaction
 from curator.core.enums import Policy, values
 from curator.core.errors import InputError
 
@@ -54,7 +54,7 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
     from curator.release.merge import latest_candidates, plan
     from curator.release.versions import get_version
 
-    with transaction(ctx.sessions()) as session:
+    with reading(ctx.sessions()) as session:
         base = get_version(session, parent) if parent else latest_candidates(session)
         plans = [p for p in plan(session, base, policy, languages or None) if p.changed()]
     if as_json:
@@ -83,7 +83,7 @@ def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
     """Per language and relation: templates added, removed and newly checked by humans from A to B."""
     from curator.release.diff import diff_rules, diff_versions
 
-    with transaction(ctx.sessions()) as session:
+    with reading(ctx.sessions()) as session:
         diffs = diff_versions(session, a, b)
         rules = diff_rules(session, a, b)
     if as_json:
@@ -132,7 +132,7 @@ def release_export(ctx: Context, name: str, out: str, force: bool, hf: bool) -> 
     """Write version NAME to OUT: patterns/, tuples/, manifest.json, README.md."""
     from curator.release.export import export_version
 
-    with transaction(ctx.sessions()) as session:
+    with reading(ctx.sessions()) as session:
         info = export_version(session, name, out, force, hf)
     c = info["counts"]
     click.echo(f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"
@@ -145,7 +145,7 @@ def release_list(ctx: Context) -> None:
     """Dataset versions with their counts."""
     from curator.release.versions import list_versions
 
-    with transaction(ctx.sessions()) as session:
+    with reading(ctx.sessions()) as session:
         for v in list_versions(session):
             click.echo(f"{v['name']:<20} {v['kind']:<10} {v['created']}  parent={v['parent'] or '-'}"
                        f"  {v['languages']} languages, {v['patterns']} patterns, {v['tuple_lists']} tuple files")
@@ -159,14 +159,11 @@ def release_list(ctx: Context) -> None:
 def stats(directory: str, as_json: bool, plot: str | None) -> None:
     """SPEC §4 dataset statistics of a release directory (and its review statistics, if any)."""
     from curator.release.export import review_section
+    from curator.core.formats.release import read_manifest
     from curator.release.stats import dataset_stats, format_stats
 
-    try:
-        result = dataset_stats(directory)
-    except ValueError as exc:  # the release folder's own messages (file and line)
-        raise InputError(str(exc)) from None
-    manifest_path = Path(directory) / "manifest.json"
-    info = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    result = dataset_stats(directory)  # a broken file is a ReleaseError naming file and line
+    info = read_manifest(directory) or {}
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:

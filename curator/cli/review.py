@@ -7,7 +7,7 @@ import json
 import click
 
 from curator.cli.common import Column, Context, echo_table, list_option, pass_ctx
-from curator.core.db import transaction
+from curator.core.db import reading, transaction
 from curator.core.enums import QueueOrder, Role, values
 from curator.core.errors import NotFound
 
@@ -111,7 +111,7 @@ def review_stats(ctx: Context, as_csv: bool, as_json: bool) -> None:
     """Per language: reviewers, progress, decision shares, pace, agreement (Cohen's kappa)."""
     from curator.review.stats import review_summary, summary_csv
 
-    with transaction(ctx.sessions()) as session:
+    with reading(ctx.sessions()) as session:
         summary = review_summary(session)
     if as_csv:
         click.echo(summary_csv(summary), nl=False)

@@ -6,8 +6,8 @@ import json
 import click
 
 from curator.cli.common import Column, Context, echo_table, list_option, pass_ctx, percent, progress
-from curator.core.db import transaction
-from curator.core.errors import InputError, NotFound
+from curator.core.db import reading, transaction
+from curator.core.errors import NotFound
 
 
 @click.group()
@@ -24,12 +24,14 @@ def signals() -> None:
 @pass_ctx
 def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) -> None:
     """Back-translate every candidate template to English and store its cosine with the ParaRel pattern."""
-    from curator.quality.signals import WARN_SIMILARITY, compute_similarity
+    from curator.quality.signals import WARN_SIMILARITY, measure_similarity, store_similarity
     from curator.translate import get_translator
 
     translator = get_translator(system, settings=ctx.settings)
+    with reading(ctx.sessions()) as session:  # translating and embedding take minutes: no lock held
+        measured = measure_similarity(session, translator, langs, model, progress=progress())
     with transaction(ctx.sessions()) as session:
-        rows = compute_similarity(session, translator, langs, model, progress=progress())
+        rows = store_similarity(session, measured)
     echo_table([Column("lang", 8), Column("templates", 10, ">"), Column("mean cos", 10, ">", ".3f"),
                 Column(f"< {WARN_SIMILARITY}", 8, ">")],
                [(r.language, r.templates, r.mean, r.warnings) for r in rows], sep="")
@@ -68,7 +70,7 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
     from curator.quality import checks
     from curator.quality.signals import risks
 
-    with transaction(ctx.sessions()) as session:
+    with reading(ctx.sessions()) as session:
         scores = risks(session, language)
         ids = sorted(scores, key=lambda t: -scores[t])[:top]
         rows = []
@@ -116,7 +118,7 @@ def signals_outcomes(ctx: Context, as_json: bool) -> None:
     """Were risky templates rejected more often? Standing decisions by risk band and similarity."""
     from curator.analysis.outcomes import risk_outcomes
 
-    with transaction(ctx.sessions()) as session:
+    with reading(ctx.sessions()) as session:
         rows = risk_outcomes(session)
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))

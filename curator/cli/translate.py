@@ -37,7 +37,7 @@ def translate_command(click_ctx: click.Context, languages: list[str], system: st
                       batch_size: int | None, rate: float | None, retries: int, relations: list[str], device: str,
                       name: str | None) -> None:
     """Translate the English ParaRel patterns into LANGUAGES with SYSTEM, then ingest the output."""
-    from curator.core.db import transaction
+    from curator.core.db import reading, transaction
     from curator.core.formats.sources import FolderSource
     from curator.ingest.translations import ingest_translations
     from curator.translate.backends import get_translator
@@ -49,7 +49,7 @@ def translate_command(click_ctx: click.Context, languages: list[str], system: st
     targets = languages
     out_dir = Path(out) if out else ctx.settings.instance_path / "translations"
     sessions = ctx.sessions()
-    with transaction(sessions) as session:
+    with reading(sessions) as session:
         english = load_english(session, relations or None)
     translator = get_translator(system, batch_size=batch_size, rate=rate, retries=retries, device=device,
                                 name=name, settings=ctx.settings)

@@ -70,16 +70,28 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
     rolled back on any error, `Busy` if the lock could not be had in time.
 
     `source` is a session factory (the CLI: a new session, closed afterwards) or an open
-    session (a web request's: any read transaction it holds is ended first, so the write
-    starts from a fresh snapshot; its objects — the signed-in user — stay usable)."""
+    session (a web request's). An open session's read transaction is rolled back first, which
+    expires what it loaded: every object (the signed-in user, an invitation) is read again
+    inside the write snapshot, so a check made before the lock cannot be stale. A session
+    with unsaved changes is refused (they would escape the lock). Used again on a session
+    already inside a unit of work, it joins that one (all or nothing stays all or nothing)."""
     owned = not isinstance(source, Session)
     session = source() if owned else source
+    if not owned and session.info.get(WRITE):
+        yield session  # nested: part of the enclosing unit of work
+        return
+    if not owned and (session.new or session.dirty or session.deleted):
+        raise RuntimeError("unit_of_work: the session has unsaved changes made outside a unit of work")
     try:
         if session.in_transaction():
-            session.commit()  # a read-only snapshot; nothing to write yet
+            session.rollback()  # end the read snapshot (nothing was written in it)
         with session.begin():
             session.connection(execution_options={WRITE: True})
-            yield session
+            session.info[WRITE] = True
+            try:
+                yield session
+            finally:
+                session.info.pop(WRITE, None)
     except OperationalError as exc:
         if is_busy(exc):
             raise Busy() from None
@@ -91,10 +103,14 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
 
 @contextmanager
 def reading(factory: sessionmaker[Session]) -> Iterator[Session]:
-    """A read-only transaction (plain BEGIN): never waits for, or blocks, a writer."""
+    """A read-only transaction (plain BEGIN): never waits for, or blocks, a writer. Anything
+    written in it by mistake is rolled back at the end, never committed."""
     with factory() as session:
-        with session.begin():
+        session.begin()
+        try:
             yield session
+        finally:
+            session.rollback()
 
 
 # the name the stage code and CLI grew up with: every `transaction` is a unit of work

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
+from curator.core.errors import InputError
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -38,7 +40,11 @@ class Settings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
         env = os.environ if environ is None else environ
-        instance = Path(env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
+        instance = Path(overrides.get("instance_path") or env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
+        try:
+            busy_timeout = float(env.get("CURATOR_BUSY_TIMEOUT") or 30.0)
+        except ValueError:
+            raise InputError("CURATOR_BUSY_TIMEOUT", f"expected seconds, not {env['CURATOR_BUSY_TIMEOUT']!r}") from None
         settings = cls(
             database_url=env.get("CURATOR_DATABASE_URL") or f"sqlite:///{instance / 'curator.sqlite'}",
             instance_path=instance,
@@ -46,10 +52,10 @@ class Settings:
             secret_key=env.get("CURATOR_SECRET_KEY") or secrets.token_hex(32),
             secure_cookies=env.get("CURATOR_SECURE_COOKIES", "0") == "1",
             runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
-            busy_timeout=float(env.get("CURATOR_BUSY_TIMEOUT") or 30.0),
+            busy_timeout=busy_timeout,
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
-                         and k != "CURATOR_SECRET_KEY"},
+                         and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")},
         )
         return replace(settings, **overrides) if overrides else settings
 

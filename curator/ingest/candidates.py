@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from curator.core.models import (EnglishPattern, LanguageCoverage, MlamaTemplate, RelationCoverage, Template,
                       TranslationLine, TranslationSystem, TupleList)
-from curator.core.errors import Conflict
+from curator.core.errors import Conflict, InputError
 from curator.ingest.profiles import DEFAULT as DEFAULT_PROFILE, case_key, clean_keep_case, get_profile
 from curator.ingest.store import bulk_insert
 
@@ -27,7 +27,7 @@ class CandidateParams:
     def __post_init__(self) -> None:
         profile = get_profile(self.rules)
         if self.keep_case and not profile.name == "curator":
-            raise ValueError(f"case preservation is an option of the curator profile; the {profile.name} "
+            raise InputError(f"case preservation is an option of the curator profile; the {profile.name} "
                              "profile lower-cases as published")
 
 

@@ -12,6 +12,7 @@ from typing import Iterator
 from curator.core.enums import ModelKind, values
 from curator.core.formats.jsonl import read_jsonl, require
 from curator.core.formats.release import Release
+from curator.core.errors import InputError
 
 KINDS = values(ModelKind)
 SENTINELS = [f"<extra_id_{i}>" for i in range(100)]  # as many as T5 has
@@ -164,10 +165,10 @@ def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int =
                               XLMRobertaForMaskedLM)
 
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}")
+        raise InputError(f"kind must be one of {', '.join(KINDS)}")
     lines = list(corpus_lines(corpus, seed=seed))
     if not lines:
-        raise ValueError(f"{corpus}: no .jsonl text found to train a tokenizer on")
+        raise InputError(f"{corpus}: no .jsonl text found to train a tokenizer on")
     tok, specials = train_tokenizer(kind, lines, vocab_size)
     # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way.
     # BertTokenizer.from_pretrained reads do_lower_case from tokenizer_config.json and lowercases

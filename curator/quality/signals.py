@@ -77,10 +77,23 @@ class SimilaritySummary:
     mean: float
 
 
-def compute_similarity(session: Session, translator, languages: list[str], model: str | None = None,
-                       progress: bool = False) -> list[SimilaritySummary]:
+@dataclass
+class Measured:
+    """One language's back-translations and cosines, computed but not stored yet."""
+    language: str
+    template_ids: list[int]
+    english: list[str]
+    back: list[str]
+    cosine: np.ndarray
+    model: str
+    system: str
+
+
+def measure_similarity(session: Session, translator, languages: list[str], model: str | None = None,
+                       progress: bool = False) -> list[Measured]:
     """Back-translate every candidate template of the languages to English with `translator`
-    (placeholders protected) and store its cosine with the ParaRel pattern it translates."""
+    (placeholders protected) and embed it next to the ParaRel pattern it translates. Only
+    reads: the slow part (translation, embeddings) never holds the database's write lock."""
     from curator.translate import translate_templates
     from curator.quality.similarity import DEFAULT_MODEL, pairwise_cosine
 
@@ -88,26 +101,40 @@ def compute_similarity(session: Session, translator, languages: list[str], model
     out = []
     for lang in tqdm(languages, desc="similarity", unit="language", disable=not progress):
         rows = session.execute(
-            select(Template, EnglishPattern.pattern)
+            select(Template.id, Template.text, EnglishPattern.pattern)
             .join(EnglishPattern, (EnglishPattern.relation_id == Template.relation_id)
                   & (EnglishPattern.position == Template.first_position))
             .where(Template.language == lang, Template.is_candidate)
             .order_by(Template.relation_id, Template.id)).all()
         if not rows:
             raise Conflict(f"language {lang!r} has no candidate templates "
-                              "(ingest it and run `curator candidates build`)")
-        templates = [t for t, _ in rows]
-        english = [e for _, e in rows]
-        back = translate_templates(translator, [t.text for t in templates], lang, "en")
-        cosine = pairwise_cosine(english, back, model)
-        cache = _existing(session, (t.id for t in templates))
-        for template, en, bt, cos in zip(templates, english, back, cosine):
-            s = _signal(session, template.id, cache)
-            s.back_translation, s.english, s.similarity = bt, en, float(cos)
-            s.similarity_model, s.back_system = model, translator.name
-        session.flush()
-        out.append(SimilaritySummary(lang, len(templates), int((cosine < WARN_SIMILARITY).sum()), float(cosine.mean())))
+                           "(ingest it and run `curator candidates build`)")
+        english = [e for _, _, e in rows]
+        back = translate_templates(translator, [text for _, text, _ in rows], lang, "en")
+        out.append(Measured(lang, [tid for tid, _, _ in rows], english, back, pairwise_cosine(english, back, model),
+                            model, translator.name))
     return out
+
+
+def store_similarity(session: Session, measured: list[Measured]) -> list[SimilaritySummary]:
+    """Store measured similarities (a short write: one row per template)."""
+    out = []
+    for m in measured:
+        cache = _existing(session, m.template_ids)
+        for template_id, en, bt, cos in zip(m.template_ids, m.english, m.back, m.cosine):
+            s = _signal(session, template_id, cache)
+            s.back_translation, s.english, s.similarity = bt, en, float(cos)
+            s.similarity_model, s.back_system = m.model, m.system
+        session.flush()
+        out.append(SimilaritySummary(m.language, len(m.template_ids), int((m.cosine < WARN_SIMILARITY).sum()),
+                                     float(m.cosine.mean())))
+    return out
+
+
+def compute_similarity(session: Session, translator, languages: list[str], model: str | None = None,
+                       progress: bool = False) -> list[SimilaritySummary]:
+    """Measure and store in one session (the CLI measures in a read and stores in a unit of work)."""
+    return store_similarity(session, measure_similarity(session, translator, languages, model, progress))
 
 
 def compute_agreement(session: Session, run_dir: str | Path, languages: list[str] | None = None) -> int:

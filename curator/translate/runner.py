@@ -22,6 +22,7 @@ from curator.core.models import EnglishPattern, TupleList
 from curator.translate.backends.base import Translator
 from curator.translate.errors import TranslationError
 from curator.translate.templates import translate_templates_detailed
+from curator.core.errors import Conflict, NotFound
 
 SOURCE_LANGUAGE = "en"
 
@@ -64,12 +65,12 @@ def load_english(session: Session, relations: Iterable[str] | None = None) -> di
         text = repair(p.pattern, SOURCE_LANGUAGE)[0]
         english.setdefault(p.relation_id, []).append(EnglishRow(text, p.lemma, p.extended_lemma, p.tense))
     if not english:
-        raise TranslationError("translate", "no English ParaRel patterns in the database: run `curator ingest pararel`")
+        raise Conflict("translate: no English ParaRel patterns in the database: run `curator ingest pararel`")
     if relations:
         wanted = list(dict.fromkeys(relations))
         unknown = [r for r in wanted if r not in english]
         if unknown:
-            raise TranslationError("translate", f"no English patterns for relation(s) {', '.join(unknown)}")
+            raise NotFound(f"translate: no English patterns for relation(s) {', '.join(unknown)}")
         english = {r: english[r] for r in wanted}
     return english
 

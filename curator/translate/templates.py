@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from curator.translate.protect import SLOT, has_slots_once
+from curator.core.errors import InputError
 
 if TYPE_CHECKING:
     from curator.translate.backends.base import Translator
@@ -51,7 +52,7 @@ def translate_templates_detailed(translator: Translator, templates: list[str], s
     """Like `translate_templates`, saying per template whether the fallback was needed."""
     for i, template in enumerate(templates):
         if not has_slots_once(template):
-            raise ValueError(f"template {i} ({template!r}) must contain [X] and [Y] exactly once")
+            raise InputError(f"template {i} ({template!r}) must contain [X] and [Y] exactly once")
     scheme = translator.scheme
     protected = [scheme.protect(t) for t in templates]
     raws = (translator.translate_markup if scheme.markup else translator.translate)(protected, source, target)

@@ -6,7 +6,7 @@ from flask_login import current_user
 from sqlalchemy import func, select
 
 from curator.core import languages
-from curator.core.errors import CuratorError
+from curator.core.errors import Busy, CuratorError
 from curator.core.models import (Invite, Language, LanguageCoverage, Relation, RelationCoverage, Template, TemplateSignal,
                       TranslationLine, User)
 from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, risks, set_queue_order
@@ -62,6 +62,8 @@ def queue_order(code: str):
     try:
         with write() as session:
             set_queue_order(session, code, request.form.get("order", ""))
+    except Busy:
+        raise  # a 503 with Retry-After (web/errors.py), not a flash
     except CuratorError as exc:
         flash(exc.message, "error")
     else:
@@ -82,6 +84,8 @@ def reviewers():
                 invite, token = create_invite(session, codes, current_user, request.form.get("email"),
                                               request.form.get("role", "reviewer"),
                                               float(fraction) if fraction else None)
+        except Busy:
+            raise
         except (CuratorError, ValueError) as exc:
             flash(getattr(exc, "message", f"Invalid sample fraction: {fraction}"), "error")
         else:

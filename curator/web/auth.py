@@ -9,7 +9,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from curator.web.context import db, write
 from curator.review.accounts import accept_invite, authenticate, open_invite
-from curator.core.errors import CuratorError
+from curator.core.errors import Busy, CuratorError
 from curator.web.errors import status_for
 
 bp = Blueprint("auth", __name__)
@@ -68,6 +68,8 @@ def invite(token: str):
             with write() as session:
                 user = accept_invite(session, token, form.get("email", ""), form.get("name", ""),
                                      form.get("password", ""), signed_in)
+        except Busy:
+            raise  # a 503 with Retry-After (web/errors.py)
         except CuratorError as exc:
             flash(exc.message, "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)

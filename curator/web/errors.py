@@ -77,7 +77,8 @@ def http_error(exc: HTTPException):
     # an abort(400, "what was wrong") keeps its own words; a bare abort(404) gets ours
     custom = exc.description and exc.description != type(exc).description
     message = exc.description if custom else FRIENDLY.get(exc.code, exc.name)
-    return error_response(message, exc.code or 500)
+    headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}  # e.g. Allow on a 405
+    return error_response(message, exc.code or 500, headers)
 
 
 @bp.app_errorhandler(InternalServerError)

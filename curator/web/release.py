@@ -5,7 +5,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 
 from curator.core import languages
 from curator.core.enums import VersionKind
-from curator.core.errors import CuratorError, InputError, NotFound
+from curator.core.errors import Busy, CuratorError, InputError, NotFound
 from curator.core.models import DatasetVersion
 from curator.analysis.outcomes import risk_outcomes
 from curator.quality.checks import CHECKS
@@ -77,6 +77,8 @@ def build():
     try:
         with write() as session:
             result = build_from_review(session, name, policy, parent)
+    except Busy:
+        raise  # a 503 with Retry-After (web/errors.py), not a flash
     except CuratorError as exc:
         flash(exc.message, "error")
         return redirect(url_for("release.preview", policy=policy, parent=parent))

@@ -1,4 +1,4 @@
-"""Alembic environment: runs against the URL curator passes in (or CURATOR_DATABASE_URL)."""
+"""Alembic environment: runs against the URL (or the connection) that curator.core.migrate passes in."""
 from alembic import context
 
 from curator.core.db import make_engine
