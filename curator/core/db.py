@@ -110,6 +110,7 @@ def reading(factory: sessionmaker[Session]) -> Iterator[Session]:
         try:
             yield session
         finally:
+            session.expunge_all()  # what was read stays usable after the block, as after a commit
             session.rollback()
 
 
