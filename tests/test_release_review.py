@@ -136,3 +136,14 @@ def test_reviewed_export_card_stats_and_hf(reviewed, cli, tmp_path):
     assert tree_bytes(out) == tree_bytes(tmp_path / "again")
     cli("stats", out, "--plot", tmp_path / "chart2.png")
     assert (tmp_path / "chart2.png").read_bytes() == (tmp_path / "chart.png").read_bytes()
+
+
+def test_preview_without_a_candidate_version_or_of_an_unknown_one_is_404(review_app):
+    """Before `curator release build` there is nothing to apply reviews to: a 404 page that says
+    what to run, as for an unknown version or diff — never a 500."""
+    boss = Browser(review_app).login("boss@example.org")
+    missing = boss.get("/admin/release/preview?policy=any")
+    assert missing.status_code == 404 and "curator release build" in missing.get_data(as_text=True)
+    unknown = boss.get("/admin/release/preview?policy=any&parent=nope")
+    assert unknown.status_code == 404 and "no dataset version named" in unknown.get_data(as_text=True)
+    assert boss.get("/admin/diff?a=nope&b=other").status_code == 404

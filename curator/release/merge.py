@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import Policy, VersionKind, values
-from curator.core.errors import Conflict, InputError
+from curator.core.errors import InputError, NotFound
 from curator.ingest.store import bulk_insert
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
 from curator.review.stats import review_summary, standing_decisions
@@ -73,7 +73,7 @@ def latest_candidates(session: Session) -> DatasetVersion:
     version = session.scalar(select(DatasetVersion).where(DatasetVersion.kind == VersionKind.CANDIDATES)
                              .order_by(DatasetVersion.id.desc()).limit(1))
     if version is None:
-        raise Conflict("no candidate version to apply reviews to: run `curator release build NAME` "
+        raise NotFound("no candidate version to apply reviews to: run `curator release build NAME` "
                           "first (it snapshots the candidates)")
     return version
 

@@ -17,10 +17,6 @@ csrf = CSRFProtect()
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 
 
-def current_sqlite(app: Flask) -> bool:
-    return app.extensions["curator.engine"].dialect.name == "sqlite"
-
-
 def db() -> Session:
     """The request's session, for reading; closed (rolled back if open) after the request.
     A view that writes does so in `write()`."""

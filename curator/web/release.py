@@ -5,7 +5,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 
 from curator.core import languages
 from curator.core.enums import VersionKind
-from curator.core.errors import Busy, CuratorError, InputError, NotFound
+from curator.core.errors import Busy, CuratorError
 from curator.core.models import DatasetVersion
 from curator.analysis.outcomes import risk_outcomes
 from curator.quality.checks import CHECKS
@@ -57,7 +57,7 @@ def preview():
     if policy not in POLICIES:
         abort(404)
     parent = request.args.get("parent")
-    base = _version(session, parent) if parent else _call(latest_candidates, session)
+    base = _version(session, parent) if parent else latest_candidates(session)
     plans = [p for p in plan(session, base, policy, request.args.getlist("language") or None) if p.changed()]
     candidates = [v["name"] for v in list_versions(session) if v["kind"] == VersionKind.CANDIDATES]
     return render_template("preview.html", base=base, policy=policy, plans=plans, policies=POLICIES,
@@ -93,16 +93,9 @@ def build():
 def diff():
     session = db()
     a, b = request.args.get("a", ""), request.args.get("b", "")
-    diffs = _call(diff_versions, session, a, b)
-    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=_call(diff_rules, session, a, b))
-
-
-def _call(fn, *args):
-    try:
-        return fn(*args)
-    except InputError as exc:
-        raise NotFound(exc.message) from None
+    diffs = diff_versions(session, a, b)
+    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=diff_rules(session, a, b))
 
 
 def _version(session, name: str) -> DatasetVersion:
-    return _call(get_version, session, name)
+    return get_version(session, name)  # NotFound (404) for an unknown name
