@@ -34,15 +34,52 @@ def seed(ctx: Context, path: str, demo_users: bool, demo_password: str) -> None:
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=5000, show_default=True)
-@click.option("--debug", is_flag=True)
+@click.option("--host", default="127.0.0.1", show_default=True, envvar="CURATOR_HOST")
+@click.option("--port", default=5000, show_default=True, envvar="CURATOR_PORT", type=click.IntRange(0, 65535))
+@click.option("--workers", default=2, show_default=True, envvar="CURATOR_WORKERS", type=click.IntRange(1, 64),
+              help="Worker processes (one core each; a few suffice on SQLite, which has one writer at a time).")
+@click.option("--threads", default=8, show_default=True, envvar="CURATOR_THREADS", type=click.IntRange(1, 256),
+              help="Threads per worker: requests served at once by each process.")
+@click.option("--timeout", default=30, show_default=True, envvar="CURATOR_WORKER_TIMEOUT", type=click.IntRange(1),
+              help="Seconds a silent worker lives before it is killed and replaced.")
+@click.option("--graceful-timeout", default=30, show_default=True, envvar="CURATOR_GRACEFUL_TIMEOUT",
+              type=click.IntRange(1), help="On restart (SIGHUP) or stop (SIGTERM): seconds to finish requests in flight.")
+@click.option("--read-timeout", default=10.0, show_default=True, envvar="CURATOR_READ_TIMEOUT",
+              type=click.FloatRange(0.1), help="Seconds a whole request (headers and body) may take to arrive.")
+@click.option("--keepalive", default=5, show_default=True, envvar="CURATOR_KEEPALIVE", type=click.IntRange(0),
+              help="Seconds an idle connection is kept open for the client's next request.")
+@click.option("--access-log", default=None, envvar="CURATOR_ACCESS_LOG", metavar="FILE",
+              help="Access log file ('-' for stderr); none by default.")
+@click.option("--dev", is_flag=True, help="Flask's development server with the reloader and debugger (never in production).")
 @pass_ctx
-def serve(ctx: Context, host: str, port: int, debug: bool) -> None:
-    """Run the web app (development server)."""
+def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeout: int, graceful_timeout: int,
+          read_timeout: float, keepalive: int, access_log: str | None, dev: bool) -> None:
+    """Run the web app: gunicorn with worker processes and threads (`--dev`: Flask's reloader).
+
+    SIGHUP reloads the workers one by one without dropping requests; SIGTERM stops after the
+    requests in flight. Put nginx in front for TLS (docs/deploy.md)."""
+    from curator.core.errors import CuratorError
+    from curator.core.migrate import check_current
     from curator.web import create_app
 
-    create_app(ctx.settings).run(host=host, port=port, debug=debug)
+    settings = ctx.settings
+    check_current(ctx.engine)  # one line ("run `curator init`"), not a worker that fails to boot
+    ctx.engine.dispose()  # each worker opens its own connections after the fork
+    if dev:
+        create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
+        return
+    from curator.web.server import Server, gunicorn_options
+
+    options = gunicorn_options(bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}", workers=workers,
+                               threads=threads, timeout=timeout, graceful_timeout=graceful_timeout,
+                               keepalive=keepalive, access_log=access_log)
+    click.echo(f"curator: serving on http://{host}:{port} ({workers} workers x {threads} threads)", err=True)
+    try:
+        Server(lambda: create_app(settings), options, read_timeout=read_timeout).run()
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise CuratorError(f"the server stopped (exit {exc.code}); see the log above") from None
+        raise
 
 
 COMMANDS = (seed, serve)

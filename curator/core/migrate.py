@@ -29,3 +29,27 @@ def current_revision(engine: Engine) -> str | None:
 
     with engine.connect() as connection:
         return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+
+
+def check_current(engine: Engine) -> None:
+    """Refuse to serve a database the code's schema does not match: one line saying what to run."""
+    from sqlalchemy.exc import OperationalError
+
+    from curator.core.errors import CuratorError
+
+    try:
+        current, head = current_revision(engine), head_revision()
+    except OperationalError as exc:
+        first = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        raise CuratorError(f"cannot reach the database at {engine.url.render_as_string()}: {first}") from None
+    if current is None:
+        raise CuratorError(f"the database at {engine.url.render_as_string()} is not initialised: run `curator init`")
+    if current != head:
+        raise CuratorError(f"the database is at migration {current}, the code needs {head}: run `curator init` "
+                           "(it upgrades in place; back up first, see docs/deploy.md)")

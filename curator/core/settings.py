@@ -12,6 +12,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_SECURE_COOKIES           | 1: cookies only over HTTPS                            | 0                    |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's SQLite lock      | 30                   |
+| CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
 | CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
 """
@@ -34,6 +35,7 @@ class Settings:
     secure_cookies: bool = False
     runs_dir: Path | None = None
     busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite)
+    max_body: int = 1 << 20  # bytes; review requests are a few hundred bytes, forms a few KB
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -41,10 +43,8 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
         env = os.environ if environ is None else environ
         instance = Path(overrides.get("instance_path") or env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
-        try:
-            busy_timeout = float(env.get("CURATOR_BUSY_TIMEOUT") or 30.0)
-        except ValueError:
-            raise InputError("CURATOR_BUSY_TIMEOUT", f"expected seconds, not {env['CURATOR_BUSY_TIMEOUT']!r}") from None
+        busy_timeout = _number(env, "CURATOR_BUSY_TIMEOUT", float, 30.0, "seconds")
+        max_body = _number(env, "CURATOR_MAX_BODY", int, 1 << 20, "a number of bytes")
         settings = cls(
             database_url=env.get("CURATOR_DATABASE_URL") or f"sqlite:///{instance / 'curator.sqlite'}",
             instance_path=instance,
@@ -53,6 +53,7 @@ class Settings:
             secure_cookies=env.get("CURATOR_SECURE_COOKIES", "0") == "1",
             runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
             busy_timeout=busy_timeout,
+            max_body=max_body,
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
                          and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")},
@@ -72,7 +73,21 @@ class Settings:
             "SESSION_COOKIE_SECURE": self.secure_cookies,
             "RUNS_DIR": str(self.runs_dir or self.instance_path / "runs"),
             "BUSY_TIMEOUT": self.busy_timeout,
+            "MAX_CONTENT_LENGTH": self.max_body,
         }
+
+
+def _number(env: Mapping[str, str], name: str, kind: type, default, what: str):
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or value <= 0:
+        raise InputError(name, f"expected {what} (a positive number), not {raw!r}")
+    return value
 
 
 _FLASK_TO_FIELD = {"DATABASE_URL": "database_url", "SECRET_KEY": "secret_key", "RUNS_DIR": "runs_dir",

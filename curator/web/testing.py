@@ -1,8 +1,17 @@
-"""A real HTTP server on localhost in a background thread, for browser tests, load tests
-and benchmarks (werkzeug's threaded server, one thread per request like `curator serve`)."""
+"""Real HTTP servers on localhost for browser tests, load tests and benchmarks:
+`LiveServer` (werkzeug's threaded server in a background thread, in this process) and
+`ServeProcess` (`curator serve` itself — gunicorn — as a child process)."""
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
 import threading
+import time
+import urllib.request
 
 from flask import Flask
 from werkzeug.serving import make_server
@@ -22,3 +31,56 @@ class LiveServer:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServeProcess:
+    """`python -m curator.cli --database URL serve …` on a free port until the block ends
+    (SIGTERM: gunicorn finishes the requests in flight)."""
+
+    def __init__(self, database_url: str, *args: str, env: dict | None = None, start_timeout: float = 60.0):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.command = [sys.executable, "-m", "curator.cli", "--database", database_url, "serve",
+                        "--port", str(self.port), *args]
+        self.env = {**os.environ, **(env or {})}
+        self.start_timeout = start_timeout
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> "ServeProcess":
+        self.log_file = tempfile.TemporaryFile("w+")  # a pipe nobody reads could fill and stall the server
+        self.process = subprocess.Popen(self.command, env=self.env, stdout=self.log_file, stderr=subprocess.STDOUT,
+                                        text=True)
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"curator serve exited {self.process.returncode}: {self.read_log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError(f"curator serve did not answer on {self.url} within {self.start_timeout} s")
+
+    def signal(self, sig: int) -> None:
+        self.process.send_signal(sig)
+
+    def __exit__(self, *exc) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def read_log(self) -> str:
+        self.log_file.seek(0)
+        return self.log_file.read()

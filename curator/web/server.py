@@ -1,0 +1,126 @@
+"""The production server: gunicorn with threads, and deadlines no client can outlast.
+
+Volunteers reach the app over the internet, so a client that opens a connection and then
+sends slowly (a phone going through a tunnel, or a slow-loris on purpose) must not hold a
+thread, let alone a database lock. Three measures, each cheap:
+
+- every connection has a *deadline* per request: the request line, headers and body must
+  arrive within `read_timeout` seconds in total (`DeadlineSocket`), and a response the
+  client does not read is cut off after the same time — a stalled client costs one thread
+  for at most that long, then the connection is closed;
+- the body is read completely, under that deadline, *before* the app sees the request
+  (`read_body_first`): a view (and the write transaction it may open) never waits on the
+  network, and a body over `MAX_CONTENT_LENGTH` is refused unread (413);
+- gunicorn's gthread worker keeps idle keep-alive connections in its poller, not in a thread.
+
+In production nginx sits in front (docs/deploy.md) and buffers whole requests anyway; these
+deadlines make the app safe on its own too. `curator serve --dev` keeps Flask's reloader.
+"""
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any, Callable
+
+from gunicorn.app.base import BaseApplication
+from gunicorn.workers.gthread import ThreadWorker
+
+READ_TIMEOUT = 10.0  # seconds for a whole request (line, headers, body) to arrive
+
+
+class DeadlineSocket:
+    """A connection socket whose reads share one deadline per request.
+
+    gunicorn's threads switch the socket to blocking mode before each request
+    (`setblocking(True)`); here that starts the request's clock instead, and every read
+    waits at most for what is left of it, so trickling a byte at a time does not help.
+    Writes wait at most `timeout` each. Anything else goes to the real socket."""
+
+    __slots__ = ("_sock", "timeout", "deadline")
+
+    def __init__(self, sock: socket.socket, timeout: float):
+        self._sock = sock
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+
+    def setblocking(self, flag: bool) -> None:
+        if flag:
+            self.deadline = time.monotonic() + self.timeout
+            self._sock.settimeout(self.timeout)
+        else:
+            self._sock.setblocking(False)
+
+    def _arm(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("request deadline passed")
+        self._sock.settimeout(left)
+
+    def recv(self, *args):
+        self._arm()
+        return self._sock.recv(*args)
+
+    def recv_into(self, *args):
+        self._arm()
+        return self._sock.recv_into(*args)
+
+    def sendall(self, data, *args):
+        self._sock.settimeout(self.timeout)
+        return self._sock.sendall(data, *args)
+
+    def send(self, data, *args):
+        self._sock.settimeout(self.timeout)
+        return self._sock.send(data, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+class DeadlineThreadWorker(ThreadWorker):
+    """gunicorn's gthread worker whose connections carry a `DeadlineSocket`. A request cut
+    off by its deadline ends like a disconnected client: the connection is closed."""
+
+    read_timeout = READ_TIMEOUT  # set by `Server` before the workers fork
+
+    def handle(self, conn):
+        if not isinstance(conn.sock, DeadlineSocket) and not self.cfg.is_ssl:
+            conn.sock = DeadlineSocket(conn.sock, self.read_timeout)
+        return super().handle(conn)
+
+
+class Server(BaseApplication):
+    """gunicorn run in-process by `curator serve`: each worker builds its own app (and its
+    own connection pool) from the settings, after the fork."""
+
+    def __init__(self, make_app: Callable[[], Callable], options: dict, read_timeout: float = READ_TIMEOUT):
+        self.make_app = make_app
+        self.options = options
+        DeadlineThreadWorker.read_timeout = read_timeout  # the workers are forks of this process
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            if value is not None and key in self.cfg.settings:  # older gunicorns lack newer settings
+                self.cfg.set(key, value)
+
+    def load(self) -> Callable:
+        return self.make_app()
+
+
+def gunicorn_options(*, bind: str, workers: int, threads: int, timeout: float, graceful_timeout: float,
+                     keepalive: float, access_log: str | None) -> dict:
+    return {
+        "bind": bind,
+        "workers": workers,
+        "threads": threads,
+        "worker_class": "curator.web.server.DeadlineThreadWorker",
+        "timeout": timeout,  # a worker silent this long is killed and replaced
+        "graceful_timeout": graceful_timeout,  # SIGHUP / SIGTERM: finish requests in flight first
+        "keepalive": keepalive,
+        "accesslog": access_log,
+        "errorlog": "-",
+        "limit_request_line": 4094,
+        "limit_request_fields": 100,
+        "proc_name": "curator",
+        "control_socket_disable": True,  # gunicorn >= 25: one fixed path per user; not needed
+    }
