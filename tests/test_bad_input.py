@@ -54,6 +54,21 @@ def test_missing_field_names_the_field(cli, engine, loaded):
     assert str(target) in out and "line 4" in out and "'obj_label'" in out and "missing" in out
 
 
+def test_a_bad_tuples_file_stops_the_import_before_any_file_is_stored(cli, engine, loaded):
+    """The tuples import stores file by file (short write transactions, so reviewers are never
+    kept waiting) — but only after every file was checked: a good changed file before a bad one
+    is not stored either."""
+    good = loaded / "tuples" / "ar" / "P19.jsonl"
+    lines = good.read_text(encoding="utf-8").splitlines()
+    good.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")  # a valid change: one tuple fewer
+    bad = loaded / "tuples" / "es" / "P36.jsonl"
+    _rewrite_line(bad, 2, '{"sub_uri": ')
+    out = _fails(cli, engine, "ingest", "tuples", loaded / "tuples")
+    assert str(bad) in out and "line 2" in out
+    _rewrite_line(bad, 2, (SEED / "tuples" / "es" / "P36.jsonl").read_text(encoding="utf-8").splitlines()[1])
+    assert "1 unchanged" not in cli("ingest", "tuples", loaded / "tuples").output  # now it goes in
+
+
 def test_wrong_type_names_the_field(cli, engine, loaded):
     target = loaded / "pararel" / "patterns" / "P19.jsonl"
     _rewrite_line(target, 2, json.dumps({"pattern": 42}))

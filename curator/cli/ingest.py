@@ -83,10 +83,9 @@ def ingest_translations_cmd(ctx: Context, src: str, trusted: str) -> None:
 def ingest_tuples_cmd(ctx: Context, src: str) -> None:
     """Subject/object tuples: SRC holds <lang>/<REL>.jsonl, cleaned or raw (from_english) form."""
     from curator.core.formats.sources import open_source
-    from curator.ingest.tuples import ingest_tuples
+    from curator.ingest.tuples import import_tuples
 
-    with transaction(ctx.sessions()) as session:
-        s = ingest_tuples(session, open_source(src), progress=progress())
+    s = import_tuples(ctx.sessions(), open_source(src), progress=progress())
     click.echo(f"tuples: {s.files} files, {len(s.languages)} languages, {len(s.relations)} relations"
                f" ({s.skipped_unchanged} unchanged); {s.rows} rows stored"
                + (f"; {s.raw_files} raw files, {s.from_english} rows without a label in their language kept aside"

@@ -10,10 +10,12 @@ import hashlib
 from dataclasses import dataclass, field
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 from tqdm import tqdm
 
 from curator.core import languages
+from curator.core.db import reading, unit_of_work
+from curator.core.errors import InputError
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
 from curator.core.formats.layout import layout_files
 from curator.core.formats import release
@@ -84,6 +86,7 @@ def store_tuple_list(session: Session, language: str, relation: str, form: str, 
 
 
 def ingest_tuples(session: Session, source: Source, progress: bool = False) -> TupleSummary:
+    """Import every tuples file of `source` in the caller's one transaction (the demo seed)."""
     summary = TupleSummary()
     files = layout_files(source, 1, LAYOUT)
     ensure_languages(session, {languages.canonical(lang) for (lang, _), _ in files})
@@ -94,26 +97,75 @@ def ingest_tuples(session: Session, source: Source, progress: bool = False) -> T
     bar = tqdm(files, desc="tuples", unit="file", disable=not progress)
     for (raw_lang, rel), path in bar:
         lang = languages.canonical(raw_lang)
-        where = source.describe(path)
-        data = source.read(path)
+        where, data = source.describe(path), source.read(path)
         digest = sha256(data)
-        summary.files += 1
-        summary.languages.add(lang)
-        summary.relations.add(rel)
-        key = f"{lang}/{rel}"
-        if imported.get(key) == digest:
+        _count_file(summary, lang, rel)
+        if imported.get(f"{lang}/{rel}") == digest:
             summary.skipped_unchanged += 1
             continue
         form, rows = parse_tuples(data, where)
-        list_id = store_tuple_list(session, lang, rel, form, rows, seen)
-        session.execute(update(TupleList).where(TupleList.language == lang, TupleList.relation_id == rel)
-                        .values(current=TupleList.id == list_id))
-        usable = sum(not r["from_english"] for r in rows)
-        summary.rows += usable
-        summary.from_english += len(rows) - usable
-        summary.raw_files += form == "raw"
-        records.append(dict(key=key, location=where, sha256=digest, rows=len(rows),
-                            details={"form": form, "list_id": list_id}))
+        records.append(_store_file(session, summary, lang, rel, form, rows, where, digest, seen))
         bar.set_postfix(rows=summary.rows)
     record_sources(session, "tuples", records)
     return summary
+
+
+def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool = False) -> TupleSummary:
+    """Import every tuples file of `source`, one short unit of work per file (`curator ingest tuples`).
+
+    A full import writes a million rows; as one transaction it would hold SQLite's write lock
+    for the whole run and every reviewer's decision would wait (or fail busy). So: first every
+    file is read and checked with no lock held — a bad file stops the import before anything is
+    written — then each changed file is stored, and recorded as imported, in a transaction of its
+    own, a fraction of a second long; reviewers' writes go in between. An import cut short
+    leaves whole files stored (and recorded), and running it again stores only the rest."""
+    summary = TupleSummary()
+    files = layout_files(source, 1, LAYOUT)
+    with reading(factory) as session:
+        imported = known_sources(session, "tuples")
+    changed = []
+    for (raw_lang, rel), path in tqdm(files, desc="tuples (check)", unit="file", disable=not progress):
+        lang = languages.canonical(raw_lang)
+        where, data = source.describe(path), source.read(path)
+        digest = sha256(data)
+        _count_file(summary, lang, rel)
+        if imported.get(f"{lang}/{rel}") == digest:
+            summary.skipped_unchanged += 1
+            continue
+        parse_tuples(data, where)  # every row checked before anything is written
+        changed.append((lang, rel, path, where, digest))
+    with unit_of_work(factory) as session:
+        ensure_languages(session, {lang for lang, *_ in changed})
+        ensure_relations(session, {rel for _, rel, *_ in changed})
+    seen: set[str] = set()
+    bar = tqdm(changed, desc="tuples (store)", unit="file", disable=not progress)
+    for lang, rel, path, where, digest in bar:
+        data = source.read(path)
+        if sha256(data) != digest:
+            raise InputError(where, "the file changed during the import; run it again")
+        form, rows = parse_tuples(data, where)
+        with unit_of_work(factory) as session:
+            record = _store_file(session, summary, lang, rel, form, rows, where, digest, seen)
+            record_sources(session, "tuples", [record])
+        bar.set_postfix(rows=summary.rows)
+    return summary
+
+
+def _count_file(summary: TupleSummary, lang: str, rel: str) -> None:
+    summary.files += 1
+    summary.languages.add(lang)
+    summary.relations.add(rel)
+
+
+def _store_file(session: Session, summary: TupleSummary, lang: str, rel: str, form: str, rows: list[dict],
+                where: str, digest: str, seen: set[str]) -> dict:
+    """Store one file's list, make it the relation's current one; the source record to keep."""
+    list_id = store_tuple_list(session, lang, rel, form, rows, seen)
+    session.execute(update(TupleList).where(TupleList.language == lang, TupleList.relation_id == rel)
+                    .values(current=TupleList.id == list_id))
+    usable = sum(not r["from_english"] for r in rows)
+    summary.rows += usable
+    summary.from_english += len(rows) - usable
+    summary.raw_files += form == "raw"
+    return dict(key=f"{lang}/{rel}", location=where, sha256=digest, rows=len(rows),
+                details={"form": form, "list_id": list_id})
