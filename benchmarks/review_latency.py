@@ -1,16 +1,31 @@
-"""Latency of "submit a decision and load the next item" on the full real dataset.
+"""Latency of "submit a decision and load the next item" against `curator serve` (gunicorn).
 
-Loads ../shared/data into a fresh SQLite file (or reuses --database), creates reviewers with
-their samples, starts `curator serve` in its own process and drives it over HTTP with 1 and
-then 20 concurrent reviewers (one thread each). Prints median, p95 and max per scenario.
+Loads the full real data (../shared/data) into a fresh database — SQLite, PostgreSQL (a
+throwaway server started here from Debian's binaries), or both — creates reviewers with
+full samples, starts `curator serve` in its own process group and drives it over HTTP:
 
-Usage: python benchmarks/review_latency.py [--data ../shared/data] [--database URL] [--items 60]
+| scenario            | what it shows                                                           |
+|---------------------|-------------------------------------------------------------------------|
+| 20 paced / 100 paced| reviewers like people: 2–4 s reading each template (target p95 < 50 ms) |
+| 20, no pause        | throughput: every reviewer clicks as fast as the server answers         |
+| 20 paced + loris    | the same with one slow-loris client open all the time (p95 must not move)|
+| 20 paced + ingest   | during a full `curator ingest tuples` (a changed copy: 1M rows rewritten)|
+
+One request = POST the decision + GET the next item's context, timed together. A 503 (busy)
+is retried with the same request id after Retry-After, as the review screen does, and
+counted. After each scenario the decisions stored for its request ids are counted: sent
+(answered 2xx) must equal stored. Prints one table per backend; exits 1 if any scenario
+lost a decision or answered 5xx.
+
+Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
+       [--database URL] [--scale 1.0] [--workers 2 --threads 8]
 """
 from __future__ import annotations
 
 import argparse
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -18,11 +33,13 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 LANGUAGES = ("es", "de", "fr", "ru", "ar", "el", "fi", "ja", "ko", "hi")
 
 
@@ -34,118 +51,264 @@ def cli(env: dict, *args) -> str:
     return out.stdout
 
 
-def load(env: dict, data: Path) -> None:
+def load(env: dict, data: Path) -> float:
+    t0 = time.perf_counter()
     cli(env, "init")
     cli(env, "ingest", "pararel", data / "pararel" / "patterns")
     cli(env, "ingest", "translations", data / "mpararel" / "translations")
     cli(env, "ingest", "tuples", data / "mpararel" / "tuples")
     cli(env, "candidates", "build")
+    return time.perf_counter() - t0
 
 
-def make_reviewers(env: dict, count: int, tag: str) -> list[tuple[str, str]]:
+def changed_tuples(data: Path, work: Path) -> Path:
+    """A copy of the real tuples with every file changed (its last line dropped), so
+    importing it rewrites every list: a full ingest, not 'unchanged, skipped'."""
+    out = work / "tuples-changed"
+    if out.exists():
+        shutil.rmtree(out)
+    for path in sorted((data / "mpararel" / "tuples").rglob("*.jsonl")):
+        target = out / path.relative_to(data / "mpararel" / "tuples")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        lines = path.read_bytes().splitlines(keepends=True)
+        target.write_bytes(b"".join(lines[:-1] if len(lines) > 1 else lines))
+    return out
+
+
+def make_reviewers(url: str, count: int, tag: str) -> list[tuple[str, str]]:
     """(language, API token) per reviewer, each with a full (fraction 1) sample."""
-    from curator.core.db import make_engine, make_session_factory, transaction
+    from curator.core.db import make_engine, make_session_factory, unit_of_work
     from curator.review.accounts import create_user, issue_api_token
     from curator.review.sampling import assign
 
-    engine = make_engine(env["CURATOR_DATABASE_URL"])
+    engine = make_engine(url)
     out = []
-    with transaction(make_session_factory(engine)) as s:
+    with unit_of_work(make_session_factory(engine)) as s:
         for n in range(count):
             lang = LANGUAGES[n % len(LANGUAGES)]
-            user = create_user(s, f"bench-{tag}-{n}-{time.time_ns()}@example.org", None)
+            user = create_user(s, f"bench-{tag}-{n}@example.org", None)
             assign(s, user, lang, 1.0)
             out.append((lang, issue_api_token(s, user)))
     engine.dispose()
     return out
 
 
-def reviewer(base: str, lang: str, token: str, items: int, start: threading.Barrier, out: list[float],
-             pause: float) -> None:
+def stored(url: str, request_ids: list[str]) -> int:
+    from sqlalchemy import func, select
+
+    from curator.core.db import make_engine
+    from curator.core.models import Decision
+
+    engine = make_engine(url)
+    total = 0
+    with engine.connect() as conn:
+        for start in range(0, len(request_ids), 500):
+            total += conn.scalar(select(func.count()).select_from(Decision)
+                                 .where(Decision.request_id.in_(request_ids[start:start + 500])))
+    engine.dispose()
+    return total
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    sent: list[str] = field(default_factory=list)  # request ids answered 2xx
+    busy: int = 0  # 503s (retried)
+    errors: list[str] = field(default_factory=list)  # other 5xx / failures
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def reviewer(base: str, lang: str, token: str, tag: str, items: int, pause: tuple[float, float],
+             start: threading.Barrier, stop: threading.Event, tally: Tally) -> None:
     http = requests.Session()
     http.headers["Authorization"] = f"Bearer {token}"
     api = f"{base}/api/v1/languages/{lang}"
-    queue = http.get(f"{api}/queue", timeout=60).json()
-    current = queue["next"]
+    current = http.get(f"{api}/queue", timeout=120).json()["next"]
     start.wait()
     rng = random.Random(token)
-    time.sleep(rng.uniform(0, pause))  # reviewers do not all click at the same instant
-    for k in range(items):
-        if current is None:
-            break
+    time.sleep(rng.uniform(0, pause[1]))  # reviewers do not all click at the same instant
+    k = 0
+    while current is not None and (k < items or (items == 0 and not stop.is_set())):
+        request_id = f"{tag}-{token[:12]}-{k}"
         t0 = time.perf_counter()
-        r = http.post(f"{api}/items/{current}/decision", json={"decision": ("accept", "reject")[k % 2],
-                                                              "seconds": 5}, timeout=60)
-        r.raise_for_status()
+        while True:
+            try:
+                r = http.post(f"{api}/items/{current}/decision", timeout=120,
+                              json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id})
+            except requests.RequestException as exc:
+                with tally.lock:
+                    tally.errors.append(repr(exc))
+                return
+            if r.status_code != 503:
+                break
+            with tally.lock:
+                tally.busy += 1
+            time.sleep(float(r.headers.get("Retry-After", 1)))
+        if r.status_code >= 300:
+            with tally.lock:
+                tally.errors.append(f"{r.status_code} {r.text[:100]}")
+            return
         current = r.json()["next"]
+        ok = True
         if current is not None:
-            http.get(f"{api}/items/{current}", timeout=60).raise_for_status()
-        out.append((time.perf_counter() - t0) * 1000)
-        time.sleep(rng.uniform(0.5 * pause, 1.5 * pause))  # reading the next template
+            ok = http.get(f"{api}/items/{current}", timeout=120).status_code == 200
+        elapsed = (time.perf_counter() - t0) * 1000
+        with tally.lock:
+            tally.sent.append(request_id)
+            tally.latencies.append(elapsed)
+            if not ok:
+                tally.errors.append("GET next item failed")
+        k += 1
+        time.sleep(rng.uniform(*pause))
 
 
-def scenario(base: str, reviewers: list[tuple[str, str]], items: int, pause: float = 0.0
-             ) -> tuple[list[float], float]:
-    latencies: list[float] = []
+def slow_loris(port: int, stop: threading.Event, cut_off: list[int]) -> None:
+    """One client that always holds a connection open with half a request, trickling a
+    byte now and then; when the server cuts it off it opens the next one."""
+    while not stop.is_set():
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+                sock.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+                while not stop.wait(0.5):
+                    sock.send(b" ")
+        except OSError:
+            cut_off[0] += 1
+
+
+def scenario(base: str, url: str, reviewers: list[tuple[str, str]], tag: str, items: int,
+             pause: tuple[float, float], during=None) -> dict:
+    tally, stop = Tally(), threading.Event()
     start = threading.Barrier(len(reviewers) + 1)
-    threads = [threading.Thread(target=reviewer, args=(base, lang, tok, items, start, latencies, pause))
-               for lang, tok in reviewers]
+    threads = [threading.Thread(target=reviewer, args=(base, lang, tok, f"{tag}{n}", items, pause, start, stop, tally))
+               for n, (lang, tok) in enumerate(reviewers)]
     for t in threads:
         t.start()
     start.wait()
     t0 = time.perf_counter()
+    extra = during(stop) if during else None
     for t in threads:
         t.join()
-    return latencies, time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    stop.set()
+    return dict(tally=tally, wall=wall, stored=stored(url, tally.sent), extra=extra)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def percentile(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, max(0, int(round(q * len(sorted_values))) - 1))]
+
+
+def postgres(work: Path):
+    """A throwaway PostgreSQL server for the run (tests/pgserver.py); None without binaries."""
+    from tests.pgserver import PostgresServer, find_binaries
+
+    if find_binaries() is None:
+        return None
+    server = PostgresServer(work / "pg")
+    server.start()
+    return server
+
+
+def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list, bool]:
+    env = {**os.environ, "CURATOR_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    if not opts.database:
+        print(f"[{name}] loading the full real dataset…", file=sys.stderr)
+        print(f"[{name}] loaded in {load(env, data):.0f} s", file=sys.stderr)
+    scale = opts.scale
+    groups = {key: make_reviewers(url, count, f"{name}-{key}")
+              for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("ingest", 20))}
+    tuples_copy = changed_tuples(data, work)
+    from curator.web.testing import ServeProcess
+
+    results, healthy = [], True
+    with ServeProcess(url, "--workers", str(opts.workers), "--threads", str(opts.threads),
+                      env={"CURATOR_SECRET_KEY": "bench"}) as server:
+        base = server.url
+        paced = (2.0, 4.0)
+        runs = [("20 reviewers, paced", groups["p20"], int(20 * scale), paced, None),
+                ("100 reviewers, paced", groups["p100"], int(12 * scale), paced, None),
+                ("20 reviewers, no pause", groups["np"], int(40 * scale), (0.0, 0.0), None)]
+
+        def loris(stop):
+            cut = [0]
+            threading.Thread(target=slow_loris, args=(server.port, stop, cut), daemon=True).start()
+            return cut
+
+        def ingest(stop):
+            box = {}
+
+            def go():
+                t0 = time.perf_counter()
+                out = subprocess.run([sys.executable, "-m", "curator.cli", "ingest", "tuples", str(tuples_copy)],
+                                     env=env, capture_output=True, text=True)
+                box.update(seconds=time.perf_counter() - t0, rc=out.returncode, out=(out.stdout + out.stderr)[-300:])
+                stop.set()  # the reviewers stop when the ingest is done
+
+            threading.Thread(target=go, daemon=True).start()
+            return box
+
+        runs += [("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, loris),
+                 ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest)]
+        for label, group, items, pause, during in runs:
+            print(f"[{name}] {label}…", file=sys.stderr)
+            results.append((label, scenario(base, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
+    print(f"\n{name}: curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
+          f"{os.cpu_count()} cores shared with the client threads")
+    print(f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
+          f"{'dec/s':>6} {'503s':>5} {'5xx/err':>7} {'sent=stored':>11}")
+    for label, r in results:
+        t = r["tally"]
+        lat = sorted(t.latencies) or [float("nan")]
+        same = len(t.sent) == r["stored"]
+        healthy &= same and not t.errors
+        print(f"{label:<26} {len(t.latencies):>8} {statistics.median(lat):>9.1f} {percentile(lat, .95):>7.1f} "
+              f"{percentile(lat, .99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} "
+              f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11}")
+        if r["extra"] is not None and isinstance(r["extra"], dict):
+            e = r["extra"]
+            print(f"{'':<26} ingest: {e.get('seconds', 0):.0f} s, exit {e.get('rc')}")
+            healthy &= e.get("rc") == 0
+        elif r["extra"] is not None:
+            print(f"{'':<26} slow-loris connections cut off by the server: {r['extra'][0]}")
+        for err in t.errors[:3]:
+            print(f"{'':<26} error: {err}")
+    return results, healthy
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
-    parser.add_argument("--database", default=None, help="an already loaded database (skips the ingest)")
-    parser.add_argument("--items", type=int, default=60, help="decisions per reviewer")
+    parser.add_argument("--database", default=None, help="an already loaded database (one backend; skips the load)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies the decisions per reviewer")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=8)
     opts = parser.parse_args()
+    data = Path(opts.data)
+    if not (data / "mpararel" / "tuples").is_dir():
+        sys.exit(f"real data not found at {data}")
     work = Path(tempfile.mkdtemp(prefix="curator-latency-"))
-    url = opts.database or f"sqlite:///{work / 'bench.sqlite'}"
-    env = {**os.environ, "CURATOR_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
-    if not opts.database:
-        print("loading the full real dataset…", file=sys.stderr)
-        load(env, Path(opts.data))
-    single = make_reviewers(env, 1, "one")
-    many = make_reviewers(env, 20, "many")
-    paced = make_reviewers(env, 20, "paced")
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "curator.cli", "serve", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    healthy = True
     try:
-        for _ in range(100):
+        for name in opts.backend.split(","):
+            if opts.database:
+                url = opts.database
+            elif name == "sqlite":
+                url = f"sqlite:///{work / 'bench.sqlite'}"
+            else:
+                server = postgres(work)
+                if server is None:
+                    print("postgresql: skipped (no server binaries: apt-get install postgresql)")
+                    continue
+                url = server.url("bench")
             try:
-                requests.get(base + "/healthz", timeout=1)
-                break
-            except requests.RequestException:
-                time.sleep(0.1)
-        results = [("1 reviewer", *scenario(base, single, opts.items * 3)),
-                   ("20 reviewers, ~1 s pause", *scenario(base, paced, opts.items // 2, pause=1.0)),
-                   ("20 reviewers, no pause", *scenario(base, many, opts.items))]
+                healthy &= run_backend(name, url, opts, data, work)[1]
+            finally:
+                if name == "postgresql" and not opts.database:
+                    server.stop()
     finally:
-        server.terminate()
-        server.wait(timeout=10)
-    print(f"{'scenario':<24} {'requests':>8} {'median ms':>10} {'p95 ms':>8} {'max ms':>8} {'decisions/s':>12}")
-    for name, lat, wall in results:
-        lat.sort()
-        p95 = lat[max(0, int(round(0.95 * len(lat))) - 1)]
-        print(f"{name:<24} {len(lat):>8} {statistics.median(lat):>10.1f} {p95:>8.1f} {lat[-1]:>8.1f}"
-              f" {len(lat) / wall:>12.1f}")
-    print("one request = POST decision + GET next item context; a real reviewer pauses ~20 s per template, so\n"
-          "'no pause' is a stress test of throughput. Server: curator serve (werkzeug, threaded), SQLite;"
-          f" cores: {os.cpu_count()} (shared with the 20 client threads)")
+        shutil.rmtree(work, ignore_errors=True)
+    print("\npaced = 2–4 s per template (people read); a decision's request = POST decision + GET next item.")
+    sys.exit(0 if healthy else 1)
 
 
 if __name__ == "__main__":
