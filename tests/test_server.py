@@ -97,6 +97,9 @@ def test_stalled_clients_are_cut_off_and_hold_no_thread(served, sessions):
         stop.set()
         for sock in (half_headers, no_body, trickler):
             sock.close()
+    log = served.read_log()
+    assert log.count("its request did not arrive within 1.5 s") >= 3  # one line per cut-off, no traceback
+    assert "Traceback" not in log
 
 
 def test_a_stalled_decision_blocks_no_other_reviewer_and_is_not_stored(served, sessions):

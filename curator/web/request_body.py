@@ -35,7 +35,7 @@ def read_body_first(app: Callable, max_body: int | None) -> Callable:
                 if not chunk:
                     break
                 body.write(chunk)
-        except (socket.timeout, TimeoutError):
+        except (socket.timeout, TimeoutError, ConnectionResetError):  # the deadline passed (server.DeadlinePassed)
             environ["wsgi.input"] = io.BytesIO()
             return _plain(start_response, "408 Request Timeout", "The request did not arrive in time.\n")
         if max_body is not None and body.tell() > max_body:

@@ -18,6 +18,8 @@ deadlines make the app safe on its own too. `curator serve --dev` keeps Flask's 
 """
 from __future__ import annotations
 
+import errno
+import logging
 import socket
 import time
 from typing import Any, Callable
@@ -26,6 +28,16 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.workers.gthread import ThreadWorker
 
 READ_TIMEOUT = 10.0  # seconds for a whole request (line, headers, body) to arrive
+log = logging.getLogger(__name__)
+
+
+class DeadlinePassed(ConnectionResetError):
+    """The client did not send its request in time. A connection-reset error, so gunicorn
+    closes the connection quietly (as for a client that went away) instead of logging a
+    traceback; `curator.web.request_body` answers 408 if the app was already reading."""
+
+    def __init__(self):
+        super().__init__(errno.ECONNRESET, "the request did not arrive within the read timeout")
 
 
 class DeadlineSocket:
@@ -36,12 +48,13 @@ class DeadlineSocket:
     waits at most for what is left of it, so trickling a byte at a time does not help.
     Writes wait at most `timeout` each. Anything else goes to the real socket."""
 
-    __slots__ = ("_sock", "timeout", "deadline")
+    __slots__ = ("_sock", "timeout", "deadline", "_reported")
 
     def __init__(self, sock: socket.socket, timeout: float):
         self._sock = sock
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
+        self._reported = False
 
     def setblocking(self, flag: bool) -> None:
         if flag:
@@ -50,19 +63,25 @@ class DeadlineSocket:
         else:
             self._sock.setblocking(False)
 
-    def _arm(self) -> None:
+    def _read(self, method, *args):
         left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise socket.timeout("request deadline passed")
-        self._sock.settimeout(left)
+        try:
+            if left <= 0:
+                raise socket.timeout()
+            self._sock.settimeout(left)
+            return method(*args)
+        except socket.timeout:
+            if not self._reported:  # one line per cut-off connection, not per read
+                self._reported = True
+                log.warning("closed a connection from %s: its request did not arrive within %g s",
+                            _peer(self._sock), self.timeout)
+            raise DeadlinePassed() from None
 
     def recv(self, *args):
-        self._arm()
-        return self._sock.recv(*args)
+        return self._read(self._sock.recv, *args)
 
     def recv_into(self, *args):
-        self._arm()
-        return self._sock.recv_into(*args)
+        return self._read(self._sock.recv_into, *args)
 
     def sendall(self, data, *args):
         self._sock.settimeout(self.timeout)
@@ -74,6 +93,13 @@ class DeadlineSocket:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._sock, name)
+
+
+def _peer(sock: socket.socket) -> str:
+    try:
+        return "%s:%s" % sock.getpeername()[:2]
+    except OSError:
+        return "a client"
 
 
 class DeadlineThreadWorker(ThreadWorker):
