@@ -20,6 +20,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
 
     from curator.web import admin, api, auth, errors, probe, release, review
     from curator.web.context import init_web
+    from curator.web.limits import init_limits
 
     app = Flask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
@@ -33,6 +34,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_web(app)
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
+    init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")
     def healthz():

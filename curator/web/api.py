@@ -7,7 +7,7 @@ from flask_login import current_user, login_required
 from curator.core import languages
 from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
-from curator.web.context import db, write
+from curator.web.context import db, token_authenticated, write
 from curator.review import service
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -21,7 +21,7 @@ def _body() -> dict:
 
 
 def _source() -> str:
-    return "api" if request.headers.get("Authorization", "").startswith("Bearer ") else "web"
+    return "api" if token_authenticated() else "web"
 
 
 @bp.get("/me")
