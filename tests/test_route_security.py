@@ -191,3 +191,16 @@ def test_every_post_needs_a_csrf_token(world):
             assert r.status_code == 400, (role, rule.rule, r.status_code)
             text = r.get_json()["error"] if url.startswith("/api/") else r.get_data(as_text=True)
             assert "CSRF" in text, (role, rule.rule)
+
+
+def test_no_template_marks_text_safe():
+    """Autoescaping is the only defence the templates need: no `|safe`, no Markup on what people typed
+    (the probe report inlines only our own stylesheet as Markup)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "curator"
+    templates = [*(root / "web" / "templates").glob("*.html"), *(root / "analysis" / "templates").glob("*.html")]
+    assert templates
+    for path in templates:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup", text), path.name
