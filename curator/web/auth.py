@@ -87,7 +87,8 @@ def invite(token: str):
         except CuratorError as exc:
             flash(exc.message, "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
-        _sign_in(user)
+        if signed_in is None:  # a signed-in reviewer keeps their login session
+            _sign_in(user)
         flash("Welcome! Your sample is ready.", "info")
         return redirect(url_for("review.home"))
     return render_template("invite.html", invite=invitation, form={}, signed_in=signed_in)
