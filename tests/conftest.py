@@ -170,7 +170,9 @@ def review_app(cli, db_url, sessions, tmp_path):
         el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
         assign(s, el, "el")
     # an empty runs folder of its own: a developer's instance/runs must not reach the tests
-    return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp_path / "runs")})
+    # RATELIMIT_ENABLED: tests sign in often; tests/test_rate_limits.py turns the limits on
+    return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp_path / "runs"),
+                       "RATELIMIT_ENABLED": False})
 
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")

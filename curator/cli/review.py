@@ -40,6 +40,25 @@ def user_create(ctx: Context, email: str, role: str, name: str, password: str | 
     click.echo(f"created {role} {email}" + (f" reviewing {', '.join(languages)}" if languages else ""))
 
 
+@user.command("password")
+@click.argument("email")
+@click.option("--password", envvar="CURATOR_PASSWORD", default=None,
+              help="Default: prompt (or $CURATOR_PASSWORD for scripts).")
+@pass_ctx
+def user_password(ctx: Context, email: str, password: str | None) -> None:
+    """Set a new password (e.g. a reviewer who forgot theirs); signs the account out everywhere."""
+    from curator.review.accounts import find_user, set_password
+
+    if password is None:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    with transaction(ctx.sessions()) as session:
+        account = find_user(session, email)
+        if account is None:
+            raise NotFound(f"no user {email}")
+        set_password(session, account, password)
+    click.echo(f"password of {email} changed; every sign-in of the account is revoked")
+
+
 @user.command("invite")
 @list_option("--language", "languages", help="Language to review (repeatable).")
 @click.option("--email", default=None, help="Bind the invitation to this address.")

@@ -9,7 +9,13 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_DATABASE_URL             | SQLAlchemy URL                                        | sqlite in instance/  |
 | CURATOR_INSTANCE_PATH            | folder for the SQLite file, runs, translations        | ./instance           |
 | CURATOR_SECRET_KEY               | Flask session key (set it where the app outlives one process) | random per process |
-| CURATOR_SECURE_COOKIES           | 1: cookies only over HTTPS                            | 0                    |
+| CURATOR_SECURE_COOKIES           | 1: cookies (session, remember-me) only over HTTPS     | 0                    |
+| CURATOR_REMEMBER_DAYS            | lifetime of "remember me" and of any one sign-in      | 14                   |
+| CURATOR_PROXY_FIX                | trusted reverse proxies in front (nginx: 1); werkzeug's ProxyFix then takes the client address and scheme from X-Forwarded-For/-Proto. 0 ignores those headers (anyone can send them) | 0 |
+| CURATOR_RATELIMIT_ENABLED        | 0 turns the sign-in and invitation limits off         | 1                    |
+| CURATOR_RATELIMIT_STORAGE        | where the counts live (Flask-Limiter URI); with several gunicorn workers use a shared one (redis://host:6379), else each worker counts alone | memory:// |
+| CURATOR_RATELIMIT_ACCOUNT        | sign-in/invitation attempts per submitted e-mail (per invitation link) | 10/minute;50/hour |
+| CURATOR_RATELIMIT_ADDRESS        | sign-in/invitation attempts per client address        | 30/minute;300/hour   |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's SQLite lock      | 30                   |
 | CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
@@ -21,6 +27,7 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Mapping
 
@@ -36,6 +43,12 @@ class Settings:
     runs_dir: Path | None = None
     busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite)
     max_body: int = 1 << 20  # bytes; review requests are a few hundred bytes, forms a few KB
+    remember_days: float = 14.0  # a stolen remember cookie must not be good for a year (Flask-Login's default)
+    proxy_fix: int = 0  # reverse proxies trusted for X-Forwarded-For/-Proto/-Host
+    ratelimit_enabled: bool = True
+    ratelimit_storage: str = "memory://"  # per process: several workers need a shared one (redis://)
+    ratelimit_account: str = "10/minute;50/hour"  # guesses at one account's password
+    ratelimit_address: str = "30/minute;300/hour"  # from one address (a classroom behind one NAT signs in too)
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -43,8 +56,10 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
         env = os.environ if environ is None else environ
         instance = Path(overrides.get("instance_path") or env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
-        busy_timeout = _number(env, "CURATOR_BUSY_TIMEOUT", float, 30.0, "seconds")
-        max_body = _number(env, "CURATOR_MAX_BODY", int, 1 << 20, "a number of bytes")
+        max_body = _number(env, "CURATOR_MAX_BODY", 1 << 20, int, "a number of bytes")
+        busy_timeout = _number(env, "CURATOR_BUSY_TIMEOUT", 30.0, float, "seconds")
+        remember_days = _number(env, "CURATOR_REMEMBER_DAYS", 14.0, float, "days")
+        proxy_fix = _number(env, "CURATOR_PROXY_FIX", 0, int, "a number of proxies")
         settings = cls(
             database_url=env.get("CURATOR_DATABASE_URL") or f"sqlite:///{instance / 'curator.sqlite'}",
             instance_path=instance,
@@ -54,6 +69,12 @@ class Settings:
             runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
             busy_timeout=busy_timeout,
             max_body=max_body,
+            remember_days=remember_days,
+            proxy_fix=proxy_fix,
+            ratelimit_enabled=env.get("CURATOR_RATELIMIT_ENABLED", "1") != "0",
+            ratelimit_storage=env.get("CURATOR_RATELIMIT_STORAGE") or "memory://",
+            ratelimit_account=env.get("CURATOR_RATELIMIT_ACCOUNT") or "10/minute;50/hour",
+            ratelimit_address=env.get("CURATOR_RATELIMIT_ADDRESS") or "30/minute;300/hour",
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
                          and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")},
@@ -71,22 +92,28 @@ class Settings:
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "SESSION_COOKIE_SECURE": self.secure_cookies,
+            "REMEMBER_COOKIE_SECURE": self.secure_cookies,
+            "REMEMBER_COOKIE_HTTPONLY": True,
+            "REMEMBER_COOKIE_SAMESITE": "Lax",
+            "REMEMBER_COOKIE_DURATION": timedelta(days=self.remember_days),
+            "PROXY_FIX": self.proxy_fix,
+            "RATELIMIT_ENABLED": self.ratelimit_enabled,
+            "RATELIMIT_STORAGE_URI": self.ratelimit_storage,
+            "RATELIMIT_ACCOUNT": self.ratelimit_account,
+            "RATELIMIT_ADDRESS": self.ratelimit_address,
             "RUNS_DIR": str(self.runs_dir or self.instance_path / "runs"),
             "BUSY_TIMEOUT": self.busy_timeout,
             "MAX_CONTENT_LENGTH": self.max_body,
         }
 
 
-def _number(env: Mapping[str, str], name: str, kind: type, default, what: str):
-    raw = env.get(name)
-    if not raw:
-        return default
+def _number(env: Mapping[str, str], name: str, default, kind, unit: str):
     try:
-        value = kind(raw)
+        value = kind(env.get(name) or default)
     except ValueError:
-        value = None
-    if value is None or value <= 0:
-        raise InputError(name, f"expected {what} (a positive number), not {raw!r}")
+        raise InputError(name, f"expected {unit}, not {env[name]!r}") from None
+    if value < 0:
+        raise InputError(name, f"expected {unit}, not {env[name]!r}")
     return value
 
 

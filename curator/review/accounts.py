@@ -1,28 +1,36 @@
-"""Accounts: hashed passwords, invitation links and API tokens for scripts.
+"""Accounts: hashed passwords, invitation links, login sessions and API tokens for scripts.
 
-Secrets are only ever stored as hashes: a password with werkzeug's scrypt, an invitation
-or API token as its sha256 (they are long random strings, so a fast hash is enough).
+Secrets are only ever stored as hashes: a password with werkzeug's scrypt, an invitation,
+login session or API token as its sha256 (they are long random strings, so a fast hash is
+enough). A login session is one sign-in: the cookies carry "user_id:secret", and signing out
+or changing the password revokes the row, so a copied cookie stops working on the server.
 """
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from datetime import timedelta
+from functools import lru_cache
+from importlib.resources import files
 
-from sqlalchemy import func, select
+from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from curator.core.enums import Role, values
 from curator.core.errors import Conflict, Gone, InputError, NotFound
-from curator.core.models import Invite, Language, User
+from curator.core.models import Invite, Language, LoginSession, User
 from curator.core.models.base import utcnow
 from curator.review.sampling import assign
 
 ROLES = values(Role)
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 MIN_PASSWORD = 8
+MAX_PASSWORD = 1024  # hashing a megabyte of "password" per request is a cheap denial of service
+MAX_EMAIL = 320
+# accounts that receive no mail (the demo's, legacy reviewers from `review import`) use the TLD
+# reserved for exactly that (RFC 2606); the validator refuses special-use names otherwise
+PLACEHOLDER_DOMAIN = ".invalid"
 INVITE_DAYS = 14
 
 
@@ -34,15 +42,41 @@ def find_user(session: Session, email: str) -> User | None:
     return session.scalar(select(User).where(func.lower(User.email) == email.strip().lower()))
 
 
+@lru_cache(maxsize=1)
+def common_passwords() -> frozenset[str]:
+    """The few thousand passwords tried first by anyone guessing (package data, lower-cased)."""
+    text = (files("curator.review") / "common_passwords.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
 def check_password_strength(password: str) -> None:
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
         raise InputError(f"Choose a password of at least {MIN_PASSWORD} characters.")
+    if len(password) > MAX_PASSWORD:
+        raise InputError(f"Choose a password of at most {MAX_PASSWORD} characters.")
+    if password.strip().lower() in common_passwords():
+        raise InputError("That password is one of the most common ones, the first an attacker tries: "
+                         "choose another (a few unrelated words make a good one).")
+
+
+def check_email(email: str) -> str:
+    """The address, normalised, or an InputError: a real syntax check (no DNS lookup), so that an
+    invitation bound to a typo or a user named '<script>@x' is refused where it is made."""
+    if not isinstance(email, str) or not email.strip() or len(email.strip()) > MAX_EMAIL:
+        raise InputError(f"{email!r} is not an e-mail address")
+    email = email.strip()
+    try:
+        if email.lower().endswith(PLACEHOLDER_DOMAIN):  # same syntax rules, on the reserved test name instead
+            checked = validate_email(email[:-len(PLACEHOLDER_DOMAIN)] + ".test", check_deliverability=False,
+                                     test_environment=True)
+            return checked.normalized[:-len(".test")] + PLACEHOLDER_DOMAIN
+        return validate_email(email, check_deliverability=False).normalized
+    except EmailNotValidError as exc:
+        raise InputError(f"{email.strip()!r} is not an e-mail address: {exc}") from None
 
 
 def create_user(session: Session, email: str, password: str | None, role: str = "reviewer", name: str = "") -> User:
-    email = email.strip()
-    if not EMAIL.match(email):
-        raise InputError(f"{email!r} is not an e-mail address")
+    email = check_email(email)
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
     if find_user(session, email) is not None:
@@ -57,6 +91,8 @@ def create_user(session: Session, email: str, password: str | None, role: str = 
 
 
 def authenticate(session: Session, email: str, password: str) -> User | None:
+    if not isinstance(email, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
+        email, password = "", ""
     user = find_user(session, email or "")
     if user is None or not user.active or not user.password_hash:
         generate_password_hash("timing-equaliser")  # same cost whether or not the user exists
@@ -83,8 +119,9 @@ def create_invite(session: Session, languages: list[str], created_by: User | Non
         raise InputError("invite a reviewer for at least one language")
     if fraction is not None and not 0 < fraction <= 1:
         raise InputError("the sample fraction must be in (0, 1]")
+    email = check_email(email) if email and email.strip() else None
     token = secrets.token_urlsafe(24)
-    invite = Invite(token_hash=_digest(token), email=(email or "").strip() or None, role=role, languages=codes,
+    invite = Invite(token_hash=_digest(token), email=email, role=role, languages=codes,
                     fraction=fraction, created_by=created_by.id if created_by else None,
                     expires_at=utcnow() + timedelta(days=INVITE_DAYS))
     session.add(invite)
@@ -139,3 +176,62 @@ def user_for_token(session: Session, token: str) -> User | None:
         return None
     user = session.scalar(select(User).where(User.api_token_hash == _digest(token)))
     return user if user is not None and user.active else None
+
+
+# ---------------------------------------------------------------- login sessions
+def start_login_session(session: Session, user: User) -> str:
+    """A new sign-in for `user`; returns (and sets as `user.login_session`) "user_id:secret"."""
+    secret = secrets.token_urlsafe(32)
+    session.add(LoginSession(token_hash=_digest(secret), user_id=user.id))
+    session.flush()
+    user.login_session = f"{user.id}:{secret}"
+    return user.login_session
+
+
+def _login_row(session: Session, value: str) -> LoginSession | None:
+    user_id, _, secret = (value or "").partition(":")
+    if not user_id.isdigit() or not secret:
+        return None
+    row = session.scalar(select(LoginSession).where(LoginSession.token_hash == _digest(secret)))
+    return row if row is not None and str(row.user_id) == user_id else None
+
+
+def user_for_login_session(session: Session, value: str, max_age: timedelta | None = None) -> User | None:
+    """The active user of an unrevoked (and, with `max_age`, not too old) login session, else None."""
+    row = _login_row(session, value)
+    if row is None or row.revoked_at is not None or (max_age is not None and row.created_at + max_age < utcnow()):
+        return None
+    user = session.get(User, row.user_id)
+    if user is None or not user.active:
+        return None
+    user.login_session = value
+    return user
+
+
+def end_login_session(session: Session, value: str) -> None:
+    """Sign-out: this browser's session and remember cookies are refused from now on."""
+    row = _login_row(session, value)
+    if row is not None and row.revoked_at is None:
+        row.revoked_at = utcnow()
+        session.flush()
+
+
+def revoke_login_sessions(session: Session, user: User) -> None:
+    """Every sign-in of `user`, on every device (after a password change)."""
+    session.execute(update(LoginSession).where(LoginSession.user_id == user.id, LoginSession.revoked_at.is_(None))
+                    .values(revoked_at=utcnow()))
+    session.flush()
+
+
+def set_password(session: Session, user: User, password: str) -> None:
+    """A new password (checked), and every existing sign-in of the account revoked."""
+    check_password_strength(password)
+    user.password_hash = generate_password_hash(password)
+    revoke_login_sessions(session, user)
+
+
+def change_password(session: Session, user: User, current: str, new: str) -> None:
+    """The account page: the current password is asked, so an unattended browser cannot lock its owner out."""
+    if not user.password_hash or not isinstance(current, str) or not check_password_hash(user.password_hash, current):
+        raise InputError("The current password is not right.")
+    set_password(session, user, new)

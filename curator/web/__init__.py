@@ -21,6 +21,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     from curator.web import admin, api, auth, errors, probe, release, review
     from curator.web.context import init_web
     from curator.web.request_body import read_body_first
+    from curator.web.limits import init_limits
 
     app = Flask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
@@ -35,6 +36,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.wsgi_app = read_body_first(app.wsgi_app, app.config.get("MAX_CONTENT_LENGTH"))
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
+    init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")
     def healthz():

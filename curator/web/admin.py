@@ -12,6 +12,7 @@ from curator.core.models import (Invite, Language, LanguageCoverage, Relation, R
 from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, risks, set_queue_order
 from curator.core.models.base import utcnow
 from curator.web.context import db, write
+from curator.web.errors import status_for
 from curator.review.accounts import create_invite
 from curator.web.auth import maintainer_required
 from curator.review.service import progress, queue
@@ -75,7 +76,7 @@ def queue_order(code: str):
 @maintainer_required
 def reviewers():
     session = db()
-    link = None
+    link, status = None, 200
     if request.method == "POST":
         codes = request.form.getlist("languages") or request.form.get("language_codes", "").replace(",", " ").split()
         fraction = request.form.get("fraction", "").strip()
@@ -88,6 +89,7 @@ def reviewers():
             raise
         except (CuratorError, ValueError) as exc:
             flash(getattr(exc, "message", f"Invalid sample fraction: {fraction}"), "error")
+            status = status_for(exc) if isinstance(exc, CuratorError) else 422
         else:
             link = url_for("auth.invite", token=token, _external=True)
     users = session.scalars(select(User).order_by(User.role.desc(), User.email)).all()
@@ -102,4 +104,5 @@ def reviewers():
                               .order_by(Invite.id.desc())).all()
     codes = session.scalars(select(LanguageCoverage.language).where(LanguageCoverage.included)
                             .order_by(LanguageCoverage.language)).all()
-    return render_template("reviewers.html", rows=rows, invites=invites, link=link, codes=codes, languages=languages)
+    return render_template("reviewers.html", rows=rows, invites=invites, link=link, codes=codes,
+                           languages=languages), status

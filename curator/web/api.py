@@ -1,27 +1,38 @@
-"""JSON API behind the review screen, also usable by scripts (see docs/review-api.md)."""
+"""JSON API behind the review screen, also usable by scripts (see docs/review-api.md).
+
+Every value from the URL or the body goes through `fields` (type, length, range) before a
+service sees it, so a malformed request is a JSON 422/404/400, never a 500."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, jsonify, request
+from flask import Blueprint, current_app, jsonify
 from flask_login import current_user, login_required
 
 from curator.core import languages
 from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
-from curator.web.context import db, write
+from curator.web import fields
+from curator.web.context import db, token_authenticated, write
 from curator.review import service
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
-def _body() -> dict:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        abort(400, "send a JSON object (Content-Type: application/json)")
-    return data
+TEXT = 2000  # an amendment or suggestion (the service refuses templates over 500 with its own words)
+CODE = 32  # a language code or relation id, as stored
+REQUEST_ID = 64
+DAY = 86400  # `seconds` beyond a day is not a measurement (the service caps what it stores at an hour)
+
+
+def _lang(lang: str) -> str:
+    return fields.url_part("language", lang, CODE)
+
+
+def _request_id(body: dict) -> str | None:
+    return fields.text(body, "request_id", REQUEST_ID, required=False, allow_empty=False)
 
 
 def _source() -> str:
-    return "api" if request.headers.get("Authorization", "").startswith("Bearer ") else "web"
+    return "api" if token_authenticated() else "web"
 
 
 @bp.get("/me")
@@ -37,7 +48,7 @@ def me():
 @login_required
 def queue(lang: str):
     session = db()
-    assignment = service.get_assignment(session, current_user, lang)
+    assignment = service.get_assignment(session, current_user, _lang(lang))
     items = service.queue(session, assignment)
     upcoming = service.next_undecided(items)
     return jsonify(items=[i.to_dict() for i in items], progress=service.progress(session, assignment, items),
@@ -48,8 +59,8 @@ def queue(lang: str):
 @login_required
 def item(lang: str, item_id: int):
     session = db()
-    assignment = service.get_assignment(session, current_user, lang)
-    found = service.get_item(session, assignment, item_id)
+    assignment = service.get_assignment(session, current_user, _lang(lang))
+    found = service.get_item(session, assignment, fields.row_id(item_id))
     context = service.item_context(session, current_user, assignment, found)
     context["probe"] = probe_hint(current_app.config.get("RUNS_DIR"), assignment.language, context["relation"]["id"],
                                   context["template"]["text"])
@@ -59,13 +70,16 @@ def item(lang: str, item_id: int):
 @bp.post("/languages/<lang>/items/<int:item_id>/decision")
 @login_required
 def decide(lang: str, item_id: int):
-    body = _body()
+    lang, item_id, body = _lang(lang), fields.row_id(item_id), fields.body()
+    kind = fields.text(body, "decision", CODE)
+    correction = fields.text(body, "correction", TEXT, required=False)
+    seconds = fields.number(body, "seconds", 0, DAY)
+    request_id = _request_id(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         found = service.get_item(session, assignment, item_id)
-        decision, created = service.decide(session, current_user, assignment, found, body.get("decision"),
-                                           body.get("correction"), body.get("seconds"), body.get("request_id"),
-                                           _source())
+        decision, created = service.decide(session, current_user, assignment, found, kind, correction, seconds,
+                                           request_id, _source())
     return jsonify(decision=service._decision_dict(decision), created=created,
                    progress=service.progress(session, assignment),
                    next=service.next_undecided_id(session, assignment, after=found.position)), 201 if created else 200
@@ -74,6 +88,7 @@ def decide(lang: str, item_id: int):
 @bp.post("/languages/<lang>/undo")
 @login_required
 def undo(lang: str):
+    lang = _lang(lang)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         undone = service.undo(session, current_user, assignment)
@@ -84,11 +99,12 @@ def undo(lang: str):
 @bp.post("/languages/<lang>/relations/<relation>/suggestions")
 @login_required
 def suggest(lang: str, relation: str):
-    body = _body()
+    lang, relation, body = _lang(lang), fields.url_part("relation", relation, CODE), fields.body()
+    text, request_id = fields.text(body, "text", TEXT), _request_id(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
-        suggestion, created = service.suggest(session, current_user, assignment, relation, body.get("text"),
-                                              body.get("request_id"), _source())
+        suggestion, created = service.suggest(session, current_user, assignment, relation, text, request_id,
+                                              _source())
     return jsonify(suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text},
                    created=created), 201 if created else 200
 
@@ -97,7 +113,7 @@ def suggest(lang: str, relation: str):
 @login_required
 def past(lang: str):
     session = db()
-    assignment = service.get_assignment(session, current_user, lang)
+    assignment = service.get_assignment(session, current_user, _lang(lang))
     return jsonify(decisions=service.history(session, current_user, assignment))
 
 
@@ -105,11 +121,11 @@ def past(lang: str):
 @login_required
 def validate():
     """Live validation for the amend and suggest fields: the server's rules, not a copy in JS."""
-    body = _body()
-    lang = body.get("language", "")
+    body = fields.body()
+    lang, text = fields.text(body, "language", CODE), fields.text(body, "text", TEXT)
     service.get_assignment(db(), current_user, lang)
     try:
-        cleaned = service.validate_template(body.get("text"), lang, service.keeps_case(db()))
+        cleaned = service.validate_template(text, lang, service.keeps_case(db()))
     except InputError as exc:
         return jsonify(valid=False, message=exc.message)
     return jsonify(valid=True, cleaned=cleaned)

@@ -1,14 +1,19 @@
-"""Sign in, sign out and accepting an invitation (pages with CSRF-protected forms)."""
+"""Sign in, sign out, the account page (password change) and accepting an invitation (pages
+with CSRF-protected forms). Each sign-in is a login session on the server (review.accounts):
+signing out revokes it, a password change revokes all of the account's, so a copied session
+or remember cookie stops working (web/context.py's user loader). Sign-in and invitations are
+rate-limited (web/limits.py)."""
 from __future__ import annotations
 
 from functools import wraps
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
 from curator.web.context import db, write
-from curator.review.accounts import accept_invite, authenticate, open_invite
+from curator.review.accounts import (accept_invite, authenticate, change_password, end_login_session, open_invite,
+                                     start_login_session)
 from curator.core.errors import Busy, CuratorError
 from curator.web.errors import status_for
 
@@ -32,6 +37,13 @@ def _safe_next(target: str | None) -> str:
     return url_for("review.home")
 
 
+def _sign_in(user, remember: bool = False) -> None:
+    """A new login session on the server, then Flask-Login's cookies carrying it."""
+    with write() as session:
+        start_login_session(session, user)
+    login_user(user, remember=remember)
+
+
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if request.method == "POST":
@@ -39,7 +51,7 @@ def login():
         if user is None:
             flash("That e-mail and password do not match.", "error")
             return render_template("login.html", email=request.form.get("email", "")), 401
-        login_user(user, remember=bool(request.form.get("remember")))
+        _sign_in(user, remember=bool(request.form.get("remember")))
         return redirect(_safe_next(request.args.get("next")))
     if current_user.is_authenticated:
         return redirect(url_for("review.home"))
@@ -49,6 +61,8 @@ def login():
 @bp.post("/logout")
 @login_required
 def logout():
+    with write() as session:
+        end_login_session(session, current_user.get_id())
     logout_user()
     flash("Signed out. Thank you!", "info")
     return redirect(url_for("auth.login"))
@@ -73,7 +87,33 @@ def invite(token: str):
         except CuratorError as exc:
             flash(exc.message, "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
-        login_user(user)
+        if signed_in is None:  # a signed-in reviewer keeps their login session
+            _sign_in(user)
         flash("Welcome! Your sample is ready.", "info")
         return redirect(url_for("review.home"))
     return render_template("invite.html", invite=invitation, form={}, signed_in=signed_in)
+
+
+@bp.route("/account", methods=["GET", "POST"])
+@login_required
+def account():
+    """Change one's password: every sign-in of the account (other browsers, a remember cookie
+    left on a shared computer) is revoked; this browser gets a fresh one."""
+    if request.method == "POST":
+        form = request.form
+        if form.get("password") != form.get("password2"):
+            flash("The two new passwords differ.", "error")
+            return render_template("account.html"), 422
+        try:
+            with write() as session:
+                change_password(session, current_user, form.get("current", ""), form.get("password", ""))
+        except Busy:
+            raise
+        except CuratorError as exc:
+            flash(exc.message, "error")
+            return render_template("account.html"), status_for(exc)
+        remember = request.cookies.get(current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")) is not None
+        _sign_in(current_user._get_current_object(), remember=remember)
+        flash("Password changed. Other browsers are signed out.", "info")
+        return redirect(url_for("auth.account"))
+    return render_template("account.html")

@@ -37,11 +37,13 @@ def wants_json() -> bool:
 
 
 @login_manager.user_loader
-def _load_user(user_id: str):
-    from curator.core.models import User
+def _load_user(login_session: str):
+    """The session and remember cookies carry "user_id:secret" of a login session: only an
+    unrevoked one of an active user, younger than the remember lifetime, signs the request in.
+    A bare user id (a cookie from before login sessions) or a signed-out one is nobody."""
+    from curator.review.accounts import user_for_login_session
 
-    user = db().get(User, int(user_id)) if user_id.isdigit() else None
-    return user if user is not None and user.active else None
+    return user_for_login_session(db(), login_session, current_app.config["REMEMBER_COOKIE_DURATION"])
 
 
 @login_manager.request_loader
@@ -53,7 +55,7 @@ def _load_from_token(req):
     if header.startswith("Bearer "):
         user = user_for_token(db(), header[len("Bearer "):].strip())
         if user is not None:
-            g.token_auth = True
+            g.token_auth = True  # the one case that needs no CSRF token: no cookie was involved
         return user
     return None
 
@@ -67,16 +69,30 @@ def _unauthorized():
     return redirect(url_for("auth.login", next=request.full_path if request.query_string else request.path))
 
 
+def token_authenticated() -> bool:
+    """Whether a valid Bearer token (not a cookie) signed this request in. A cookie session
+    wins over a header (Flask-Login asks the session first), so a junk or even a valid
+    `Authorization` header beside a session cookie does not lift the CSRF check."""
+    from flask_login import current_user
+
+    return bool(current_user.is_authenticated and g.get("token_auth"))
+
+
 def init_web(app: Flask) -> None:
     app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # a volunteer's tab may stay open all afternoon
+    if int(app.config.get("PROXY_FIX") or 0) > 0:
+        # behind nginx: the client's address (rate limits) and scheme come from the trusted proxies' headers
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = int(app.config["PROXY_FIX"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
     login_manager.init_app(app)
     csrf.init_app(app)
 
-
     @app.before_request
     def _before() -> None:
-        if request.method in UNSAFE and not request.headers.get("Authorization", "").startswith("Bearer "):
+        if request.method in UNSAFE and not token_authenticated():
             csrf.protect()
 
     @app.after_request

@@ -3,8 +3,9 @@
 The services raise `curator.core.errors` classes without any HTTP in them; `STATUS` is the
 only map from those classes to HTTP statuses. A path under /api/ gets `{"error": message}`,
 any other path the HTML error page. A busy database answers 503 with Retry-After so the
-review screen (and scripts) retry the same request; an unexpected exception answers 500
-after rolling the request's transaction back.
+review screen (and scripts) retry the same request; a rate limit answers 429 with
+Retry-After; an unexpected exception answers 500 (JSON under /api/) after rolling the
+request's transaction back.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import logging
 from flask import Blueprint, g, jsonify, render_template
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import OperationalError
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, TooManyRequests
 
 from curator.core.db import is_busy
 from curator.core.errors import Busy, Conflict, CuratorError, Forbidden, Gone, InputError, NotFound, Unreadable
@@ -81,7 +82,18 @@ def http_error(exc: HTTPException):
     return error_response(message, exc.code or 500, headers)
 
 
+@bp.app_errorhandler(TooManyRequests)
+def too_many_requests(exc: TooManyRequests):
+    """A rate limit (web/limits.py): the limiter adds Retry-After to the response; the message
+    says which limit, never whether the password was right."""
+    limit = exc.description if exc.description != TooManyRequests.description else "a limit"
+    headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
+    return error_response(f"Too many attempts ({limit}). Wait a little and try again.", 429, headers)
+
+
 @bp.app_errorhandler(InternalServerError)
 def server_error(exc: InternalServerError):
+    """Any unexpected exception (Flask has logged it with its traceback): rolled back, and
+    answered as JSON under /api/ like every other API error, the error page elsewhere."""
     _rollback()
     return error_response(FRIENDLY[500], 500)

@@ -37,12 +37,30 @@ class User(Base):
     def is_anonymous(self) -> bool:
         return False
 
+    # set at sign-in or by the web app's user loader: "user_id:secret" of the LoginSession this
+    # request runs under; Flask-Login keeps it in the session and the remember cookie, so a
+    # revoked login session turns both cookies into nothing (see review.accounts)
+    login_session = None  # str | None, not a column
+
     def get_id(self) -> str:
-        return str(self.id)
+        return self.login_session or f"{self.id}:"  # no login session: a loader refuses it
 
     @property
     def is_maintainer(self) -> bool:
         return self.role == "maintainer"
+
+
+class LoginSession(Base):
+    """One sign-in (a browser): its secret lives only in the cookie, its sha256 here, so that
+    signing out or changing the password revokes it on the server, not just in the browser."""
+
+    __tablename__ = "login_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[Optional[datetime]]
 
 
 class Invite(Base):

@@ -1,0 +1,53 @@
+"""Rate limits on the doors that take a secret: signing in and accepting an invitation.
+
+Password guessing is limited twice: per submitted e-mail (the account: a slow guesser spread
+over many addresses still stops) and per client address (one address trying many accounts
+stops too). Every POST counts, right or wrong, so after the limit even the right password
+waits for the window: a guesser cannot tell a hit from a refusal. A breach answers 429 with
+`Retry-After` (JSON under /api/, the error page otherwise; web/errors.py).
+
+The limiter is made per app (its counts live in the app's storage, `RATELIMIT_STORAGE_URI`;
+memory:// is per process, so several gunicorn workers need a shared one such as redis://).
+The client address is `request.remote_addr`: behind nginx set `CURATOR_PROXY_FIX` so that it
+is the client's, not the proxy's (web/context.py applies werkzeug's ProxyFix).
+"""
+from __future__ import annotations
+
+import hashlib
+
+from flask import Flask, request
+from flask_limiter import Limiter
+
+LIMITED = ("auth.login", "auth.invite")  # the endpoints that check a password or spend an invitation
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def account_key() -> str:
+    """The account an attempt is aimed at: the e-mail typed on the sign-in form, or the
+    invitation link (its token hashed: keys may end up in a shared store's logs)."""
+    token = (request.view_args or {}).get("token")
+    if token is not None:
+        return "invite:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+    return "account:" + (request.form.get("email") or "").strip().lower()[:320]
+
+
+def init_limits(app: Flask) -> Limiter:
+    """Wrap the LIMITED views (registered already) in the per-account and per-address limits."""
+    config = app.config
+    config.setdefault("RATELIMIT_ENABLED", True)
+    config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
+    config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on a 429
+    limiter = Limiter(key_func=client_address, storage_uri=config["RATELIMIT_STORAGE_URI"], default_limits=[],
+                      headers_enabled=True, strategy="moving-window")
+    limiter.init_app(app)
+    per_account = limiter.limit(config.get("RATELIMIT_ACCOUNT", "10/minute;50/hour"), key_func=account_key,
+                                methods=["POST"], scope="account")
+    per_address = limiter.limit(config.get("RATELIMIT_ADDRESS", "30/minute;300/hour"), key_func=client_address,
+                                methods=["POST"], scope="address")
+    for endpoint in LIMITED:
+        app.view_functions[endpoint] = per_address(per_account(app.view_functions[endpoint]))
+    app.extensions["curator.limiter"] = limiter
+    return limiter

@@ -1,0 +1,129 @@
+"""Sign-in and invitation rate limits (web/limits.py): per submitted e-mail and per client
+address, 429 with Retry-After, JSON under /api/ and the error page elsewhere; the address is
+the real client only when CURATOR_PROXY_FIX trusts a proxy."""
+from __future__ import annotations
+
+import time
+import types
+
+import pytest
+
+from curator.web import create_app
+
+from .conftest import PASSWORD, csrf_from
+
+
+@pytest.fixture
+def limited(review_app, db_url, tmp_path):
+    """The seeded database behind an app with the default limits on (review_app turns them off)."""
+    def make(**config):
+        return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp_path / "runs"),
+                           "RATELIMIT_ENABLED": True, **config})
+    return make
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Move the limit storage's clock forward (the windows are wall-clock time)."""
+    import limits.storage.memory as memory
+
+    offset = [0.0]
+    fake = types.SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
+    fake.time = lambda: time.time() + offset[0]
+    monkeypatch.setattr(memory, "time", fake)
+    return offset
+
+
+def _attempt(client, email, password, headers=None):
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    return client.post("/login", data={"email": email, "password": password, "csrf_token": token},
+                       headers=headers or {})
+
+
+def test_guessing_one_accounts_password_is_stopped(limited, clock):
+    app = limited()
+    client = app.test_client()
+    statuses = [_attempt(client, "ana@example.org", f"guess {i}").status_code for i in range(40)]
+    assert statuses[:10] == [401] * 10  # 10/minute per account
+    assert set(statuses[10:]) == {429}  # refused early: no password is checked any more
+    refused = _attempt(client, "ana@example.org", PASSWORD)  # even the right one, until the window passes
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    page = refused.get_data(as_text=True)
+    assert "text/html" in refused.content_type and "Too many attempts (10 per 1 minute)" in page
+    assert app.test_client().get("/api/v1/me").status_code == 401
+    clock[0] += 61
+    assert _attempt(client, "ana@example.org", PASSWORD).status_code == 302
+
+
+def test_the_account_limit_holds_across_addresses(limited):
+    client = limited().test_client()
+    for i in range(10):
+        r = _attempt(client, "Ana@Example.org ", "wrong", {"X-Forwarded-For": f"198.51.100.{i}"})
+        assert r.status_code == 401
+    # a new address (and another spelling of the e-mail) does not start over
+    r = client.post("/login", data={"email": "ana@example.org", "password": PASSWORD,
+                                    "csrf_token": csrf_from(client.get("/login").get_data(as_text=True))},
+                    environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    assert r.status_code == 429
+    assert _attempt(client, "bo@example.org", PASSWORD).status_code == 302  # another account is not affected
+
+
+def test_one_address_trying_many_accounts_is_stopped(limited):
+    client = limited().test_client()
+    statuses = [_attempt(client, f"user{i}@example.org", "wrong").status_code for i in range(31)]
+    assert statuses[:30] == [401] * 30 and statuses[30] == 429  # 30/minute per address
+    other = limited().test_client()  # a fresh app's storage: counts are per app (per process)
+    assert _attempt(other, "ana@example.org", PASSWORD).status_code == 302
+
+
+def test_proxy_fix_takes_the_client_address_from_the_trusted_proxy(limited):
+    app = limited(PROXY_FIX=1, RATELIMIT_ADDRESS="3/minute")
+    client = app.test_client()
+    for n in range(3):
+        assert _attempt(client, f"a{n}@example.org", "wrong", {"X-Forwarded-For": "203.0.113.1"}).status_code == 401
+    assert _attempt(client, "b@example.org", "wrong", {"X-Forwarded-For": "203.0.113.1"}).status_code == 429
+    assert _attempt(client, "b@example.org", "wrong", {"X-Forwarded-For": "203.0.113.2"}).status_code == 401
+    # without ProxyFix the header is ignored: a forged X-Forwarded-For does not buy new attempts
+    client = limited(RATELIMIT_ADDRESS="3/minute").test_client()
+    statuses = [_attempt(client, f"c{n}@example.org", "wrong", {"X-Forwarded-For": f"203.0.113.{n}"}).status_code
+                for n in range(4)]
+    assert statuses == [401, 401, 401, 429]
+
+
+def test_invitation_attempts_are_limited_per_link(limited, cli):
+    app = limited(RATELIMIT_ACCOUNT="3/minute")
+    link = cli("user", "invite", "--language", "el").output.strip()
+    path = link[link.index("/invite/"):]
+    client = app.test_client()
+    token = csrf_from(client.get(path).get_data(as_text=True))
+    form = {"csrf_token": token, "email": "new@example.org", "password": "short", "password2": "short"}
+    assert [client.post(path, data=form).status_code for _ in range(4)] == [422, 422, 422, 429]
+    assert client.get(path).status_code == 200  # reading the page is not limited
+
+
+def test_a_429_under_api_is_json(limited):
+    """The limits sit on the form endpoints; the error handler answers JSON for /api/ paths."""
+    from flask_limiter.errors import RateLimitExceeded  # noqa: F401 (the class the handler maps)
+
+    app = limited()
+
+    @app.get("/api/v1/_limited_probe")
+    def _probe():
+        from werkzeug.exceptions import TooManyRequests
+
+        raise TooManyRequests()
+
+    r = app.test_client().get("/api/v1/_limited_probe")
+    assert r.status_code == 429 and r.is_json and r.get_json()["error"].startswith("Too many attempts")
+
+
+def test_settings_read_the_limits(tmp_path):
+    from curator.core.settings import Settings
+
+    settings = Settings.from_env({"CURATOR_RATELIMIT_STORAGE": "redis://cache:6379", "CURATOR_PROXY_FIX": "2",
+                                  "CURATOR_RATELIMIT_ENABLED": "0", "CURATOR_RATELIMIT_ACCOUNT": "5/minute"},
+                                 instance_path=tmp_path)
+    config = settings.flask_config()
+    assert config["RATELIMIT_STORAGE_URI"] == "redis://cache:6379" and config["PROXY_FIX"] == 2
+    assert config["RATELIMIT_ENABLED"] is False and config["RATELIMIT_ACCOUNT"] == "5/minute"
+    assert Settings.from_env({}, instance_path=tmp_path).flask_config()["RATELIMIT_STORAGE_URI"] == "memory://"

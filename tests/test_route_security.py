@@ -1,0 +1,206 @@
+"""Every route × every method × every role, against an explicit table.
+
+`EXPECTED` names each rule of `app.url_map` and, for each method, the status that an anonymous
+visitor, a reviewer of another language, a reviewer of the URL's language (Ana, es) and a
+maintainer get. A route missing from the table fails `test_every_route_is_in_the_table`, so a
+new page or endpoint cannot ship without deciding who may use it. POSTs carry a valid CSRF
+token here (this checks roles); `test_every_post_needs_a_csrf_token` checks CSRF separately.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlalchemy import select
+
+from curator.core.models import Assignment, AssignmentItem, User
+
+from .conftest import Browser, csrf_from
+from .test_probe_report import TEMPLATES, make_run
+
+ROLES = ("anonymous", "other_reviewer", "reviewer", "maintainer")
+SIGN_IN = 302  # a page sends an anonymous visitor to the sign-in page
+A, O, R, M = ROLES
+
+
+def _all(status):
+    return dict.fromkeys(ROLES, status)
+
+
+def _pages(reviewer=200):
+    """A signed-in page about the URL's language: sign-in redirect, 403 for another language."""
+    return {A: SIGN_IN, O: 403, R: reviewer, M: 403}
+
+
+def _api(reviewer=200):
+    """An API call about the URL's language: 401 (JSON) anonymous, 403 for anyone not reviewing it
+    (the maintainer reviews no language in the fixture)."""
+    return {A: 401, O: 403, R: reviewer, M: 403}
+
+
+MAINTAINER_PAGE = {A: SIGN_IN, O: 403, R: 403, M: 200}
+
+# rule -> method -> role -> status
+EXPECTED: dict[str, dict[str, dict[str, int]]] = {
+    "/": {"GET": {A: SIGN_IN, O: 200, R: 200, M: 302}},  # a maintainer reviewing nothing: the dashboard
+    "/login": {"GET": {A: 200, O: 302, R: 302, M: 302},  # signed in already: home
+               "POST": _all(401)},  # empty form: "do not match", whoever asks
+    "/logout": {"POST": _all(302)},  # anonymous: to sign-in; signed in: signed out, to sign-in
+    "/account": {"GET": {A: SIGN_IN, O: 200, R: 200, M: 200},
+                 "POST": {A: SIGN_IN, O: 422, R: 422, M: 422}},  # empty form: wrong current password
+    "/invite/<token>": {"GET": _all(200),
+                        "POST": {A: 422, O: 302, R: 302, M: 302}},  # anonymous: no e-mail; signed in: joins
+    "/healthz": {"GET": _all(200)},
+    "/static/<path:filename>": {"GET": _all(200)},
+    "/review/<lang>": {"GET": _pages()},
+    "/review/<lang>/history": {"GET": _pages()},
+    "/api/v1/me": {"GET": {A: 401, O: 200, R: 200, M: 200}},
+    "/api/v1/languages/<lang>/queue": {"GET": _api()},
+    "/api/v1/languages/<lang>/items/<int:item_id>": {"GET": _api()},
+    "/api/v1/languages/<lang>/items/<int:item_id>/decision": {"POST": _api(201)},
+    "/api/v1/languages/<lang>/undo": {"POST": _api()},
+    "/api/v1/languages/<lang>/relations/<relation>/suggestions": {"POST": _api(201)},
+    "/api/v1/languages/<lang>/history": {"GET": _api()},
+    "/api/v1/validate": {"POST": _api()},
+    "/admin/": {"GET": MAINTAINER_PAGE},
+    "/admin/coverage": {"GET": MAINTAINER_PAGE},
+    "/admin/dashboard.csv": {"GET": MAINTAINER_PAGE},
+    "/admin/diff": {"GET": MAINTAINER_PAGE},
+    "/admin/languages/<code>": {"GET": MAINTAINER_PAGE},
+    "/admin/languages/<code>/queue-order": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/release/build": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/release/preview": {"GET": MAINTAINER_PAGE},
+    "/admin/reviewers": {"GET": MAINTAINER_PAGE, "POST": MAINTAINER_PAGE},  # the invitation link, 200
+    "/admin/versions/<name>/chart.svg": {"GET": MAINTAINER_PAGE},
+    "/probe/runs": {"GET": MAINTAINER_PAGE},
+    "/probe/runs/<name>": {"GET": MAINTAINER_PAGE},
+    "/probe/runs/<name>/<chart>.png": {"GET": MAINTAINER_PAGE},
+}
+
+# what each POST sends (a valid request, so that the status shows the role, not the input)
+BODIES = {
+    "/login": {},
+    "/account": {},
+    "/invite/<token>": {},
+    "/api/v1/languages/<lang>/items/<int:item_id>/decision": {"decision": "reject"},
+    "/api/v1/languages/<lang>/relations/<relation>/suggestions": {"text": "[X] vino al mundo en [Y]"},
+    "/api/v1/validate": {"text": "[X] nació en [Y]", "language": "es"},
+    "/admin/languages/<code>/queue-order": {"order": "risk"},
+    "/admin/release/build": {"name": "v2", "policy": "any", "parent": "v1"},
+    "/admin/reviewers": {"languages": "es", "email": "someone@example.org"},
+    "/admin/diff": {"a": "v1", "b": "v1"},
+}
+QUERY = {"/admin/diff": "?a=v1&b=v1"}
+USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
+
+
+def _methods(rule) -> list[str]:
+    return sorted(rule.methods - {"HEAD", "OPTIONS"})
+
+
+@pytest.fixture
+def world(review_app, sessions, cli, tmp_path):
+    """Real values for every URL argument: Ana's first Spanish item, a built version, a probe run."""
+    cli("release", "build", "v1")
+    make_run(tmp_path / "runs" / "mbert-v1", TEMPLATES)
+    with sessions() as s:
+        item = s.scalar(select(AssignmentItem.id).join(Assignment).join(User)
+                        .where(User.email == "ana@example.org", Assignment.language == "es")
+                        .order_by(AssignmentItem.position).limit(1))
+    boss = Browser(review_app).login("boss@example.org")
+    chart = re.search(r"/probe/runs/mbert-v1/(\w+)\.png", boss.get("/probe/runs/mbert-v1").get_data(as_text=True))
+    assert chart, "the probe run page links no chart"
+    values = {"lang": "es", "code": "es", "item_id": item, "relation": "P19", "name": "v1", "chart": chart.group(1),
+              "filename": "curator.css"}
+    return review_app, values, sessions
+
+
+def _url(rule, values, sessions) -> str:
+    path = rule.rule
+    if rule.rule.startswith("/probe/runs/"):
+        values = {**values, "name": "mbert-v1"}
+    if "<token>" in path:
+        from curator.review.accounts import create_invite
+
+        with sessions.begin() as s:
+            _, token = create_invite(s, ["el"], role="reviewer", fraction=1)
+        values = {**values, "token": token}
+    for match in re.finditer(r"<(?:[^:>]+:)?([^>]+)>", rule.rule):
+        path = path.replace(match.group(0), str(values[match.group(1)]))
+    return path + QUERY.get(rule.rule, "")
+
+
+class Visitor:
+    """One role's client: signs in (again after /logout) and sends POSTs with the CSRF token."""
+
+    def __init__(self, app, role):
+        self.app, self.role, self.browser = app, role, None
+        self.sign_in()
+
+    def sign_in(self):
+        if self.role == A:
+            self.client, self.token = self.app.test_client(), None
+            self.token = csrf_from(self.client.get("/login").get_data(as_text=True))
+        else:
+            self.browser = Browser(self.app).login(USERS[self.role])
+            self.client, self.token = self.browser.client, self.browser.token
+
+    def call(self, method, rule, url):
+        if method == "GET":
+            return self.client.get(url)
+        body = BODIES.get(rule, {})
+        if url.startswith("/api/"):
+            return self.client.post(url, json=body, headers={"X-CSRFToken": self.token})
+        return self.client.post(url, data={**body, "csrf_token": self.token})
+
+
+def test_every_route_is_in_the_table(review_app):
+    rules = {rule.rule: _methods(rule) for rule in review_app.url_map.iter_rules()}
+    missing = sorted(f"{m} {r}" for r, ms in rules.items() for m in ms if m not in EXPECTED.get(r, {}))
+    assert not missing, f"routes without expected statuses per role: {missing}"
+    stale = sorted(set(EXPECTED) - set(rules))
+    assert not stale, f"table rows for routes that no longer exist: {stale}"
+
+
+def test_every_route_answers_each_role_as_expected(world):
+    app, values, sessions = world
+    wrong = []
+    for role in ROLES:
+        visitor = Visitor(app, role)
+        for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+            for method in _methods(rule):
+                expected = EXPECTED[rule.rule][method][role]
+                got = visitor.call(method, rule.rule, _url(rule, values, sessions)).status_code
+                if got != expected:
+                    wrong.append(f"{role:15} {method:4} {rule.rule}: {got}, expected {expected}")
+                if rule.rule in ("/logout", "/account") or rule.rule.startswith("/invite/"):
+                    visitor.sign_in()  # signed out (or re-signed): continue as the same role
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_post_needs_a_csrf_token(world):
+    """Without the token, every POST route is refused (400) before its view runs, signed in or not."""
+    app, values, sessions = world
+    posts = [rule for rule in app.url_map.iter_rules() if "POST" in rule.methods]
+    assert len(posts) >= 10
+    for role in (A, R, M):
+        visitor = Visitor(app, role)
+        for rule in posts:
+            url, body = _url(rule, values, sessions), BODIES.get(rule.rule, {})
+            r = visitor.client.post(url, json=body) if url.startswith("/api/") else visitor.client.post(url, data=body)
+            assert r.status_code == 400, (role, rule.rule, r.status_code)
+            text = r.get_json()["error"] if url.startswith("/api/") else r.get_data(as_text=True)
+            assert "CSRF" in text, (role, rule.rule)
+
+
+def test_no_template_marks_text_safe():
+    """Autoescaping is the only defence the templates need: no `|safe`, no Markup on what people typed
+    (the probe report inlines only our own stylesheet as Markup)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "curator"
+    templates = [*(root / "web" / "templates").glob("*.html"), *(root / "analysis" / "templates").glob("*.html")]
+    assert templates
+    for path in templates:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup", text), path.name
