@@ -12,6 +12,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_SECURE_COOKIES           | 1: cookies only over HTTPS                            | 0                    |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's SQLite lock      | 30                   |
+| CURATOR_FETCH_TIMEOUT            | seconds an import may spend on one file over HTTP     | 600                  |
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
 | CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
 """
@@ -34,6 +35,7 @@ class Settings:
     secure_cookies: bool = False
     runs_dir: Path | None = None
     busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite)
+    fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -45,6 +47,12 @@ class Settings:
             busy_timeout = float(env.get("CURATOR_BUSY_TIMEOUT") or 30.0)
         except ValueError:
             raise InputError("CURATOR_BUSY_TIMEOUT", f"expected seconds, not {env['CURATOR_BUSY_TIMEOUT']!r}") from None
+        try:
+            fetch_timeout = float(env.get("CURATOR_FETCH_TIMEOUT") or 600.0)
+            if not fetch_timeout > 0:
+                raise ValueError
+        except ValueError:
+            raise InputError("CURATOR_FETCH_TIMEOUT", f"expected seconds > 0, not {env['CURATOR_FETCH_TIMEOUT']!r}") from None
         settings = cls(
             database_url=env.get("CURATOR_DATABASE_URL") or f"sqlite:///{instance / 'curator.sqlite'}",
             instance_path=instance,
@@ -53,6 +61,7 @@ class Settings:
             secure_cookies=env.get("CURATOR_SECURE_COOKIES", "0") == "1",
             runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
             busy_timeout=busy_timeout,
+            fetch_timeout=fetch_timeout,
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
                          and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")},

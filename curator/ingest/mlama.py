@@ -19,6 +19,7 @@ from curator.core.models import MlamaTemplate, Relation
 from curator.core.errors import Conflict, InputError
 from curator.core.formats.jsonl import iter_jsonl, require
 from curator.core.formats.sources import Source
+from curator.core.text import control_reason
 from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/templates.jsonl"
@@ -59,6 +60,9 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
         for number, obj in iter_jsonl(data, where):
             relation = require(obj, "relation", str, where, number)
             template = require(obj, "template", str, where, number)
+            control = control_reason(template)
+            if control:
+                raise InputError(where, control, line=number, field="template")
             if relation not in relations:
                 summary.skipped_relations += 1
                 continue

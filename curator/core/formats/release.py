@@ -31,6 +31,7 @@ from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, dumps, iter_jsonl, optional, require
 from curator.core.formats.layout import RELATION_ID
 from curator.core.formats.sources import FolderSource, Source
+from curator.core.text import control_reason
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
@@ -67,6 +68,9 @@ def parse_patterns(data: bytes, where: str) -> list[PatternRow]:
     rows = []
     for number, obj in iter_jsonl(data, where, error=ReleaseError):
         pattern = require(obj, "pattern", str, where, number, error=ReleaseError)
+        control = control_reason(pattern)
+        if control:
+            raise ReleaseError(where, control, line=number, field="pattern")
         checked = optional(obj, "checked-by-human", bool, where, number, False, null=False,
                            expected="expected true or false", error=ReleaseError)
         rows.append(PatternRow(pattern, checked, number))
