@@ -15,7 +15,8 @@ from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
-from curator.core.formats.layout import layout_files
+from curator.core.errors import InputError
+from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats import release
 from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
@@ -83,9 +84,22 @@ def store_tuple_list(session: Session, language: str, relation: str, form: str, 
     return tuple_list.id
 
 
+def _refuse_emptying(session: Session, language: str, relation: str, where: str) -> None:
+    """An empty file may not replace stored tuples with none. It may be imported where nothing
+    is stored: the published mParaRel tuples have 159 empty files (relations without a single
+    fact in that language), and those must import."""
+    stored = session.scalar(select(TupleList.rows).where(TupleList.language == language, TupleList.relation_id == relation,
+                                                         TupleList.current, TupleList.sha256 != content_hash([])))
+    if stored is not None:
+        raise InputError(where, f"empty file: it would replace the stored tuples of {language}/{relation} "
+                                f"({stored} rows) with none")
+
+
 def ingest_tuples(session: Session, source: Source, progress: bool = False) -> TupleSummary:
     summary = TupleSummary()
-    files = layout_files(source, 1, LAYOUT)
+    files = layout_files(source, 1, LAYOUT, language_at=0)
+    refuse_duplicates(source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files],
+                      "language and relation")
     ensure_languages(session, {languages.canonical(lang) for (lang, _), _ in files})
     ensure_relations(session, {rel for (_, rel), _ in files})
     seen: set[str] = set()
@@ -105,6 +119,8 @@ def ingest_tuples(session: Session, source: Source, progress: bool = False) -> T
             summary.skipped_unchanged += 1
             continue
         form, rows = parse_tuples(data, where)
+        if not rows:
+            _refuse_emptying(session, lang, rel, where)
         list_id = store_tuple_list(session, lang, rel, form, rows, seen)
         session.execute(update(TupleList).where(TupleList.language == lang, TupleList.relation_id == rel)
                         .values(current=TupleList.id == list_id))

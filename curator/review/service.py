@@ -43,6 +43,7 @@ class QueueItem:
 
 
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
+    languages.check_code(language)
     assignment = session.scalar(select(Assignment).where(Assignment.user_id == user.id,
                                                          Assignment.language == language))
     if assignment is None:
