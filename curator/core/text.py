@@ -28,10 +28,14 @@ _CONTROL_NAMES = {"\x00": "NULL", "\t": "CHARACTER TABULATION", "\n": "LINE FEED
                   "\x85": "NEXT LINE"}
 
 
-def control_reason(text: str) -> str | None:
+def control_reason(text: str, whitespace_ok: bool = False) -> str | None:
     """'contains U+202E RIGHT-TO-LEFT OVERRIDE, a control/format character' for the first such
-    character (ZWNJ and ZWJ excepted), or None when there is none."""
+    character (ZWNJ and ZWJ excepted), or None when there is none. `whitespace_ok` lets tabs and
+    line ends through: the `mpararel` profile reproduces the published cleaning, which kept a
+    final newline ("[X] is [Y]\n"), and only the other characters are a risk there."""
     for ch in text:
+        if whitespace_ok and ch.isspace():
+            continue
         if unicodedata.category(ch) in ("Cc", "Cf") and ch not in ALLOWED_FORMAT:
             return f"contains {describe_char(ch)}, a control/format character"
     return None

@@ -116,5 +116,5 @@ def check(raw: str, language: str | None = None) -> Checked:
         fixed, repairs = raw, []
     else:
         fixed, repairs = fix(raw, language)
-    reason = control_reason(raw) or invalid_reason(fixed)  # curator's one addition: see core/text.py
+    reason = control_reason(raw, whitespace_ok=True) or invalid_reason(fixed)  # curator's one addition: core/text.py
     return Checked(raw, fixed, repairs, None if reason else clean(fixed), reason)
