@@ -136,6 +136,20 @@ def test_language_codes_are_checked_at_every_entry_point(cli, engine, loaded, tm
             check_code(code, "somewhere")
 
 
+def test_review_services_check_the_language(review_app, sessions):
+    from curator.core.errors import InputError
+    from curator.review.accounts import find_user
+    from curator.review.sampling import assign, set_fraction
+    from curator.review.service import get_assignment
+
+    with sessions.begin() as s:
+        user = find_user(s, "ana@example.org")
+        for call in (lambda: get_assignment(s, user, "es/.."), lambda: assign(s, user, "../es"),
+                     lambda: set_fraction(s, "ES", 0.3)):
+            with pytest.raises(InputError, match="is not a language code"):
+                call()
+
+
 def test_every_language_folder_of_the_real_data_is_a_code(shared_data):
     from curator.core.languages import check_code
 
