@@ -170,6 +170,17 @@ def test_manifest_path_leaving_the_source_is_refused(cli, engine, loaded, tmp_pa
     assert f"{base}tuples/manifest.json" in out and "refused path '../P19.jsonl'" in out
 
 
+def test_listing_link_with_dot_dot_is_refused(cli, engine, loaded, tmp_path, http_root):
+    www = tmp_path / "www"
+    shutil.copytree(loaded / "tuples", www / "tuples")
+    (www / "secret").mkdir()
+    shutil.copy(loaded / "tuples" / "es" / "P19.jsonl", www / "secret" / "P19.jsonl")
+    (www / "tuples" / "index.html").write_text('<a href="es/">es/</a> <a href="%2e%2e/secret/">up</a>')
+    base = http_root(www)
+    out = _fails(cli, engine, "ingest", "tuples", base + "tuples/")
+    assert f"{base}tuples/" in out and "refused path '../secret'" in out
+
+
 def test_a_redirect_outside_the_base_is_not_followed(http_root, tmp_path):
     from curator.core.errors import InputError
     from curator.core.formats.sources import HttpSource
@@ -260,6 +271,13 @@ def test_two_files_for_one_language_after_aliases_are_refused(cli, engine, loade
         shutil.copy(tuples / source / "P19.jsonl", tuples / lang / "P19.jsonl")
     out = _fails(cli, engine, "ingest", "tuples", tuples)
     assert str(tuples / "zh" / "P19.jsonl") in out and str(tuples / "zh-hans" / "P19.jsonl") in out
+
+    release = tmp_path / "release" / "patterns"
+    for lang in ("zh", "zh-hans"):
+        (release / lang).mkdir(parents=True)
+        (release / lang / "P19.jsonl").write_text(_line({"pattern": "[X] 出生于 [Y]"}), encoding="utf-8")
+    out = _fails(cli, engine, "release", "import", tmp_path / "release", "--version", "twice")
+    assert str(release / "zh" / "P19.jsonl") in out and str(release / "zh-hans" / "P19.jsonl") in out
 
     for lang in ("zh", "zh-hans"):
         path = tmp_path / "mlama" / lang / "templates.jsonl"
