@@ -13,12 +13,11 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
-from .conftest import ROOT, SEED, Browser, review_sample, table_snapshot
+from .conftest import ROOT, Browser, review_sample
 from .test_bad_input import _fails, loaded  # noqa: F401  (the fixture)
 
 RLO = "\u202e"
