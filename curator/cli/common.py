@@ -26,6 +26,7 @@ from sqlalchemy import inspect
 
 from curator.core.db import make_engine, make_session_factory
 from curator.core.errors import Conflict
+from curator.core.languages import check_code
 from curator.core.settings import Settings
 
 
@@ -73,7 +74,18 @@ LIST = ListType()
 
 
 def _joined(ctx: click.Context, param: click.Parameter, value: tuple[list[str], ...]) -> list[str]:
-    return list(dict.fromkeys(v for values in value for v in values))
+    """The values in order without duplicates; a language list (`--language(s)`) is checked
+    here, once for every command, with `languages.check_code`."""
+    joined = list(dict.fromkeys(v for values in value for v in values))
+    if any(opt.startswith("--lang") for opt in param.opts):
+        for code in joined:
+            check_code(code, param.opts[0])
+    return joined
+
+
+def language_argument(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Callback of a LANGUAGE argument: the code, checked."""
+    return None if value is None else check_code(value, param.human_readable_name)
 
 
 def list_option(*param_decls: str, **kwargs):

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from curator.cli.common import Column, Context, echo_table, list_option, pass_ctx
+from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx
 from curator.core.db import reading, transaction
 from curator.core.enums import QueueOrder, Role, values
 from curator.core.errors import NotFound
@@ -97,7 +97,7 @@ def review() -> None:
 
 
 @review.command("fraction")
-@click.argument("language")
+@click.argument("language", callback=language_argument)
 @click.argument("fraction", type=float)
 @pass_ctx
 def review_fraction(ctx: Context, language: str, fraction: float) -> None:
@@ -110,7 +110,7 @@ def review_fraction(ctx: Context, language: str, fraction: float) -> None:
 
 
 @review.command("order")
-@click.argument("language")
+@click.argument("language", callback=language_argument)
 @click.argument("order", type=click.Choice(values(QueueOrder)))
 @pass_ctx
 def review_order(ctx: Context, language: str, order: str) -> None:

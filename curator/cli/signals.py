@@ -5,7 +5,7 @@ import json
 
 import click
 
-from curator.cli.common import Column, Context, echo_table, list_option, pass_ctx, percent, progress
+from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx, percent, progress
 from curator.core.db import reading, transaction
 from curator.core.errors import NotFound
 
@@ -58,7 +58,7 @@ def signals_disagreement(ctx: Context, run_dir: str | None, langs: list[str]) ->
 
 
 @signals.command("show")
-@click.argument("language")
+@click.argument("language", callback=language_argument)
 @click.option("--top", default=20, show_default=True, help="How many of the riskiest templates.")
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx

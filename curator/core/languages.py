@@ -1,6 +1,10 @@
 """Language codes: the aliases SPEC §1 fixes, and display names and script direction."""
 from __future__ import annotations
 
+import re
+
+from curator.core.errors import InputError
+
 ALIASES = {"zh": "zh-hans", "zh-classical": "zh-hant"}
 RTL = frozenset({"ar", "arz", "azb", "ckb", "dv", "fa", "he", "ps", "pnb", "sd", "ug", "ur", "yi"})
 
@@ -38,3 +42,21 @@ def name(code: str) -> str:
 
 def direction(code: str) -> str:
     return "rtl" if code.split("-")[0] in RTL else "ltr"
+
+
+# A language code as the data uses them: ISO 639 `es`, `ast`, optionally with lower-case
+# subtags (`zh-hans`, `zh-hant`, and the Wikipedia code `zh-classical` that the MT folders
+# use). Every code in the real data and the published mParaRel matches; nothing that could
+# be a path (`..`, `/`, `\`), a space or an upper-case variant of a stored code does.
+CODE = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,12}){0,2}")
+
+
+def check_code(code: object, where: str | None = None) -> str:
+    """`code` when it is a well-formed language code, else an InputError naming `where` (a file,
+    an option, a URL). Every entry point calls this before a code reaches a path or a query:
+    folder names at import, CLI options, the review services."""
+    if isinstance(code, str) and CODE.fullmatch(code):
+        return code
+    message = (f"{code!r} is not a language code (expected lower-case ISO 639 like 'es' or 'ast', "
+               "optionally with subtags like 'zh-hans')")
+    raise InputError(where, message) if where else InputError(message)

@@ -19,6 +19,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's SQLite lock      | 30                   |
 | CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
+| CURATOR_FETCH_TIMEOUT            | seconds an import may spend on one file over HTTP     | 600                  |
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
 | CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
 """
@@ -49,6 +50,7 @@ class Settings:
     ratelimit_storage: str = "memory://"  # per process: several workers need a shared one (redis://)
     ratelimit_account: str = "10/minute;50/hour"  # guesses at one account's password
     ratelimit_address: str = "30/minute;300/hour"  # from one address (a classroom behind one NAT signs in too)
+    fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -60,6 +62,9 @@ class Settings:
         busy_timeout = _number(env, "CURATOR_BUSY_TIMEOUT", 30.0, float, "seconds")
         remember_days = _number(env, "CURATOR_REMEMBER_DAYS", 14.0, float, "days")
         proxy_fix = _number(env, "CURATOR_PROXY_FIX", 0, int, "a number of proxies")
+        fetch_timeout = _number(env, "CURATOR_FETCH_TIMEOUT", 600.0, float, "seconds")
+        if fetch_timeout == 0:
+            raise InputError("CURATOR_FETCH_TIMEOUT", "expected seconds > 0, not 0")
         settings = cls(
             database_url=env.get("CURATOR_DATABASE_URL") or f"sqlite:///{instance / 'curator.sqlite'}",
             instance_path=instance,
@@ -75,6 +80,7 @@ class Settings:
             ratelimit_storage=env.get("CURATOR_RATELIMIT_STORAGE") or "memory://",
             ratelimit_account=env.get("CURATOR_RATELIMIT_ACCOUNT") or "10/minute;50/hour",
             ratelimit_address=env.get("CURATOR_RATELIMIT_ADDRESS") or "30/minute;300/hour",
+            fetch_timeout=fetch_timeout,
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
                          and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")},

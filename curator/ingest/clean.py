@@ -5,6 +5,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from curator.core.text import control_reason
 from curator.ingest.placeholders import Repair, repair
 
 PLACEHOLDER = re.compile(r"(\[X\]|\[Y\])")
@@ -58,7 +59,9 @@ def invalid_reason(cleaned: str) -> str | None:
 
 
 def check(text: str, language: str | None = None) -> Checked:
+    """Repair, clean, validate. A control/format character (core/text.py) makes the text invalid
+    before anything else: cleaning would fold a tab into a space and keep U+202E as it is."""
     repaired, repairs = repair(text, language)
     cleaned = clean(repaired)
-    reason = invalid_reason(cleaned)
+    reason = control_reason(text) or invalid_reason(cleaned)
     return Checked(text, repaired, repairs, None if reason else cleaned, reason)

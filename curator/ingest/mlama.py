@@ -18,7 +18,9 @@ from curator.core import languages
 from curator.core.models import MlamaTemplate, Relation
 from curator.core.errors import Conflict, InputError
 from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.sources import Source
+from curator.core.text import control_reason
 from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/templates.jsonl"
@@ -41,9 +43,11 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
         parts = path.split("/")
         if len(parts) != 2 or parts[1] != "templates.jsonl":
             raise InputError(source.describe(path), f"unexpected file: expected the layout {LAYOUT}")
+        languages.check_code(parts[0], source.describe(path))
         files.append((languages.canonical(parts[0]), path))
     if not files:
         raise InputError(source.location, f"no .jsonl files found: expected the layout {LAYOUT}")
+    refuse_duplicates(source, [((lang,), path) for lang, path in files], "language")
     known = known_sources(session, "mlama")
     summary = MlamaSummary()
     records = []
@@ -56,13 +60,20 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
             summary.skipped_unchanged += 1
             continue
         chosen: dict[str, str] = {}
+        records_seen = 0
         for number, obj in iter_jsonl(data, where):
+            records_seen += 1
             relation = require(obj, "relation", str, where, number)
             template = require(obj, "template", str, where, number)
+            control = control_reason(template)
+            if control:
+                raise InputError(where, control, line=number, field="template")
             if relation not in relations:
                 summary.skipped_relations += 1
                 continue
             chosen[relation] = template
+        if not records_seen:  # it would delete the language's stored templates
+            raise InputError(where, "empty file: no templates")
         ensure_languages(session, [lang])
         session.execute(delete(MlamaTemplate).where(MlamaTemplate.language == lang))
         session.add_all(MlamaTemplate(language=lang, relation_id=rel, template=text) for rel, text in chosen.items())

@@ -23,6 +23,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from curator.core.text import control_reason
 from curator.ingest.clean import Checked, slot_reason
 from curator.ingest.placeholders import Repair
 
@@ -115,5 +116,5 @@ def check(raw: str, language: str | None = None) -> Checked:
         fixed, repairs = raw, []
     else:
         fixed, repairs = fix(raw, language)
-    reason = invalid_reason(fixed)
+    reason = control_reason(raw, whitespace_ok=True) or invalid_reason(fixed)  # curator's one addition: core/text.py
     return Checked(raw, fixed, repairs, None if reason else clean(fixed), reason)

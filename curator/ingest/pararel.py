@@ -49,7 +49,7 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
             rows.append(dict(pattern=pattern, lemma=obj.get("lemma"), extended_lemma=obj.get("extended_lemma"),
                              tense=obj.get("tense")))
         if not rows:
-            raise InputError(where, "no patterns in file")
+            raise InputError(where, "empty file: no patterns")
         _store(session, rel, rows)
         records.append(dict(key=rel, location=where, sha256=digest, rows=len(rows)))
         summary.patterns += len(rows)

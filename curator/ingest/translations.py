@@ -16,7 +16,7 @@ from curator.core import languages
 from curator.core.models import EnglishPattern, Relation, TranslationLine, TranslationSystem
 from curator.ingest.clean import check
 from curator.core.errors import InputError
-from curator.core.formats.layout import layout_files
+from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats.jsonl import iter_jsonl, require
 from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
@@ -62,7 +62,9 @@ def align(english: list[EnglishPattern], metas: list[tuple]) -> list[int | None]
 def ingest_translations(session: Session, source: Source, trusted: str | None = DEFAULT_TRUSTED,
                         progress: bool = False) -> TranslationSummary:
     summary = TranslationSummary()
-    files = layout_files(source, 2, LAYOUT)
+    files = layout_files(source, 2, LAYOUT, language_at=1)
+    refuse_duplicates(source, [((system, languages.canonical(lang), rel), path) for (system, lang, rel), path in files],
+                      "system, language and relation")
     known = set(session.scalars(select(Relation.id).where(Relation.patterns.any())))
     english: dict[str, list[EnglishPattern]] = {}
     for rel in known:
@@ -97,6 +99,8 @@ def ingest_translations(session: Session, source: Source, trusted: str | None = 
         for number, obj in iter_jsonl(data, where):
             text = require(obj, "pattern", str, where, number)
             parsed.append((text, (obj.get("lemma"), obj.get("extended_lemma"), obj.get("tense"))))
+        if not parsed:  # it would delete the file's stored lines
+            raise InputError(where, "empty file: no translated patterns")
         english_ids = align(english[rel], [meta for _, meta in parsed])
         rows = []
         for line_no, ((text, _), english_id) in enumerate(zip(parsed, english_ids)):

@@ -17,7 +17,7 @@ from curator.core import languages
 from curator.core.db import reading, unit_of_work
 from curator.core.errors import InputError
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
-from curator.core.formats.layout import layout_files
+from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats import release
 from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
@@ -85,10 +85,23 @@ def store_tuple_list(session: Session, language: str, relation: str, form: str, 
     return tuple_list.id
 
 
+def _refuse_emptying(session: Session, language: str, relation: str, where: str) -> None:
+    """An empty file may not replace stored tuples with none. It may be imported where nothing
+    is stored: the published mParaRel tuples have 159 empty files (relations without a single
+    fact in that language), and those must import."""
+    stored = session.scalar(select(TupleList.rows).where(TupleList.language == language, TupleList.relation_id == relation,
+                                                         TupleList.current, TupleList.sha256 != content_hash([])))
+    if stored is not None:
+        raise InputError(where, f"empty file: it would replace the stored tuples of {language}/{relation} "
+                                f"({stored} rows) with none")
+
+
 def ingest_tuples(session: Session, source: Source, progress: bool = False) -> TupleSummary:
     """Import every tuples file of `source` in the caller's one transaction (the demo seed)."""
     summary = TupleSummary()
-    files = layout_files(source, 1, LAYOUT)
+    files = layout_files(source, 1, LAYOUT, language_at=0)
+    refuse_duplicates(source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files],
+                      "language and relation")
     ensure_languages(session, {languages.canonical(lang) for (lang, _), _ in files})
     ensure_relations(session, {rel for (_, rel), _ in files})
     seen: set[str] = set()
@@ -104,6 +117,8 @@ def ingest_tuples(session: Session, source: Source, progress: bool = False) -> T
             summary.skipped_unchanged += 1
             continue
         form, rows = parse_tuples(data, where)
+        if not rows:
+            _refuse_emptying(session, lang, rel, where)
         records.append(_store_file(session, summary, lang, rel, form, rows, where, digest, seen))
         bar.set_postfix(rows=summary.rows)
     record_sources(session, "tuples", records)
@@ -120,20 +135,23 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     own, a fraction of a second long; reviewers' writes go in between. An import cut short
     leaves whole files stored (and recorded), and running it again stores only the rest."""
     summary = TupleSummary()
-    files = layout_files(source, 1, LAYOUT)
+    files = layout_files(source, 1, LAYOUT, language_at=0)
+    refuse_duplicates(source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files],
+                      "language and relation")
+    changed = []
     with reading(factory) as session:
         imported = known_sources(session, "tuples")
-    changed = []
-    for (raw_lang, rel), path in tqdm(files, desc="tuples (check)", unit="file", disable=not progress):
-        lang = languages.canonical(raw_lang)
-        where, data = source.describe(path), source.read(path)
-        digest = sha256(data)
-        _count_file(summary, lang, rel)
-        if imported.get(f"{lang}/{rel}") == digest:
-            summary.skipped_unchanged += 1
-            continue
-        parse_tuples(data, where)  # every row checked before anything is written
-        changed.append((lang, rel, path, where, digest))
+        for (raw_lang, rel), path in tqdm(files, desc="tuples (check)", unit="file", disable=not progress):
+            lang = languages.canonical(raw_lang)
+            where, data = source.describe(path), source.read(path)
+            digest = sha256(data)
+            _count_file(summary, lang, rel)
+            if imported.get(f"{lang}/{rel}") == digest:
+                summary.skipped_unchanged += 1
+                continue
+            if not parse_tuples(data, where)[1]:  # every row checked before anything is written
+                _refuse_emptying(session, lang, rel, where)
+            changed.append((lang, rel, path, where, digest))
     with unit_of_work(factory) as session:
         ensure_languages(session, {lang for lang, *_ in changed})
         ensure_relations(session, {rel for _, rel, *_ in changed})

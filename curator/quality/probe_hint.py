@@ -11,7 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from curator.core.formats.run_catalog import latest_run
+from curator.core import languages
+from curator.core.formats.layout import RELATION_ID
+from curator.core.formats.run_catalog import inside, latest_run
 from curator.quality.agreement import template_agreement
 from curator.core.formats.runs import RunError, load_relation, run_info
 
@@ -50,10 +52,10 @@ def probe_hint(runs_dir: str | Path | None, language: str, relation: str, templa
     if not runs_dir:
         return None
     run = latest_run(runs_dir)
-    if run is None or "/" in language or "/" in relation:
+    if run is None or not languages.CODE.fullmatch(language or "") or not RELATION_ID.match(relation or ""):
         return None
     index = run / language / f"{relation}.json"
-    if not index.is_file():
+    if not inside(run, index) or not index.is_file():  # a language folder linked elsewhere is not read
         return None
     found = _relation_agreement(str(index), _mtime(index), _mtime(index.with_suffix(".npz"))).get(template)
     if found is None:

@@ -14,7 +14,8 @@ from tqdm import tqdm
 from curator.core import languages
 from curator.core.enums import VersionKind
 from curator.core.errors import Conflict, NotFound
-from curator.core.formats.release import TUPLES, parse_patterns, read_manifest, release_files
+from curator.core.formats.layout import refuse_duplicates
+from curator.core.formats.release import TUPLES, ReleaseError, parse_patterns, read_manifest, release_files
 from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
@@ -105,6 +106,8 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
     """Load a release in mParaRel layout (patterns/ and tuples/; an --hf export's hf/ is skipped)
     as a new version, read through the one release reader (`curator.core.formats.release`)."""
     files = release_files(source)
+    refuse_duplicates(source, [((f.kind, languages.canonical(f.language), f.relation), f.path) for f in files],
+                      "kind, language and relation")
     rules = recorded_rules(source)
     version = _new_version(session, name, VersionKind.IMPORT, source=source.location, params={"rules": rules} if rules else {})
     ensure_languages(session, {languages.canonical(f.language) for f in files})
@@ -120,7 +123,10 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
             list_id = store_tuple_list(session, lang, rel, form, rows, seen)
             session.add(VersionTuples(version_id=version.id, language=lang, relation_id=rel, list_id=list_id))
             continue
-        for position, row in enumerate(parse_patterns(data, where)):
+        patterns = parse_patterns(data, where)
+        if not patterns:
+            raise ReleaseError(where, "empty file: no patterns")
+        for position, row in enumerate(patterns):
             pattern_rows.append(dict(version_id=version.id, language=lang, relation_id=rel, position=position,
                                      pattern=row.pattern, checked_by_human=row.checked_by_human, template_id=None))
     bulk_insert(session, VersionPattern.__table__, pattern_rows)

@@ -14,6 +14,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from curator.core import languages
 from curator.ingest.clean import check
 from curator.core.enums import ImportKind, values
 from curator.core.errors import CuratorError, InputError, NotFound
@@ -43,6 +44,8 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         summary.lines += 1
         reviewer = require(obj, "reviewer", str, where, number)
         language = require(obj, "language", str, where, number)
+        if not languages.CODE.fullmatch(language):
+            raise InputError(where, f"{language!r} is not a language code", line=number, field="language")
         relation = require(obj, "relation", str, where, number)
         kind = require(obj, "decision", str, where, number)
         if kind not in KINDS:
@@ -71,6 +74,8 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         summary.stored += created
         summary.unchanged += not created
         summary.kinds[kind] += 1
+    if not summary.lines:
+        raise InputError(where, "empty file: no decisions")
     return summary
 
 

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from curator.core.errors import Conflict, InputError, NotFound
+from curator.core.languages import check_code
 from curator.ingest.store import bulk_insert
 from curator.core.models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
 
@@ -66,6 +67,7 @@ def reviewable(session: Session, language: str) -> dict[str, list[int]]:
 
 def set_fraction(session: Session, language: str, fraction: float) -> None:
     """The language's sample fraction for reviewers who join from now on."""
+    check_code(language)
     if not 0 < fraction <= 1:
         raise InputError(f"fraction must be in (0, 1], not {fraction}")
     row = session.get(Language, language)
@@ -77,6 +79,7 @@ def set_fraction(session: Session, language: str, fraction: float) -> None:
 def assign(session: Session, user: User, language: str, fraction: float | None = None) -> Assignment:
     """The user's assignment for the language, sampling it on first call. The fraction is the
     invitation's, else the language's (`curator review fraction`), else 0.5."""
+    check_code(language)
     existing = session.scalar(select(Assignment).where(Assignment.user_id == user.id, Assignment.language == language))
     if existing is not None:
         return existing

@@ -19,6 +19,7 @@ from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import Forbidden, InputError, NotFound
+from curator.core.text import control_reason
 from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
 
@@ -42,6 +43,7 @@ class QueueItem:
 
 
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
+    languages.check_code(language)
     assignment = session.scalar(select(Assignment).where(Assignment.user_id == user.id,
                                                          Assignment.language == language))
     if assignment is None:
@@ -226,6 +228,9 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
         raise InputError("Write a template first.")
     if len(text) > 500:
         raise InputError("That template is too long (500 characters at most).")
+    control = control_reason(text)  # before cleaning, which would fold a tab into a space
+    if control:
+        raise InputError(f"Not saved: the template {control}. Type it without invisible characters.")
     outcome = check_keep_case(text, language) if keep_case else check(text, language)
     if not outcome.valid:
         hint = {"missing [X]": "it needs the subject slot [X]", "missing [Y]": "it needs the object slot [Y]"}

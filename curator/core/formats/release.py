@@ -31,6 +31,8 @@ from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, dumps, iter_jsonl, optional, require
 from curator.core.formats.layout import RELATION_ID
 from curator.core.formats.sources import FolderSource, Source
+from curator.core.languages import check_code
+from curator.core.text import control_reason
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
@@ -67,6 +69,9 @@ def parse_patterns(data: bytes, where: str) -> list[PatternRow]:
     rows = []
     for number, obj in iter_jsonl(data, where, error=ReleaseError):
         pattern = require(obj, "pattern", str, where, number, error=ReleaseError)
+        control = control_reason(pattern)
+        if control:
+            raise ReleaseError(where, control, line=number, field="pattern")
         checked = optional(obj, "checked-by-human", bool, where, number, False, null=False,
                            expected="expected true or false", error=ReleaseError)
         rows.append(PatternRow(pattern, checked, number))
@@ -141,6 +146,7 @@ def release_files(source: Source, allow_empty: bool = False) -> list[ReleaseFile
             raise ReleaseError(source.describe(path), f"unexpected file: expected the layout {LAYOUT}")
         if parts[0] not in (PATTERNS, TUPLES):
             raise ReleaseError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
+        check_code(parts[1], source.describe(path))
         found.append(ReleaseFile(parts[0], parts[1], rel, path))
     if not found and not allow_empty:
         raise ReleaseError(source.location, f"no .jsonl files found: expected the layout {LAYOUT}")

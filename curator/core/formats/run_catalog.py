@@ -1,23 +1,50 @@
 """The runs folder the web app serves: which sub-folders are runs, which is the latest, and a
-cheap signature that changes whenever a run's files do (the key of every cache)."""
+cheap signature that changes whenever a run's files do (the key of every cache).
+
+A run is opened by name only inside the runs folder (CURATOR_RUNS_DIR): the name must be a
+plain folder name (no `..`, separator or leading dot), and the folder it resolves to — after
+following symlinks — must still be inside the runs folder, so a link planted there cannot
+serve files from elsewhere. `inside` is the one test; every lookup by name uses it."""
 from __future__ import annotations
 
 import datetime as dt
 import re
 from pathlib import Path
 
+from curator.core.errors import InputError
 from curator.core.formats.runs import RunError, is_run, run_info
 
 PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 
+def inside(root: str | Path, path: str | Path) -> bool:
+    """Whether `path`, symlinks resolved, is `root` or below it."""
+    try:
+        return Path(path).resolve().is_relative_to(Path(root).resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
 def resolve_run(runs_dir: str | Path, name: str) -> Path | None:
-    """The run folder called `name`, or None: only a plain sub-folder name is looked up, so
-    '..', separators and hidden folders can never reach outside the runs folder."""
-    if not PLAIN_NAME.fullmatch(name):
+    """The run folder called `name`, or None: only a plain sub-folder name is looked up, and
+    only when it resolves inside the runs folder (a symlink to elsewhere is not a run here)."""
+    if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
         return None
     path = Path(runs_dir) / name
-    return path if is_run(path) else None
+    return path if inside(runs_dir, path) and is_run(path) else None
+
+
+def open_run(runs_dir: str | Path, name: str) -> Path:
+    """Like `resolve_run`, for callers that report rather than 404: an InputError that says why."""
+    if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
+        raise InputError(str(runs_dir), f"refused run name {name!r}: a plain folder name inside the runs folder "
+                                        "(no '..', '/', '\\' or leading dot)")
+    path = Path(runs_dir) / name
+    if not inside(runs_dir, path):
+        raise InputError(str(path), f"refused: it leads outside the runs folder {runs_dir}")
+    if not is_run(path):
+        raise InputError(str(path), "not a probe run")
+    return path
 
 
 def _prediction_dirs(run: Path) -> list[Path]:
@@ -49,7 +76,7 @@ def list_runs(runs_dir: str | Path) -> list[dict]:
         return []
     rows = []
     for path in root.iterdir():
-        if not PLAIN_NAME.fullmatch(path.name) or not is_run(path):
+        if not PLAIN_NAME.fullmatch(path.name) or not inside(root, path) or not is_run(path):
             continue
         try:
             info, error = run_info(path), None
@@ -72,7 +99,7 @@ def latest_run(runs_dir: str | Path) -> Path | None:
     best: tuple[int, str] | None = None
     for path in root.iterdir():
         info = path / "run.json"
-        if PLAIN_NAME.fullmatch(path.name) and info.is_file():
+        if PLAIN_NAME.fullmatch(path.name) and inside(root, path) and info.is_file():
             key = (info.stat().st_mtime_ns, path.name)
             best = key if best is None or key > best else best
     return root / best[1] if best else None

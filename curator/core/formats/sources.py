@@ -3,20 +3,40 @@
 Over HTTP the file list comes from a `manifest.json` with a "files" object (what
 `curator release export` writes) or, failing that, from the server's directory
 listing pages (python -m http.server, nginx/Apache autoindex).
+
+Nothing outside the tree is ever read: every relative path (from a folder walk, a manifest or
+a listing) is refused if a part is empty, `.`, `..` or holds a backslash, and over HTTP every URL
+fetched — redirects included — must have the base URL's scheme, host and port and a path
+under the base path. A file over HTTP has a total time limit (CURATOR_FETCH_TIMEOUT, default
+600 s), not only a per-read timeout, so a server that trickles bytes cannot hold an import
+for ever.
 """
 from __future__ import annotations
 
+import json
 import posixpath
 import re
+import time
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urljoin, urlparse
+from urllib.parse import unquote, urljoin, urlsplit
 
 import requests
 
 from curator.core.errors import InputError
 
-TIMEOUT = 30
+TIMEOUT = 30  # seconds to connect, and between two reads
+FETCH_LIMIT = 600.0  # seconds for a whole file (CURATOR_FETCH_TIMEOUT)
+MAX_REDIRECTS = 5
+
+
+def check_path(path: str, where: str) -> str:
+    """`path` when it is a plain relative POSIX path inside the tree, else an InputError naming
+    `where`: an import never reads `..`, an absolute path or a Windows separator."""
+    parts = path.split("/")
+    if "\\" in path or any(part in ("", ".", "..") for part in parts):
+        raise InputError(where, f"refused path {path!r}: '..', '/' and '\\' may not appear in a path part")
+    return path
 
 
 class Source:
@@ -46,9 +66,11 @@ class FolderSource(Source):
             raise InputError(self.location, "no such folder")
 
     def files(self, suffix: str = ".jsonl") -> list[str]:
-        return sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob(f"*{suffix}") if p.is_file())
+        found = sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob(f"*{suffix}") if p.is_file())
+        return [check_path(path, self.describe(path)) for path in found]
 
     def read(self, path: str) -> bytes:
+        check_path(path, self.describe(path))
         try:
             return (self.root / path).read_bytes()
         except OSError as exc:
@@ -76,53 +98,93 @@ class _Links(HTMLParser):
 class HttpSource(Source):
     MAX_DEPTH = 4
 
-    def __init__(self, url: str, session: requests.Session | None = None):
+    def __init__(self, url: str, session: requests.Session | None = None, limit: float | None = None):
         self.base = url if url.endswith("/") else url + "/"
         self.location = self.base
         self.http = session or requests.Session()
+        self.limit = FETCH_LIMIT if limit is None else float(limit)
+        base = urlsplit(self.base)
+        self._origin = (base.scheme.lower(), base.hostname, base.port)
+        self._base_path = posixpath.normpath(unquote(base.path)).rstrip("/") + "/"
 
-    def _get(self, url: str, what: str) -> requests.Response:
-        try:
-            response = self.http.get(url, timeout=TIMEOUT)
-        except requests.RequestException as exc:
-            raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
-        if response.status_code != 200:
-            raise InputError(url, f"HTTP {response.status_code} while fetching {what}")
-        return response
+    def _check_inside(self, url: str) -> None:
+        """Refuse a URL that leaves the base: another scheme, host or port, or a path (after
+        resolving `..` and %-escapes) not under the base path."""
+        target = urlsplit(url)
+        path = posixpath.normpath(unquote(target.path)) + ("/" if target.path.endswith("/") else "")
+        if (target.scheme.lower(), target.hostname, target.port) != self._origin or not path.startswith(self._base_path):
+            raise InputError(url, f"refused: outside the source {self.base}")
+
+    def _fetch(self, url: str, what: str, missing_ok: bool = False) -> bytes | None:
+        """The body of `url` (None when `missing_ok` and the answer is not 200), following
+        redirects only inside the base, within `self.limit` seconds in all."""
+        deadline = time.monotonic() + self.limit
+        per_read = min(TIMEOUT, self.limit)
+        for _ in range(MAX_REDIRECTS + 1):
+            self._check_inside(url)
+            try:
+                with self.http.get(url, timeout=(per_read, per_read), stream=True, allow_redirects=False) as response:
+                    if response.is_redirect:
+                        url = urljoin(url, response.headers["location"])
+                        continue
+                    if response.status_code != 200:
+                        if missing_ok:
+                            return None
+                        raise InputError(url, f"HTTP {response.status_code} while fetching {what}")
+                    return self._body(response, url, deadline)
+            except requests.RequestException as exc:
+                raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
+        raise InputError(url, f"more than {MAX_REDIRECTS} redirects while fetching {what}")
+
+    def _body(self, response: requests.Response, url: str, deadline: float) -> bytes:
+        chunks = []
+        while True:
+            if time.monotonic() > deadline:
+                raise InputError(url, f"stopped after {self.limit:g} s in all (CURATOR_FETCH_TIMEOUT): "
+                                      "the server sends too slowly")
+            try:
+                chunk = response.raw.read1(1 << 16, decode_content=True)  # returns what has arrived
+            except Exception as exc:  # urllib3's timeouts and protocol errors
+                raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
 
     def files(self, suffix: str = ".jsonl") -> list[str]:
         manifest = self._manifest()
         if manifest is not None:
-            return sorted(p for p in manifest if p.endswith(suffix))
+            where = self.base + "manifest.json"
+            return sorted(check_path(p, where) for p in manifest if p.endswith(suffix))
         found: list[str] = []
         self._crawl("", 0, suffix, found)
         return sorted(found)
 
     def _manifest(self) -> list[str] | None:
-        try:
-            response = self.http.get(self.base + "manifest.json", timeout=TIMEOUT)
-        except requests.RequestException as exc:
-            raise InputError(self.base, f"unreachable ({type(exc).__name__}: {exc})") from None
-        if response.status_code != 200:
+        data = self._fetch(self.base + "manifest.json", "the manifest", missing_ok=True)
+        if data is None:
             return None
         try:
-            files = response.json()["files"]
+            files = json.loads(data)["files"]
+            if not isinstance(files, dict) or not all(isinstance(p, str) for p in files):
+                raise TypeError
         except (ValueError, KeyError, TypeError):
             raise InputError(self.base + "manifest.json", "not a manifest with a 'files' object") from None
         return list(files)
 
     def _crawl(self, prefix: str, depth: int, suffix: str, found: list[str]) -> None:
         url = self.base + prefix
-        page = self._get(url, "a directory listing")
+        page = self._fetch(url, "a directory listing")
         parser = _Links()
-        parser.feed(page.text)
+        parser.feed(page.decode("utf-8", errors="replace"))
         for href in parser.hrefs:
-            target = urlparse(urljoin(url, href))
-            if not urljoin(url, href).startswith(self.base) or target.query or target.fragment:
+            joined = urljoin(url, href)
+            target = urlsplit(joined)
+            if not joined.startswith(self.base) or target.query or target.fragment:
                 continue
-            rel = unquote(target.path[len(urlparse(self.base).path):])
-            if not rel or rel == prefix or not rel.startswith(prefix) or "/../" in f"/{rel}":
+            rel = unquote(target.path[len(urlsplit(self.base).path):])
+            if not rel or rel == prefix or not rel.startswith(prefix):
                 continue
+            check_path(rel.rstrip("/"), url)  # a listing naming '..' or a '\\' is refused, not skipped
             if rel.endswith("/"):
                 if depth < self.MAX_DEPTH:
                     self._crawl(rel, depth + 1, suffix, found)
@@ -130,23 +192,21 @@ class HttpSource(Source):
                 found.append(rel)
 
     def read(self, path: str) -> bytes:
-        return self._get(self.describe(path), "a file").content
+        return self._fetch(self.describe(path), "a file")
 
     def read_optional(self, path: str) -> bytes | None:
-        try:
-            response = self.http.get(self.describe(path), timeout=TIMEOUT)
-        except requests.RequestException as exc:
-            raise InputError(self.describe(path), f"unreachable ({type(exc).__name__}: {exc})") from None
-        return response.content if response.status_code == 200 else None
+        return self._fetch(self.describe(path), "a file", missing_ok=True)
 
     def describe(self, path: str) -> str:
+        check_path(path, self.base + path)
         return self.base + "/".join(requests.utils.quote(part) for part in path.split("/"))
 
 
-def open_source(location: str | Path) -> Source:
+def open_source(location: str | Path, fetch_timeout: float | None = None) -> Source:
+    """A folder or an http(s) URL; `fetch_timeout` is the total seconds per file over HTTP."""
     text = str(location)
     if re.match(r"^https?://", text, re.I):
-        return HttpSource(text)
+        return HttpSource(text, limit=fetch_timeout)
     return FolderSource(text)
 
 
