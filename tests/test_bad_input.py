@@ -9,6 +9,8 @@ import pytest
 
 from .conftest import SEED, table_snapshot
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture
 def loaded(cli, tmp_path):

@@ -10,7 +10,9 @@ from sqlalchemy import func, select
 from curator.core.models import (DatasetVersion, LanguageCoverage, Template, TranslationLine, Tuple, TupleList,
                             VersionPattern)
 
-from .conftest import SEED, table_snapshot, tree_bytes
+from .conftest import SEED, Cli, table_snapshot, tree_bytes
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def load(cli):
@@ -20,8 +22,8 @@ def load(cli):
     cli("ingest", "tuples", SEED / "tuples")
 
 
-def test_commands_refuse_an_uninitialised_database(cli):
-    result = cli("ingest", "pararel", SEED / "pararel" / "patterns", ok=False)
+def test_commands_refuse_an_uninitialised_database(empty_db_url):
+    result = Cli(empty_db_url)("ingest", "pararel", SEED / "pararel" / "patterns", ok=False)
     assert result.exit_code != 0 and "curator init" in result.output
 
 

@@ -15,6 +15,8 @@ from curator.review.sampling import risk_sample, sample_templates
 
 from .conftest import SEED, Browser, csrf_from, need_shared
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 # ------------------------------------------------------------------------------------------ the similarity model
 def test_same_relation_patterns_are_more_similar_on_real_pararel():

@@ -1,6 +1,8 @@
 """Reviewing through the JSON API the page uses: sample, context, decisions, undo, suggestions."""
 from __future__ import annotations
 
+import pytest
+
 import math
 
 from sqlalchemy import func, select
@@ -9,6 +11,8 @@ from curator.core.models import Decision, Suggestion, Template
 from curator.review.sampling import sample_size, sample_templates
 
 from .conftest import Browser
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def test_sample_is_reproducible_and_sized_per_relation(review_app, sessions):
