@@ -8,7 +8,6 @@ is much faster than running the migrations again.
 """
 from __future__ import annotations
 
-import glob
 import itertools
 import os
 import shutil
@@ -16,18 +15,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from curator.core.maintenance import find_program as find_bin
+
 MISSING = "PostgreSQL server binaries not found (apt-get install postgresql)"
 TEMPLATE = "curator_template"
-
-
-def find_bin(name: str) -> str | None:
-    """A PostgreSQL program on PATH, else in Debian's /usr/lib/postgresql/<version>/bin (newest)."""
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"),
-                        key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0)
-    return candidates[-1] if candidates else None
 
 
 class Server:
@@ -43,7 +34,8 @@ class Server:
 
             user = pwd.getpwnam("nobody")
             os.chown(self.root, user.pw_uid, user.pw_gid)
-            self.prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+            self.prefix = (["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+                           if shutil.which("setpriv") else ["runuser", "-u", "nobody", "--"])
         self._numbers = itertools.count(1)
         self.started = False
 

@@ -104,6 +104,10 @@ def test_suggestions(review_app, sessions):
     bad = ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "vio la luz"})
     assert bad.status_code == 422
     assert ana.post("/api/v1/languages/es/relations/P999/suggestions", {"text": "[X] y [Y]"}).status_code == 404
+    # request ids PostgreSQL would refuse (too long, not text) are bad input on both backends, not a 500
+    for request_id in ("x" * 65, 12345):
+        r = ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] nació en [Y]", "request_id": request_id})
+        assert r.status_code == 422 and "request_id" in r.get_json()["error"]
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Suggestion)) == 1
 

@@ -197,3 +197,15 @@ def test_writers_in_separate_processes_are_serialised(db_url):
     with reading(factory) as s:
         assert s.get(Language, "es").name == "75"
     engine.dispose()
+
+
+@pytest.mark.backends("postgresql")  # SQLite does not enforce string lengths
+def test_a_value_the_database_refuses_is_input_error(factory):
+    """PostgreSQL refuses a string longer than its column (SQLite stores it): one line, no 500."""
+    from curator.core.errors import InputError
+
+    with pytest.raises(InputError, match="not stored: value too long"):
+        with unit_of_work(factory) as s:
+            s.add(Language(code="x" * 100, name="too long"))
+    with reading(factory) as s:
+        assert s.scalars(select(Language.code)).all() == ["es"]

@@ -27,10 +27,10 @@ from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from curator.core.errors import Busy
+from curator.core.errors import Busy, InputError
 
 BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another's lock before `Busy`
 WRITE = "curator_write"  # connection execution option: this transaction will write
@@ -87,6 +87,11 @@ def is_busy(exc: BaseException) -> bool:
     return "database is locked" in text or "database table is locked" in text
 
 
+def _first_line(exc: BaseException) -> str:
+    lines = str(getattr(exc, "orig", exc)).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
@@ -123,6 +128,10 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
         if is_busy(exc):
             raise Busy() from None
         raise
+    except DataError as exc:
+        # PostgreSQL checks what SQLite lets through (a string longer than its column, a number
+        # out of range): a value that does not fit is bad input, said in one line, never a 500
+        raise InputError(f"not stored: {_first_line(exc)}") from None
     finally:
         if owned:
             session.close()

@@ -11,7 +11,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_SECRET_KEY               | Flask session key (set it where the app outlives one process) | random per process |
 | CURATOR_SECURE_COOKIES           | 1: cookies only over HTTPS                            | 0                    |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
-| CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's SQLite lock      | 30                   |
+| CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's write lock       | 30                   |
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
 | CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
 """
@@ -33,7 +33,7 @@ class Settings:
     secret_key: str
     secure_cookies: bool = False
     runs_dir: Path | None = None
-    busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite)
+    busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite or PostgreSQL)
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 

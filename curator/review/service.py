@@ -234,6 +234,13 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
     return outcome.cleaned
 
 
+def _check_request_id(request_id: object) -> None:
+    """The column holds 64 characters; PostgreSQL (unlike SQLite) refuses longer values and
+    will not compare a number with it, so both are bad input here rather than a 500 there."""
+    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
+        raise InputError("request_id must be a string of at most 64 characters")
+
+
 def decide(session: Session, user: User, assignment: Assignment, item: AssignmentItem, decision: str,
            correction: str | None = None, seconds: float | None = None, request_id: str | None = None,
            source: str = "web") -> tuple[Decision, bool]:
@@ -241,8 +248,7 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
     if decision not in DECISIONS:
         raise InputError(f"decision must be one of {', '.join(DECISIONS)}")
     if request_id is not None:
-        if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
-            raise InputError("request_id must be a string of at most 64 characters")
+        _check_request_id(request_id)
         known = session.scalar(select(Decision).where(Decision.user_id == user.id, Decision.request_id == request_id))
         if known is not None:
             return known, False
@@ -296,6 +302,7 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
     if in_sample is None:
         raise NotFound(f"relation {relation!r} is not in your sample")
     if request_id is not None:
+        _check_request_id(request_id)
         known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
                                                         Suggestion.request_id == request_id))
         if known is not None:
