@@ -4,12 +4,14 @@ Database-facing tests take `db_url` (or `engine`, `sessions`, `cli`, `review_app
 build on it). A module marked `pytest.mark.backends("sqlite", "postgresql")` runs each such
 test on both — ids `[sqlite]` and `[postgresql]` — the PostgreSQL one on a throwaway server
 (tests/postgres.py), skipped with the reason when its binaries are missing. Unmarked
-modules run on SQLite only: their tests are not about the database, or about SQLite itself.
+modules run on SQLite only: their tests are not about the database, or about SQLite itself
+(`CURATOR_TEST_BACKENDS=sqlite,postgresql` runs them on both as well).
 """
 from __future__ import annotations
 
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 
@@ -37,6 +39,9 @@ def shared_data() -> Path:
 
 
 BACKENDS = ("sqlite", "postgresql")
+# unmarked modules: SQLite; CURATOR_TEST_BACKENDS=sqlite,postgresql runs them on both too (exploring)
+DEFAULT_BACKENDS = tuple(b for b in os.environ.get("CURATOR_TEST_BACKENDS", "sqlite").replace(",", " ").split()
+                         if b in BACKENDS) or ("sqlite",)
 
 
 def pytest_configure(config) -> None:
@@ -47,7 +52,7 @@ def pytest_configure(config) -> None:
 def pytest_generate_tests(metafunc) -> None:
     if "db_backend" in metafunc.fixturenames:
         marker = metafunc.definition.get_closest_marker("backends")
-        metafunc.parametrize("db_backend", marker.args if marker else ("sqlite",), indirect=True)
+        metafunc.parametrize("db_backend", marker.args if marker else DEFAULT_BACKENDS, indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -178,7 +183,8 @@ class WriteLock:
         if db_url.startswith("sqlite"):
             import sqlite3
 
-            self.conn = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5)
+            self.conn = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5,
+                                        check_same_thread=False)  # may be released from a timer thread
             self.conn.execute("BEGIN IMMEDIATE")
         else:
             import psycopg

@@ -87,3 +87,16 @@ def test_postgresql_failures_are_one_line(cli, monkeypatch, tmp_path, postgres):
     message = _one_line_error(cli("db", "backup", tmp_path / "b.dump", ok=False))
     assert "pg_dump not found" in message
     assert not (tmp_path / "b.dump").exists()
+
+
+def test_two_inits_at_once_both_succeed(empty_db_url):
+    """Migrations take the write lock at BEGIN: the second `curator init` waits, then finds the head."""
+    import os
+    import sys
+
+    env = {**os.environ, "CURATOR_DATABASE_URL": empty_db_url}
+    procs = [subprocess.Popen([sys.executable, "-m", "curator.cli", "init"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    assert "(head)" in Cli(empty_db_url)("db", "check").output

@@ -164,6 +164,7 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     assert 'id="signal-summary"' in dashboard and "riskiest first" in dashboard
 
 
+@pytest.mark.backends("sqlite")  # minutes of model work, hardly any database: once is enough
 def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_path):
     """A tiny random Marian model back-translates every Spanish candidate; the offline sentence
     model scores it against the English pattern; the review screen shows it."""
