@@ -7,6 +7,7 @@ from typing import Iterable
 
 from sqlalchemy import JSON, Table, delete, insert, select
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from curator.core import languages
@@ -64,6 +65,8 @@ def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) 
 
 def _copy(session: Session, table: Table, rows: Iterable[dict]) -> int:
     """COPY … FROM STDIN on the session's own connection, so inside its transaction."""
+    import psycopg
+
     driver = session.connection().connection.driver_connection
     count = 0
     for batch in _batches(rows):
@@ -71,9 +74,12 @@ def _copy(session: Session, table: Table, rows: Iterable[dict]) -> int:
         json_columns = {c for c in columns if isinstance(table.c[c].type, JSON)}
         quoted = ", ".join(f'"{c}"' for c in columns)
         sql = f'COPY "{table.name}" ({quoted}) FROM STDIN'
-        with driver.cursor() as cursor, cursor.copy(sql) as copy:
-            for r in batch:
-                copy.write_row(tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns))
+        try:
+            with driver.cursor() as cursor, cursor.copy(sql) as copy:
+                for r in batch:
+                    copy.write_row(tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns))
+        except psycopg.Error as exc:  # as SQLAlchemy would raise it (DataError, IntegrityError, …)
+            raise DBAPIError.instance(sql, None, exc, psycopg.Error, dialect=session.get_bind().dialect) from None
         count += len(batch)
     return count
 
