@@ -5,7 +5,7 @@ import hashlib
 import json
 from typing import Iterable
 
-from sqlalchemy import JSON, Table, delete, insert, select
+from sqlalchemy import JSON, String, Table, delete, insert, select
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -35,13 +35,13 @@ def _batches(rows: Iterable[dict]) -> Iterable[list[dict]]:
 def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) -> int:
     """Batched executemany. On SQLite the statement is handed to the driver as it is:
     for a million tuples SQLAlchemy's per-row parameter processing costs more than
-    SQLite's own work. On PostgreSQL plain inserts stream through COPY (one round trip per
-    batch instead of one per few hundred rows); ignoring duplicates needs ON CONFLICT, which
-    COPY lacks, so those (small: languages, relations) go through SQLAlchemy."""
+    SQLite's own work. On PostgreSQL plain inserts stream through COPY, and inserts that
+    ignore duplicates (COPY cannot) send each column as one array: one statement per batch
+    either way, where an executemany pays a round trip per row."""
     dialect = session.get_bind().dialect.name
     count = 0
-    if dialect == "postgresql" and not ignore:
-        return _copy(session, table, rows)
+    if dialect == "postgresql":
+        return _unnest_ignore(session, table, rows) if ignore else _copy(session, table, rows)
     if dialect == "sqlite":
         connection = session.connection()
         for batch in _batches(rows):
@@ -80,6 +80,26 @@ def _copy(session: Session, table: Table, rows: Iterable[dict]) -> int:
                     copy.write_row(tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns))
         except psycopg.Error as exc:  # as SQLAlchemy would raise it (DataError, IntegrityError, …)
             raise DBAPIError.instance(sql, None, exc, psycopg.Error, dialect=session.get_bind().dialect) from None
+        count += len(batch)
+    return count
+
+
+def _unnest_ignore(session: Session, table: Table, rows: Iterable[dict]) -> int:
+    """INSERT … SELECT * FROM unnest(column arrays) ON CONFLICT DO NOTHING, one per batch.
+    Strings travel as text[]: the assignment to varchar(n) then refuses a value too long,
+    where a cast to varchar(n)[] would cut it silently."""
+    connection = session.connection()
+    count = 0
+    for batch in _batches(rows):
+        columns = list(batch[0])
+        casts = ["text" if isinstance(table.c[c].type, String) else table.c[c].type.compile(dialect=connection.dialect)
+                 for c in columns]
+        arrays = tuple([json.dumps(r[c]) for r in batch] if isinstance(table.c[c].type, JSON) else [r[c] for r in batch]
+                       for c in columns)
+        quoted = ", ".join(f'"{c}"' for c in columns)
+        sql = (f'INSERT INTO "{table.name}" ({quoted}) SELECT * FROM unnest('
+               + ", ".join(f"%s::{cast}[]" for cast in casts) + ") ON CONFLICT DO NOTHING")
+        connection.exec_driver_sql(sql, arrays)
         count += len(batch)
     return count
 
