@@ -5,6 +5,7 @@ their samples, starts `curator serve` in its own process and drives it over HTTP
 then 20 concurrent reviewers (one thread each). Prints median, p95 and max per scenario.
 
 Usage: python benchmarks/review_latency.py [--data ../shared/data] [--database URL] [--items 60]
+(--database postgresql+psycopg://…: an already loaded PostgreSQL database, see README "PostgreSQL")
 """
 from __future__ import annotations
 
@@ -144,7 +145,8 @@ def main() -> None:
         print(f"{name:<24} {len(lat):>8} {statistics.median(lat):>10.1f} {p95:>8.1f} {lat[-1]:>8.1f}"
               f" {len(lat) / wall:>12.1f}")
     print("one request = POST decision + GET next item context; a real reviewer pauses ~20 s per template, so\n"
-          "'no pause' is a stress test of throughput. Server: curator serve (werkzeug, threaded), SQLite;"
+          "'no pause' is a stress test of throughput. Server: curator serve (werkzeug, threaded), "
+          f"{'PostgreSQL' if url.startswith('postgresql') else 'SQLite'};"
           f" cores: {os.cpu_count()} (shared with the 20 client threads)")
 
 
