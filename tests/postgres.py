@@ -63,12 +63,20 @@ class Server:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@/{database}?host={self.root}"
 
-    def admin(self, sql: str) -> None:
-        """One statement outside a transaction (CREATE/DROP DATABASE need that)."""
+    def admin(self, sql: str):
+        """One statement outside a transaction (CREATE/DROP DATABASE need that); its first value."""
         import psycopg
 
         with psycopg.connect(host=str(self.root), user="postgres", dbname="postgres", autocommit=True) as conn:
-            conn.execute(sql)
+            cursor = conn.execute(sql)
+            row = cursor.fetchone() if cursor.description else None
+            return row[0] if row else None
+
+    @property
+    def major(self) -> int:
+        if not hasattr(self, "_major"):
+            self._major = int(self.admin("SHOW server_version_num")) // 10000
+        return self._major
 
     def make_template(self) -> None:
         from curator.core.db import make_engine
@@ -81,8 +89,15 @@ class Server:
 
     def new_database(self, template: str | None = TEMPLATE) -> str:
         name = f"t_{next(self._numbers)}"
-        self.admin(f"CREATE DATABASE {name}" + (f" TEMPLATE {template} STRATEGY FILE_COPY" if template else ""))
+        # FILE_COPY (15+): copying the small template's files beats WAL-logging every block
+        strategy = " STRATEGY FILE_COPY" if self.major >= 15 else ""
+        self.admin(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}{strategy}" if template else ""))
         return name
 
     def drop_database(self, name: str) -> None:
-        self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        """Dropped even while a test's engine still holds connections to it."""
+        if self.major >= 13:
+            self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        else:
+            self.admin(f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{name}'")
+            self.admin(f"DROP DATABASE IF EXISTS {name}")

@@ -6,7 +6,6 @@ import json
 from typing import Iterable
 
 from sqlalchemy import JSON, String, Table, delete, insert, select
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -55,8 +54,7 @@ def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) 
         return count
     stmt = insert(table)
     if ignore:
-        module = {"postgresql": postgresql}.get(dialect)
-        stmt = module.insert(table).on_conflict_do_nothing() if module else stmt.prefix_with("IGNORE")
+        stmt = stmt.prefix_with("IGNORE")  # MySQL's spelling; SQLite and PostgreSQL are handled above
     for batch in _batches(rows):
         session.execute(stmt, batch)
         count += len(batch)
