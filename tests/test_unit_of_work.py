@@ -216,3 +216,23 @@ def test_a_value_the_database_refuses_is_input_error(factory):
                 write(s)
     with reading(factory) as s:
         assert s.scalars(select(Language.code)).all() == ["es"]
+
+
+def test_no_free_connection_within_the_timeout_is_busy(db_url):
+    """Every pooled connection held (by writers queued on the lock, say): a writer that cannot
+    get one within the timeout is `Busy` too, not a 500."""
+    from sqlalchemy import create_engine
+
+    from curator.core.db import make_session_factory
+
+    engine = create_engine(db_url, pool_size=1, max_overflow=0, pool_timeout=0.1)
+    upgrade(engine)
+    factory = make_session_factory(engine)
+    held = engine.connect()
+    try:
+        with pytest.raises(Busy):
+            with unit_of_work(factory) as s:
+                s.add(Language(code="ja", name="Japanese"))
+    finally:
+        held.close()
+        engine.dispose()

@@ -28,6 +28,7 @@ from typing import Iterator
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from curator.core.errors import Busy, InputError
@@ -128,6 +129,8 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
         if is_busy(exc):
             raise Busy() from None
         raise
+    except PoolTimeout:  # every pooled connection stayed busy for pool_timeout (the busy timeout)
+        raise Busy() from None
     except DataError as exc:
         # PostgreSQL checks what SQLite lets through (a string longer than its column, a number
         # out of range): a value that does not fit is bad input, said in one line, never a 500
