@@ -94,8 +94,11 @@ def db_url(db_backend: str, tmp_path: Path, request):
 
 @pytest.fixture
 def empty_db_url(db_backend: str, tmp_path: Path, request):
-    """Like `db_url`, but nothing migrated yet."""
+    """Like `db_url`, but an empty database: it exists, nothing migrated yet."""
     if db_backend == "sqlite":
+        import sqlite3
+
+        sqlite3.connect(tmp_path / "empty.sqlite").close()
         yield f"sqlite:///{tmp_path / 'empty.sqlite'}"
         return
     server = request.getfixturevalue("postgres")

@@ -68,6 +68,13 @@ def test_backup_into_a_missing_folder_is_one_line(cli, tmp_path):
 
 
 @pytest.mark.backends("sqlite")
+def test_check_of_a_missing_file_creates_nothing(tmp_path):
+    missing = tmp_path / "nope.sqlite"
+    assert "no SQLite database file" in _one_line_error(Cli(f"sqlite:///{missing}")("db", "check", ok=False))
+    assert not missing.exists()
+
+
+@pytest.mark.backends("sqlite")
 def test_check_finds_a_broken_foreign_key(cli, db_url, engine):
     cli("ingest", "pararel", SEED / "pararel" / "patterns")
     raw = sqlite3.connect(db_url.removeprefix("sqlite:///"))

@@ -62,6 +62,9 @@ def _connect_error(engine: Engine, exc: OperationalError) -> Unreadable:
 def check(engine: Engine) -> list[str]:
     """Connectivity, integrity (SQLite) and the migration level; raises on the first problem."""
     lines = [f"database: {display_url(engine)}"]
+    path = engine.url.database if engine.dialect.name == "sqlite" else None
+    if path and path != ":memory:" and not Path(path).is_file():  # connecting would create it
+        raise Unreadable(f"no SQLite database file at {path}")
     try:
         with engine.connect() as conn:
             if engine.dialect.name == "sqlite":
