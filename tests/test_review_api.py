@@ -47,6 +47,10 @@ def test_item_context_has_what_the_reviewer_needs(review_app):
     assert first["subject"] in filled and first["object"] in filled and "[X]" not in filled
     assert any(s["english"] for s in ctx["sources"])
     assert ctx["language"] == {"code": "es", "name": "Spanish", "dir": "ltr"}
+    # ids past PostgreSQL's integer (and bigint) are simply not found
+    for huge in (2**31, 2**63, 10**30):
+        assert ana.get(f"/api/v1/languages/es/items/{huge}").status_code == 404
+        assert ana.post(f"/api/v1/languages/es/items/{huge}/decision", {"decision": "accept"}).status_code == 404
 
 
 def test_decisions_progress_history_and_undo(review_app, sessions):

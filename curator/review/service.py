@@ -21,6 +21,7 @@ from curator.core.enums import DecisionKind, values
 from curator.core.errors import Forbidden, InputError, NotFound
 from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
+from curator.core.models.base import valid_id
 
 DECISIONS = values(DecisionKind)
 DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
@@ -50,7 +51,7 @@ def get_assignment(session: Session, user: User, language: str) -> Assignment:
 
 
 def get_item(session: Session, assignment: Assignment, item_id: int) -> AssignmentItem:
-    item = session.get(AssignmentItem, item_id)
+    item = session.get(AssignmentItem, item_id) if valid_id(item_id) else None
     if item is None or item.assignment_id != assignment.id:
         raise NotFound("no such item in your sample")
     return item
