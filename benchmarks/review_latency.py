@@ -1,7 +1,7 @@
 """Latency of "submit a decision and load the next item" against `curator serve` (gunicorn).
 
 Loads the full real data (../shared/data) into a fresh database — SQLite, PostgreSQL (a
-throwaway server started here from Debian's binaries), or both — creates reviewers with
+throwaway server from Debian's binaries, as the tests start it: tests/postgres.py), or both — creates reviewers with
 full samples, starts `curator serve` in its own process group and drives it over HTTP:
 
 | scenario            | what it shows                                                           |
@@ -197,14 +197,15 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, max(0, int(round(q * len(sorted_values))) - 1))]
 
 
-def postgres(work: Path):
-    """A throwaway PostgreSQL server for the run (tests/pgserver.py); None without binaries."""
-    from tests.pgserver import PostgresServer, find_binaries
+def postgres():
+    """A throwaway PostgreSQL server for the run (the tests' tests/postgres.py); None without binaries."""
+    from tests.postgres import Server
 
-    if find_binaries() is None:
+    try:
+        server = Server().start()
+    except FileNotFoundError:
         return None
-    server = PostgresServer(work / "pg")
-    server.start()
+    server.admin("CREATE DATABASE bench")
     return server
 
 
@@ -295,7 +296,7 @@ def main() -> None:
             elif name == "sqlite":
                 url = f"sqlite:///{work / 'bench.sqlite'}"
             else:
-                server = postgres(work)
+                server = postgres()
                 if server is None:
                     print("postgresql: skipped (no server binaries: apt-get install postgresql)")
                     continue

@@ -1,8 +1,17 @@
-"""Shared fixtures: real SQLite files migrated through Alembic, the CLI, the real data."""
+"""Shared fixtures: real databases migrated through Alembic, the CLI, the real data.
+
+Database-facing tests take `db_url` (or `engine`, `sessions`, `cli`, `review_app`, which
+build on it). A module marked `pytest.mark.backends("sqlite", "postgresql")` runs each such
+test on both — ids `[sqlite]` and `[postgresql]` — the PostgreSQL one on a throwaway server
+(tests/postgres.py), skipped with the reason when its binaries are missing. Unmarked
+modules run on SQLite only: their tests are not about the database, or about SQLite itself
+(`CURATOR_TEST_BACKENDS=sqlite,postgresql` runs them on both as well).
+"""
 from __future__ import annotations
 
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 
@@ -29,9 +38,73 @@ def shared_data() -> Path:
     return need_shared()
 
 
+BACKENDS = ("sqlite", "postgresql")
+# unmarked modules: SQLite; CURATOR_TEST_BACKENDS=sqlite,postgresql runs them on both too (exploring)
+DEFAULT_BACKENDS = tuple(b for b in os.environ.get("CURATOR_TEST_BACKENDS", "sqlite").replace(",", " ").split()
+                         if b in BACKENDS) or ("sqlite",)
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "backends(*names): run the module's database tests on these backends "
+                                       "(default: sqlite only)")
+
+
+def pytest_generate_tests(metafunc) -> None:
+    if "db_backend" in metafunc.fixturenames:
+        marker = metafunc.definition.get_closest_marker("backends")
+        metafunc.parametrize("db_backend", marker.args if marker else DEFAULT_BACKENDS, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """The session's PostgreSQL server (tests/postgres.py) with a migrated template database."""
+    from tests.postgres import Server
+
+    try:
+        server = Server()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    try:
+        server.start()
+        server.make_template()
+    except BaseException:
+        server.stop()
+        raise
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'curator.sqlite'}"
+def db_backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def db_url(db_backend: str, tmp_path: Path, request):
+    """A migrated database of its own for this test: an SQLite file, or a PostgreSQL database
+    copied from the migrated template and dropped afterwards."""
+    if db_backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'curator.sqlite'}"
+        return
+    server = request.getfixturevalue("postgres")
+    name = server.new_database()
+    yield server.url(name)
+    server.drop_database(name)
+
+
+@pytest.fixture
+def empty_db_url(db_backend: str, tmp_path: Path, request):
+    """Like `db_url`, but an empty database: it exists, nothing migrated yet."""
+    if db_backend == "sqlite":
+        import sqlite3
+
+        sqlite3.connect(tmp_path / "empty.sqlite").close()
+        yield f"sqlite:///{tmp_path / 'empty.sqlite'}"
+        return
+    server = request.getfixturevalue("postgres")
+    name = server.new_database(template=None)
+    yield server.url(name)
+    server.drop_database(name)
 
 
 @pytest.fixture
@@ -96,6 +169,43 @@ def table_snapshot(engine) -> dict[str, list[tuple]]:
     with engine.connect() as conn:
         return {name: sorted(map(tuple, conn.execute(text(f'SELECT * FROM "{name}"'))), key=repr)
                 for name in inspect(conn).get_table_names()}
+
+
+def libpq_url(db_url: str) -> str:
+    """The libpq form (postgresql://…) of a SQLAlchemy PostgreSQL URL, for psycopg and pg_* tools."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class WriteLock:
+    """Another process's writer mid-transaction, holding the one writer lock until `release()`:
+    SQLite's write lock (BEGIN IMMEDIATE) or PostgreSQL's advisory lock (core/db.py)."""
+
+    def __init__(self, db_url: str):
+        if db_url.startswith("sqlite"):
+            import sqlite3
+
+            self.conn = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5,
+                                        check_same_thread=False)  # may be released from a timer thread
+            self.conn.execute("BEGIN IMMEDIATE")
+        else:
+            import psycopg
+
+            from curator.core.db import WRITER_LOCK
+
+            self.conn = psycopg.connect(libpq_url(db_url))
+            self.conn.execute(f"SELECT pg_advisory_xact_lock({WRITER_LOCK})")
+
+    def release(self) -> None:
+        self.conn.rollback() if hasattr(self.conn, "pgconn") else self.conn.execute("ROLLBACK")
+        self.conn.close()
+
+    def __enter__(self) -> "WriteLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

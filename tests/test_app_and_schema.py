@@ -17,6 +17,8 @@ from curator.core.models import Base
 
 from .conftest import ROOT, Browser, csrf_from
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def test_overview_pages_on_the_seed(review_app):
     boss = Browser(review_app).login("boss@example.org")
@@ -75,6 +77,7 @@ def test_serve_command_answers_over_http(cli, db_url, tmp_path):
         server.stdout.close()
 
 
+@pytest.mark.backends("sqlite")
 def test_sqlite_runs_with_wal_and_foreign_keys(engine):
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

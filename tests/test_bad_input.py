@@ -9,6 +9,8 @@ import pytest
 
 from .conftest import SEED, table_snapshot
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture
 def loaded(cli, tmp_path):
@@ -181,3 +183,21 @@ def test_stats_and_tiny_corpus_name_file_line_and_field(cli, loaded, tmp_path):
     _rewrite_line(broken, 4, "{oops")
     result = cli("models", "tiny", tmp_path / "m", "--kind", "bert", "--corpus", loaded, ok=False)
     assert result.exit_code == 1 and f"{broken}, line 4: malformed JSON" in result.output
+
+
+def test_a_translation_longer_than_its_column_is_kept_cut_and_invalid(cli, sessions, loaded):
+    """Degenerate MT output (the real data has a 2,162-character line) is stored on both
+    backends — PostgreSQL refuses a value longer than the column — cut, and never a candidate."""
+    from sqlalchemy import select
+
+    from curator.core.models import TranslationLine
+
+    target = loaded / "translations" / "pararel_bing" / "es" / "P19.jsonl"
+    _rewrite_line(target, 2, json.dumps({"pattern": "[X] nació en " + "muy " * 600 + "[Y]"}))
+    cli("ingest", "translations", loaded / "translations")
+    with sessions() as s:
+        line = s.scalar(select(TranslationLine).where(TranslationLine.system == "pararel_bing",
+                                                      TranslationLine.language == "es",
+                                                      TranslationLine.relation_id == "P19", TranslationLine.line_no == 1))
+    assert len(line.raw) == 2000 and not line.valid and line.cleaned is None
+    assert line.reason == "longer than 2000 characters"

@@ -15,6 +15,8 @@ from curator.review.sampling import risk_sample, sample_templates
 
 from .conftest import SEED, Browser, csrf_from, need_shared
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 # ------------------------------------------------------------------------------------------ the similarity model
 def test_same_relation_patterns_are_more_similar_on_real_pararel():
@@ -162,6 +164,7 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     assert 'id="signal-summary"' in dashboard and "riskiest first" in dashboard
 
 
+@pytest.mark.backends("sqlite")  # minutes of model work, hardly any database: once is enough
 def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_path):
     """A tiny random Marian model back-translates every Spanish candidate; the offline sentence
     model scores it against the English pattern; the review screen shows it."""

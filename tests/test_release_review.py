@@ -13,6 +13,8 @@ from curator.review.stats import cohen_kappa
 
 from .conftest import Browser, csrf_from
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def test_policies():
     assert stays(["accept", "reject"], "any") and not stays(["reject", "amend"], "any")

@@ -1,6 +1,8 @@
 """Reviewing through the JSON API the page uses: sample, context, decisions, undo, suggestions."""
 from __future__ import annotations
 
+import pytest
+
 import math
 
 from sqlalchemy import func, select
@@ -9,6 +11,8 @@ from curator.core.models import Decision, Suggestion, Template
 from curator.review.sampling import sample_size, sample_templates
 
 from .conftest import Browser
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def test_sample_is_reproducible_and_sized_per_relation(review_app, sessions):
@@ -43,6 +47,10 @@ def test_item_context_has_what_the_reviewer_needs(review_app):
     assert first["subject"] in filled and first["object"] in filled and "[X]" not in filled
     assert any(s["english"] for s in ctx["sources"])
     assert ctx["language"] == {"code": "es", "name": "Spanish", "dir": "ltr"}
+    # ids past PostgreSQL's integer (and bigint) are simply not found
+    for huge in (2**31, 2**63, 10**30):
+        assert ana.get(f"/api/v1/languages/es/items/{huge}").status_code == 404
+        assert ana.post(f"/api/v1/languages/es/items/{huge}/decision", {"decision": "accept"}).status_code == 404
 
 
 def test_decisions_progress_history_and_undo(review_app, sessions):
@@ -100,6 +108,10 @@ def test_suggestions(review_app, sessions):
     bad = ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "vio la luz"})
     assert bad.status_code == 422
     assert ana.post("/api/v1/languages/es/relations/P999/suggestions", {"text": "[X] y [Y]"}).status_code == 404
+    # request ids PostgreSQL would refuse (too long, not text) are bad input on both backends, not a 500
+    for request_id in ("x" * 65, 12345):
+        r = ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] nació en [Y]", "request_id": request_id})
+        assert r.status_code == 422 and "request_id" in r.get_json()["error"]
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Suggestion)) == 1
 

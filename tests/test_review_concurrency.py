@@ -1,5 +1,7 @@
-"""Twenty reviewers submitting at once against a live server on SQLite lose nothing."""
+"""Twenty reviewers submitting at once against a live server lose nothing (SQLite and PostgreSQL)."""
 from __future__ import annotations
+
+import pytest
 
 import threading
 
@@ -9,6 +11,8 @@ from sqlalchemy import func, select
 from curator.core.models import Decision, Suggestion
 from curator.review.accounts import create_user, issue_api_token
 from curator.review.sampling import assign
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 REVIEWERS = 20
 
@@ -69,7 +73,6 @@ def test_parallel_reviewers_lose_no_decision(review_app, sessions, live):
 # ------------------------------------------------------------ a busy database, and the CLI beside the app
 import json  # noqa: E402
 import os  # noqa: E402
-import sqlite3  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -77,14 +80,14 @@ from pathlib import Path  # noqa: E402
 from curator.core.models import Template  # noqa: E402
 from curator.core.models import Language  # noqa: E402
 
+from .conftest import WriteLock  # noqa: E402
+
 CURATOR = str(Path(sys.executable).parent / "curator")
 
 
-def _lock(db_url: str) -> sqlite3.Connection:
-    """Another process's writer, mid-transaction: holds SQLite's write lock until released."""
-    holder = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5)
-    holder.execute("BEGIN IMMEDIATE")
-    return holder
+def _lock(db_url: str) -> WriteLock:
+    """Another process's writer, mid-transaction: holds the write lock until released."""
+    return WriteLock(db_url)
 
 
 def _reviewer(sessions, email: str, lang: str) -> str:
@@ -121,8 +124,7 @@ def test_busy_database_is_a_json_503_and_the_retried_request_is_stored_once(revi
             assert int(busy.headers["Retry-After"]) >= 1
             assert http.get(f"{base}/queue", timeout=30).status_code == 200  # readers are never blocked
         finally:
-            holder.execute("ROLLBACK")
-            holder.close()
+            holder.release()
         first = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
         again = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
         assert (first.status_code, again.status_code) == (201, 200)
@@ -137,8 +139,7 @@ def test_cli_writer_on_a_busy_database_says_one_line_and_changes_nothing(review_
     try:
         result = _cli(db_url, "review", "fraction", "es", "0.9", busy_timeout=0.2)
     finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+        holder.release()
     assert result.returncode == 75, result.stderr
     assert result.stderr.strip() == "Error: database busy, retry"
     assert "Traceback" not in result.stdout + result.stderr

@@ -1,6 +1,8 @@
 """`curator review import FILE`: legacy spreadsheet reviews as JSONL."""
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from sqlalchemy import select
@@ -8,6 +10,8 @@ from sqlalchemy import select
 from curator.core.models import AssignmentItem, Decision, Suggestion, User
 
 from .conftest import table_snapshot
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def _write(path, rows):

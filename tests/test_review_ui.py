@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from curator.core.models import AssignmentItem, Decision, Suggestion, Template
 
-from .conftest import PASSWORD, review_sample
+from .conftest import PASSWORD, WriteLock, review_sample
 
 
 def sign_in(page, base: str, email: str) -> None:
@@ -150,9 +150,8 @@ def test_phone_sized_screen(chromium, live):
 
 
 def test_busy_database_the_page_retries_the_same_request(chromium, review_app, sessions, db_url):
-    """While another writer holds SQLite's lock the server answers 503; the page says so, waits
+    """While another writer holds the write lock the server answers 503; the page says so, waits
     as told by Retry-After and sends the same request again: the decision is stored once."""
-    import sqlite3
     import threading
 
     from curator.web import create_app
@@ -166,10 +165,8 @@ def test_busy_database_the_page_retries_the_same_request(chromium, review_app, s
         page.goto(live.url + "/review/es")
         page.wait_for_selector("#review[data-ready='1']")
         wait_for_item(page, items[0][0])
-        holder = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5,
-                                  check_same_thread=False)
-        holder.execute("BEGIN IMMEDIATE")
-        release = threading.Timer(1.5, lambda: holder.execute("ROLLBACK"))
+        holder = WriteLock(db_url)
+        release = threading.Timer(1.5, holder.release)
         release.start()
         try:
             page.keyboard.press("a")
@@ -177,6 +174,5 @@ def test_busy_database_the_page_retries_the_same_request(chromium, review_app, s
             wait_for_item(page, items[1][0])  # saved after the retry, and on to the next item
         finally:
             release.join()
-            holder.close()
     with sessions() as s:
         assert s.scalars(select(Decision.decision).where(Decision.item_id == items[0][0])).all() == ["accept"]

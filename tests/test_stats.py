@@ -11,6 +11,8 @@ from curator.release.stats import DatasetStats, dataset_stats, format_stats
 
 from .conftest import SHARED_DATA
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 DATA = SHARED_DATA / "mpararel"
 
 

@@ -10,6 +10,7 @@
 | signals     | signals …                                  |
 | translate   | translate                                  |
 | serve       | seed, serve                                |
+| db          | db backup, db check                        |
 
 `common` holds what they share (the context, list options, tables); `errors` maps every
 expected failure (a `curator.core.errors.CuratorError`) to a one-line message and an exit
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import click
 
-from curator.cli import analysis, ingest, probe, release, review, serve, signals, translate
+from curator.cli import analysis, db, ingest, probe, release, review, serve, signals, translate
 from curator.cli.common import Context
 from curator.cli.errors import CuratorGroup
 from curator.core.settings import Settings
@@ -37,7 +38,7 @@ def main(ctx: click.Context, database: str | None) -> None:
     ctx.obj = Context(Settings.from_env(**({"database_url": database} if database else {})))
 
 
-for _module in (ingest, release, review, probe, analysis, signals, translate, serve):
+for _module in (ingest, release, review, probe, analysis, signals, translate, serve, db):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 

@@ -46,7 +46,8 @@ class Context:
 
     def sessions(self):
         if not inspect(self.engine).has_table("alembic_version"):
-            raise Conflict(f"the database at {self.url} is not initialised: run `curator init`")
+            raise Conflict(f"the database at {self.engine.url.render_as_string(hide_password=True)} "
+                           "is not initialised: run `curator init`")
         return make_session_factory(self.engine)
 
 

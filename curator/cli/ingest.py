@@ -17,10 +17,11 @@ from curator.ingest.profiles import PROFILES as RULE_PROFILES
 @pass_ctx
 def init(ctx: Context) -> None:
     """Create or upgrade the database schema (Alembic migrations)."""
+    from curator.core.maintenance import display_url
     from curator.core.migrate import current_revision, upgrade
 
     upgrade(ctx.engine)
-    click.echo(f"database {ctx.url} at revision {current_revision(ctx.engine)}")
+    click.echo(f"database {display_url(ctx.engine)} at revision {current_revision(ctx.engine)}")
 
 
 # ---------------------------------------------------------------- ingest

@@ -8,6 +8,16 @@ upgrades to a write later can fail at once under WAL. A lock still held when the
 runs out becomes `Busy` ("database busy, retry"): the web answers 503 with Retry-After, the
 CLI one line and exit code 75. Readers use plain sessions. There is no process-global lock
 and no request-time flag: the transaction itself says it writes.
+
+PostgreSQL keeps the same guarantee — one writer at a time, across every process and thread
+sharing the database — with a transaction-level advisory lock: a write transaction begins with
+`SET LOCAL lock_timeout` (the busy timeout) and `SELECT pg_advisory_xact_lock(WRITER_LOCK)`,
+released at commit or rollback. A timeout (SQLSTATE 55P03, lock_not_available) is `Busy`.
+Checks made inside the write transaction (an invitation used twice, a decision stored once per
+request id) rely on this: PostgreSQL's row locks alone would let two writers both see "not
+there yet" and both insert. READ COMMITTED is enough: a statement sees everything committed
+before it started, and since every writer holds the lock for its whole transaction, nothing
+commits between our check and our write. Readers take no lock and never wait.
 """
 from __future__ import annotations
 
@@ -17,13 +27,17 @@ from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
-from curator.core.errors import Busy
+from curator.core.errors import Busy, InputError
 
 BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another's lock before `Busy`
 WRITE = "curator_write"  # connection execution option: this transaction will write
+# PostgreSQL advisory lock key every writer takes (any fixed bigint; b"curator" as a number)
+WRITER_LOCK = int.from_bytes(b"curator", "big")
+POOL_SIZE = 10  # PostgreSQL connections kept per process: about the threads of a web worker
 
 
 def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S) -> Engine:
@@ -37,7 +51,18 @@ def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S) -> Engine:
         # take control so a whole import is one real transaction.
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_SIZE,
+                           pool_timeout=max(busy_timeout, 1.0), pool_recycle=3600)
+    if parsed.get_backend_name() == "postgresql":
+        event.listen(engine, "begin", lambda conn: _postgresql_begin(conn, busy_timeout))
+    return engine
+
+
+def _postgresql_begin(conn, busy_timeout: float) -> None:
+    """A write transaction waits (at most the busy timeout) for the one writer lock."""
+    if conn.get_execution_options().get(WRITE):
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {max(int(busy_timeout * 1000), 1)}")
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITER_LOCK})")
 
 
 def _sqlite_begin(conn) -> None:
@@ -56,8 +81,16 @@ def _sqlite_pragmas(dbapi_conn, busy_timeout: float) -> None:
 
 def is_busy(exc: BaseException) -> bool:
     """Whether a driver error means another writer held the lock past the busy timeout."""
-    text = str(getattr(exc, "orig", exc)).lower()
+    orig = getattr(exc, "orig", exc)
+    if getattr(orig, "sqlstate", None) == "55P03":  # PostgreSQL lock_not_available
+        return True
+    text = str(orig).lower()
     return "database is locked" in text or "database table is locked" in text
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(getattr(exc, "orig", exc)).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
@@ -96,6 +129,12 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
         if is_busy(exc):
             raise Busy() from None
         raise
+    except PoolTimeout:  # every pooled connection stayed busy for pool_timeout (the busy timeout)
+        raise Busy() from None
+    except DataError as exc:
+        # PostgreSQL checks what SQLite lets through (a string longer than its column, a number
+        # out of range): a value that does not fit is bad input, said in one line, never a 500
+        raise InputError(f"not stored: {_first_line(exc)}") from None
     finally:
         if owned:
             session.close()

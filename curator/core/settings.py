@@ -17,7 +17,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_RATELIMIT_ACCOUNT        | sign-in/invitation attempts per submitted e-mail (per invitation link) | 10/minute;50/hour |
 | CURATOR_RATELIMIT_ADDRESS        | sign-in/invitation attempts per client address        | 30/minute;300/hour   |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
-| CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's SQLite lock      | 30                   |
+| CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's write lock       | 30                   |
 | CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
 | CURATOR_FETCH_TIMEOUT            | seconds an import may spend on one file over HTTP     | 600                  |
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
@@ -42,7 +42,7 @@ class Settings:
     secret_key: str
     secure_cookies: bool = False
     runs_dir: Path | None = None
-    busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite)
+    busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite or PostgreSQL)
     max_body: int = 1 << 20  # bytes; review requests are a few hundred bytes, forms a few KB
     remember_days: float = 14.0  # a stolen remember cookie must not be good for a year (Flask-Login's default)
     proxy_fix: int = 0  # reverse proxies trusted for X-Forwarded-For/-Proto/-Host

@@ -5,8 +5,8 @@ import hashlib
 import json
 from typing import Iterable
 
-from sqlalchemy import JSON, Table, delete, insert, select
-from sqlalchemy.dialects import postgresql
+from sqlalchemy import JSON, String, Table, delete, insert, select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from curator.core import languages
@@ -34,9 +34,13 @@ def _batches(rows: Iterable[dict]) -> Iterable[list[dict]]:
 def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) -> int:
     """Batched executemany. On SQLite the statement is handed to the driver as it is:
     for a million tuples SQLAlchemy's per-row parameter processing costs more than
-    SQLite's own work."""
+    SQLite's own work. On PostgreSQL plain inserts stream through COPY, and inserts that
+    ignore duplicates (COPY cannot) send each column as one array: one statement per batch
+    either way, where an executemany pays a round trip per row."""
     dialect = session.get_bind().dialect.name
     count = 0
+    if dialect == "postgresql":
+        return _unnest_ignore(session, table, rows) if ignore else _copy(session, table, rows)
     if dialect == "sqlite":
         connection = session.connection()
         for batch in _batches(rows):
@@ -50,10 +54,50 @@ def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) 
         return count
     stmt = insert(table)
     if ignore:
-        module = {"postgresql": postgresql}.get(dialect)
-        stmt = module.insert(table).on_conflict_do_nothing() if module else stmt.prefix_with("IGNORE")
+        stmt = stmt.prefix_with("IGNORE")  # MySQL's spelling; SQLite and PostgreSQL are handled above
     for batch in _batches(rows):
         session.execute(stmt, batch)
+        count += len(batch)
+    return count
+
+
+def _copy(session: Session, table: Table, rows: Iterable[dict]) -> int:
+    """COPY … FROM STDIN on the session's own connection, so inside its transaction."""
+    import psycopg
+
+    driver = session.connection().connection.driver_connection
+    count = 0
+    for batch in _batches(rows):
+        columns = list(batch[0])
+        json_columns = {c for c in columns if isinstance(table.c[c].type, JSON)}
+        quoted = ", ".join(f'"{c}"' for c in columns)
+        sql = f'COPY "{table.name}" ({quoted}) FROM STDIN'
+        try:
+            with driver.cursor() as cursor, cursor.copy(sql) as copy:
+                for r in batch:
+                    copy.write_row(tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns))
+        except psycopg.Error as exc:  # as SQLAlchemy would raise it (DataError, IntegrityError, …)
+            raise DBAPIError.instance(sql, None, exc, psycopg.Error, dialect=session.get_bind().dialect) from None
+        count += len(batch)
+    return count
+
+
+def _unnest_ignore(session: Session, table: Table, rows: Iterable[dict]) -> int:
+    """INSERT … SELECT * FROM unnest(column arrays) ON CONFLICT DO NOTHING, one per batch.
+    Strings travel as text[]: the assignment to varchar(n) then refuses a value too long,
+    where a cast to varchar(n)[] would cut it silently."""
+    connection = session.connection()
+    count = 0
+    for batch in _batches(rows):
+        columns = list(batch[0])
+        casts = ["text" if isinstance(table.c[c].type, String) else table.c[c].type.compile(dialect=connection.dialect)
+                 for c in columns]
+        arrays = tuple([json.dumps(r[c]) for r in batch] if isinstance(table.c[c].type, JSON) else [r[c] for r in batch]
+                       for c in columns)
+        quoted = ", ".join(f'"{c}"' for c in columns)
+        sql = (f'INSERT INTO "{table.name}" ({quoted}) SELECT * FROM unnest('
+               + ", ".join(f"%s::{cast}[]" for cast in casts) + ") ON CONFLICT DO NOTHING")
+        connection.exec_driver_sql(sql, arrays)
         count += len(batch)
     return count
 

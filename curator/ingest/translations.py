@@ -59,6 +59,12 @@ def align(english: list[EnglishPattern], metas: list[tuple]) -> list[int | None]
     return result
 
 
+# The columns hold 2000 characters. PostgreSQL refuses a longer value (SQLite would store it),
+# so a longer line is kept cut to that length and never valid: no template is that long.
+MAX_LINE = TranslationLine.__table__.c.raw.type.length
+TOO_LONG = f"longer than {MAX_LINE} characters"
+
+
 def ingest_translations(session: Session, source: Source, trusted: str | None = DEFAULT_TRUSTED,
                         progress: bool = False) -> TranslationSummary:
     summary = TranslationSummary()
@@ -105,14 +111,17 @@ def ingest_translations(session: Session, source: Source, trusted: str | None = 
         rows = []
         for line_no, ((text, _), english_id) in enumerate(zip(parsed, english_ids)):
             outcome = check(text, lang)
+            valid, reason, cleaned = outcome.valid, outcome.reason, outcome.cleaned
+            if max(len(text), len(outcome.repaired)) > MAX_LINE:  # degenerate MT output (one in the real data)
+                valid, reason, cleaned = False, reason or TOO_LONG, None
             rows.append(dict(system=system, language=lang, relation_id=rel, line_no=line_no,
-                             english_pattern_id=english_id, raw=text, repaired=outcome.repaired,
-                             repairs=[r.to_dict() for r in outcome.repairs], cleaned=outcome.cleaned,
-                             valid=outcome.valid, reason=outcome.reason))
-            summary.valid += outcome.valid
+                             english_pattern_id=english_id, raw=text[:MAX_LINE], repaired=outcome.repaired[:MAX_LINE],
+                             repairs=[r.to_dict() for r in outcome.repairs], cleaned=cleaned,
+                             valid=valid, reason=reason))
+            summary.valid += valid
             summary.repaired += bool(outcome.repairs)
-            if outcome.reason:
-                summary.reasons[outcome.reason] += 1
+            if reason:
+                summary.reasons[reason] += 1
         if key in imported:  # changed since the last import: its old lines go
             session.execute(delete(TranslationLine).where(TranslationLine.system == system,
                                                           TranslationLine.language == lang,

@@ -22,6 +22,7 @@ from curator.core.errors import Forbidden, InputError, NotFound
 from curator.core.text import control_reason
 from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
+from curator.core.models.base import valid_id
 
 DECISIONS = values(DecisionKind)
 DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
@@ -52,7 +53,7 @@ def get_assignment(session: Session, user: User, language: str) -> Assignment:
 
 
 def get_item(session: Session, assignment: Assignment, item_id: int) -> AssignmentItem:
-    item = session.get(AssignmentItem, item_id)
+    item = session.get(AssignmentItem, item_id) if valid_id(item_id) else None
     if item is None or item.assignment_id != assignment.id:
         raise NotFound("no such item in your sample")
     return item
@@ -239,6 +240,13 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
     return outcome.cleaned
 
 
+def _check_request_id(request_id: object) -> None:
+    """The column holds 64 characters; PostgreSQL (unlike SQLite) refuses longer values and
+    will not compare a number with it, so both are bad input here rather than a 500 there."""
+    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
+        raise InputError("request_id must be a string of at most 64 characters")
+
+
 def decide(session: Session, user: User, assignment: Assignment, item: AssignmentItem, decision: str,
            correction: str | None = None, seconds: float | None = None, request_id: str | None = None,
            source: str = "web") -> tuple[Decision, bool]:
@@ -246,8 +254,7 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
     if decision not in DECISIONS:
         raise InputError(f"decision must be one of {', '.join(DECISIONS)}")
     if request_id is not None:
-        if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
-            raise InputError("request_id must be a string of at most 64 characters")
+        _check_request_id(request_id)
         known = session.scalar(select(Decision).where(Decision.user_id == user.id, Decision.request_id == request_id))
         if known is not None:
             return known, False
@@ -301,6 +308,7 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
     if in_sample is None:
         raise NotFound(f"relation {relation!r} is not in your sample")
     if request_id is not None:
+        _check_request_id(request_id)
         known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
                                                         Suggestion.request_id == request_id))
         if known is not None:

@@ -15,6 +15,15 @@ NAMING = {
 }
 
 
+# The largest id an INTEGER primary key holds on every backend (PostgreSQL's is 32-bit; SQLite
+# cannot even bind a Python int past 64 bits): an id from a URL beyond it cannot exist.
+MAX_ID = 2**31 - 1
+
+
+def valid_id(value: int) -> bool:
+    return 0 < value <= MAX_ID
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
