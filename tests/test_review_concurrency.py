@@ -184,3 +184,25 @@ def test_cli_import_racing_web_reviewers_loses_nothing(review_app, sessions, db_
     assert errors == [] and sent
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Decision)) == len(sent) + len(rows)
+
+
+def test_an_exhausted_connection_pool_is_a_json_503_not_a_500(review_app, sessions, db_url):
+    """Every pooled connection held (e.g. by slow requests) past the busy timeout: a reader
+    gets the same retryable 503 as a writer facing a held lock."""
+    from curator.web import create_app
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite's pool does not take the busy timeout as its wait")
+    token = _reviewer(sessions, "pool@example.org", "es")
+    app = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test", "BUSY_TIMEOUT": 1})
+    engine = app.extensions["curator.engine"]
+    held = [engine.connect() for _ in range(engine.pool.size() + engine.pool._max_overflow)]
+    try:
+        response = app.test_client().get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
+        assert response.status_code == 503, response.get_data(as_text=True)
+        assert response.get_json() == {"error": "database busy, retry"}
+        assert "Retry-After" in response.headers
+    finally:
+        for connection in held:
+            connection.close()
+    assert app.test_client().get("/api/v1/me", headers={"Authorization": f"Bearer {token}"}).status_code == 200

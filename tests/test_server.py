@@ -169,3 +169,17 @@ def test_serve_refuses_an_uninitialised_database(cli):
     assert result.exit_code != 0
     assert "not initialised: run `curator init`" in result.output
     assert "Traceback" not in result.output
+
+
+def test_clients_that_never_hang_up_do_not_stall_the_worker(served):
+    """gunicorn closes an HTTP/1.0 connection after its response by draining it in the worker's
+    main loop; clients that keep their end open must not hold that loop (it held 10 s each)."""
+    idle = [stalled(served.port, b"GET /healthz HTTP/1.0\r\n\r\n") for _ in range(3)]
+    try:
+        time.sleep(0.5)
+        for _ in range(3):
+            assert requests.get(served.url + "/healthz", timeout=2 * READ_TIMEOUT).status_code == 200
+    finally:
+        for sock in idle:
+            sock.close()
+    assert "did not arrive" not in served.read_log()  # they did arrive; nothing to report

@@ -14,6 +14,7 @@ import logging
 from flask import Blueprint, g, jsonify, render_template
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, TooManyRequests
 
 from curator.core.db import is_busy
@@ -66,6 +67,15 @@ def database_error(exc: OperationalError):
         return curator_error(Busy())
     log.exception("database error", exc_info=exc)
     return error_response(FRIENDLY[500], 500)
+
+
+@bp.app_errorhandler(PoolTimeout)
+def pool_exhausted(exc: PoolTimeout):
+    """Every pooled connection stayed in use for the busy timeout (a read outside a unit of
+    work; a writer gets `Busy` from the unit of work itself): as busy as a held lock — 503."""
+    _rollback()
+    log.warning("database connection pool exhausted: %s", exc)
+    return curator_error(Busy())
 
 
 @bp.app_errorhandler(CSRFError)

@@ -18,7 +18,7 @@ def _encodable(name: str, value: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise InputError(name, "must be valid Unicode text (it holds a lone surrogate)") from None
+        raise InputError(f"{name} must be valid Unicode text (it holds a lone surrogate)") from None
     return value
 
 
@@ -28,11 +28,11 @@ def text(body: dict, name: str, max_length: int, required: bool = True, allow_em
     if value is None and not required:
         return None
     if not isinstance(value, str):
-        raise InputError(name, "must be a string" if value is not None else "is required")
+        raise InputError(f"{name} " + ("must be a string" if value is not None else "is required"))
     if len(value) > max_length:
-        raise InputError(name, f"must be at most {max_length} characters")
+        raise InputError(f"{name} must be at most {max_length} characters")
     if not allow_empty and not value:
-        raise InputError(name, "must not be empty")
+        raise InputError(f"{name} must not be empty")
     return _encodable(name, value)
 
 
@@ -42,11 +42,11 @@ def number(body: dict, name: str, low: float, high: float) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(name, "must be a number")
+        raise InputError(f"{name} must be a number")
     if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(name, "must be a finite number")
+        raise InputError(f"{name} must be a finite number")
     if not low <= value <= high:
-        raise InputError(name, f"must be between {low:g} and {high:g}")
+        raise InputError(f"{name} must be between {low:g} and {high:g}")
     return float(value)
 
 

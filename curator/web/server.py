@@ -28,6 +28,7 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.workers.gthread import ThreadWorker
 
 READ_TIMEOUT = 10.0  # seconds for a whole request (line, headers, body) to arrive
+DRAIN = 0.2  # seconds gunicorn may wait on a connection it is closing (it would wait 2)
 log = logging.getLogger(__name__)
 
 
@@ -59,9 +60,21 @@ class DeadlineSocket:
     def setblocking(self, flag: bool) -> None:
         if flag:
             self.deadline = time.monotonic() + self.timeout
+            self._reported = False
             self._sock.settimeout(self.timeout)
         else:
             self._sock.setblocking(False)
+
+    def settimeout(self, seconds: float | None) -> None:
+        """gunicorn's own explicit waits: draining a connection it closes, up to 2 s, in the
+        worker's main loop — where every client that keeps its end open (an HTTP/1.0 client
+        that never hangs up) would stall all the others. The body was read before the app
+        ran, so only a misbehaving client leaves anything to drain: `DRAIN` is plenty. Not a
+        request arriving late either, so nothing is reported."""
+        seconds = self.timeout if seconds is None else min(seconds, DRAIN)
+        self.deadline = time.monotonic() + seconds
+        self._reported = True
+        self._sock.settimeout(seconds)
 
     def _read(self, method, *args):
         left = self.deadline - time.monotonic()
@@ -97,9 +110,10 @@ class DeadlineSocket:
 
 def _peer(sock: socket.socket) -> str:
     try:
-        return "%s:%s" % sock.getpeername()[:2]
+        peer = sock.getpeername()
     except OSError:
         return "a client"
+    return "%s:%s" % peer[:2] if isinstance(peer, tuple) else str(peer or "a client")
 
 
 class DeadlineThreadWorker(ThreadWorker):
