@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from curator.core.models import Decision, Suggestion, Template
 from curator.review.sampling import sample_size, sample_templates
 
-from .conftest import Browser
+from .conftest import PASSWORD, Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -162,3 +162,14 @@ def test_sample_fraction_is_configurable_per_language(cli, sessions):
         per_relation = s.execute(select(func.count()).select_from(Template).where(
             Template.language == "es", Template.is_candidate).group_by(Template.relation_id)).scalars().all()
         assert spanish.fraction == 0.5 and counts["es"] == sum(sample_size(n, 0.5) for n in per_relation)
+
+
+def test_control_characters_in_sign_in_or_urls_are_bad_input_on_every_backend(review_app):
+    """PostgreSQL cannot compare text holding a NUL: such values must never reach a query as a 500."""
+    client = review_app.test_client()
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    r = client.post("/login", data={"email": "ana@example.org\x00", "password": PASSWORD, "csrf_token": token})
+    assert r.status_code == 401
+    boss = Browser(review_app).login("boss@example.org")
+    assert boss.get("/admin/languages/%00").status_code == 422
+    assert boss.get("/admin/languages/es").status_code == 200

@@ -138,6 +138,26 @@ def test_wrong_password_and_open_redirect(review_app):
     r = client.post("/login?next=https://evil.example/", data={"email": "ana@example.org", "password": PASSWORD,
                                                               "csrf_token": token})
     assert r.status_code == 302 and r.headers["Location"] == "/"
+    for target in ("//evil.example/", "/%5Cevil.example", "/\\evil.example"):  # browsers read /\ as //
+        fresh = review_app.test_client()
+        token = csrf_from(fresh.get("/login").get_data(as_text=True))
+        r = fresh.post(f"/login?next={target}", data={"email": "ana@example.org", "password": PASSWORD,
+                                                       "csrf_token": token})
+        assert r.status_code == 302 and r.headers["Location"] == "/", (target, r.headers["Location"])
+
+
+def test_an_invitation_for_one_address_is_refused_to_another_signed_in_account(review_app, sessions, cli):
+    link = cli("user", "invite", "--language", "el", "--email", "someone@example.org", "--role", "maintainer"
+               ).output.strip()
+    path = link[link.index("/invite/"):]
+    ana = Browser(review_app).login("ana@example.org")
+    page = ana.get(path).get_data(as_text=True)
+    r = ana.client.post(path, data={"csrf_token": csrf_from(page)})
+    assert r.status_code == 403 and "someone@example.org" in r.get_data(as_text=True)
+    with sessions() as s:
+        user = s.scalar(select(User).where(User.email == "ana@example.org"))
+        assert user.role == "reviewer" and "el" not in {a.language for a in user.assignments}
+        assert s.scalar(select(Invite)).used_at is None
 
 
 def test_session_cookie_flags(review_app):

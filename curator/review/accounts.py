@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from curator.core.enums import Role, values
-from curator.core.errors import Conflict, Gone, InputError, NotFound
+from curator.core.errors import Forbidden, Conflict, Gone, InputError, NotFound
 from curator.core.models import Invite, Language, LoginSession, User
 from curator.core.models.base import utcnow
 from curator.review.sampling import assign
@@ -39,6 +39,8 @@ def _digest(token: str) -> str:
 
 
 def find_user(session: Session, email: str) -> User | None:
+    if not isinstance(email, str) or any(ord(c) < 32 for c in email):
+        return None  # no address holds a control character (and PostgreSQL cannot compare a NUL)
     return session.scalar(select(User).where(func.lower(User.email) == email.strip().lower()))
 
 
@@ -145,6 +147,8 @@ def accept_invite(session: Session, token: str, email: str, name: str, password:
     """Create the account (or extend the signed-in one) and sample its languages."""
     invite = open_invite(session, token)
     if current is not None:
+        if invite.email and invite.email.strip().lower() != current.email.strip().lower():
+            raise Forbidden(f"this invitation is for {invite.email}: sign out and open the link again")
         user = current
     else:
         email = (invite.email or email or "").strip()

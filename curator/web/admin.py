@@ -34,6 +34,7 @@ def overview():
 @bp.get("/languages/<code>")
 @maintainer_required
 def language(code: str):
+    languages.check_code(code, "the URL")
     session = db()
     coverage = session.get(LanguageCoverage, code)
     templates = session.scalars(select(Template).where(Template.language == code, Template.is_candidate)
@@ -60,6 +61,7 @@ def language(code: str):
 @bp.post("/languages/<code>/queue-order")
 @maintainer_required
 def queue_order(code: str):
+    languages.check_code(code, "the URL")
     try:
         with write() as session:
             set_queue_order(session, code, request.form.get("order", ""))

@@ -32,7 +32,9 @@ def maintainer_required(view):
 
 def _safe_next(target: str | None) -> str:
     """Only same-site paths: an open redirect would let a link send people elsewhere after sign-in."""
-    if target and target.startswith("/") and not target.startswith("//") and not urlsplit(target).netloc:
+    # a backslash too: browsers read "/\\evil.org" as "//evil.org"
+    if (target and target.startswith("/") and not target.startswith("//") and "\\" not in target
+            and not urlsplit(target).netloc):
         return target
     return url_for("review.home")
 

@@ -86,7 +86,9 @@ def init_web(app: Flask) -> None:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         hops = int(app.config["PROXY_FIX"])
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
+        # X-Forwarded-Host stays ignored: nginx passes the real Host itself, and a client's own
+        # X-Forwarded-Host would otherwise become the host of invitation links
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)
     login_manager.init_app(app)
     csrf.init_app(app)
 

@@ -13,7 +13,7 @@ import logging
 
 from flask import Blueprint, g, jsonify, render_template
 from flask_wtf.csrf import CSRFError
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, TooManyRequests
 
@@ -76,6 +76,15 @@ def pool_exhausted(exc: PoolTimeout):
     _rollback()
     log.warning("database connection pool exhausted: %s", exc)
     return curator_error(Busy())
+
+
+@bp.app_errorhandler(DataError)
+def unstorable_value(exc: DataError):
+    """A value the database refuses in a read (PostgreSQL: a NUL in text, a number out of range)
+    that no check caught first: bad input, 422, not a 500. Logged: a check should catch it."""
+    _rollback()
+    log.warning("database refused a value: %s", str(exc.orig or exc).splitlines()[0])
+    return curator_error(InputError("a value in the request cannot be stored or compared (e.g. a NUL character)"))
 
 
 @bp.app_errorhandler(CSRFError)
