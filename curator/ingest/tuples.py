@@ -99,28 +99,17 @@ def _refuse_emptying(session: Session, language: str, relation: str, where: str)
 def ingest_tuples(session: Session, source: Source, progress: bool = False) -> TupleSummary:
     """Import every tuples file of `source` in the caller's one transaction (the demo seed)."""
     summary = TupleSummary()
-    files = layout_files(source, 1, LAYOUT, language_at=0)
-    refuse_duplicates(source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files],
-                      "language and relation")
+    files = _layout(source)
     ensure_languages(session, {languages.canonical(lang) for (lang, _), _ in files})
     ensure_relations(session, {rel for (_, rel), _ in files})
     seen: set[str] = set()
-    imported = known_sources(session, "tuples")
     records = []
-    bar = tqdm(files, desc="tuples", unit="file", disable=not progress)
-    for (raw_lang, rel), path in bar:
-        lang = languages.canonical(raw_lang)
-        where, data = source.describe(path), source.read(path)
-        digest = sha256(data)
-        _count_file(summary, lang, rel)
-        if imported.get(f"{lang}/{rel}") == digest:
-            summary.skipped_unchanged += 1
-            continue
+    for lang, rel, _path, where, data, digest in _changed(source, files, known_sources(session, "tuples"), summary,
+                                                          "tuples", progress):
         form, rows = parse_tuples(data, where)
         if not rows:
             _refuse_emptying(session, lang, rel, where)
         records.append(_store_file(session, summary, lang, rel, form, rows, where, digest, seen))
-        bar.set_postfix(rows=summary.rows)
     record_sources(session, "tuples", records)
     return summary
 
@@ -135,20 +124,11 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     own, a fraction of a second long; reviewers' writes go in between. An import cut short
     leaves whole files stored (and recorded), and running it again stores only the rest."""
     summary = TupleSummary()
-    files = layout_files(source, 1, LAYOUT, language_at=0)
-    refuse_duplicates(source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files],
-                      "language and relation")
+    files = _layout(source)
     changed = []
     with reading(factory) as session:
-        imported = known_sources(session, "tuples")
-        for (raw_lang, rel), path in tqdm(files, desc="tuples (check)", unit="file", disable=not progress):
-            lang = languages.canonical(raw_lang)
-            where, data = source.describe(path), source.read(path)
-            digest = sha256(data)
-            _count_file(summary, lang, rel)
-            if imported.get(f"{lang}/{rel}") == digest:
-                summary.skipped_unchanged += 1
-                continue
+        for lang, rel, path, where, data, digest in _changed(source, files, known_sources(session, "tuples"),
+                                                             summary, "tuples (check)", progress):
             if not parse_tuples(data, where)[1]:  # every row checked before anything is written
                 _refuse_emptying(session, lang, rel, where)
             changed.append((lang, rel, path, where, digest))
@@ -169,10 +149,29 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     return summary
 
 
-def _count_file(summary: TupleSummary, lang: str, rel: str) -> None:
-    summary.files += 1
-    summary.languages.add(lang)
-    summary.relations.add(rel)
+def _layout(source: Source) -> list:
+    """The source's `<lang>/<REL>.jsonl` files; two for one (language, relation) are refused."""
+    files = layout_files(source, 1, LAYOUT, language_at=0)
+    refuse_duplicates(source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files],
+                      "language and relation")
+    return files
+
+
+def _changed(source: Source, files: list, imported: dict[str, str], summary: TupleSummary, desc: str,
+             progress: bool):
+    """(language, relation, path, where, bytes, sha256) of each file not imported before as it is
+    now; every file is counted in `summary`, the unchanged ones as skipped."""
+    for (raw_lang, rel), path in tqdm(files, desc=desc, unit="file", disable=not progress):
+        lang = languages.canonical(raw_lang)
+        where, data = source.describe(path), source.read(path)
+        digest = sha256(data)
+        summary.files += 1
+        summary.languages.add(lang)
+        summary.relations.add(rel)
+        if imported.get(f"{lang}/{rel}") == digest:
+            summary.skipped_unchanged += 1
+            continue
+        yield lang, rel, path, where, data, digest
 
 
 def _store_file(session: Session, summary: TupleSummary, lang: str, rel: str, form: str, rows: list[dict],
