@@ -45,12 +45,9 @@ def find_program(name: str) -> str | None:
 
 def migration_levels(engine: Engine) -> tuple[str | None, str | None]:
     """(current revision of the database, head revision of the code)."""
-    from alembic.script import ScriptDirectory
+    from curator.core.migrate import current_revision, head_revision
 
-    from curator.core.migrate import alembic_config, current_revision
-
-    head = ScriptDirectory.from_config(alembic_config(engine.url.render_as_string(hide_password=False))).get_current_head()
-    return current_revision(engine), head
+    return current_revision(engine), head_revision()
 
 
 def _connect_error(engine: Engine, exc: OperationalError) -> Unreadable:
