@@ -19,10 +19,12 @@ def values(enum: type[Enum]) -> tuple[str, ...]:
 
 
 class DecisionKind(StrEnum):
-    """A reviewer's verdict on one candidate template."""
+    """A reviewer's verdict on one candidate template. "unsure" is counted apart and never
+    merged as an accept or a reject: the template keeps the other reviewers' verdicts."""
     ACCEPT = "accept"
     AMEND = "amend"
     REJECT = "reject"
+    UNSURE = "unsure"
 
 
 class ImportKind(StrEnum):
@@ -30,6 +32,7 @@ class ImportKind(StrEnum):
     ACCEPT = "accept"
     AMEND = "amend"
     REJECT = "reject"
+    UNSURE = "unsure"
     SUGGEST = "suggest"
 
 

@@ -4,11 +4,13 @@ from curator.core.models.core import EnglishPattern, Language, Relation, SourceF
 from curator.core.models.ingest import LanguageCoverage, MlamaTemplate, RelationCoverage, Template, TranslationLine
 from curator.core.models.quality import TemplateSignal
 from curator.core.models.release import DatasetVersion, VersionPattern, VersionTuples
-from curator.core.models.review import Assignment, AssignmentItem, Decision, Invite, LoginSession, Suggestion, User
+from curator.core.models.review import (Assignment, AssignmentItem, Comment, Decision, Guideline, Invite, LoginSession,
+                                        Suggestion, User)
 from curator.core.models.tuples import Entity, EntityLabel, Tuple, TupleList
 
 __all__ = [
-    "Assignment", "AssignmentItem", "Decision", "Invite", "LoginSession", "Suggestion", "User",
+    "Assignment", "AssignmentItem", "Comment", "Decision", "Guideline", "Invite", "LoginSession", "Suggestion",
+    "User",
     "Base", "DatasetVersion", "EnglishPattern", "Entity", "EntityLabel", "Language",
     "LanguageCoverage", "MlamaTemplate", "Relation", "RelationCoverage", "SourceFile", "Template",
     "TemplateSignal", "TranslationLine", "TranslationSystem", "Tuple", "TupleList", "VersionPattern",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional
 
-from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from curator.core.models.base import Base, utcnow
@@ -21,6 +21,7 @@ class User(Base):
     api_token_hash: Mapped[Optional[str]] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     active: Mapped[bool] = mapped_column(default=True)
+    locale: Mapped[Optional[str]] = mapped_column(String(16))  # interface language; None: the browser's
 
     assignments: Mapped[list["Assignment"]] = relationship(back_populates="user", order_by="Assignment.language")
 
@@ -77,6 +78,7 @@ class Invite(Base):
     expires_at: Mapped[datetime]
     used_at: Mapped[Optional[datetime]]
     used_by: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+    revoked_at: Mapped[Optional[datetime]]  # a maintainer withdrew the link
 
 
 class Assignment(Base):
@@ -91,6 +93,7 @@ class Assignment(Base):
     fraction: Mapped[float]
     seed: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    guidelines_seen_at: Mapped[Optional[datetime]]  # None: show the guidelines before the first item
 
     user: Mapped[User] = relationship(back_populates="assignments")
 
@@ -122,7 +125,7 @@ class Decision(Base):
     template_id: Mapped[int] = mapped_column(ForeignKey("templates.id"), index=True)
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
-    decision: Mapped[str] = mapped_column(String(10))  # accept | amend | reject
+    decision: Mapped[str] = mapped_column(String(10))  # accept | amend | reject | unsure
     correction_raw: Mapped[Optional[str]] = mapped_column(String(2000))
     correction: Mapped[Optional[str]] = mapped_column(String(2000))  # cleaned
     seconds: Mapped[Optional[float]]  # time spent on the item
@@ -147,3 +150,36 @@ class Suggestion(Base):
     request_id: Mapped[Optional[str]] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
+
+
+class Comment(Base):
+    """A reviewer's free-text note on one template (template_id set) or on a whole relation
+    (template_id None), for the maintainers. Withdrawn comments are kept, marked retracted."""
+
+    __tablename__ = "comments"
+    __table_args__ = (UniqueConstraint("user_id", "request_id"),
+                      Index("ix_comments_language_relation", "language", "relation_id"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
+    relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
+    template_id: Mapped[Optional[int]] = mapped_column(ForeignKey("templates.id"), index=True)
+    text: Mapped[str] = mapped_column(String(2000))
+    source: Mapped[str] = mapped_column(String(20), default="web")
+    request_id: Mapped[Optional[str]] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    retracted: Mapped[bool] = mapped_column(default=False)
+    retracted_at: Mapped[Optional[datetime]]
+
+
+class Guideline(Base):
+    """A language's review guidelines as its maintainers wrote them; a language without a row
+    gets the default text shipped with the package (curator/review/guidelines.py)."""
+
+    __tablename__ = "guidelines"
+
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    updated_by: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
