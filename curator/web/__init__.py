@@ -20,6 +20,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
 
     from curator.web import admin, api, auth, errors, probe, release, review
     from curator.web.context import init_web
+    from curator.web.i18n import init_i18n
     from curator.web.request_body import read_body_first
     from curator.web.limits import init_limits
 
@@ -33,6 +34,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)
+    init_i18n(app)
     app.wsgi_app = read_body_first(app.wsgi_app, app.config.get("MAX_CONTENT_LENGTH"))
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)

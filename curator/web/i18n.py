@@ -1,0 +1,94 @@
+"""The interface language: Flask-Babel with catalogues in `curator/web/translations`.
+
+Which language a page speaks, in order: the signed-in user's stored choice (`users.locale`),
+the `curator_locale` cookie (set by the switcher, so the sign-in page follows it too), the
+browser's Accept-Language, English. The page's `lang` and `dir` follow it (`ui_lang`, `ui_dir`
+in every template); the data on a page (templates, examples) keeps its own language's `dir`.
+
+The catalogues are the `.po` files themselves: they are compiled in memory the first time a
+language is used, so there is no compiled `.mo` to forget to rebuild and no build step.
+Strings of `review.js` are marked here with `N_` (so `pybabel extract` finds them) and reach
+the browser translated, as a JSON data block (`js_messages`), which the CSP allows.
+"""
+from __future__ import annotations
+
+import io
+from importlib.resources import files
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+from flask import Flask, g, request
+from flask_babel import Babel, Domain, get_locale
+
+COOKIE = "curator_locale"
+# code -> (name in its own language, direction)
+LOCALES = {"en": ("English", "ltr"), "es": ("Español", "ltr"), "ar": ("العربية", "rtl")}
+DEFAULT = "en"
+
+
+def N_(message: str) -> str:
+    """Marks a string for extraction without translating it here (the browser gets it translated)."""
+    return message
+
+
+# strings review.js shows; the page passes their translations in a JSON block (see js_messages)
+JS_MESSAGES: list[str] = [
+]
+
+
+class PoDomain(Domain):
+    """A Flask-Babel domain that reads `.po` catalogues directly (compiled once, in memory)."""
+
+    _cache: dict[str, NullTranslations] = {}
+
+    def get_translations(self):
+        locale = str(get_locale() or DEFAULT)
+        if locale not in self._cache:
+            self._cache[locale] = load_catalogue(locale)
+        return self._cache[locale]
+
+
+def load_catalogue(locale: str) -> NullTranslations:
+    path = files("curator.web") / "translations" / locale / "LC_MESSAGES" / "messages.po"
+    if locale == DEFAULT or not path.is_file():
+        return NullTranslations()
+    with path.open("rb") as fh:
+        catalog = read_po(fh, locale=locale)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(buf)
+
+
+def select_locale() -> str:
+    from flask_login import current_user
+
+    if "ui_locale" in g:
+        return g.ui_locale
+    choice = None
+    if current_user and current_user.is_authenticated and current_user.locale in LOCALES:
+        choice = current_user.locale
+    elif request.cookies.get(COOKIE) in LOCALES:
+        choice = request.cookies[COOKIE]
+    else:
+        choice = request.accept_languages.best_match(list(LOCALES)) or DEFAULT
+    g.ui_locale = choice
+    return choice
+
+
+def js_messages() -> dict[str, str]:
+    """review.js's strings in the page's language: {English: translation}."""
+    from flask_babel import gettext
+
+    return {m: gettext(m) for m in JS_MESSAGES}
+
+
+def init_i18n(app: Flask) -> None:
+    babel = Babel(app, locale_selector=select_locale)
+    babel.domain_instance = PoDomain()  # overrides the cached property: .po files, compiled in memory
+
+    @app.context_processor
+    def _ui():
+        locale = select_locale()
+        return dict(ui_lang=locale, ui_dir=LOCALES[locale][1], ui_locales=LOCALES, js_messages=js_messages)
