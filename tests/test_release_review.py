@@ -78,14 +78,14 @@ def test_preview_and_build_from_the_dashboard(reviewed, sessions):
     page = boss.get("/admin/release/preview?policy=any").get_data(as_text=True)
     assert "la capital de [X] es [Y] hoy" in page and "(amended)" in page
     r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v1", "policy": "any",
-                                                       "parent": "v0"})
+                                                       "parent": "v0", "confirm": "1"})
     assert r.status_code == 302 and "/admin/diff?a=v0&b=v1" in r.headers["Location"]
     diff = boss.get(r.headers["Location"]).get_data(as_text=True)
     assert "la capital de [X] es [Y] hoy" in diff and "now checked by a human" in diff
     again = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v1",
-                                                           "policy": "any", "parent": "v0"})
-    assert again.status_code == 302
-    assert "already exists" in boss.get(again.headers["Location"]).get_data(as_text=True)
+                                                           "policy": "any", "parent": "v0", "confirm": "1"})
+    assert again.status_code == 409  # the form again, with the reason and the name kept
+    assert "already exists" in again.get_data(as_text=True) and 'value="v1"' in again.get_data(as_text=True)
     with sessions() as s:
         v1 = s.scalar(select(DatasetVersion).where(DatasetVersion.name == "v1"))
         assert v1.parent.name == "v0" and v1.kind == "review" and v1.params["policy"] == "any"
@@ -140,12 +140,13 @@ def test_reviewed_export_card_stats_and_hf(reviewed, cli, tmp_path):
     assert (tmp_path / "chart2.png").read_bytes() == (tmp_path / "chart.png").read_bytes()
 
 
-def test_preview_without_a_candidate_version_or_of_an_unknown_one_is_404(review_app):
-    """Before `curator release build` there is nothing to apply reviews to: a 404 page that says
-    what to run, as for an unknown version or diff — never a 500."""
+def test_preview_without_a_candidate_version_offers_the_snapshot_an_unknown_one_is_404(review_app):
+    """Before any snapshot there is nothing to apply reviews to: the page says so and offers the
+    snapshot (the same service as `curator release build`); an unknown version or diff is a 404."""
     boss = Browser(review_app).login("boss@example.org")
     missing = boss.get("/admin/release/preview?policy=any")
-    assert missing.status_code == 404 and "curator release build" in missing.get_data(as_text=True)
+    text = missing.get_data(as_text=True)
+    assert missing.status_code == 200 and "No candidates snapshot yet" in text and "Snapshot the candidates" in text
     unknown = boss.get("/admin/release/preview?policy=any&parent=nope")
     assert unknown.status_code == 404 and "no dataset version named" in unknown.get_data(as_text=True)
     assert boss.get("/admin/diff?a=nope&b=other").status_code == 404

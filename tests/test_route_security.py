@@ -69,6 +69,10 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/languages/<code>": {"GET": MAINTAINER_PAGE},
     "/admin/languages/<code>/queue-order": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/release/build": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/release/snapshot": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/versions/<name>/download.zip": {"GET": MAINTAINER_PAGE},
+    "/admin/invites/<int:invite_id>/resend": {"POST": MAINTAINER_PAGE},  # the page with the new link, 200
+    "/admin/invites/<int:invite_id>/revoke": {"POST": {**MAINTAINER_PAGE, M: 302}},  # after resend (sorted)
     "/admin/release/preview": {"GET": MAINTAINER_PAGE},
     "/admin/reviewers": {"GET": MAINTAINER_PAGE, "POST": MAINTAINER_PAGE},  # the invitation link, 200
     "/admin/versions/<name>/chart.svg": {"GET": MAINTAINER_PAGE},
@@ -86,7 +90,8 @@ BODIES = {
     "/api/v1/languages/<lang>/relations/<relation>/suggestions": {"text": "[X] vino al mundo en [Y]"},
     "/api/v1/validate": {"text": "[X] nació en [Y]", "language": "es"},
     "/admin/languages/<code>/queue-order": {"order": "risk"},
-    "/admin/release/build": {"name": "v2", "policy": "any", "parent": "v1"},
+    "/admin/release/build": {"name": "v2", "policy": "any", "parent": "v1", "confirm": "1"},
+    "/admin/release/snapshot": {"name": "v1-snapshot"},
     "/admin/reviewers": {"languages": "es", "email": "someone@example.org"},
     "/admin/diff": {"a": "v1", "b": "v1"},
 }
@@ -110,7 +115,11 @@ def world(review_app, sessions, cli, tmp_path):
     boss = Browser(review_app).login("boss@example.org")
     chart = re.search(r"/probe/runs/mbert-v1/(\w+)\.png", boss.get("/probe/runs/mbert-v1").get_data(as_text=True))
     assert chart, "the probe run page links no chart"
-    values = {"lang": "es", "code": "es", "item_id": item, "relation": "P19", "name": "v1", "chart": chart.group(1),
+    from curator.review.accounts import create_invite
+
+    with sessions.begin() as s:
+        invite_id = create_invite(s, ["es"], email="invited@example.org")[0].id
+    values = {"invite_id": invite_id, "lang": "es", "code": "es", "item_id": item, "relation": "P19", "name": "v1", "chart": chart.group(1),
               "filename": "curator.css"}
     return review_app, values, sessions
 

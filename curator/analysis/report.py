@@ -142,8 +142,11 @@ def chart_png(data: dict, chart: str) -> bytes:
 
 def environment() -> Environment:
     """Plain Jinja (no Flask): the static report is built from the CLI, without the app."""
-    return Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, trim_blocks=True,
-                       lstrip_blocks=True)
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, trim_blocks=True,
+                      lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
+    env.install_null_translations(newstyle=True)  # the templates mark their strings with _() for the web app
+    env.globals["direction"] = langs.direction  # a template cell's dir, from its language
+    return env
 
 
 def render_static(data: dict) -> str:

@@ -7,8 +7,11 @@ a temporary sibling folder that is renamed into place only when complete.
 from __future__ import annotations
 
 import os
+import tempfile
+import zipfile
 from itertools import groupby
 from pathlib import Path
+from typing import BinaryIO
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -168,4 +171,29 @@ def export_version(session: Session, name: str, out: str | os.PathLike, force: b
         info = manifest(version, writer.digests, stats)
         writer.write_manifest(info)
         writer.write_card(dataset_card(info, hf))
+    return info
+
+
+def zip_entries(root: Path, prefix: str) -> list[tuple[str, Path]]:
+    """(name in the zip, file) of every file under `root`, sorted, each name under `prefix/`."""
+    return [(f"{prefix}/{p.relative_to(root).as_posix()}", p) for p in sorted(root.rglob("*")) if p.is_file()]
+
+
+def export_zip(session: Session, name: str, out: BinaryIO, hf: bool = False) -> dict:
+    """Version `name` as a zip written to `out` (a binary file): `export_version` into a temporary
+    folder, then every file of it under `<name>/`, in the exact mParaRel layout of `release export`
+    (patterns/<lang>/<REL>.jsonl, tuples/…, manifest.json, README.md). Entries are sorted and dated
+    with the version's own timestamp, so the same version gives the same bytes. Returns the manifest."""
+    version = get_version(session, name)
+    stamp = version.created_at.timetuple()[:6]
+    stamp = (max(stamp[0], 1980),) + stamp[1:]  # the zip format starts in 1980
+    with tempfile.TemporaryDirectory(prefix="curator-export-") as tmp:
+        folder = Path(tmp) / version.name
+        info = export_version(session, version.name, folder, hf=hf)
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for arcname, path in zip_entries(folder, version.name):
+                entry = zipfile.ZipInfo(arcname, date_time=stamp)
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                entry.external_attr = 0o644 << 16
+                archive.writestr(entry, path.read_bytes())
     return info

@@ -5,6 +5,7 @@ A version is written once; nothing in it changes afterwards, and its tuples are 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import func, select
@@ -13,7 +14,7 @@ from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.enums import VersionKind
-from curator.core.errors import Conflict, NotFound
+from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.release import TUPLES, ReleaseError, parse_patterns, read_manifest, release_files
 from curator.core.formats.sources import Source
@@ -40,7 +41,31 @@ def get_version(session: Session, name: str) -> DatasetVersion:
     return version
 
 
+# the one rule for a version's name, for the CLI and the web alike: it becomes a folder and a
+# file name (the export, the zip) and a URL segment, so letters, digits, `.`, `_` and `-` only
+VERSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+VERSION_NAME_RULE = ("1 to 64 characters: letters, digits, '.', '_' and '-', starting with a letter or a digit "
+                     "(no spaces or slashes)")
+
+
+def check_version_name(name: object) -> str:
+    """`name` if it is a valid version name, else an InputError that states the rule."""
+    if not isinstance(name, str) or not VERSION_NAME.fullmatch(name):
+        raise InputError(f"{name!r} is not a valid version name: {VERSION_NAME_RULE}")
+    return name
+
+
+def suggest_name(session: Session, prefix: str) -> str:
+    """A free name `prefix-N` (N = 1, 2, …) for the next version, to prefill a form."""
+    taken = set(session.scalars(select(DatasetVersion.name).where(DatasetVersion.name.like(f"{prefix}-%"))))
+    n = 1
+    while f"{prefix}-{n}" in taken:
+        n += 1
+    return f"{prefix}-{n}"
+
+
 def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVersion:
+    check_version_name(name)
     if session.scalar(select(DatasetVersion.id).where(DatasetVersion.name == name)) is not None:
         raise Conflict(f"a dataset version named {name!r} already exists; versions never change, "
                           "pick a new name")

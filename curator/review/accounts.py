@@ -137,9 +137,47 @@ def open_invite(session: Session, token: str) -> Invite:
         raise NotFound("This invitation link is not valid.")
     if invite.used_at is not None:
         raise Gone("This invitation has already been used. Sign in instead.")
+    if invite.revoked_at is not None:
+        raise Gone("This invitation was withdrawn. Ask a maintainer for a new one.")
     if invite.expires_at < utcnow():
         raise Gone("This invitation has expired. Ask a maintainer for a new one.")
     return invite
+
+
+def pending_invites(session: Session) -> list[Invite]:
+    """Invitations not used and not withdrawn, newest first (expired ones too: they can be resent)."""
+    return list(session.scalars(select(Invite).where(Invite.used_at.is_(None), Invite.revoked_at.is_(None))
+                                .order_by(Invite.id.desc())))
+
+
+def _open_for_change(session: Session, invite_id: int) -> Invite:
+    invite = session.get(Invite, invite_id)
+    if invite is None:
+        raise NotFound(f"no invitation #{invite_id}")
+    if invite.used_at is not None:
+        raise Conflict(f"invitation #{invite_id} has already been used")
+    if invite.revoked_at is not None:
+        raise Conflict(f"invitation #{invite_id} was withdrawn: create a new one")
+    return invite
+
+
+def revoke_invite(session: Session, invite_id: int) -> Invite:
+    """Withdraw an unused invitation: its link is refused from now on (`open_invite`)."""
+    invite = _open_for_change(session, invite_id)
+    invite.revoked_at = utcnow()
+    session.flush()
+    return invite
+
+
+def resend_invite(session: Session, invite_id: int) -> tuple[Invite, str]:
+    """A fresh link for the same invitation (same e-mail, role, languages, fraction), valid
+    INVITE_DAYS from now; the old link stops working (its token's hash is replaced)."""
+    invite = _open_for_change(session, invite_id)
+    token = secrets.token_urlsafe(24)
+    invite.token_hash = _digest(token)
+    invite.expires_at = utcnow() + timedelta(days=INVITE_DAYS)
+    session.flush()
+    return invite, token
 
 
 def accept_invite(session: Session, token: str, email: str, name: str, password: str,

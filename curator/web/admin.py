@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import func, select
 
 from curator.core import languages
-from curator.core.errors import Busy, CuratorError
-from curator.core.models import (Invite, Language, LanguageCoverage, Relation, RelationCoverage, Template, TemplateSignal,
-                      TranslationLine, User)
-from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, risks, set_queue_order
-from curator.core.models.base import utcnow
+from curator.core.errors import Busy, CuratorError, InputError
+from curator.core.models import Language, LanguageCoverage, Relation, TranslationLine, User
+from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, set_queue_order
 from curator.web.context import db, write
 from curator.web.errors import status_for
-from curator.review.accounts import create_invite
+from curator.review.accounts import create_invite, pending_invites, resend_invite, revoke_invite
+from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
 from curator.web.auth import maintainer_required
 from curator.review.service import progress, queue
+from curator.core.models.base import utcnow
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -28,7 +29,16 @@ def overview():
     lines = dict(session.execute(select(TranslationLine.language, func.count())
                                  .group_by(TranslationLine.language)).all())
     return render_template("overview.html", coverage=coverage, lines=lines, languages=languages,
+                           counts=language_counts(session),
                            relations=session.scalar(select(func.count()).select_from(Relation)))
+
+
+FILTER_KEYS = ("q", "decision", "disagreement", "unsure", "band", "relation", "order")
+
+
+def _filter_args() -> dict:
+    """The page's filters as they are in the URL (for the form and the page links)."""
+    return {k: request.args.get(k, "") for k in FILTER_KEYS if request.args.get(k)}
 
 
 @bp.get("/languages/<code>")
@@ -36,25 +46,21 @@ def overview():
 def language(code: str):
     languages.check_code(code, "the URL")
     session = db()
-    coverage = session.get(LanguageCoverage, code)
-    templates = session.scalars(select(Template).where(Template.language == code, Template.is_candidate)
-                                .order_by(Template.relation_id, Template.first_position, Template.text)).all()
-    by_relation: dict[str, list[Template]] = {}
-    for t in templates:
-        by_relation.setdefault(t.relation_id, []).append(t)
-    usable = set(session.scalars(select(RelationCoverage.relation_id).where(RelationCoverage.language == code,
-                                                                            RelationCoverage.usable)))
-    signals = {s.template_id: s for s in session.scalars(
-        select(TemplateSignal).join(Template, Template.id == TemplateSignal.template_id)
-        .where(Template.language == code))}
-    risk = risks(session, code)
-    by_risk = request.args.get("order") == "risk"
-    if by_risk:
-        by_relation = {"all relations, riskiest first": sorted(templates, key=lambda t: -risk.get(t.id, 0.0))}
+    args = _filter_args()
+    try:
+        page_number = int(request.args.get("page", "1"))
+    except ValueError:
+        raise InputError(_("page must be a number")) from None
+    flt = RowFilter(q=args.get("q", ""), decision=args.get("decision", ""), disagreement=bool(args.get("disagreement")),
+                    unsure=bool(args.get("unsure")), band=args.get("band", ""), relation=args.get("relation", ""),
+                    order=args.get("order", "relation"), page=page_number)
+    result = language_rows(session, code, flt)
+    counts = language_counts(session, [code]).get(code)
     language_row = session.get(Language, code)
     return render_template("language.html", code=code, name=languages.name(code), dir=languages.direction(code),
-                           coverage=coverage, by_relation=by_relation, usable=usable, signals=signals, risk=risk,
-                           by_risk=by_risk, queue_order=language_row.queue_order if language_row else "random",
+                           coverage=session.get(LanguageCoverage, code), counts=counts, result=result, args=args,
+                           decisions=DECISION_FILTERS, bands=RISK_BANDS,
+                           queue_order=language_row.queue_order if language_row else "random",
                            warn=WARN_SIMILARITY, orders=QUEUE_ORDERS)
 
 
@@ -70,30 +76,14 @@ def queue_order(code: str):
     except CuratorError as exc:
         flash(exc.message, "error")
     else:
-        flash(f"New reviewers of {languages.name(code)} get a {request.form['order']}-ordered sample.", "info")
+        order = _("riskiest first") if request.form["order"] == "risk" else _("random")
+        flash(_("New reviewers of %(language)s get a sample ordered %(order)s.", language=languages.name(code),
+                order=order), "info")
     return redirect(url_for("admin.language", code=code))
 
 
-@bp.route("/reviewers", methods=["GET", "POST"])
-@maintainer_required
-def reviewers():
+def _reviewers_page(link: str | None = None, form: dict | None = None, status: int = 200, resent: int | None = None):
     session = db()
-    link, status = None, 200
-    if request.method == "POST":
-        codes = request.form.getlist("languages") or request.form.get("language_codes", "").replace(",", " ").split()
-        fraction = request.form.get("fraction", "").strip()
-        try:
-            with write() as session:
-                invite, token = create_invite(session, codes, current_user, request.form.get("email"),
-                                              request.form.get("role", "reviewer"),
-                                              float(fraction) if fraction else None)
-        except Busy:
-            raise
-        except (CuratorError, ValueError) as exc:
-            flash(getattr(exc, "message", f"Invalid sample fraction: {fraction}"), "error")
-            status = status_for(exc) if isinstance(exc, CuratorError) else 422
-        else:
-            link = url_for("auth.invite", token=token, _external=True)
     users = session.scalars(select(User).order_by(User.role.desc(), User.email)).all()
     rows = []
     for user in users:
@@ -102,9 +92,63 @@ def reviewers():
                                                                                   queue(session, assignment))))
         if not user.assignments:
             rows.append(dict(user=user, language=None))
-    invites = session.scalars(select(Invite).where(Invite.used_at.is_(None), Invite.expires_at > utcnow())
-                              .order_by(Invite.id.desc())).all()
     codes = session.scalars(select(LanguageCoverage.language).where(LanguageCoverage.included)
                             .order_by(LanguageCoverage.language)).all()
-    return render_template("reviewers.html", rows=rows, invites=invites, link=link, codes=codes,
-                           languages=languages), status
+    return render_template("reviewers.html", rows=rows, invites=pending_invites(session), link=link, codes=codes,
+                           languages=languages, form=form or {}, now=utcnow(), resent=resent), status
+
+
+@bp.route("/reviewers", methods=["GET", "POST"])
+@maintainer_required
+def reviewers():
+    if request.method == "GET":
+        return _reviewers_page()
+    codes = request.form.getlist("languages") or request.form.get("language_codes", "").replace(",", " ").split()
+    fraction = request.form.get("fraction", "").strip()
+    form = {"email": request.form.get("email", ""), "languages": codes, "fraction": fraction,
+            "role": request.form.get("role", "reviewer")}
+    try:
+        with write() as session:
+            _, token = create_invite(session, codes, current_user, form["email"], form["role"],
+                                     float(fraction) if fraction else None)
+    except Busy:
+        raise
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return _reviewers_page(form=form, status=status_for(exc))
+    except ValueError:
+        flash(_("Invalid sample fraction: %(value)s", value=fraction), "error")
+        return _reviewers_page(form=form, status=422)
+    return _reviewers_page(link=url_for("auth.invite", token=token, _external=True))
+
+
+@bp.post("/invites/<int:invite_id>/revoke")
+@maintainer_required
+def revoke(invite_id: int):
+    try:
+        with write() as session:
+            invite = revoke_invite(session, invite_id)
+            who = invite.email or _("invitation #%(id)s", id=invite.id)
+    except Busy:
+        raise
+    except CuratorError as exc:
+        flash(exc.message, "error")
+    else:
+        flash(_("Withdrew the invitation for %(who)s: its link no longer works.", who=who), "info")
+    return redirect(url_for("admin.reviewers"))
+
+
+@bp.post("/invites/<int:invite_id>/resend")
+@maintainer_required
+def resend(invite_id: int):
+    """A fresh link for the same invitation; shown once, on the page itself (never in a cookie)."""
+    try:
+        with write() as session:
+            invite, token = resend_invite(session, invite_id)
+            invite_id = invite.id
+    except Busy:
+        raise
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return _reviewers_page(status=status_for(exc))
+    return _reviewers_page(link=url_for("auth.invite", token=token, _external=True), resent=invite_id)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
+from curator.core.languages import direction
 from curator.web.auth import maintainer_required
 from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
 from curator.analysis.convention import CHOICES, DEFAULT, parse
@@ -76,7 +77,8 @@ def run(name: str):
     report = _cached(_data, path, convention)
     charts = {chart: url_for("probe.chart", name=name, chart=chart, **_query(convention)) for chart in report["charts"]}
     conventions = [(c, url_for("probe.run", name=name, **_query(c))) for c in CHOICES]
-    return render_template("probe_run.html", report=report, charts=charts, conventions=conventions)
+    return render_template("probe_run.html", report=report, charts=charts, conventions=conventions,
+                           direction=direction)
 
 
 @bp.get("/runs/<name>/<chart>.png")

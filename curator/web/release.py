@@ -1,22 +1,30 @@
-"""Maintainer pages for releases: the review dashboard, merge preview, build, diff, charts."""
+"""Maintainer pages for releases: the review dashboard, the candidates snapshot, merge preview,
+build (named and confirmed), diff, charts and the release as a zip download."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+import tempfile
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, send_file, url_for
+from flask_babel import gettext as _
 
 from curator.core import languages
 from curator.core.enums import VersionKind
-from curator.core.errors import Busy, CuratorError
+from curator.core.errors import Busy, CuratorError, NotFound
 from curator.core.models import DatasetVersion
 from curator.analysis.outcomes import risk_outcomes
 from curator.quality.checks import CHECKS
 from curator.quality.signals import signal_summary
 from curator.web.auth import maintainer_required
+from curator.review.overview import language_counts
 from curator.review.stats import review_summary, summary_csv
 from curator.web.context import db, write
+from curator.web.errors import status_for
 from curator.release.charts import language_bars
 from curator.release.diff import diff_rules, diff_versions
+from curator.release.export import export_zip
 from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan
-from curator.release.versions import get_version, language_counts, list_versions
+from curator.release.versions import (VERSION_NAME_RULE, build_from_candidates, check_version_name, get_version,
+                                      language_counts as version_language_counts, list_versions, suggest_name)
 
 bp = Blueprint("release", __name__, url_prefix="/admin")
 
@@ -25,11 +33,17 @@ bp = Blueprint("release", __name__, url_prefix="/admin")
 @maintainer_required
 def dashboard():
     session = db()
+    show_all = request.args.get("languages") == "all"
+    counts = language_counts(session)
+    shown = set(counts) if show_all else {code for code, c in counts.items() if c.included}
     summary = review_summary(session)
     versions = list_versions(session)
     return render_template("dashboard.html", summary=summary, versions=versions, languages=languages,
-                           policies=POLICIES, outcomes=risk_outcomes(session),
-                           signal_rows=signal_summary(session), checks=CHECKS)
+                           policies=POLICIES, outcomes=[o for o in risk_outcomes(session) if o.language in shown],
+                           signal_rows=[r for r in signal_summary(session) if r.language in shown], checks=CHECKS,
+                           counts=[c for code, c in counts.items() if code in shown], show_all=show_all,
+                           hidden=len(counts) - len(shown), shown=shown,
+                           snapshot_name=suggest_name(session, "candidates"))
 
 
 @bp.get("/dashboard.csv")
@@ -43,25 +57,75 @@ def dashboard_csv():
 @maintainer_required
 def chart(name: str):
     session = db()
-    patterns, phrases = language_counts(session, _version(session, name))
+    patterns, phrases = version_language_counts(session, _version(session, name))
     if not patterns:
         abort(404)
     return Response(language_bars(patterns, phrases, "svg"), mimetype="image/svg+xml")
 
 
+@bp.get("/versions/<name>/download.zip")
+@maintainer_required
+def download(name: str):
+    """The version exported by the same service as `curator release export`, zipped under `<name>/`."""
+    session = db()
+    version = _version(session, name)
+    out = tempfile.TemporaryFile()  # deleted when closed, i.e. once the response is sent
+    try:
+        export_zip(session, version.name, out)
+    except BaseException:
+        out.close()
+        raise
+    out.seek(0)
+    return send_file(out, mimetype="application/zip", as_attachment=True, download_name=f"{version.name}.zip")
+
+
+@bp.post("/release/snapshot")
+@maintainer_required
+def snapshot():
+    """`curator release build NAME` from the browser: a candidates version to apply reviews to."""
+    name = request.form.get("name", "").strip()
+    back = request.form.get("next") if request.form.get("next") in ("preview", "dashboard") else "dashboard"
+    try:
+        with write() as session:
+            result = build_from_candidates(session, name)
+    except Busy:
+        raise  # a 503 with Retry-After (web/errors.py), not a flash
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return redirect(url_for("release.preview" if back == "preview" else "release.dashboard"))
+    flash(_("Snapshot %(name)s of the candidates: %(languages)s languages, %(patterns)s patterns. "
+            "Reviews are applied to it in the preview below.", name=result.name, languages=result.languages,
+            patterns=result.patterns), "info")
+    return redirect(url_for("release.preview", parent=result.name))
+
+
+def _preview_page(session, policy: str, parent: str | None, form: dict | None = None, error: str | None = None,
+                  status: int = 200):
+    if policy not in POLICIES:
+        abort(404)
+    base = None
+    if parent:
+        base = _version(session, parent)
+    else:
+        try:
+            base = latest_candidates(session)
+        except NotFound:
+            base = None  # the page says how to make one: the snapshot button
+    plans = [] if base is None else [
+        p for p in plan(session, base, policy, request.args.getlist("language") or None) if p.changed()]
+    candidates = [v["name"] for v in list_versions(session) if v["kind"] == VersionKind.CANDIDATES]
+    form = form or {}
+    return render_template("preview.html", base=base, policy=policy, plans=plans, policies=POLICIES,
+                           candidates=candidates, languages=languages, form=form, error=error,
+                           name_rule=VERSION_NAME_RULE,
+                           suggested=suggest_name(session, "reviewed"),
+                           snapshot_name=suggest_name(session, "candidates")), status
+
+
 @bp.get("/release/preview")
 @maintainer_required
 def preview():
-    session = db()
-    policy = request.args.get("policy", "any")
-    if policy not in POLICIES:
-        abort(404)
-    parent = request.args.get("parent")
-    base = _version(session, parent) if parent else latest_candidates(session)
-    plans = [p for p in plan(session, base, policy, request.args.getlist("language") or None) if p.changed()]
-    candidates = [v["name"] for v in list_versions(session) if v["kind"] == VersionKind.CANDIDATES]
-    return render_template("preview.html", base=base, policy=policy, plans=plans, policies=POLICIES,
-                           candidates=candidates)
+    return _preview_page(db(), request.args.get("policy", "any"), request.args.get("parent"))
 
 
 @bp.post("/release/build")
@@ -71,21 +135,30 @@ def build():
     name = request.form.get("name", "").strip()
     policy = request.form.get("policy", "any")
     parent = request.form.get("parent") or None
-    if not name:
-        flash("Give the new version a name.", "error")
-        return redirect(url_for("release.preview", policy=policy, parent=parent))
+    form = {"name": name, "confirm": bool(request.form.get("confirm"))}
     try:
+        if not name:
+            raise _Refused(_("Give the new version a name."))
+        check_version_name(name)
+        if not request.form.get("confirm"):
+            raise _Refused(_("Tick “I understand a version is permanent” to build it: a version never changes "
+                             "and its name cannot be used again."))
         with write() as session:
             result = build_from_review(session, name, policy, parent)
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
+    except _Refused as exc:
+        return _preview_page(db(), policy, parent, form, str(exc), 422)
     except CuratorError as exc:
-        flash(exc.message, "error")
-        return redirect(url_for("release.preview", policy=policy, parent=parent))
-    flash(f"Built version {result.name}: {result.languages} languages, {result.patterns} patterns. "
-          f"Export it with `curator release export {result.name} OUT`.", "info")
+        return _preview_page(db(), policy, parent, form, exc.message, status_for(exc))
+    flash(_("Built version %(name)s: %(languages)s languages, %(patterns)s patterns. Download it as a zip below.",
+            name=result.name, languages=result.languages, patterns=result.patterns), "info")
     return redirect(url_for("release.diff", a=session.get(DatasetVersion, _version(session, name).parent_id).name,
                             b=name))
+
+
+class _Refused(Exception):
+    """A build form the view refuses before any service runs (shown on the form, 422)."""
 
 
 @bp.get("/diff")
@@ -94,7 +167,7 @@ def diff():
     session = db()
     a, b = request.args.get("a", ""), request.args.get("b", "")
     diffs = diff_versions(session, a, b)
-    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=diff_rules(session, a, b))
+    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=diff_rules(session, a, b), languages=languages)
 
 
 def _version(session, name: str) -> DatasetVersion:
