@@ -109,8 +109,8 @@ def reviewers():
             "role": request.form.get("role", "reviewer")}
     try:
         with write() as session:
-            _, token = create_invite(session, codes, current_user, form["email"], form["role"],
-                                     float(fraction) if fraction else None)
+            token = create_invite(session, codes, current_user, form["email"], form["role"],
+                                     float(fraction) if fraction else None)[1]
     except Busy:
         raise
     except CuratorError as exc:
