@@ -55,8 +55,7 @@ def sign_in(page, base: str, email: str, password: str = DEMO_PASSWORD) -> None:
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", password)
     page.keyboard.press("Enter")
-    page.wait_for_load_state()
-    assert "/login" not in page.url, page.content()
+    page.wait_for_url(lambda url: "/login" not in url)
 
 
 def decide(sessions, email: str, lang: str, decisions: list[tuple[str, str | None]]) -> list[str]:
