@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -385,13 +386,12 @@ def german(tmp_path_factory):
     translations = root / "translations"
     for system in (data / "mpararel" / "translations").iterdir():
         if (system / "de").is_dir():
-            (translations / system.name).mkdir(parents=True)
-            (translations / system.name / "de").symlink_to(system / "de")
+            shutil.copytree(system / "de", translations / system.name / "de")  # the walk skips symlinks
     tuples = root / "tuples"
     tuples.mkdir()
     for lang in ("de", "en"):
         if (data / "mpararel" / "tuples" / lang).is_dir():
-            (tuples / lang).symlink_to(data / "mpararel" / "tuples" / lang)
+            shutil.copytree(data / "mpararel" / "tuples" / lang, tuples / lang)
     cli = Cli(f"sqlite:///{root / 'de.sqlite'}")
     cli("init")
     cli("ingest", "pararel", data / "pararel" / "patterns")
