@@ -143,8 +143,9 @@ def test_static_report(run: Path, tmp_path: Path):
     assert "<script>" not in html and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html
     assert 'src="metrics.png"' in html and 'src="rankc.png"' in html and "<link" not in html  # stands alone
     assert "bert-base-multilingual-cased" in html and "score_mode=log-prob" in html and "v1-reviewed" in html
-    # Arabic template text is laid out by its own direction
-    assert re.search(r'dir="auto" lang="ar">\[X\] يقع في \[Y\]<', html)
+    # Arabic template text is laid out by its language's direction (dir="auto" would read the
+    # leading [X] as left-to-right)
+    assert re.search(r'lang="ar" dir="rtl">\[X\] يقع في \[Y\]<', html)
     # P47 is N-M: determinism only
     data = report_data(run)
     es = next(row for row in data["languages"] if row["code"] == "es")
