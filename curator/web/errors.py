@@ -79,6 +79,8 @@ def error_response(message: str, status: int, headers: dict | None = None):
     else:
         title = TITLES.get(status) or (_("Something went wrong") if status >= 500 else _("The request was refused"))
         explain = EXPLAIN.get(status)
+        if status in (403, 404, 405) and message == str(FRIENDLY[status]):
+            message = ""  # a bare abort: the title says it already
         response = render_template("error.html", message=message, status=status, title=str(title),
                                    explain=str(explain) if explain and str(explain) != message else None,
                                    back=_same_site_referrer())
