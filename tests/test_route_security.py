@@ -51,6 +51,8 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/invite/<token>": {"GET": _all(200),
                         "POST": {A: 422, O: 302, R: 302, M: 302}},  # anonymous: no e-mail; signed in: joins
     "/healthz": {"GET": _all(200)},
+    "/locale": {"POST": _all(302)},  # the language switcher: anyone, back to `next`
+    "/favicon.ico": {"GET": _all(301)},  # to /static/favicon.svg
     "/static/<path:filename>": {"GET": _all(200)},
     "/review/<lang>": {"GET": _pages()},
     "/review/<lang>/history": {"GET": _pages()},
@@ -86,6 +88,7 @@ BODIES = {
     "/login": {},
     "/account": {},
     "/invite/<token>": {},
+    "/locale": {"locale": "en", "next": "/"},
     "/api/v1/languages/<lang>/items/<int:item_id>/decision": {"decision": "reject"},
     "/api/v1/languages/<lang>/relations/<relation>/suggestions": {"text": "[X] vino al mundo en [Y]"},
     "/api/v1/validate": {"text": "[X] nació en [Y]", "language": "es"},

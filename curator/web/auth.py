@@ -9,6 +9,7 @@ from functools import wraps
 from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
 from curator.web.context import db, write
@@ -16,6 +17,7 @@ from curator.review.accounts import (accept_invite, authenticate, change_passwor
                                      start_login_session)
 from curator.core.errors import Busy, CuratorError
 from curator.web.errors import status_for
+from curator.web.i18n import LOCALES, remember_locale, select_locale
 
 bp = Blueprint("auth", __name__)
 
@@ -32,9 +34,10 @@ def maintainer_required(view):
 
 def _safe_next(target: str | None) -> str:
     """Only same-site paths: an open redirect would let a link send people elsewhere after sign-in."""
-    # a backslash too: browsers read "/\\evil.org" as "//evil.org"
+    # a backslash too: browsers read "/\\evil.org" as "//evil.org"; control characters (a tab or
+    # newline inside "/\t/evil.org") are dropped by browsers before they read the URL
     if (target and target.startswith("/") and not target.startswith("//") and "\\" not in target
-            and not urlsplit(target).netloc):
+            and not any(ord(c) < 32 or ord(c) == 127 for c in target) and not urlsplit(target).netloc):
         return target
     return url_for("review.home")
 
@@ -51,10 +54,12 @@ def login():
     if request.method == "POST":
         user = authenticate(db(), request.form.get("email", ""), request.form.get("password", ""))
         if user is None:
-            flash("That e-mail and password do not match.", "error")
+            flash(_("That e-mail and password do not match."), "error")
             return render_template("login.html", email=request.form.get("email", "")), 401
         _sign_in(user, remember=bool(request.form.get("remember")))
-        return redirect(_safe_next(request.args.get("next")))
+        response = redirect(_safe_next(request.args.get("next")))
+        # the account's language (chosen in another browser) becomes this browser's too
+        return remember_locale(response, user.locale) if user.locale in LOCALES else response
     if current_user.is_authenticated:
         return redirect(url_for("review.home"))
     return render_template("login.html", email="")
@@ -65,9 +70,23 @@ def login():
 def logout():
     with write() as session:
         end_login_session(session, current_user.get_id())
+    locale = select_locale()
     logout_user()
-    flash("Signed out. Thank you!", "info")
-    return redirect(url_for("auth.login"))
+    flash(_("Signed out. Thank you!"), "info")
+    return remember_locale(redirect(url_for("auth.login")), locale)  # the sign-in page keeps the language
+
+
+@bp.post("/locale")
+def set_locale():
+    """The language switcher: the cookie (anyone) and `users.locale` (signed in), then back to the
+    page the form was on (a same-site path only)."""
+    locale = request.form.get("locale", "")
+    if locale not in LOCALES:
+        abort(422, _("Choose one of the languages offered."))
+    if current_user.is_authenticated and current_user.locale != locale:
+        with write():
+            current_user.locale = locale
+    return remember_locale(redirect(_safe_next(request.form.get("next"))), locale)
 
 
 @bp.route("/invite/<token>", methods=["GET", "POST"])
@@ -78,7 +97,7 @@ def invite(token: str):
     if request.method == "POST":
         form = request.form
         if signed_in is None and form.get("password") != form.get("password2"):
-            flash("The two passwords differ.", "error")
+            flash(_("The two passwords differ."), "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=None), 422
         try:
             with write() as session:
@@ -91,7 +110,7 @@ def invite(token: str):
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
         if signed_in is None:  # a signed-in reviewer keeps their login session
             _sign_in(user)
-        flash("Welcome! Your sample is ready.", "info")
+        flash(_("Welcome! Your sample is ready."), "info")
         return redirect(url_for("review.home"))
     return render_template("invite.html", invite=invitation, form={}, signed_in=signed_in)
 
@@ -104,7 +123,7 @@ def account():
     if request.method == "POST":
         form = request.form
         if form.get("password") != form.get("password2"):
-            flash("The two new passwords differ.", "error")
+            flash(_("The two new passwords differ."), "error")
             return render_template("account.html"), 422
         try:
             with write() as session:
@@ -116,6 +135,6 @@ def account():
             return render_template("account.html"), status_for(exc)
         remember = request.cookies.get(current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")) is not None
         _sign_in(current_user._get_current_object(), remember=remember)
-        flash("Password changed. Other browsers are signed out.", "info")
+        flash(_("Password changed. Other browsers are signed out."), "info")
         return redirect(url_for("auth.account"))
     return render_template("account.html")

@@ -3,6 +3,8 @@ security headers, and error pages. Blueprints live with their stage."""
 from __future__ import annotations
 
 from flask import Flask, current_app, g, jsonify, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import LoginManager
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session
@@ -11,7 +13,10 @@ from curator.core.db import unit_of_work
 
 login_manager = LoginManager()
 login_manager.login_view = "auth.login"
-login_manager.login_message = "Please sign in."
+# shown (flashed) when a page sends a signed-out browser to the sign-in page; the API says the same
+SIGNED_OUT = _l("Your session ended — sign in again; your place is kept.")
+login_manager.login_message = SIGNED_OUT
+login_manager.login_message_category = "info"
 csrf = CSRFProtect()
 
 UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
@@ -62,10 +67,18 @@ def _load_from_token(req):
 
 @login_manager.unauthorized_handler
 def _unauthorized():
+    """Signed out (never signed in, signed out elsewhere, or the session expired): the API answers
+    401 with a plain sentence and a machine-readable code; a page goes to the sign-in page, which
+    brings the browser back here (`next`) — with a note when this browser was signed in before
+    (a first visit needs no explanation)."""
     if wants_json():
-        return jsonify(error="sign in first (session cookie or Bearer token)"), 401
-    from flask import redirect, url_for
+        return jsonify(error=_("Your session ended — sign in again; your place is kept."), code="signed_out"), 401
+    from flask import flash, redirect, session, url_for
 
+    # "_user_id" stays in the session cookie when the login session behind it ended (revoked,
+    # too old); signing out removes it, so a deliberate sign-out is not called an expiry
+    if "_user_id" in session or current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token") in request.cookies:
+        flash(str(login_manager.login_message), login_manager.login_message_category)
     return redirect(url_for("auth.login", next=request.full_path if request.query_string else request.path))
 
 
@@ -106,6 +119,14 @@ def init_web(app: Flask) -> None:
                                     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
                                     "frame-ancestors 'none'")
         return response
+
+    @app.get("/favicon.ico")
+    def favicon():
+        """Browsers ask for /favicon.ico whatever the page links: send them to the SVG icon
+        instead of a logged 404."""
+        from flask import redirect, url_for
+
+        return redirect(url_for("static", filename="favicon.svg"), 301)
 
     @app.teardown_appcontext
     def _close(_exc) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 
 from flask import Blueprint, g, jsonify, render_template
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -30,8 +32,39 @@ STATUS: tuple[tuple[type[CuratorError], int], ...] = (
     (Busy, 503), (Unreadable, 500), (CuratorError, 400))
 RETRY_AFTER = 2  # seconds; SQLite's write lock is held for milliseconds per transaction
 
-FRIENDLY = {403: "You do not have access to this page.", 404: "Page not found.", 405: "Method not allowed.",
-            500: "Something went wrong on our side; it has been logged. Please try again."}
+# what a bare abort(status) says (lazy: translated when shown, in the page's language)
+FRIENDLY = {403: _l("You do not have access to this page."), 404: _l("Page not found."),
+            405: _l("Method not allowed."),
+            500: _l("Something went wrong on our side; it has been logged. Please try again.")}
+
+# the error page: a title and a plain explanation of what happened and what to do next
+TITLES = {
+    400: _l("The request was refused"),
+    401: _l("Please sign in"),
+    403: _l("No access to this page"),
+    404: _l("Page not found"),
+    405: _l("This action is not possible here"),
+    408: _l("The request took too long"),
+    409: _l("Changed in the meantime"),
+    410: _l("This link is no longer valid"),
+    413: _l("Too much at once"),
+    422: _l("Something needs correcting"),
+    429: _l("Too many attempts"),
+    500: _l("Something went wrong"),
+    503: _l("Busy for a moment"),
+}
+EXPLAIN = {
+    400: _l("Reload the page and try again."),
+    403: _l("This page is for another role or another language. If you think you should see it, ask the "
+            "maintainer who invited you."),
+    404: _l("The address may be mistyped, or the page was moved or removed."),
+    409: _l("Someone else changed the same thing. Reload the page to see the current state."),
+    410: _l("Ask the person who sent it for a new one."),
+    422: _l("Nothing was saved. Go back, correct it and send it again."),
+    429: _l("Wait a little and try again."),
+    500: _l("Nothing you did caused this. Your earlier work is saved; try again in a moment."),
+    503: _l("The server is busy with other work. Nothing was lost: try again in a few seconds."),
+}
 
 
 def status_for(exc: CuratorError) -> int:
@@ -39,11 +72,34 @@ def status_for(exc: CuratorError) -> int:
 
 
 def error_response(message: str, status: int, headers: dict | None = None):
+    """`{"error": message}` under /api/, else the error page: title, the message, what to do next."""
+    message = str(message)
     if wants_json():
         response = jsonify(error=message)
     else:
-        response = render_template("error.html", message=message, status=status)
+        title = TITLES.get(status) or (_("Something went wrong") if status >= 500 else _("The request was refused"))
+        explain = EXPLAIN.get(status)
+        if status in (403, 404, 405) and message == str(FRIENDLY[status]):
+            message = ""  # a bare abort: the title says it already
+        response = render_template("error.html", message=message, status=status, title=str(title),
+                                   explain=str(explain) if explain and str(explain) != message else None,
+                                   back=_same_site_referrer())
     return response, status, headers or {}
+
+
+def _same_site_referrer() -> str | None:
+    """The page the visitor came from, when it is one of ours: the error page's "Back" link."""
+    from urllib.parse import urlsplit
+
+    from flask import request
+
+    referrer = request.referrer
+    if not referrer:
+        return None
+    parts, here = urlsplit(referrer), urlsplit(request.host_url)
+    if (parts.scheme, parts.netloc) != (here.scheme, here.netloc) or parts.path == request.path:
+        return None
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def _rollback() -> None:
@@ -84,12 +140,13 @@ def unstorable_value(exc: DataError):
     that no check caught first: bad input, 422, not a 500. Logged: a check should catch it."""
     _rollback()
     log.warning("database refused a value: %s", str(exc.orig or exc).splitlines()[0])
-    return curator_error(InputError("a value in the request cannot be stored or compared (e.g. a NUL character)"))
+    return curator_error(InputError(_("a value in the request cannot be stored or compared (e.g. a NUL character)")))
 
 
 @bp.app_errorhandler(CSRFError)
 def csrf_error(exc: CSRFError):
-    return error_response(f"The form was refused: {exc.description} Reload the page and try again.", 400)
+    return error_response(_("The form was refused: %(reason)s Reload the page and try again.",
+                            reason=exc.description), 400)
 
 
 @bp.app_errorhandler(HTTPException)
@@ -105,9 +162,9 @@ def http_error(exc: HTTPException):
 def too_many_requests(exc: TooManyRequests):
     """A rate limit (web/limits.py): the limiter adds Retry-After to the response; the message
     says which limit, never whether the password was right."""
-    limit = exc.description if exc.description != TooManyRequests.description else "a limit"
+    limit = exc.description if exc.description != TooManyRequests.description else _("a limit")
     headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
-    return error_response(f"Too many attempts ({limit}). Wait a little and try again.", 429, headers)
+    return error_response(_("Too many attempts (%(limit)s). Wait a little and try again.", limit=limit), 429, headers)
 
 
 @bp.app_errorhandler(InternalServerError)

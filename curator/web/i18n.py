@@ -2,7 +2,10 @@
 
 Which language a page speaks, in order: the signed-in user's stored choice (`users.locale`),
 the `curator_locale` cookie (set by the switcher, so the sign-in page follows it too), the
-browser's Accept-Language, English. The page's `lang` and `dir` follow it (`ui_lang`, `ui_dir`
+browser's Accept-Language, English. The switcher (every page's footer, and the account page)
+posts to `/locale` (web/auth.py), which sets the cookie and, signed in, `users.locale`; signing
+in and out copies the stored choice into the cookie, so the sign-in page keeps the language.
+Adding a language: docs/translating.md. The page's `lang` and `dir` follow it (`ui_lang`, `ui_dir`
 in every template); the data on a page (templates, examples) keeps its own language's `dir`.
 
 The catalogues are the `.po` files themselves: they are compiled in memory the first time a
@@ -22,6 +25,7 @@ from flask import Flask, g, request
 from flask_babel import Babel, Domain, get_locale
 
 COOKIE = "curator_locale"
+COOKIE_AGE = 365 * 24 * 3600  # a year: the choice outlives sign-out
 # code -> (name in its own language, direction)
 LOCALES = {"en": ("English", "ltr"), "es": ("Español", "ltr"), "ar": ("العربية", "rtl")}
 DEFAULT = "en"
@@ -75,6 +79,15 @@ def select_locale() -> str:
         choice = request.accept_languages.best_match(list(LOCALES)) or DEFAULT
     g.ui_locale = choice
     return choice
+
+
+def remember_locale(response, locale: str):
+    """The browser keeps the choice (signed out too): one year, HttpOnly, SameSite=Lax."""
+    from flask import current_app
+
+    response.set_cookie(COOKIE, locale, max_age=COOKIE_AGE, httponly=True, samesite="Lax",
+                        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")))
+    return response
 
 
 def js_messages() -> dict[str, str]:
