@@ -12,8 +12,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.errors import InputError
-from curator.core.models import Assignment, Guideline, User
+from curator.core.errors import InputError, NotFound
+from curator.core.models import Assignment, Guideline, Language, User
 from curator.core.models.base import utcnow
 from curator.core.text import control_reason
 
@@ -82,6 +82,8 @@ def set_guidelines(session: Session, language: str, text: str | None, user: User
     """Store a language's guidelines; None or blank text goes back to the default. Returns
     the text now in force."""
     languages.check_code(language)
+    if session.get(Language, language) is None:
+        raise NotFound(f"no language {language!r}")
     row = session.get(Guideline, language)
     if text is None or not text.strip():
         if row is not None:
