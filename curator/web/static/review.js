@@ -87,7 +87,11 @@
           continue;
         }
         const data = await response.json().catch(() => ({}));
-        if (response.status === 401) saysignedOut();
+        // 401: signed out; a CSRF refusal (400) means the session holding the token is gone too
+        if (response.status === 401 || (response.status === 400 && /CSRF/i.test(data.error || ""))) {
+          saysignedOut();
+          return {ok: false, status: 401, data};
+        }
         return {ok: response.ok, status: response.status, data};
       } catch (err) {
         if (attempt >= 4) {
@@ -517,6 +521,11 @@
   $("help-close").addEventListener("click", toggleHelp);
   $("start").addEventListener("click", startReviewing);
   document.addEventListener("keydown", onKey);
+  // a link to #item-<id> on this page (or the address bar) opens that item
+  window.addEventListener("hashchange", () => {
+    const id = Number((location.hash.match(/^#item-(\d+)$/) || [])[1]);
+    if (id && ctx && ctx.item.id !== id && items.some((i) => i.id === id) && !busy) load(id);
+  });
 
   (async function start() {
     showIntro(intro);
