@@ -11,7 +11,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from curator.core.models import Assignment, Comment, Decision, Guideline, Suggestion, Template, User, VersionPattern
+from curator.core.models import Assignment, Comment, Decision, Guideline, Suggestion, User
 from curator.release.merge import latest_candidates, plan, stays
 from curator.review.guidelines import DEFAULT_GUIDELINES, blocks
 from curator.review.stats import CSV_COLUMNS, review_summary, summary_csv
@@ -227,10 +227,9 @@ def test_the_next_item_is_shown_from_the_top(chromium, live, sessions):
     scrolled_to_top(page)
     note = page.locator("#relation-note")
     assert note.is_visible() and note.get_attribute("aria-live") == "polite"
-    with sessions() as s:
-        from curator.ingest.relations import relation_title
+    from curator.ingest.relations import relation_title
 
-        title = relation_title(nxt[1])
+    title = relation_title(nxt[1])
     assert note.inner_text() == f"New relation: {title}"
     assert page.locator("#relation-title").inner_text() == title
     # within the relation, the note goes away

@@ -8,7 +8,6 @@ to the default). The text is plain: blank lines separate paragraphs and lines st
 """
 from __future__ import annotations
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
