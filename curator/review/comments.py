@@ -11,9 +11,15 @@ from curator.core.errors import InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, User
 from curator.core.models.base import utcnow, valid_id
 from curator.core.text import control_reason
-from curator.review.service import _check_request_id
 
 MAX_LENGTH = 2000
+
+
+def _check_request_id(request_id: object) -> None:
+    """As for decisions and suggestions (review.service, which imports this module): at most 64
+    characters, a string — PostgreSQL would refuse a longer one or compare a number with it."""
+    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
+        raise InputError("request_id must be a string of at most 64 characters")
 
 
 def _clean(text: object) -> str:

@@ -18,6 +18,7 @@ from curator.ingest.candidates import CandidateParams, current_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
+from curator.review.comments import list_comments
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import Forbidden, InputError, NotFound
 from curator.core.text import control_reason
@@ -156,8 +157,6 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
                                                            Suggestion.retracted.is_(False))
                                   .order_by(Suggestion.id)).all()
     current = next((d for d in reversed(history) if not d.retracted), None)
-    from curator.review.comments import list_comments
-
     mine = list_comments(session, user, assignment, relation=relation.id)
     return {
         "item": {"id": item.id, "position": item.position},
