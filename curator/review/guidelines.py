@@ -25,7 +25,8 @@ relation "place of birth". Language models are later tested with these templates
 must say exactly what the English says, in natural language.
 
 Accept a template when:
-- it expresses the same relation between [X] and [Y] as the English templates shown above it, and
+- it expresses the same relation between [X] and [Y] as the English templates (the first one \
+is shown under the relation's title, all of them under Details), and
 - it is fluent and grammatical once [X] and [Y] are filled in (look at the real examples).
 
 Things that do not matter:
