@@ -30,6 +30,14 @@ def wait_for_item(page, item_id: int) -> None:
     page.wait_for_function(f"document.getElementById('item-card').dataset.item === '{item_id}'")
 
 
+def start_reviewing(page) -> None:
+    """A first visit shows the guidelines; "Start reviewing" leads to the first item."""
+    page.wait_for_selector("#review[data-ready='1']")
+    if page.locator("#intro").is_visible():
+        page.get_by_role("button", name="Start reviewing").click()
+        page.wait_for_selector("#intro", state="hidden")
+
+
 sample = review_sample
 
 
@@ -43,7 +51,7 @@ def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
     page = context.new_page()
     sign_in(page, live.url, "ana@example.org")
     page.locator("li.card", has_text="Spanish").get_by_role("link", name="Start").click()
-    page.wait_for_selector("#review[data-ready='1']")
+    start_reviewing(page)
     wait_for_item(page, in_relation[0][0])
     assert current_template(page) == in_relation[0][2]
     assert "Template 1 of" in page.locator("#position").inner_text()
@@ -124,6 +132,7 @@ def test_right_to_left_and_escaping_in_the_browser(chromium, live, sessions):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     sign_in(page, live.url, "ana@example.org")
     page.goto(live.url + "/review/ar")
+    start_reviewing(page)
     wait_for_item(page, items[0][0])
     assert page.locator("#template").evaluate("el => el.matches(':dir(rtl)')")
     assert page.locator("#template").get_attribute("lang") == "ar"
@@ -141,7 +150,7 @@ def test_phone_sized_screen(chromium, live):
     page = context.new_page()
     sign_in(page, live.url, "ana@example.org")
     page.goto(live.url + "/review/es")
-    page.wait_for_selector("#review[data-ready='1']")
+    start_reviewing(page)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, f"page scrolls sideways ({width}px)"
     page.get_by_role("button", name=re.compile("Accept")).tap()
@@ -163,7 +172,7 @@ def test_busy_database_the_page_retries_the_same_request(chromium, review_app, s
         page = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True).new_page()
         sign_in(page, live.url, "ana@example.org")
         page.goto(live.url + "/review/es")
-        page.wait_for_selector("#review[data-ready='1']")
+        start_reviewing(page)
         wait_for_item(page, items[0][0])
         holder = WriteLock(db_url)
         release = threading.Timer(1.5, holder.release)

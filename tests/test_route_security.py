@@ -81,6 +81,18 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/probe/runs": {"GET": MAINTAINER_PAGE},
     "/probe/runs/<name>": {"GET": MAINTAINER_PAGE},
     "/probe/runs/<name>/<chart>.png": {"GET": MAINTAINER_PAGE},
+    # review guidance (issue 15): guidelines, comments, suggestion edits
+    "/admin/languages/<code>/guidelines": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
+    "/api/v1/languages/<lang>/guidelines": {"GET": _api()},
+    "/api/v1/languages/<lang>/guidelines/seen": {"POST": _api()},
+    "/api/v1/languages/<lang>/items/<int:item_id>/comments": {"POST": _api(201)},
+    "/api/v1/languages/<lang>/relations/<relation>/comments": {"POST": _api(201)},
+    "/api/v1/languages/<lang>/comments": {"GET": _api()},
+    "/api/v1/languages/<lang>/comments/<int:comment_id>/withdraw": {"POST": _api(404)},  # not Ana's comment
+    "/api/v1/languages/<lang>/suggestions/<int:suggestion_id>/withdraw": {"POST": _api(404)},  # not Ana's
+    "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"POST": {**_pages(302), A: SIGN_IN}},
+    "/review/<lang>/suggestions/<int:suggestion_id>/withdraw": {"POST": {**_pages(302), A: SIGN_IN}},
+    "/review/<lang>/comments/<int:comment_id>/withdraw": {"POST": {**_pages(302), A: SIGN_IN}},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -97,6 +109,10 @@ BODIES = {
     "/admin/release/snapshot": {"name": "v1-snapshot"},
     "/admin/reviewers": {"languages": "es", "email": "someone@example.org"},
     "/admin/diff": {"a": "v1", "b": "v1"},
+    "/api/v1/languages/<lang>/items/<int:item_id>/comments": {"text": "odd"},
+    "/api/v1/languages/<lang>/relations/<relation>/comments": {"text": "odd"},
+    "/admin/languages/<code>/guidelines": {"text": "Be kind.", "action": "save"},
+    "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"text": "[X] vino al mundo en [Y]"},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
@@ -123,7 +139,7 @@ def world(review_app, sessions, cli, tmp_path):
     with sessions.begin() as s:
         invite_id = create_invite(s, ["es"], email="invited@example.org")[0].id
     values = {"invite_id": invite_id, "lang": "es", "code": "es", "item_id": item, "relation": "P19", "name": "v1", "chart": chart.group(1),
-              "filename": "curator.css"}
+              "filename": "curator.css", "suggestion_id": 999, "comment_id": 999}
     return review_app, values, sessions
 
 

@@ -38,6 +38,8 @@ def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[
     by the similarity warning, per language (only languages with decisions)."""
     decisions: dict[str, list[tuple[int, str]]] = {}
     for lang, _, template_id, decision, _, _, _ in standing_decisions(session):
+        if decision == "unsure":  # not a verdict
+            continue
         if languages is None or lang in languages:
             decisions.setdefault(lang, []).append((template_id, decision))
     out: list[Outcome] = []

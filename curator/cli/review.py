@@ -143,10 +143,10 @@ def review_stats(ctx: Context, as_csv: bool, as_json: bool) -> None:
         return "-" if x is None else f"{100 * x:.0f}%"
 
     echo_table([Column("lang", 8), Column("reviewers", 9, ">"), Column("done", 9, ">"), Column("accept", 7, ">"),
-                Column("amend", 6, ">"), Column("reject", 7, ">"), Column("sugg", 5, ">"), Column("med s", 6, ">"),
-                Column("agree", 6, ">"), Column("kappa", 6, ">")],
+                Column("amend", 6, ">"), Column("reject", 7, ">"), Column("unsure", 6, ">"), Column("sugg", 5, ">"),
+                Column("med s", 6, ">"), Column("agree", 6, ">"), Column("kappa", 6, ">")],
                [(r.language, r.reviewers, f"{r.done}/{r.assigned}", pct(r.share("accepted")), pct(r.share("amended")),
-                 pct(r.share("rejected")), r.suggestions, "-" if r.median_seconds is None else r.median_seconds,
+                 pct(r.share("rejected")), r.unsure, r.suggestions, "-" if r.median_seconds is None else r.median_seconds,
                  pct(r.agreement), "-" if r.kappa is None else f"{r.kappa:.2f}") for r in summary.languages])
     for kind, label in (("rejected", "wrong"), ("amended", "amended")):
         pair = summary.across(kind)

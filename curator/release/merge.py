@@ -3,8 +3,10 @@
 Policy decides whether a reviewed template stays: `any` (mParaRel: at least one reviewer
 accepted it), `majority` (more than half of its reviewers accepted it) or `unanimous`
 (every reviewer accepted it). Whatever the policy, amendments add their correction and
-suggestions are added; templates nobody decided stay, unchecked. Relations left with fewer
-than 2 templates are dropped, with their tuples.
+suggestions are added; templates nobody decided stay, unchecked. "Unsure" decisions are not
+verdicts and are ignored: a template with one accept and one unsure is judged on the accept
+alone, and one that only has unsure decisions stays unchanged, as if undecided. Relations
+left with fewer than 2 templates are dropped, with their tuples.
 """
 from __future__ import annotations
 
@@ -58,7 +60,15 @@ class RelationPlan:
                 "added": [asdict(p) for p in self.added]}
 
 
+IGNORED = frozenset({"unsure"})  # decision kinds that are not verdicts (never merged)
+
+
 def stays(decisions: list[str], policy: str) -> bool:
+    """Whether a template with these standing decisions stays under `policy`. Unsure decisions
+    are left out; with none left the template stays (nobody decided it)."""
+    decisions = [d for d in decisions if d not in IGNORED]
+    if not decisions and policy in POLICIES:
+        return True
     accepted = decisions.count("accept")
     if policy == "any":
         return accepted >= 1
@@ -85,7 +95,8 @@ def plan(session: Session, base: DatasetVersion, policy: str = "any",
         raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
     decisions: dict[int, list[tuple]] = defaultdict(list)
     for lang, user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
-        decisions[template_id].append((decision, correction, decision_id))
+        if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
+            decisions[template_id].append((decision, correction, decision_id))
     suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
         suggestions[s.language, s.relation_id].append(s)

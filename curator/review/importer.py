@@ -1,7 +1,8 @@
 """Bring legacy reviews (e.g. mParaRel's spreadsheets exported as JSONL) into the database.
 
 One line per decision: {"reviewer", "language", "relation", "template", "decision",
-"correction"}; decision ∈ accept | amend | reject | suggest. The template is matched after
+"correction"}; decision ∈ accept | amend | reject | unsure | suggest ("unsure" is stored,
+counted apart and never merged). The template is matched after
 the same cleaning as ingest. The whole file is one transaction.
 """
 from __future__ import annotations

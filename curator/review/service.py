@@ -17,6 +17,8 @@ from curator.core import languages
 from curator.ingest.candidates import CandidateParams, current_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
+from curator.ingest.relations import relation_title
+from curator.review.comments import list_comments
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import Forbidden, InputError, NotFound
 from curator.core.text import control_reason
@@ -118,7 +120,13 @@ def progress(session: Session, assignment: Assignment, items: list[QueueItem] | 
     pace = statistics.median(seconds) if seconds else DEFAULT_SECONDS
     remaining = total - done
     return dict(done=done, total=total, remaining=remaining, seconds_per_item=round(pace, 1),
-                estimate_seconds=round(pace * remaining))
+                estimate_seconds=round(pace * remaining), estimate_minutes=estimate_minutes(pace * remaining))
+
+
+def estimate_minutes(seconds: float) -> int:
+    """The one rounding of the time left that every screen shows ("about 12 minutes left"):
+    whole minutes, at least 1 while anything is left."""
+    return max(1, round(seconds / 60)) if seconds > 0 else 0
 
 
 def _populate(template: str, subject: str, obj: str) -> list[dict]:
@@ -149,11 +157,13 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
                                                            Suggestion.retracted.is_(False))
                                   .order_by(Suggestion.id)).all()
     current = next((d for d in reversed(history) if not d.retracted), None)
+    mine = list_comments(session, user, assignment, relation=relation.id)
     return {
         "item": {"id": item.id, "position": item.position},
         "language": {"code": assignment.language, "name": languages.name(assignment.language),
                      "dir": languages.direction(assignment.language)},
-        "relation": {"id": relation.id, "lemma": relation.lemma, "english": [p.pattern for p in english]},
+        "relation": {"id": relation.id, "lemma": relation.lemma, "title": relation_title(relation.id, relation.lemma),
+                     "english": [p.pattern for p in english]},
         "template": {"id": template.id, "text": template.text, "votes": template.votes,
                      "systems": template.systems},
         "signals": _signals(session, template),
@@ -162,6 +172,8 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
         "decision": _decision_dict(current) if current else None,
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
+        "comments": {"item": [c for c in mine if c["template_id"] == template.id],
+                     "relation": [c for c in mine if c["template_id"] is None]},
     }
 
 
@@ -327,10 +339,62 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
     return row, True
 
 
+def _own_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int) -> Suggestion:
+    row = session.get(Suggestion, suggestion_id) if valid_id(suggestion_id) else None
+    if row is None or row.user_id != user.id or row.language != assignment.language:
+        raise NotFound("no such suggestion of yours")
+    return row
+
+
+def withdraw_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int) -> Suggestion:
+    """Retract one of your suggestions (kept, marked retracted; merges no longer add it)."""
+    row = _own_suggestion(session, user, assignment, suggestion_id)
+    if not row.retracted:
+        row.retracted = True
+        session.flush()
+    return row
+
+
+def edit_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int, text: str,
+                    request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
+    """Replace a suggestion's text: the new text is validated and added first, then the old one
+    withdrawn, so a refused text changes nothing. Returns (new suggestion, created)."""
+    old = _own_suggestion(session, user, assignment, suggestion_id)
+    if old.retracted:
+        raise InputError("That suggestion was withdrawn already.")
+    cleaned = validate_template(text, assignment.language, keeps_case(session))
+    if cleaned == old.text:
+        return old, False
+    new, created = suggest(session, user, assignment, old.relation_id, text, request_id, source)
+    old.retracted = True
+    session.flush()
+    return new, created
+
+
+def list_suggestions(session: Session, user: User, assignment: Assignment) -> list[dict]:
+    """Your standing suggestions in the language, by relation then age."""
+    rows = session.scalars(select(Suggestion).where(Suggestion.user_id == user.id,
+                                                    Suggestion.language == assignment.language,
+                                                    Suggestion.retracted.is_(False))
+                           .order_by(Suggestion.relation_id, Suggestion.id))
+    return [{"id": s.id, "relation": s.relation_id, "relation_title": relation_title(s.relation_id), "text": s.text,
+             "created_at": s.created_at.isoformat(timespec="seconds")} for s in rows]
+
+
 def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
-    """All of the reviewer's decisions in the language, newest first, with template text."""
+    """All of the reviewer's decisions in the language, newest first, with template text.
+
+    `superseded`: a later decision on the same item stands instead (it is not undone);
+    `retracted`: undone. Neither counts; `standing` is the one that does."""
     rows = session.execute(select(Decision, Template.text).join(Template, Template.id == Decision.template_id)
                            .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
                            .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
                            .order_by(Decision.id.desc())).all()
-    return [{**_decision_dict(d), "template": text, "relation": d.relation_id} for d, text in rows]
+    current: dict[int, int] = {}
+    for d, _ in rows:
+        if not d.retracted:
+            current[d.item_id] = max(current.get(d.item_id, 0), d.id)
+    return [{**_decision_dict(d), "template": text, "relation": d.relation_id,
+             "relation_title": relation_title(d.relation_id),
+             "superseded": not d.retracted and current.get(d.item_id) != d.id,
+             "standing": not d.retracted and current.get(d.item_id) == d.id} for d, text in rows]

@@ -3,6 +3,8 @@
 Only standing decisions count (the latest, unretracted one per reviewer and template).
 Agreement compares reviewers pairwise on the templates both decided: raw agreement and
 Cohen's kappa over accept / amend / reject, pooled over all pairs of the language.
+"Unsure" decisions are counted apart (`unsure`): they are not verdicts, so they are left out
+of the shares, of agreement and of the merge (release/merge.py).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from sqlalchemy.orm import Session
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
 from curator.review.service import DECISIONS
 
-COUNTER = {"accept": "accepted", "amend": "amended", "reject": "rejected"}
+COUNTER = {"accept": "accepted", "amend": "amended", "reject": "rejected", "unsure": "unsure"}
+VERDICTS = tuple(d for d in DECISIONS if d != "unsure")  # what shares and agreement are over
 
 
 @dataclass
@@ -31,6 +34,7 @@ class LanguageReview:
     accepted: int = 0
     amended: int = 0
     rejected: int = 0
+    unsure: int = 0  # "can't tell": counted apart, in neither the shares nor the agreement
     suggestions: int = 0
     median_seconds: float | None = None
     total_minutes: float = 0.0
@@ -112,7 +116,8 @@ def review_summary(session: Session, languages: list[str] | None = None) -> Revi
         setattr(r, COUNTER[decision], getattr(r, COUNTER[decision]) + 1)
         if secs is not None:
             seconds[lang].append(secs)
-        by_template[lang][template_id][user_id] = decision
+        if decision in VERDICTS:
+            by_template[lang][template_id][user_id] = decision
     for lang, n in session.execute(select(Suggestion.language, func.count()).where(Suggestion.retracted.is_(False))
                                    .group_by(Suggestion.language)):
         row(lang).suggestions = n
@@ -130,7 +135,7 @@ def review_summary(session: Session, languages: list[str] | None = None) -> Revi
     return ReviewSummary([rows[code] for code in wanted])
 
 
-CSV_COLUMNS = ("language", "reviewers", "assigned", "done", "accepted", "amended", "rejected", "accepted_share",
+CSV_COLUMNS = ("language", "reviewers", "assigned", "done", "accepted", "amended", "rejected", "unsure", "accepted_share",
                "amended_share", "rejected_share", "suggestions", "median_seconds", "total_minutes",
                "pairs_compared", "agreement", "kappa")
 

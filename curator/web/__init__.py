@@ -18,7 +18,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     (the CLI passes its own) or Flask config overrides on top of the environment (tests)."""
     from importlib.resources import files
 
-    from curator.web import admin, api, auth, errors, probe, release, review
+    from curator.web import admin, api, auth, errors, guidance, probe, release, review
     from curator.web.context import init_web
     from curator.web.i18n import init_i18n
     from curator.web.request_body import read_body_first
@@ -36,7 +36,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_web(app)
     init_i18n(app)
     app.wsgi_app = read_body_first(app.wsgi_app, app.config.get("MAX_CONTENT_LENGTH"))
-    for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, release.bp, probe.bp):
+    for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 

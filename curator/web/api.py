@@ -12,7 +12,8 @@ from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
 from curator.web import fields
 from curator.web.context import db, token_authenticated, write
-from curator.review import service
+from curator.web.review import with_time_left
+from curator.review import comments, guidelines, service
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -41,7 +42,7 @@ def me():
     session = db()
     return jsonify(id=current_user.id, email=current_user.email, name=current_user.name, role=current_user.role,
                    languages=[dict(code=a.language, name=languages.name(a.language),
-                                   progress=service.progress(session, a)) for a in current_user.assignments])
+                                   progress=with_time_left(service.progress(session, a))) for a in current_user.assignments])
 
 
 @bp.get("/languages/<lang>/queue")
@@ -51,8 +52,9 @@ def queue(lang: str):
     assignment = service.get_assignment(session, current_user, _lang(lang))
     items = service.queue(session, assignment)
     upcoming = service.next_undecided(items)
-    return jsonify(items=[i.to_dict() for i in items], progress=service.progress(session, assignment, items),
-                   next=upcoming.id if upcoming else None)
+    return jsonify(items=[i.to_dict() for i in items], progress=with_time_left(service.progress(session, assignment, items)),
+                   next=upcoming.id if upcoming else None,
+                   guidelines_seen=assignment.guidelines_seen_at is not None)
 
 
 @bp.get("/languages/<lang>/items/<int:item_id>")
@@ -81,7 +83,7 @@ def decide(lang: str, item_id: int):
         decision, created = service.decide(session, current_user, assignment, found, kind, correction, seconds,
                                            request_id, _source())
     return jsonify(decision=service._decision_dict(decision), created=created,
-                   progress=service.progress(session, assignment),
+                   progress=with_time_left(service.progress(session, assignment)),
                    next=service.next_undecided_id(session, assignment, after=found.position)), 201 if created else 200
 
 
@@ -93,7 +95,7 @@ def undo(lang: str):
         assignment = service.get_assignment(session, current_user, lang)
         undone = service.undo(session, current_user, assignment)
     return jsonify(undone=service._decision_dict(undone) if undone else None,
-                   progress=service.progress(session, assignment))
+                   progress=with_time_left(service.progress(session, assignment)))
 
 
 @bp.post("/languages/<lang>/relations/<relation>/suggestions")
@@ -107,6 +109,83 @@ def suggest(lang: str, relation: str):
                                               _source())
     return jsonify(suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text},
                    created=created), 201 if created else 200
+
+
+@bp.post("/languages/<lang>/suggestions/<int:suggestion_id>/withdraw")
+@login_required
+def withdraw_suggestion(lang: str, suggestion_id: int):
+    lang, suggestion_id = _lang(lang), fields.row_id(suggestion_id)
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        row = service.withdraw_suggestion(session, current_user, assignment, suggestion_id)
+    return jsonify(suggestion={"id": row.id, "relation": row.relation_id, "text": row.text, "retracted": True})
+
+
+@bp.get("/languages/<lang>/guidelines")
+@login_required
+def get_guidelines(lang: str):
+    session = db()
+    assignment = service.get_assignment(session, current_user, _lang(lang))
+    return jsonify(text=guidelines.get_guidelines(session, assignment.language),
+                   seen=assignment.guidelines_seen_at is not None)
+
+
+@bp.post("/languages/<lang>/guidelines/seen")
+@login_required
+def guidelines_seen(lang: str):
+    lang = _lang(lang)
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        guidelines.mark_seen(session, assignment)
+        seen_at = assignment.guidelines_seen_at.isoformat(timespec="seconds")
+    return jsonify(seen=True, seen_at=seen_at)
+
+
+def _comment_reply(comment, created: bool):
+    return jsonify(comment=comments.comment_dict(comment), created=created), 201 if created else 200
+
+
+@bp.post("/languages/<lang>/items/<int:item_id>/comments")
+@login_required
+def comment_item(lang: str, item_id: int):
+    lang, item_id, body = _lang(lang), fields.row_id(item_id), fields.body()
+    text, request_id = fields.text(body, "text", TEXT), _request_id(body)
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        found = service.get_item(session, assignment, item_id)
+        comment, created = comments.add_comment(session, current_user, assignment, text, item=found,
+                                                request_id=request_id, source=_source())
+        return _comment_reply(comment, created)
+
+
+@bp.post("/languages/<lang>/relations/<relation>/comments")
+@login_required
+def comment_relation(lang: str, relation: str):
+    lang, relation, body = _lang(lang), fields.url_part("relation", relation, CODE), fields.body()
+    text, request_id = fields.text(body, "text", TEXT), _request_id(body)
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        comment, created = comments.add_comment(session, current_user, assignment, text, relation=relation,
+                                                request_id=request_id, source=_source())
+        return _comment_reply(comment, created)
+
+
+@bp.get("/languages/<lang>/comments")
+@login_required
+def list_comments(lang: str):
+    session = db()
+    assignment = service.get_assignment(session, current_user, _lang(lang))
+    return jsonify(comments=comments.list_comments(session, current_user, assignment))
+
+
+@bp.post("/languages/<lang>/comments/<int:comment_id>/withdraw")
+@login_required
+def withdraw_comment(lang: str, comment_id: int):
+    lang, comment_id = _lang(lang), fields.row_id(comment_id)
+    with write() as session:
+        assignment = service.get_assignment(session, current_user, lang)
+        row = comments.withdraw_comment(session, current_user, assignment, comment_id)
+        return jsonify(comment=comments.comment_dict(row))
 
 
 @bp.get("/languages/<lang>/history")

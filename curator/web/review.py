@@ -1,14 +1,36 @@
-"""Reviewer pages: my languages, the review screen, my decisions."""
+"""Reviewer pages: my languages, the review screen, my decisions (with my suggestions and
+comments, which can be edited or withdrawn here)."""
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_login import current_user, login_required
 
 from curator.core import languages
-from curator.web.context import db
-from curator.review.service import get_assignment, history, keeps_case, progress, queue
+from curator.core.errors import Busy, CuratorError
+from curator.review import comments as comment_service
+from curator.review import guidelines
+from curator.review.service import (edit_suggestion, get_assignment, history, keeps_case, list_suggestions, progress,
+                                    queue, withdraw_suggestion)
+from curator.web import fields
+from curator.web.context import db, write
 
 bp = Blueprint("review", __name__)
+
+
+@bp.app_template_global()
+def time_left(p: dict) -> str:
+    """The one wording of the time left, on the home page and the review screen (the API sends
+    it with every `progress` as `time_left`): from progress()'s `estimate_minutes`."""
+    if not p.get("remaining"):
+        return ""
+    minutes = p.get("estimate_minutes") or 1
+    return ngettext("about %(num)s minute left", "about %(num)s minutes left", minutes)
+
+
+def with_time_left(p: dict) -> dict:
+    return {**p, "time_left": time_left(p)}
 
 
 @bp.get("/")
@@ -30,8 +52,10 @@ def home():
 def screen(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
+    text = guidelines.get_guidelines(session, lang)
     return render_template("review.html", lang=lang, name=languages.name(lang), dir=languages.direction(lang),
-                           assignment=assignment, keep_case=keeps_case(session))
+                           assignment=assignment, keep_case=keeps_case(session),
+                           guidelines=guidelines.blocks(text), guidelines_seen=assignment.guidelines_seen_at is not None)
 
 
 @bp.get("/review/<lang>/history")
@@ -40,4 +64,47 @@ def past(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
     return render_template("history.html", lang=lang, name=languages.name(lang), dir=languages.direction(lang),
-                           rows=history(session, current_user, assignment))
+                           rows=history(session, current_user, assignment),
+                           suggestions=list_suggestions(session, current_user, assignment),
+                           comments=comment_service.list_comments(session, current_user, assignment))
+
+
+def _act(lang: str, action, done: str):
+    """Run a change from the history page's forms; refusals come back as a message."""
+    get_assignment(db(), current_user, lang)  # another language: 403, not a message
+    try:
+        with write() as session:
+            assignment = get_assignment(session, current_user, lang)
+            action(session, assignment)
+    except Busy:
+        raise  # 503 with Retry-After (web/errors.py)
+    except CuratorError as exc:
+        flash(exc.message, "error")
+    else:
+        flash(done, "info")
+    return redirect(url_for("review.past", lang=lang))
+
+
+@bp.post("/review/<lang>/suggestions/<int:suggestion_id>/edit")
+@login_required
+def edit_suggestion_form(lang: str, suggestion_id: int):
+    lang, suggestion_id = fields.url_part("language", lang, 32), fields.row_id(suggestion_id)
+    text = request.form.get("text", "")
+    return _act(lang, lambda s, a: edit_suggestion(s, current_user, a, suggestion_id, text),
+                _("Suggestion changed."))
+
+
+@bp.post("/review/<lang>/suggestions/<int:suggestion_id>/withdraw")
+@login_required
+def withdraw_suggestion_form(lang: str, suggestion_id: int):
+    lang, suggestion_id = fields.url_part("language", lang, 32), fields.row_id(suggestion_id)
+    return _act(lang, lambda s, a: withdraw_suggestion(s, current_user, a, suggestion_id),
+                _("Suggestion withdrawn."))
+
+
+@bp.post("/review/<lang>/comments/<int:comment_id>/withdraw")
+@login_required
+def withdraw_comment_form(lang: str, comment_id: int):
+    lang, comment_id = fields.url_part("language", lang, 32), fields.row_id(comment_id)
+    return _act(lang, lambda s, a: comment_service.withdraw_comment(s, current_user, a, comment_id),
+                _("Comment withdrawn."))

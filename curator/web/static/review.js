@@ -1,5 +1,7 @@
 // The review screen: one template at a time, keyboard first, every decision saved at once.
-// All text from the server is inserted with textContent, never as HTML.
+// All text from the server is inserted with textContent, never as HTML. Every string shown
+// here is translated: the page emits them in a JSON data block (#i18n, see curator/web/i18n.py
+// JS_MESSAGES) and `t` looks them up and fills in %(name)s placeholders.
 (function () {
   "use strict";
   const root = document.getElementById("review");
@@ -10,10 +12,22 @@
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const $ = (id) => document.getElementById(id);
 
+  let MESSAGES = {};
+  try { MESSAGES = JSON.parse(($("i18n") || {}).textContent || "{}"); } catch (err) { MESSAGES = {}; }
+
+  // The translation of `msg` (English as the key), with %(name)s filled from `params`.
+  function t(msg, params) {
+    const text = Object.prototype.hasOwnProperty.call(MESSAGES, msg) ? MESSAGES[msg] : msg;
+    return text.replace(/%\((\w+)\)s/g, (whole, key) =>
+      params && Object.prototype.hasOwnProperty.call(params, key) ? String(params[key]) : whole);
+  }
+
   let items = [];      // the queue: {id, position, relation, template, decision, correction}
   let ctx = null;      // the current item's context
   let shownAt = 0;     // when the current item appeared, for time spent
   let busy = false;
+  let intro = root.dataset.guidelinesSeen !== "1";  // the guidelines come before the first item
+  let signedOut = false;
 
   function uuid() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -24,6 +38,32 @@
     const el = $("status");
     el.textContent = message || "";
     el.className = "status" + (kind ? " " + kind : "");
+  }
+
+  // The session ended (401): say so plainly, with a link back here after signing in.
+  function saysignedOut() {
+    signedOut = true;
+    const el = $("status");
+    el.textContent = t("Your session ended — sign in again; your place is kept.") + " ";
+    el.className = "status error";
+    const link = document.createElement("a");
+    link.href = root.dataset.login + "?next=" + encodeURIComponent(location.pathname + location.hash);
+    link.textContent = t("Sign in");
+    link.id = "sign-in-again";
+    el.appendChild(link);
+  }
+
+  // A failed call's message: the server's words when it sent some, else `fallback`. A 401 and
+  // a lost connection have already been said (and are not overwritten).
+  function failure(r, fallback) {
+    if (r.status === 401 || r.status === 0) return null;
+    if (r.status >= 500) return t("Something went wrong on the server, so this was not saved. Please try again in a moment.");
+    return r.data.error || fallback;
+  }
+
+  function fail(r, fallback) {
+    const message = failure(r, fallback);
+    if (message) say(message, "error");
   }
 
   async function call(method, path, body) {
@@ -42,21 +82,23 @@
           // the database is busy with another writer: wait as told, then send the very same
           // request (same request id), which the server stores at most once
           const wait = Math.min(10, Number(response.headers.get("Retry-After")) || 1);
-          say("The server is busy; saving again in a moment…", "warn");
+          say(t("The server is busy; saving again in a moment…"), "warn");
           await new Promise((r) => setTimeout(r, wait * 1000));
           continue;
         }
         const data = await response.json().catch(() => ({}));
-        if (response.status === 401) {
-          say("Your session has ended: sign in again in another tab, then retry. Nothing typed here is lost.", "error");
+        // 401: signed out; a CSRF refusal (400) means the session holding the token is gone too
+        if (response.status === 401 || (response.status === 400 && /CSRF/i.test(data.error || ""))) {
+          saysignedOut();
+          return {ok: false, status: 401, data};
         }
         return {ok: response.ok, status: response.status, data};
       } catch (err) {
         if (attempt >= 4) {
-          say("Cannot reach the server. Your last action was not saved; check the connection and try again.", "error");
+          say(t("Cannot reach the server. Your last action was not saved; check the connection and try again."), "error");
           return {ok: false, status: 0, data: {}};
         }
-        say("Connection trouble, retrying…", "warn");
+        say(t("Connection trouble, retrying…"), "warn");
         await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
       }
     }
@@ -67,10 +109,9 @@
   function setProgress(p) {
     $("progress").max = p.total || 1;
     $("progress").value = p.done;
-    const minutes = Math.max(1, Math.round(p.estimate_seconds / 60));
     $("progress-text").textContent = p.remaining
-      ? `${p.done} of ${p.total} reviewed · about ${minutes} min left`
-      : `All ${p.total} reviewed — thank you! You can still revise any of them.`;
+      ? t("%(done)s of %(total)s reviewed · %(left)s", {done: p.done, total: p.total, left: p.time_left})
+      : t("All %(total)s reviewed — thank you! You can still revise any of them.", {total: p.total});
   }
 
   function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
@@ -82,22 +123,34 @@
     return el;
   }
 
-  const LABELS = {accept: "Accepted", amend: "Amended", reject: "Rejected"};
+  const LABELS = {accept: "Accepted", amend: "Amended", reject: "Rejected", unsure: "Marked unsure"};
+  const label = (kind) => t(LABELS[kind] || kind);
+
+  // Messages about the previous item must not linger on the next one.
+  function clearMessages() {
+    say("");
+    ["suggest-msg", "item-comment-msg", "relation-comment-msg", "amend-msg"].forEach((id) => {
+      $(id).textContent = "";
+      $(id).className = "validation";
+    });
+  }
 
   function render() {
     const c = ctx;
     const inRelation = items.filter((i) => i.relation === c.relation.id);
     const k = inRelation.findIndex((i) => i.id === c.item.id) + 1;
-    $("position").textContent = `Template ${k} of ${inRelation.length} in ${c.relation.id} · ${indexOf(c.item.id) + 1} of ${items.length} overall`;
+    $("position").textContent = t("Template %(k)s of %(n)s in this relation · %(i)s of %(total)s overall",
+                                  {k, n: inRelation.length, i: indexOf(c.item.id) + 1, total: items.length});
+    $("relation-title").textContent = c.relation.title || c.relation.id;
     $("relation-id").textContent = c.relation.id;
-    $("relation-lemma").textContent = c.relation.lemma ? `“${c.relation.lemma}”` : "";
-    document.querySelectorAll(".relation-name").forEach((el) => { el.textContent = c.relation.id; });
+    document.querySelectorAll(".relation-name").forEach((el) => { el.textContent = c.relation.title || c.relation.id; });
     const english = $("english");
     clear(english);
     c.relation.english.forEach((p) => english.appendChild(li(p)));
+    $("english-first").textContent = c.relation.english[0] || "";
     $("template").textContent = c.template.text;
     $("systems").textContent = c.template.systems.map((s) => s.replace(/^pararel_/, "")).join(", ");
-    $("votes").textContent = `(${c.template.votes} votes)`;
+    $("votes").textContent = t("(%(votes)s votes)", {votes: c.template.votes});
 
     const sources = $("sources");
     clear(sources);
@@ -105,14 +158,14 @@
     c.sources.forEach((s) => {
       if (s.english && !seen.has("en:" + s.english)) {
         seen.add("en:" + s.english);
-        sources.appendChild(li(`Translates: ${s.english}`, "source-en"));
+        sources.appendChild(li(t("Translates: %(english)s", {english: s.english}), "source-en"));
       }
       s.repairs.forEach((r) => {
         const key = `${r.from}>${r.to}`;
         if (seen.has(key)) return;
         seen.add(key);
         const el = li("", "repair");
-        el.append("Placeholder repaired: ");
+        el.append(t("Placeholder repaired:") + " ");
         const from = document.createElement("code"); from.textContent = r.from; from.dir = "auto";
         const to = document.createElement("code"); to.textContent = r.to;
         el.append(from, " → ", to, ` (${r.rule}, ${s.system.replace(/^pararel_/, "")})`);
@@ -132,7 +185,7 @@
         if (part.slot) {
           const mark = document.createElement(part.slot === "Y" ? "mark" : "strong");
           mark.textContent = part.text;
-          mark.title = part.slot === "X" ? "subject" : "object";
+          mark.title = part.slot === "X" ? t("subject") : t("object");
           el.appendChild(mark);
         } else {
           el.appendChild(document.createTextNode(part.text));
@@ -140,20 +193,43 @@
       });
       examples.appendChild(el);
     });
-    if (!c.examples.length) examples.appendChild(li("(no example tuples for this relation)"));
+    if (!c.examples.length) examples.appendChild(li(t("(no example tuples for this relation)")));
 
     const badge = $("decision-badge");
     const d = c.decision;
     badge.hidden = !d;
     badge.className = "badge" + (d ? " " + d.decision : "");
-    badge.textContent = d ? `${LABELS[d.decision]}${d.correction ? ": " + d.correction : ""} — you can change it` : "";
+    badge.textContent = d ? (d.correction
+      ? t("%(decision)s: %(correction)s — you can change it", {decision: label(d.decision), correction: d.correction})
+      : t("%(decision)s — you can change it", {decision: label(d.decision)})) : "";
 
     const suggestions = $("suggestions");
     clear(suggestions);
     c.suggestions.forEach((s) => suggestions.appendChild(li(s.text)));
+    renderComments();
     hideAmend();
     $("item-card").dataset.item = c.item.id;
     history.replaceState(null, "", "#item-" + c.item.id);
+  }
+
+  // Your own comments on this template and on its relation, each with "Withdraw".
+  function renderComments() {
+    [["item-comments", ctx.comments.item], ["relation-comments", ctx.comments.relation]].forEach(([id, list]) => {
+      const ul = $(id);
+      clear(ul);
+      list.forEach((c) => {
+        const el = li("", "comment");
+        const text = document.createElement("span");
+        text.textContent = c.text;
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "link withdraw";
+        button.textContent = t("Withdraw");
+        button.addEventListener("click", () => withdrawComment(c.id));
+        el.append(text, " ", button);
+        ul.appendChild(el);
+      });
+    });
   }
 
   // Back-translation (SPEC §7): what the template says in English again; a low similarity is a warning.
@@ -164,10 +240,10 @@
     el.classList.toggle("low", Boolean(show && sig.warn));
     clear(el);
     if (!show) return;
-    el.append("Back-translated: ");
+    el.append(t("Back-translated:") + " ");
     const bt = document.createElement("q"); bt.lang = "en"; bt.textContent = sig.back_translation;
-    el.append(bt, ` — similarity to the English ${Math.round(100 * sig.similarity)}%`);
-    if (sig.warn) el.append(" (low: check the meaning)");
+    el.append(bt, " " + t("— similarity to the English %(pct)s", {pct: Math.round(100 * sig.similarity) + "%"}));
+    if (sig.warn) el.append(" " + t("(low: check the meaning)"));
   }
 
   // The quality checks that warn for this template (the registry in curator/quality/checks),
@@ -178,7 +254,7 @@
     const warnings = ((sig && sig.checks) || []).filter((c) => c.warn);
     el.hidden = warnings.length === 0;
     if (!warnings.length) return;
-    el.append("Worth a look: ");
+    el.append(t("Worth a look:") + " ");
     warnings.forEach((c, i) => {
       const span = document.createElement("span");
       span.className = "warn";
@@ -194,30 +270,49 @@
     el.hidden = !p;
     el.classList.toggle("low", Boolean(p && p.low));
     if (!p) { el.textContent = ""; return; }
-    const pct = (x) => Math.round(100 * x);
-    el.textContent = `In the latest probe run (${p.model}), this template's prediction agrees with the relation's ` +
-      `other templates for ${pct(p.agreement)}% of tuples (relation average ${pct(p.relation_mean)}%).` +
-      (p.low ? " That is far below the others: worth a careful look." : "");
+    const pct = (x) => Math.round(100 * x) + "%";
+    el.textContent = t("In the latest probe run (%(model)s), this template's prediction agrees with the relation's " +
+                       "other templates for %(pct)s of tuples (relation average %(mean)s).",
+                       {model: p.model, pct: pct(p.agreement), mean: pct(p.relation_mean)}) +
+      (p.low ? " " + t("That is far below the others: worth a careful look.") : "");
   }
 
+  // Show item `id` at the top of the screen: messages about the previous item cleared, a new
+  // relation announced.
   async function load(id) {
     const r = await call("GET", `/items/${id}`);
-    if (!r.ok) { say(r.data.error || "Could not load the template.", "error"); return; }
+    if (!r.ok) { fail(r, t("Could not load the template.")); return false; }
+    const before = ctx ? ctx.relation.id : null;
+    const changedItem = !ctx || ctx.item.id !== r.data.item.id;
     ctx = r.data;
     shownAt = performance.now();
+    if (changedItem) clearMessages();
     render();
+    const note = $("relation-note");
+    if (before !== null && before !== ctx.relation.id) {
+      note.textContent = t("New relation: %(title)s", {title: ctx.relation.title || ctx.relation.id});
+      note.hidden = false;
+    } else if (changedItem) {
+      note.textContent = "";
+      note.hidden = true;
+    }
+    toTop();
+    return true;
   }
+
+  // The relation heading, the status and the progress are at the top of the page.
+  function toTop() { window.scrollTo(0, 0); }
 
   async function refreshQueue() {
     const r = await call("GET", "/queue");
-    if (!r.ok) { say(r.data.error || "Could not load your sample.", "error"); return null; }
+    if (!r.ok) { fail(r, t("Could not load your sample.")); return null; }
     items = r.data.items;
     setProgress(r.data.progress);
     return r.data;
   }
 
   async function decide(kind, correction) {
-    if (!ctx || busy) return;
+    if (!ctx || busy || intro) return;
     busy = true;
     try {
       const seconds = Math.round((performance.now() - shownAt) / 100) / 10;
@@ -225,12 +320,13 @@
       if (kind === "amend") body.correction = correction;
       const r = await call("POST", `/items/${ctx.item.id}/decision`, body);
       if (!r.ok) {
-        if (kind === "amend") {
-          $("amend-msg").textContent = r.data.error || "Not saved.";
+        const message = failure(r, t("Not saved."));
+        if (kind === "amend" && message) {
+          $("amend-msg").textContent = message;
           $("amend-msg").className = "validation invalid";
           $("amend-text").focus();
-        } else {
-          say(r.data.error || "Not saved.", "error");
+        } else if (message) {
+          say(message, "error");
         }
         return;
       }
@@ -238,16 +334,22 @@
       done.decision = r.data.decision.decision;
       done.correction = r.data.decision.correction;
       setProgress(r.data.progress);
-      say(`${LABELS[kind]}. Saved.`, "ok");
-      if (r.data.next) await load(r.data.next);
-      else { ctx.decision = r.data.decision; render(); say("All templates reviewed. Thank you!", "ok"); }
+      if (r.data.next) {
+        await load(r.data.next);
+        say(t("%(decision)s. Saved.", {decision: label(kind)}), "ok");
+      } else {
+        ctx.decision = r.data.decision;
+        render();
+        toTop();
+        say(t("All templates reviewed. Thank you!"), "ok");
+      }
     } finally {
       busy = false;
     }
   }
 
   function showAmend() {
-    if (!ctx || busy) return;  // the next template is still loading
+    if (!ctx || busy || intro) return;  // the next template is still loading
     $("amend-form").hidden = false;
     const input = $("amend-text");
     input.value = ctx.decision && ctx.decision.correction ? ctx.decision.correction : ctx.template.text;
@@ -263,55 +365,91 @@
   }
 
   function debounce(fn, ms) {
-    let t = 0;
-    return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+    let timer = 0;
+    return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
   }
 
   const liveCheck = (input, out) => debounce(async () => {
     const text = input.value;
     if (!text.trim()) { out.textContent = ""; return; }
     const r = await call("POST", "/api/v1/validate", {text, language: lang});
-    if (input.value !== text) return;  // typed on meanwhile
+    if (input.value !== text || !r.ok) return;  // typed on meanwhile, or signed out
     // The server's cleaned form is what will be stored: show it when it differs from the typed text.
-    const stored = r.data.valid && r.data.cleaned !== text.trim() ? ` — will be saved as “${r.data.cleaned}”` : "";
-    out.textContent = r.data.valid ? "✓ valid template" + stored : (r.data.message || "");
+    const stored = r.data.valid && r.data.cleaned !== text.trim()
+      ? " " + t("— will be saved as “%(cleaned)s”", {cleaned: r.data.cleaned}) : "";
+    out.textContent = r.data.valid ? t("✓ valid template") + stored : (r.data.message || "");
     out.className = "validation " + (r.data.valid ? "valid" : "invalid");
     input.setAttribute("aria-invalid", r.data.valid ? "false" : "true");
   }, 150);
 
   async function undo() {
-    if (busy) return;
+    if (busy || intro) return;
     busy = true;
     try {
       const r = await call("POST", "/undo", {});
-      if (!r.ok) { say(r.data.error || "Could not undo.", "error"); return; }
-      if (!r.data.undone) { say("Nothing to undo.", "warn"); return; }
+      if (!r.ok) { fail(r, t("Could not undo.")); return; }
+      if (!r.data.undone) { say(t("Nothing to undo."), "warn"); return; }
       await refreshQueue();
       await load(r.data.undone.item_id);
-      say(`Undone: your ${r.data.undone.decision} of this template.`, "ok");
+      say(t("Undone: your decision (%(decision)s) on this template.", {decision: label(r.data.undone.decision)}), "ok");
     } finally {
       busy = false;
     }
   }
 
   function step(delta) {
-    if (!ctx || busy) return;
+    if (!ctx || busy || intro) return;
     const i = indexOf(ctx.item.id) + delta;
     if (i >= 0 && i < items.length) load(items[i].id);
   }
 
   async function suggest(event) {
     event.preventDefault();
+    if (!ctx) return;
     const input = $("suggest-text");
     const r = await call("POST", `/relations/${encodeURIComponent(ctx.relation.id)}/suggestions`,
                          {text: input.value, request_id: uuid()});
     const out = $("suggest-msg");
-    if (!r.ok) { out.textContent = r.data.error || "Not saved."; out.className = "validation invalid"; return; }
-    out.textContent = r.data.created ? "Suggestion saved. Thank you!" : "You already suggested this one.";
+    if (!r.ok) {
+      const message = failure(r, t("Not saved."));
+      if (message) { out.textContent = message; out.className = "validation invalid"; }
+      return;
+    }
+    out.textContent = r.data.created ? t("Suggestion saved. Thank you!") : t("You already suggested this one.");
     out.className = "validation valid";
     if (r.data.created) { ctx.suggestions.push(r.data.suggestion); $("suggestions").appendChild(li(r.data.suggestion.text)); }
     input.value = "";
     input.blur();
+  }
+
+  async function comment(event, scope) {
+    event.preventDefault();
+    if (!ctx) return;
+    const input = $(`${scope}-comment-text`);
+    const out = $(`${scope}-comment-msg`);
+    const path = scope === "item" ? `/items/${ctx.item.id}/comments`
+      : `/relations/${encodeURIComponent(ctx.relation.id)}/comments`;
+    const r = await call("POST", path, {text: input.value, request_id: uuid()});
+    if (!r.ok) {
+      const message = failure(r, t("Not saved."));
+      if (message) { out.textContent = message; out.className = "validation invalid"; }
+      return;
+    }
+    out.textContent = t("Comment saved. Thank you!");
+    out.className = "validation valid";
+    if (r.data.created) ctx.comments[scope].push(r.data.comment);
+    renderComments();
+    input.value = "";
+    input.blur();
+  }
+
+  async function withdrawComment(id) {
+    const r = await call("POST", `/comments/${id}/withdraw`, {});
+    if (!r.ok) { fail(r, t("Not saved.")); return; }
+    ctx.comments.item = ctx.comments.item.filter((c) => c.id !== id);
+    ctx.comments.relation = ctx.comments.relation.filter((c) => c.id !== id);
+    renderComments();
+    say(t("Comment withdrawn."), "ok");
   }
 
   function onKey(event) {
@@ -326,40 +464,74 @@
       return;
     }
     const key = event.key.toLowerCase();
+    if (intro) {  // only the guidelines' own keys until "Start reviewing"
+      if (key === "?" || key === "h") { event.preventDefault(); toggleHelp(); }
+      return;
+    }
+    if (event.key === "Escape" && !$("help").hidden) { event.preventDefault(); toggleHelp(); return; }
     const forward = rtl ? "arrowleft" : "arrowright";
     const back = rtl ? "arrowright" : "arrowleft";
     const actions = {
-      a: () => decide("accept"), r: () => decide("reject"), e: showAmend, u: undo,
+      a: () => decide("accept"), r: () => decide("reject"), n: () => decide("unsure"), e: showAmend, u: undo,
       j: () => step(1), k: () => step(-1), [forward]: () => step(1), [back]: () => step(-1),
-      s: () => $("suggest-text").focus(), "?": toggleHelp,
+      s: () => $("suggest-text").focus(), c: () => $("item-comment-text").focus(), "?": toggleHelp, h: toggleHelp,
     };
     if (actions[key]) { event.preventDefault(); actions[key](); }
   }
 
   function toggleHelp() {
+    if (intro) return;  // the guidelines are on screen already
     const help = $("help");
     help.hidden = !help.hidden;
     $("help-toggle").setAttribute("aria-expanded", String(!help.hidden));
+    if (!help.hidden) { toTop(); $("help-title").setAttribute("tabindex", "-1"); $("help-title").focus(); }
+    else $("help-toggle").focus();
+  }
+
+  function showIntro(show) {
+    intro = show;
+    $("intro").hidden = !show;
+    $("work").hidden = show;
+    $("help-toggle").hidden = show;
+  }
+
+  async function startReviewing() {
+    const r = await call("POST", "/guidelines/seen", {});
+    if (!r.ok) { fail(r, t("Not saved.")); return; }
+    showIntro(false);
+    toTop();
+    $("accept").focus({preventScroll: true});
   }
 
   $("accept").addEventListener("click", () => decide("accept"));
   $("reject").addEventListener("click", () => decide("reject"));
+  $("unsure").addEventListener("click", () => decide("unsure"));
   $("amend").addEventListener("click", showAmend);
   $("amend-cancel").addEventListener("click", hideAmend);
   $("amend-form").addEventListener("submit", (e) => { e.preventDefault(); decide("amend", $("amend-text").value); });
   $("amend-text").addEventListener("input", liveCheck($("amend-text"), $("amend-msg")));
   $("suggest-text").addEventListener("input", liveCheck($("suggest-text"), $("suggest-msg")));
   $("suggest-form").addEventListener("submit", suggest);
+  $("item-comment-form").addEventListener("submit", (e) => comment(e, "item"));
+  $("relation-comment-form").addEventListener("submit", (e) => comment(e, "relation"));
   $("undo").addEventListener("click", undo);
   $("prev").addEventListener("click", () => step(-1));
   $("next").addEventListener("click", () => step(1));
   $("help-toggle").addEventListener("click", toggleHelp);
+  $("help-close").addEventListener("click", toggleHelp);
+  $("start").addEventListener("click", startReviewing);
   document.addEventListener("keydown", onKey);
+  // a link to #item-<id> on this page (or the address bar) opens that item
+  window.addEventListener("hashchange", () => {
+    const id = Number((location.hash.match(/^#item-(\d+)$/) || [])[1]);
+    if (id && ctx && ctx.item.id !== id && items.some((i) => i.id === id) && !busy) load(id);
+  });
 
   (async function start() {
+    showIntro(intro);
     const data = await refreshQueue();
     if (!data) return;
-    if (!items.length) { say("Your sample is empty.", "warn"); return; }
+    if (!items.length) { say(t("Your sample is empty."), "warn"); return; }
     const wanted = Number((location.hash.match(/^#item-(\d+)$/) || [])[1]);
     const id = items.some((i) => i.id === wanted) ? wanted : (data.next || items[0].id);
     await load(id);

@@ -1,0 +1,92 @@
+"""Reviewers' free-text comments for the maintainers: on one template of their sample or on a
+whole relation. Like suggestions they are idempotent per request id, validated (length,
+no control characters) and never deleted: withdrawing marks them retracted.
+"""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from curator.core.errors import InputError, NotFound
+from curator.core.models import Assignment, AssignmentItem, Comment, User
+from curator.core.models.base import utcnow, valid_id
+from curator.core.text import control_reason
+
+MAX_LENGTH = 2000
+
+
+def _check_request_id(request_id: object) -> None:
+    """As for decisions and suggestions (review.service, which imports this module): at most 64
+    characters, a string — PostgreSQL would refuse a longer one or compare a number with it."""
+    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
+        raise InputError("request_id must be a string of at most 64 characters")
+
+
+def _clean(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise InputError("Write a comment first.")
+    text = text.replace("\r\n", "\n").strip()
+    if len(text) > MAX_LENGTH:
+        raise InputError(f"That comment is too long ({MAX_LENGTH} characters at most).")
+    control = control_reason(text, whitespace_ok=True)  # line breaks are fine in a comment
+    if control:
+        raise InputError(f"Not saved: the comment {control}. Type it without invisible characters.")
+    return text
+
+
+def add_comment(session: Session, user: User, assignment: Assignment, text: str, *, relation: str | None = None,
+                item: AssignmentItem | None = None, request_id: str | None = None,
+                source: str = "web") -> tuple[Comment, bool]:
+    """A comment on `item` (its template) or, without an item, on `relation`. Returns
+    (comment, created); a resend with the same request id is a no-op."""
+    if item is not None:
+        if item.assignment_id != assignment.id:
+            raise NotFound("no such item in your sample")
+        relation, template_id = item.relation_id, item.template_id
+    else:
+        template_id = None
+        in_sample = session.scalar(select(AssignmentItem.id).where(AssignmentItem.assignment_id == assignment.id,
+                                                                   AssignmentItem.relation_id == relation).limit(1))
+        if in_sample is None:
+            raise NotFound(f"relation {relation!r} is not in your sample")
+    if request_id is not None:
+        _check_request_id(request_id)
+        known = session.scalar(select(Comment).where(Comment.user_id == user.id, Comment.request_id == request_id))
+        if known is not None:
+            return known, False
+    row = Comment(user_id=user.id, language=assignment.language, relation_id=relation, template_id=template_id,
+                  text=_clean(text), source=source, request_id=request_id)
+    session.add(row)
+    session.flush()
+    return row, True
+
+
+def withdraw_comment(session: Session, user: User, assignment: Assignment, comment_id: int) -> Comment:
+    """Retract one of your own comments in this language (kept, marked retracted)."""
+    row = session.get(Comment, comment_id) if valid_id(comment_id) else None
+    if row is None or row.user_id != user.id or row.language != assignment.language:
+        raise NotFound("no such comment of yours")
+    if not row.retracted:
+        row.retracted, row.retracted_at = True, utcnow()
+        session.flush()
+    return row
+
+
+def list_comments(session: Session, user: User, assignment: Assignment, *, relation: str | None = None,
+                  template_id: int | None = None, only_relation: bool = False) -> list[dict]:
+    """Your standing comments in the language, oldest first; narrowed to one relation, one
+    template, or (only_relation) the comments on the relation as a whole."""
+    query = select(Comment).where(Comment.user_id == user.id, Comment.language == assignment.language,
+                                  Comment.retracted.is_(False)).order_by(Comment.id)
+    if relation is not None:
+        query = query.where(Comment.relation_id == relation)
+    if template_id is not None:
+        query = query.where(Comment.template_id == template_id)
+    elif only_relation:
+        query = query.where(Comment.template_id.is_(None))
+    return [comment_dict(c) for c in session.scalars(query)]
+
+
+def comment_dict(c: Comment) -> dict:
+    return {"id": c.id, "relation": c.relation_id, "template_id": c.template_id, "text": c.text,
+            "created_at": c.created_at.isoformat(timespec="seconds"), "retracted": c.retracted}

@@ -1,0 +1,137 @@
+"""Review guidelines: what a reviewer is asked to judge, shown before the first item of an
+assignment and behind the help key at any time.
+
+The default text below follows mParaRel's instructions to its reviewers (Fierro and Søgaard,
+2022). A maintainer can replace it per language (a `Guideline` row; an empty text goes back
+to the default). The text is plain: blank lines separate paragraphs and lines starting with
+"- " are bullet points (`blocks`); the pages render it escaped, never as HTML.
+"""
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from curator.core import languages
+from curator.core.errors import InputError, NotFound
+from curator.core.models import Assignment, Guideline, Language, User
+from curator.core.models.base import utcnow
+from curator.core.text import control_reason
+
+MAX_LENGTH = 20000
+
+DEFAULT_GUIDELINES = """\
+You are checking machine translations of English sentence templates. Each template states a \
+relation between a subject [X] and an object [Y], for example "[X] was born in [Y]" for the \
+relation "place of birth". Language models are later tested with these templates, so each one \
+must say exactly what the English says, in natural language.
+
+Accept a template when:
+- it expresses the same relation between [X] and [Y] as the English templates (the first one \
+is shown under the relation's title, all of them under Details), and
+- it is fluent and grammatical once [X] and [Y] are filled in (look at the real examples).
+
+Things that do not matter:
+- Capital letters. Templates are stored in lower case, as in mParaRel; "[X] nació en [Y]" and \
+"[X] Nació en [Y]" are the same template.
+- Punctuation at the end: a missing or extra final full stop is fine.
+- A different wording, word order or tense, as long as the meaning is the same.
+
+Articles, gender and number:
+- Words that agree with [X] or [Y] (articles, gender or number endings, such as "originario" \
+or "originaria") cannot fit every subject. Accept the template when it is correct for a \
+typical subject of the relation (look at the examples).
+- Amend it when the agreement makes it wrong for the typical subject, or when an article or \
+preposition is wrong or missing: press Amend, correct the text and keep [X] and [Y].
+
+Reject a template when:
+- its meaning differs from the English (another relation, a narrower or wider meaning, a \
+negation, an added claim);
+- the roles of [X] and [Y] are swapped (for "[X] was born in [Y]": "[Y] was born in [X]");
+- it is not a sentence of your language, or it cannot be repaired with a small correction.
+
+Choose Unsure when you cannot tell, for example when you do not know the word or the \
+relation is ambiguous. Unsure decisions are counted apart and never decide whether a template \
+stays; another reviewer's decision does. A comment on the template or on the relation tells \
+the maintainers why.
+
+What the details mean:
+- "votes": how many machine translation systems (or English source templates) produced this \
+same template. More votes usually means a safer translation, but check it anyway.
+- System names such as "m2m100_big", "mbart50_en2m" or "google" are the machine translation \
+systems that produced the template.
+- "Placeholder repaired: [y] → [Y]": the translation system damaged a slot and it was \
+restored automatically. Check that [X] and [Y] sit in the right places.
+- "Back-translated" and "probe run": automatic signals that the meaning may have drifted. \
+They are hints, not verdicts.
+
+If you have a better paraphrase for the relation than any you see, add it as a suggestion. \
+You can change any decision later: go back to the template, or use Undo.
+"""
+
+
+def get_guidelines(session: Session, language: str) -> str:
+    """The language's guidelines: its maintainers' text, or the default."""
+    row = session.get(Guideline, languages.check_code(language))
+    return row.text if row is not None and row.text.strip() else DEFAULT_GUIDELINES
+
+
+def is_custom(session: Session, language: str) -> bool:
+    return session.get(Guideline, languages.check_code(language)) is not None
+
+
+def set_guidelines(session: Session, language: str, text: str | None, user: User | None) -> str:
+    """Store a language's guidelines; None or blank text goes back to the default. Returns
+    the text now in force."""
+    languages.check_code(language)
+    if session.get(Language, language) is None:
+        raise NotFound(f"no language {language!r}")
+    row = session.get(Guideline, language)
+    if text is None or not text.strip():
+        if row is not None:
+            session.delete(row)
+            session.flush()
+        return DEFAULT_GUIDELINES
+    if not isinstance(text, str):
+        raise InputError("the guidelines must be text")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"
+    if len(text) > MAX_LENGTH:
+        raise InputError(f"The guidelines are too long ({MAX_LENGTH} characters at most).")
+    control = control_reason(text, whitespace_ok=True)
+    if control:
+        raise InputError(f"Not saved: the text {control}.")
+    if row is None:
+        row = Guideline(language=language, text=text)
+        session.add(row)
+    row.text, row.updated_by, row.updated_at = text, user.id if user is not None else None, utcnow()
+    session.flush()
+    return text
+
+
+def mark_seen(session: Session, assignment: Assignment) -> None:
+    """The reviewer has read the guidelines for this assignment (the first item comes next)."""
+    if assignment.guidelines_seen_at is None:
+        assignment.guidelines_seen_at = utcnow()
+        session.flush()
+
+
+def blocks(text: str) -> list[dict]:
+    """Plain text as paragraphs and bullet lists: [{"kind": "p"|"ul", "lines": [...]}].
+    Blank lines separate blocks; a line starting with "- " or "* " is a bullet."""
+    out: list[dict] = []
+    for chunk in text.replace("\r\n", "\n").split("\n\n"):
+        lines = [line.strip() for line in chunk.split("\n") if line.strip()]
+        if not lines:
+            continue
+        current: dict | None = None
+        for line in lines:
+            bullet = line[:2] in ("- ", "* ")
+            kind = "ul" if bullet else "p"
+            text_ = line[2:].strip() if bullet else line
+            if current is not None and current["kind"] == kind and (bullet or current["kind"] == "p"):
+                if bullet:
+                    current["lines"].append(text_)
+                else:
+                    current["lines"][-1] += " " + text_
+                continue
+            current = {"kind": kind, "lines": [text_]}
+            out.append(current)
+    return out
