@@ -76,9 +76,11 @@ def queue_order(code: str):
     except CuratorError as exc:
         flash(exc.message, "error")
     else:
-        order = _("riskiest first") if request.form["order"] == "risk" else _("random")
-        flash(_("New reviewers of %(language)s get a sample ordered %(order)s.", language=languages.name(code),
-                order=order), "info")
+        if request.form["order"] == "risk":
+            message = _("New reviewers of %(language)s get their sample riskiest first.", language=languages.name(code))
+        else:
+            message = _("New reviewers of %(language)s get their sample in random order.", language=languages.name(code))
+        flash(message, "info")
     return redirect(url_for("admin.language", code=code))
 
 
