@@ -82,7 +82,7 @@ def test_review_refuses_invisible_characters_but_keeps_zwnj_and_zwj(review_app, 
         with sessions.begin() as s:
             user = find_user(s, "ana@example.org")
             assignment = get_assignment(s, user, "es")
-            expected = re.escape(f"contains {name}, a control/format character")
+            expected = re.escape(f"contains an invisible character ({name})")
             with pytest.raises(InputError, match=expected):
                 decide(s, user, assignment, get_item(s, assignment, item_id), "amend", text)
             with pytest.raises(InputError, match=expected):

@@ -139,3 +139,28 @@ def test_sign_in_page_in_spanish_and_arabic_over_http(live, locale, direction, s
     # English otherwise
     page = _get(live.url + "/login")
     assert '<html lang="en" dir="ltr">' in page and "<h1>Sign in</h1>" in page
+
+
+def test_service_messages_reach_the_reviewer_in_their_language(review_app, sessions):
+    """A message raised by a service below the web layer (core.errors.N_ + params) is
+    translated by the web layer: the live check of an amendment, in Spanish and Arabic."""
+    from .conftest import PASSWORD, csrf_from, review_sample
+
+    review_sample(sessions, "ana@example.org", "es")
+    client = review_app.test_client()
+    csrf = csrf_from(client.get("/login").get_data(as_text=True))
+    client.post("/login", data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": csrf})
+    english = client.post("/api/v1/validate", json={"text": "[X] [X] nació [Y]", "language": "es"},
+                          headers={"X-CSRFToken": csrf}).get_json()
+    assert english == {"valid": False, "message": "Not saved: [X] appears 2 times. A template has exactly one [X], "
+                                                  "one [Y] and some words."}, english
+    for locale in ("es", "ar"):
+        client.set_cookie("curator_locale", locale)
+        with review_app.test_request_context():
+            from curator.web.i18n import load_catalogue
+            expected = load_catalogue(locale).gettext(
+                "Not saved: %(slot)s appears %(count)s times. A template has exactly one [X], one [Y] and some "
+                "words.") % {"slot": "[X]", "count": 2}
+        reply = client.post("/api/v1/validate", json={"text": "[X] [X] nació [Y]", "language": "es"},
+                            headers={"X-CSRFToken": csrf}).get_json()
+        assert reply["message"] == expected and "[X]" in expected and not expected.startswith("Not saved"), reply

@@ -9,10 +9,26 @@ a bug: the web answers 500 (after rolling back) and the CLI shows the traceback.
 from __future__ import annotations
 
 
-class CuratorError(Exception):
-    """An expected failure, said plainly."""
+def N_(message: str) -> str:
+    """Marks a service message for the interface catalogues (`pybabel extract -k N_`, see
+    docs/translating.md) without translating it here: the services stay free of Flask-Babel,
+    and the web layer translates `msgid` with `params` (curator.web.errors)."""
+    return message
 
-    def __init__(self, message: str):
+
+class CuratorError(Exception):
+    """An expected failure, said plainly. A message a volunteer sees in the browser is raised
+    as a catalogue message: `InputError(N_("Not saved: %(slot)s appears %(count)s times."),
+    params=dict(slot="[X]", count=2))` — `message` is the English text (the CLI's), `msgid`
+    and `params` let the web layer say it in the page's language."""
+
+    msgid: str | None = None
+    params: dict | None = None
+
+    def __init__(self, message: str, *, params: dict | None = None):
+        if params is not None:
+            self.msgid, self.params = message, params
+            message = message % params
         self.message = message
         super().__init__(message)
 
@@ -23,9 +39,12 @@ class InputError(CuratorError, ValueError):
     just `InputError("the sample fraction must be in (0, 1]")` for an argument."""
 
     def __init__(self, location: str, message: str | None = None, line: int | None = None,
-                 field: str | None = None):
+                 field: str | None = None, *, params: dict | None = None):
         if message is None:
             location, message = None, location
+        if params is not None:
+            self.msgid, self.params = message, params
+            message = message % params
         self.location, self.line, self.field = location, line, field
         where = (location or "") + (f", line {line}" if line is not None else "")
         what = f"field '{field}': " if field else ""

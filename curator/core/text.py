@@ -17,6 +17,16 @@ import unicodedata
 ALLOWED_FORMAT = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: part of the spelling in Persian/Urdu/Indic scripts
 
 
+def first_control(text: str, whitespace_ok: bool = False) -> str | None:
+    """The first control/format character of `text` that is not allowed (see control_reason)."""
+    for ch in text:
+        if whitespace_ok and ch.isspace():
+            continue
+        if unicodedata.category(ch) in ("Cc", "Cf") and ch not in ALLOWED_FORMAT:
+            return ch
+    return None
+
+
 def describe_char(ch: str) -> str:
     """'U+202E RIGHT-TO-LEFT OVERRIDE' (controls have no name: 'U+0000 NUL' style via a small table)."""
     name = unicodedata.name(ch, None) or _CONTROL_NAMES.get(ch, "control character")
@@ -33,9 +43,5 @@ def control_reason(text: str, whitespace_ok: bool = False) -> str | None:
     character (ZWNJ and ZWJ excepted), or None when there is none. `whitespace_ok` lets tabs and
     line ends through: the `mpararel` profile reproduces the published cleaning, which kept a
     final newline ("[X] is [Y]\n"), and only the other characters are a risk there."""
-    for ch in text:
-        if whitespace_ok and ch.isspace():
-            continue
-        if unicodedata.category(ch) in ("Cc", "Cf") and ch not in ALLOWED_FORMAT:
-            return f"contains {describe_char(ch)}, a control/format character"
-    return None
+    ch = first_control(text, whitespace_ok)
+    return f"contains {describe_char(ch)}, a control/format character" if ch is not None else None

@@ -7,10 +7,10 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.errors import InputError, NotFound
+from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, User
 from curator.core.models.base import utcnow, valid_id
-from curator.core.text import control_reason
+from curator.core.text import describe_char, first_control
 
 MAX_LENGTH = 2000
 
@@ -24,13 +24,14 @@ def _check_request_id(request_id: object) -> None:
 
 def _clean(text: object) -> str:
     if not isinstance(text, str) or not text.strip():
-        raise InputError("Write a comment first.")
+        raise InputError(N_("Write a comment first."), params={})
     text = text.replace("\r\n", "\n").strip()
     if len(text) > MAX_LENGTH:
-        raise InputError(f"That comment is too long ({MAX_LENGTH} characters at most).")
-    control = control_reason(text, whitespace_ok=True)  # line breaks are fine in a comment
-    if control:
-        raise InputError(f"Not saved: the comment {control}. Type it without invisible characters.")
+        raise InputError(N_("That comment is too long (%(limit)s characters at most)."), params={"limit": MAX_LENGTH})
+    control = first_control(text, whitespace_ok=True)  # line breaks are fine in a comment
+    if control is not None:
+        raise InputError(N_("Not saved: the comment contains an invisible character (%(character)s). "
+                            "Type it without invisible characters."), params={"character": describe_char(control)})
     return text
 
 

@@ -20,8 +20,8 @@ from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
 from curator.review.comments import list_comments
 from curator.core.enums import DecisionKind, values
-from curator.core.errors import Forbidden, InputError, NotFound
-from curator.core.text import control_reason
+from curator.core.errors import N_, Forbidden, InputError, NotFound
+from curator.core.text import describe_char, first_control
 from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
                       TemplateSignal, TranslationLine, Tuple, TupleList, User)
 from curator.core.models.base import valid_id
@@ -238,18 +238,39 @@ def keeps_case(session: Session) -> bool:
 def validate_template(text: str, language: str, keep_case: bool = False) -> str:
     """The cleaned template as it will be stored, or an InputError saying what is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise InputError("Write a template first.")
+        raise InputError(N_("Write a template first."), params={})
     if len(text) > 500:
-        raise InputError("That template is too long (500 characters at most).")
-    control = control_reason(text)  # before cleaning, which would fold a tab into a space
-    if control:
-        raise InputError(f"Not saved: the template {control}. Type it without invisible characters.")
+        raise InputError(N_("That template is too long (%(limit)s characters at most)."), params={"limit": 500})
+    control = first_control(text)  # before cleaning, which would fold a tab into a space
+    if control is not None:
+        raise InputError(N_("Not saved: the template contains an invisible character (%(character)s). "
+                            "Type it without invisible characters."), params={"character": describe_char(control)})
     outcome = check_keep_case(text, language) if keep_case else check(text, language)
     if not outcome.valid:
-        hint = {"missing [X]": "it needs the subject slot [X]", "missing [Y]": "it needs the object slot [Y]"}
-        raise InputError(f"Not saved: {hint.get(outcome.reason, outcome.reason)}. "
-                          "A template has exactly one [X], one [Y] and some words.")
+        raise _invalid_template(outcome.reason or "")
     return outcome.cleaned
+
+
+def _invalid_template(reason: str) -> InputError:
+    """The reason a cleaned template is unusable (ingest.clean), as a message for the reviewer."""
+    import re
+
+    repeated = re.fullmatch(r"(\[[XY]\]) appears (\d+) times", reason)
+    if reason == "missing [X]":
+        return InputError(N_("Not saved: it needs the subject slot [X]. "
+                             "A template has exactly one [X], one [Y] and some words."), params={})
+    if reason == "missing [Y]":
+        return InputError(N_("Not saved: it needs the object slot [Y]. "
+                             "A template has exactly one [X], one [Y] and some words."), params={})
+    if repeated:
+        return InputError(N_("Not saved: %(slot)s appears %(count)s times. "
+                             "A template has exactly one [X], one [Y] and some words."),
+                          params={"slot": repeated.group(1), "count": int(repeated.group(2))})
+    if reason == "no text besides the placeholders":
+        return InputError(N_("Not saved: there are no words besides [X] and [Y]. "
+                             "A template has exactly one [X], one [Y] and some words."), params={})
+    return InputError(N_("Not saved: %(reason)s. A template has exactly one [X], one [Y] and some words."),
+                      params={"reason": reason})
 
 
 def _check_request_id(request_id: object) -> None:
@@ -276,7 +297,7 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
         raw = correction
         cleaned = validate_template(correction or "", assignment.language, keeps_case(session))
         if cleaned == template.text:
-            raise InputError("The correction is the same as the template: accept it instead.")
+            raise InputError(N_("The correction is the same as the template: accept it instead."), params={})
     if seconds is not None:
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
             raise InputError("seconds must be a non-negative number")
@@ -361,7 +382,7 @@ def edit_suggestion(session: Session, user: User, assignment: Assignment, sugges
     withdrawn, so a refused text changes nothing. Returns (new suggestion, created)."""
     old = _own_suggestion(session, user, assignment, suggestion_id)
     if old.retracted:
-        raise InputError("That suggestion was withdrawn already.")
+        raise InputError(N_("That suggestion was withdrawn already."), params={})
     cleaned = validate_template(text, assignment.language, keeps_case(session))
     if cleaned == old.text:
         return old, False

@@ -12,6 +12,7 @@ from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
 from curator.web import fields
 from curator.web.context import db, token_authenticated, write
+from curator.web.errors import translated
 from curator.web.review import with_time_left
 from curator.review import comments, guidelines, service
 
@@ -206,5 +207,5 @@ def validate():
     try:
         cleaned = service.validate_template(text, lang, service.keeps_case(db()))
     except InputError as exc:
-        return jsonify(valid=False, message=exc.message)
+        return jsonify(valid=False, message=translated(exc))
     return jsonify(valid=True, cleaned=cleaned)

@@ -112,7 +112,15 @@ def _rollback() -> None:
 def curator_error(exc: CuratorError):
     _rollback()
     status = status_for(exc)
-    return error_response(exc.message, status, {"Retry-After": str(RETRY_AFTER)} if status == 503 else None)
+    return error_response(translated(exc), status, {"Retry-After": str(RETRY_AFTER)} if status == 503 else None)
+
+
+def translated(exc: CuratorError) -> str:
+    """The error's message in the page's language when the service raised a catalogue message
+    (`msgid` + `params`, see core.errors.N_), else its English text."""
+    if exc.msgid is None:
+        return exc.message
+    return _(exc.msgid, **exc.params) if exc.params else _(exc.msgid)
 
 
 @bp.app_errorhandler(OperationalError)

@@ -15,6 +15,7 @@ from curator.review.service import (edit_suggestion, get_assignment, history, ke
                                     queue, withdraw_suggestion)
 from curator.web import fields
 from curator.web.context import db, write
+from curator.web.errors import translated
 
 bp = Blueprint("review", __name__)
 
@@ -79,7 +80,7 @@ def _act(lang: str, action, done: str):
     except Busy:
         raise  # 503 with Retry-After (web/errors.py)
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
     else:
         flash(done, "info")
     return redirect(url_for("review.past", lang=lang))
