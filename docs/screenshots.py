@@ -27,10 +27,18 @@ def main_() -> None:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     with LiveServer(create_app({"DATABASE_URL": url})) as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        for name, lang, viewport in (("review-ltr.png", "es", (1100, 1250)), ("review-rtl.png", "ar", (1100, 1250)),
-                                     ("review-phone.png", "ar", (390, 1500))):
-            page = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]},
-                                       device_scale_factor=1, bypass_csp=True).new_page()
+        # (file, language reviewed, interface language, viewport, what to show)
+        shots = (("review-guidelines.png", "es", "es", (1366, 800), "guidelines"),  # first: shown before item 1
+                 ("review-ltr.png", "es", "en", (1366, 800), "amend"),
+                 ("review-rtl.png", "ar", "ar", (1366, 800), "item"),
+                 ("review-phone.png", "es", "en", (390, 844), "item"),
+                 ("review-phone-rtl.png", "ar", "ar", (390, 844), "item"),
+                 ("review-spanish-ui.png", "es", "es", (1366, 800), "item"))
+        for name, lang, ui, (width, height), what in shots:
+            context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1,
+                                          bypass_csp=True, has_touch=width < 500, is_mobile=width < 500)
+            context.add_cookies([{"name": "curator_locale", "value": ui, "url": server.url}])
+            page = context.new_page()
             page.goto(server.url + "/login")
             page.fill("input[name=email]", "reviewer@demo.invalid")
             page.fill("input[name=password]", PASSWORD)
@@ -38,12 +46,17 @@ def main_() -> None:
             page.wait_for_url(server.url + "/")
             page.goto(f"{server.url}/review/{lang}")
             page.wait_for_selector("#review[data-ready='1']")
-            first = page.locator("#item-card").get_attribute("data-item")
-            page.keyboard.press("a")
-            page.wait_for_function(f"document.getElementById('item-card').dataset.item !== '{first}'")
-            page.keyboard.press("e")
+            if what != "guidelines" and page.locator("#intro").is_visible():
+                page.click("#start")
+                page.wait_for_selector("#intro", state="hidden")
+            if what == "amend":
+                first = page.locator("#item-card").get_attribute("data-item")
+                page.keyboard.press("a")
+                page.wait_for_function(f"document.getElementById('item-card').dataset.item !== '{first}'")
+                page.keyboard.press("e")
             page.screenshot(path=str(DOCS / name), full_page=False)
             print("wrote", DOCS / name)
+            context.close()
         browser.close()
     shutil.rmtree(work, ignore_errors=True)
 
