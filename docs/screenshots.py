@@ -11,9 +11,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from playwright.sync_api import sync_playwright
 
-from curator import create_app
+from curator.web import create_app
 from curator.cli import main
-from curator.testing import LiveServer
+from curator.web.testing import LiveServer
 
 DOCS = Path(__file__).resolve().parent
 PASSWORD = "curator-demo"

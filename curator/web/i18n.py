@@ -134,6 +134,20 @@ def remember_locale(response, locale: str):
     return response
 
 
+def language_name(code: str) -> str:
+    """A data language's name in the interface language ("alemán" on a Spanish page), from
+    CLDR through Babel; the English name from core.languages when CLDR does not know it."""
+    from babel import Locale, UnknownLocaleError
+
+    from curator.core import languages
+
+    try:
+        name = Locale.parse(code.replace("-", "_")).get_display_name(select_locale())
+    except (ValueError, UnknownLocaleError):
+        name = None
+    return name or languages.name(code)
+
+
 def js_messages() -> dict[str, str]:
     """review.js's strings in the page's language: {English: translation}."""
     from flask_babel import gettext
@@ -148,4 +162,5 @@ def init_i18n(app: Flask) -> None:
     @app.context_processor
     def _ui():
         locale = select_locale()
-        return dict(ui_lang=locale, ui_dir=LOCALES[locale][1], ui_locales=LOCALES, js_messages=js_messages)
+        return dict(ui_lang=locale, ui_dir=LOCALES[locale][1], ui_locales=LOCALES, js_messages=js_messages,
+                    language_name=language_name)

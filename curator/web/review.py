@@ -15,6 +15,7 @@ from curator.review.service import (edit_suggestion, get_assignment, history, ke
                                     queue, withdraw_suggestion)
 from curator.web import fields
 from curator.web.context import db, write
+from curator.web.i18n import language_name
 from curator.web.errors import translated
 
 bp = Blueprint("review", __name__)
@@ -41,7 +42,7 @@ def home():
     rows = []
     for assignment in current_user.assignments:
         items = queue(session, assignment)
-        rows.append(dict(code=assignment.language, name=languages.name(assignment.language),
+        rows.append(dict(code=assignment.language, name=language_name(assignment.language),
                          dir=languages.direction(assignment.language), **progress(session, assignment, items)))
     if not rows and current_user.is_maintainer:
         return redirect(url_for("release.dashboard"))
@@ -54,7 +55,7 @@ def screen(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
     text = guidelines.get_guidelines(session, lang)
-    return render_template("review.html", lang=lang, name=languages.name(lang), dir=languages.direction(lang),
+    return render_template("review.html", lang=lang, name=language_name(lang), dir=languages.direction(lang),
                            assignment=assignment, keep_case=keeps_case(session),
                            guidelines=guidelines.blocks(text), guidelines_seen=assignment.guidelines_seen_at is not None)
 
@@ -64,7 +65,7 @@ def screen(lang: str):
 def past(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
-    return render_template("history.html", lang=lang, name=languages.name(lang), dir=languages.direction(lang),
+    return render_template("history.html", lang=lang, name=language_name(lang), dir=languages.direction(lang),
                            rows=history(session, current_user, assignment),
                            suggestions=list_suggestions(session, current_user, assignment),
                            comments=comment_service.list_comments(session, current_user, assignment))
