@@ -12,12 +12,14 @@ import json
 import re
 import shutil
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
 from curator.core.errors import Gone, InputError
+from curator.core.models.base import utcnow
 from curator.core.models import (Assignment, AssignmentItem, Comment, DatasetVersion, Invite, Template, User)
 from curator.review.overview import RowFilter, language_counts, language_rows
 
@@ -90,6 +92,7 @@ def test_from_a_fresh_demo_to_a_downloaded_release_without_a_terminal(chromium, 
     page.goto(base + "/admin/")
     page.get_by_role("link", name="Preview a reviewed release").click()
     assert page.locator("#no-candidates").is_visible()
+    page.locator("#no-candidates input[name=confirm]").check()
     page.locator("#no-candidates").get_by_role("button", name="Snapshot the candidates").click()
     page.wait_for_url(re.compile(r"/admin/release/preview\?parent=candidates-1"))
     assert "Snapshot candidates-1" in page.locator(".flash.info").inner_text()
@@ -152,7 +155,11 @@ def test_from_a_fresh_demo_to_a_downloaded_release_without_a_terminal(chromium, 
     build.locator("input[name=name]").fill("v1-reviewed")
     build.locator("input[name=confirm]").uncheck()
     build.get_by_role("button", name="Build (immutable)").click()
-    assert "/admin/release/preview" in page.url or "/admin/release/build" in page.url
+    confirm = page.locator("#build input[name=confirm]")
+    assert confirm.evaluate("el => el.validity.valueMissing")  # the browser's own error on the checkbox
+    assert page.locator("#build input[name=name]").input_value() == "v1-reviewed"
+    with sessions() as s:
+        assert s.scalar(select(DatasetVersion.id).where(DatasetVersion.name == "v1-reviewed")) is None
     build.locator("input[name=confirm]").check()
     build.get_by_role("button", name="Build (immutable)").click()
     page.wait_for_url(re.compile(r"/admin/diff\?a=candidates-1&b=v1-reviewed"))
@@ -184,16 +191,29 @@ def test_from_a_fresh_demo_to_a_downloaded_release_without_a_terminal(chromium, 
 def test_one_version_name_rule_for_cli_and_web(demo, cli, sessions, engine):
     from curator.release.versions import check_version_name
 
-    for good in ("v1", "v1.0-reviewed_2", "A" * 64):
+    for good in ("v1", "v1.0-reviewed_2", "A" * 64, "CONTENT", "com10", "lpt"):
         assert check_version_name(good) == good
-    for bad in ("bad name/with slash", "", "-v1", ".hidden", "a" * 65, "v1/../x", "ü"):
+    for bad in ("bad name/with slash", "", "-v1", ".hidden", "a" * 65, "v1/../x", "ü", "v1.", "CON", "nul",
+                "Com1", "lpt9.txt", "aux.v2"):
         with pytest.raises(InputError, match="not a valid version name"):
             check_version_name(bad)
     result = cli("release", "build", "bad name/with slash", ok=False)
     assert result.exit_code == 1 and "not a valid version name" in result.output
     boss = Browser(demo).login(MAINTAINER, DEMO_PASSWORD)
-    r = boss.client.post("/admin/release/snapshot", data={"csrf_token": boss.token, "name": "a/b"})
-    assert r.status_code == 302 and "not a valid version name" in boss.get("/admin/").get_data(as_text=True)
+    for form, message in (({"name": "a/b", "confirm": "1"}, "“a/b” is not a valid version name"),
+                          ({"name": "snap-1"}, "a version is permanent")):
+        r = boss.client.post("/admin/release/snapshot", data={"csrf_token": boss.token, **form})
+        text = r.get_data(as_text=True)
+        assert r.status_code == 422 and message in text and 'id="snapshot-error"' in text
+        assert f'value="{form["name"]}"' in text.replace("&#34;", '"')
+    with sessions() as s:
+        assert s.scalars(select(DatasetVersion.name)).all() == []
+    # a build with no snapshot and no parent says why on the page, and a bogus policy is a 422 with a message
+    page = boss.get("/admin/release/preview").get_data(as_text=True)
+    r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v9", "confirm": "1",
+                                                       "policy": "any"})
+    text = r.get_data(as_text=True)
+    assert r.status_code == 404 and 'id="no-candidates"' in text and 'id="build-error"' in text
     cli("release", "build", "v0")
     page = boss.get("/admin/release/preview").get_data(as_text=True)
     for form, message in (({"name": "bad name/with slash", "confirm": "1"}, "not a valid version name"),
@@ -203,6 +223,9 @@ def test_one_version_name_rule_for_cli_and_web(demo, cli, sessions, engine):
         text = r.get_data(as_text=True)
         assert r.status_code == 422 and message in text
         assert f'value="{form["name"]}"' in text.replace("&#34;", '"')
+    r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "policy": "bogus",
+                                                       "parent": "v0", "name": "v1", "confirm": "1"})
+    assert r.status_code == 422 and "“bogus” is not a merge policy" in r.get_data(as_text=True).replace("&#34;", '"')
     with sessions() as s:
         assert s.scalars(select(DatasetVersion.name)).all() == ["v0"]
 
@@ -217,6 +240,12 @@ def test_download_is_the_export_and_maintainer_only(demo, cli, tmp_path):
     assert "attachment" in r.headers["Content-Disposition"] and "v0.zip" in r.headers["Content-Disposition"]
     again = boss.get("/admin/versions/v0/download.zip").data
     assert r.data == again  # same version, same bytes
+    with demo.extensions["curator.sessions"]() as s:
+        created = s.scalar(select(DatasetVersion).where(DatasetVersion.name == "v0")).created_at
+    stamp = (max(created.year, 1980), created.month, created.day, created.hour, created.minute, created.second)
+    with zipfile.ZipFile(io.BytesIO(r.data)) as archive:  # dated by the version, never by the clock
+        infos = archive.infolist()
+        assert infos and all(i.date_time == stamp[:5] + (stamp[5] // 2 * 2,) for i in infos)
     cli("release", "export", "v0", tmp_path / "v0")
     with zipfile.ZipFile(io.BytesIO(r.data)) as archive:
         assert {n.removeprefix("v0/"): archive.read(n) for n in archive.namelist()} == tree_bytes(tmp_path / "v0")
@@ -256,6 +285,9 @@ def test_invitation_revoke_and_resend(demo, sessions):
     assert "kim@example.org" in row and "reviewer" in row and "es" in row
     anon = demo.test_client()
     assert anon.get(old).status_code == 200
+    with sessions.begin() as s:  # let it expire: resending must revive it
+        s.get(Invite, invite_id).expires_at = utcnow() - timedelta(days=1)
+    assert anon.get(old).status_code != 200
 
     r = boss.client.post(f"/admin/invites/{invite_id}/resend", data={"csrf_token": boss.token})
     assert r.status_code == 200
@@ -263,8 +295,10 @@ def test_invitation_revoke_and_resend(demo, sessions):
     assert new != old
     assert anon.get(old).status_code == 404  # the old link is dead
     assert anon.get(new).status_code == 200
+    assert "reloading this page makes a new link" in r.get_data(as_text=True)
     with sessions() as s:
-        assert s.get(Invite, invite_id).expires_at >= first_expiry
+        expires = s.get(Invite, invite_id).expires_at
+        assert expires >= first_expiry and _naive(expires) > _naive(utcnow() + timedelta(days=13))
 
     r = boss.client.post(f"/admin/invites/{invite_id}/revoke", data={"csrf_token": boss.token})
     assert r.status_code == 302
@@ -277,6 +311,10 @@ def test_invitation_revoke_and_resend(demo, sessions):
     # neither can be done twice, nor without the token
     assert boss.client.post(f"/admin/invites/{invite_id}/resend", data={"csrf_token": boss.token}).status_code == 409
     assert boss.client.post(f"/admin/invites/{invite_id}/revoke", data={}).status_code == 400
+
+
+def _naive(moment):
+    return moment.replace(tzinfo=None)  # SQLite gives naive UTC back
 
 
 def test_open_invite_refuses_a_revoked_one(sessions, cli):
@@ -420,12 +458,21 @@ def test_real_german_page_filters_and_paging(german, tmp_path):
         rel = every.rows[-1].relation
         assert {r.text for r in language_rows(s, "de", RowFilter(relation=rel), page_size=10_000).rows} == \
             {r.text for r in every.rows if r.relation == rel}
-        assert all("[x]" in r.text.casefold() or "[X]" in r.text
-                   for r in language_rows(s, "de", RowFilter(q="[x]"), page_size=10_000).rows)
+        # a substring of one template, without its slots: found, and the search narrows the list
+        target = max(every.rows, key=lambda r: len(r.text.replace("[X]", "").replace("[Y]", "")))
+        needle = max(re.split(r"\[[XY]\]", target.text), key=len).strip()
+        found = language_rows(s, "de", RowFilter(q=needle), page_size=10_000)
+        assert target.text in {r.text for r in found.rows}
+        assert 0 < found.matched < found.total == every.total
+        assert all(needle.casefold() in r.text.casefold() for r in found.rows if not r.decisions)
+        expected = [r for r in every.rows if r.relation == rel and r.band == "low"]
     app = create_app({"DATABASE_URL": german, "SECRET_KEY": "t", "RUNS_DIR": str(tmp_path), "RATELIMIT_ENABLED": False})
     boss = Browser(app).login("boss@example.org", NEW_PASSWORD)
-    html = boss.get(f"/admin/languages/de?relation={rel}&band=low&page=1").get_data(as_text=True)
+    html = boss.get(f"/admin/languages/de?relation={rel}&band=low&page=").get_data(as_text=True)
     assert f'data-total="{counts.candidates}"' in html
+    assert f'data-matched="{len(expected)}"' in html
+    rows = re.findall(r'<tr data-template="\d+" data-relation="([^"]*)" data-band="([^"]*)"', html)
+    assert len(rows) == min(len(expected), 50) and all(row == (rel, "low") for row in rows)
     html = boss.get("/admin/languages/de?page=2&order=risk").get_data(as_text=True)
     assert html.count('<tr data-template=') == 50
     # page links keep the filters
@@ -467,17 +514,35 @@ def _block(html: str, code: str) -> str:
 
 
 def test_dashboard_lists_included_languages_unless_asked(demo, sessions):
+    from curator.core.models import LanguageCoverage
+
+    decide(sessions, REVIEWER, "ar", [("reject", None), ("accept", None)])  # ar has reviews, so a row everywhere
+    decide(sessions, REVIEWER, "es", [("reject", None)])
+    with sessions.begin() as s:
+        s.get(LanguageCoverage, "ar").included = False
     with sessions() as s:
         counts = language_counts(s)
     included = {code for code, c in counts.items() if c.included}
+    assert "ar" in counts and "ar" not in included and included
     boss = Browser(demo).login(MAINTAINER, DEMO_PASSWORD)
     default = boss.get("/admin/").get_data(as_text=True)
-    shown = set(re.findall(r'<tr data-language="(\w+)">', default))
-    assert shown == included
-    every = set(re.findall(r'<tr data-language="(\w+)">', boss.get("/admin/?languages=all").get_data(as_text=True)))
-    assert every == set(counts)
-    if every != included:
-        assert "Show all languages" in default
+    every_page = boss.get("/admin/?languages=all").get_data(as_text=True)
+    assert set(re.findall(r'<tr data-language="(\w+)">', default)) == included
+    assert set(re.findall(r'<tr data-language="(\w+)">', every_page)) == set(counts)
+    for table in ("review-summary", "signal-summary", "risk-outcomes"):
+        shown, everything = _table(default, table), _table(every_page, table)
+        assert "<small>ar</small>" not in shown, table
+        if table == "review-summary":
+            assert "<small>ar</small>" in everything and "<small>es</small>" in shown
+    assert "Show all languages (1 more)" in default and "Show all languages" not in every_page
+    # the summary sentence counts only the languages shown
+    assert "Across the 1 language with reviews" in default
+    assert "Across the 2 languages with reviews" in every_page
+
+
+def _table(html: str, table_id: str) -> str:
+    match = re.search(rf'<table[^>]*id="{table_id}".*?</table>', html, re.S)
+    return match.group(0) if match else ""
 
 
 # ---------------------------------------------------------------- right-to-left templates

@@ -106,7 +106,7 @@ BODIES = {
     "/api/v1/validate": {"text": "[X] nació en [Y]", "language": "es"},
     "/admin/languages/<code>/queue-order": {"order": "risk"},
     "/admin/release/build": {"name": "v2", "policy": "any", "parent": "v1", "confirm": "1"},
-    "/admin/release/snapshot": {"name": "v1-snapshot"},
+    "/admin/release/snapshot": {"name": "v1-snapshot", "confirm": "1"},
     "/admin/reviewers": {"languages": "es", "email": "someone@example.org"},
     "/admin/diff": {"a": "v1", "b": "v1"},
     "/api/v1/languages/<lang>/items/<int:item_id>/comments": {"text": "odd"},

@@ -7,6 +7,7 @@ a temporary sibling folder that is renamed into place only when complete.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import zipfile
 from itertools import groupby
@@ -17,13 +18,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.errors import Conflict
+from curator.core.errors import Conflict, InputError
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.ingest.profiles import PROFILES
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from curator.release.stats import dataset_stats
-from curator.release.versions import get_version, version_rules
+from curator.release.versions import check_version_name, get_version, version_rules
 
 
 def write_release(session: Session, version: DatasetVersion, writer: ReleaseWriter) -> dict[str, str]:
@@ -179,20 +180,38 @@ def zip_entries(root: Path, prefix: str) -> list[tuple[str, Path]]:
     return [(f"{prefix}/{p.relative_to(root).as_posix()}", p) for p in sorted(root.rglob("*")) if p.is_file()]
 
 
+def zip_stamp(version: DatasetVersion) -> tuple[int, int, int, int, int, int]:
+    """The date every entry of the version's zip carries: its own creation time (the zip format starts in 1980)."""
+    stamp = version.created_at.timetuple()[:6]
+    return (max(stamp[0], 1980),) + tuple(stamp[1:])
+
+
+def zip_prefix(name: str) -> str:
+    """The folder a version's files sit under in its zip: the name when it is a valid version name (always,
+    for versions made by curator), else the name with anything outside letters, digits, `.`, `_`, `-` replaced."""
+    try:
+        return check_version_name(name)
+    except InputError:
+        cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", str(name)).strip("._-")[:64].rstrip(".")
+    try:
+        return check_version_name(cleaned)
+    except InputError:  # empty, or a name Windows reserves
+        return "release"
+
+
 def export_zip(session: Session, name: str, out: BinaryIO, hf: bool = False) -> dict:
     """Version `name` as a zip written to `out` (a binary file): `export_version` into a temporary
     folder, then every file of it under `<name>/`, in the exact mParaRel layout of `release export`
     (patterns/<lang>/<REL>.jsonl, tuples/…, manifest.json, README.md). Entries are sorted and dated
     with the version's own timestamp, so the same version gives the same bytes. Returns the manifest."""
     version = get_version(session, name)
-    stamp = version.created_at.timetuple()[:6]
-    stamp = (max(stamp[0], 1980),) + stamp[1:]  # the zip format starts in 1980
+    prefix = zip_prefix(version.name)
     with tempfile.TemporaryDirectory(prefix="curator-export-") as tmp:
-        folder = Path(tmp) / version.name
+        folder = Path(tmp) / "release"  # a fixed name: the version's name never becomes a path here
         info = export_version(session, version.name, folder, hf=hf)
         with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            for arcname, path in zip_entries(folder, version.name):
-                entry = zipfile.ZipInfo(arcname, date_time=stamp)
+            for arcname, path in zip_entries(folder, prefix):
+                entry = zipfile.ZipInfo(arcname, date_time=zip_stamp(version))
                 entry.compress_type = zipfile.ZIP_DEFLATED
                 entry.external_attr = 0o644 << 16
                 archive.writestr(entry, path.read_bytes())

@@ -44,13 +44,17 @@ def get_version(session: Session, name: str) -> DatasetVersion:
 # the one rule for a version's name, for the CLI and the web alike: it becomes a folder and a
 # file name (the export, the zip) and a URL segment, so letters, digits, `.`, `_` and `-` only
 VERSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+# names Windows refuses for a file or folder, with or without an extension (CON, con.txt, LPT1.v2)
+WINDOWS_RESERVED = re.compile(r"(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])(\..*)?", re.IGNORECASE)
 VERSION_NAME_RULE = ("1 to 64 characters: letters, digits, '.', '_' and '-', starting with a letter or a digit "
-                     "(no spaces or slashes)")
+                     "and not ending with '.' (no spaces or slashes, and not a name Windows reserves such as "
+                     "CON or LPT1)")
 
 
 def check_version_name(name: object) -> str:
     """`name` if it is a valid version name, else an InputError that states the rule."""
-    if not isinstance(name, str) or not VERSION_NAME.fullmatch(name):
+    if (not isinstance(name, str) or not VERSION_NAME.fullmatch(name) or name.endswith(".")
+            or WINDOWS_RESERVED.fullmatch(name)):
         raise InputError(f"{name!r} is not a valid version name: {VERSION_NAME_RULE}")
     return name
 

@@ -41,6 +41,11 @@ def _filter_args() -> dict:
     return {k: request.args.get(k, "") for k in FILTER_KEYS if request.args.get(k)}
 
 
+def _switch(args: dict, key: str) -> bool:
+    """A checkbox filter: on for 1, on or true (what the form and hand-written URLs send), off otherwise."""
+    return args.get(key, "").strip().lower() in ("1", "on", "true")
+
+
 @bp.get("/languages/<code>")
 @maintainer_required
 def language(code: str):
@@ -48,11 +53,11 @@ def language(code: str):
     session = db()
     args = _filter_args()
     try:
-        page_number = int(request.args.get("page", "1"))
+        page_number = int(request.args.get("page") or "1")  # an empty `page=` is the first page
     except ValueError:
         raise InputError(_("page must be a number")) from None
-    flt = RowFilter(q=args.get("q", ""), decision=args.get("decision", ""), disagreement=bool(args.get("disagreement")),
-                    unsure=bool(args.get("unsure")), band=args.get("band", ""), relation=args.get("relation", ""),
+    flt = RowFilter(q=args.get("q", ""), decision=args.get("decision", ""), disagreement=_switch(args, "disagreement"),
+                    unsure=_switch(args, "unsure"), band=args.get("band", ""), relation=args.get("relation", ""),
                     order=args.get("order", "relation"), page=page_number)
     result = language_rows(session, code, flt)
     counts = language_counts(session, [code]).get(code)

@@ -9,21 +9,21 @@ from flask_babel import gettext as _
 
 from curator.core import languages
 from curator.core.enums import VersionKind
-from curator.core.errors import Busy, CuratorError, NotFound
+from curator.core.errors import Busy, CuratorError, InputError, NotFound
 from curator.core.models import DatasetVersion
 from curator.analysis.outcomes import risk_outcomes
 from curator.quality.checks import CHECKS
 from curator.quality.signals import signal_summary
 from curator.web.auth import maintainer_required
 from curator.review.overview import language_counts
-from curator.review.stats import review_summary, summary_csv
+from curator.review.stats import ReviewSummary, review_summary, summary_csv
 from curator.web.context import db, write
 from curator.web.errors import status_for
 from curator.release.charts import language_bars
 from curator.release.diff import diff_rules, diff_versions
-from curator.release.export import export_zip
+from curator.release.export import export_zip, zip_prefix
 from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan
-from curator.release.versions import (VERSION_NAME_RULE, build_from_candidates, check_version_name, get_version,
+from curator.release.versions import (build_from_candidates, check_version_name, get_version,
                                       language_counts as version_language_counts, list_versions, suggest_name)
 
 bp = Blueprint("release", __name__, url_prefix="/admin")
@@ -32,18 +32,28 @@ bp = Blueprint("release", __name__, url_prefix="/admin")
 @bp.get("/")
 @maintainer_required
 def dashboard():
-    session = db()
+    return _dashboard_page(db())
+
+
+def _dashboard_page(session, form: dict | None = None, error: str | None = None, status: int = 200):
+    """The dashboard; `form` and `error` refill the snapshot form after a refused snapshot (422)."""
     show_all = request.args.get("languages") == "all"
     counts = language_counts(session)
-    shown = set(counts) if show_all else {code for code, c in counts.items() if c.included}
+    included = {code for code, c in counts.items() if c.included}
+
+    def keep(code: str) -> bool:  # "all" filters nothing, not even languages without a coverage row
+        return show_all or code in included
+
     summary = review_summary(session)
+    summary = ReviewSummary(languages=[r for r in summary.languages if keep(r.language)])
     versions = list_versions(session)
     return render_template("dashboard.html", summary=summary, versions=versions, languages=languages,
-                           policies=POLICIES, outcomes=[o for o in risk_outcomes(session) if o.language in shown],
-                           signal_rows=[r for r in signal_summary(session) if r.language in shown], checks=CHECKS,
-                           counts=[c for code, c in counts.items() if code in shown], show_all=show_all,
-                           hidden=len(counts) - len(shown), shown=shown,
-                           snapshot_name=suggest_name(session, "candidates"))
+                           policies=POLICIES, outcomes=[o for o in risk_outcomes(session) if keep(o.language)],
+                           signal_rows=[r for r in signal_summary(session) if keep(r.language)], checks=CHECKS,
+                           counts=[c for code, c in counts.items() if keep(code)], show_all=show_all,
+                           hidden=0 if show_all else len(counts) - len(included & set(counts)),
+                           snapshot_form=form or {}, snapshot_error=error, name_rule=name_rule(),
+                           snapshot_name=suggest_name(session, "candidates")), status
 
 
 @bp.get("/dashboard.csv")
@@ -76,33 +86,55 @@ def download(name: str):
         out.close()
         raise
     out.seek(0)
-    return send_file(out, mimetype="application/zip", as_attachment=True, download_name=f"{version.name}.zip")
+    return send_file(out, mimetype="application/zip", as_attachment=True, download_name=f"{zip_prefix(version.name)}.zip")
 
 
 @bp.post("/release/snapshot")
 @maintainer_required
 def snapshot():
-    """`curator release build NAME` from the browser: a candidates version to apply reviews to."""
+    """`curator release build NAME` from the browser: a candidates version to apply reviews to.
+    Permanent like a build, so it asks for the same confirmation; a refusal re-renders the form."""
     name = request.form.get("name", "").strip()
     back = request.form.get("next") if request.form.get("next") in ("preview", "dashboard") else "dashboard"
+    form = {"name": name, "confirm": bool(request.form.get("confirm"))}
     try:
+        _check_form(name, request.form.get("confirm"))
         with write() as session:
             result = build_from_candidates(session, name)
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
-    except CuratorError as exc:
-        flash(exc.message, "error")
-        return redirect(url_for("release.preview" if back == "preview" else "release.dashboard"))
+    except (_Refused, CuratorError) as exc:
+        message, status = (str(exc), 422) if isinstance(exc, _Refused) else (exc.message, status_for(exc))
+        if back == "preview":
+            return _preview_page(db(), "any", None, snapshot_form=form, snapshot_error=message, status=status)
+        return _dashboard_page(db(), form, message, status)
     flash(_("Snapshot %(name)s of the candidates: %(languages)s languages, %(patterns)s patterns. "
             "Reviews are applied to it in the preview below.", name=result.name, languages=result.languages,
             patterns=result.patterns), "info")
     return redirect(url_for("release.preview", parent=result.name))
 
 
+def name_rule() -> str:
+    """VERSION_NAME_RULE (English, for the CLI) in the reader's language."""
+    return _("1 to 64 characters: letters, digits, “.”, “_” and “-”, starting with a letter or a digit and not "
+             "ending with “.” (no spaces or slashes, and not a name Windows reserves such as CON or LPT1).")
+
+
+def _check_form(name: str, confirm) -> None:
+    """The checks both version forms make before any service runs, as translated _Refused messages."""
+    if not name:
+        raise _Refused(_("Give the new version a name."))
+    try:
+        check_version_name(name)
+    except InputError:
+        raise _Refused(_("“%(name)s” is not a valid version name: %(rule)s", name=name, rule=name_rule())) from None
+    if not confirm:
+        raise _Refused(_("Tick “I understand a version is permanent” to build it: a version never changes "
+                         "and its name cannot be used again."))
+
+
 def _preview_page(session, policy: str, parent: str | None, form: dict | None = None, error: str | None = None,
-                  status: int = 200):
-    if policy not in POLICIES:
-        abort(404)
+                  status: int = 200, snapshot_form: dict | None = None, snapshot_error: str | None = None):
     base = None
     if parent:
         base = _version(session, parent)
@@ -117,7 +149,7 @@ def _preview_page(session, policy: str, parent: str | None, form: dict | None = 
     form = form or {}
     return render_template("preview.html", base=base, policy=policy, plans=plans, policies=POLICIES,
                            candidates=candidates, languages=languages, form=form, error=error,
-                           name_rule=VERSION_NAME_RULE,
+                           name_rule=name_rule(), snapshot_form=snapshot_form or {}, snapshot_error=snapshot_error,
                            suggested=suggest_name(session, "reviewed"),
                            snapshot_name=suggest_name(session, "candidates")), status
 
@@ -125,7 +157,10 @@ def _preview_page(session, policy: str, parent: str | None, form: dict | None = 
 @bp.get("/release/preview")
 @maintainer_required
 def preview():
-    return _preview_page(db(), request.args.get("policy", "any"), request.args.get("parent"))
+    policy = request.args.get("policy", "any")
+    if policy not in POLICIES:
+        abort(404)
+    return _preview_page(db(), policy, request.args.get("parent"))
 
 
 @bp.post("/release/build")
@@ -136,13 +171,11 @@ def build():
     policy = request.form.get("policy", "any")
     parent = request.form.get("parent") or None
     form = {"name": name, "confirm": bool(request.form.get("confirm"))}
+    if policy not in POLICIES:
+        message = _("“%(policy)s” is not a merge policy: choose any, majority or unanimous.", policy=policy)
+        return _preview_page(session, "any", parent, form, message, 422)
     try:
-        if not name:
-            raise _Refused(_("Give the new version a name."))
-        check_version_name(name)
-        if not request.form.get("confirm"):
-            raise _Refused(_("Tick “I understand a version is permanent” to build it: a version never changes "
-                             "and its name cannot be used again."))
+        _check_form(name, request.form.get("confirm"))
         with write() as session:
             result = build_from_review(session, name, policy, parent)
     except Busy:
@@ -167,7 +200,9 @@ def diff():
     session = db()
     a, b = request.args.get("a", ""), request.args.get("b", "")
     diffs = diff_versions(session, a, b)
-    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=diff_rules(session, a, b), languages=languages)
+    downloadable = bool(version_language_counts(session, _version(session, b))[0])  # the export needs patterns
+    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=diff_rules(session, a, b), languages=languages,
+                           downloadable=downloadable)
 
 
 def _version(session, name: str) -> DatasetVersion:
