@@ -400,6 +400,11 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     _sign_in(page, live.url, "ana@example.org")
     page.goto(f"{live.url}/review/es#item-{item_id}")
     page.wait_for_selector("#review[data-ready='1']")
+    if page.locator("#intro").is_visible():  # the guidelines come before the first item
+        page.click("#start")
+    # the signals sit behind the Details toggle, closed for a reviewer
+    assert page.locator("#details").get_attribute("open") is None
+    page.locator("#details summary").click()
     back = page.locator("#back-translation")
     assert back.is_visible() and "low" in (back.get_attribute("class") or "")
     assert back.inner_text() == ("Back-translated: [X] was born <b>in</b> [Y] — similarity to the English 60% "
