@@ -214,7 +214,9 @@ def test_the_next_item_is_shown_from_the_top(chromium, live, sessions):
     wait_for_item(page, items[1][0])
     page.wait_for_function("document.getElementById('status').textContent.includes('Undone')")
     scrolled_to_top(page)
-    assert page.locator("#relation-note").is_hidden()
+    # the live region is always in the page (one shown from hidden is not announced): empty here
+    assert page.locator("#relation-note").get_attribute("hidden") is None
+    assert page.locator("#relation-note").inner_text() == ""
 
     # the last template of the relation, then the first of the next: announced
     page.goto(f"{live.url}/review/es#item-{in_relation[-1][0]}")
@@ -227,6 +229,7 @@ def test_the_next_item_is_shown_from_the_top(chromium, live, sessions):
     scrolled_to_top(page)
     note = page.locator("#relation-note")
     assert note.is_visible() and note.get_attribute("aria-live") == "polite"
+    assert note.get_attribute("hidden") is None
     from curator.ingest.relations import relation_title
 
     title = relation_title(nxt[1])
@@ -235,7 +238,7 @@ def test_the_next_item_is_shown_from_the_top(chromium, live, sessions):
     # within the relation, the note goes away
     page.keyboard.press("j")
     wait_for_item(page, items[len(in_relation) + 1][0])
-    assert note.is_hidden()
+    assert note.inner_text() == "" and note.get_attribute("hidden") is None
     context.close()
 
 
@@ -362,6 +365,67 @@ def test_comments_on_the_review_screen(chromium, live, sessions):
                          .order_by(Comment.id)).all()
     assert [tuple(r) for r in rows] == [("Sounds old-fashioned <i>here</i>", False, False),
                                         ("Most of these say 'native', not 'born'.", True, True)]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_draft_stays_with_its_template(chromium, live, sessions, viewport):
+    """A comment typed on one template and left unsent is not carried to the next one."""
+    items = review_sample(sessions, "ana@example.org", "es")
+    relation = items[0][1]
+    assert items[1][1] == relation
+    context, page = open_review(chromium, live, viewport=viewport)
+    wait_for_item(page, items[0][0])
+    # typing letters that are shortcuts elsewhere into a comment decides nothing
+    page.locator("#item-comment-text").click()
+    page.keyboard.type("a r n u")
+    page.fill("#relation-comment-text", "about the whole relation")
+    page.fill("#suggest-text", "[X] vio la luz en [Y]")
+    page.wait_for_timeout(300)
+    assert page.locator("#item-card").get_attribute("data-item") == str(items[0][0])
+    with sessions() as s:
+        assert s.scalars(select(Decision.id)).all() == []
+    page.fill("#item-comment-text", "about the first template")
+    page.locator("#item-comment-text").focus()
+    if viewport == PHONE:
+        page.locator("#accept").tap()
+    else:
+        page.locator("#accept").click()
+    wait_for_item(page, items[1][0])
+    assert page.locator("#item-comment-text").input_value() == ""
+    # the relation is the same: its drafts stay
+    assert page.locator("#relation-comment-text").input_value() == "about the whole relation"
+    assert page.locator("#suggest-text").input_value() == "[X] vio la luz en [Y]"
+    page.locator("#item-comment-form").get_by_role("button", name="Add comment").click()  # empty: refused
+    page.wait_for_timeout(300)
+    with sessions() as s:
+        assert s.scalars(select(Comment.id)).all() == []
+        assert s.execute(select(Decision.item_id, Decision.decision)).all() == [(items[0][0], "accept")]
+    # on to another relation: the relation's drafts go too
+    other = next(i for i in items if i[1] != relation)
+    page.goto(f"{page.url.split('#')[0]}#item-{other[0]}")
+    wait_for_item(page, other[0])
+    assert page.locator("#relation-comment-text").input_value() == ""
+    assert page.locator("#suggest-text").input_value() == ""
+    context.close()
+
+
+def test_the_footer_is_reachable_above_the_phone_action_bar(chromium, live):
+    context, page = open_review(chromium, live, viewport=PHONE)
+    page.wait_for_selector("#item-card[data-item]")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_timeout(100)
+    switcher = page.locator("footer.site .locale-switch button").first
+    hit = switcher.evaluate("""el => {
+        const box = el.getBoundingClientRect();
+        const at = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        return at === el || el.contains(at) ? "switcher" : (at && at.closest('#actions') ? "actions" : String(at && at.id));
+    }""")
+    assert hit == "switcher"
+    assert page.locator("#actions").evaluate("el => getComputedStyle(el).position") == "fixed"
+    # while typing, the bar goes back into the page (the on-screen keyboard leaves little room)
+    page.locator("#item-comment-text").focus()
+    assert page.locator("#actions").evaluate("el => getComputedStyle(el).position") == "static"
+    context.close()
 
 
 # ---------------------------------------------------------------- right to left, expiry, estimate
