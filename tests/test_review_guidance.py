@@ -60,8 +60,16 @@ def scrolled_to_top(page) -> None:
 # ---------------------------------------------------------------- guidelines
 
 def test_guideline_blocks_are_paragraphs_and_bullets():
-    assert blocks("One\ntwo\n\n- a\n- b\nafter") == [
+    assert blocks("One\ntwo\n\n- a\n- b\n\nafter") == [
         {"kind": "p", "lines": ["One two"]}, {"kind": "ul", "lines": ["a", "b"]}, {"kind": "p", "lines": ["after"]}]
+    # a line of spaces (or a tab) separates paragraphs like an empty one
+    assert blocks("One\n   \ntwo\r\n\t\r\nthree") == [
+        {"kind": "p", "lines": ["One"]}, {"kind": "p", "lines": ["two"]}, {"kind": "p", "lines": ["three"]}]
+    # a plain line after a bullet continues that bullet (a wrapped bullet), not a new paragraph
+    assert blocks("Accept when:\n- it means the same\n  as the English\n* it is fluent\nonce filled in") == [
+        {"kind": "p", "lines": ["Accept when:"]},
+        {"kind": "ul", "lines": ["it means the same as the English", "it is fluent once filled in"]}]
+    assert blocks("   \n\n") == []
     text = " ".join(line for b in blocks(DEFAULT_GUIDELINES) for line in b["lines"])
     for needle in ("[X]", "[Y]", "lower case", "originaria", "swapped", "Unsure", "votes", "m2m100_big",
                    "Placeholder repaired: [y] → [Y]"):
@@ -290,6 +298,19 @@ def test_unsure_is_stored_counted_apart_and_never_merged(review_app, cli, sessio
         assert item[2] in kept and not kept[item[2]].checked
         assert [r["pattern"] for r in p36.removed] == ["la capital de [X] es [Y]"]
         assert p36.removed[0]["decisions"] == ["reject"]  # the unsure is not listed as a verdict
+
+        # the maintainer's overview: accept + unsure, reject + unsure are no disagreement
+        from curator.review.overview import ReviewerDecision, RowFilter, TemplateRow, language_rows
+
+        rows_ = {r.text: r for r in language_rows(s, "es", RowFilter(), page_size=1000).rows}
+        assert {d.decision for d in rows_["[X] nació en [Y]"].decisions} == {"accept", "unsure"}
+        assert not rows_["[X] nació en [Y]"].disagreement and rows_["[X] nació en [Y]"].unsure
+        assert not rows_["la capital de [X] es [Y]"].disagreement
+        assert language_rows(s, "es", RowFilter(disagreement=True), page_size=1000).rows == []
+        row = rows_["[X] nació en [Y]"]
+        row.decisions.append(ReviewerDecision("Eleni", "eleni@example.org", "reject", None))
+        assert row.disagreement  # accept + reject is one, unsure or not
+        assert isinstance(row, TemplateRow)
     stats = cli("review", "stats").output
     assert "unsure" in stats
 
