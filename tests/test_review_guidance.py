@@ -517,6 +517,7 @@ def test_history_marks_superseded_and_edits_suggestions(chromium, live, review_a
     decide(items[0][0], "reject")  # supersedes the accept
     decide(items[1][0], "accept")
     ana.post("/api/v1/languages/es/undo")  # retracts the accept of items[1]
+    decide(items[2][0], "unsure")
     assert ana.post("/api/v1/languages/es/relations/P19/suggestions",
                     {"text": "[X] vio la luz en [Y]"}).status_code == 201
     ana.post(f"/api/v1/languages/es/items/{items[0][0]}/comments", {"text": "odd word order"})
@@ -527,8 +528,11 @@ def test_history_marks_superseded_and_edits_suggestions(chromium, live, review_a
     page.goto(live.url + "/review/es/history")
     no_sideways_scroll(page)
     rows = page.locator(".history-row")
-    assert rows.count() == 3
-    newest, reject, accept = rows.nth(0), rows.nth(1), rows.nth(2)
+    assert rows.count() == 4
+    unsure, newest, reject, accept = rows.nth(0), rows.nth(1), rows.nth(2), rows.nth(3)
+    # a standing unsure is not counted for or against the template
+    assert "standing" in unsure.get_attribute("class") and "not counted (unsure)" in unsure.inner_text()
+    assert "counts" not in unsure.inner_text()
     assert "retracted" in newest.get_attribute("class") and "undone" in newest.inner_text()
     assert "standing" in reject.get_attribute("class") and "counts" in reject.inner_text()
     assert "superseded" in accept.get_attribute("class") and "replaced by a later decision" in accept.inner_text()
@@ -561,6 +565,71 @@ def test_history_marks_superseded_and_edits_suggestions(chromium, live, review_a
     with sessions() as s:
         assert s.scalars(select(Suggestion.retracted)).all() == [True, True]
         assert s.scalars(select(Comment.retracted)).all() == [True]
+
+
+def test_history_edit_sent_twice_or_unchanged(review_app, sessions):
+    ana = Browser(review_app).login("ana@example.org")
+    made = ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] vio la luz en [Y]"}).get_json()
+    sid = made["suggestion"]["id"]
+    url = f"/review/es/suggestions/{sid}/edit"
+    csrf = csrf_from(ana.get("/review/es/history").get_data(as_text=True))
+
+    def send(text):
+        return ana.client.post(url, data={"csrf_token": csrf, "text": text},
+                               follow_redirects=True).get_data(as_text=True)
+
+    page = send("[X] vio la luz en [Y]")  # the same text: nothing to do, and said so
+    assert "Nothing changed." in page and "Suggestion changed." not in page
+    assert "Suggestion changed." in send("[X] vio la primera luz en [Y]")
+    page = send("[X] vio la primera luz en [Y]")  # the form sent again: its change stands
+    assert "Suggestion changed." in page and "withdrawn already" not in page
+    assert "withdrawn already" in send("[X] otro texto en [Y]")  # a different text on a withdrawn one
+    with sessions() as s:
+        assert s.execute(select(Suggestion.text, Suggestion.retracted).order_by(Suggestion.id)).all() == [
+            ("[X] vio la luz en [Y]", True), ("[X] vio la primera luz en [Y]", False)]
+
+
+@pytest.mark.parametrize("kind", ["comment", "suggestion"])
+def test_a_resend_racing_in_is_stored_once(review_app, sessions, kind):
+    """The same request id arriving on two threads at once: the loser finds the winner's row
+    through the unique constraint, as decide does, instead of failing."""
+    from curator.review import comments as comment_service
+    from curator.review import service
+    from curator.review.service import get_assignment
+
+    items = review_sample(sessions, "ana@example.org", "es")
+    model = Comment if kind == "comment" else Suggestion
+    with sessions.begin() as s:
+        ana = s.scalar(select(User).where(User.email == "ana@example.org"))
+        assignment = get_assignment(s, ana, "es")
+        item = s.get(service.AssignmentItem, items[0][0])
+
+        def send():
+            if kind == "comment":
+                return comment_service.add_comment(s, ana, assignment, "odd here", item=item, request_id="race-1")
+            return service.suggest(s, ana, assignment, "P19", "[X] vio la luz en [Y]", request_id="race-1")
+
+        first, created = send()
+        assert created
+        real = s.scalar
+        missed = []
+
+        def scalar(statement, *args, **kwargs):  # the other thread's row is not seen yet, once
+            if not missed and "request_id" in str(statement) and model.__tablename__ in str(statement):
+                missed.append(statement)
+                return None
+            return real(statement, *args, **kwargs)
+
+        s.scalar = scalar
+        if kind == "suggestion":  # the same text would be found as standing: another text, same request
+            again, created = service.suggest(s, ana, assignment, "P19", "[X] vio otra luz en [Y]",
+                                             request_id="race-1")
+        else:
+            again, created = send()
+        del s.scalar
+        assert missed and not created and again.id == first.id
+    with sessions() as s:
+        assert len(s.scalars(select(model.id)).all()) == 1
 
 
 def test_history_changes_only_your_own(review_app, sessions):

@@ -355,8 +355,15 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
         return same, False
     row = Suggestion(user_id=user.id, language=assignment.language, relation_id=relation, text_raw=text,
                      text=cleaned, source=source, request_id=request_id)
-    session.add(row)
-    session.flush()
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:  # the same request raced in on another thread
+        known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
+                                                        Suggestion.request_id == request_id))
+        if request_id is None or known is None:
+            raise
+        return known, False
     return row, True
 
 
@@ -379,9 +386,21 @@ def withdraw_suggestion(session: Session, user: User, assignment: Assignment, su
 def edit_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int, text: str,
                     request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
     """Replace a suggestion's text: the new text is validated and added first, then the old one
-    withdrawn, so a refused text changes nothing. Returns (new suggestion, created)."""
+    withdrawn, so a refused text changes nothing. Returns (new suggestion, created); the old one
+    itself when the text is unchanged (nothing to do)."""
     old = _own_suggestion(session, user, assignment, suggestion_id)
     if old.retracted:
+        # A form sent twice: the first one made the change. Its result standing is success.
+        try:
+            cleaned = validate_template(text, assignment.language, keeps_case(session))
+        except InputError:
+            cleaned = None
+        done = cleaned is not None and session.scalar(
+            select(Suggestion).where(Suggestion.user_id == user.id, Suggestion.language == old.language,
+                                     Suggestion.relation_id == old.relation_id, Suggestion.text == cleaned,
+                                     Suggestion.retracted.is_(False)).limit(1))
+        if done:
+            return done, False
         raise InputError(N_("That suggestion was withdrawn already."), params={})
     cleaned = validate_template(text, assignment.language, keeps_case(session))
     if cleaned == old.text:
