@@ -675,3 +675,23 @@ def test_every_string_of_review_js_is_translatable():
     assert used and not used - set(JS_MESSAGES), sorted(used - set(JS_MESSAGES))
     # no English sentence shown without t(): textContent/say() only take t(...) or data
     assert not re.search(r'(say|textContent\s*=)\s*\(?\s*[`"][A-Z]', source)
+
+
+def test_titles_fall_back_to_the_lemma_and_guidelines_must_be_text(review_app, sessions):
+    from curator.core.errors import InputError
+    from curator.core.models import Relation
+    from curator.review.guidelines import set_guidelines
+    from curator.review.service import get_assignment, list_suggestions
+
+    with sessions.begin() as s:
+        with pytest.raises(InputError):
+            set_guidelines(s, "es", 42, None)  # not text: refused, not an AttributeError
+        s.add(Relation(id="P99999", lemma="was-born-near"))  # no Wikidata title known
+        ana = s.scalar(select(User).where(User.email == "ana@example.org"))
+        assignment = get_assignment(s, ana, "es")
+        s.flush()
+        s.add(Suggestion(user_id=ana.id, language="es", relation_id="P99999", text_raw="[X] nació cerca de [Y]",
+                         text="[X] nació cerca de [Y]", source="web"))
+        s.flush()
+        titles = {r["relation"]: r["relation_title"] for r in list_suggestions(s, ana, assignment)}
+        assert titles == {"P99999": "was born near"}

@@ -87,13 +87,13 @@ def set_guidelines(session: Session, language: str, text: str | None, user: User
     if session.get(Language, language) is None:
         raise NotFound(f"no language {language!r}")
     row = session.get(Guideline, language)
+    if text is not None and not isinstance(text, str):  # before .strip(): a number is bad input, not a 500
+        raise InputError("the guidelines must be text")
     if text is None or not text.strip():
         if row is not None:
             session.delete(row)
             session.flush()
         return DEFAULT_GUIDELINES
-    if not isinstance(text, str):
-        raise InputError("the guidelines must be text")
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"
     if len(text) > MAX_LENGTH:
         raise InputError(f"The guidelines are too long ({MAX_LENGTH} characters at most).")

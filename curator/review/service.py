@@ -411,13 +411,21 @@ def edit_suggestion(session: Session, user: User, assignment: Assignment, sugges
     return new, created
 
 
+def _titles(session: Session, relation_ids) -> dict[str, str]:
+    """Plain-language titles for these relations, with the lemma fallback of `item_context`."""
+    ids = set(relation_ids)
+    lemmas = dict(session.execute(select(Relation.id, Relation.lemma).where(Relation.id.in_(ids))).all()) if ids else {}
+    return {r: relation_title(r, lemmas.get(r)) for r in ids}
+
+
 def list_suggestions(session: Session, user: User, assignment: Assignment) -> list[dict]:
     """Your standing suggestions in the language, by relation then age."""
     rows = session.scalars(select(Suggestion).where(Suggestion.user_id == user.id,
                                                     Suggestion.language == assignment.language,
                                                     Suggestion.retracted.is_(False))
-                           .order_by(Suggestion.relation_id, Suggestion.id))
-    return [{"id": s.id, "relation": s.relation_id, "relation_title": relation_title(s.relation_id), "text": s.text,
+                           .order_by(Suggestion.relation_id, Suggestion.id)).all()
+    titles = _titles(session, (s.relation_id for s in rows))
+    return [{"id": s.id, "relation": s.relation_id, "relation_title": titles[s.relation_id], "text": s.text,
              "created_at": s.created_at.isoformat(timespec="seconds")} for s in rows]
 
 
@@ -430,11 +438,12 @@ def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
                            .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
                            .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
                            .order_by(Decision.id.desc())).all()
+    titles = _titles(session, (d.relation_id for d, _ in rows))
     current: dict[int, int] = {}
     for d, _ in rows:
         if not d.retracted:
             current[d.item_id] = max(current.get(d.item_id, 0), d.id)
     return [{**_decision_dict(d), "template": text, "relation": d.relation_id,
-             "relation_title": relation_title(d.relation_id),
+             "relation_title": titles[d.relation_id],
              "superseded": not d.retracted and current.get(d.item_id) != d.id,
              "standing": not d.retracted and current.get(d.item_id) == d.id} for d, text in rows]
