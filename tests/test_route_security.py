@@ -88,6 +88,8 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/api/v1/languages/<lang>/items/<int:item_id>/comments": {"POST": _api(201)},
     "/api/v1/languages/<lang>/relations/<relation>/comments": {"POST": _api(201)},
     "/api/v1/languages/<lang>/comments": {"GET": _api()},
+    # the suggestion and comment ids are Bo's (another Spanish reviewer, `others_rows`): Ana gets 404
+    # from the API, and on the history page's forms the same refusal as a message after the redirect
     "/api/v1/languages/<lang>/comments/<int:comment_id>/withdraw": {"POST": _api(404)},  # not Ana's comment
     "/api/v1/languages/<lang>/suggestions/<int:suggestion_id>/withdraw": {"POST": _api(404)},  # not Ana's
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"POST": {**_pages(302), A: SIGN_IN}},
@@ -138,9 +140,33 @@ def world(review_app, sessions, cli, tmp_path):
 
     with sessions.begin() as s:
         invite_id = create_invite(s, ["es"], email="invited@example.org")[0].id
+    suggestion_id, comment_id = others_rows(sessions)
     values = {"invite_id": invite_id, "lang": "es", "code": "es", "item_id": item, "relation": "P19", "name": "v1", "chart": chart.group(1),
-              "filename": "curator.css", "suggestion_id": 999, "comment_id": 999}
+              "filename": "curator.css", "suggestion_id": suggestion_id, "comment_id": comment_id}
     return review_app, values, sessions
+
+
+def others_rows(sessions) -> tuple[int, int]:
+    """A suggestion and a comment that exist, in Spanish, but are Bo's: Ana may not change them
+    (the ownership rows of the table are about real rows, not missing ones)."""
+    from curator.review.comments import add_comment
+    from curator.review.service import get_assignment, suggest
+
+    with sessions.begin() as s:
+        bo = s.scalar(select(User).where(User.email == "bo@example.org"))
+        assignment = get_assignment(s, bo, "es")
+        suggestion, _ = suggest(s, bo, assignment, "P19", "[X] es oriundo de [Y]")
+        comment, _ = add_comment(s, bo, assignment, "Bo's comment", relation="P19")
+        return suggestion.id, comment.id
+
+
+def _others_rows_untouched(sessions, values) -> None:
+    from curator.core.models import Comment, Suggestion
+
+    with sessions() as s:
+        suggestion, comment = s.get(Suggestion, values["suggestion_id"]), s.get(Comment, values["comment_id"])
+        assert suggestion.text == "[X] es oriundo de [Y]" and not suggestion.retracted
+        assert comment.text == "Bo's comment" and not comment.retracted
 
 
 def _url(rule, values, sessions) -> str:
@@ -204,6 +230,7 @@ def test_every_route_answers_each_role_as_expected(world):
                 if rule.rule in ("/logout", "/account") or rule.rule.startswith("/invite/"):
                     visitor.sign_in()  # signed out (or re-signed): continue as the same role
     assert not wrong, "\n".join(wrong)
+    _others_rows_untouched(sessions, values)  # Bo's suggestion and comment: nobody else changed them
 
 
 def test_every_post_needs_a_csrf_token(world):
@@ -232,3 +259,21 @@ def test_no_template_marks_text_safe():
     for path in templates:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup", text), path.name
+
+
+def test_another_reviewers_rows_are_refused_to_ana(world):
+    """The ownership rows of the table, looked at closely: Bo's suggestion and comment exist, and
+    Ana's requests about them are refused as not hers, changing nothing."""
+    app, values, sessions = world
+    ana = Visitor(app, R)
+    sid, cid = values["suggestion_id"], values["comment_id"]
+    for url in (f"/api/v1/languages/es/suggestions/{sid}/withdraw", f"/api/v1/languages/es/comments/{cid}/withdraw"):
+        r = ana.client.post(url, json={}, headers={"X-CSRFToken": ana.token})
+        assert r.status_code == 404, url
+    for url, body, said in ((f"/review/es/suggestions/{sid}/edit", {"text": "[X] vino al mundo en [Y]"},
+                             "no such suggestion of yours"),
+                            (f"/review/es/suggestions/{sid}/withdraw", {}, "no such suggestion of yours"),
+                            (f"/review/es/comments/{cid}/withdraw", {}, "no such comment of yours")):
+        r = ana.client.post(url, data={**body, "csrf_token": ana.token}, follow_redirects=True)
+        assert r.status_code == 200 and said in r.get_data(as_text=True), url
+    _others_rows_untouched(sessions, values)

@@ -5,6 +5,7 @@ no control characters) and never deleted: withdrawing marks them retracted.
 from __future__ import annotations
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from curator.core.errors import N_, InputError, NotFound
@@ -57,8 +58,14 @@ def add_comment(session: Session, user: User, assignment: Assignment, text: str,
             return known, False
     row = Comment(user_id=user.id, language=assignment.language, relation_id=relation, template_id=template_id,
                   text=_clean(text), source=source, request_id=request_id)
-    session.add(row)
-    session.flush()
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:  # the same request raced in on another thread (as for decisions)
+        known = session.scalar(select(Comment).where(Comment.user_id == user.id, Comment.request_id == request_id))
+        if request_id is None or known is None:
+            raise
+        return known, False
     return row, True
 
 

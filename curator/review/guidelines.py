@@ -8,6 +8,8 @@ to the default). The text is plain: blank lines separate paragraphs and lines st
 """
 from __future__ import annotations
 
+import re
+
 from sqlalchemy.orm import Session
 
 from curator.core import languages
@@ -85,13 +87,13 @@ def set_guidelines(session: Session, language: str, text: str | None, user: User
     if session.get(Language, language) is None:
         raise NotFound(f"no language {language!r}")
     row = session.get(Guideline, language)
+    if text is not None and not isinstance(text, str):  # before .strip(): a number is bad input, not a 500
+        raise InputError("the guidelines must be text")
     if text is None or not text.strip():
         if row is not None:
             session.delete(row)
             session.flush()
         return DEFAULT_GUIDELINES
-    if not isinstance(text, str):
-        raise InputError("the guidelines must be text")
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"
     if len(text) > MAX_LENGTH:
         raise InputError(f"The guidelines are too long ({MAX_LENGTH} characters at most).")
@@ -115,23 +117,22 @@ def mark_seen(session: Session, assignment: Assignment) -> None:
 
 def blocks(text: str) -> list[dict]:
     """Plain text as paragraphs and bullet lists: [{"kind": "p"|"ul", "lines": [...]}].
-    Blank lines separate blocks; a line starting with "- " or "* " is a bullet."""
+    Blank lines (spaces only count as blank) separate blocks; a line starting with "- " or "* "
+    is a bullet, and a plain line right after a bullet continues that bullet (a wrapped bullet)."""
     out: list[dict] = []
-    for chunk in text.replace("\r\n", "\n").split("\n\n"):
+    for chunk in re.split(r"\n[ \t\f\v]*\n", text.replace("\r\n", "\n").replace("\r", "\n")):
         lines = [line.strip() for line in chunk.split("\n") if line.strip()]
-        if not lines:
-            continue
         current: dict | None = None
         for line in lines:
             bullet = line[:2] in ("- ", "* ")
-            kind = "ul" if bullet else "p"
-            text_ = line[2:].strip() if bullet else line
-            if current is not None and current["kind"] == kind and (bullet or current["kind"] == "p"):
-                if bullet:
-                    current["lines"].append(text_)
-                else:
-                    current["lines"][-1] += " " + text_
-                continue
-            current = {"kind": kind, "lines": [text_]}
-            out.append(current)
+            if bullet:
+                if current is None or current["kind"] != "ul":
+                    current = {"kind": "ul", "lines": []}
+                    out.append(current)
+                current["lines"].append(line[2:].strip())
+            elif current is not None:  # a paragraph's next line, or a wrapped bullet
+                current["lines"][-1] += " " + line
+            else:
+                current = {"kind": "p", "lines": [line]}
+                out.append(current)
     return out

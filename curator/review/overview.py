@@ -91,8 +91,9 @@ class TemplateRow:
 
     @property
     def disagreement(self) -> bool:
-        """Two or more reviewers decided it, not all the same way."""
-        return len({d.decision for d in self.decisions}) > 1
+        """Two or more reviewers decided it, not all the same way. Unsure is no verdict: it agrees
+        and disagrees with nothing (accept + unsure is no disagreement)."""
+        return len({d.decision for d in self.decisions if d.decision != "unsure"}) > 1
 
     @property
     def unsure(self) -> bool:

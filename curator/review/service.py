@@ -355,8 +355,15 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
         return same, False
     row = Suggestion(user_id=user.id, language=assignment.language, relation_id=relation, text_raw=text,
                      text=cleaned, source=source, request_id=request_id)
-    session.add(row)
-    session.flush()
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:  # the same request raced in on another thread
+        known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
+                                                        Suggestion.request_id == request_id))
+        if request_id is None or known is None:
+            raise
+        return known, False
     return row, True
 
 
@@ -379,9 +386,21 @@ def withdraw_suggestion(session: Session, user: User, assignment: Assignment, su
 def edit_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int, text: str,
                     request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
     """Replace a suggestion's text: the new text is validated and added first, then the old one
-    withdrawn, so a refused text changes nothing. Returns (new suggestion, created)."""
+    withdrawn, so a refused text changes nothing. Returns (new suggestion, created); the old one
+    itself when the text is unchanged (nothing to do)."""
     old = _own_suggestion(session, user, assignment, suggestion_id)
     if old.retracted:
+        # A form sent twice: the first one made the change. Its result standing is success.
+        try:
+            cleaned = validate_template(text, assignment.language, keeps_case(session))
+        except InputError:
+            cleaned = None
+        done = cleaned is not None and session.scalar(
+            select(Suggestion).where(Suggestion.user_id == user.id, Suggestion.language == old.language,
+                                     Suggestion.relation_id == old.relation_id, Suggestion.text == cleaned,
+                                     Suggestion.retracted.is_(False)).limit(1))
+        if done:
+            return done, False
         raise InputError(N_("That suggestion was withdrawn already."), params={})
     cleaned = validate_template(text, assignment.language, keeps_case(session))
     if cleaned == old.text:
@@ -392,13 +411,21 @@ def edit_suggestion(session: Session, user: User, assignment: Assignment, sugges
     return new, created
 
 
+def _titles(session: Session, relation_ids) -> dict[str, str]:
+    """Plain-language titles for these relations, with the lemma fallback of `item_context`."""
+    ids = set(relation_ids)
+    lemmas = dict(session.execute(select(Relation.id, Relation.lemma).where(Relation.id.in_(ids))).all()) if ids else {}
+    return {r: relation_title(r, lemmas.get(r)) for r in ids}
+
+
 def list_suggestions(session: Session, user: User, assignment: Assignment) -> list[dict]:
     """Your standing suggestions in the language, by relation then age."""
     rows = session.scalars(select(Suggestion).where(Suggestion.user_id == user.id,
                                                     Suggestion.language == assignment.language,
                                                     Suggestion.retracted.is_(False))
-                           .order_by(Suggestion.relation_id, Suggestion.id))
-    return [{"id": s.id, "relation": s.relation_id, "relation_title": relation_title(s.relation_id), "text": s.text,
+                           .order_by(Suggestion.relation_id, Suggestion.id)).all()
+    titles = _titles(session, (s.relation_id for s in rows))
+    return [{"id": s.id, "relation": s.relation_id, "relation_title": titles[s.relation_id], "text": s.text,
              "created_at": s.created_at.isoformat(timespec="seconds")} for s in rows]
 
 
@@ -411,11 +438,12 @@ def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
                            .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
                            .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
                            .order_by(Decision.id.desc())).all()
+    titles = _titles(session, (d.relation_id for d, _ in rows))
     current: dict[int, int] = {}
     for d, _ in rows:
         if not d.retracted:
             current[d.item_id] = max(current.get(d.item_id, 0), d.id)
     return [{**_decision_dict(d), "template": text, "relation": d.relation_id,
-             "relation_title": relation_title(d.relation_id),
+             "relation_title": titles[d.relation_id],
              "superseded": not d.retracted and current.get(d.item_id) != d.id,
              "standing": not d.retracted and current.get(d.item_id) == d.id} for d, text in rows]

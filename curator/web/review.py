@@ -71,19 +71,20 @@ def past(lang: str):
                            comments=comment_service.list_comments(session, current_user, assignment))
 
 
-def _act(lang: str, action, done: str):
-    """Run a change from the history page's forms; refusals come back as a message."""
+def _act(lang: str, action, done):
+    """Run a change from the history page's forms; refusals come back as a message. `done` is
+    the message, or a function of what the action returned that gives it."""
     get_assignment(db(), current_user, lang)  # another language: 403, not a message
     try:
         with write() as session:
             assignment = get_assignment(session, current_user, lang)
-            action(session, assignment)
+            result = action(session, assignment)
     except Busy:
         raise  # 503 with Retry-After (web/errors.py)
     except CuratorError as exc:
         flash(translated(exc), "error")
     else:
-        flash(done, "info")
+        flash(done(result) if callable(done) else done, "info")
     return redirect(url_for("review.past", lang=lang))
 
 
@@ -92,8 +93,9 @@ def _act(lang: str, action, done: str):
 def edit_suggestion_form(lang: str, suggestion_id: int):
     lang, suggestion_id = fields.url_part("language", lang, 32), fields.row_id(suggestion_id)
     text = request.form.get("text", "")
+    # the same suggestion back: the text did not change (a resent form gets the one it made)
     return _act(lang, lambda s, a: edit_suggestion(s, current_user, a, suggestion_id, text),
-                _("Suggestion changed."))
+                lambda result: _("Nothing changed.") if result[0].id == suggestion_id else _("Suggestion changed."))
 
 
 @bp.post("/review/<lang>/suggestions/<int:suggestion_id>/withdraw")

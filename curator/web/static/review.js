@@ -284,17 +284,26 @@
     if (!r.ok) { fail(r, t("Could not load the template.")); return false; }
     const before = ctx ? ctx.relation.id : null;
     const changedItem = !ctx || ctx.item.id !== r.data.item.id;
+    const changedRelation = !ctx || ctx.relation.id !== r.data.relation.id;
     ctx = r.data;
     shownAt = performance.now();
+    // Drafts belong to what they were typed about: a template's draft goes with the template,
+    // a relation's drafts go with the relation.
+    const drafts = [...(changedItem ? ["item-comment-text"] : []),
+                    ...(changedRelation ? ["relation-comment-text", "suggest-text"] : [])];
     if (changedItem) clearMessages();
+    drafts.forEach((id) => {
+      $(id).value = "";
+      if (document.activeElement === $(id)) $(id).blur();
+    });
     render();
+    // The live region stays in the page (a region appearing from hidden is not announced):
+    // only its text changes, empty when the relation did not change.
     const note = $("relation-note");
     if (before !== null && before !== ctx.relation.id) {
       note.textContent = t("New relation: %(title)s", {title: ctx.relation.title || ctx.relation.id});
-      note.hidden = false;
     } else if (changedItem) {
       note.textContent = "";
-      note.hidden = true;
     }
     toTop();
     return true;
@@ -407,8 +416,11 @@
     event.preventDefault();
     if (!ctx) return;
     const input = $("suggest-text");
-    const r = await call("POST", `/relations/${encodeURIComponent(ctx.relation.id)}/suggestions`,
-                         {text: input.value, request_id: uuid()});
+    const shown = ctx;  // the relation the text was typed about, whatever is shown when the answer comes
+    const text = input.value;
+    const r = await call("POST", `/relations/${encodeURIComponent(shown.relation.id)}/suggestions`,
+                         {text, request_id: uuid()});
+    if (ctx !== shown && ctx.relation.id !== shown.relation.id) return;  // moved on meanwhile
     const out = $("suggest-msg");
     if (!r.ok) {
       const message = failure(r, t("Not saved."));
@@ -418,7 +430,7 @@
     out.textContent = r.data.created ? t("Suggestion saved. Thank you!") : t("You already suggested this one.");
     out.className = "validation valid";
     if (r.data.created) { ctx.suggestions.push(r.data.suggestion); $("suggestions").appendChild(li(r.data.suggestion.text)); }
-    input.value = "";
+    if (input.value === text) input.value = "";
     input.blur();
   }
 
@@ -427,9 +439,16 @@
     if (!ctx) return;
     const input = $(`${scope}-comment-text`);
     const out = $(`${scope}-comment-msg`);
-    const path = scope === "item" ? `/items/${ctx.item.id}/comments`
-      : `/relations/${encodeURIComponent(ctx.relation.id)}/comments`;
-    const r = await call("POST", path, {text: input.value, request_id: uuid()});
+    // The ids are taken now: by the time the answer comes, another template may be shown.
+    const shown = ctx;
+    const itemId = shown.item.id;
+    const relationId = shown.relation.id;
+    const text = input.value;
+    const path = scope === "item" ? `/items/${itemId}/comments`
+      : `/relations/${encodeURIComponent(relationId)}/comments`;
+    const r = await call("POST", path, {text, request_id: uuid()});
+    const same = ctx === shown || (scope === "item" ? ctx.item.id === itemId : ctx.relation.id === relationId);
+    if (!same) return;  // moved on meanwhile: the comment is stored where it was typed, nothing shown here
     if (!r.ok) {
       const message = failure(r, t("Not saved."));
       if (message) { out.textContent = message; out.className = "validation invalid"; }
@@ -437,9 +456,9 @@
     }
     out.textContent = t("Comment saved. Thank you!");
     out.className = "validation valid";
-    if (r.data.created) ctx.comments[scope].push(r.data.comment);
+    if (r.data.created && ctx === shown) ctx.comments[scope].push(r.data.comment);
     renderComments();
-    input.value = "";
+    if (input.value === text) input.value = "";
     input.blur();
   }
 
@@ -503,6 +522,9 @@
     $("accept").focus({preventScroll: true});
   }
 
+  // A press on the bar keeps the focus where it is: on a phone the bar leaves its fixed place while
+  // a field has the focus (curator.css), and moving it between press and release would lose the click.
+  $("actions").addEventListener("mousedown", (e) => { if (e.target.closest("button")) e.preventDefault(); });
   $("accept").addEventListener("click", () => decide("accept"));
   $("reject").addEventListener("click", () => decide("reject"));
   $("unsure").addEventListener("click", () => decide("unsure"));
