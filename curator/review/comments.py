@@ -58,12 +58,21 @@ def add_comment(session: Session, user: User, assignment: Assignment, text: str,
             return known, False
     row = Comment(user_id=user.id, language=assignment.language, relation_id=relation, template_id=template_id,
                   text=_clean(text), source=source, request_id=request_id)
+    return insert_once(session, row)
+
+
+def insert_once(session: Session, row) -> tuple:
+    """Add a decision, suggestion or comment; returns (row, created). When the same request
+    (user, request id) raced in on another thread, the unique constraint refuses this copy and
+    the stored one is returned instead — a resend is stored at most once."""
     try:
         with session.begin_nested():
             session.add(row)
-    except IntegrityError:  # the same request raced in on another thread (as for decisions)
-        known = session.scalar(select(Comment).where(Comment.user_id == user.id, Comment.request_id == request_id))
-        if request_id is None or known is None:
+    except IntegrityError:
+        model = type(row)
+        known = None if row.request_id is None else session.scalar(
+            select(model).where(model.user_id == row.user_id, model.request_id == row.request_id))
+        if known is None:
             raise
         return known, False
     return row, True

@@ -10,7 +10,6 @@ import statistics
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from curator.core import languages
@@ -18,7 +17,7 @@ from curator.ingest.candidates import CandidateParams, current_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
-from curator.review.comments import list_comments
+from curator.review.comments import insert_once, list_comments
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import N_, Forbidden, InputError, NotFound
 from curator.core.text import describe_char, first_control
@@ -309,15 +308,7 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
     row = Decision(item_id=item.id, user_id=user.id, template_id=template.id, language=assignment.language,
                    relation_id=item.relation_id, decision=decision, correction_raw=raw, correction=cleaned,
                    seconds=seconds, source=source, request_id=request_id)
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:  # the same request raced in on another thread
-        known = session.scalar(select(Decision).where(Decision.user_id == user.id, Decision.request_id == request_id))
-        if known is None:
-            raise
-        return known, False
-    return row, True
+    return insert_once(session, row)
 
 
 def undo(session: Session, user: User, assignment: Assignment) -> Decision | None:
@@ -355,16 +346,7 @@ def suggest(session: Session, user: User, assignment: Assignment, relation: str,
         return same, False
     row = Suggestion(user_id=user.id, language=assignment.language, relation_id=relation, text_raw=text,
                      text=cleaned, source=source, request_id=request_id)
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:  # the same request raced in on another thread
-        known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
-                                                        Suggestion.request_id == request_id))
-        if request_id is None or known is None:
-            raise
-        return known, False
-    return row, True
+    return insert_once(session, row)
 
 
 def _own_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int) -> Suggestion:
