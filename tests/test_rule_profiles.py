@@ -134,9 +134,9 @@ def test_amendments_are_stored_in_the_candidates_case(review_app, cli):
     page = ana.get("/review/es").get_data(as_text=True)
     assert "stored in lower case" in page
     boss = Browser(review_app).login("boss@example.org")
-    assert "<code>curator</code> rules, lower-cased as in mParaRel" in boss.get("/admin/coverage").get_data(as_text=True)
+    assert "Candidates built with the curator rule profile, lower-cased as in mParaRel," in boss.get("/admin/coverage").get_data(as_text=True)
     cli("candidates", "build", "--keep-case")
-    assert "<code>curator</code> rules, case kept" in boss.get("/admin/coverage").get_data(as_text=True)
+    assert "Candidates built with the curator rule profile, case kept," in boss.get("/admin/coverage").get_data(as_text=True)
     live = ana.post("/api/v1/validate", {"text": text, "language": "es"}).get_json()
     assert live == {"valid": True, "cleaned": "[X] Nació en [Y]"}
     assert "Capital letters are kept" in ana.get("/review/es").get_data(as_text=True)
