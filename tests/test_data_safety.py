@@ -73,7 +73,8 @@ def test_mlama_and_release_templates_with_control_characters_are_refused(cli, en
 def test_review_refuses_invisible_characters_but_keeps_zwnj_and_zwj(review_app, sessions):
     from curator.core.errors import InputError
     from curator.review.accounts import find_user
-    from curator.review.service import decide, get_assignment, get_item, suggest
+    from curator.review.service import decide, get_assignment, get_item
+    from curator.review.suggestions import suggest
 
     item_id, relation, _ = review_sample(sessions, "ana@example.org", "es")[0]
     for text, name in ((f"[X] nació en {RLO}[Y]", "U+202E RIGHT-TO-LEFT OVERRIDE"),

@@ -594,20 +594,21 @@ def test_a_resend_racing_in_is_stored_once(review_app, sessions, kind):
     """The same request id arriving on two threads at once: the loser finds the winner's row
     through the unique constraint, as decide does, instead of failing."""
     from curator.review import comments as comment_service
-    from curator.review import service
+    from curator.review import suggestions
     from curator.review.service import get_assignment
+    from curator.core.models import AssignmentItem
 
     items = review_sample(sessions, "ana@example.org", "es")
     model = Comment if kind == "comment" else Suggestion
     with sessions.begin() as s:
         ana = s.scalar(select(User).where(User.email == "ana@example.org"))
         assignment = get_assignment(s, ana, "es")
-        item = s.get(service.AssignmentItem, items[0][0])
+        item = s.get(AssignmentItem, items[0][0])
 
         def send():
             if kind == "comment":
                 return comment_service.add_comment(s, ana, assignment, "odd here", item=item, request_id="race-1")
-            return service.suggest(s, ana, assignment, "P19", "[X] vio la luz en [Y]", request_id="race-1")
+            return suggestions.suggest(s, ana, assignment, "P19", "[X] vio la luz en [Y]", request_id="race-1")
 
         first, created = send()
         assert created
@@ -622,7 +623,7 @@ def test_a_resend_racing_in_is_stored_once(review_app, sessions, kind):
 
         s.scalar = scalar
         if kind == "suggestion":  # the same text would be found as standing: another text, same request
-            again, created = service.suggest(s, ana, assignment, "P19", "[X] vio otra luz en [Y]",
+            again, created = suggestions.suggest(s, ana, assignment, "P19", "[X] vio otra luz en [Y]",
                                              request_id="race-1")
         else:
             again, created = send()
@@ -681,7 +682,8 @@ def test_titles_fall_back_to_the_lemma_and_guidelines_must_be_text(review_app, s
     from curator.core.errors import InputError
     from curator.core.models import Relation
     from curator.review.guidelines import set_guidelines
-    from curator.review.service import get_assignment, list_suggestions
+    from curator.review.service import get_assignment
+    from curator.review.suggestions import list_suggestions
 
     with sessions.begin() as s:
         with pytest.raises(InputError):

@@ -150,7 +150,8 @@ def others_rows(sessions) -> tuple[int, int]:
     """A suggestion and a comment that exist, in Spanish, but are Bo's: Ana may not change them
     (the ownership rows of the table are about real rows, not missing ones)."""
     from curator.review.comments import add_comment
-    from curator.review.service import get_assignment, suggest
+    from curator.review.service import get_assignment
+    from curator.review.suggestions import suggest
 
     with sessions.begin() as s:
         bo = s.scalar(select(User).where(User.email == "bo@example.org"))

@@ -5,22 +5,15 @@ no control characters) and never deleted: withdrawing marks them retracted.
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, User
 from curator.core.models.base import utcnow, valid_id
 from curator.core.text import describe_char, first_control
+from curator.review.writes import check_in_sample, insert_once, replayed
 
 MAX_LENGTH = 2000
-
-
-def _check_request_id(request_id: object) -> None:
-    """As for decisions and suggestions (review.service, which imports this module): at most 64
-    characters, a string — PostgreSQL would refuse a longer one or compare a number with it."""
-    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
-        raise InputError("request_id must be a string of at most 64 characters")
 
 
 def _clean(text: object) -> str:
@@ -47,35 +40,13 @@ def add_comment(session: Session, user: User, assignment: Assignment, text: str,
         relation, template_id = item.relation_id, item.template_id
     else:
         template_id = None
-        in_sample = session.scalar(select(AssignmentItem.id).where(AssignmentItem.assignment_id == assignment.id,
-                                                                   AssignmentItem.relation_id == relation).limit(1))
-        if in_sample is None:
-            raise NotFound(f"relation {relation!r} is not in your sample")
-    if request_id is not None:
-        _check_request_id(request_id)
-        known = session.scalar(select(Comment).where(Comment.user_id == user.id, Comment.request_id == request_id))
-        if known is not None:
-            return known, False
+        check_in_sample(session, assignment, relation)
+    known = replayed(session, Comment, user, request_id)
+    if known is not None:
+        return known, False
     row = Comment(user_id=user.id, language=assignment.language, relation_id=relation, template_id=template_id,
                   text=_clean(text), source=source, request_id=request_id)
     return insert_once(session, row)
-
-
-def insert_once(session: Session, row) -> tuple:
-    """Add a decision, suggestion or comment; returns (row, created). When the same request
-    (user, request id) raced in on another thread, the unique constraint refuses this copy and
-    the stored one is returned instead — a resend is stored at most once."""
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:
-        model = type(row)
-        known = None if row.request_id is None else session.scalar(
-            select(model).where(model.user_id == row.user_id, model.request_id == row.request_id))
-        if known is None:
-            raise
-        return known, False
-    return row, True
 
 
 def withdraw_comment(session: Session, user: User, assignment: Assignment, comment_id: int) -> Comment:

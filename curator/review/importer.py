@@ -23,7 +23,8 @@ from curator.core.formats.jsonl import iter_jsonl, optional, read_bytes, require
 from curator.core.models import Template
 from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
-from curator.review.service import decide, get_assignment, suggest
+from curator.review.service import decide, get_assignment
+from curator.review.suggestions import suggest
 
 KINDS = values(ImportKind)
 

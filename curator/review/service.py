@@ -1,7 +1,8 @@
 """Review services: the queue, the context a reviewer needs, decisions, undo, suggestions.
 
 They take a session and plain values and return plain values, so the pages, the JSON API,
-the importer and the tests all share them. Resending a request (same request id, or the
+the importer and the tests all share them (suggestions: review.suggestions; comments:
+review.comments). Resending a request (same request id, or the
 same decision as the current one) changes nothing.
 """
 from __future__ import annotations
@@ -17,7 +18,8 @@ from curator.ingest.candidates import CandidateParams, current_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
-from curator.review.comments import insert_once, list_comments
+from curator.review.comments import list_comments
+from curator.review.writes import insert_once, replayed
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import N_, Forbidden, InputError, NotFound
 from curator.core.text import describe_char, first_control
@@ -272,24 +274,15 @@ def _invalid_template(reason: str) -> InputError:
                       params={"reason": reason})
 
 
-def _check_request_id(request_id: object) -> None:
-    """The column holds 64 characters; PostgreSQL (unlike SQLite) refuses longer values and
-    will not compare a number with it, so both are bad input here rather than a 500 there."""
-    if not isinstance(request_id, str) or not 0 < len(request_id) <= 64:
-        raise InputError("request_id must be a string of at most 64 characters")
-
-
 def decide(session: Session, user: User, assignment: Assignment, item: AssignmentItem, decision: str,
            correction: str | None = None, seconds: float | None = None, request_id: str | None = None,
            source: str = "web") -> tuple[Decision, bool]:
     """Store a decision; returns (decision, created). Resends are no-ops."""
     if decision not in DECISIONS:
         raise InputError(f"decision must be one of {', '.join(DECISIONS)}")
-    if request_id is not None:
-        _check_request_id(request_id)
-        known = session.scalar(select(Decision).where(Decision.user_id == user.id, Decision.request_id == request_id))
-        if known is not None:
-            return known, False
+    known = replayed(session, Decision, user, request_id)
+    if known is not None:
+        return known, False
     template = session.get(Template, item.template_id)
     cleaned = raw = None
     if decision == "amend":
@@ -325,90 +318,11 @@ def undo(session: Session, user: User, assignment: Assignment) -> Decision | Non
     return latest
 
 
-def suggest(session: Session, user: User, assignment: Assignment, relation: str, text: str,
-            request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
-    in_sample = session.scalar(select(AssignmentItem.id).where(AssignmentItem.assignment_id == assignment.id,
-                                                               AssignmentItem.relation_id == relation).limit(1))
-    if in_sample is None:
-        raise NotFound(f"relation {relation!r} is not in your sample")
-    if request_id is not None:
-        _check_request_id(request_id)
-        known = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
-                                                        Suggestion.request_id == request_id))
-        if known is not None:
-            return known, False
-    cleaned = validate_template(text, assignment.language, keeps_case(session))
-    same = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
-                                                   Suggestion.language == assignment.language,
-                                                   Suggestion.relation_id == relation, Suggestion.text == cleaned,
-                                                   Suggestion.retracted.is_(False)))
-    if same is not None:
-        return same, False
-    row = Suggestion(user_id=user.id, language=assignment.language, relation_id=relation, text_raw=text,
-                     text=cleaned, source=source, request_id=request_id)
-    return insert_once(session, row)
-
-
-def _own_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int) -> Suggestion:
-    row = session.get(Suggestion, suggestion_id) if valid_id(suggestion_id) else None
-    if row is None or row.user_id != user.id or row.language != assignment.language:
-        raise NotFound("no such suggestion of yours")
-    return row
-
-
-def withdraw_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int) -> Suggestion:
-    """Retract one of your suggestions (kept, marked retracted; merges no longer add it)."""
-    row = _own_suggestion(session, user, assignment, suggestion_id)
-    if not row.retracted:
-        row.retracted = True
-        session.flush()
-    return row
-
-
-def edit_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int, text: str,
-                    request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
-    """Replace a suggestion's text: the new text is validated and added first, then the old one
-    withdrawn, so a refused text changes nothing. Returns (new suggestion, created); the old one
-    itself when the text is unchanged (nothing to do)."""
-    old = _own_suggestion(session, user, assignment, suggestion_id)
-    if old.retracted:
-        # A form sent twice: the first one made the change. Its result standing is success.
-        try:
-            cleaned = validate_template(text, assignment.language, keeps_case(session))
-        except InputError:
-            cleaned = None
-        done = cleaned is not None and session.scalar(
-            select(Suggestion).where(Suggestion.user_id == user.id, Suggestion.language == old.language,
-                                     Suggestion.relation_id == old.relation_id, Suggestion.text == cleaned,
-                                     Suggestion.retracted.is_(False)).limit(1))
-        if done:
-            return done, False
-        raise InputError(N_("That suggestion was withdrawn already."), params={})
-    cleaned = validate_template(text, assignment.language, keeps_case(session))
-    if cleaned == old.text:
-        return old, False
-    new, created = suggest(session, user, assignment, old.relation_id, text, request_id, source)
-    old.retracted = True
-    session.flush()
-    return new, created
-
-
-def _titles(session: Session, relation_ids) -> dict[str, str]:
+def relation_titles_of(session: Session, relation_ids) -> dict[str, str]:
     """Plain-language titles for these relations, with the lemma fallback of `item_context`."""
     ids = set(relation_ids)
     lemmas = dict(session.execute(select(Relation.id, Relation.lemma).where(Relation.id.in_(ids))).all()) if ids else {}
     return {r: relation_title(r, lemmas.get(r)) for r in ids}
-
-
-def list_suggestions(session: Session, user: User, assignment: Assignment) -> list[dict]:
-    """Your standing suggestions in the language, by relation then age."""
-    rows = session.scalars(select(Suggestion).where(Suggestion.user_id == user.id,
-                                                    Suggestion.language == assignment.language,
-                                                    Suggestion.retracted.is_(False))
-                           .order_by(Suggestion.relation_id, Suggestion.id)).all()
-    titles = _titles(session, (s.relation_id for s in rows))
-    return [{"id": s.id, "relation": s.relation_id, "relation_title": titles[s.relation_id], "text": s.text,
-             "created_at": s.created_at.isoformat(timespec="seconds")} for s in rows]
 
 
 def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
@@ -420,7 +334,7 @@ def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
                            .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
                            .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
                            .order_by(Decision.id.desc())).all()
-    titles = _titles(session, (d.relation_id for d, _ in rows))
+    titles = relation_titles_of(session, (d.relation_id for d, _ in rows))
     current: dict[int, int] = {}
     for d, _ in rows:
         if not d.retracted:

@@ -14,7 +14,7 @@ from curator.web import fields
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
 from curator.web.review import with_time_left
-from curator.review import comments, guidelines, service
+from curator.review import comments, guidelines, service, suggestions
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -106,7 +106,7 @@ def suggest(lang: str, relation: str):
     text, request_id = fields.text(body, "text", TEXT), _request_id(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
-        suggestion, created = service.suggest(session, current_user, assignment, relation, text, request_id,
+        suggestion, created = suggestions.suggest(session, current_user, assignment, relation, text, request_id,
                                               _source())
     return jsonify(suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text},
                    created=created), 201 if created else 200
@@ -118,7 +118,7 @@ def withdraw_suggestion(lang: str, suggestion_id: int):
     lang, suggestion_id = _lang(lang), fields.row_id(suggestion_id)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
-        row = service.withdraw_suggestion(session, current_user, assignment, suggestion_id)
+        row = suggestions.withdraw_suggestion(session, current_user, assignment, suggestion_id)
     return jsonify(suggestion={"id": row.id, "relation": row.relation_id, "text": row.text, "retracted": True})
 
 
