@@ -11,6 +11,7 @@ import torch
 
 from curator.probe.data import RelationData
 from curator.probe.scorers.base import ProbeError, Scorer
+from curator.probe.scorers.head import log_normaliser
 
 
 class MaskedScorer(Scorer):
@@ -83,31 +84,7 @@ class MaskedScorer(Scorer):
 
     def log_normaliser(self, hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         """log Σ_v exp(logit_v) per row, over vocabulary tiles computed into one reused buffer."""
-        vocab, exact = weight.shape[0], hidden.dtype in (torch.float32, torch.float64)
-        out = []
-        for r0 in range(0, len(hidden), 1024):
-            h = hidden[r0:r0 + 1024]
-            rows = len(h)
-            tile = min(vocab, max(16, self.tile_bytes // (4 * rows)))
-            buf = torch.empty(rows * tile, dtype=h.dtype, device=h.device) if exact else None
-            run_max = torch.full((rows,), float("-inf"), dtype=h.dtype if exact else torch.float32, device=h.device)
-            run_sum = torch.zeros_like(run_max)
-            for v0 in range(0, vocab, tile):
-                v1 = min(vocab, v0 + tile)
-                w = weight[v0:v1].t()
-                if exact:
-                    logits = buf[:rows * (v1 - v0)].view(rows, v1 - v0)
-                    if bias is None:
-                        torch.mm(h, w, out=logits)
-                    else:
-                        torch.addmm(bias[v0:v1], h, w, out=logits)
-                else:
-                    logits = (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
-                new_max = torch.maximum(run_max, logits.amax(-1))
-                run_sum = run_sum * (run_max - new_max).exp() + logits.sub_(new_max[:, None]).exp_().sum(-1)
-                run_max = new_max
-            out.append((run_max + run_sum.log()).float())
-        return torch.cat(out)
+        return log_normaliser(hidden, weight, bias, self.tile_bytes)
 
     def score_relation(self, data: RelationData) -> np.ndarray:
         return self.with_oom_retry(lambda: self._score(data))
