@@ -48,6 +48,9 @@ class Scorer:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.max_positions = position_limit(model)
         self.shortcut = fast_shortcut_ok(tokenizer)
+        # the token budget in force: halved after an out-of-memory error for the rest of this
+        # process, while options.batch_tokens (what run.json records and a resumed run reuses) stays
+        self.budget = options.batch_tokens
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         """Token ids without special tokens: how candidates are tokenized on their own. For
@@ -107,6 +110,10 @@ class Scorer:
         """Scores [templates × tuples, candidates], row q = template q // n_tuples, tuple q % n_tuples."""
         raise NotImplementedError
 
+    def floor_flops(self, data: RelationData) -> float:
+        """Matrix-product FLOPs this kind cannot avoid for one relation (scorers/flops.py)."""
+        raise NotImplementedError
+
     def queries(self, data: RelationData) -> list[tuple[str, str]]:
         """(text before [Y], text after [Y]) per row: template-major, subject filled in."""
         return [split_template(t, label, self.options.final_punct) for t in data.templates for _, label in data.subjects]
@@ -119,7 +126,15 @@ class Scorer:
         for i, r in enumerate(rows):
             ids[i, :len(r)] = r
             mask[i, :len(r)] = 1
-        return torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device)
+        return self.to_device(ids), self.to_device(mask)
+
+    def to_device(self, array: np.ndarray) -> torch.Tensor:
+        """A host array on the scorer's device; to a GPU from pinned memory without waiting for
+        the copy (the next kernel on the stream orders after it: no host sync in a batch loop)."""
+        tensor = torch.from_numpy(array)
+        if self.device.type != "cuda":
+            return tensor
+        return tensor.pin_memory().to(self.device, non_blocking=True)
 
     def batches(self, lengths: list[int], cost: Callable[[int, int], int]) -> list[list[int]]:
         """Indices grouped by similar length (sorted), each batch within the token budget."""
@@ -127,7 +142,7 @@ class Scorer:
         out, current, longest = [], [], 0
         for i in order:
             longest_next = max(longest, lengths[i])
-            if current and cost(len(current) + 1, longest_next) > self.options.batch_tokens:
+            if current and cost(len(current) + 1, longest_next) > self.budget:
                 out.append(current)
                 current, longest_next = [], lengths[i]
             current.append(i)
@@ -142,9 +157,9 @@ class Scorer:
             try:
                 return fn()
             except torch.OutOfMemoryError:
-                if self.options.batch_tokens <= 64:
+                if self.budget <= 64:
                     raise ProbeError("out of memory even with the smallest batches; use a smaller model or the CPU")
-                self.options.batch_tokens //= 2
+                self.budget //= 2
                 if self.device.type == "cuda":
                     torch.cuda.empty_cache()
 

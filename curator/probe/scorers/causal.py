@@ -51,7 +51,7 @@ class CausalScorer(Scorer):
             prefix = sentences[0][:shared]
             rows = [s[shared:] for s in sentences]
             width = max(len(r) for r in rows)
-            per_chunk = max(1, min(self.options.batch_tokens // max(1, width), (64 << 20) // (width * vocab) or 1))
+            per_chunk = max(1, min(self.budget // max(1, width), (64 << 20) // (width * vocab) or 1))
             prefix_ids = torch.tensor([prefix], device=self.device)
             past = self.model(input_ids=prefix_ids, use_cache=True) if prefix else None
             for start in range(0, C, per_chunk):

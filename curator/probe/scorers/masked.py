@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from curator.probe.data import RelationData
+from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError, Scorer
 from curator.probe.scorers.head import log_normaliser
 
@@ -93,6 +94,18 @@ class MaskedScorer(Scorer):
         """n mask tokens joined by spaces, as the published code writes them into the template
         (with XLM-R's <mask>, which swallows the space before it, they come out adjacent)."""
         return " ".join([self.tok.mask_token] * n)
+
+    def floor_flops(self, data: RelationData) -> float:
+        """Per query and candidate token count n: the encoder over the query with n masks, the
+        head transform at the n masks and the output projection there (docs/probe.md)."""
+        s = flops.shape(self.model.config)
+        lengths = {len(ids) for ids in self.encode([label for _, label in data.candidates]) if ids}
+        total = 0.0
+        for n in lengths:
+            for row in self.tokenize([before + self.mask_slot(n) + after for before, after in self.queries(data)]):
+                total += s["layers"] * flops.layer(s, len(row), len(row)) + 2 * n * s["hidden"] ** 2 \
+                    + flops.head(s, n, self.options.score_mode == "log-prob")
+        return total
 
     @torch.inference_mode()
     def _score(self, data: RelationData) -> np.ndarray:

@@ -53,7 +53,7 @@ class Seq2SeqScorer(Scorer):
         self.check_fits(data, [len(r) for r in rows])  # a no-op for T5 (relative positions)
         self.slot_positions(texts, rows, self.sentinel, 1)  # only to refuse a query without exactly one sentinel
         scores = np.empty((len(queries), C), dtype=np.float32)
-        per_chunk = max(1, self.options.batch_tokens // (n_max + 1))  # candidate rows per decoder pass
+        per_chunk = max(1, self.budget // (n_max + 1))  # candidate rows per decoder pass
         encoder = self.model.get_encoder()
         for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
             ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
