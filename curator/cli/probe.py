@@ -31,6 +31,7 @@ def probe(ctx: Context, src: str, model: str, out: str, languages: list[str], re
           dtype: str, batch_tokens: int, final_punct: bool, keep_repeated_subjects: bool, score_mode: str) -> None:
     """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT."""
     from curator.probe import data as probe_data
+    from curator.probe.distributed import Ranks
     from curator.probe.runner import run_probe
     from curator.probe.scorers import load_scorer
     from curator.probe.scorers.base import Options
@@ -46,10 +47,13 @@ def probe(ctx: Context, src: str, model: str, out: str, languages: list[str], re
                 items = list(probe_data.from_version(session, src, langs, rels, drop))
         if not items:
             raise NotFound(f"nothing to probe in {src} for the languages/relations asked")
-        scorer = load_scorer(model, device, dtype, Options(score_mode, batch_tokens, final_punct))
-        summary = run_probe(scorer, items, out, model, src, progress=progress())
+        ranks = Ranks.from_env()  # torchrun / accelerate launch: one process per device (docs/probe.md)
+        scorer = load_scorer(model, ranks.device(device), dtype, Options(score_mode, batch_tokens, final_punct))
+        summary = run_probe(scorer, items, out, model, src, progress=progress(), ranks=ranks)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
+    if not ranks.leader:
+        return
     click.echo(f"probed {len(summary.relations)} relations ({summary.skipped} already done), "
                f"{summary.scored} queries scored on {scorer.device}; results in {out}")
 

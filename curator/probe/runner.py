@@ -16,6 +16,7 @@ import hashlib
 import json
 import platform
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -24,9 +25,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from curator.core.formats.runs import (RUN_INFO, RelationPredictions, read_stored, run_info, run_lock, save_relation,
-                                       write_run_info)
+from curator.core.formats.runs import (RUN_INFO, RelationPredictions, RunInUse, read_stored, run_info, run_lock,
+                                       save_relation, write_run_info)
 from curator.probe.data import RelationData
+from curator.probe.distributed import Ranks, broadcast, gather, process_group
 from curator.probe.scorers.base import Options, Scorer
 
 
@@ -122,22 +124,49 @@ def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) ->
 
 
 def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path, model: str, release: str,
-              progress: bool = True, wait: float | None = 0) -> RunSummary:
+              progress: bool = True, wait: float | None = 0, ranks: Ranks | None = None) -> RunSummary:
     """Probe every relation into the run folder `out`, holding its lock throughout (`wait`: seconds
-    to wait for another writer, 0 = fail at once with RunInUse, None = as long as it takes)."""
-    with run_lock(out, wait):
-        return _run_probe(scorer, relations, Path(out), model, release, progress)
+    to wait for another writer, 0 = fail at once with RunInUse, None = as long as it takes).
+
+    Under a launcher (`ranks`, by default from the environment: distributed.py) each rank probes
+    its share of the relations and rank 0, which holds the lock, writes run.json for all of them;
+    rank 0 gets the whole run's summary, the other ranks their own."""
+    ranks = ranks or Ranks.from_env()
+    out = Path(out)
+    items = [d for d in relations if d.subjects and len(d.candidates)]
+    if not ranks.distributed:
+        with run_lock(out, wait):
+            summary, wall = _probe_items(scorer, items, out, model, progress)
+            _write_run(out, scorer, model, release, summary, wall, [str(scorer.device)])
+            return summary
+    with process_group(ranks), ExitStack() as held:
+        refused = None
+        if ranks.leader:  # rank 0 has the lock, or has failed to get it, before any rank writes
+            try:
+                held.enter_context(run_lock(out, wait))
+            except RunInUse as exc:
+                refused = str(exc)
+        refused = broadcast(refused, ranks)
+        if refused:
+            raise RunInUse(refused)
+        mine = ranks.share(items, [len(d.templates) * len(d.subjects) * len(d.candidates) for d in items])
+        summary, wall = _probe_items(scorer, mine, out, model, progress and ranks.leader)
+        everyone = gather((summary, wall, str(scorer.device)), ranks)
+        if not ranks.leader:
+            return summary
+        merged = RunSummary([r for s, _, _ in everyone for r in s.relations], sum(s.skipped for s, _, _ in everyone))
+        merged.relations.sort(key=lambda r: (r.language, r.relation))
+        _write_run(out, scorer, model, release, merged, max(w for _, w, _ in everyone),
+                   [device for _, _, device in everyone])
+        return merged
 
 
-def _run_probe(scorer: Scorer, relations: Iterable[RelationData], out: Path, model: str, release: str,
-               progress: bool) -> RunSummary:
+def _probe_items(scorer: Scorer, items: list[RelationData], out: Path, model: str,
+                 progress: bool) -> tuple[RunSummary, float]:
     summary = RunSummary()
     started = time.perf_counter()
-    items = list(relations)
     bar = tqdm(items, desc="probe", unit="relation", disable=not progress)
     for data in bar:
-        if not data.subjects or len(data.candidates) == 0:
-            continue
         result = probe_relation(scorer, data, out, model)
         if result is None:
             summary.skipped += 1
@@ -145,14 +174,20 @@ def _run_probe(scorer: Scorer, relations: Iterable[RelationData], out: Path, mod
         summary.relations.append(result)
         elapsed = time.perf_counter() - started
         bar.set_postfix(lang=data.language, rel=data.relation, queries_per_s=f"{summary.scored / max(elapsed, 1e-9):.0f}")
-    wall = time.perf_counter() - started
+    return summary, time.perf_counter() - started
+
+
+def _write_run(out: Path, scorer: Scorer, model: str, release: str, summary: RunSummary, wall: float,
+               devices: list[str]) -> None:
+    """run.json: what ran, where and how fast; a resumed run keeps the history of earlier ones."""
     run = {
         "model": model, "kind": scorer.kind, "release": release,
         "revision": getattr(scorer.model.config, "_commit_hash", None) or getattr(scorer.model.config,
                                                                                  "_name_or_path", None),
-        "options": asdict(scorer.options), "device": str(scorer.device), "dtype": str(next(scorer.model.parameters()).dtype),
+        "options": asdict(scorer.options), "device": devices[0], "dtype": str(next(scorer.model.parameters()).dtype),
         "torch": torch.__version__, "python": platform.python_version(),
-        "cuda_device": torch.cuda.get_device_name(0) if scorer.device.type == "cuda" else None,
+        "cuda_device": torch.cuda.get_device_name(scorer.device) if scorer.device.type == "cuda" else None,
+        "ranks": len(devices), "devices": devices,
         "seconds": round(wall, 3), "queries_scored": summary.scored, "relations_skipped": summary.skipped,
         "phrases_per_second": round(summary.scored / wall, 1) if wall > 0 else None,
         "relations": [asdict(r) for r in summary.relations],
@@ -160,6 +195,6 @@ def _run_probe(scorer: Scorer, relations: Iterable[RelationData], out: Path, mod
     if (out / RUN_INFO).exists():  # keep the history of resumed runs
         old = run_info(out)
         run["relations"] = old.get("relations", []) + run["relations"]
-        run["history"] = old.get("history", []) + [{k: old.get(k) for k in ("seconds", "queries_scored", "release")}]
+        run["history"] = old.get("history", []) + [{k: old.get(k) for k in ("seconds", "queries_scored", "release",
+                                                                               "ranks")}]
     write_run_info(out, run)
-    return summary

@@ -27,6 +27,8 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
         tokenizer = AutoTokenizer.from_pretrained(name_or_path)
     except (OSError, ValueError) as exc:
         raise ProbeError(f"cannot load model {name_or_path!r}: {str(exc).splitlines()[0]}") from None
+    import torch
+
     kind = kind or detect_kind(config)
     dev = pick_device(device)
     torch_dtype = pick_dtype(dtype, dev)
@@ -36,6 +38,8 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
     except (OSError, ValueError) as exc:
         raise ProbeError(f"model {name_or_path!r} has no {kind} language-model head usable for probing: "
                          f"{str(exc).splitlines()[0]}") from None
+    if dev.type == "cuda" and dev.index is not None:
+        torch.cuda.set_device(dev)  # this rank's GPU is also where pinned copies and the caches go
     model.to(dev).eval()
     return SCORERS[kind](model, tokenizer, dev, options or Options())
 

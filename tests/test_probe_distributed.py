@@ -1,0 +1,138 @@
+"""Data-parallel probe runs: `torchrun --nproc-per-node N -m curator probe …` on CPU ranks (gloo),
+real processes started by the real launcher, compared with the single-process run byte for byte."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from curator.probe.distributed import Ranks  # noqa: E402
+
+ARRAYS = ("template", "tuple", "predicted", "gold", "gold_rank", "ranking")
+
+
+@pytest.fixture
+def release(cli, tmp_path):
+    cli("seed")
+    cli("release", "build", "v0")
+    cli("release", "export", "v0", tmp_path / "v0")
+    return tmp_path / "v0"
+
+
+def launch(args: list, db: str, launcher: list[str], ok: bool = True) -> subprocess.CompletedProcess:
+    """A real launcher starting real `curator` processes; one thread each so that a run's floats do
+    not depend on how many processes share the machine's cores."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    result = subprocess.run([*launcher, "-m", "curator", "--database", db, *map(str, args)],
+                            capture_output=True, text=True, env=env, timeout=600)
+    if ok:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def torchrun(n: int) -> list[str]:
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(n)]
+
+
+def stored(run: Path) -> dict[str, dict[str, bytes]]:
+    """Every relation's prediction arrays, as raw bytes, keyed by <lang>/<REL>."""
+    out = {}
+    for path in sorted(run.glob("*/*.npz")):
+        with np.load(path) as arrays:
+            out[f"{path.parent.name}/{path.stem}"] = {k: arrays[k].tobytes() for k in ARRAYS}
+    return out
+
+
+def accelerate(n: int) -> list[str]:
+    """`accelerate launch` in its multi-process mode (no config file): torchrun's environment
+    underneath, so on a CPU-only machine the ranks run on the CPU."""
+    script = Path(sys.executable).parent / "accelerate"
+    if not script.exists():
+        pytest.skip("accelerate is not installed (pip install -e '.[test]' installs it)")
+    return [str(script), "launch", "--multi_gpu", "--num_processes", str(n), "--num_machines", "1",
+            "--mixed_precision", "no", "--dynamo_backend", "no"]
+
+
+@pytest.mark.parametrize("kind,launcher", [("bert", torchrun), ("gpt2", torchrun), ("bert", accelerate)])
+def test_two_ranks_equal_one_process_byte_for_byte(cli, db_url, release, tmp_path, kind, launcher):
+    model = tmp_path / kind
+    cli("models", "tiny", model, "--kind", kind, "--corpus", release)
+    args = [release, "--model", model, "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
+    launch(["probe", *args, "--out", tmp_path / "single"], db_url, [sys.executable])
+    result = launch(["probe", *args, "--out", tmp_path / "ranks"], db_url, launcher(2))
+    single, ranks = stored(tmp_path / "single"), stored(tmp_path / "ranks")
+    assert len(single) >= 6 and single.keys() == ranks.keys()
+    for key in single:
+        assert single[key] == ranks[key], key
+    for path in (tmp_path / "single").glob("*/*.json"):  # the indexes too
+        assert path.read_bytes() == (tmp_path / "ranks" / path.relative_to(tmp_path / "single")).read_bytes()
+    run = json.loads((tmp_path / "ranks" / "run.json").read_text())
+    assert run["ranks"] == 2 and run["devices"] == ["cpu", "cpu"]
+    assert sorted((r["language"], r["relation"]) for r in run["relations"]) == sorted(tuple(k.split("/"))
+                                                                                      for k in single)
+    assert result.stdout.count("probed ") == 1  # one summary line, from rank 0, for the whole run
+    assert f"probed {len(single)} relations (0 already done)" in result.stdout
+
+
+def test_resume_with_another_number_of_ranks(cli, db_url, release, tmp_path):
+    model = tmp_path / "bert"
+    cli("models", "tiny", model, "--kind", "bert", "--corpus", release)
+    args = [release, "--model", model, "--languages", "es,ar,el", "--device", "cpu", "--out", tmp_path / "run"]
+    launch(["probe", *args, "--relations", "P19,P36"], db_url, torchrun(2))
+    first = stored(tmp_path / "run")
+    done = sorted(first)
+    shutil.rmtree(tmp_path / "run" / "el")  # as if the run had stopped before Greek
+    result = launch(["probe", *args], db_url, torchrun(3))
+    after = stored(tmp_path / "run")
+    assert all(after[k] == first[k] for k in done if not k.startswith("el/"))
+    assert f"already done" in result.stdout and set(after) > set(first) - {k for k in done if k.startswith("el/")}
+    launch(["probe", *args, "--out", tmp_path / "single"], db_url, [sys.executable])
+    assert stored(tmp_path / "single") == after
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["ranks"] == 3 and [h["ranks"] for h in run["history"]] == [2]
+
+
+def test_a_second_run_on_the_folder_stops_every_rank(cli, db_url, release, tmp_path):
+    from curator.core.formats.runs import run_lock
+
+    model = tmp_path / "bert"
+    cli("models", "tiny", model, "--kind", "bert", "--corpus", release)
+    out = tmp_path / "run"
+    with run_lock(out):
+        result = launch(["probe", release, "--model", model, "--out", out, "--device", "cpu"], db_url, torchrun(2),
+                        ok=False)
+    assert result.returncode != 0
+    assert "in use, another `curator probe` is writing this run folder" in result.stdout + result.stderr
+    # each rank says it in one line; the only traceback is torchrun's own report of a failed worker
+    assert "/curator/" not in result.stdout + result.stderr.replace(sys.executable, "")
+    assert not list(out.glob("*/*.json"))  # no rank wrote anything
+
+
+def test_share_is_balanced_deterministic_and_complete():
+    items = list(range(23))
+    cost = [(i * 7919) % 101 + 1 for i in items]
+    shares = [Ranks(r, 4).share(items, cost) for r in range(4)]
+    assert sorted(i for s in shares for i in s) == items
+    assert all(s == sorted(s) for s in shares)
+    loads = [sum(cost[i] for i in s) for s in shares]
+    assert max(loads) - min(loads) <= max(cost)  # greedy longest-first: within one item of even
+    assert shares == [Ranks(r, 4).share(items, cost) for r in range(4)]
+
+
+def test_ranks_from_the_launcher_environment(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "4")
+    monkeypatch.setenv("RANK", "3")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert Ranks.from_env() == Ranks(3, 4, 1)
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert Ranks.from_env() == Ranks()
+    assert Ranks(1, 2, 1).device("cpu") == "cpu"
