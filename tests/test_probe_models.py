@@ -20,6 +20,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from curator.core.formats.run_catalog import list_runs  # noqa: E402
+from curator.core.formats.runs import is_run  # noqa: E402
 from curator.probe.plan import load_plan, slug  # noqa: E402
 from curator.core.errors import InputError  # noqa: E402
 
@@ -112,6 +114,9 @@ def test_two_models_in_one_command_equal_each_alone(lab, monkeypatch):
     folders = {name: multi / slug(str(model)) for name, model in models.items()}
     assert folders["bert"].name == "models--bert" and folders["xlmr"].name == "models--xlmr"
     assert sorted(p.name for p in multi.iterdir()) == ["models--bert", "models--xlmr"]
+    # the folder of runs is not a run itself; pointed at as CURATOR_RUNS_DIR, it lists both
+    assert not is_run(multi) and [r["name"] for r in list_runs(multi)] in (["models--bert", "models--xlmr"],
+                                                                           ["models--xlmr", "models--bert"])
     for name, folder in folders.items():
         assert_same_predictions(folder, lab["alone"][name])
         info = json.loads((folder / "run.json").read_text())

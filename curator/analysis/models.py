@@ -115,7 +115,8 @@ def models_table(runs: Iterable[str | Path], languages: list[str] | None = None,
         return (not got, -float(np.mean(got)) if got else 0.0, code)
 
     return {"convention": as_record(convention, nm), "columns": list(COLUMNS), "labels": LABELS,
-            "languages": [{"code": c, "name": langs.name(c), "dir": langs.direction(c)} for c in sorted(codes, key=order)],
+            "languages": [{"code": c, "name": langs.name(c), "dir": langs.direction(c)}
+                          for c in sorted(codes, key=order)],
             "common": common, "runs": rows}
 
 

@@ -226,9 +226,13 @@ def models_table(run_dirs: tuple[str, ...], languages: list[str], relations: lis
     span = len(MODEL_COLUMNS) * width + len(MODEL_COLUMNS) - 1
     columns = [Column("lang", 6)]
     for _run in table["runs"]:
-        columns += [Column(short, width, ">", gap=gap if i == 0 else None) for i, short in enumerate(MODEL_COLUMNS.values())]
-    heading = "".join(gap + (run["label"] if len(run["label"]) <= span else run["label"][:span - 1] + "…").center(span)
-                      for run in table["runs"])
+        columns += [Column(short, width, ">", gap=gap if i == 0 else None)
+                    for i, short in enumerate(MODEL_COLUMNS.values())]
+
+    def fit(label: str) -> str:
+        return (label if len(label) <= span else label[:span - 1] + "…").center(span)
+
+    heading = "".join(gap + fit(run["label"]) for run in table["runs"])
     click.echo(" " * 6 + heading.rstrip())
 
     def cells(values: dict | None) -> list[str]:

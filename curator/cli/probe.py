@@ -2,7 +2,6 @@
 `curator runs …` (predictions from other tools). torch and transformers load inside the commands."""
 from __future__ import annotations
 
-
 import click
 from click.core import ParameterSource
 
