@@ -103,6 +103,7 @@ PAGES = [
     ("maintainer", "/admin/diff?a=v1&b=v1", None, "diff"),
     ("maintainer", "/probe/runs", None, "probe-runs"),
     ("maintainer", "/probe/runs/mbert-v1", None, "probe-run"),
+    ("maintainer", "/probe/compare?run=mbert-v1", None, "probe-compare"),
 ]
 KNOWN: dict[str, str] = {}  # page id -> the axe rule that fails there (others' templates)
 

@@ -81,6 +81,7 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/probe/runs": {"GET": MAINTAINER_PAGE},
     "/probe/runs/<name>": {"GET": MAINTAINER_PAGE},
     "/probe/runs/<name>/<chart>.png": {"GET": MAINTAINER_PAGE},
+    "/probe/compare": {"GET": MAINTAINER_PAGE},  # models × languages of the runs ticked (?run=…)
     # review guidance (issue 15): guidelines, comments, suggestion edits
     "/admin/languages/<code>/guidelines": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/api/v1/languages/<lang>/guidelines": {"GET": _api()},
@@ -116,7 +117,7 @@ BODIES = {
     "/admin/languages/<code>/guidelines": {"text": "Be kind.", "action": "save"},
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"text": "[X] vino al mundo en [Y]"},
 }
-QUERY = {"/admin/diff": "?a=v1&b=v1"}
+QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
 
 

@@ -6,7 +6,7 @@
 | release     | release …, stats                           |
 | review      | user …, review …                           |
 | probe       | probe, models …, runs …                    |
-| analysis    | metrics, rankc, compare, report            |
+| analysis    | metrics, rankc, compare, report, models-table |
 | signals     | signals …                                  |
 | translate   | translate                                  |
 | serve       | seed, serve                                |

@@ -2,60 +2,87 @@
 `curator runs …` (predictions from other tools). torch and transformers load inside the commands."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
+from click.core import ParameterSource
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
-from curator.core.db import reading
 from curator.core.enums import ModelKind, ScoreMode, values
-from curator.core.errors import InputError, NotFound
+from curator.core.errors import InputError
+from curator.probe.plan import DEVICES, DTYPES
 
 
 @click.command()
-@click.argument("src")
-@click.option("--model", required=True, help="Hugging Face model name or local path.")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder (resumed if it exists).")
+@click.argument("src", required=False)
+@click.option("--model", "models", multiple=True,
+              help="Hugging Face model name or local path; repeat it for several models, probed one after another "
+                   "(each run in OUT/<model slug>/).")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Run folder (resumed if it exists); with several models, the folder of their runs.")
+@click.option("--plan", type=click.Path(dir_okay=False), default=None,
+              help="A TOML plan (models, releases, out, [options]) instead of SRC: one run per model × release "
+                   "in out/<release slug>/<model slug>/ (docs/probe.md).")
 @list_option("--languages", help="Comma-separated language codes (default: all).")
 @list_option("--relations", help="Comma-separated relation ids (default: all).")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
-@click.option("--dtype", type=click.Choice(["auto", "float32", "bfloat16", "float16"]), default="auto",
-              show_default=True)
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
+@click.option("--dtype", type=click.Choice(DTYPES), default="auto", show_default=True)
 @click.option("--batch-tokens", default=8192, show_default=True, help="Tokens per forward pass (halved on OOM).")
 @click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
 @click.option("--score-mode", type=click.Choice(values(ScoreMode)), default="log-prob", show_default=True,
               help="mean-logit reproduces the published mParaRel code (mean of raw logits).")
 @pass_ctx
-def probe(ctx: Context, src: str, model: str, out: str, languages: list[str], relations: list[str], device: str,
-          dtype: str, batch_tokens: int, final_punct: bool, keep_repeated_subjects: bool, score_mode: str) -> None:
-    """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT."""
-    from curator.probe import data as probe_data
-    from curator.probe.distributed import Ranks
-    from curator.probe.runner import run_probe
-    from curator.probe.scorers import load_scorer
-    from curator.probe.scorers.base import Options
+def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | None, plan: str | None,
+          languages: list[str], relations: list[str], device: str, dtype: str, batch_tokens: int, final_punct: bool,
+          keep_repeated_subjects: bool, score_mode: str) -> None:
+    """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT;
+    or every model × release of a --plan."""
+    from curator.probe.plan import load_plan, model_jobs, probe_jobs, read_release
 
-    langs, rels = languages or None, relations or None
-    drop = not keep_repeated_subjects
+    if plan is not None:
+        if src is not None:
+            raise InputError("SRC and --plan are mutually exclusive: the plan names its releases")
+        given = [_flag(name) for name in _PLAN_OWNS if _given(name)]
+        if given:
+            raise InputError(f"{', '.join(given)}: with --plan, set models, out and options in the plan file")
+        chosen = load_plan(plan)
+        jobs, options = chosen.jobs(), chosen.options
+    else:
+        if src is None or not models or not out:
+            raise InputError("give SRC, --model and --out (or a --plan file)")
+        jobs = model_jobs(src, list(models), out)
+        options = dict(device=device, dtype=dtype, batch_tokens=batch_tokens, final_punct=final_punct,
+                       score_mode=score_mode, keep_repeated_subjects=keep_repeated_subjects,
+                       languages=languages or None, relations=relations or None)
+
+    def done(run) -> None:
+        summary, where = run.summary, (out if plan is None and len(jobs) == 1 else run.job.out)
+        click.echo(f"probed {len(summary.relations)} relations ({summary.skipped} already done), "
+                   f"{summary.scored} queries scored on {run.device}; results in {where}")
+
     try:  # FileNotFoundError: SRC is not a release folder, or a file of one is missing
         # the input is read first: a broken release file is reported before a big model loads
-        if Path(src).is_dir():
-            items = list(probe_data.from_directory(src, langs, rels, drop))
-        else:
-            with reading(ctx.sessions()) as session:
-                items = list(probe_data.from_version(session, src, langs, rels, drop))
-        if not items:
-            raise NotFound(f"nothing to probe in {src} for the languages/relations asked")
-        ranks = Ranks.from_env()  # torchrun / accelerate launch: one process per device (docs/probe.md)
-        scorer = load_scorer(model, ranks.device(device), dtype, Options(score_mode, batch_tokens, final_punct))
-        summary = run_probe(scorer, items, out, model, src, progress=progress(), ranks=ranks)
+        items = {}
+        for job in jobs:
+            if job.release not in items:
+                items[job.release] = read_release(job.release, options["languages"], options["relations"],
+                                                  not options["keep_repeated_subjects"], ctx.sessions)
+        probe_jobs(jobs, items, options, progress=progress(), on_finished=done)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
-    if not ranks.leader:
-        return
-    click.echo(f"probed {len(summary.relations)} relations ({summary.skipped} already done), "
-               f"{summary.scored} queries scored on {scorer.device}; results in {out}")
+
+
+_PLAN_OWNS = ("models", "out", "languages", "relations", "device", "dtype", "batch_tokens", "final_punct",
+              "keep_repeated_subjects", "score_mode")
+
+
+def _given(name: str) -> bool:
+    """Whether the option was given on the command line (or its environment variable)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def _flag(name: str) -> str:
+    return next(p.opts[0] for p in click.get_current_context().command.params if p.name == name)
 
 
 # ---------------------------------------------------------------- models

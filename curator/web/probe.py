@@ -4,6 +4,8 @@ Reports and charts are computed on first view and cached by the run's signature 
 of its folders), so a finished run costs one computation, and a run rewritten by a resumed
 `curator probe` is recomputed on the next view. `?convention=mpararel` shows the run under the
 published mParaRel evaluation's averaging (convention.py); the page says which one it uses.
+`/probe/compare?run=a&run=b…` shows runs side by side, models × languages (analysis/models.py),
+cached by the runs' signatures in the same way.
 """
 from __future__ import annotations
 
@@ -17,11 +19,13 @@ from curator.core.languages import direction
 from curator.web.auth import maintainer_required
 from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
 from curator.analysis.convention import CHOICES, DEFAULT, parse
+from curator.analysis.models import models_table
 from curator.analysis.report import chart_png, report_data
 from curator.core.errors import Unreadable
 from curator.core.formats.runs import RunError
 
 bp = Blueprint("probe", __name__, url_prefix="/probe")
+MAX_COMPARED = 20  # runs on one comparison page
 _LOCK = threading.Lock()  # one computation per run at a time, not one per concurrent request
 
 
@@ -33,6 +37,11 @@ def _data(path: str, signature: int, convention: str) -> dict:
 @lru_cache(maxsize=32)
 def _chart(path: str, signature: int, convention: str, chart: str) -> bytes:
     return chart_png(_data(path, signature, convention), chart)
+
+
+@lru_cache(maxsize=8)
+def _table(runs: tuple[tuple[str, int], ...], convention: str) -> dict:
+    return models_table([path for path, _signature in runs], convention=parse(convention))
 
 
 def _convention() -> str:
@@ -91,3 +100,25 @@ def chart(name: str, chart: str):
         abort(404)
     return Response(_cached(_chart, path, convention, chart), mimetype="image/png",
                     headers={"Cache-Control": "private, max-age=60"})
+
+
+@bp.get("/compare")
+@maintainer_required
+def compare():
+    """The models × languages table of the runs ticked on the runs page (`?run=a&run=b…`)."""
+    names = list(dict.fromkeys(request.args.getlist("run")))
+    if len(names) > MAX_COMPARED:
+        abort(400, f"Compare at most {MAX_COMPARED} runs at a time.")
+    convention = _convention()
+    paths = [_run(name) for name in names]
+    table = None
+    if paths:
+        try:
+            with _LOCK:
+                table = _table(tuple((str(p), run_signature(p)) for p in paths), convention)
+        except RunError as exc:
+            raise Unreadable(f"This run cannot be read: {exc}") from None
+    links = [url_for("probe.run", name=name, **_query(convention)) for name in names]
+    conventions = [(c, url_for("probe.compare", run=names, **_query(c))) for c in CHOICES]
+    return render_template("probe_compare.html", table=table, links=links, conventions=conventions,
+                           convention=convention)

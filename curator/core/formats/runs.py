@@ -88,8 +88,10 @@ class RelationPredictions:
 
 
 def is_run(path: str | Path) -> bool:
+    """A run folder: run.json, or a language folder of predictions. A folder of runs (the
+    `curator probe --model A --model B` layout, `<model>/run.json`) is not one."""
     path = Path(path)
-    return path.is_dir() and ((path / "run.json").exists() or any(path.glob("*/*.json")))
+    return path.is_dir() and ((path / RUN_INFO).exists() or any(p.name != RUN_INFO for p in path.glob("*/*.json")))
 
 
 def _read_json(path: Path):

@@ -1,0 +1,162 @@
+"""Models × languages: several runs side by side, as figure 2 of the mParaRel paper across
+models and releases.
+
+For every run and language: consistency, accuracy and consistency-accuracy exactly as
+`curator metrics` computes them (`run_metrics`: macro average over relations, under the
+convention asked), and the language's mean RankC — the mean of RankC(language, other) over
+the run's other languages that share facts with it, from the matrix `curator rankc` prints
+(RankC does not depend on the convention). A run without stored rankings (imported from the
+mParaRel format) has no RankC. The mean row averages each column over the languages every
+run has, so that the columns compare the same languages.
+
+`models_table` computes it as plain values (NaN as None); the CLI (`curator models-table`),
+the static page (`curator report RUN_A RUN_B … OUT`, `build_models_report`) and the web page
+(`/probe/compare`) all render that one dict, the pages through one template partial.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+from markupsafe import Markup
+
+from curator.analysis.convention import DEFAULT, Convention, as_record, parse
+from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS as METRIC_LABELS, MAIN, run_metrics
+from curator.analysis.rankc import RankCResult, run_rankc
+from curator.core import languages as langs
+from curator.core.formats.atomic import atomic_write
+from curator.core.formats.runs import RankingMissing, RunError, iter_relations, run_info
+
+COLUMNS = MAIN + ("rankc",)
+LABELS = {**{m: METRIC_LABELS[m] for m in MAIN}, "rankc": "RankC (mean)"}
+
+
+def _clean(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 6)
+
+
+def rankc_means(result: RankCResult) -> dict[str, float | None]:
+    """Each language's mean RankC against the run's other languages (pairs without shared facts
+    left out; None when no other language shares one)."""
+    out: dict[str, float | None] = {}
+    for i, lang in enumerate(result.languages):
+        values = [float(result.rankc[i, j]) for j in range(len(result.languages))
+                  if j != i and result.queries[i, j] > 0 and not np.isnan(result.rankc[i, j])]
+        out[lang] = _clean(float(np.mean(values))) if values else None
+    return out
+
+
+def run_values(run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None,
+               nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS, convention: Convention = DEFAULT
+               ) -> tuple[dict[str, dict[str, float | None]], str | None]:
+    """({language: {column: value}}, a note when the run has no RankC) of one run."""
+    by_language, _ = run_metrics(iter_relations(run, languages, relations), nm_relations, convention)
+    note = None
+    try:
+        means = rankc_means(run_rankc(run, languages, relations))
+    except RankingMissing:
+        means, note = {}, "no stored rankings: no RankC"
+    return {lang: {**{m: _clean(values[m]["mean"]) for m in MAIN}, "rankc": means.get(lang)}
+            for lang, values in by_language.items()}, note
+
+
+def _short(model: str) -> str:
+    """A model as a column heading: a long path's last two components."""
+    parts = [p for p in re.split(r"[/\\]+", model) if p]
+    return "/".join(parts[-2:]) if len(parts) > 2 else model
+
+
+def labels(runs: list[dict]) -> list[str]:
+    """A heading per run: its model, plus its release when the runs differ in release, plus the run
+    folder's name where that still leaves two alike."""
+    with_release = len({r["release"] for r in runs}) > 1
+    out = [_short(r["model"] or r["name"]) + (f" · {r['release'] or '–'}" if with_release else "") for r in runs]
+    if len(set(out)) < len(out):
+        out = [label if out.count(label) == 1 else f"{label} ({r['name']})" for label, r in zip(out, runs)]
+    if len(set(out)) < len(out):
+        out = [f"{label} #{i + 1}" for i, label in enumerate(out)]
+    return out
+
+
+def models_table(runs: Iterable[str | Path], languages: list[str] | None = None, relations: list[str] | None = None,
+                 nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS, convention: Convention = DEFAULT) -> dict:
+    """Everything the models × languages table shows, as plain values; RunError for an unreadable run.
+
+    {"convention", "columns", "labels", "languages": [{code, name, dir}], "common": [codes in every
+    run], "runs": [{run, name, model, release, label, note, by_language: {code: {column: value}},
+    mean: {column: value}}]}; languages by mean consistency over the runs, descending."""
+    convention = parse(convention)
+    nm = tuple(nm_relations)
+    paths = [Path(r) for r in runs]
+    if not paths:
+        raise RunError("no runs to compare")
+    rows = []
+    for path in paths:
+        info = run_info(path)
+        values, note = run_values(path, languages, relations, nm, convention)
+        rows.append({"run": str(path), "name": path.name, "model": info.get("model"), "release": info.get("release"),
+                     "note": note, "by_language": values})
+    for row, label in zip(rows, labels(rows)):
+        row["label"] = label
+    codes = sorted({code for row in rows for code in row["by_language"]})
+    common = [code for code in codes if all(code in row["by_language"] for row in rows)]
+    for row in rows:
+        row["mean"] = {}
+        for column in COLUMNS:
+            got = [row["by_language"][code][column] for code in common if row["by_language"][code][column] is not None]
+            row["mean"][column] = _clean(float(np.mean(got))) if got else None
+
+    def order(code: str) -> tuple:
+        got = [row["by_language"][code]["consistency"] for row in rows
+               if code in row["by_language"] and row["by_language"][code]["consistency"] is not None]
+        return (not got, -float(np.mean(got)) if got else 0.0, code)
+
+    return {"convention": as_record(convention, nm), "columns": list(COLUMNS), "labels": LABELS,
+            "languages": [{"code": c, "name": langs.name(c), "dir": langs.direction(c)}
+                          for c in sorted(codes, key=order)],
+            "common": common, "runs": rows}
+
+
+def as_json(table: dict) -> dict:
+    """The table as `curator models-table --json` prints it."""
+    return {"convention": table["convention"], "columns": table["columns"], "common_languages": table["common"],
+            "languages": [lang["code"] for lang in table["languages"]],
+            "runs": [{k: row[k] for k in ("run", "model", "release", "label", "note", "by_language", "mean")}
+                     for row in table["runs"]]}
+
+
+# ---------------------------------------------------------------- the static page
+def _folder(i: int, name: str) -> str:
+    return f"{i + 1}-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", name).lstrip("._-") or "run")
+
+
+def render_static(table: dict, links: list[str]) -> str:
+    from curator.analysis.report import CSS, environment
+
+    css = Markup(CSS.read_text(encoding="utf-8"))  # our own stylesheet, inlined so the folder stands alone
+    return environment().get_template("models_report.html").render(table=table, links=links, css=css)
+
+
+def build_models_report(runs: list[str | Path], out_dir: str | Path,
+                        nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS, languages: list[str] | None = None,
+                        convention: Convention = DEFAULT) -> Path:
+    """out_dir/index.html with the models × languages table, and each run's own report in
+    out_dir/<n>-<run folder name>/ (linked from the table's headings); returns the index path.
+    The run reports go first, so the index never links a report that is not there."""
+    from curator.analysis.report import build_report
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    nm = tuple(nm_relations)
+    table = models_table(runs, languages, None, nm, convention)
+    links = []
+    for i, run in enumerate(runs):
+        folder = _folder(i, Path(run).name)
+        build_report(run, out / folder, nm, languages, convention)
+        links.append(f"{folder}/index.html")
+    index = out / "index.html"
+    atomic_write(index, render_static(table, links).encode("utf-8"))
+    return index

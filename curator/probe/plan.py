@@ -1,0 +1,270 @@
+"""Many models, one command: run folder names (slugs), plan files, and the loop that probes
+one model after another.
+
+`curator probe SRC --model A --model B --out DIR` writes one run per model, in
+`DIR/<slug(A)>/` and `DIR/<slug(B)>/` (with one model, `DIR` itself is the run, as always).
+`curator probe --plan plan.toml` reads models, releases, an output folder and the probe
+options from a TOML file and writes one run per model × release, in
+`<out>/<slug(release)>/<slug(model)>/`.
+
+**Slugs.** `slug(name)` is the name's last two path components (split at `/` or `\\`, `.` and
+`..` left out) joined by `--`, every run of characters other than ASCII letters, digits, `.`,
+`_` and `-` replaced by `_`, leading `.`, `_` and `-` removed, at most 100 characters:
+`xlm-roberta-base` → `xlm-roberta-base`, `google/mt5-base` → `google--mt5-base`,
+`/models/xlmr/checkpoint-500` → `xlmr--checkpoint-500`, `out/v1` → `out--v1`. It depends only
+on the text given, never on the disk, so the same command finds the same folders again and
+resumes. Two names with one slug (or one name given twice) are an error that names both.
+
+Models are loaded and run one at a time, model-major (a plan's model is loaded once for all
+its releases), and each is freed (`del`, `gc.collect()`, `torch.cuda.empty_cache()` on CUDA)
+before the next one loads. Every run resumes as a single run does: relations already done
+are skipped by the runner's digest. torch is imported only when a model is loaded.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from curator.core.enums import ScoreMode, values
+from curator.core.errors import InputError, NotFound
+from curator.core.languages import check_code
+
+DEVICES = ("auto", "cpu", "cuda")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+SLUG_PARTS = 2
+SLUG_LENGTH = 100
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+# the [options] of a plan: the `curator probe` options of the same names, with their defaults
+DEFAULTS: dict[str, Any] = {"device": "auto", "dtype": "auto", "batch_tokens": 8192, "final_punct": False,
+                            "score_mode": "log-prob", "keep_repeated_subjects": False, "languages": None,
+                            "relations": None}
+TOP_KEYS = ("models", "releases", "out", "options")
+
+
+def slug(name: str) -> str:
+    """The folder name of a model or a release (module docstring): stable, filesystem safe, and a
+    plain run name for the web app (a letter or digit first)."""
+    parts = [p for p in re.split(r"[/\\]+", name.strip()) if p not in ("", ".", "..")]
+    text = _UNSAFE.sub("_", "--".join(parts[-SLUG_PARTS:])).lstrip("._-")[:SLUG_LENGTH]
+    return text or "unnamed"
+
+
+def slugs(names: Iterable[str], what: str, where: str, field_name: str | None = None) -> dict[str, str]:
+    """{name: slug}; an InputError naming both when two names (or one name twice) share a slug."""
+    seen: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for name in names:
+        s = slug(name)
+        if s in seen:
+            other = seen[s]
+            why = (f"{what} {name!r} is given twice" if other == name else
+                   f"{what}s {other!r} and {name!r} would both be written to the folder {s!r}")
+            raise InputError(where, why + "; give each a different name", field=field_name)
+        seen[s] = name
+        out[name] = s
+    return out
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run: `model` (hub name or path, what is loaded and recorded) on `release` (a release
+    folder or a version name) into the run folder `out`."""
+    model: str
+    release: str
+    out: Path
+
+
+@dataclass
+class Plan:
+    path: Path
+    models: list[str]  # as loaded: a path beside the plan when one is there, else the text (a hub name)
+    releases: list[str]  # a folder beside the plan when one is there, else the text (a version name)
+    out: Path
+    options: dict[str, Any] = field(default_factory=lambda: dict(DEFAULTS))
+    model_slugs: list[str] = field(default_factory=list)
+    release_slugs: list[str] = field(default_factory=list)
+
+    def jobs(self) -> list[Job]:
+        """Model-major: every release of a model before the next model, so each loads once."""
+        return [Job(model, release, self.out / rs / ms)
+                for model, ms in zip(self.models, self.model_slugs)
+                for release, rs in zip(self.releases, self.release_slugs)]
+
+
+def model_jobs(src: str, models: list[str], out: str | Path) -> list[Job]:
+    """`curator probe SRC --model … --out OUT`: one model writes OUT itself; several write
+    OUT/<slug>/, and OUT must then not be a run folder itself."""
+    from curator.core.formats.runs import is_run  # numpy: kept out of the CLI's start-up
+
+    out = Path(out)
+    if len(models) == 1:
+        return [Job(models[0], src, out)]
+    named = slugs(models, "model", "--model")
+    if is_run(out):
+        raise InputError(str(out), "is the run folder of one model; give several models a folder of their own")
+    return [Job(model, src, out / named[model]) for model in models]
+
+
+# ---------------------------------------------------------------- plan files
+def _strings(path: Path, key: str, value: Any) -> list[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError(str(path), "expected a non-empty list of non-empty strings", field=key)
+    return [v.strip() for v in value]
+
+
+def _beside(base: Path, text: str, want_dir: bool) -> str:
+    """A relative path is read from the plan's folder when it names something there; anything
+    else (a hub name, a version name) is kept as written."""
+    p = Path(text)
+    if p.is_absolute():
+        return text
+    there = base / p
+    return str(there) if (there.is_dir() if want_dir else there.exists()) else text
+
+
+def _code_list(path: Path, key: str, value: Any, languages: bool) -> list[str] | None:
+    if isinstance(value, str):
+        value = [v for v in re.split(r"[,\s]+", value) if v]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(str(path), "expected a list of strings (or one comma-separated string)", field=key)
+    if languages:
+        for code in value:
+            try:
+                check_code(code)
+            except InputError as exc:
+                raise InputError(str(path), exc.message, field=key) from None
+    return list(dict.fromkeys(value)) or None
+
+
+def _options(path: Path, table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise InputError(str(path), "expected a table ([options])", field="options")
+    options = dict(DEFAULTS)
+    choices = {"device": DEVICES, "dtype": DTYPES, "score_mode": values(ScoreMode)}
+    for key, value in table.items():
+        where = f"options.{key}"
+        if key not in DEFAULTS:
+            raise InputError(str(path), f"unknown option (known: {', '.join(DEFAULTS)})", field=where)
+        if key in choices:
+            if value not in choices[key]:
+                raise InputError(str(path), f"expected one of {', '.join(choices[key])}, not {value!r}", field=where)
+        elif key == "batch_tokens":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(str(path), f"expected a positive integer, not {value!r}", field=where)
+        elif key in ("final_punct", "keep_repeated_subjects"):
+            if not isinstance(value, bool):
+                raise InputError(str(path), f"expected true or false, not {value!r}", field=where)
+        else:
+            value = _code_list(path, where, value, key == "languages")
+        options[key] = value
+    return options
+
+
+def load_plan(path: str | Path) -> Plan:
+    """The plan in a TOML file; an InputError naming the file and the key for anything wrong.
+
+    ```toml
+    models = ["bert-base-multilingual-cased", "xlm-roberta-base"]
+    releases = ["out/v1", "v1-reviewed"]   # release folders or version names, as SRC
+    out = "runs"                           # default "runs"; relative paths are read from the plan's folder
+    [options]                              # as the options of `curator probe`, all optional
+    device = "cuda"
+    languages = ["es", "ar"]
+    ```
+    """
+    import tomllib
+
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(str(path), "no such plan file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), f"cannot be read ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(str(path), f"not valid TOML: {exc}") from None
+    for key in data:
+        if key not in TOP_KEYS:
+            raise InputError(str(path), f"unknown key (known: {', '.join(TOP_KEYS)})", field=key)
+    for key in ("models", "releases"):
+        if key not in data:
+            raise InputError(str(path), "missing: a plan names its models and its releases", field=key)
+    base = path.parent
+    models = _strings(path, "models", data["models"])
+    releases = _strings(path, "releases", data["releases"])
+    model_slugs = slugs(models, "model", str(path), "models")
+    release_slugs = slugs(releases, "release", str(path), "releases")
+    out = data.get("out", "runs")
+    if not isinstance(out, str) or not out.strip():
+        raise InputError(str(path), "expected a folder name", field="out")
+    return Plan(path, [_beside(base, m, want_dir=False) for m in models],
+                [_beside(base, r, want_dir=True) for r in releases], base / out.strip(),
+                _options(path, data.get("options", {})),
+                [model_slugs[m] for m in models], [release_slugs[r] for r in releases])
+
+
+# ---------------------------------------------------------------- running
+def read_release(src: str, languages: list[str] | None, relations: list[str] | None, drop_repeated: bool,
+                 sessions: Callable[[], Any]) -> list:
+    """Every relation of SRC (a release folder, else a version name read through `sessions()`)
+    as `RelationData`; NotFound when the languages/relations asked leave nothing."""
+    from curator.core.db import reading
+    from curator.probe import data as probe_data
+
+    if Path(src).is_dir():
+        items = list(probe_data.from_directory(src, languages, relations, drop_repeated))
+    else:
+        with reading(sessions()) as session:
+            items = list(probe_data.from_version(session, src, languages, relations, drop_repeated))
+    if not items:
+        raise NotFound(f"nothing to probe in {src} for the languages/relations asked")
+    return items
+
+
+@dataclass
+class Finished:
+    job: Job
+    summary: Any  # runner.RunSummary
+    device: str
+
+
+def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any], progress: bool = False,
+               on_finished: Callable[[Finished], None] | None = None) -> list[Finished]:
+    """Run every job, loading each model once (jobs of one model in a row) and freeing it before
+    the next loads; `items[job.release]` are the relations to probe (read before any model)."""
+    import gc
+
+    from curator.probe.distributed import Ranks
+    from curator.probe.runner import run_probe
+    from curator.probe.scorers import load_scorer
+    from curator.probe.scorers.base import Options
+
+    ranks = Ranks.from_env()  # torchrun / accelerate launch: one process per device (docs/probe.md)
+
+    scorer_options = Options(score_mode=options["score_mode"], batch_tokens=options["batch_tokens"],
+                             final_punct=options["final_punct"])
+    groups: dict[str, list[Job]] = {}
+    for job in jobs:
+        groups.setdefault(job.model, []).append(job)
+    finished: list[Finished] = []
+    for model, group in groups.items():
+        scorer = load_scorer(model, ranks.device(options["device"]), options["dtype"], scorer_options)
+        device = scorer.device
+        try:
+            for job in group:
+                summary = run_probe(scorer, items[job.release], job.out, job.model, job.release, progress=progress,
+                                    ranks=ranks)
+                finished.append(Finished(job, summary, str(device)))
+                if on_finished and ranks.leader:  # one summary line per run, from rank 0
+                    on_finished(finished[-1])
+        finally:
+            del scorer  # the only reference: the model's memory goes before the next model loads
+            gc.collect()
+            if device.type == "cuda":
+                import torch
+
+                torch.cuda.empty_cache()
+    return finished
