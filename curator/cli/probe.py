@@ -6,7 +6,7 @@ import click
 from click.core import ParameterSource
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
-from curator.core.enums import ModelKind, ScoreMode, values
+from curator.core.enums import Attention, ModelKind, ScoreMode, values
 from curator.core.errors import InputError
 from curator.probe.plan import DEVICES, DTYPES
 
@@ -26,14 +26,18 @@ from curator.probe.plan import DEVICES, DTYPES
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
 @click.option("--dtype", type=click.Choice(DTYPES), default="auto", show_default=True)
 @click.option("--batch-tokens", default=8192, show_default=True, help="Tokens per forward pass (halved on OOM).")
+@click.option("--attention", type=click.Choice(values(Attention)), default="auto", show_default=True,
+              help="The model's attention implementation (auto: SDPA where supported).")
+@click.option("--compile", "compile_", is_flag=True, help="torch.compile the model's layers (worth it on a GPU "
+              "for long runs: compiling takes seconds to minutes).")
 @click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
 @click.option("--score-mode", type=click.Choice(values(ScoreMode)), default="log-prob", show_default=True,
               help="mean-logit reproduces the published mParaRel code (mean of raw logits).")
 @pass_ctx
 def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | None, plan: str | None,
-          languages: list[str], relations: list[str], device: str, dtype: str, batch_tokens: int, final_punct: bool,
-          keep_repeated_subjects: bool, score_mode: str) -> None:
+          languages: list[str], relations: list[str], device: str, dtype: str, batch_tokens: int, attention: str,
+          compile_: bool, final_punct: bool, keep_repeated_subjects: bool, score_mode: str) -> None:
     """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT;
     or every model × release of a --plan."""
     from curator.probe.plan import load_plan, model_jobs, probe_jobs, read_release
@@ -52,7 +56,8 @@ def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | Non
         jobs = model_jobs(src, list(models), out)
         options = dict(device=device, dtype=dtype, batch_tokens=batch_tokens, final_punct=final_punct,
                        score_mode=score_mode, keep_repeated_subjects=keep_repeated_subjects,
-                       languages=languages or None, relations=relations or None)
+                       languages=languages or None, relations=relations or None, attention=attention,
+                       compile=compile_)
 
     def done(run) -> None:
         summary, where = run.summary, (out if plan is None and len(jobs) == 1 else run.job.out)
@@ -72,7 +77,7 @@ def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | Non
 
 
 _PLAN_OWNS = ("models", "out", "languages", "relations", "device", "dtype", "batch_tokens", "final_punct",
-              "keep_repeated_subjects", "score_mode")
+              "keep_repeated_subjects", "score_mode", "attention", "compile_")
 
 
 def _given(name: str) -> bool:

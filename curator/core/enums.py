@@ -67,6 +67,15 @@ class ScoreMode(StrEnum):
     MEAN_LOGIT = "mean-logit"  # the published mParaRel code's mean logit over its tokens
 
 
+class Attention(StrEnum):
+    """Which attention implementation of its own a probed model runs (transformers'
+    attn_implementation); auto lets transformers pick (SDPA where the model supports it)."""
+    AUTO = "auto"
+    SDPA = "sdpa"
+    FLASH_ATTENTION_2 = "flash_attention_2"
+    EAGER = "eager"
+
+
 class ModelKind(StrEnum):
     """Families a tiny test model can be built for (`curator models tiny`)."""
     BERT = "bert"

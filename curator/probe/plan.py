@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from curator.core.enums import ScoreMode, values
+from curator.core.enums import Attention, ScoreMode, values
 from curator.core.errors import InputError, NotFound
 from curator.core.languages import check_code
 
@@ -40,7 +40,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # the [options] of a plan: the `curator probe` options of the same names, with their defaults
 DEFAULTS: dict[str, Any] = {"device": "auto", "dtype": "auto", "batch_tokens": 8192, "final_punct": False,
                             "score_mode": "log-prob", "keep_repeated_subjects": False, "languages": None,
-                            "relations": None}
+                            "relations": None, "attention": "auto", "compile": False}
 TOP_KEYS = ("models", "releases", "out", "options")
 
 
@@ -143,7 +143,7 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise InputError(str(path), "expected a table ([options])", field="options")
     options = dict(DEFAULTS)
-    choices = {"device": DEVICES, "dtype": DTYPES, "score_mode": values(ScoreMode)}
+    choices = {"device": DEVICES, "dtype": DTYPES, "score_mode": values(ScoreMode), "attention": values(Attention)}
     for key, value in table.items():
         where = f"options.{key}"
         if key not in DEFAULTS:
@@ -154,7 +154,7 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
         elif key == "batch_tokens":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(str(path), f"expected a positive integer, not {value!r}", field=where)
-        elif key in ("final_punct", "keep_repeated_subjects"):
+        elif key in ("final_punct", "keep_repeated_subjects", "compile"):
             if not isinstance(value, bool):
                 raise InputError(str(path), f"expected true or false, not {value!r}", field=where)
         else:
@@ -251,7 +251,8 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
         groups.setdefault(job.model, []).append(job)
     finished: list[Finished] = []
     for model, group in groups.items():
-        scorer = load_scorer(model, ranks.device(options["device"]), options["dtype"], scorer_options)
+        scorer = load_scorer(model, ranks.device(options["device"]), options["dtype"], scorer_options,
+                             attention=options.get("attention", "auto"), compile=options.get("compile", False))
         device = scorer.device
         try:
             for job in group:

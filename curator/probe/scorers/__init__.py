@@ -16,9 +16,20 @@ from curator.probe.scorers.seq2seq import Seq2SeqScorer
 SCORERS: dict[str, type[Scorer]] = {"masked": MaskedScorer, "seq2seq": Seq2SeqScorer, "causal": CausalScorer}
 
 
+from curator.core.enums import Attention, values
+
+ATTENTION = values(Attention)
+
+
 def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", options: Options | None = None,
-                kind: str | None = None) -> Scorer:
-    """Any Hugging Face model by hub name or local path; the kind comes from its config."""
+                kind: str | None = None, attention: str = "auto", compile: bool = False) -> Scorer:
+    """Any Hugging Face model by hub name or local path; the kind comes from its config.
+
+    `attention` picks the model's own attention implementation (auto: what transformers picks,
+    PyTorch's scaled-dot-product attention where the model supports it, which dispatches to
+    flash or memory-efficient kernels on a GPU); `compile` compiles the model's repeated
+    layers with torch.compile (regional compilation: one compiled block serves every layer,
+    so compiling takes seconds, and shapes are dynamic so length buckets do not recompile)."""
     from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM,
                               AutoTokenizer)
 
@@ -33,15 +44,42 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
     dev = pick_device(device)
     torch_dtype = pick_dtype(dtype, dev)
     auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}[kind]
+    if attention not in ATTENTION:
+        raise ProbeError(f"attention must be one of {', '.join(ATTENTION)}")
+    extra = {} if attention == "auto" else {"attn_implementation": attention}
     try:
-        model = auto.from_pretrained(name_or_path, dtype=torch_dtype)
+        model = auto.from_pretrained(name_or_path, dtype=torch_dtype, **extra)
+    except ImportError as exc:  # flash_attention_2 without the flash-attn package, and the like
+        raise ProbeError(f"attention {attention!r} is not available here: {str(exc).splitlines()[0]}") from None
     except (OSError, ValueError) as exc:
+        if extra and "attn" in str(exc).lower():
+            raise ProbeError(f"model {name_or_path!r} cannot use attention {attention!r}: "
+                             f"{str(exc).splitlines()[0]}") from None
         raise ProbeError(f"model {name_or_path!r} has no {kind} language-model head usable for probing: "
                          f"{str(exc).splitlines()[0]}") from None
     if dev.type == "cuda" and dev.index is not None:
         torch.cuda.set_device(dev)  # this rank's GPU is also where pinned copies and the caches go
     model.to(dev).eval()
-    return SCORERS[kind](model, tokenizer, dev, options or Options())
+    if compile:
+        compile_layers(model)
+    scorer = SCORERS[kind](model, tokenizer, dev, options or Options())
+    scorer.compiled = compile
+    return scorer
 
 
-__all__ = ["PUNCT_END", "SCORERS", "Options", "ProbeError", "Scorer", "load_scorer"]
+def compile_layers(model) -> int:
+    """torch.compile every block of the model's layer stacks (a ModuleList of one class), in
+    place; returns how many. The scorers call parts of the model apart (the body without its
+    head, the decoder with a cache), which a whole-model compile would not cover."""
+    import torch
+
+    count = 0
+    for stack in model.modules():
+        if isinstance(stack, torch.nn.ModuleList) and len(stack) > 1 and len({type(m) for m in stack}) == 1:
+            for block in stack:
+                block.compile(dynamic=True)
+                count += 1
+    return count
+
+
+__all__ = ["ATTENTION", "PUNCT_END", "SCORERS", "Options", "ProbeError", "Scorer", "load_scorer"]

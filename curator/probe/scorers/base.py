@@ -40,6 +40,7 @@ def split_template(template: str, subject: str, final_punct: bool) -> tuple[str,
 
 class Scorer:
     kind = ""
+    compiled = False  # whether load_scorer compiled the model's layers (run.json records it)
 
     def __init__(self, model, tokenizer, device: torch.device, options: Options):
         if options.score_mode not in SCORE_MODES:

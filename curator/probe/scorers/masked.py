@@ -111,27 +111,28 @@ class MaskedScorer(Scorer):
     def _score(self, data: RelationData) -> np.ndarray:
         queries = self.queries(data)
         cand_ids = self.encode([label for _, label in data.candidates])
-        scores = np.full((len(queries), len(cand_ids)), -np.inf, dtype=np.float32)
+        # on the device until the relation is done: no host sync inside the batch loop on a GPU
+        scores = torch.full((len(queries), len(cand_ids)), float("-inf"), device=self.device)
         by_length: dict[int, list[int]] = defaultdict(list)
         for c, ids in enumerate(cand_ids):
             if ids:
                 by_length[len(ids)].append(c)
         for n, members in sorted(by_length.items()):
-            targets = torch.tensor([cand_ids[c] for c in members], device=self.device).T  # [n, Cn]
+            targets = self.to_device(np.array([cand_ids[c] for c in members], dtype=np.int64).T)  # [n, Cn]
+            columns = self.to_device(np.array(members, dtype=np.int64))
             texts = [before + self.mask_slot(n) + after for before, after in queries]
             rows = self.tokenize(texts)
             self.check_fits(data, [len(r) for r in rows])
             where = self.slot_positions(texts, rows, self.tok.mask_token_id, n)
             for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
                 ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
-                positions = torch.tensor([where[q] for q in batch], device=self.device)  # [B, n]
+                positions = self.to_device(np.array([where[q] for q in batch], dtype=np.int64))  # [B, n]
+                arange = torch.arange(len(batch), device=self.device)[:, None]
                 if self.head is not None:
                     hidden = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
-                    at_masks = hidden[torch.arange(len(batch), device=self.device)[:, None], positions]  # [B, n, H]
-                    picked = self.head_scores(at_masks, targets)
+                    picked = self.head_scores(hidden[arange, positions], targets)  # [B, n, Cn]
                 else:  # no separable head: full logits, then pick the mask positions
                     full = self.model(input_ids=ids, attention_mask=attn).logits
-                    logits = full[torch.arange(len(batch), device=self.device)[:, None], positions]
-                    picked = self.pick(logits, targets)
-                scores[np.ix_(batch, members)] = picked.mean(1).cpu().numpy()
-        return scores
+                    picked = self.pick(full[arange, positions], targets)
+                scores[self.to_device(np.array(batch, dtype=np.int64))[:, None], columns] = picked.mean(1)
+        return scores.cpu().numpy()

@@ -1,0 +1,68 @@
+"""The engine options that do not change what is scored: the attention implementation, compiled
+layers, the out-of-memory back-off (the run records what was asked, not the shrunken budget)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from curator.probe.data import from_directory  # noqa: E402
+from curator.probe.scorers import Options, load_scorer  # noqa: E402
+
+
+@pytest.fixture
+def release(cli, tmp_path):
+    cli("seed")
+    cli("release", "build", "v0")
+    cli("release", "export", "v0", tmp_path / "v0")
+    return tmp_path / "v0"
+
+
+@pytest.fixture
+def bert(cli, release, tmp_path):
+    path = tmp_path / "bert"
+    cli("models", "tiny", path, "--kind", "bert", "--corpus", release)
+    return path
+
+
+def test_attention_implementations_and_compiled_layers_give_the_same_scores(release, bert):
+    data = next(from_directory(release, ["es"], ["P19"]))
+    eager = load_scorer(str(bert), "cpu", "float32", Options(batch_tokens=64), attention="eager")
+    sdpa = load_scorer(str(bert), "cpu", "float32", Options(batch_tokens=64), attention="sdpa")
+    compiled = load_scorer(str(bert), "cpu", "float32", Options(batch_tokens=64), attention="sdpa", compile=True)
+    assert eager.model.config._attn_implementation == "eager" and sdpa.model.config._attn_implementation == "sdpa"
+    assert compiled.compiled and not sdpa.compiled
+    reference = eager.score_relation(data)
+    np.testing.assert_allclose(sdpa.score_relation(data), reference, atol=1e-5)
+    np.testing.assert_allclose(compiled.score_relation(data), reference, atol=1e-5)
+
+
+def test_run_records_attention_and_an_unavailable_one_is_one_line(cli, release, bert, tmp_path):
+    out = tmp_path / "run"
+    cli("probe", release, "--model", bert, "--out", out, "--languages", "es", "--device", "cpu", "--attention", "eager")
+    run = json.loads((out / "run.json").read_text())
+    assert run["attention"] == "eager" and run["compiled"] is False and run["ranks"] == 1
+    result = cli("probe", release, "--model", bert, "--out", tmp_path / "flash", "--device", "cpu",
+                 "--attention", "flash_attention_2", ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(lines) == 1 and "flash_attention_2" in lines[0], result.output
+
+
+def test_out_of_memory_back_off_keeps_the_recorded_budget(bert):
+    scorer = load_scorer(str(bert), "cpu", "float32", Options(batch_tokens=4096))
+    calls = []
+
+    def flaky():
+        calls.append(scorer.budget)
+        if len(calls) < 3:
+            raise torch.OutOfMemoryError("simulated")
+        return np.zeros(1)
+
+    scorer.with_oom_retry(flaky)
+    assert calls == [4096, 2048, 1024]
+    assert scorer.options.batch_tokens == 4096  # what run.json records and a resumed run reuses
