@@ -132,7 +132,58 @@ def test_ranks_from_the_launcher_environment(monkeypatch):
     monkeypatch.setenv("WORLD_SIZE", "4")
     monkeypatch.setenv("RANK", "3")
     monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    assert Ranks.from_env() == Ranks()  # a stray WORLD_SIZE without a rendezvous: one process alone
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
     assert Ranks.from_env() == Ranks(3, 4, 1)
     monkeypatch.setenv("WORLD_SIZE", "1")
     assert Ranks.from_env() == Ranks()
+
+
+def test_each_rank_gets_its_own_gpu(monkeypatch):
+    import torch
+
     assert Ranks(1, 2, 1).device("cpu") == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert Ranks(1, 2, 1).device("auto") == "auto"  # no GPU: the CPU, as asked
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
+    assert [Ranks(r, 8, r % 4).device("cuda") for r in range(8)] == [f"cuda:{r % 4}" for r in range(8)]
+    assert Ranks(5, 8, 5).device("auto") == "cuda:1"  # 6 processes on a node of 4 visible GPUs wrap round
+    assert Ranks().device("auto") == "auto" and Ranks(0, 2, 0).device("cpu") == "cpu"
+
+
+def test_several_models_under_ranks_share_one_process_group(cli, db_url, release, tmp_path):
+    """Two runs in one launched command: the group is not torn down and rebuilt between them."""
+    models = []
+    for kind in ("bert", "gpt2"):
+        cli("models", "tiny", tmp_path / kind, "--kind", kind, "--corpus", release)
+        models += ["--model", tmp_path / kind]
+    args = [release, *models, "--languages", "es,el", "--device", "cpu"]
+    result = launch(["probe", *args, "--out", tmp_path / "ranks"], db_url, torchrun(2))
+    assert result.stdout.count("probed ") == 2 and "2 ranks (cpu on rank 0)" in result.stdout
+    launch(["probe", *args, "--out", tmp_path / "single"], db_url, [sys.executable])
+    runs = sorted(p.name for p in (tmp_path / "ranks").iterdir() if p.is_dir())
+    assert len(runs) == 2 and runs == sorted(p.name for p in (tmp_path / "single").iterdir() if p.is_dir())
+    for name in runs:
+        assert stored(tmp_path / "ranks" / name) == stored(tmp_path / "single" / name) != {}
+
+
+def test_a_failing_rank_stops_every_rank_with_one_line(cli, db_url, release, tmp_path):
+    """A subject too long for the model in one relation: the rank that owns it fails, the other
+    finishes its share, and both stop with the same line; what was stored stays for a resume."""
+    model = tmp_path / "bert"
+    cli("models", "tiny", model, "--kind", "bert", "--corpus", release)
+    path = release / "tuples" / "es" / "P19.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows.append(dict(rows[0], sub_uri="Q99999999", sub_label=" ".join(["Victor"] * 200)))
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    result = launch(["probe", release, "--model", model, "--out", tmp_path / "run", "--languages", "es,el",
+                     "--device", "cpu"], db_url, torchrun(2), ok=False)
+    assert result.returncode != 0
+    errors = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 2, result.stdout + result.stderr
+    assert any(e.startswith("Error: es P19: template '") for e in errors)  # the failing rank's own line
+    assert any(e.startswith("Error: rank ") and "es P19: template '" in e for e in errors)  # the other's
+    assert "/curator/" not in result.stdout + result.stderr.replace(sys.executable, "")
+    assert len(list((tmp_path / "run").glob("*/*.npz"))) >= 5 and not (tmp_path / "run" / "es" / "P19.npz").exists()

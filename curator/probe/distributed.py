@@ -38,7 +38,9 @@ class Ranks:
 
     @classmethod
     def from_env(cls) -> "Ranks":
-        """This process's place as the launcher set it; one process alone when none did."""
+        """This process's place as the launcher set it; one process alone when none did. A
+        launcher sets the rendezvous address too: WORLD_SIZE alone (exported for some other
+        tool) does not make a plain `curator probe` wait for peers that never come."""
         def number(name: str, default: int) -> int:
             try:
                 return int(os.environ.get(name, default))
@@ -46,7 +48,9 @@ class Ranks:
                 return default
 
         world = number("WORLD_SIZE", 1)
-        return cls(number("RANK", 0), world, number("LOCAL_RANK", 0)) if world > 1 else cls()
+        if world <= 1 or not os.environ.get("MASTER_ADDR"):
+            return cls()
+        return cls(number("RANK", 0), world, number("LOCAL_RANK", 0))
 
     @property
     def distributed(self) -> bool:

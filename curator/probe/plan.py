@@ -237,7 +237,7 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
     the next loads; `items[job.release]` are the relations to probe (read before any model)."""
     import gc
 
-    from curator.probe.distributed import Ranks
+    from curator.probe.distributed import Ranks, process_group
     from curator.probe.runner import run_probe
     from curator.probe.scorers import load_scorer
     from curator.probe.scorers.base import Options
@@ -250,22 +250,26 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
     for job in jobs:
         groups.setdefault(job.model, []).append(job)
     finished: list[Finished] = []
-    for model, group in groups.items():
-        scorer = load_scorer(model, ranks.device(options["device"]), options["dtype"], scorer_options,
-                             attention=options.get("attention", "auto"), compile=options.get("compile", False))
-        device = scorer.device
-        try:
-            for job in group:
-                summary = run_probe(scorer, items[job.release], job.out, job.model, job.release, progress=progress,
-                                    ranks=ranks)
-                finished.append(Finished(job, summary, str(device)))
-                if on_finished and ranks.leader:  # one summary line per run, from rank 0
-                    on_finished(finished[-1])
-        finally:
-            del scorer  # the only reference: the model's memory goes before the next model loads
-            gc.collect()
-            if device.type == "cuda":
-                import torch
+    # one process group for every run of the plan: tearing one down and starting the next under the
+    # same rendezvous lets a rank reach a stale peer address (gloo connection refused, or a hang)
+    with process_group(ranks):
+        for model, group in groups.items():
+            scorer = load_scorer(model, ranks.device(options["device"]), options["dtype"], scorer_options,
+                                 attention=options.get("attention", "auto"), compile=options.get("compile", False))
+            device = scorer.device
+            try:
+                for job in group:
+                    summary = run_probe(scorer, items[job.release], job.out, job.model, job.release, progress=progress,
+                                        ranks=ranks)
+                    where = f"{ranks.world} ranks ({device} on rank 0)" if ranks.distributed else str(device)
+                    finished.append(Finished(job, summary, where))
+                    if on_finished and ranks.leader:  # one summary line per run, from rank 0
+                        on_finished(finished[-1])
+            finally:
+                del scorer  # the only reference: the model's memory goes before the next model loads
+                gc.collect()
+                if device.type == "cuda":
+                    import torch
 
-                torch.cuda.empty_cache()
+                    torch.cuda.empty_cache()
     return finished

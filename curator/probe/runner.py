@@ -29,7 +29,7 @@ from curator.core.formats.runs import (RUN_INFO, RelationPredictions, RunInUse, 
                                        save_relation, write_run_info)
 from curator.probe.data import RelationData
 from curator.probe.distributed import Ranks, broadcast, gather, process_group
-from curator.probe.scorers.base import Options, Scorer
+from curator.probe.scorers.base import Options, ProbeError, Scorer
 
 
 
@@ -150,14 +150,24 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
         if refused:
             raise RunInUse(refused)
         mine = ranks.share(items, [len(d.templates) * len(d.subjects) * len(d.candidates) for d in items])
-        summary, wall = _probe_items(scorer, mine, out, model, progress and ranks.leader)
-        everyone = gather((summary, wall, str(scorer.device)), ranks)
+        try:
+            summary, wall = _probe_items(scorer, mine, out, model, progress and ranks.leader)
+            failure = None
+        except Exception as exc:  # every rank must still reach the gather, or the others wait for it
+            summary, wall, failure = RunSummary(), 0.0, (str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            error = exc
+        everyone = gather((summary, wall, str(scorer.device), failure), ranks)
+        if failure is not None:
+            raise error
+        failed = [(r, f) for r, (_, _, _, f) in enumerate(everyone) if f is not None]
+        if failed:  # the same one line on every rank; relations already stored are kept for a resume
+            raise ProbeError("; ".join(f"rank {r}: {message}" for r, message in failed))
         if not ranks.leader:
             return summary
-        merged = RunSummary([r for s, _, _ in everyone for r in s.relations], sum(s.skipped for s, _, _ in everyone))
+        merged = RunSummary([r for s, *_ in everyone for r in s.relations], sum(s.skipped for s, *_ in everyone))
         merged.relations.sort(key=lambda r: (r.language, r.relation))
-        _write_run(out, scorer, model, release, merged, max(w for _, w, _ in everyone),
-                   [device for _, _, device in everyone])
+        _write_run(out, scorer, model, release, merged, max(w for _, w, *_ in everyone),
+                   [device for _, _, device, _ in everyone])
         return merged
 
 

@@ -42,6 +42,8 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
 
     kind = kind or detect_kind(config)
     dev = pick_device(device)
+    if dev.type == "cuda" and dev.index is not None:
+        torch.cuda.set_device(dev)  # this rank's GPU, before anything (the bf16 check, pinned copies) touches one
     torch_dtype = pick_dtype(dtype, dev)
     auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}[kind]
     if attention not in ATTENTION:
@@ -57,13 +59,10 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
                              f"{str(exc).splitlines()[0]}") from None
         raise ProbeError(f"model {name_or_path!r} has no {kind} language-model head usable for probing: "
                          f"{str(exc).splitlines()[0]}") from None
-    if dev.type == "cuda" and dev.index is not None:
-        torch.cuda.set_device(dev)  # this rank's GPU is also where pinned copies and the caches go
     model.to(dev).eval()
-    if compile:
-        compile_layers(model)
+    compiled = bool(compile) and compile_layers(model) > 0
     scorer = SCORERS[kind](model, tokenizer, dev, options or Options())
-    scorer.compiled = compile
+    scorer.compiled = compiled
     return scorer
 
 
