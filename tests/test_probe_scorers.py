@@ -73,8 +73,9 @@ def fill(template: str, subject: str, slot: str, final_punct: bool) -> str:
     return text
 
 
-def reference(path, data, kind: str, mode: str, final_punct: bool = False) -> np.ndarray:
-    """[queries, candidates] scores, one float64 forward pass per (template, subject, candidate)."""
+def reference(path, data, kind: str, mode: str, final_punct: bool = False, bos: bool = True) -> np.ndarray:
+    """[queries, candidates] scores, one float64 forward pass per (template, subject, candidate);
+    bos=False: a decoder-only sentence without BOS in front (its first token is not scored)."""
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(path)
@@ -103,7 +104,7 @@ def reference(path, data, kind: str, mode: str, final_punct: bool = False) -> np
                     targets = cand
                 else:
                     ids = tok(fill(template, subject, label, final_punct))["input_ids"]
-                    if tok.bos_token_id is not None and ids[0] != tok.bos_token_id:
+                    if bos and tok.bos_token_id is not None and ids[0] != tok.bos_token_id:
                         ids = [tok.bos_token_id] + ids  # GPT-2 adds none; its <|endoftext|> starts a text
                     logits = model(input_ids=torch.tensor([ids])).logits[0, :-1]
                     targets = ids[1:]
@@ -162,6 +163,76 @@ def test_masked_head_paths_agree_with_reference(tiny_models, kind):
     np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
     scorer.split = None
     np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+
+
+# decoder-only batching: [Y] first, in the middle (glued to "s", which the byte-level BPE merges
+# with several candidates' last letters) and last; subjects of different lengths, so the queries
+# of one relation have many shared-prefix lengths
+CAUSAL_TEMPLATES = ["[Y] es donde nació [X]", "[X] vive en [Y]s hoy", "[X] nació en [Y]", "En [Y]"]
+CAUSAL_SUBJECTS = ["Ana", "Victor Hugo", "Wolfgang Amadeus Mozart", "Pablo Picasso", "Jo", "Albert Einstein", "Li",
+                   "Marie Curie"]
+MIXED_OBJECTS = ["Ulm", "Besanzón", "Salzburgo", "Málaga", "Nueva York", "Nueva", "San Diego", "Santiago"]
+# every candidate starts with the same tokens (the shared prefix reaches into them) and one is a
+# prefix of the others (each sentence keeps a token of its own)
+SHARED_START_OBJECTS = ["Nueva York", "Nueva Delhi", "Nueva"]
+
+
+def causal_data(objects):
+    tuples = [dict(sub_uri=f"Q{i}", sub_label=CAUSAL_SUBJECTS[i], obj_uri=f"Q{100 + i}", obj_label=label)
+              for i, label in enumerate(objects)]
+    return build("es", "P19", CAUSAL_TEMPLATES, tuples)
+
+
+@pytest.mark.parametrize("objects", [MIXED_OBJECTS, SHARED_START_OBJECTS], ids=["mixed", "shared-start"])
+@pytest.mark.parametrize("mode", ["log-prob", "mean-logit"])
+def test_gpt2_batching_across_queries_equals_reference(tiny_models, objects, mode):
+    """Tiny and large budgets (one row per pass vs whole relations per pass) give the reference."""
+    data = causal_data(objects)
+    path = tiny_models["gpt2"]
+    slow = reference(path, data, "gpt2", mode)
+    for budget in (4, 16, 4096):
+        scorer = load_scorer(str(path), device="cpu", dtype="float32", options=Options(score_mode=mode,
+                                                                                     batch_tokens=budget))
+        assert scorer.head is not None  # the bypassed head is the path under test
+        np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+    split = list(scorer.split(data, scorer.queries(data), [label for _, label in data.candidates],
+                              range(len(scorer.queries(data)))))
+    assert len({len(prefix) for _, prefix, _ in split}) >= 4  # the batches really mix prefix lengths
+
+
+@pytest.mark.parametrize("mode", ["log-prob", "mean-logit"])
+def test_gpt2_full_logits_fallback_and_no_bos(tiny_models, mode):
+    """The fallback for heads that fail verification, and a model without BOS (an empty shared
+    prefix where [Y] comes first: rows run from scratch, the first token unscored)."""
+    data = causal_data(MIXED_OBJECTS)
+    path = tiny_models["gpt2"]
+    scorer = load_scorer(str(path), device="cpu", dtype="float32", options=Options(score_mode=mode, batch_tokens=16))
+    scorer.head = None
+    np.testing.assert_allclose(scorer.score_relation(data), reference(path, data, "gpt2", mode), atol=1e-5, rtol=0)
+    scorer = load_scorer(str(path), device="cpu", dtype="float32", options=Options(score_mode=mode, batch_tokens=16))
+    scorer.bos = None
+    np.testing.assert_allclose(scorer.score_relation(data), reference(path, data, "gpt2", mode, bos=False),
+                               atol=1e-5, rtol=0)
+
+
+def test_gpt2_out_of_memory_halves_the_runtime_budget_only(tiny_models):
+    """An OOM in the middle of a relation: the relation is scored again at half the budget, and
+    the recorded option (what run.json stores and a resumed run reuses) is unchanged."""
+    data = causal_data(MIXED_OBJECTS)
+    scorer = load_scorer(str(tiny_models["gpt2"]), device="cpu", dtype="float32", options=Options(batch_tokens=256))
+    expected = scorer.score_relation(data)
+    run, calls = scorer._run, []
+
+    def fails_once(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise torch.OutOfMemoryError("simulated")
+        return run(*args)
+
+    scorer._run = fails_once
+    got = scorer.score_relation(data)
+    assert len(calls) > 2 and scorer.budget == 128 and scorer.options.batch_tokens == 256
+    np.testing.assert_allclose(got, expected, atol=1e-5, rtol=0)
 
 
 def test_mean_logit_differs_from_log_prob(tiny_models):
