@@ -1,18 +1,28 @@
 """Encoder-decoder LMs (T5 style): the query has one sentinel where [Y] was; a candidate's score
-is (1/n) Σ log P(cᵢ | sentinel, c<ᵢ, query). The encoder runs once per query and serves every
-candidate, which are decoded together as one padded batch.
+is (1/n) Σ log P(cᵢ | sentinel, c<ᵢ, query).
 
 The sentinel is written into the text and the query tokenized whole, so the spacing around it
 is the tokenizer's own (e.g. whether "." after the slot is "▁." depends on its prepend scheme);
-candidates are tokenized as words of running text ("▁Paris"), as T5's span targets are."""
+candidates are tokenized as words of running text ("▁Paris"), as T5's span targets are.
+
+Speed (docs/probe.md, "Why it is fast"): every candidate's decoder input starts with the same
+[start, sentinel], so per batch of queries the encoder and that two-token decoder prefix run
+once. The prefix's output at the sentinel is the distribution of every candidate's first token
+(one normaliser per query), and its cache holds the cross-attention keys/values, projected once
+per query. Only candidates of n ≥ 2 tokens need decoder rows: c1 … c(n-1) for each (query,
+candidate), batched across the batch's queries, each row's cache gathered from its query's
+prefix cache. The head is applied only at scored positions (head.py)."""
 from __future__ import annotations
 
 import numpy as np
 import torch
+from transformers.cache_utils import DynamicCache, EncoderDecoderCache
 from transformers.modeling_outputs import BaseModelOutput
 
 from curator.probe.data import RelationData
+from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError, Scorer
+from curator.probe.scorers.head import OutputHead
 
 
 class Seq2SeqScorer(Scorer):
@@ -28,46 +38,137 @@ class Seq2SeqScorer(Scorer):
         self.start = self.model.config.decoder_start_token_id
         if self.start is None:
             self.start = self.pad_id
+        self.head = OutputHead(self.model)
+        tiny = torch.tensor([[self.sentinel, self.pad_id]], device=self.device)
+        prefix = torch.tensor([[self.start, self.sentinel]], device=self.device)
+        # with an unverified head (one that does more than the projection) scores come from full logits
+        self.split = self.head.verify(lambda: self.model(input_ids=tiny, decoder_input_ids=prefix).logits)
 
     def score_relation(self, data: RelationData) -> np.ndarray:
         return self.with_oom_retry(lambda: self._score(data))
 
-    @torch.inference_mode()
-    def _score(self, data: RelationData) -> np.ndarray:
-        queries = self.queries(data)
-        cand_ids = [ids or [self.tok.unk_token_id] for ids in self.encode([label for _, label in data.candidates])]
-        n_max = max(len(c) for c in cand_ids)
-        C = len(cand_ids)
-        # decoder input: start, sentinel, c1 … c(n-1); targets: sentinel, c1 … cn (only the c's are scored)
-        dec_in = torch.full((C, n_max + 1), self.pad_id, dtype=torch.long)
-        targets = torch.full((C, n_max + 1), self.pad_id, dtype=torch.long)
-        valid = torch.zeros((C, n_max + 1))
-        for c, ids in enumerate(cand_ids):
-            dec_in[c, :len(ids) + 1] = torch.tensor([self.start, self.sentinel] + ids[:-1])
-            targets[c, :len(ids) + 1] = torch.tensor([self.sentinel] + ids)
-            valid[c, 1:len(ids) + 1] = 1
-        dec_in, targets, valid = dec_in.to(self.device), targets.to(self.device), valid.to(self.device)
-        dec_mask = (valid.sum(-1, keepdim=True) >= torch.arange(n_max + 1, device=self.device)).long()
-        texts = [before + self.sentinel_text + after for before, after in queries]
+    def candidates(self, data: RelationData) -> list[list[int]]:
+        return [ids or [self.tok.unk_token_id] for ids in self.encode([label for _, label in data.candidates])]
+
+    def query_rows(self, data: RelationData) -> list[list[int]]:
+        texts = [before + self.sentinel_text + after for before, after in self.queries(data)]
         rows = self.tokenize(texts)
         self.check_fits(data, [len(r) for r in rows])  # a no-op for T5 (relative positions)
         self.slot_positions(texts, rows, self.sentinel, 1)  # only to refuse a query without exactly one sentinel
-        scores = np.empty((len(queries), C), dtype=np.float32)
-        per_chunk = max(1, self.budget // (n_max + 1))  # candidate rows per decoder pass
-        encoder = self.model.get_encoder()
+        return rows
+
+    def floor_flops(self, data: RelationData) -> float:
+        """Per query of L tokens: the encoder, the cross-attention keys/values, the [start,
+        sentinel] prefix and the head at the sentinel; per (query, candidate) of n tokens: n - 1
+        decoder tokens and the head at them (docs/probe.md)."""
+        s = flops.shape(self.model.config)
+        log_prob = self.options.score_mode == "log-prob"
+        dec = s["decoder_layers"]
+        tail = [n - 1 for n in map(len, self.candidates(data)) if n > 1]
+        total = 0.0
+        for L in map(len, self.query_rows(data)):
+            total += s["layers"] * flops.layer(s, L, L) + dec * 2 * L * 2 * s["hidden"] * s["inner"] \
+                + dec * flops.layer(s, 2, 2, cross=L) + flops.head(s, 1, log_prob)
+            total += sum(dec * flops.layer(s, m, m + 2, cross=L) + flops.head(s, m, log_prob) for m in tail)
+        return total
+
+    def scored(self, out: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """[N, H] features (or [N, V] logits, unverified head), [N] token ids -> [N] scores."""
+        log_prob = self.options.score_mode == "log-prob"
+        if self.split:
+            return self.head.score(out, targets, log_prob)
+        logits = out.float()
+        picked = logits.gather(1, targets[:, None])[:, 0]
+        return picked - logits.logsumexp(-1) if log_prob else picked
+
+    def decode(self, **kwargs):
+        """The model's output: features where the head is split (its projection bypassed), else logits."""
+        if not self.split:
+            return self.model(**kwargs)
+        with self.head.bypassed():
+            return self.model(**kwargs)
+
+    @torch.inference_mode()
+    def _score(self, data: RelationData) -> np.ndarray:
+        cands = self.candidates(data)
+        rows = self.query_rows(data)
+        Q, C = len(rows), len(cands)
+        lengths = np.array([len(c) for c in cands])
+        ids = np.full((C, lengths.max() + 1), self.pad_id, dtype=np.int64)  # one spare column: slices stay in range
+        for c, row in enumerate(cands):
+            ids[c, :len(row)] = row
+        first = self.to_device(ids[:, 0].copy())
+        # decoded rows: candidates of ≥ 2 tokens, shortest first (chunks of similar width)
+        multi = np.array(sorted((c for c in range(C) if lengths[c] > 1), key=lambda c: lengths[c]), dtype=np.int64)
+        total = torch.zeros((Q, C), dtype=torch.float32, device=self.device)  # Σ of token scores, on the device
+        start = torch.tensor([[self.start, self.sentinel]], device=self.device)
         for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
-            ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
-            hidden = encoder(input_ids=ids, attention_mask=attn).last_hidden_state
-            for j, q in enumerate(batch):
-                for start in range(0, C, per_chunk):
-                    stop = min(C, start + per_chunk)
-                    k = stop - start
-                    out = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=hidden[j:j + 1].expand(k, -1, -1)),
-                                     attention_mask=attn[j:j + 1].expand(k, -1),
-                                     decoder_input_ids=dec_in[start:stop], decoder_attention_mask=dec_mask[start:stop])
-                    logits = out.logits.float()
-                    if self.options.score_mode == "log-prob":
-                        logits = logits.log_softmax(-1)
-                    picked = logits.gather(2, targets[start:stop, :, None])[..., 0]
-                    scores[q, start:stop] = self.reduce(picked, valid[start:stop]).cpu().numpy()
-        return scores
+            qs = np.array(batch, dtype=np.int64)
+            q_ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
+            hidden = self.model.get_encoder()(input_ids=q_ids, attention_mask=attn).last_hidden_state
+            # the shared prefix [start, sentinel]: its sentinel output scores every first token
+            out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=hidden), attention_mask=attn,
+                              decoder_input_ids=start.expand(len(batch), 2), use_cache=True)
+            total.index_copy_(0, self.to_device(qs), self.first_scores(out.logits[:, 1], first))
+            if len(multi):
+                self.decode_rows(out.past_key_values, hidden, attn, qs, multi, lengths, ids, total)
+        return (total / self.to_device(lengths.astype(np.float32))).cpu().numpy()
+
+    def first_scores(self, out: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
+        """[B, H] features (or [B, V] logits) at the sentinel, [C] first tokens -> [B, C] scores:
+        one product with the C output embeddings and one normaliser per query."""
+        log_prob = self.options.score_mode == "log-prob"
+        if not self.split:
+            logits = out.float()
+            picked = logits[:, first]
+            return picked - logits.logsumexp(-1, keepdim=True) if log_prob else picked
+        picked = out @ self.head.weight[first].T
+        if self.head.bias is not None:
+            picked = picked + self.head.bias[first]
+        picked = picked.float()
+        return picked - self.head.log_normaliser(out)[:, None] if log_prob else picked
+
+    def chunks(self, width: np.ndarray, cross: int) -> list[tuple[int, int]]:
+        """[lo, hi) ranges of rows sorted by width, each costing rows × (widest + cross) within
+        the budget: self-attention and feed-forward scale with the width, the gathered
+        cross-attention keys/values and scores with the encoder length."""
+        out, lo = [], 0
+        while lo < len(width):
+            hi = min(len(width), lo + max(1, self.budget // (width[lo] + cross)))
+            while hi - lo > 1 and (hi - lo) * (width[hi - 1] + cross) > self.budget:
+                hi = lo + max(1, self.budget // (width[hi - 1] + cross))
+            out.append((lo, hi))
+            lo = hi
+        return out
+
+    def decode_rows(self, cache, hidden, attn, qs, multi, lengths, ids, total) -> None:
+        """Score c2 … cn of every (query of the batch, candidate in `multi`) row: rows run
+        candidate-major (widths grow), and each chunk's cache is gathered from its rows' queries'
+        prefix cache: self-attention over [start, sentinel] (so T5's relative positions of the
+        row start at 2) and the cross-attention keys/values, never projected again."""
+        B, L, C = len(qs), hidden.shape[1], total.shape[1]
+        self_kv = [(layer.keys, layer.values) for layer in cache.self_attention_cache.layers]
+        cross_kv = [(layer.keys, layer.values) for layer in cache.cross_attention_cache.layers]
+        width = np.repeat(lengths[multi] - 1, B)  # decoder tokens of each row
+        flat_total = total.view(-1)
+        for lo, hi in self.chunks(width, L):
+            r = np.arange(lo, hi)
+            cs, js, w, k = multi[r // B], r % B, width[hi - 1], hi - lo
+            sel = self.to_device(js)
+            chunk = EncoderDecoderCache(
+                DynamicCache([(key.index_select(0, sel), value.index_select(0, sel)) for key, value in self_kv]),
+                DynamicCache([(key.index_select(0, sel), value.index_select(0, sel)) for key, value in cross_kv]))
+            # the encoder output only lends its shape here (masks): every layer's cross keys/values are cached
+            stand_in = hidden[:1, :1].expand(k, L, hidden.shape[2])
+            out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=stand_in),
+                              attention_mask=attn.index_select(0, sel), decoder_input_ids=self.to_device(ids[cs, :w]),
+                              past_key_values=chunk, use_cache=True).logits
+            # row i scores its positions t < n_i - 1 (token t + 2 of its candidate); padding is never scored
+            where = np.flatnonzero(np.arange(w)[None] < width[lo:hi, None])
+            at = self.to_device(where)
+            picked = self.scored(out.reshape(k * w, -1).index_select(0, at),
+                                 self.to_device(ids[cs, 1:w + 1].reshape(-1)[where]))
+            sums = torch.zeros(k * w, device=total.device).index_copy_(0, at, picked).view(k, w).sum(1)
+            # each (query, candidate) once: a deterministic gather-add-scatter, no atomics
+            flat = self.to_device(qs[js] * C + cs)
+            flat_total.index_copy_(0, flat, flat_total.index_select(0, flat) + sums)
