@@ -258,3 +258,75 @@ def test_subject_holding_the_mask_token_is_a_clear_error(tiny_models):
                  [dict(sub_uri="Q1", sub_label="[MASK] Smith", obj_uri="Q2", obj_label="Ulm")])
     with pytest.raises(ProbeError, match=r"'\[MASK\] Smith nació en \[MASK\]' has 2 slot tokens"):
         load_scorer(str(tiny_models["bert"]), device="cpu").score_relation(data)
+
+
+# subjects from one to many words (queries of very different lengths) and objects of one to four
+# tokens with the tiny T5 tokenizer ("▁Victor", "▁Hugo"): every batching path of the seq2seq scorer
+VARIED_SUBJECTS = ["Ulm", "Victor Hugo", "Wolfgang Amadeus Mozart", "Pablo Picasso de Málaga y Roma",
+                   "Albert", "Besanzón Salzburgo Ulm Roma París Málaga Victor Hugo", "Mozart de Salzburgo",
+                   "Einstein", "la ciudad de Roma", "Hugo"]
+VARIED_OBJECTS = ["Ulm", "Roma", "Victor Hugo", "Roma Ulm", "Wolfgang Amadeus Mozart", "Ulm Roma Málaga París",
+                  "Salzburgo", "Málaga Ulm Roma", "París Roma Ulm Salzburgo"]
+
+
+def varied_relation():
+    tuples = [dict(sub_uri=f"Q{i}", sub_label=s, obj_uri=f"Q{100 + i % len(VARIED_OBJECTS)}",
+                   obj_label=VARIED_OBJECTS[i % len(VARIED_OBJECTS)]) for i, s in enumerate(VARIED_SUBJECTS)]
+    return build("es", "P19", TEMPLATES, tuples)
+
+
+@pytest.mark.parametrize("mode", ["log-prob", "mean-logit"])
+def test_t5_batching_across_queries(tiny_models, mode):
+    """Many queries of different lengths and candidates of 1 to 4 tokens: a budget of 16
+    tokens (one decoder row per pass) and one of 4096 (the whole relation at once) agree, both
+    with the brute-force reference, and so does the full-logits fallback."""
+    data = varied_relation()
+    path = tiny_models["t5"]
+    small = load_scorer(str(path), device="cpu", dtype="float32", options=Options(score_mode=mode, batch_tokens=16))
+    assert {len(ids) for ids in small.encode([label for _, label in data.candidates])} == {1, 2, 3, 4}
+    assert small.split
+    big = load_scorer(str(path), device="cpu", dtype="float32", options=Options(score_mode=mode, batch_tokens=4096))
+    a, b = small.score_relation(data), big.score_relation(data)
+    np.testing.assert_allclose(a, b, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(b, reference(path, data, "t5", mode), atol=1e-5, rtol=0)
+    big.split = False  # a head that fails the load-time check: full logits at the scored positions
+    np.testing.assert_allclose(big.score_relation(data), b, atol=1e-5, rtol=0)
+
+
+@pytest.fixture(scope="session")
+def mt5_style(tiny_models, tmp_path_factory):
+    """The tiny T5 made mT5-like: gated-GELU feed-forward, an untied output head and so no
+    d_model^-0.5 scaling of the decoder output, random weights saved beside the same tokenizer."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    path = tiny_models["t5"]
+    out = tmp_path_factory.mktemp("mt5-style")
+    for f in path.iterdir():
+        if f.is_file() and f.name not in ("config.json", "model.safetensors"):
+            shutil.copy(f, out / f.name)
+    fields = T5Config.from_pretrained(path).to_dict()
+    for derived in ("is_gated_act", "dense_act_fn", "scale_decoder_outputs"):
+        fields.pop(derived, None)
+    fields.update(feed_forward_proj="gated-gelu", tie_word_embeddings=False)
+    torch.manual_seed(1)
+    model = T5ForConditionalGeneration(T5Config(**fields))
+    model.lm_head.weight = torch.nn.Parameter(torch.randn_like(model.lm_head.weight) * 2 * model.config.d_model ** -0.5)
+    model.save_pretrained(out)
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    config["tie_word_embeddings"] = False  # as real mT5 configs say
+    (out / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("mode", ["log-prob", "mean-logit"])
+def test_untied_mt5_style_head_equals_reference(mt5_style, mode):
+    scorer = load_scorer(str(mt5_style), device="cpu", dtype="float32", options=Options(score_mode=mode))
+    model = scorer.model
+    assert model.config.is_gated_act and not model.config.scale_decoder_outputs
+    assert model.lm_head.weight.data_ptr() != model.shared.weight.data_ptr() and scorer.split
+    data = varied_relation()
+    data.templates = data.templates[:2]
+    slow = reference(mt5_style, data, "t5", mode)
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+    scorer.budget = 16
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)

@@ -1,18 +1,31 @@
 """Encoder-decoder LMs (T5 style): the query has one sentinel where [Y] was; a candidate's score
-is (1/n) Σ log P(cᵢ | sentinel, c<ᵢ, query). The encoder runs once per query and serves every
-candidate, which are decoded together as one padded batch.
+is (1/n) Σ log P(cᵢ | sentinel, c<ᵢ, query).
 
 The sentinel is written into the text and the query tokenized whole, so the spacing around it
 is the tokenizer's own (e.g. whether "." after the slot is "▁." depends on its prepend scheme);
-candidates are tokenized as words of running text ("▁Paris"), as T5's span targets are."""
+candidates are tokenized as words of running text ("▁Paris"), as T5's span targets are.
+
+Speed (docs/probe.md, "Why it is fast"): every candidate's decoder input starts with the same
+[start, sentinel], so per batch of queries the encoder and that two-token decoder prefix run
+once. The prefix's output at the sentinel is the distribution of every candidate's first token
+(one normaliser per query), and its cache holds the cross-attention keys/values, projected once
+per query. Only candidates of n ≥ 2 tokens need decoder rows: c1 … c(n-1) for each (query,
+candidate), batched across the batch's queries, each row's cache gathered from its query's
+prefix cache. The head is applied only at scored positions (head.py)."""
 from __future__ import annotations
+
+import copy
+import math
 
 import numpy as np
 import torch
+from transformers.cache_utils import EncoderDecoderCache
 from transformers.modeling_outputs import BaseModelOutput
 
 from curator.probe.data import RelationData
+from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError, Scorer
+from curator.probe.scorers.head import OutputHead
 
 
 class Seq2SeqScorer(Scorer):
@@ -28,46 +41,189 @@ class Seq2SeqScorer(Scorer):
         self.start = self.model.config.decoder_start_token_id
         if self.start is None:
             self.start = self.pad_id
+        # on CPU a vocabulary tile of 1 MB stays in L2 between the product and the exp-sum over it
+        # (8 MB: ~10% slower here); on GPU head.py's default
+        self.head = OutputHead(self.model, tile_bytes=(1 << 20) if self.device.type == "cpu" else None)
+        tiny = torch.tensor([[self.sentinel, self.pad_id]], device=self.device)
+        prefix = torch.tensor([[self.start, self.sentinel]], device=self.device)
+        # with an unverified head (one that does more than the projection) scores come from full logits
+        self.split = self.head.verify(lambda: self.model(input_ids=tiny, decoder_input_ids=prefix).logits)
+
+    spread = 8
 
     def score_relation(self, data: RelationData) -> np.ndarray:
         return self.with_oom_retry(lambda: self._score(data))
 
-    @torch.inference_mode()
-    def _score(self, data: RelationData) -> np.ndarray:
-        queries = self.queries(data)
-        cand_ids = [ids or [self.tok.unk_token_id] for ids in self.encode([label for _, label in data.candidates])]
-        n_max = max(len(c) for c in cand_ids)
-        C = len(cand_ids)
-        # decoder input: start, sentinel, c1 … c(n-1); targets: sentinel, c1 … cn (only the c's are scored)
-        dec_in = torch.full((C, n_max + 1), self.pad_id, dtype=torch.long)
-        targets = torch.full((C, n_max + 1), self.pad_id, dtype=torch.long)
-        valid = torch.zeros((C, n_max + 1))
-        for c, ids in enumerate(cand_ids):
-            dec_in[c, :len(ids) + 1] = torch.tensor([self.start, self.sentinel] + ids[:-1])
-            targets[c, :len(ids) + 1] = torch.tensor([self.sentinel] + ids)
-            valid[c, 1:len(ids) + 1] = 1
-        dec_in, targets, valid = dec_in.to(self.device), targets.to(self.device), valid.to(self.device)
-        dec_mask = (valid.sum(-1, keepdim=True) >= torch.arange(n_max + 1, device=self.device)).long()
-        texts = [before + self.sentinel_text + after for before, after in queries]
+    def candidates(self, data: RelationData) -> list[list[int]]:
+        return [ids or [self.tok.unk_token_id] for ids in self.encode([label for _, label in data.candidates])]
+
+    def query_rows(self, data: RelationData) -> list[list[int]]:
+        texts = [before + self.sentinel_text + after for before, after in self.queries(data)]
         rows = self.tokenize(texts)
         self.check_fits(data, [len(r) for r in rows])  # a no-op for T5 (relative positions)
         self.slot_positions(texts, rows, self.sentinel, 1)  # only to refuse a query without exactly one sentinel
-        scores = np.empty((len(queries), C), dtype=np.float32)
-        per_chunk = max(1, self.budget // (n_max + 1))  # candidate rows per decoder pass
-        encoder = self.model.get_encoder()
+        return rows
+
+    def floor_flops(self, data: RelationData) -> float:
+        """Per query of L tokens: the encoder, the cross-attention keys/values, the [start,
+        sentinel] prefix and the head at the sentinel; per (query, candidate) of n tokens: n - 1
+        decoder tokens and the head at them (docs/probe.md)."""
+        s = flops.shape(self.model.config)
+        log_prob = self.options.score_mode == "log-prob"
+        dec = s["decoder_layers"]
+        tail = [n - 1 for n in map(len, self.candidates(data)) if n > 1]
+        total = 0.0
+        for L in map(len, self.query_rows(data)):
+            total += s["layers"] * flops.layer(s, L, L) + dec * 2 * L * 2 * s["hidden"] * s["inner"] \
+                + dec * flops.layer(s, 2, 2, cross=L) + flops.head(s, 1, log_prob)
+            total += sum(dec * flops.layer(s, m, m + 2, cross=L) + flops.head(s, m, log_prob) for m in tail)
+        return total
+
+    def scored(self, out: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """[N, H] features (or [N, V] logits, unverified head), [N] token ids -> [N] scores."""
+        log_prob = self.options.score_mode == "log-prob"
+        if self.split:
+            return self.head.score(out, targets, log_prob)
+        logits = out.float()
+        picked = logits.gather(1, targets[:, None])[:, 0]
+        return picked - logits.logsumexp(-1) if log_prob else picked
+
+    def decode(self, **kwargs):
+        """The model's output: features where the head is split (its projection bypassed), else logits."""
+        if not self.split:
+            return self.model(**kwargs)
+        with self.head.bypassed():
+            return self.model(**kwargs)
+
+    @torch.inference_mode()
+    def _score(self, data: RelationData) -> np.ndarray:
+        cands = self.candidates(data)
+        rows = self.query_rows(data)
+        Q, C = len(rows), len(cands)
+        lengths = np.array([len(c) for c in cands])
+        ids = np.full((C, lengths.max() + 1), self.pad_id, dtype=np.int64)  # one spare column: slices stay in range
+        for c, row in enumerate(cands):
+            ids[c, :len(row)] = row
+        first = self.to_device(ids[:, 0].copy())
+        # decoded rows: candidates of ≥ 2 tokens, shortest first (chunks of similar width)
+        multi = np.array(sorted((c for c in range(C) if lengths[c] > 1), key=lambda c: lengths[c]), dtype=np.int64)
+        total = torch.zeros((Q, C), dtype=torch.float32, device=self.device)  # Σ of token scores, on the device
+        start = torch.tensor([[self.start, self.sentinel]], device=self.device)
         for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
-            ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
-            hidden = encoder(input_ids=ids, attention_mask=attn).last_hidden_state
-            for j, q in enumerate(batch):
-                for start in range(0, C, per_chunk):
-                    stop = min(C, start + per_chunk)
-                    k = stop - start
-                    out = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=hidden[j:j + 1].expand(k, -1, -1)),
-                                     attention_mask=attn[j:j + 1].expand(k, -1),
-                                     decoder_input_ids=dec_in[start:stop], decoder_attention_mask=dec_mask[start:stop])
-                    logits = out.logits.float()
-                    if self.options.score_mode == "log-prob":
-                        logits = logits.log_softmax(-1)
-                    picked = logits.gather(2, targets[start:stop, :, None])[..., 0]
-                    scores[q, start:stop] = self.reduce(picked, valid[start:stop]).cpu().numpy()
-        return scores
+            qs = np.array(batch, dtype=np.int64)
+            q_ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
+            attn = self.additive(attn)
+            q_len = np.array([len(rows[q]) for q in batch])
+            hidden = self.encoded(q_ids, attn, q_len)
+            # the shared prefix [start, sentinel]: its sentinel output scores every first token
+            out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=hidden), attention_mask=attn,
+                              decoder_input_ids=start.expand(len(batch), 2), use_cache=True)
+            total.index_copy_(0, self.to_device(qs), self.first_scores(out.logits[:, 1], first))
+            if len(multi):
+                self.decode_rows(out.past_key_values, attn, qs, q_len, multi, lengths, ids, total)
+        return (total / self.to_device(lengths.astype(np.float32))).cpu().numpy()
+
+    def encoded(self, ids: torch.Tensor, attn: torch.Tensor, lengths: np.ndarray) -> torch.Tensor:
+        """Encoder states of a batch sorted by length, [B, longest, H]: the encoder runs on runs
+        of queries within an eighth of each other's length, so it never pads a 12-token query
+        to 28 (the batch stays whole for the decoder; states past a query's end are masked)."""
+        hidden, lo, encoder = None, 0, self.model.get_encoder()
+        while lo < len(lengths):
+            hi = lo + int(np.searchsorted(lengths[lo:] > lengths[lo] + lengths[lo] // self.spread, True))
+            L = lengths[hi - 1]
+            part = encoder(input_ids=ids[lo:hi, :L], attention_mask=attn[lo:hi, ..., :L]).last_hidden_state
+            if hidden is None:
+                hidden = part.new_zeros(len(lengths), ids.shape[1], part.shape[-1])
+            hidden[lo:hi, :L] = part
+            lo = hi
+        return hidden
+
+    def additive(self, attn: torch.Tensor) -> torch.Tensor:
+        """The [B, L] padding mask as the [B, 1, 1, L] additive mask the attention adds to its
+        scores. Given a 2D mask, transformers asks whether it has any padding at all (`.all()`),
+        a host sync on a GPU in every forward pass; a 4D mask is taken as it is."""
+        dtype = next(self.model.parameters()).dtype
+        return (1.0 - attn[:, None, None, :].to(dtype)) * torch.finfo(dtype).min
+
+    def first_scores(self, out: torch.Tensor, first: torch.Tensor) -> torch.Tensor:
+        """[B, H] features (or [B, V] logits) at the sentinel, [C] first tokens -> [B, C] scores:
+        one product with the C output embeddings and one normaliser per query."""
+        log_prob = self.options.score_mode == "log-prob"
+        if not self.split:
+            logits = out.float()
+            picked = logits[:, first]
+            return picked - logits.logsumexp(-1, keepdim=True) if log_prob else picked
+        picked = out @ self.head.weight[first].T
+        if self.head.bias is not None:
+            picked = picked + self.head.bias[first]
+        picked = picked.float()
+        return picked - self.head.log_normaliser(out)[:, None] if log_prob else picked
+
+    def chunks(self, width: np.ndarray, length: np.ndarray) -> list[tuple[int, int]]:
+        """[lo, hi) ranges of rows, each costing rows × (widest + longest query) within the budget:
+        self-attention and feed-forward scale with the width, the gathered cross-attention
+        keys/values and scores with the encoder length. Vectorized: a batch can have 10⁵ rows."""
+        out, lo = [], 0
+        while lo < len(width):
+            cap = max(1, self.budget // (width[lo] + length[lo]))  # no chunk from lo holds more rows
+            cost = np.arange(1, cap + 1)[:len(width) - lo] * (np.maximum.accumulate(width[lo:lo + cap])
+                                                              + np.maximum.accumulate(length[lo:lo + cap]))
+            hi = lo + max(1, int(np.searchsorted(cost > self.budget, True)))
+            out.append((lo, hi))
+            lo = hi
+        return out
+
+    def decode_rows(self, cache, attn, qs, q_len, multi, lengths, ids, total) -> None:
+        """Score c2 … cn of every (query of the batch, candidate in `multi`) row.
+
+        Rows run by candidate width, then query (the batch is sorted by length), so a chunk's
+        rows are of similar width and its queries of similar length: its cross-attention
+        keys/values are cut to its longest query (right padding: the rest is masked for all of
+        them) before they are gathered from the prefix cache, with the self-attention over
+        [start, sentinel] (so T5's relative positions of a row start at 2)."""
+        B, C = len(qs), total.shape[1]
+        w_of = lengths[multi] - 1  # decoder tokens of each candidate's row
+        groups = [multi[w_of == w] for w in np.unique(w_of)]
+        cs = np.concatenate([np.tile(g, B) for g in groups])
+        js = np.concatenate([np.repeat(np.arange(B), len(g)) for g in groups])
+        width, length = lengths[cs] - 1, q_len[js]
+        flat_total, buffers = total.view(-1), ({}, {})
+        for lo, hi in self.chunks(width, length):
+            c, j, w, L, k = cs[lo:hi], js[lo:hi], width[lo:hi].max(), length[lo:hi].max(), hi - lo
+            sel = self.to_device(j)
+            chunk = EncoderDecoderCache(gathered(cache.self_attention_cache, sel, None, buffers[0]),
+                                        gathered(cache.cross_attention_cache, sel, L, buffers[1]))
+            # the encoder output only lends its shape (masks): every layer's cross keys/values are cached
+            stand_in = attn.new_zeros(()).expand(k, L, self.model.config.d_model)
+            out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=stand_in),
+                              attention_mask=attn[..., :L].index_select(0, sel),
+                              decoder_input_ids=self.to_device(ids[c, :w]), past_key_values=chunk, use_cache=True).logits
+            # row i scores its positions t < n_i - 1 (token t + 2 of its candidate); padding is never scored
+            where = np.flatnonzero(np.arange(w)[None] < width[lo:hi, None])
+            at = self.to_device(where)
+            picked = self.scored(out.reshape(k * w, -1).index_select(0, at),
+                                 self.to_device(ids[c, 1:w + 1].reshape(-1)[where]))
+            sums = torch.zeros(k * w, device=total.device).index_copy_(0, at, picked).view(k, w).sum(1)
+            # each (query, candidate) once: a deterministic gather-add-scatter, no atomics
+            flat = self.to_device(qs[j] * C + c)
+            flat_total.index_copy_(0, flat, flat_total.index_select(0, flat) + sums)
+
+
+def gathered(cache, rows: torch.Tensor, length: int | None, buffers: dict):
+    """The cache's rows `rows` (with repeats), positions cut to `length`, the prefix cache left
+    as it is: its layers shallow-copied, each tensor index_selected into a buffer reused from
+    chunk to chunk (as beam search reorders a cache, without a fresh tensor each time: on CPU
+    the page faults of fresh ones cost ~10% of the whole run)."""
+    out = copy.copy(cache)
+    out.layers = []
+    for i, layer in enumerate(cache.layers):
+        layer = copy.copy(layer)
+        for name in ("keys", "values"):
+            source = getattr(layer, name)[:, :, :length]
+            shape = (len(rows), *source.shape[1:])
+            buffer = buffers.get((i, name))
+            if buffer is None or buffer.numel() < math.prod(shape):
+                buffer = buffers[(i, name)] = source.new_empty(math.prod(shape))
+            setattr(layer, name, torch.index_select(source, 0, rows, out=buffer[:math.prod(shape)].view(shape)))
+        out.layers.append(layer)
+    return out
