@@ -140,6 +140,23 @@ def cli(db_url: str) -> Cli:
 
 
 @pytest.fixture
+def release(cli, tmp_path) -> Path:
+    """The demo seed built into version v0 and exported in the mParaRel layout: the probe tests' source."""
+    cli("seed")
+    cli("release", "build", "v0")
+    cli("release", "export", "v0", tmp_path / "v0")
+    return tmp_path / "v0"
+
+
+@pytest.fixture
+def bert(cli, release, tmp_path) -> Path:
+    """A tiny real BERT (random weights, a tokenizer trained on the release) saved as a model folder."""
+    path = tmp_path / "bert"
+    cli("models", "tiny", path, "--kind", "bert", "--corpus", release)
+    return path
+
+
+@pytest.fixture
 def http_root():
     """Serve a folder over real HTTP on localhost: yields a function folder -> base URL."""
     servers = []

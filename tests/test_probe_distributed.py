@@ -20,14 +20,6 @@ from curator.probe.distributed import Ranks  # noqa: E402
 ARRAYS = ("template", "tuple", "predicted", "gold", "gold_rank", "ranking")
 
 
-@pytest.fixture
-def release(cli, tmp_path):
-    cli("seed")
-    cli("release", "build", "v0")
-    cli("release", "export", "v0", tmp_path / "v0")
-    return tmp_path / "v0"
-
-
 def launch(args: list, db: str, launcher: list[str], ok: bool = True) -> subprocess.CompletedProcess:
     """A real launcher starting real `curator` processes; one thread each so that a run's floats do
     not depend on how many processes share the machine's cores."""

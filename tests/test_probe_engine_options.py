@@ -14,21 +14,6 @@ from curator.probe.data import from_directory  # noqa: E402
 from curator.probe.scorers import Options, load_scorer  # noqa: E402
 
 
-@pytest.fixture
-def release(cli, tmp_path):
-    cli("seed")
-    cli("release", "build", "v0")
-    cli("release", "export", "v0", tmp_path / "v0")
-    return tmp_path / "v0"
-
-
-@pytest.fixture
-def bert(cli, release, tmp_path):
-    path = tmp_path / "bert"
-    cli("models", "tiny", path, "--kind", "bert", "--corpus", release)
-    return path
-
-
 def test_attention_implementations_and_compiled_layers_give_the_same_scores(release, bert):
     data = next(from_directory(release, ["es"], ["P19"]))
     eager = load_scorer(str(bert), "cpu", "float32", Options(batch_tokens=64), attention="eager")
@@ -66,3 +51,17 @@ def test_out_of_memory_back_off_keeps_the_recorded_budget(bert):
     scorer.with_oom_retry(flaky)
     assert calls == [4096, 2048, 1024]
     assert scorer.options.batch_tokens == 4096  # what run.json records and a resumed run reuses
+
+
+def test_auto_attention_is_eager_for_encoder_decoders_on_cpu_and_asked_sdpa_stays(cli, release, tmp_path):
+    t5 = tmp_path / "t5"
+    cli("models", "tiny", t5, "--kind", "t5", "--corpus", release)
+    data = next(from_directory(release, ["es"], ["P19"]))
+    auto = load_scorer(str(t5), "cpu", "float32", Options(batch_tokens=64))
+    sdpa = load_scorer(str(t5), "cpu", "float32", Options(batch_tokens=64), attention="sdpa")
+    assert auto.model.config._attn_implementation == "eager"
+    assert sdpa.model.config._attn_implementation == "sdpa"
+    np.testing.assert_allclose(auto.score_relation(data), sdpa.score_relation(data), atol=1e-5)
+    out = tmp_path / "run"
+    cli("probe", release, "--model", t5, "--out", out, "--languages", "es", "--relations", "P19", "--device", "cpu")
+    assert json.loads((out / "run.json").read_text())["attention"] == "eager"

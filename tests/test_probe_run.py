@@ -15,21 +15,6 @@ from curator.probe.runner import load_result  # noqa: E402
 from curator.probe.scorers import Options, load_scorer  # noqa: E402
 
 
-@pytest.fixture
-def release(cli, tmp_path):
-    cli("seed")
-    cli("release", "build", "v0")
-    cli("release", "export", "v0", tmp_path / "v0")
-    return tmp_path / "v0"
-
-
-@pytest.fixture
-def bert(cli, release, tmp_path):
-    path = tmp_path / "bert"
-    cli("models", "tiny", path, "--kind", "bert", "--corpus", release)
-    return path
-
-
 def test_probe_stores_rankings_that_match_the_scores(cli, release, bert, tmp_path):
     out = tmp_path / "run"
     result = cli("probe", release, "--model", bert, "--out", out, "--languages", "es,ar", "--device", "cpu")

@@ -27,7 +27,8 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
 
     `attention` picks the model's own attention implementation (auto: what transformers picks,
     PyTorch's scaled-dot-product attention where the model supports it, which dispatches to
-    flash or memory-efficient kernels on a GPU); `compile` compiles the model's repeated
+    flash or memory-efficient kernels on a GPU; eager for encoder-decoders on CPU, where T5's
+    position bias keeps SDPA off its fused kernels and eager is faster); `compile` compiles the model's repeated
     layers with torch.compile (regional compilation: one compiled block serves every layer,
     so compiling takes seconds, and shapes are dynamic so length buckets do not recompile)."""
     from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM,
@@ -49,6 +50,11 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
     if attention not in ATTENTION:
         raise ProbeError(f"attention must be one of {', '.join(ATTENTION)}")
     extra = {} if attention == "auto" else {"attn_implementation": attention}
+    if attention == "auto" and kind == "seq2seq" and dev.type == "cpu":
+        # T5's relative position bias is a float mask, so SDPA takes no fused kernel anyway, and
+        # for a decoder row's few queries its CPU kernel's per-(row, head) blocks cost more than
+        # eager's batched products (3-10% of a run); the scores are the same. run.json records it.
+        extra = {"attn_implementation": "eager"}
     try:
         model = auto.from_pretrained(name_or_path, dtype=torch_dtype, **extra)
     except ImportError as exc:  # flash_attention_2 without the flash-attn package, and the like

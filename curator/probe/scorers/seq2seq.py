@@ -41,15 +41,14 @@ class Seq2SeqScorer(Scorer):
         self.start = self.model.config.decoder_start_token_id
         if self.start is None:
             self.start = self.pad_id
-        # on CPU a vocabulary tile of 1 MB stays in L2 between the product and the exp-sum over it
-        # (8 MB: ~10% slower here); on GPU head.py's default
-        self.head = OutputHead(self.model, tile_bytes=(1 << 20) if self.device.type == "cpu" else None)
+        # on CPU a vocabulary tile of 2 MB per thread stays in that core's cache between the
+        # product and the exp-sum over it (8 MB on one thread: ~8% slower here); GPU: head.py's
+        tile = (2 << 20) * torch.get_num_threads() if self.device.type == "cpu" else None
+        self.head = OutputHead(self.model, tile_bytes=tile)
         tiny = torch.tensor([[self.sentinel, self.pad_id]], device=self.device)
         prefix = torch.tensor([[self.start, self.sentinel]], device=self.device)
         # with an unverified head (one that does more than the projection) scores come from full logits
         self.split = self.head.verify(lambda: self.model(input_ids=tiny, decoder_input_ids=prefix).logits)
-
-    spread = 8
 
     def score_relation(self, data: RelationData) -> np.ndarray:
         return self.with_oom_retry(lambda: self._score(data))
@@ -105,38 +104,22 @@ class Seq2SeqScorer(Scorer):
         for c, row in enumerate(cands):
             ids[c, :len(row)] = row
         first = self.to_device(ids[:, 0].copy())
-        # decoded rows: candidates of ≥ 2 tokens, shortest first (chunks of similar width)
-        multi = np.array(sorted((c for c in range(C) if lengths[c] > 1), key=lambda c: lengths[c]), dtype=np.int64)
+        multi = np.flatnonzero(lengths > 1)  # the candidates that need decoder rows
         total = torch.zeros((Q, C), dtype=torch.float32, device=self.device)  # Σ of token scores, on the device
         start = torch.tensor([[self.start, self.sentinel]], device=self.device)
         for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
             qs = np.array(batch, dtype=np.int64)
             q_ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
             attn = self.additive(attn)
-            q_len = np.array([len(rows[q]) for q in batch])
-            hidden = self.encoded(q_ids, attn, q_len)
+            hidden = self.model.get_encoder()(input_ids=q_ids, attention_mask=attn).last_hidden_state
             # the shared prefix [start, sentinel]: its sentinel output scores every first token
             out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=hidden), attention_mask=attn,
                               decoder_input_ids=start.expand(len(batch), 2), use_cache=True)
             total.index_copy_(0, self.to_device(qs), self.first_scores(out.logits[:, 1], first))
             if len(multi):
-                self.decode_rows(out.past_key_values, attn, qs, q_len, multi, lengths, ids, total)
+                q_len = np.array([len(rows[q]) for q in batch])
+                self.decode_rows(out.past_key_values, hidden, attn, qs, q_len, multi, lengths, ids, total)
         return (total / self.to_device(lengths.astype(np.float32))).cpu().numpy()
-
-    def encoded(self, ids: torch.Tensor, attn: torch.Tensor, lengths: np.ndarray) -> torch.Tensor:
-        """Encoder states of a batch sorted by length, [B, longest, H]: the encoder runs on runs
-        of queries within an eighth of each other's length, so it never pads a 12-token query
-        to 28 (the batch stays whole for the decoder; states past a query's end are masked)."""
-        hidden, lo, encoder = None, 0, self.model.get_encoder()
-        while lo < len(lengths):
-            hi = lo + int(np.searchsorted(lengths[lo:] > lengths[lo] + lengths[lo] // self.spread, True))
-            L = lengths[hi - 1]
-            part = encoder(input_ids=ids[lo:hi, :L], attention_mask=attn[lo:hi, ..., :L]).last_hidden_state
-            if hidden is None:
-                hidden = part.new_zeros(len(lengths), ids.shape[1], part.shape[-1])
-            hidden[lo:hi, :L] = part
-            lo = hi
-        return hidden
 
     def additive(self, attn: torch.Tensor) -> torch.Tensor:
         """The [B, L] padding mask as the [B, 1, 1, L] additive mask the attention adds to its
@@ -173,7 +156,7 @@ class Seq2SeqScorer(Scorer):
             lo = hi
         return out
 
-    def decode_rows(self, cache, attn, qs, q_len, multi, lengths, ids, total) -> None:
+    def decode_rows(self, cache, hidden, attn, qs, q_len, multi, lengths, ids, total) -> None:
         """Score c2 … cn of every (query of the batch, candidate in `multi`) row.
 
         Rows run by candidate width, then query (the batch is sorted by length), so a chunk's
@@ -194,7 +177,7 @@ class Seq2SeqScorer(Scorer):
             chunk = EncoderDecoderCache(gathered(cache.self_attention_cache, sel, None, buffers[0]),
                                         gathered(cache.cross_attention_cache, sel, L, buffers[1]))
             # the encoder output only lends its shape (masks): every layer's cross keys/values are cached
-            stand_in = attn.new_zeros(()).expand(k, L, self.model.config.d_model)
+            stand_in = hidden[:1, :1].expand(k, L, hidden.shape[2])
             out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=stand_in),
                               attention_mask=attn[..., :L].index_select(0, sel),
                               decoder_input_ids=self.to_device(ids[c, :w]), past_key_values=chunk, use_cache=True).logits
