@@ -34,7 +34,8 @@ CHARTS = ("metrics", "rankc")
 SUMMARY_FIELDS = (("model", "Model"), ("kind", "Kind"), ("release", "Release"), ("revision", "Revision"),
                   ("device", "Device"), ("cuda_device", "GPU"), ("dtype", "Dtype"), ("options", "Options"),
                   ("seconds", "Seconds"), ("queries_scored", "Queries scored"),
-                  ("phrases_per_second", "Queries / s"), ("format", "Format"), ("source", "Source"))
+                  ("phrases_per_second", "Queries / s"), ("decoding", "Decoding"), ("aliases", "Aliases"),
+                  ("format", "Format"), ("source", "Source"))
 
 
 def _clean(x: float | None) -> float | None:
@@ -118,12 +119,18 @@ def report_data(run_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RE
             "worst": _worst(mine, WORST_PER_LANGUAGE),
         })
     rankc, rankc_note = _rankc(run, languages, order)
+    decoding = None
+    if info.get("decoding"):  # decoded without candidates: X-FACTR's accuracies too (analysis/decoding.py)
+        from curator.analysis import decoding as xfactr
+
+        decoding = {"columns": list(xfactr.COLUMNS), "labels": xfactr.LABELS,
+                    "by_language": xfactr.decoding_accuracy(run, languages)}
     return {
         "name": run.name, "info": info, "summary": _summary(info), "created": created(run),
         "convention": as_record(convention, nm), "nm_relations": sorted(set_apart),
         "main": list(MAIN), "metrics": list(METRICS), "labels": LABELS,
         "languages": rows, "relations": len({r for rels in by_relation.values() for r in rels}),
-        "worst": _worst(agreements, WORST), "rankc": rankc, "rankc_note": rankc_note,
+        "worst": _worst(agreements, WORST), "rankc": rankc, "rankc_note": rankc_note, "decoding": decoding,
         "charts": [c for c in CHARTS if c != "rankc" or rankc is not None],
     }
 

@@ -47,10 +47,30 @@ SHORT = {"consistency": "Cons", "accuracy": "Acc", "consistency_accuracy": "C-A"
          "determinism": "Determ"}
 
 
+def _decoded(run_dir: str, languages: list[str], relations: list[str]) -> dict | None:
+    """X-FACTR's accuracies of a run decoded without candidates (None for a ranking run)."""
+    from curator.analysis.decoding import decoding_accuracy
+    from curator.core.formats.runs import run_info
+
+    settings = run_info(run_dir).get("decoding")
+    if not settings:
+        return None
+    return {"settings": settings, "by_language": decoding_accuracy(run_dir, languages or None, relations or None)}
+
+
+def _settings(settings: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in settings.items())
+
+
+def _share(cell: dict) -> str:
+    return "—" if cell["value"] is None else f"{percent(cell['value'])} ({cell['correct']}/{cell['total']})"
+
+
 @click.command()
 @_run_option
 @click.option("--json", "as_json", is_flag=True,
-              help="One JSON object: the convention, then by_language (or by_relation) keyed by language, then metric.")
+              help="One JSON object: the convention, then by_language (or by_relation) keyed by language, then metric "
+                   "(and, for a decoded run, decoding: its settings and X-FACTR's accuracies by language).")
 @click.option("--by", type=click.Choice(["language", "relation"]), default="language", show_default=True)
 @_languages_option
 @_relations_option
@@ -66,6 +86,7 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: list[str], relation
     chosen = _convention(convention, nm_relations)
     nm = _nm(nm_relations)
     by_language, by_relation = run_metrics(iter_relations(run_dir, languages or None, relations or None), nm, chosen)
+    decoded = _decoded(run_dir, languages, relations)
 
     def clean(v):
         return None if isinstance(v, float) and v != v else v
@@ -77,7 +98,8 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: list[str], relation
         else:
             data = {lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
                     for lang, rels in by_relation.items()}
-        click.echo(json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data}, indent=2,
+        extra = {"decoding": decoded} if decoded else {}
+        click.echo(json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data, **extra}, indent=2,
                               ensure_ascii=False))
         return
     click.echo(describe(chosen, nm))
@@ -95,6 +117,13 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: list[str], relation
                     for lang, rels in by_relation.items() for rel, row in sorted(rels.items())], sep="")
     click.echo("values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS),
                err=True)
+    if decoded:
+        from curator.analysis.decoding import COLUMNS as DCOLS, LABELS as DLABELS
+
+        click.echo(f"\ndecoded without candidates ({_settings(decoded['settings'])}); X-FACTR accuracy, pooled over "
+                   "(template, tuple) pairs:")
+        echo_table([Column("lang", 6), *(Column(DLABELS[c], 24, ">") for c in DCOLS)],
+                   [(lang, *(_share(cols[c]) for c in DCOLS)) for lang, cols in decoded["by_language"].items()], sep="")
 
 
 @click.command()

@@ -6,7 +6,7 @@ import click
 from click.core import ParameterSource
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
-from curator.core.enums import Attention, ModelKind, ScoreMode, values
+from curator.core.enums import Attention, DecodeInit, ModelKind, Refine, ScoreMode, values
 from curator.core.errors import InputError
 from curator.probe.plan import DEVICES, DTYPES
 
@@ -34,12 +34,26 @@ from curator.probe.plan import DEVICES, DTYPES
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
 @click.option("--score-mode", type=click.Choice(values(ScoreMode)), default="log-prob", show_default=True,
               help="mean-logit reproduces the published mParaRel code (mean of raw logits).")
+@click.option("--decode", type=click.Choice(values(DecodeInit)), default=None,
+              help="Masked LMs: predict the object without candidates (X-FACTR), with this initial prediction.")
+@click.option("--refine", type=click.Choice(values(Refine)), default=None, help="With --decode: refinement [none].")
+@click.option("--max-masks", type=int, default=None, help="With --decode: try 1..M masks [5].")
+@click.option("--beam", type=int, default=None, help="With --decode: beam size [1].")
+@click.option("--length-norm", is_flag=True, default=None, help="With --decode: rank the m by mean, not sum.")
+@click.option("--recompute", is_flag=True, default=None,
+              help="With --decode: re-compute every token's confidence after each change.")
+@click.option("--iterations", type=int, default=None, help="With --decode: at most T steps per m [2M].")
+@click.option("--aliases", type=click.Path(dir_okay=False), default=None,
+              help="With --decode: a JSON-lines file of more names per entity ({\"id\", \"aliases\", \"language\"}).")
 @pass_ctx
 def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | None, plan: str | None,
           languages: list[str], relations: list[str], device: str, dtype: str, batch_tokens: int, attention: str,
-          compile_: bool, final_punct: bool, keep_repeated_subjects: bool, score_mode: str) -> None:
+          compile_: bool, final_punct: bool, keep_repeated_subjects: bool, score_mode: str, decode: str | None,
+          refine: str | None, max_masks: int | None, beam: int | None, length_norm: bool | None,
+          recompute: bool | None, iterations: int | None, aliases: str | None) -> None:
     """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT;
-    or every model × release of a --plan."""
+    or every model × release of a --plan. With --decode, masked models predict the object as
+    text instead of ranking the candidates (docs/probe.md)."""
     from curator.probe.plan import load_plan, model_jobs, probe_jobs, read_release
 
     if plan is not None:
@@ -54,10 +68,18 @@ def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | Non
         if src is None or not models or not out:
             raise InputError("give SRC, --model and --out (or a --plan file)")
         jobs = model_jobs(src, list(models), out)
+        settings = dict(refine=refine, max_masks=max_masks, beam=beam, length_norm=length_norm,
+                        recompute=recompute, iterations=iterations)
+        given = {k: v for k, v in settings.items() if v is not None}
+        if decode is None and (given or aliases):
+            raise InputError(f"{', '.join('--' + k.replace('_', '-') for k in [*given, *(['aliases'] if aliases else [])])}"
+                             " only apply with --decode")
+        if decode is not None and _given("score_mode"):
+            raise InputError("--score-mode ranks candidates; --decode predicts without them: give one of the two")
         options = dict(device=device, dtype=dtype, batch_tokens=batch_tokens, final_punct=final_punct,
                        score_mode=score_mode, keep_repeated_subjects=keep_repeated_subjects,
                        languages=languages or None, relations=relations or None, attention=attention,
-                       compile=compile_)
+                       compile=compile_, decoding=_decoding(decode, given), aliases=aliases)
 
     def done(run) -> None:
         summary, where = run.summary, (out if plan is None and len(jobs) == 1 else run.job.out)
@@ -77,7 +99,21 @@ def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | Non
 
 
 _PLAN_OWNS = ("models", "out", "languages", "relations", "device", "dtype", "batch_tokens", "final_punct",
-              "keep_repeated_subjects", "score_mode", "attention", "compile_")
+              "keep_repeated_subjects", "score_mode", "attention", "compile_", "decode", "refine", "max_masks", "beam",
+              "length_norm", "recompute", "iterations", "aliases")
+
+
+def _decoding(decode: str | None, given: dict) -> dict | None:
+    """The decoding settings asked for (None: rank candidates), checked before anything loads."""
+    if decode is None:
+        return None
+    from dataclasses import asdict
+
+    from curator.probe.decoding import DecodeOptions
+
+    chosen = DecodeOptions(init=decode, **given)
+    chosen.validate()
+    return asdict(chosen)
 
 
 def _given(name: str) -> bool:

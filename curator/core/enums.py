@@ -67,6 +67,20 @@ class ScoreMode(StrEnum):
     MEAN_LOGIT = "mean-logit"  # the published mParaRel code's mean logit over its tokens
 
 
+class DecodeInit(StrEnum):
+    """X-FACTR's initial prediction of m masks (`curator probe --decode`)."""
+    INDEPENDENT = "independent"  # every mask at once, from one pass
+    ORDER = "order"  # left to right, one mask per pass
+    CONFIDENCE = "confidence"  # the most confident (mask, token) first, one per pass
+
+
+class Refine(StrEnum):
+    """X-FACTR's refinement after the initial prediction (`curator probe --refine`)."""
+    NONE = "none"
+    ORDER = "order"  # re-predict left to right until a scan changes nothing
+    CONFIDENCE = "confidence"  # re-predict the least confident token until it stays
+
+
 class Attention(StrEnum):
     """Which attention implementation of its own a probed model runs (transformers'
     attn_implementation); auto lets transformers pick (SDPA where the model supports it)."""

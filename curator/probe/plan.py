@@ -40,7 +40,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # the [options] of a plan: the `curator probe` options of the same names, with their defaults
 DEFAULTS: dict[str, Any] = {"device": "auto", "dtype": "auto", "batch_tokens": 8192, "final_punct": False,
                             "score_mode": "log-prob", "keep_repeated_subjects": False, "languages": None,
-                            "relations": None, "attention": "auto", "compile": False}
+                            "relations": None, "attention": "auto", "compile": False, "decoding": None,
+                            "aliases": None}
 TOP_KEYS = ("models", "releases", "out", "options")
 
 
@@ -157,10 +158,36 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
         elif key in ("final_punct", "keep_repeated_subjects", "compile"):
             if not isinstance(value, bool):
                 raise InputError(str(path), f"expected true or false, not {value!r}", field=where)
+        elif key == "decoding":  # [options.decoding]: init, refine, max_masks, beam, length_norm, ...
+            value = _decoding(path, where, value)
+        elif key == "aliases":
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(str(path), "expected the path of an aliases file", field=where)
+            value = _beside(path.parent, value, want_dir=False)
         else:
             value = _code_list(path, where, value, key == "languages")
         options[key] = value
     return options
+
+
+def _decoding(path: Path, where: str, table: Any) -> dict[str, Any]:
+    """The decoding settings of a plan, checked as `curator probe --decode …` checks them."""
+    from dataclasses import asdict, fields
+
+    from curator.probe.decoding import DecodeOptions
+
+    if not isinstance(table, dict):
+        raise InputError(str(path), "expected a table ([options.decoding])", field=where)
+    known = [f.name for f in fields(DecodeOptions)]
+    for key in table:
+        if key not in known:
+            raise InputError(str(path), f"unknown decoding setting (known: {', '.join(known)})", field=f"{where}.{key}")
+    chosen = DecodeOptions(**table)
+    try:
+        chosen.validate()
+    except InputError as exc:
+        raise InputError(str(path), exc.message, field=where) from None
+    return asdict(chosen)
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -240,12 +267,24 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
     from curator.probe.distributed import Ranks, process_group
     from curator.probe.runner import run_probe
     from curator.probe.scorers import load_scorer
-    from curator.probe.scorers.base import Options
+    from curator.probe.scorers.base import Options, ProbeError
 
     ranks = Ranks.from_env()  # torchrun / accelerate launch: one process per device (docs/probe.md)
 
     scorer_options = Options(score_mode=options["score_mode"], batch_tokens=options["batch_tokens"],
                              final_punct=options["final_punct"])
+    decoding = options.get("decoding")
+    aliases = {}
+    if decoding is not None:  # checked, and any aliases file read, before a model loads
+        from curator.core.aliases import Aliases
+        from curator.probe.decoding import DecodeOptions
+
+        decoding = DecodeOptions(**decoding)
+        decoding.validate()
+        for release, relations in items.items():
+            aliases[release] = Aliases.from_labels(relations)
+            if options.get("aliases"):
+                aliases[release].read(options["aliases"])
     groups: dict[str, list[Job]] = {}
     for job in jobs:
         groups.setdefault(job.model, []).append(job)
@@ -258,9 +297,17 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
                                  attention=options.get("attention", "auto"), compile=options.get("compile", False))
             device = scorer.device
             try:
+                decoder = None
+                if decoding is not None:
+                    from curator.probe.decoding import MaskedDecoder
+
+                    if scorer.kind != "masked":
+                        raise ProbeError(f"--decode needs a masked language model; {model} is {scorer.kind}")
+                    decoder = MaskedDecoder(scorer, decoding)
                 for job in group:
                     summary = run_probe(scorer, items[job.release], job.out, job.model, job.release, progress=progress,
-                                        ranks=ranks)
+                                        ranks=ranks, decoder=decoder, aliases=aliases.get(job.release),
+                                        aliases_file=options.get("aliases"))
                     where = f"{ranks.world} ranks ({device} on rank 0)" if ranks.distributed else str(device)
                     finished.append(Finished(job, summary, where))
                     if on_finished and ranks.leader:  # one summary line per run, from rank 0

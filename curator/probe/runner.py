@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from curator.core.aliases import Aliases
 from curator.core.formats.runs import (RUN_INFO, RelationPredictions, RunInUse, read_stored, run_info, run_lock,
                                        save_relation, write_run_info)
 from curator.probe.data import RelationData
@@ -124,9 +125,14 @@ def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) ->
 
 
 def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path, model: str, release: str,
-              progress: bool = True, wait: float | None = 0, ranks: Ranks | None = None) -> RunSummary:
+              progress: bool = True, wait: float | None = 0, ranks: Ranks | None = None, decoder=None,
+              aliases: Aliases | None = None, aliases_file: str | None = None) -> RunSummary:
     """Probe every relation into the run folder `out`, holding its lock throughout (`wait`: seconds
     to wait for another writer, 0 = fail at once with RunInUse, None = as long as it takes).
+
+    With a `decoder` (decoding.MaskedDecoder) relations are decoded without candidates instead
+    of ranked (decoded.py); a prediction names an entity by `aliases` (by default the labels
+    the release gives each entity; `aliases_file`, recorded in run.json, is where more came from).
 
     Under a launcher (`ranks`, by default from the environment: distributed.py) each rank probes
     its share of the relations and rank 0, which holds the lock, writes run.json for all of them;
@@ -134,10 +140,12 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
     ranks = ranks or Ranks.from_env()
     out = Path(out)
     items = [d for d in relations if d.subjects and len(d.candidates)]
+    task = _ranked(scorer, model) if decoder is None else _decoded(decoder, model, aliases or Aliases.from_labels(items))
+    extra = {} if decoder is None else {"decoding": asdict(decoder.options), "aliases": aliases_file}
     if not ranks.distributed:
         with run_lock(out, wait):
-            summary, wall = _probe_items(scorer, items, out, model, progress)
-            _write_run(out, scorer, model, release, summary, wall, [str(scorer.device)])
+            summary, wall = _probe_items(task, items, out, progress)
+            _write_run(out, scorer, model, release, summary, wall, [str(scorer.device)], extra)
             return summary
     with process_group(ranks), ExitStack() as held:
         refused = None
@@ -151,7 +159,7 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
             raise RunInUse(refused)
         mine = ranks.share(items, [len(d.templates) * len(d.subjects) * len(d.candidates) for d in items])
         try:
-            summary, wall = _probe_items(scorer, mine, out, model, progress and ranks.leader)
+            summary, wall = _probe_items(task, mine, out, progress and ranks.leader)
             failure = None
         except Exception as exc:  # every rank must still reach the gather, or the others wait for it
             summary, wall, failure = RunSummary(), 0.0, (str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
@@ -167,17 +175,26 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
         merged = RunSummary([r for s, *_ in everyone for r in s.relations], sum(s.skipped for s, *_ in everyone))
         merged.relations.sort(key=lambda r: (r.language, r.relation))
         _write_run(out, scorer, model, release, merged, max(w for _, w, *_ in everyone),
-                   [device for _, _, device, _ in everyone])
+                   [device for _, _, device, _ in everyone], extra)
         return merged
 
 
-def _probe_items(scorer: Scorer, items: list[RelationData], out: Path, model: str,
-                 progress: bool) -> tuple[RunSummary, float]:
+def _ranked(scorer: Scorer, model: str):
+    return lambda data, out: probe_relation(scorer, data, out, model)
+
+
+def _decoded(decoder, model: str, aliases: Aliases):
+    from curator.probe.decoded import decode_relation
+
+    return lambda data, out: decode_relation(decoder, data, out, model, aliases)
+
+
+def _probe_items(task, items: list[RelationData], out: Path, progress: bool) -> tuple[RunSummary, float]:
     summary = RunSummary()
     started = time.perf_counter()
     bar = tqdm(items, desc="probe", unit="relation", disable=not progress)
     for data in bar:
-        result = probe_relation(scorer, data, out, model)
+        result = task(data, out)
         if result is None:
             summary.skipped += 1
             continue
@@ -188,7 +205,7 @@ def _probe_items(scorer: Scorer, items: list[RelationData], out: Path, model: st
 
 
 def _write_run(out: Path, scorer: Scorer, model: str, release: str, summary: RunSummary, wall: float,
-               devices: list[str]) -> None:
+               devices: list[str], extra: dict | None = None) -> None:
     """run.json: what ran, where and how fast; a resumed run keeps the history of earlier ones."""
     run = {
         "model": model, "kind": scorer.kind, "release": release,
@@ -201,7 +218,7 @@ def _write_run(out: Path, scorer: Scorer, model: str, release: str, summary: Run
         "attention": getattr(scorer.model.config, "_attn_implementation", None),
         "seconds": round(wall, 3), "queries_scored": summary.scored, "relations_skipped": summary.skipped,
         "phrases_per_second": round(summary.scored / wall, 1) if wall > 0 else None,
-        "relations": [asdict(r) for r in summary.relations],
+        "relations": [asdict(r) for r in summary.relations], **(extra or {}),
     }
     if (out / RUN_INFO).exists():  # keep the history of resumed runs
         old = run_info(out)

@@ -1,0 +1,73 @@
+"""X-FACTR's accuracies of a decoded run (`curator probe --decode …`): overall, on single-token
+and multi-token objects apart, and with an oracle number of masks (X-FACTR §5, figure 4).
+
+A prediction is correct when its string names the gold object (`core/aliases.py`: its normal
+form is one of the gold object's names), as `probe/decoded.py` decided when it stored the run.
+An object is single-token when the model's tokenizer makes one token of its label (the count
+stored per tuple); the oracle prediction is the one decoded with exactly that many masks — no
+prediction, so wrong, when the object has more tokens than the run's M. Shares are over
+(template, tuple) pairs, pooled over the language's relations as X-FACTR reports them; the
+consistency metrics of SPEC §6 on the decoded strings come from `curator metrics` as for any run.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from curator.core.aliases import normal
+from curator.core.formats.runs import read_stored, relation_files, run_info
+
+COLUMNS = ("accuracy", "single", "multi", "oracle")
+LABELS = {"accuracy": "Accuracy", "single": "Single-token objects", "multi": "Multi-token objects",
+          "oracle": "Oracle number of masks"}
+
+
+def is_decoded(run: str | Path) -> bool:
+    return bool(run_info(run).get("decoding"))
+
+
+def relation_counts(index: dict) -> dict[str, tuple[int, int]] | None:
+    """{column: (correct, total)} of one stored relation; None when it was not decoded."""
+    decoded = index.get("decoded")
+    if not decoded:
+        return None
+    n, objects = len(index["subjects"]), index["objects"]
+    strings, best, gold_tokens, names = decoded["strings"], decoded["best"], decoded["gold_tokens"], decoded["names"]
+    out = {c: [0, 0] for c in COLUMNS}
+    for q, row in enumerate(strings):
+        d = q % n
+        gold = set(names.get(objects[d], []))
+        right = normal(row[best[q]]) in gold
+        m = gold_tokens[d]
+        oracle = 1 <= m <= len(row) and normal(row[m - 1]) in gold
+        for column, hit in (("accuracy", right), ("single" if m == 1 else "multi", right), ("oracle", oracle)):
+            out[column][0] += int(hit)
+            out[column][1] += 1
+    return {c: (a, b) for c, (a, b) in out.items()}
+
+
+def decoding_accuracy(run: str | Path, languages: list[str] | None = None,
+                      relations: list[str] | None = None) -> dict[str, dict[str, dict]]:
+    """{language: {column: {"value": share or None, "correct": k, "total": n}}}."""
+    totals: dict[str, dict[str, list[int]]] = {}
+    for language, relation in relation_files(run, languages, relations):
+        stored = read_stored(run, language, relation)
+        counts = relation_counts(stored[0]) if stored is not None else None
+        if counts is None:
+            continue
+        into = totals.setdefault(language, {c: [0, 0] for c in COLUMNS})
+        for column, (k, n) in counts.items():
+            into[column][0] += k
+            into[column][1] += n
+    return {lang: {c: {"value": (k / n) if n else None, "correct": k, "total": n} for c, (k, n) in cols.items()}
+            for lang, cols in sorted(totals.items())}
+
+
+def mean_row(table: dict[str, dict[str, dict]]) -> dict[str, float | None]:
+    """Each column's mean over the languages that have it."""
+    out = {}
+    for column in COLUMNS:
+        got = [v[column]["value"] for v in table.values() if v[column]["value"] is not None]
+        out[column] = float(np.mean(got)) if got else None
+    return out

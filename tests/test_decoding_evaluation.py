@@ -1,0 +1,134 @@
+"""X-FACTR's evaluation of decoded strings on hand-made cases: names and aliases, the mapping of
+strings to predictions that the consistency metrics compare, single- vs multi-token objects and
+the oracle number of masks."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from curator.analysis.decoding import decoding_accuracy, relation_counts
+from curator.analysis.metrics import relation_metrics
+from curator.core.aliases import Aliases, matcher, normal
+from curator.core.errors import InputError
+from curator.core.formats.runs import RelationPredictions, load_relation, save_relation, write_run_info
+from curator.probe.data import RelationData
+from curator.probe.decoded import TEXT, to_predictions
+
+
+@pytest.mark.parametrize("text, form", [
+    ("Roma", "roma"), ("  ROMA ", "roma"), ("Roma .", "roma"), ("«Roma»", "roma"), ("Nueva   York", "nueva york"),
+    ("Straße", "strasse"), ("ＵＳＡ", "usa"), ("ΟΔΟΣ", "οδοσ"), ("EE. UU.", "ee. uu"), ("...", ""),
+    ("القاهرة،", "القاهرة"),
+])
+def test_normal_form(text, form):
+    assert normal(text) == form
+
+
+def relation() -> RelationData:
+    # two templates × three tuples; candidates sorted by id as data.build leaves them
+    return RelationData("es", "P36", ["[X] tiene capital [Y].", "La capital de [X] es [Y]."],
+                        [("Q38", "Italia"), ("Q30", "Estados Unidos"), ("Q142", "Francia")],
+                        ["Q220", "Q61", "Q90"], [("Q220", "Roma"), ("Q61", "Washington D. C."), ("Q90", "París")])
+
+
+def names() -> Aliases:
+    aliases = Aliases.from_labels([relation()])
+    aliases.add("es", "Q61", "Washington")
+    return aliases
+
+
+def test_strings_name_entities_through_their_aliases_and_the_rest_stay_strings():
+    data = relation()
+    strings = ["roma", "Washington", "Lyon",      # template 1: right, right (an alias), an unknown string
+               "París", "la ciudad", "LYON ."]     # template 2: names another candidate, unknown, Lyon again
+    candidates, predicted, correct = to_predictions(data, strings, names())
+    assert candidates[:3] == data.candidates
+    assert candidates[3:] == [(TEXT + "lyon", "Lyon"), (TEXT + "la ciudad", "la ciudad")]
+    assert predicted.tolist() == [0, 1, 3, 2, 4, 3]
+    assert correct.tolist() == [True, True, False, False, False, False]
+
+
+def test_a_string_that_names_the_gold_and_another_entity_is_the_gold():
+    data = relation()
+    aliases = names()
+    aliases.add("es", "Q90", "Roma")  # two entities go by one name
+    assert matcher(aliases, "es", ["Q220", "Q90"])["roma"] == ["Q220", "Q90"]
+    _, predicted, correct = to_predictions(data, ["Roma"] * 6, aliases)
+    # tuples 1 and 3 (golds Roma and París) get their gold; tuple 2 the first entity in id order
+    assert predicted.tolist() == [0, 0, 2, 0, 0, 2]
+    assert correct.tolist() == [True, False, True, True, False, True]
+
+
+def test_consistency_counts_strings_that_name_one_entity_as_one_prediction(tmp_path):
+    data = relation()
+    strings = ["Roma", "Washington", "Lyon", "roma", "Washington D. C.", "lyon"]
+    candidates, predicted, correct = to_predictions(data, strings, names())
+    rel = RelationPredictions("es", "P36", data.templates, data.subjects, data.objects, candidates,
+                              predicted.reshape(2, 3), correct.reshape(2, 3), np.array(data.gold, dtype=np.int32))
+    save_relation(tmp_path, rel)
+    back = load_relation(tmp_path / "es" / "P36.json")
+    metrics = relation_metrics(back)
+    assert metrics["consistency"] == 1.0  # every tuple: both templates name the same thing
+    assert metrics["accuracy"] == pytest.approx(4 / 6)
+    assert metrics["consistency_accuracy"] == pytest.approx(2 / 3)
+
+
+def index_of(strings, best, gold_tokens, names_of) -> dict:
+    data = relation()
+    return {"subjects": [list(s) for s in data.subjects], "objects": data.objects,
+            "decoded": {"strings": strings, "best": best, "gold_tokens": gold_tokens, "names": names_of}}
+
+
+def test_single_multi_and_oracle_accuracies():
+    # M = 3; Roma is one token, Washington D. C. five (more than M: no oracle prediction), París two
+    names_of = {"Q220": ["roma"], "Q61": ["washington", "washington d. c"], "Q90": ["parís"]}
+    strings = [["Roma", "la Roma", "de la Roma"], ["Washington", "Washington D", "Washington D."],
+               ["París", "en París", "París ."],
+               ["Lyon", "Roma x", "a b c"], ["x", "y", "z"], ["Par", "París", "París de"]]
+    best = [0, 0, 0, 1, 2, 2]  # right, right, right (the wrong m for the oracle), wrong, wrong, wrong
+    counts = relation_counts(index_of(strings, best, [1, 5, 2], names_of))
+    assert counts["accuracy"] == (3, 6)
+    assert counts["single"] == (1, 2)  # Roma under both templates
+    assert counts["multi"] == (2, 4)
+    # oracle: Roma with 1 mask (right, then "Lyon"), Washington never, París with 2 masks ("en París", "París")
+    assert counts["oracle"] == (2, 6)
+
+
+def test_a_run_without_decoding_has_no_counts_and_accuracy_is_pooled_per_language(tmp_path):
+    assert relation_counts({"subjects": [], "objects": []}) is None
+    names_of = {"Q220": ["roma"], "Q61": ["washington"], "Q90": ["parís"]}
+    strings = [["Roma"], ["Washington"], ["Lyon"], ["Roma"], ["x"], ["París"]]
+    data = relation()
+    for relation_id in ("P36", "P1376"):
+        candidates, predicted, correct = to_predictions(data, [row[0] for row in strings], names())
+        rel = RelationPredictions("es", relation_id, data.templates, data.subjects, data.objects, candidates,
+                                  predicted.reshape(2, 3), correct.reshape(2, 3), np.array(data.gold, dtype=np.int32))
+        save_relation(tmp_path, rel, index_extra={"decoded": {"strings": strings, "best": [0] * 6,
+                                                              "gold_tokens": [1, 1, 2], "names": names_of}})
+    write_run_info(tmp_path, {"model": "m", "decoding": {"init": "independent"}})
+    table = decoding_accuracy(tmp_path)
+    assert table["es"]["accuracy"] == {"value": 4 / 6, "correct": 8, "total": 12}
+    assert table["es"]["single"]["total"] == 8 and table["es"]["multi"] == {"value": 0.5, "correct": 2, "total": 4}
+
+
+def test_aliases_file_adds_names_and_bad_lines_name_file_line_and_field(tmp_path):
+    good = tmp_path / "aliases.jsonl"
+    good.write_text(json.dumps({"id": "Q30", "aliases": ["EE. UU.", "USA"], "language": "es"}) + "\n\n"
+                    + json.dumps({"id": "Q90", "aliases": ["Paris"]}) + "\n", encoding="utf-8")
+    aliases = Aliases().read(good)
+    assert aliases.of("es", "Q30") == {"ee. uu", "usa"} and aliases.of("es", "Q90") == {"paris"}
+    assert aliases.of("fr", "Q30") == set() and aliases.of("fr", "Q90") == {"paris"}
+    for line, field in ([json.dumps({"aliases": ["x"]}), "id"], [json.dumps({"id": "Q1", "aliases": "x"}), "aliases"],
+                        [json.dumps({"id": "Q1", "aliases": ["x"], "language": 3}), "language"], ["{oops", None]):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(json.dumps({"id": "Q2", "aliases": []}) + "\n" + line + "\n", encoding="utf-8")
+        with pytest.raises(InputError) as caught:
+            Aliases().read(bad)
+        message = str(caught.value)
+        assert message.startswith(f"{bad}, line 2: ") and "\n" not in message
+        if field:
+            assert f"field '{field}'" in message
+    with pytest.raises(InputError, match="no such aliases file"):
+        Aliases().read(tmp_path / "missing.jsonl")
