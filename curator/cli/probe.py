@@ -33,7 +33,8 @@ from curator.probe.plan import DEVICES, DTYPES
 @click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
 @click.option("--score-mode", type=click.Choice(values(ScoreMode)), default="log-prob", show_default=True,
-              help="mean-logit reproduces the published mParaRel code (mean of raw logits).")
+              help="mean-logit reproduces the published mParaRel code (mean of raw logits); pll ranks the "
+                   "filled sentences by pseudo-log-likelihood (masked LMs only; one pass per token, docs/probe.md).")
 @pass_ctx
 def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | None, plan: str | None,
           languages: list[str], relations: list[str], device: str, dtype: str, batch_tokens: int, attention: str,
