@@ -9,6 +9,9 @@ Per model it prints:
   floor   phrases/s if the only cost were the matrix products the kind cannot avoid
           (curator/probe/scorers/flops.py, formulas in docs/probe.md) at the GEMM rate this
           run measures on the same device and dtype
+  pll     (masked models) --score-mode pll on the first --pll-subjects subjects of each relation
+          (one pass per token of every filled sentence, ~L × C per phrase): its phrases/s, its own
+          floor, and its cost against log-prob's (floors and measured time per phrase)
   loop    (masked models) a faithful reimplementation of the published mParaRel loop: one
           forward pass per (query, mask count) with the head on every position, then a Python
           loop over candidates and tokens with one .item() each; timed on a sample of queries
@@ -202,6 +205,8 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
             looped, seconds = looped + n, seconds + s
         rows.append((name, "published loop, mean-logit", looped / seconds, floor))
     rows.append((name, "compute floor (log-prob)", floor, floor))
+    if scorer.kind == "masked" and opts.pll_subjects:
+        rows += bench_pll(name, scorer, relations, opts.pll_subjects, rate, phrases / timings["log-prob"], floor)
     if opts.languages_total:
         full = timings["log-prob"] * (1 if not subjects else
                                       sum(len(d.templates) * len(d.subjects) for d in
@@ -213,6 +218,33 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
     return rows
+
+
+def bench_pll(name: str, scorer, relations: list[RelationData], subjects: int, rate: float, log_prob_rate: float,
+              log_prob_floor: float) -> list[tuple]:
+    """--score-mode pll on a sample of subjects (it costs ~L × C passes per phrase): phrases/s, its
+    floor, and how many times log-prob's floor and measured time per phrase it costs."""
+    sample = [RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects],
+                           d.candidates) for d in relations]
+    phrases = sum(len(d.templates) * len(d.subjects) for d in sample)
+    scorer.options.score_mode = "pll"
+    try:
+        pll_flops = sum(scorer.floor_flops(d) for d in sample)
+        scorer.score_relation(RelationData(sample[0].language, sample[0].relation, sample[0].templates[:1],
+                                           sample[0].subjects[:1], sample[0].objects[:1], sample[0].candidates[:8]))
+        sync(scorer.device)
+        start = time.perf_counter()
+        for d in sample:
+            scorer.score_relation(d)
+        sync(scorer.device)
+        seconds = time.perf_counter() - start
+    finally:
+        scorer.options.score_mode = "log-prob"
+    floor, value = phrases / (pll_flops / rate), phrases / seconds
+    print(f"pll: {phrases:,} phrases (first {subjects} subjects per relation) in {seconds:,.1f} s; "
+          f"floor {log_prob_floor / floor:,.0f}× the log-prob floor per phrase, measured "
+          f"{log_prob_rate / value:,.0f}× log-prob's time per phrase")
+    return [(name, "ours, pll", value, floor), (name, "compute floor (pll)", floor, floor)]
 
 
 def main() -> None:
@@ -227,6 +259,8 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--batch-tokens", type=int, default=16384)
+    parser.add_argument("--pll-subjects", type=int, default=1,
+                        help="subjects per relation timed for --score-mode pll on masked models (0: skip)")
     parser.add_argument("--loop-sample", type=int, default=20, help="queries timed for the published loop (0: skip)")
     opts = parser.parse_args()
     data = Path(opts.data)
@@ -239,7 +273,8 @@ def main() -> None:
     loops = {m: v for m, what, v, _ in rows if what.startswith("published")}
     for model, what, value, floor in rows:
         loop = f"{value / loops[model]:>7.1f}x" if model in loops else f"{'':>8}"
-        print(f"{model:<11} {what:<28} {value:>10,.1f} {floor / value:>7.2f}x {loop}")
+        shown = f"{value:>10,.1f}" if value >= 10 else f"{value:>10.3f}"  # pll: well under 1 phrase/s on CPU
+        print(f"{model:<11} {what:<28} {shown} {floor / value:>7.2f}x {loop}")
 
 
 def sync(device: torch.device) -> None:

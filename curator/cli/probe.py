@@ -33,7 +33,8 @@ from curator.probe.plan import DEVICES, DTYPES
 @click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
 @click.option("--score-mode", type=click.Choice(values(ScoreMode)), default="log-prob", show_default=True,
-              help="mean-logit reproduces the published mParaRel code (mean of raw logits).")
+              help="mean-logit reproduces the published mParaRel code (mean of raw logits); pll ranks the "
+                   "filled sentences by pseudo-log-likelihood (masked LMs only; one pass per token, docs/probe.md).")
 @click.option("--decode", type=click.Choice(values(DecodeInit)), default=None,
               help="Masked LMs: predict the object without candidates (X-FACTR), with this initial prediction.")
 @click.option("--refine", type=click.Choice(values(Refine)), default=None, help="With --decode: refinement [none].")

@@ -65,6 +65,7 @@ class ScoreMode(StrEnum):
     """How a probe scores a candidate object."""
     LOG_PROB = "log-prob"  # the candidate's log-probability (default)
     MEAN_LOGIT = "mean-logit"  # the published mParaRel code's mean logit over its tokens
+    PLL = "pll"  # masked LMs: the filled sentence's pseudo-log-likelihood (Salazar et al. 2020)
 
 
 class DecodeInit(StrEnum):

@@ -16,13 +16,16 @@ SCORE_MODES = values(ScoreMode)
 PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
 
 
+KIND_NAMES = {"seq2seq": "an encoder-decoder", "causal": "a decoder-only"}
+
+
 class ProbeError(InputError):
     """A model or input the probe cannot use, said plainly."""
 
 
 @dataclass
 class Options:
-    score_mode: str = "log-prob"  # mean-logit reproduces the published mParaRel code
+    score_mode: str = "log-prob"  # mean-logit reproduces the published mParaRel code; pll: masked LMs only
     batch_tokens: int = 8192  # tokens per forward pass, before the automatic OOM back-off
     final_punct: bool = False
 
@@ -45,6 +48,9 @@ class Scorer:
     def __init__(self, model, tokenizer, device: torch.device, options: Options):
         if options.score_mode not in SCORE_MODES:
             raise ProbeError(f"score mode must be one of {', '.join(SCORE_MODES)}")
+        if options.score_mode == ScoreMode.PLL and self.kind != "masked":
+            raise ProbeError(f"pll scores sentences with a masked LM; this is {KIND_NAMES.get(self.kind, self.kind)} "
+                             "model: use --score-mode log-prob or mean-logit")
         self.model, self.tok, self.device, self.options = model, tokenizer, device, options
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.max_positions = position_limit(model)

@@ -9,8 +9,9 @@ from collections import defaultdict
 import numpy as np
 import torch
 
+from curator.core.enums import ScoreMode
 from curator.probe.data import RelationData
-from curator.probe.scorers import flops
+from curator.probe.scorers import flops, pll
 from curator.probe.scorers.base import ProbeError, Scorer
 from curator.probe.scorers.head import log_normaliser
 
@@ -88,6 +89,8 @@ class MaskedScorer(Scorer):
         return log_normaliser(hidden, weight, bias, self.tile_bytes)
 
     def score_relation(self, data: RelationData) -> np.ndarray:
+        if self.options.score_mode == ScoreMode.PLL:  # whole sentences, one pass per token (pll.py)
+            return self.with_oom_retry(lambda: pll.score(self, data))
         return self.with_oom_retry(lambda: self._score(data))
 
     def mask_slot(self, n: int) -> str:
@@ -98,6 +101,8 @@ class MaskedScorer(Scorer):
     def floor_flops(self, data: RelationData) -> float:
         """Per query and candidate token count n: the encoder over the query with n masks, the
         head transform at the n masks and the output projection there (docs/probe.md)."""
+        if self.options.score_mode == ScoreMode.PLL:
+            return pll.floor_flops(self, data)
         s = flops.shape(self.model.config)
         lengths = {len(ids) for ids in self.encode([label for _, label in data.candidates]) if ids}
         total = 0.0

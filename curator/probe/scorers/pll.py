@@ -1,0 +1,137 @@
+"""Pseudo-log-likelihood scoring for masked LMs (`--score-mode pll`; Salazar et al. 2020, X-CSR).
+
+Each candidate is written into the template's text and the whole sentence tokenized with its
+special tokens, as for every other mode. The sentence's PLL is the SUM over its tokens (every
+position but the special tokens the tokenizer adds around a text) of log P(token | the sentence
+with that one token masked): Salazar's definition, so a longer candidate adds more (negative)
+terms and is penalised, as in X-CSR's ranking of assertions. A sum rather than a mean because
+that is what the seeds rank by; a per-token mean would be a different score.
+
+Cost: one row per (sentence, masked position), i.e. about L × C rows per phrase (L tokens, C
+candidates) where log-prob needs one row per phrase and candidate length. So the rows of MANY
+sentences share each forward pass: sentences are sorted by length (little padding), a batch
+of sentences is expanded on the device into its masked variants (no Python work per row), the
+encoder runs once per slice of variants within the token budget, and the LM head runs only at
+the one masked position of each row (split head: a dot product for the token's logit and the
+tiled normaliser of head.py; the [rows, V] logits exist only in the fallback for heads that
+cannot be split). Log-probabilities are added into a [queries × candidates] tensor on the
+device with index_add_; the one copy to the host is at the end of the relation.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from curator.probe.data import RelationData
+from curator.probe.scorers import flops
+from curator.probe.scorers.base import ProbeError
+from curator.probe.scorers.head import log_normaliser
+
+# sentences tokenized at once: bounds the host memory of the token lists on big relations while
+# leaving enough sentences of each length that the length-sorted batches are full
+CHUNK_SENTENCES = 32_768
+
+
+def special_edges(tok) -> tuple[int, int]:
+    """How many special tokens the tokenizer adds before and after a text ([CLS] … [SEP]: 1, 1).
+
+    Read from the tokenizer's own special-tokens mask, so only what it adds around a text is
+    left out: a [UNK] made from the text is a token of the sentence and is scored."""
+    mask = tok(["a b"], add_special_tokens=True, return_special_tokens_mask=True)["special_tokens_mask"][0]
+    if 0 not in mask:
+        return 0, 0
+    head = mask.index(0)
+    tail = len(mask) - 1 - max(i for i, m in enumerate(mask) if m == 0)
+    return head, tail
+
+
+def sentences(scorer, data: RelationData):
+    """(first query, token id lists) per chunk of queries: every query × every candidate,
+    sentence q * C + c of the relation, tokenized whole in one call per chunk."""
+    queries = scorer.queries(data)
+    labels = [label for _, label in data.candidates]
+    mask_text = scorer.tok.mask_token
+    for text in labels + [part for query in queries for part in query]:
+        if mask_text in text:
+            raise ProbeError(f"{data.language} {data.relation}: {text!r} contains the mask token {mask_text!r}; "
+                             "pll masks each token itself")
+    step = max(1, CHUNK_SENTENCES // max(1, len(labels)))
+    for q0 in range(0, len(queries), step):
+        chunk = queries[q0:q0 + step]
+        rows = scorer.tokenize([before + label + after for before, after in chunk for label in labels])
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        if scorer.max_positions is not None and len(lengths) and lengths.max() > scorer.max_positions:
+            i = int(np.argmax(lengths > scorer.max_positions))
+            scorer.check_fits(data, [int(lengths[i])], [q0 + i // len(labels)], candidate=labels[i % len(labels)])
+        yield q0, rows, lengths
+
+
+def floor_flops(scorer, data: RelationData) -> float:
+    """Per sentence of L tokens with k scored tokens: k × (layers × layer(L, L) + 2H² head
+    transform + head(1)): one encoder pass per masked variant, the vocabulary at one position."""
+    s = flops.shape(scorer.model.config)
+    head, tail = special_edges(scorer.tok)
+    total = 0.0
+    for _, _, lengths in sentences(scorer, data):
+        for length, count in zip(*np.unique(lengths, return_counts=True)):
+            length, k = int(length), max(0, int(length) - head - tail)
+            total += count * k * (s["layers"] * flops.layer(s, length, length) + 2 * s["hidden"] ** 2
+                                  + flops.head(s, 1, True))
+    return total
+
+
+@torch.inference_mode()
+def score(scorer, data: RelationData) -> np.ndarray:
+    """[queries, candidates] PLLs of the filled sentences (see the module's docstring)."""
+    n_cands = len(data.candidates)
+    n_queries = len(data.templates) * len(data.subjects)
+    # float64: a sum of a few dozen log-probabilities sits near 100, where float32's spacing is 8e-6
+    out = torch.zeros(n_queries * n_cands, dtype=torch.float64, device=scorer.device)
+    head, tail = special_edges(scorer.tok)
+    mask_id = scorer.tok.mask_token_id
+    for q0, rows, lengths in sentences(scorer, data):
+        first = q0 * n_cands
+        cost = lambda b, length: b * max(1, length - head - tail) * length  # noqa: E731  (rows × width)
+        for batch in scorer.batches(lengths.tolist(), cost):
+            lens = lengths[batch]
+            width = int(lens.max())
+            ids, attn = scorer.pad([rows[i] for i in batch], scorer.pad_id)  # [B, W] on the device
+            # the masked variants: (sentence of the batch, position), sentence-major, on the host
+            pos = np.arange(width)
+            keep = (pos >= head) & (pos < (lens - tail)[:, None])
+            which, where = np.nonzero(keep)
+            sentence_of = np.asarray(batch, dtype=np.int64)[which] + first
+            per_pass = max(1, scorer.budget // width)  # a long sentence's variants may span passes
+            for r0 in range(0, len(which), per_pass):
+                r1 = min(len(which), r0 + per_pass)
+                full = int(lens[which[r0:r1]].min()) == width  # no padding in this slice: no mask needed
+                out.index_add_(0, scorer.to_device(sentence_of[r0:r1]),
+                               _variants(scorer, ids, None if full else attn, which[r0:r1], where[r0:r1],
+                                         mask_id).double())
+    return out.view(n_queries, n_cands).cpu().numpy()
+
+
+def _variants(scorer, ids: torch.Tensor, attn: torch.Tensor | None, which: np.ndarray, where: np.ndarray,
+              mask_id: int) -> torch.Tensor:
+    """log P(token at `where` | its sentence `which` with that token masked), one row each."""
+    rows = scorer.to_device(which)
+    at = scorer.to_device(where)
+    arange = torch.arange(len(which), device=scorer.device)
+    x = ids[rows]  # [R, W]: the sentences, one copy per variant
+    targets = x[arange, at].clone()
+    x[arange, at] = mask_id
+    mask = attn[rows] if attn is not None else None
+    if scorer.head is None:  # no separable head: the whole model's logits, then the masked positions
+        logits = scorer.model(input_ids=x, attention_mask=mask).logits[arange, at].float()
+        return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
+    hidden = scorer.model.base_model(input_ids=x, attention_mask=mask)[0][arange, at]  # [R, H]
+    if scorer.split is None:  # a head we cannot take apart: full logits at the masked positions only
+        logits = scorer.head(hidden).float()
+        return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
+    transform, decoder = scorer.split
+    hidden = transform(hidden)
+    weight, bias = decoder.weight, decoder.bias
+    picked = (hidden * weight[targets]).sum(-1)
+    if bias is not None:
+        picked = picked + bias[targets]
+    return picked.float() - log_normaliser(hidden, weight, bias, scorer.tile_bytes)

@@ -1,0 +1,188 @@
+"""`--score-mode pll`: every score equals a brute-force pseudo-log-likelihood (Salazar et al.
+2020) to 1e-5, on tiny BERT (WordPiece) and XLM-R (SentencePiece) models.
+
+The reference shares nothing with the scorer: it loads the model afresh in float64, writes the
+candidate into the template's text, tokenizes the sentence whole and, for every token the
+tokenizer did not add around the text, runs one forward pass with that token masked and adds
+its log-softmax. The scorer batches the masked variants of many sentences into shared passes."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from curator.probe.data import build, from_directory  # noqa: E402
+from curator.probe.scorers import Options, ProbeError, flops, load_scorer  # noqa: E402
+from curator.probe.tiny import build_tiny  # noqa: E402
+
+from .conftest import SEED  # noqa: E402
+
+# the last two end in sentence-final punctuation, which --final-punct leaves as it is
+TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]", "¿[X] nació en [Y]?",
+             "[X] [Y]-তে জন্মগ্রহণ করেন।"]
+SENTENCE_END = set(".!?。։۔।!?")
+TUPLES = [dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_label="Besanzón"),
+          dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
+          dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
+          dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga")]
+MASKED = ["bert", "xlm-roberta"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tiny-pll")
+    return {kind: build_tiny(root / kind, kind, SEED) for kind in (*MASKED, "t5", "gpt2")}
+
+
+def sentence(template: str, subject: str, label: str, final_punct: bool) -> str:
+    with_subject = template.replace("[X]", subject)
+    text = with_subject.replace("[Y]", label)
+    if final_punct and with_subject.rstrip()[-1:] not in SENTENCE_END:
+        text = text.rstrip() + "."
+    return text
+
+
+def reference(path, data, final_punct: bool = False) -> np.ndarray:
+    """[queries, candidates]: Σ over the sentence's own tokens of log P(token | it masked), float64,
+    one forward pass per (template, subject, candidate, token)."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float64).eval()
+    out = np.empty((len(data.templates) * len(data.subjects), len(data.candidates)))
+    q = 0
+    for template in data.templates:
+        for _, subject in data.subjects:
+            for c, (_, label) in enumerate(data.candidates):
+                encoded = tok(sentence(template, subject, label, final_punct), return_special_tokens_mask=True)
+                ids, total = encoded["input_ids"], 0.0
+                for i, special in enumerate(encoded["special_tokens_mask"]):
+                    if special:
+                        continue
+                    masked = list(ids)
+                    masked[i] = tok.mask_token_id
+                    with torch.no_grad():
+                        logits = model(input_ids=torch.tensor([masked])).logits[0, i]
+                    total += logits.log_softmax(-1)[ids[i]].item()
+                out[q, c] = total
+            q += 1
+    return out
+
+
+_cache: dict = {}
+
+
+def cached_reference(path, data, final_punct=False):
+    key = (str(path), data.digest(), final_punct)
+    if key not in _cache:
+        _cache[key] = reference(path, data, final_punct)
+    return _cache[key]
+
+
+def pll_scorer(path, batch_tokens: int, final_punct: bool = False):
+    return load_scorer(str(path), device="cpu", dtype="float32",
+                       options=Options(score_mode="pll", batch_tokens=batch_tokens, final_punct=final_punct))
+
+
+@pytest.mark.parametrize("kind", MASKED)
+@pytest.mark.parametrize("final_punct", [False, True], ids=["plain", "final-punct"])
+def test_pll_equals_brute_force_reference(tiny, kind, final_punct):
+    """A budget of 64 tokens (a few variants of one sentence per pass: many passes, sentences
+    cut across passes) and one of 16384 (the whole relation in a few passes) give the reference."""
+    data = build("es", "P19", TEMPLATES, TUPLES)
+    slow = cached_reference(tiny[kind], data, final_punct)
+    for budget in (64, 16384):
+        scorer = pll_scorer(tiny[kind], budget, final_punct)
+        assert scorer.kind == "masked" and scorer.split is not None
+        got = scorer.score_relation(data)
+        assert got.shape == (len(TEMPLATES) * len(TUPLES), len(data.candidates))
+        np.testing.assert_allclose(got, slow, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("kind", MASKED)
+def test_pll_head_fallbacks_and_tiles(tiny, kind):
+    """Tiny vocabulary tiles, a head that cannot be split (full logits at the masked positions)
+    and no separable head at all (the whole model's logits) give the same scores."""
+    data = build("es", "P19", TEMPLATES, TUPLES)
+    slow = cached_reference(tiny[kind], data)
+    scorer = pll_scorer(tiny[kind], 256)
+    scorer.tile_bytes = 4 * 16 * 37  # a few dozen vocabulary ids per tile, a ragged last tile
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+    scorer.split = None
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+    scorer.head = None
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+
+
+def test_pll_is_a_sum_and_differs_from_log_prob(tiny):
+    """A sum of log-probabilities (every score negative), not the log-prob mode's scores."""
+    data = build("es", "P19", TEMPLATES, TUPLES)
+    pll = pll_scorer(tiny["bert"], 4096).score_relation(data)
+    log_prob = load_scorer(str(tiny["bert"]), device="cpu", dtype="float32").score_relation(data)
+    assert (pll < 0).all() and not np.allclose(pll, log_prob)
+
+
+@pytest.mark.parametrize("kind", MASKED)
+def test_pll_floor_counts_one_pass_per_scored_token(tiny, kind):
+    from transformers import AutoTokenizer
+
+    data = build("es", "P19", TEMPLATES[:2], TUPLES)
+    scorer = pll_scorer(tiny[kind], 4096)
+    tok = AutoTokenizer.from_pretrained(tiny[kind])
+    s = flops.shape(scorer.model.config)
+    expected = 0.0
+    for template in data.templates:
+        for _, subject in data.subjects:
+            for _, label in data.candidates:
+                encoded = tok(sentence(template, subject, label, False), return_special_tokens_mask=True)
+                length, k = len(encoded["input_ids"]), len(encoded["input_ids"]) - sum(encoded["special_tokens_mask"])
+                expected += k * (s["layers"] * flops.layer(s, length, length) + 2 * s["hidden"] ** 2
+                                 + 2 * s["hidden"] * s["vocab"])
+    assert scorer.floor_flops(data) == pytest.approx(expected, rel=1e-12)
+
+
+def test_pll_input_errors_are_one_line(tiny):
+    scorer = pll_scorer(tiny["bert"], 4096)
+    data = build("es", "P19", ["[X] nació en [Y]"], [dict(sub_uri="Q1", sub_label="[MASK] Smith", obj_uri="Q2",
+                                                           obj_label="Ulm")])
+    with pytest.raises(ProbeError, match="contains the mask token"):
+        scorer.score_relation(data)
+    scorer.max_positions = 5
+    with pytest.raises(ProbeError, match=r"Q535 'Victor Hugo' and candidate .* more than this model's 5 positions"):
+        scorer.score_relation(build("es", "P19", TEMPLATES[:1], TUPLES))
+
+
+@pytest.mark.parametrize("kind", ["t5", "gpt2"])
+def test_pll_needs_a_masked_lm(tiny, kind):
+    with pytest.raises(ProbeError, match="^pll scores sentences with a masked LM; ") as caught:
+        pll_scorer(tiny[kind], 4096)
+    assert "\n" not in str(caught.value)
+
+
+def test_cli_pll_run_ranks_by_the_reference(cli, release, bert, tmp_path):
+    out = tmp_path / "run"
+    cli("probe", release, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19",
+        "--device", "cpu", "--score-mode", "pll")
+    run = json.loads((out / "run.json").read_text())
+    assert run["options"]["score_mode"] == "pll"
+    data = next(from_directory(release, ["es"], ["P19"]))
+    index = json.loads((out / "es" / "P19.json").read_text())
+    assert [tuple(c) for c in index["candidates"]] == data.candidates
+    slow = reference(bert, data)
+    ranking = np.load(out / "es" / "P19.npz")["ranking"].reshape(len(slow), -1)
+    np.testing.assert_array_equal(ranking, np.argsort(-slow, axis=1, kind="stable"))
+
+
+def test_cli_pll_on_a_decoder_only_model_is_one_line(cli, release, tmp_path):
+    gpt2 = tmp_path / "gpt2"
+    cli("models", "tiny", gpt2, "--kind", "gpt2", "--corpus", release)
+    result = cli("probe", release, "--model", gpt2, "--out", tmp_path / "run", "--languages", "es",
+                 "--relations", "P19", "--device", "cpu", "--score-mode", "pll", ok=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(lines) == 1 and "pll scores sentences with a masked LM" in lines[0], result.output
+    assert not (tmp_path / "run" / "es").exists()
