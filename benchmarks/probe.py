@@ -9,6 +9,9 @@ Per model it prints:
   floor   phrases/s if the only cost were the matrix products the kind cannot avoid
           (curator/probe/scorers/flops.py, formulas in docs/probe.md) at the GEMM rate this
           run measures on the same device and dtype
+  decode  (masked models) X-FACTR decoding without candidates, M = 5: independent, and
+          confidence-based initial prediction and refinement; its floor is the matrix
+          products of the passes the algorithm ran (MaskedDecoder.floor_flops)
   loop    (masked models) a faithful reimplementation of the published mParaRel loop: one
           forward pass per (query, mask count) with the head on every position, then a Python
           loop over candidates and tokens with one .item() each; timed on a sample of queries
@@ -202,6 +205,8 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
             looped, seconds = looped + n, seconds + s
         rows.append((name, "published loop, mean-logit", looped / seconds, floor))
     rows.append((name, "compute floor (log-prob)", floor, floor))
+    if scorer.kind == "masked" and opts.decode_subjects:
+        rows += decode_rows(name, scorer, relations, opts.decode_subjects, rate)
     if opts.languages_total:
         full = timings["log-prob"] * (1 if not subjects else
                                       sum(len(d.templates) * len(d.subjects) for d in
@@ -213,6 +218,37 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
     return rows
+
+
+DECODERS = {"decode, independent": dict(init="independent", refine="none"),  # X-FACTR, M = 5
+            "decode, confidence": dict(init="confidence", refine="confidence")}
+
+
+def decode_rows(name: str, scorer, relations: list[RelationData], subjects: int, rate: float) -> list[tuple]:
+    """X-FACTR decoding without candidates (curator/probe/decoding.py) on the first `subjects`
+    subjects of each relation: phrases/s against the floor of the passes each algorithm ran."""
+    from curator.probe.decoding import DecodeOptions, MaskedDecoder
+
+    cut = [RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects])
+           for d in relations]
+    phrases = sum(len(d.templates) * len(d.subjects) for d in cut)
+    out = []
+    for what, kw in DECODERS.items():
+        decoder = MaskedDecoder(scorer, DecodeOptions(max_masks=5, **kw))
+        decoder.decode_relation(RelationData(cut[0].language, cut[0].relation, cut[0].templates[:1],
+                                             cut[0].subjects[:2], cut[0].objects[:2]))  # warm-up
+        seconds = flops = rows = 0.0
+        for d in cut:
+            sync(scorer.device)
+            start = time.perf_counter()
+            decoded = decoder.decode_relation(d)
+            sync(scorer.device)
+            seconds += time.perf_counter() - start
+            flops += decoder.floor_flops(d)
+            rows += decoded.passes
+        print(f"{what}: {phrases:,} phrases, {rows / phrases:,.1f} pass rows per phrase, {seconds:,.1f} s")
+        out.append((name, what, phrases / seconds, phrases / (flops / rate)))
+    return out
 
 
 def main() -> None:
@@ -227,6 +263,8 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--batch-tokens", type=int, default=16384)
+    parser.add_argument("--decode-subjects", type=int, default=10,
+                        help="subjects per relation for the X-FACTR decoding rows of masked models (0: skip)")
     parser.add_argument("--loop-sample", type=int, default=20, help="queries timed for the published loop (0: skip)")
     opts = parser.parse_args()
     data = Path(opts.data)
