@@ -56,7 +56,7 @@ host work per step is numpy over rows; the device results of a step come back in
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -115,7 +115,6 @@ class _Pool:
     logc: np.ndarray  # [C, m]
     changed: np.ndarray  # [C] bool: state differs from the parent's
     predicted: np.ndarray  # [C] position just predicted (-1: all, independent)
-    extra: dict = field(default_factory=dict)
 
 
 class MaskedDecoder:
@@ -170,7 +169,7 @@ class MaskedDecoder:
                 tokens[q][m - 1] = got[q].tolist()
             confidence[:, m - 1] = value
         strings = [[self.tok.decode(ids, skip_special_tokens=True).strip() for ids in per_q] for per_q in tokens]
-        best = (np.argmax(confidence, axis=1) if M else np.zeros(Q)).astype(np.int32)
+        best = np.argmax(confidence, axis=1).astype(np.int32)  # the first (smaller m) on ties
         self._decoded = data.digest()
         return Decoded(tokens, strings, confidence.astype(np.float32), best, self.passes)
 
