@@ -293,8 +293,9 @@ def test_head_paths_and_floor(real):
     base = decoder.decode_relation(data)
     floor = decoder.floor_flops(data)
     assert floor > 0 and base.passes >= len(data.templates) * len(data.subjects) * sum(range(1, M + 1))
-    scorer.tile_bytes = 8 * 16 * 37
-    tiled = MaskedDecoder(scorer, o).decode_relation(data)
+    tiny_tiles = MaskedDecoder(scorer, o)
+    tiny_tiles.tile_bytes = 8 * 16 * 37  # a few dozen vocabulary ids per tile, a ragged last tile
+    tiled = tiny_tiles.decode_relation(data)
     scorer.split = None
     whole = MaskedDecoder(scorer, o).decode_relation(data)
     for other in (tiled, whole):
