@@ -12,6 +12,9 @@ Per model it prints:
   pll     (masked models) --score-mode pll on the first --pll-subjects subjects of each relation
           (one pass per token of every filled sentence, ~L × C per phrase): its phrases/s, its own
           floor, and its cost against log-prob's (floors and measured time per phrase)
+  decode  (masked models) X-FACTR decoding without candidates, M = 5: independent, and
+          confidence-based initial prediction and refinement; its floor is the matrix
+          products of the passes the algorithm ran (MaskedDecoder.floor_flops)
   loop    (masked models) a faithful reimplementation of the published mParaRel loop: one
           forward pass per (query, mask count) with the head on every position, then a Python
           loop over candidates and tokens with one .item() each; timed on a sample of queries
@@ -207,6 +210,8 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
     rows.append((name, "compute floor (log-prob)", floor, floor))
     if scorer.kind == "masked" and opts.pll_subjects:
         rows += bench_pll(name, scorer, relations, opts.pll_subjects, rate, phrases / timings["log-prob"], floor)
+    if scorer.kind == "masked" and opts.decode_subjects:
+        rows += decode_rows(name, scorer, relations, opts.decode_subjects, rate)
     if opts.languages_total:
         full = timings["log-prob"] * (1 if not subjects else
                                       sum(len(d.templates) * len(d.subjects) for d in
@@ -245,6 +250,35 @@ def bench_pll(name: str, scorer, relations: list[RelationData], subjects: int, r
           f"floor {log_prob_floor / floor:,.0f}× the log-prob floor per phrase, measured "
           f"{log_prob_rate / value:,.0f}× log-prob's time per phrase")
     return [(name, "ours, pll", value, floor), (name, "compute floor (pll)", floor, floor)]
+DECODERS = {"decode, independent": dict(init="independent", refine="none"),  # X-FACTR, M = 5
+            "decode, confidence": dict(init="confidence", refine="confidence")}
+
+
+def decode_rows(name: str, scorer, relations: list[RelationData], subjects: int, rate: float) -> list[tuple]:
+    """X-FACTR decoding without candidates (curator/probe/decoding.py) on the first `subjects`
+    subjects of each relation: phrases/s against the floor of the passes each algorithm ran."""
+    from curator.probe.decoding import DecodeOptions, MaskedDecoder
+
+    cut = [RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects])
+           for d in relations]
+    phrases = sum(len(d.templates) * len(d.subjects) for d in cut)
+    out = []
+    for what, kw in DECODERS.items():
+        decoder = MaskedDecoder(scorer, DecodeOptions(max_masks=5, **kw))
+        decoder.decode_relation(RelationData(cut[0].language, cut[0].relation, cut[0].templates[:1],
+                                             cut[0].subjects[:2], cut[0].objects[:2]))  # warm-up
+        seconds = flops = rows = 0.0
+        for d in cut:
+            sync(scorer.device)
+            start = time.perf_counter()
+            decoded = decoder.decode_relation(d)
+            sync(scorer.device)
+            seconds += time.perf_counter() - start
+            flops += decoder.floor_flops(d)
+            rows += decoded.passes
+        print(f"{what}: {phrases:,} phrases, {rows / phrases:,.1f} pass rows per phrase, {seconds:,.1f} s")
+        out.append((name, what, phrases / seconds, phrases / (flops / rate)))
+    return out
 
 
 def main() -> None:
@@ -261,6 +295,8 @@ def main() -> None:
     parser.add_argument("--batch-tokens", type=int, default=16384)
     parser.add_argument("--pll-subjects", type=int, default=1,
                         help="subjects per relation timed for --score-mode pll on masked models (0: skip)")
+    parser.add_argument("--decode-subjects", type=int, default=10,
+                        help="subjects per relation for the X-FACTR decoding rows of masked models (0: skip)")
     parser.add_argument("--loop-sample", type=int, default=20, help="queries timed for the published loop (0: skip)")
     opts = parser.parse_args()
     data = Path(opts.data)

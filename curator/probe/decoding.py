@@ -1,0 +1,513 @@
+"""Open-vocabulary multi-token decoding for masked LMs (X-FACTR, Jiang et al. 2020, §4 and
+Appendix C, Algorithm 1): no candidate set, the model writes the object itself.
+
+For every query (template × tuple, rows q = template * n_tuples + tuple as `Scorer.score_relation`)
+and every number of masks m = 1 … M (`max_masks`):
+
+* The query text is the template with [X] = subject and [Y] = `scorer.mask_slot(m)` written into
+  it (`split_template`, so `--final-punct` applies), tokenized whole; the m mask positions are
+  where the mask token sits in the ids. A *state* is which of those m positions are filled and
+  with which tokens; its sentence is the query's ids with the filled tokens written over their
+  masks (unfilled positions stay masks).
+* Probabilities are the model's softmax over the whole output vocabulary at a masked position
+  (special tokens included in the normaliser), but a prediction never picks a special token
+  (`tokenizer.all_special_ids` are left out of every argmax / top-k).
+* Initial prediction (`init`):
+  - independent: one pass over the all-mask sentence; every mask gets its argmax, c_k its
+    probability. With beam B: the top-B joint assignments by Σ log p (exact: per-position top-B
+    lists merged position by position, keeping the top B partial sums). Counts 1 iteration.
+  - order: m steps, each one pass filling the leftmost unfilled mask with its argmax
+    (c = its probability in that pass). Each step counts 1 iteration.
+  - confidence: m steps, each one pass filling the (mask, token) pair of highest probability
+    among all unfilled masks. Each step counts 1 iteration.
+* Refinement (`refine`), after the initial prediction, while the iteration count < T
+  (`iterations`, default 2·M), one iteration per step:
+  - order: positions 0, 1, …, m−1, 0, … cyclically; each step re-masks one position and
+    re-predicts it (argmax, c = its probability); converged after m consecutive steps
+    (a full scan) with no change.
+  - confidence: re-mask the position of lowest c (ties: the leftmost) and re-predict it;
+    converged when the re-predicted token equals the old one.
+  Every re-prediction sets that position's c, changed or not.
+* recompute: whenever a token is filled or changed, every filled position j gets
+  c_j = p(ŷ_j | current sentence with j masked, unfilled positions still masked); the final c
+  are thus p(ŷ_k | ŝ \\ k). Position k just predicted already has that value (the prediction
+  was made on exactly that sentence), so only the others take a pass. Without recompute c_k
+  stays the probability from when ŷ_k was last predicted.
+* v(m) = Σ_k log c_k (÷ m with `length_norm`); best = argmax over m (ties: the smaller m).
+* Beam B (Alg. 1): S starts as {all-mask state}. Each step every item of S expands into its
+  top-B successors (initial: top-B tokens at the chosen position, top-B (position, token) pairs
+  for confidence, the top-B joint assignments for independent; refinement: top-B tokens at the
+  re-masked position), scored Σ log c over filled positions (÷ their count with length_norm);
+  the pool is de-duplicated by the full state (keeping the best score, the earlier on ties),
+  and the top B (stable: pool order is item order, then successor rank) form the new S. With
+  recompute the new items' c are then recomputed. Refinement stops at T, or for confidence
+  when an iteration leaves S unchanged (the same set of states), for order after m consecutive
+  unchanged iterations. The prediction for m is S's top item by the score above (the earlier
+  on ties). With B = 1 this is exactly the greedy algorithm.
+
+Batching: for each m, every query's beam items advance in lockstep; a step's rows (sentences ×
+the positions they predict, or the re-masked variants recompute needs) run through the encoder
+in length-bucketed batches within the scorer's token budget, and the LM head only at the
+predicted positions: the scorer's split head (transform, then the output projection over
+vocabulary tiles, reducing each tile at once to the running log-sum-exp and top-B, so [rows, V]
+logits never exist), the whole head where it does not split. Converged queries drop out. All
+host work per step is numpy over rows; the device results of a step come back in one copy.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from curator.probe.data import RelationData
+from curator.probe.scorers import flops
+from curator.probe.scorers.base import ProbeError
+
+INITS = ("independent", "order", "confidence")
+REFINES = ("none", "order", "confidence")
+ROW_CHUNK = 1024  # predicted positions per vocabulary sweep
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    init: str = "independent"
+    refine: str = "none"
+    max_masks: int = 5  # M
+    beam: int = 1  # B
+    length_norm: bool = False
+    recompute: bool = False
+    iterations: int | None = None  # T; None means 2 * max_masks (X-FACTR's T = 2M)
+
+    def validate(self) -> None:
+        if self.init not in INITS:
+            raise ProbeError(f"decoding init must be one of {', '.join(INITS)}, not {self.init!r}")
+        if self.refine not in REFINES:
+            raise ProbeError(f"decoding refinement must be one of {', '.join(REFINES)}, not {self.refine!r}")
+        for name in ("max_masks", "beam") + (("iterations",) if self.iterations is not None else ()):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ProbeError(f"decoding {name.replace('_', ' ')} must be a whole number of at least 1, "
+                                 f"not {value!r}")
+
+    @property
+    def max_iterations(self) -> int:
+        return self.iterations if self.iterations is not None else 2 * self.max_masks
+
+
+@dataclass
+class Decoded:
+    """One relation: rows q are template-major like Scorer.score_relation (q = template * n_tuples + tuple)."""
+    tokens: list[list[list[int]]]  # [Q][M]: the token ids predicted with m = index+1 masks
+    strings: list[list[str]]  # [Q][M]: those tokens decoded to text (stripped)
+    confidence: np.ndarray  # [Q, M] float32: v(m) = Σ log c_k (÷ m with length_norm)
+    best: np.ndarray  # [Q] int32: argmax over m of confidence (ties: the smaller m)
+    passes: int  # forward-pass rows run (for the benchmark)
+
+
+@dataclass
+class _Pool:
+    """Successor candidates of one step, in pool order (rows by unit then item, then rank)."""
+    unit: np.ndarray  # [C]
+    parent: np.ndarray  # [C] beam slot of the item it came from
+    tokens: np.ndarray  # [C, m]
+    logc: np.ndarray  # [C, m]
+    changed: np.ndarray  # [C] bool: state differs from the parent's
+    predicted: np.ndarray  # [C] position just predicted (-1: all, independent)
+
+
+class MaskedDecoder:
+    def __init__(self, scorer, options: DecodeOptions):
+        options.validate()
+        if getattr(scorer, "kind", None) != "masked":
+            raise ProbeError("decoding without candidates needs a masked language model")
+        self.scorer, self.options = scorer, options
+        self.tok, self.device = scorer.tok, scorer.device
+        self.dtype = next(scorer.model.parameters()).dtype
+        self.out_dtype = torch.float64 if self.dtype == torch.float64 else torch.float32
+        vocab = scorer.split[1].weight.shape[0] if scorer.split is not None else scorer.model.config.vocab_size
+        self.special = sorted({i for i in self.tok.all_special_ids if i is not None and 0 <= i < vocab})
+        # logits per vocabulary tile: on CPU 2 MB per thread (stays in cache between the product and
+        # the reductions over it; 8 MB tiles decode ~12% slower), on GPU the scorer's 256 MB
+        self.tile_bytes = (2 << 20) * torch.get_num_threads() if self.device.type == "cpu" else scorer.tile_bytes
+        self.passes = 0
+        self._work: Counter = Counter()  # (row length, predicted positions) -> rows, of the last relation
+        self._decoded: str | None = None
+
+    # ---- public -------------------------------------------------------------------------
+
+    def decode_relation(self, data: RelationData) -> Decoded:
+        return self.scorer.with_oom_retry(lambda: self._decode(data))
+
+    def floor_flops(self, data: RelationData) -> float:
+        """Per forward-pass row the algorithm ran (of L tokens, predicting at p positions): the
+        encoder layers × layer(L, L) + the head transform 2p·H² + the output projection over the
+        whole vocabulary 2p·H·V (argmax and normaliser both need every logit)."""
+        if self._decoded != data.digest():
+            raise ProbeError("floor_flops needs decode_relation on the same relation first")
+        s = flops.shape(self.scorer.model.config)
+        return float(sum(count * (s["layers"] * flops.layer(s, length, length) + 2 * p * s["hidden"] ** 2
+                                  + flops.head(s, p, True)) for (length, p), count in self._work.items()))
+
+    # ---- the algorithm --------------------------------------------------------------------
+
+    @torch.inference_mode()
+    def _decode(self, data: RelationData) -> Decoded:
+        self.passes, self._work, self._decoded = 0, Counter(), None
+        sc, M = self.scorer, self.options.max_masks
+        queries = sc.queries(data)
+        Q = len(queries)
+        tokens: list[list[list[int]]] = [[[] for _ in range(M)] for _ in range(Q)]
+        confidence = np.zeros((Q, M), dtype=np.float64)
+        for m in range(1, M + 1):
+            texts = [before + sc.mask_slot(m) + after for before, after in queries]
+            rows = sc.tokenize(texts)
+            sc.check_fits(data, [len(r) for r in rows])
+            where = sc.slot_positions(texts, rows, self.tok.mask_token_id, m)
+            if not Q:
+                continue
+            got, value = self._decode_m(m, rows, where)
+            for q in range(Q):
+                tokens[q][m - 1] = got[q].tolist()
+            confidence[:, m - 1] = value
+        strings = [[self.tok.decode(ids, skip_special_tokens=True).strip() for ids in per_q] for per_q in tokens]
+        best = np.argmax(confidence, axis=1).astype(np.int32)  # the first (smaller m) on ties
+        self._decoded = data.digest()
+        return Decoded(tokens, strings, confidence.astype(np.float32), best, self.passes)
+
+    def _decode_m(self, m: int, rows: list[list[int]], where: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Tokens [Q, m] and v(m) [Q] for every query with m masks."""
+        o = self.options
+        Q, B = len(rows), o.beam
+        self._lengths = np.array([len(r) for r in rows], dtype=np.int64)
+        self._base = np.full((Q, int(self._lengths.max())), self.scorer.pad_id, dtype=np.int64)
+        for q, r in enumerate(rows):
+            self._base[q, :len(r)] = r
+        self._at = np.array(where, dtype=np.int64).reshape(Q, m)
+        self.S_tokens = np.full((Q, B, m), -1, dtype=np.int64)
+        self.S_logc = np.zeros((Q, B, m), dtype=np.float64)
+        self.S_alive = np.zeros((Q, B), dtype=bool)
+        self.S_alive[:, 0] = True
+        active = np.ones(Q, dtype=bool)
+
+        if o.init == "independent":
+            self._step(self._expand_independent(np.arange(Q), m))
+            done = 1
+        else:
+            for t in range(m):
+                self._step(self._expand_init(np.arange(Q), m, t))
+            done = m
+        run = np.zeros(Q, dtype=np.int64)
+        r = 0
+        while o.refine != "none" and done < o.max_iterations and active.any():
+            units = np.flatnonzero(active)
+            before = self.S_tokens[units].copy()
+            self._step(self._expand_refine(units, m, r))
+            done, r = done + 1, r + 1
+            after = self.S_tokens[units]
+            # the same set of B distinct states: every new state is one of the old
+            unchanged = (after[:, :, None, :] == before[:, None, :, :]).all(-1).any(-1).all(-1)
+            if o.refine == "confidence":
+                active[units[unchanged]] = False
+            else:
+                run[units] = np.where(unchanged, run[units] + 1, 0)
+                active[units[run[units] >= m]] = False
+
+        score = self._score(self.S_tokens, self.S_logc)
+        score = np.where(self.S_alive, score, -np.inf)
+        top = np.argmax(score, axis=1)
+        ar = np.arange(Q)
+        value = self.S_logc[ar, top].sum(-1) / (m if o.length_norm else 1)
+        return self.S_tokens[ar, top], value
+
+    def _score(self, tokens: np.ndarray, logc: np.ndarray) -> np.ndarray:
+        filled = tokens >= 0
+        total = np.where(filled, logc, 0.0).sum(-1)
+        if self.options.length_norm:
+            total = total / np.maximum(filled.sum(-1), 1)
+        return total
+
+    def _items(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(unit, slot) of every live beam item of `units`, unit-major."""
+        alive = self.S_alive[units]
+        u_idx, b_idx = np.nonzero(alive)
+        return units[u_idx], b_idx
+
+    def _sentences(self, u: np.ndarray, b: np.ndarray, remask: np.ndarray | None = None) -> np.ndarray:
+        """[R, W] ids: each item's sentence, with position `remask` (a mask index per row) masked."""
+        ids = self._base[u].copy()
+        tk = self.S_tokens[u, b]
+        filled = tk >= 0
+        if remask is not None:
+            filled &= np.arange(tk.shape[1])[None, :] != remask[:, None]
+        r_idx, j_idx = np.nonzero(filled)
+        ids[r_idx, self._at[u[r_idx], j_idx]] = tk[r_idx, j_idx]
+        return ids
+
+    def _successors(self, u, b, j, y, lp, changed) -> _Pool:
+        """Pool entries: [R, K] arrays of (position, token, log p) per row -> flat candidates."""
+        R, K = j.shape
+        tokens = np.repeat(self.S_tokens[u, b], K, axis=0)
+        logc = np.repeat(self.S_logc[u, b], K, axis=0)
+        flat = np.arange(R * K)
+        jj = j.reshape(-1)
+        old = tokens[flat, jj].copy()
+        tokens[flat, jj] = y.reshape(-1)
+        logc[flat, jj] = lp.reshape(-1)
+        return _Pool(np.repeat(u, K), np.repeat(b, K), tokens, logc,
+                     old != y.reshape(-1) if changed is None else np.repeat(changed, K), jj)
+
+    def _expand_independent(self, units: np.ndarray, m: int) -> _Pool:
+        u, b = self._items(units)
+        B = self.options.beam
+        pos = np.broadcast_to(np.arange(m), (len(u), m))
+        lse, tv, ti, _ = self._pass(self._sentences(u, b), u, pos, B)
+        logp = tv - lse[:, :, None]  # [R, m, K]
+        R = len(u)
+        # exact top-B joint assignments: merge position by position, keeping the top B partial sums
+        sums = np.zeros((R, 1))
+        choice = np.zeros((R, 1, 0), dtype=np.int64)
+        for j in range(m):
+            K = logp.shape[2]
+            cand = (sums[:, :, None] + logp[:, j, None, :]).reshape(R, -1)
+            keep = np.argsort(-cand, axis=1, kind="stable")[:, :B]
+            parent, pick = keep // K, keep % K
+            sums = np.take_along_axis(cand, keep, 1)
+            choice = np.concatenate([np.take_along_axis(choice, parent[:, :, None], 1), pick[:, :, None]], 2)
+        n = choice.shape[1]
+        rows = np.repeat(np.arange(R), n)
+        ch = choice.reshape(R * n, m)
+        cols = np.arange(m)[None, :]
+        tokens = ti[rows[:, None], cols, ch]
+        logc = logp[rows[:, None], cols, ch]
+        return _Pool(np.repeat(u, n), np.repeat(b, n), tokens, logc, np.ones(R * n, dtype=bool),
+                     np.full(R * n, -1, dtype=np.int64))
+
+    def _expand_init(self, units: np.ndarray, m: int, t: int) -> _Pool:
+        u, b = self._items(units)
+        B = self.options.beam
+        tk = self.S_tokens[u, b]
+        R = len(u)
+        if self.options.init == "order":
+            pos = np.full((R, 1), t, dtype=np.int64)
+        else:  # every item of this step has the same m - t unfilled positions (not the same ones)
+            pos = np.nonzero(tk < 0)[1].reshape(R, m - t)
+        lse, tv, ti, _ = self._pass(self._sentences(u, b), u, pos, B)
+        logp = (tv - lse[:, :, None]).reshape(R, -1)  # [R, P*K]
+        K = tv.shape[2]
+        keep = np.argsort(-logp, axis=1, kind="stable")[:, :B]  # ties: the leftmost position, then rank
+        j = np.take_along_axis(pos, keep // K, 1)
+        y = np.take_along_axis(ti.reshape(R, -1), keep, 1)
+        return self._successors(u, b, j, y, np.take_along_axis(logp, keep, 1), np.ones(R, dtype=bool))
+
+    def _expand_refine(self, units: np.ndarray, m: int, r: int) -> _Pool:
+        u, b = self._items(units)
+        R = len(u)
+        if self.options.refine == "order":
+            k = np.full(R, r % m, dtype=np.int64)
+        else:
+            k = np.argmin(self.S_logc[u, b], axis=1)
+        lse, tv, ti, _ = self._pass(self._sentences(u, b, remask=k), u, k[:, None], self.options.beam)
+        lp = tv[:, 0] - lse[:, :1]
+        return self._successors(u, b, np.repeat(k[:, None], tv.shape[2], 1), ti[:, 0], lp, None)
+
+    def _step(self, pool: _Pool) -> None:
+        """De-duplicate the pool by state, keep the top B per unit as the new S, recompute."""
+        o, B = self.options, self.options.beam
+        C = len(pool.unit)
+        order = np.arange(C)
+        score = self._score(pool.tokens, pool.logc)
+        if B > 1:
+            # one candidate per (unit, state): the best score, the earlier on ties
+            keys = (order, -score) + tuple(pool.tokens[:, j] for j in reversed(range(pool.tokens.shape[1]))) \
+                + (pool.unit,)
+            srt = np.lexsort(keys)
+            same = np.zeros(C, dtype=bool)
+            same[1:] = (pool.unit[srt][1:] == pool.unit[srt][:-1]) & \
+                (pool.tokens[srt][1:] == pool.tokens[srt][:-1]).all(1)
+            kept = np.sort(srt[~same])
+            srt = kept[np.lexsort((order[kept], -score[kept], pool.unit[kept]))]
+        else:
+            srt = order  # one candidate per unit already
+        unit = pool.unit[srt]
+        first = np.r_[True, unit[1:] != unit[:-1]]
+        start = np.maximum.accumulate(np.where(first, np.arange(len(unit)), 0))
+        rank = np.arange(len(unit)) - start
+        sel = srt[rank < B]
+        rank = rank[rank < B]
+        units = np.unique(pool.unit)
+        self.S_alive[units] = False
+        u = pool.unit[sel]
+        self.S_tokens[u, rank] = pool.tokens[sel]
+        self.S_logc[u, rank] = pool.logc[sel]
+        self.S_alive[u, rank] = True
+        if o.recompute:
+            self._recompute(u, rank, pool.changed[sel], pool.predicted[sel])
+
+    def _recompute(self, u, b, changed, predicted) -> None:
+        """c_j = p(ŷ_j | sentence with j masked) for every filled j of the changed items, except
+        the position just predicted (its c is that already)."""
+        tk = self.S_tokens[u, b]
+        m = tk.shape[1]
+        need = (tk >= 0) & changed[:, None] & (np.arange(m)[None, :] != predicted[:, None])
+        r_idx, j_idx = np.nonzero(need)
+        if not len(r_idx):
+            return
+        uu, bb = u[r_idx], b[r_idx]
+        lse, _, _, target = self._pass(self._sentences(uu, bb, remask=j_idx), uu, j_idx[:, None], 0,
+                                       targets=tk[r_idx, j_idx][:, None])
+        self.S_logc[uu, bb, j_idx] = target[:, 0] - lse[:, 0]
+
+    # ---- the model ------------------------------------------------------------------------
+
+    def _pass(self, ids: np.ndarray, units: np.ndarray, mask_index: np.ndarray, k: int,
+              targets: np.ndarray | None = None):
+        """Rows `ids` [R, W] (sentences of `units`), predicting at mask indices [R, P]: log-sum-exp
+        [R, P], the top-k non-special tokens' logits [R, P, k] and ids, and `targets`' logits
+        [R, P], as numpy (one device-to-host copy)."""
+        sc = self.scorer
+        R, P = mask_index.shape
+        lengths = self._lengths[units]
+        positions = np.take_along_axis(self._at[units], mask_index, 1)
+        self.passes += R
+        for length, count in zip(*np.unique(lengths, return_counts=True)):
+            self._work[(int(length), P)] += int(count)
+        N = R * P
+        dev, dt = self.device, self.out_dtype
+        lse = torch.empty(N, dtype=dt, device=dev)
+        top_v = torch.empty((N, k), dtype=dt, device=dev)
+        top_i = torch.empty((N, k), dtype=torch.int64, device=dev)
+        tgt = torch.empty(N, dtype=dt, device=dev)
+        flat_targets = sc.to_device(np.ascontiguousarray(targets.reshape(-1))) if targets is not None else None
+        pending: list[tuple[torch.Tensor, torch.Tensor]] = []
+        held = 0
+
+        def flush():
+            nonlocal pending, held
+            if not pending:
+                return
+            feats = torch.cat([f for f, _ in pending]) if len(pending) > 1 else pending[0][0]
+            where = torch.cat([w for _, w in pending]) if len(pending) > 1 else pending[0][1]
+            self._reduce(feats, None, where, k, flat_targets, lse, top_v, top_i, tgt)
+            pending, held = [], 0
+
+        for batch in sc.batches(lengths.tolist(), lambda rows, length: rows * length):
+            bi = np.array(batch, dtype=np.int64)
+            width = int(lengths[bi].max())
+            ids_t = sc.to_device(np.ascontiguousarray(ids[bi, :width]))
+            attn = sc.to_device((np.arange(width)[None, :] < lengths[bi, None]).astype(np.int64))
+            pos_t = sc.to_device(np.ascontiguousarray(positions[bi]))
+            where = sc.to_device((bi[:, None] * P + np.arange(P)[None, :]).reshape(-1))
+            ar = torch.arange(len(bi), device=dev)[:, None]
+            if sc.head is None:  # no separable head: the model's own logits at the positions
+                logits = sc.model(input_ids=ids_t, attention_mask=attn).logits[ar, pos_t]
+                self._reduce(None, logits.reshape(len(bi) * P, -1), where, k, flat_targets, lse, top_v, top_i, tgt)
+                continue
+            hidden = sc.model.base_model(input_ids=ids_t, attention_mask=attn)[0]
+            at = hidden[ar, pos_t].reshape(len(bi) * P, -1)
+            if sc.split is None:
+                self._reduce(None, sc.head(at), where, k, flat_targets, lse, top_v, top_i, tgt)
+                continue
+            pending.append((sc.split[0](at), where))
+            held += len(where)
+            if held >= ROW_CHUNK:
+                flush()
+        flush()
+        out = [lse.view(R, P), top_v.view(R, P, k), top_i.view(R, P, k), tgt.view(R, P)]
+        if targets is None:
+            out[3] = torch.empty(0)
+        if not k:
+            out[1] = out[2] = torch.empty(0)
+        return tuple(x.cpu().numpy() for x in out)
+
+    def _reduce(self, feats, logits, where, k, flat_targets, lse, top_v, top_i, tgt) -> None:
+        """Rows of features (split head; the output projection runs tile by tile) or of full
+        logits: write their log-sum-exp, top-k and target logits at rows `where`."""
+        if feats is not None:
+            decoder = self.scorer.split[1]
+            weight, bias = decoder.weight, decoder.bias
+            vocab = weight.shape[0]
+            rows_total = len(feats)
+        else:
+            rows_total, vocab = logits.shape
+        exact = self.dtype in (torch.float32, torch.float64)
+        tile_bytes = self.tile_bytes
+        for r0 in range(0, rows_total, ROW_CHUNK):
+            r1 = min(rows_total, r0 + ROW_CHUNK)
+            w_rows = where[r0:r1]
+            n = r1 - r0
+            if feats is not None:
+                h = feats[r0:r1]
+                if flat_targets is not None:
+                    t = flat_targets[w_rows]
+                    picked = (h * weight[t]).sum(-1)
+                    if bias is not None:
+                        picked = picked + bias[t]
+                    tgt[w_rows] = picked.to(tgt.dtype)
+                tile = min(vocab, max(16, tile_bytes // (h.element_size() * n)))
+                buf = torch.empty(n * tile, dtype=h.dtype, device=h.device) if exact else None
+
+                def tiles():
+                    for v0 in range(0, vocab, tile):
+                        v1 = min(vocab, v0 + tile)
+                        w = weight[v0:v1].t()
+                        if exact:
+                            out = buf[:n * (v1 - v0)].view(n, v1 - v0)
+                            if bias is None:
+                                torch.mm(h, w, out=out)
+                            else:
+                                torch.addmm(bias[v0:v1], h, w, out=out)
+                            yield v0, out
+                        else:
+                            yield v0, (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
+            else:
+                full = logits[r0:r1]
+                full = full if full.dtype in (torch.float32, torch.float64) else full.float()
+                if flat_targets is not None:
+                    tgt[w_rows] = full.gather(1, flat_targets[w_rows][:, None])[:, 0].to(tgt.dtype)
+
+                def tiles():
+                    yield 0, full.clone()
+            run_lse, tv, ti = self._sweep(tiles(), n, k)
+            lse[w_rows] = run_lse.to(lse.dtype)
+            if k:
+                top_v[w_rows] = tv.to(top_v.dtype)
+                top_i[w_rows] = ti
+
+    def _sweep(self, tiles, n: int, k: int):
+        """Online log-sum-exp over all logits and top-k over the non-special ones, tile by tile
+        (each tile is overwritten)."""
+        run_max = run_sum = top_v = top_i = None
+        for v0, logits in tiles:
+            width = logits.shape[1]
+            if run_max is None:
+                run_max = torch.full((n,), float("-inf"), dtype=logits.dtype, device=logits.device)
+                run_sum = torch.zeros_like(run_max)
+                if k:
+                    top_v = torch.full((n, k), float("-inf"), dtype=logits.dtype, device=logits.device)
+                    top_i = torch.zeros((n, k), dtype=torch.int64, device=logits.device)
+            special = [s - v0 for s in self.special if v0 <= s < v0 + width]
+            if k:
+                cand = logits
+                if special:
+                    cand = logits.clone()
+                    cand[:, special] = float("-inf")
+                if k == 1:
+                    tile_v, tile_i = cand.max(-1, keepdim=True)
+                    better = tile_v > top_v  # strict: the lowest id on ties
+                    top_v = torch.where(better, tile_v, top_v)
+                    top_i = torch.where(better, tile_i + v0, top_i)
+                else:
+                    tile_v, tile_i = cand.topk(min(k, width), -1)
+                    all_v = torch.cat([top_v, tile_v], 1)
+                    all_i = torch.cat([top_i, tile_i + v0], 1)
+                    top_v, pick = all_v.topk(k, -1)
+                    top_i = all_i.gather(1, pick)
+                tile_max = logits.amax(-1) if special else tile_v[:, 0]
+            else:
+                tile_max = logits.amax(-1)
+            new_max = torch.maximum(run_max, tile_max)
+            run_sum = run_sum * (run_max - new_max).exp() + logits.sub_(new_max[:, None]).exp_().sum(-1)
+            run_max = new_max
+        return run_max + run_sum.log(), top_v, top_i

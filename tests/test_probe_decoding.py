@@ -1,0 +1,316 @@
+"""X-FACTR decoding (curator/probe/decoding.py) equals a slow reference written apart from it.
+
+The reference loads the model afresh in float64, writes the masks and every predicted token
+into the template's text position by position as plain Python lists, tokenizes the text whole
+once per mask count and runs one forward pass per step, per query, per beam item (and per
+position recomputed), with the algorithms of X-FACTR's Appendix C written as plain loops."""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from curator.probe.data import build  # noqa: E402
+from curator.probe.decoding import INITS, REFINES, DecodeOptions, MaskedDecoder  # noqa: E402
+from curator.probe.scorers import Options, ProbeError, load_scorer  # noqa: E402
+
+from . import probe_real  # noqa: E402
+
+SENTENCE_END = set(".!?。։۔।!?")
+M = 3  # masks up to 3 keeps the reference quick; every algorithm still meets m = 1, 2, 3
+
+
+def sharpened(path, out, std=0.1, seed=1):
+    """The tiny model with its matrices drawn again with a wider spread (std 0.1 instead of
+    0.02): the default random model predicts nearly the same tokens whatever the context, so
+    order, confidence, refinement and beams would all agree; these weights make the context
+    count, and every algorithm take its own path somewhere in the relation."""
+    import shutil
+
+    from transformers import AutoModelForMaskedLM
+
+    shutil.copytree(path, out)
+    model = AutoModelForMaskedLM.from_pretrained(out)
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2:
+                p.normal_(0, std)
+    model.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    """Tiny bert and xlm-roberta with tokenizers trained on the real release; Spanish P19."""
+    data = probe_real.need_shared()
+    rel = build("es", "P19", probe_real.templates(data, "es", "P19")[:3], probe_real.tuples(data, "es", "P19")[:4])
+    models = {kind: sharpened(probe_real.model(tmp_path_factory, kind), tmp_path_factory.mktemp("sharp") / kind)
+              for kind in ("bert", "xlm-roberta")}
+    return models, rel
+
+
+def smaller(data, templates=2, tuples=3):
+    return build(data.language, data.relation, data.templates[:templates],
+                 [dict(sub_uri=s, sub_label=label, obj_uri=o, obj_label=o)
+                  for (s, label), o in list(zip(data.subjects, data.objects))[:tuples]])
+
+
+# ---- the reference ---------------------------------------------------------------------
+
+@dataclass
+class Item:
+    tokens: list  # per mask: token id or None
+    logc: list  # per mask: log c or None
+
+    def state(self):
+        return tuple(self.tokens)
+
+
+class Reference:
+    def __init__(self, path):
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        self.tok = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float64).eval()
+        self.special = set(self.tok.all_special_ids)
+
+    def text(self, template, subject, m, final_punct):
+        with_subject = template.replace("[X]", subject)
+        text = with_subject.replace("[Y]", " ".join([self.tok.mask_token] * m))
+        if final_punct and with_subject.rstrip()[-1:] not in SENTENCE_END:
+            text = text.rstrip() + "."
+        return text
+
+    def log_probs(self, ids, at, item, masked):
+        """Log-softmax at mask `masked` of the sentence: the item's tokens written over the masks,
+        except position `masked` (and unfilled ones), which stay masks."""
+        ids = list(ids)
+        for j, t in enumerate(item.tokens):
+            if t is not None and j != masked:
+                ids[at[j]] = t
+        with torch.no_grad():
+            logits = self.model(input_ids=torch.tensor([ids])).logits[0, at[masked]]
+        return logits.log_softmax(-1)
+
+    def top(self, log_probs, k):
+        """The k best non-special tokens, best first: [(token, log p)]."""
+        out = []
+        for t in torch.argsort(log_probs, descending=True, stable=True).tolist():
+            if t not in self.special:
+                out.append((t, log_probs[t].item()))
+                if len(out) == k:
+                    return out
+        return out
+
+    def decode(self, data, o: DecodeOptions, final_punct=False):
+        T = o.iterations if o.iterations is not None else 2 * o.max_masks
+        results = []
+        for template in data.templates:
+            for _, subject in data.subjects:
+                per_m = []
+                for m in range(1, o.max_masks + 1):
+                    ids = self.tok(self.text(template, subject, m, final_punct))["input_ids"]
+                    at = [i for i, t in enumerate(ids) if t == self.tok.mask_token_id]
+                    assert len(at) == m
+                    per_m.append(self.one(ids, at, m, o, T))
+                results.append(per_m)
+        return results
+
+    def score(self, item, o):
+        c = [x for x in item.logc if x is not None]
+        return sum(c) / len(c) if o.length_norm and c else sum(c)
+
+    def select(self, pool, o):
+        """Best score per state (the earlier on ties), then the top B, stable."""
+        best = {}
+        for index, item in enumerate(pool):
+            s = self.score(item, o)
+            if item.state() not in best or s > best[item.state()][0]:
+                best[item.state()] = (s, index, item)
+        ranked = sorted(best.values(), key=lambda v: (-v[0], v[1]))
+        return [item for _, _, item in ranked[:o.beam]]
+
+    def recompute(self, S, ids, at):
+        for item in S:
+            for j, t in enumerate(item.tokens):
+                if t is not None:
+                    item.logc[j] = self.log_probs(ids, at, item, j)[t].item()
+
+    def one(self, ids, at, m, o, T):
+        B = o.beam
+        S = [Item([None] * m, [None] * m)]
+        if o.init == "independent":
+            lp = [self.log_probs(ids, at, S[0], j) for j in range(m)]  # nothing filled: the same sentence
+            tops = [self.top(lp[j], B) for j in range(m)]
+            combos = sorted(itertools.product(*tops), key=lambda c: -sum(x[1] for x in c))[:B]
+            S = [Item([t for t, _ in c], [p for _, p in c]) for c in combos]
+            if o.recompute:
+                self.recompute(S, ids, at)
+            done = 1
+        else:
+            for _ in range(m):
+                pool = []
+                for item in S:
+                    unfilled = [j for j in range(m) if item.tokens[j] is None]
+                    if o.init == "order":
+                        j = unfilled[0]
+                        cands = [(j, t, p) for t, p in self.top(self.log_probs(ids, at, item, j), B)]
+                    else:
+                        cands = []
+                        for j in unfilled:
+                            cands += [(j, t, p) for t, p in self.top(self.log_probs(ids, at, item, j), B)]
+                        cands = sorted(cands, key=lambda c: -c[2])[:B]
+                    for j, t, p in cands:
+                        new = Item(list(item.tokens), list(item.logc))
+                        new.tokens[j], new.logc[j] = t, p
+                        pool.append(new)
+                S = self.select(pool, o)
+                if o.recompute:
+                    self.recompute(S, ids, at)
+            done = m
+        unchanged, step = 0, 0
+        while o.refine != "none" and done < T:
+            pool = []
+            for item in S:
+                if o.refine == "order":
+                    j = step % m
+                else:
+                    j = min(range(m), key=lambda k: (item.logc[k], k))
+                for t, p in self.top(self.log_probs(ids, at, item, j), B):
+                    new = Item(list(item.tokens), list(item.logc))
+                    new.tokens[j], new.logc[j] = t, p
+                    pool.append(new)
+            new_S = self.select(pool, o)
+            if o.recompute:
+                self.recompute(new_S, ids, at)
+            same = {i.state() for i in new_S} == {i.state() for i in S}
+            S, done, step = new_S, done + 1, step + 1
+            if o.refine == "confidence" and same:
+                break
+            unchanged = unchanged + 1 if same else 0
+            if o.refine == "order" and unchanged == m:
+                break
+        top = max(S, key=lambda i: self.score(i, o))  # the first of equals
+        v = sum(top.logc) / (m if o.length_norm else 1)
+        return top.tokens, v
+
+
+_references: dict = {}
+
+
+def reference_for(path):
+    if path not in _references:
+        _references[path] = Reference(path)
+    return _references[path]
+
+
+def compare(path, data, o: DecodeOptions, budget=48, final_punct=False):
+    scorer = load_scorer(str(path), "cpu", "float64", Options(batch_tokens=budget, final_punct=final_punct))
+    got = MaskedDecoder(scorer, o).decode_relation(data)
+    ref = reference_for(path)
+    want = ref.decode(data, o, final_punct)
+    Q = len(data.templates) * len(data.subjects)
+    assert len(got.tokens) == Q and got.confidence.shape == (Q, o.max_masks) and got.best.shape == (Q,)
+    for q in range(Q):
+        for m in range(o.max_masks):
+            tokens, v = want[q][m]
+            assert got.tokens[q][m] == tokens, (q, m + 1)
+            assert got.strings[q][m] == ref.tok.decode(tokens, skip_special_tokens=True).strip()
+            assert abs(float(got.confidence[q, m]) - v) < 1e-5, (q, m + 1, got.confidence[q, m], v)
+        values = [want[q][m][1] for m in range(o.max_masks)]
+        assert got.best[q] == int(np.argmax(values))
+    assert got.passes > 0
+    return got
+
+
+@pytest.mark.parametrize("kind", ["bert", "xlm-roberta"])
+@pytest.mark.parametrize("init", INITS)
+@pytest.mark.parametrize("refine", REFINES)
+def test_greedy_equals_reference(real, kind, init, refine):
+    models, data = real
+    compare(models[kind], data, DecodeOptions(init=init, refine=refine, max_masks=M))
+
+
+@pytest.mark.parametrize("kind", ["bert", "xlm-roberta"])
+@pytest.mark.parametrize("init,refine,length_norm,recompute", [
+    ("independent", "confidence", False, False),
+    ("confidence", "confidence", True, True),
+    ("order", "order", False, True),
+    ("confidence", "order", True, False),
+    ("independent", "none", True, True),
+])
+def test_beam_equals_reference(real, kind, init, refine, length_norm, recompute):
+    models, data = real
+    compare(models[kind], smaller(data), DecodeOptions(init=init, refine=refine, max_masks=M, beam=3,
+                                              length_norm=length_norm, recompute=recompute))
+
+
+@pytest.mark.parametrize("init,refine", [("independent", "order"), ("confidence", "confidence")])
+def test_recompute_equals_reference(real, init, refine):
+    models, data = real
+    compare(models["bert"], smaller(data), DecodeOptions(init=init, refine=refine, max_masks=M, recompute=True,
+                                                iterations=5), final_punct=True)
+
+
+def test_algorithms_differ_where_they_should(real):
+    """On this relation, a random tiny model gives a query where order- and confidence-based
+    decoding write different strings, one where refinement changes a token, and one where a
+    beam of 3 finds a higher v(m) than greedy decoding."""
+    models, data = real
+    scorer = load_scorer(str(models["bert"]), "cpu", "float64", Options(batch_tokens=256))
+
+    def run(**kw):
+        return MaskedDecoder(scorer, DecodeOptions(max_masks=M, **kw)).decode_relation(data)
+
+    order, conf = run(init="order"), run(init="confidence")
+    assert any(a != b for qa, qb in zip(order.strings, conf.strings) for a, b in zip(qa, qb))
+    plain, refined = run(init="independent"), run(init="independent", refine="confidence")
+    assert any(a != b for qa, qb in zip(plain.tokens, refined.tokens) for a, b in zip(qa, qb))
+    greedy, beam = run(init="confidence", refine="confidence"), run(init="confidence", refine="confidence", beam=3)
+    assert (beam.confidence > greedy.confidence + 1e-6).any()
+    # greedy decoding reduces to its definitions however it is batched
+    small = MaskedDecoder(load_scorer(str(models["bert"]), "cpu", "float64", Options(batch_tokens=16)),
+                          DecodeOptions(max_masks=M, init="confidence", refine="confidence")).decode_relation(data)
+    assert small.tokens == greedy.tokens
+    np.testing.assert_allclose(small.confidence, greedy.confidence, atol=1e-6)
+
+
+def test_head_paths_and_floor(real):
+    """Tiny vocabulary tiles and the whole-head fallback give the same decoding; the floor
+    counts the passes run."""
+    models, data = real
+    o = DecodeOptions(init="confidence", refine="order", max_masks=M, beam=2, recompute=True)
+    scorer = load_scorer(str(models["xlm-roberta"]), "cpu", "float64", Options(batch_tokens=64))
+    decoder = MaskedDecoder(scorer, o)
+    with pytest.raises(ProbeError, match="decode_relation"):
+        decoder.floor_flops(data)
+    base = decoder.decode_relation(data)
+    floor = decoder.floor_flops(data)
+    assert floor > 0 and base.passes >= len(data.templates) * len(data.subjects) * sum(range(1, M + 1))
+    tiny_tiles = MaskedDecoder(scorer, o)
+    tiny_tiles.tile_bytes = 8 * 16 * 37  # a few dozen vocabulary ids per tile, a ragged last tile
+    tiled = tiny_tiles.decode_relation(data)
+    scorer.split = None
+    whole = MaskedDecoder(scorer, o).decode_relation(data)
+    for other in (tiled, whole):
+        assert other.tokens == base.tokens and other.strings == base.strings
+        np.testing.assert_allclose(other.confidence, base.confidence, atol=1e-8)
+
+
+@pytest.mark.parametrize("bad,match", [
+    (dict(beam=0), "beam"), (dict(max_masks=0), "max masks"), (dict(init="left"), "init"),
+    (dict(refine="greedy"), "refinement"), (dict(iterations=0), "iterations"), (dict(beam=2.5), "beam"),
+])
+def test_bad_options(real, bad, match):
+    with pytest.raises(ProbeError, match=match):
+        DecodeOptions(**bad).validate()
+    models, _ = real
+    scorer = load_scorer(str(models["bert"]), "cpu", "float32", Options())
+    with pytest.raises(ProbeError, match=match):
+        MaskedDecoder(scorer, DecodeOptions(**bad))
