@@ -108,3 +108,20 @@ def test_aliases_file_makes_a_string_right(cli, release, bert, tmp_path):
     assert "probed 1 relations" in again.output
     assert json.loads((out / "run.json").read_text())["aliases"] == str(aliases)
     assert decoding_accuracy(out)["es"]["accuracy"]["value"] == 1.0 >= before
+
+
+def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release, bert, tmp_path):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(f'models = ["{bert}"]\nreleases = ["{release}"]\nout = "runs"\n[options]\ndevice = "cpu"\n'
+                    'languages = ["es"]\nrelations = ["P19"]\n[options.decoding]\ninit = "order"\nmax_masks = 2\n',
+                    encoding="utf-8")
+    cli("probe", "--plan", plan)
+    (run,) = [p.parent for p in (tmp_path / "runs").rglob("run.json")]
+    info = json.loads((run / "run.json").read_text())
+    assert info["decoding"]["init"] == "order" and info["decoding"]["max_masks"] == 2
+    assert "decoded" in read_stored(run, "es", "P19")[0]
+    for table, field in (("beams = 2", "options.decoding.beams"), ('beam = "2"', "options.decoding")):
+        plan.write_text(f'models = ["{bert}"]\nreleases = ["{release}"]\n[options.decoding]\n{table}\n',
+                        encoding="utf-8")
+        line = one_error_line(cli("probe", "--plan", plan, ok=False))
+        assert f"{plan}: field '{field}'" in line

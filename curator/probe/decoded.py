@@ -29,6 +29,7 @@ import numpy as np
 from curator.core.aliases import Aliases, matcher, normal
 from curator.core.formats.runs import RelationPredictions, read_stored, save_relation
 from curator.probe.data import RelationData
+from curator.probe.summary import RelationResult
 
 TEXT = "text:"
 
@@ -66,8 +67,6 @@ def to_predictions(data: RelationData, strings: list[str], aliases: Aliases
 
 def decode_relation(decoder, data: RelationData, out: Path, model: str, aliases: Aliases):
     """Decode one relation into the run folder (None when the stored result is current)."""
-    from curator.probe.runner import RelationResult
-
     gold_names = {o: sorted(aliases.of(data.language, o)) for o in sorted(set(data.objects))}
     key = decoding_key(model, decoder)
     digest = hashlib.sha256((data.digest() + key + json.dumps(gold_names, ensure_ascii=False)).encode()).hexdigest()

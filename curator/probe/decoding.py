@@ -61,12 +61,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from curator.core.enums import DecodeInit, Refine, values
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError
 
-INITS = ("independent", "order", "confidence")
-REFINES = ("none", "order", "confidence")
+INITS = values(DecodeInit)  # independent, order, confidence
+REFINES = values(Refine)  # none, order, confidence
 ROW_CHUNK = 1024  # predicted positions per vocabulary sweep
 
 
@@ -90,6 +91,10 @@ class DecodeOptions:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ProbeError(f"decoding {name.replace('_', ' ')} must be a whole number of at least 1, "
                                  f"not {value!r}")
+        for name in ("length_norm", "recompute"):
+            if not isinstance(getattr(self, name), bool):
+                raise ProbeError(f"decoding {name.replace('_', ' ')} must be true or false, "
+                                 f"not {getattr(self, name)!r}")
 
     @property
     def max_iterations(self) -> int:

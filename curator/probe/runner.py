@@ -17,7 +17,7 @@ import json
 import platform
 import time
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Iterable
 
@@ -31,28 +31,8 @@ from curator.core.formats.runs import (RUN_INFO, RelationPredictions, RunInUse, 
 from curator.probe.data import RelationData
 from curator.probe.distributed import Ranks, broadcast, gather, process_group
 from curator.probe.scorers.base import Options, ProbeError, Scorer
+from curator.probe.summary import RelationResult, RunSummary
 
-
-
-@dataclass
-class RelationResult:
-    language: str
-    relation: str
-    queries: int
-    candidates: int
-    scored: int  # queries scored in this run (the rest were done or reused)
-    seconds: float
-    accuracy: float
-
-
-@dataclass
-class RunSummary:
-    relations: list[RelationResult] = field(default_factory=list)
-    skipped: int = 0
-
-    @property
-    def scored(self) -> int:
-        return sum(r.scored for r in self.relations)
 
 
 def rank(scores: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
