@@ -20,7 +20,7 @@ from curator.probe.decoded import TEXT, to_predictions
 @pytest.mark.parametrize("text, form", [
     ("Roma", "roma"), ("  ROMA ", "roma"), ("Roma .", "roma"), ("«Roma»", "roma"), ("Nueva   York", "nueva york"),
     ("Straße", "strasse"), ("ＵＳＡ", "usa"), ("ΟΔΟΣ", "οδοσ"), ("EE. UU.", "ee. uu"), ("...", ""),
-    ("القاهرة،", "القاهرة"),
+    ("القاهرة،", "القاهرة"), ("C++", "c++"), ("−5", "−5"), ("¡Sí!", "sí"),
 ])
 def test_normal_form(text, form):
     assert normal(text) == form
@@ -48,6 +48,13 @@ def test_strings_name_entities_through_their_aliases_and_the_rest_stay_strings()
     assert candidates[3:] == [(TEXT + "lyon", "Lyon"), (TEXT + "la ciudad", "la ciudad")]
     assert predicted.tolist() == [0, 1, 3, 2, 4, 3]
     assert correct.tolist() == [True, True, False, False, False, False]
+
+
+def test_strings_of_only_punctuation_are_no_answer_and_agree_with_nothing():
+    data = relation()
+    candidates, predicted, correct = to_predictions(data, [",", "...", "", ",", "Roma", " ¿ "], names())
+    assert len(set(predicted.tolist())) == 6 and not correct[:4].any()
+    assert [c for c, _ in candidates[3:]] == ["none:0", "none:1", "none:2", "none:3", "none:5"]
 
 
 def test_a_string_that_names_the_gold_and_another_entity_is_the_gold():

@@ -56,6 +56,9 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
 
     again = cli("probe", release, "--model", bert, "--out", out, *DECODE)
     assert "probed 0 relations (2 already done)" in again.output
+    # names come from every relation of the language, not the ones asked: P19 alone is still done
+    alone = cli("probe", release, "--model", bert, "--out", out, *DECODE[:-4], "--relations", "P19", "--device", "cpu")
+    assert "probed 0 relations (1 already done)" in alone.output
     changed = cli("probe", release, "--model", bert, "--out", out, *DECODE[:-2], "--beam", "2", "--device", "cpu")
     assert "probed 2 relations" in changed.output  # other settings: decoded again
     assert json.loads((out / "run.json").read_text())["decoding"]["beam"] == 2
@@ -103,6 +106,13 @@ def test_aliases_file_makes_a_string_right(cli, release, bert, tmp_path):
              for q, row in enumerate(decoded["strings"])]
     aliases = tmp_path / "aliases.jsonl"
     aliases.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    others = sorted({c for c, _ in index["candidates"] if not c.startswith(("text:", "none:"))} - set(index["objects"]))
+    if others:  # a new name for a candidate that is no tuple's gold still changes what strings are stored as
+        only = tmp_path / "other.jsonl"
+        only.write_text(json.dumps({"id": others[0], "aliases": ["zzz nombre nuevo"], "language": "es"}) + "\n",
+                        encoding="utf-8")
+        assert "probed 1 relations" in cli("probe", release, "--model", bert, "--out", out, *args,
+                                           "--aliases", only).output
     before = decoding_accuracy(out)["es"]["accuracy"]["value"]
     again = cli("probe", release, "--model", bert, "--out", out, *args, "--aliases", aliases)
     assert "probed 1 relations" in again.output
@@ -120,8 +130,35 @@ def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release,
     info = json.loads((run / "run.json").read_text())
     assert info["decoding"]["init"] == "order" and info["decoding"]["max_masks"] == 2
     assert "decoded" in read_stored(run, "es", "P19")[0]
-    for table, field in (("beams = 2", "options.decoding.beams"), ('beam = "2"', "options.decoding")):
-        plan.write_text(f'models = ["{bert}"]\nreleases = ["{release}"]\n[options.decoding]\n{table}\n',
-                        encoding="utf-8")
+    for table, field in (("[options.decoding]\nbeams = 2", "options.decoding.beams"),
+                         ('[options.decoding]\nbeam = "2"', "options.decoding"),
+                         ('[options.decoding]\nlength_norm = "false"', "options.decoding"),
+                         ('[options]\naliases = "a.jsonl"', "options.aliases"),
+                         ('[options]\nscore_mode = "pll"\n[options.decoding]\ninit = "order"', "options.score_mode")):
+        plan.write_text(f'models = ["{bert}"]\nreleases = ["{release}"]\n{table}\n', encoding="utf-8")
         line = one_error_line(cli("probe", "--plan", plan, ok=False))
         assert f"{plan}: field '{field}'" in line
+
+
+def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cli, tmp_path):
+    from .conftest import Browser
+
+    cli("release", "build", "v0")
+    cli("release", "export", "v0", tmp_path / "v0")
+    bert = tmp_path / "bert"
+    cli("models", "tiny", bert, "--kind", "bert", "--corpus", tmp_path / "v0")
+    runs = tmp_path / "runs"
+    subset = ("--languages", "es", "--relations", "P19", "--device", "cpu")
+    cli("probe", tmp_path / "v0", "--model", bert, "--out", runs / "decoded", "--decode", "independent",
+        "--max-masks", "2", *subset)
+    cli("probe", tmp_path / "v0", "--model", bert, "--out", runs / "ranked", *subset)
+    compared = json.loads(cli("compare", runs / "ranked", runs / "decoded", "--json").output)
+    assert compared["rows"] if "rows" in compared else compared
+    table = json.loads(cli("models-table", runs / "ranked", runs / "decoded", "--json").output)
+    notes = {row["run"]: row["note"] for row in table["runs"]}
+    assert notes[str(runs / "ranked")] is None and "no RankC" in notes[str(runs / "decoded")]
+    review_app.config["RUNS_DIR"] = str(runs)
+    boss = Browser(review_app).login("boss@example.org")
+    page = boss.get("/probe/runs/decoded").get_data(as_text=True)
+    assert 'id="decoding-table"' in page and "init=independent" in page
+    assert 'id="decoding-table"' not in boss.get("/probe/runs/ranked").get_data(as_text=True)

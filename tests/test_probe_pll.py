@@ -186,3 +186,35 @@ def test_cli_pll_on_a_decoder_only_model_is_one_line(cli, release, tmp_path):
     lines = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(lines) == 1 and "pll scores sentences with a masked LM" in lines[0], result.output
     assert not (tmp_path / "run" / "es").exists()
+
+
+def test_pll_chunks_of_queries_oom_retry_and_an_empty_label(tiny, monkeypatch):
+    """Queries tokenized in chunks of a few sentences (offsets of later chunks), an out-of-memory
+    error part way through a relation (the retry starts from zero, nothing is added twice), and a
+    candidate whose label tokenizes to nothing (no candidate: -inf, as in log-prob mode)."""
+    from curator.probe.scorers import pll
+
+    data = build("es", "P19", TEMPLATES, TUPLES)
+    slow = cached_reference(tiny["bert"], data)
+    monkeypatch.setattr(pll, "CHUNK_SENTENCES", 7)
+    scorer = pll_scorer(tiny["bert"], 256)
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+
+    real, calls = pll._variants, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 5:
+            raise torch.OutOfMemoryError("simulated")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pll, "_variants", flaky)
+    np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
+    assert len(calls) > 5 and scorer.budget == 128
+
+    monkeypatch.setattr(pll, "_variants", real)
+    with_empty = build("es", "P19", TEMPLATES, TUPLES + [dict(sub_uri="Q1", sub_label="Nadie", obj_uri="Q0",
+                                                              obj_label="\u200b")])
+    got = pll_scorer(tiny["bert"], 4096).score_relation(with_empty)
+    empty = [c for c, (_, label) in enumerate(with_empty.candidates) if label == "\u200b"]
+    assert empty and np.isneginf(got[:, empty]).all() and np.isfinite(np.delete(got, empty, axis=1)).all()

@@ -41,7 +41,10 @@ def relation_counts(index: dict) -> dict[str, tuple[int, int]] | None:
         right = normal(row[best[q]]) in gold
         m = gold_tokens[d]
         oracle = 1 <= m <= len(row) and normal(row[m - 1]) in gold
-        for column, hit in (("accuracy", right), ("single" if m == 1 else "multi", right), ("oracle", oracle)):
+        split = "single" if m == 1 else "multi" if m > 1 else None  # a label of no tokens is neither
+        for column, hit in (("accuracy", right), (split, right), ("oracle", oracle)):
+            if column is None:
+                continue
             out[column][0] += int(hit)
             out[column][1] += 1
     return {c: (a, b) for c, (a, b) in out.items()}

@@ -102,7 +102,8 @@ def rankc_matrix(groups: Iterable[dict[str, RelationPredictions]], languages: li
         for rel in rels.values():
             if rel.ranking is None:
                 raise RankingMissing(f"{rel.language}/{rel.relation}: no stored rankings (RankC needs the full "
-                                     "candidate ranking; predictions in the mParaRel format have only the top 1)")
+                                     "candidate ranking; predictions in the mParaRel format have only the top 1, "
+                                     "and runs decoded without candidates have none)")
         fact_ids: dict[tuple[str, str], int] = {}
         sides: dict[str, _Side] = {}
         for lang, rel in rels.items():

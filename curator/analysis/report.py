@@ -81,6 +81,8 @@ def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[di
     try:
         result = run_rankc(run, languages)
     except RankingMissing:
+        if run_info(run).get("decoding"):
+            return None, "RankC needs candidate rankings; this run decoded its answers without candidates."
         return None, ("RankC needs the full candidate rankings, which this run does not store (predictions "
                       "imported from the mParaRel format keep only the top answer).")
     matrix = [[_clean(x) for x in row] for row in result.rankc]

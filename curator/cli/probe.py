@@ -94,7 +94,11 @@ def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | Non
             if job.release not in items:
                 items[job.release] = read_release(job.release, options["languages"], options["relations"],
                                                   not options["keep_repeated_subjects"], ctx.sessions)
-        probe_jobs(jobs, items, options, progress=progress(), on_finished=done)
+        names_from = None
+        if options.get("decoding"):  # an entity's names: its labels in every relation of the languages probed
+            names_from = {release: read_release(release, options["languages"], None, False, ctx.sessions)
+                          for release in items}
+        probe_jobs(jobs, items, options, progress=progress(), on_finished=done, names_from=names_from)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
 

@@ -6,8 +6,9 @@ labels and aliases) after lowercasing. Here a string *names* an entity when its 
 equals the normal form of one of the entity's names:
 
   normal form   Unicode NFKC, case-folded (lowercasing that also handles "ß", final sigma …),
-                whitespace runs collapsed to one space, and punctuation at either end
-                stripped (a decoded "Paris ." or "«Roma»" still names Roma).
+                whitespace runs collapsed to one space, and punctuation (not symbols:
+                "C++" stays) at either end stripped (a decoded "Roma ." or "«Roma»" still
+                names Roma).
 
 The names of an entity in a language are every label the release gives it there — as the
 object or the subject of any relation, so "EE. UU." from one relation's tuples and
@@ -32,7 +33,8 @@ _SPACE = re.compile(r"\s+")
 
 
 def _is_punct(ch: str) -> bool:
-    return unicodedata.category(ch)[0] in "PS"
+    """Punctuation (Unicode P*), not symbols: "C++" and "−5" keep theirs."""
+    return unicodedata.category(ch)[0] == "P"
 
 
 def normal(text: str) -> str:

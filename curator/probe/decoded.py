@@ -8,7 +8,9 @@ correct ones, so the string is mapped to an id before it is stored:
     entity — the gold object when it names the gold object (X-FACTR: correct when it matches
     the object or one of its aliases), else the first such entity in id order;
   - any other string is its own prediction, identified by its normal form and stored as an
-    extra candidate `("text:<normal form>", <the string as decoded first>)`.
+    extra candidate `("text:<normal form>", <the string as decoded first>)`;
+  - a string with nothing left in normal form (only punctuation or spaces: ",", "▁") is no
+    answer: a candidate `("none:<row>", string)` of its own, so two of them never agree.
 
 So "Roma", "roma" and "Rome" (an alias) are one prediction for consistency, and two different
 strings that name no entity are two. The relation is saved with `save_relation` (no rankings:
@@ -32,11 +34,13 @@ from curator.probe.data import RelationData
 from curator.probe.summary import RelationResult
 
 TEXT = "text:"
+NONE = "none:"  # + the query's row: a string with no letters or digits names nothing, not even itself
 
 
 def decoding_key(model: str, decoder) -> str:
     """What the stored result depends on besides the data: resumed runs re-decode when it changes."""
-    settings = [model, "decode", asdict(decoder.options), decoder.scorer.options.final_punct]
+    settings = [model, "decode", asdict(decoder.options), decoder.scorer.options.final_punct,
+                str(next(decoder.scorer.model.parameters()).dtype)]
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -53,7 +57,10 @@ def to_predictions(data: RelationData, strings: list[str], aliases: Aliases
         form, gold = normal(text), data.objects[q % n] if n else None
         named = names.get(form, []) if form else []
         entity = gold if gold in named else (named[0] if named else None)
-        if entity is None:
+        if not form:  # nothing but punctuation or spaces: no answer, which agrees with nothing
+            predicted[q] = len(candidates)
+            candidates.append((f"{NONE}{q}", text))
+        elif entity is None:
             key = TEXT + form
             if key not in index:
                 index[key] = len(candidates)
@@ -68,8 +75,10 @@ def to_predictions(data: RelationData, strings: list[str], aliases: Aliases
 def decode_relation(decoder, data: RelationData, out: Path, model: str, aliases: Aliases):
     """Decode one relation into the run folder (None when the stored result is current)."""
     gold_names = {o: sorted(aliases.of(data.language, o)) for o in sorted(set(data.objects))}
+    # every candidate's names decide what a string is stored as, not only the gold objects'
+    all_names = {c: sorted(aliases.of(data.language, c)) for c, _ in data.candidates}
     key = decoding_key(model, decoder)
-    digest = hashlib.sha256((data.digest() + key + json.dumps(gold_names, ensure_ascii=False)).encode()).hexdigest()
+    digest = hashlib.sha256((data.digest() + key + json.dumps(all_names, ensure_ascii=False)).encode()).hexdigest()
     previous = read_stored(out, data.language, data.relation)
     if previous is not None and previous[0].get("digest") == digest:
         return None

@@ -167,6 +167,11 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
         else:
             value = _code_list(path, where, value, key == "languages")
         options[key] = value
+    if options["decoding"] is None and options["aliases"] is not None:
+        raise InputError(str(path), "aliases only apply to decoding ([options.decoding])", field="options.aliases")
+    if options["decoding"] is not None and "score_mode" in table:
+        raise InputError(str(path), "score_mode ranks candidates, decoding predicts without them: give one of the two",
+                         field="options.score_mode")
     return options
 
 
@@ -259,9 +264,13 @@ class Finished:
 
 
 def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any], progress: bool = False,
-               on_finished: Callable[[Finished], None] | None = None) -> list[Finished]:
+               on_finished: Callable[[Finished], None] | None = None,
+               names_from: dict[str, list] | None = None) -> list[Finished]:
     """Run every job, loading each model once (jobs of one model in a row) and freeing it before
-    the next loads; `items[job.release]` are the relations to probe (read before any model)."""
+    the next loads; `items[job.release]` are the relations to probe (read before any model).
+    When decoding, `names_from[release]` are the relations whose labels name the entities (every
+    relation of the languages probed, so that which relations are probed does not change what a
+    decoded string names; by default `items`)."""
     import gc
 
     from curator.probe.distributed import Ranks, process_group
@@ -282,7 +291,7 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
         decoding = DecodeOptions(**decoding)
         decoding.validate()
         for release, relations in items.items():
-            aliases[release] = Aliases.from_labels(relations)
+            aliases[release] = Aliases.from_labels((names_from or {}).get(release, relations))
             if options.get("aliases"):
                 aliases[release].read(options["aliases"])
     groups: dict[str, list[Job]] = {}

@@ -121,7 +121,9 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
     out = Path(out)
     items = [d for d in relations if d.subjects and len(d.candidates)]
     task = _ranked(scorer, model) if decoder is None else _decoded(decoder, model, aliases or Aliases.from_labels(items))
-    extra = {} if decoder is None else {"decoding": asdict(decoder.options), "aliases": aliases_file}
+    extra = {} if decoder is None else {  # a decoded run scores no candidates: no score mode
+        "decoding": asdict(decoder.options), "aliases": aliases_file,
+        "options": {k: v for k, v in asdict(scorer.options).items() if k != "score_mode"}}
     if not ranks.distributed:
         with run_lock(out, wait):
             summary, wall = _probe_items(task, items, out, progress)
@@ -137,7 +139,9 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
         refused = broadcast(refused, ranks)
         if refused:
             raise RunInUse(refused)
-        mine = ranks.share(items, [len(d.templates) * len(d.subjects) * len(d.candidates) for d in items])
+        # work per item: ranking scores every candidate, decoding's cost does not depend on them
+        mine = ranks.share(items, [len(d.templates) * len(d.subjects) * (len(d.candidates) if decoder is None else 1)
+                                   for d in items])
         try:
             summary, wall = _probe_items(task, mine, out, progress and ranks.leader)
             failure = None

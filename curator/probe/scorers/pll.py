@@ -108,7 +108,12 @@ def score(scorer, data: RelationData) -> np.ndarray:
                 out.index_add_(0, scorer.to_device(sentence_of[r0:r1]),
                                _variants(scorer, ids, None if full else attn, which[r0:r1], where[r0:r1],
                                          mask_id).double())
-    return out.view(n_queries, n_cands).cpu().numpy()
+    scores = out.view(n_queries, n_cands).cpu().numpy()
+    # a label that tokenizes to nothing leaves the template alone, whose PLL has the fewest terms:
+    # it is no candidate at all (-inf, as log-prob mode scores it)
+    empty = [c for c, ids in enumerate(scorer.encode([label for _, label in data.candidates])) if not ids]
+    scores[:, empty] = -np.inf
+    return scores
 
 
 def _variants(scorer, ids: torch.Tensor, attn: torch.Tensor | None, which: np.ndarray, where: np.ndarray,
@@ -131,7 +136,9 @@ def _variants(scorer, ids: torch.Tensor, attn: torch.Tensor | None, which: np.nd
     transform, decoder = scorer.split
     hidden = transform(hidden)
     weight, bias = decoder.weight, decoder.bias
-    picked = (hidden * weight[targets]).sum(-1)
+    # the target logit in float32 even for bf16 weights (R × H: cheap), so a sum of ~15 terms
+    # does not carry bf16's rounding of each
+    picked = (hidden.float() * weight[targets].float()).sum(-1)
     if bias is not None:
-        picked = picked + bias[targets]
-    return picked.float() - log_normaliser(hidden, weight, bias, scorer.tile_bytes)
+        picked = picked + bias[targets].float()
+    return picked - log_normaliser(hidden, weight, bias, scorer.tile_bytes)
