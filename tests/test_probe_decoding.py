@@ -314,3 +314,33 @@ def test_bad_options(real, bad, match):
     scorer = load_scorer(str(models["bert"]), "cpu", "float32", Options())
     with pytest.raises(ProbeError, match=match):
         MaskedDecoder(scorer, DecodeOptions(**bad))
+
+
+def test_exact_ties_go_to_the_lower_id_for_every_beam(real, tmp_path):
+    """A token made an exact twin of the model's favourite (same output embedding and bias): greedy
+    and every beam size pick the lower id, as the reference does. (In different vocabulary tiles
+    the twins' logits come from differently blocked products and may differ in the last bit:
+    then that bit decides.)"""
+    import shutil
+    from collections import Counter
+
+    from transformers import AutoModelForMaskedLM
+
+    models, data = real
+    base = MaskedDecoder(load_scorer(str(models["bert"]), "cpu", "float64", Options()),
+                         DecodeOptions(max_masks=1)).decode_relation(data)
+    favourite = Counter(t for per_q in base.tokens for ids in per_q for t in ids).most_common(1)[0][0]
+    twin_path = tmp_path / "twin"
+    shutil.copytree(models["bert"], twin_path)
+    model = AutoModelForMaskedLM.from_pretrained(twin_path)
+    head = model.get_output_embeddings()
+    twin = head.weight.shape[0] - 10 if favourite < head.weight.shape[0] - 10 else 5
+    with torch.no_grad():
+        head.weight[twin] = head.weight[favourite]
+        head.bias[twin] = head.bias[favourite]
+    model.save_pretrained(twin_path)
+    for beam in (1, 2, 3):
+        options = DecodeOptions(init="independent", max_masks=1, beam=beam)
+        got = MaskedDecoder(load_scorer(str(twin_path), "cpu", "float64", Options()), options).decode_relation(data)
+        picked = {got.tokens[q][0][0] for q in range(len(got.tokens))}
+        assert min(favourite, twin) in picked and max(favourite, twin) not in picked, beam

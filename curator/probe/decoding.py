@@ -51,7 +51,9 @@ in length-bucketed batches within the scorer's token budget, and the LM head onl
 predicted positions: the scorer's split head (transform, then the output projection over
 vocabulary tiles, reducing each tile at once to the running log-sum-exp and top-B, so [rows, V]
 logits never exist), the whole head where it does not split. Converged queries drop out. All
-host work per step is numpy over rows; the device results of a step come back in one copy.
+host work per step is numpy over rows; the device results of a pass come back together at its
+end (one copy per result array). Tokens tied at the top-k cutoff are kept in no defined order;
+within the top k, ties go to the lower id.
 """
 from __future__ import annotations
 
@@ -177,9 +179,10 @@ class MaskedDecoder:
                 tokens[q][m - 1] = got[q].tolist()
             confidence[:, m - 1] = value
         strings = [[self.tok.decode(ids, skip_special_tokens=True).strip() for ids in per_q] for per_q in tokens]
+        confidence = confidence.astype(np.float32)  # as stored: best agrees with what is written
         best = np.argmax(confidence, axis=1).astype(np.int32)  # the first (smaller m) on ties
         self._decoded = data.digest()
-        return Decoded(tokens, strings, confidence.astype(np.float32), best, self.passes)
+        return Decoded(tokens, strings, confidence, best, self.passes)
 
     def _decode_m(self, m: int, rows: list[list[int]], where: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """Tokens [Q, m] and v(m) [Q] for every query with m masks."""
@@ -362,7 +365,8 @@ class MaskedDecoder:
         uu, bb = u[r_idx], b[r_idx]
         lse, _, _, target = self._pass(self._sentences(uu, bb, remask=j_idx), uu, j_idx[:, None], 0,
                                        targets=tk[r_idx, j_idx][:, None])
-        self.S_logc[uu, bb, j_idx] = target[:, 0] - lse[:, 0]
+        # ≤ 0: the target's dot product and the tile's product may differ by an ulp
+        self.S_logc[uu, bb, j_idx] = np.minimum(target[:, 0] - lse[:, 0], 0.0)
 
     # ---- the model ------------------------------------------------------------------------
 
@@ -446,9 +450,10 @@ class MaskedDecoder:
                 h = feats[r0:r1]
                 if flat_targets is not None:
                     t = flat_targets[w_rows]
-                    picked = (h * weight[t]).sum(-1)
+                    # float32 (or float64) like the tiles' reduction, so a recomputed c matches
+                    picked = (h.to(self.out_dtype) * weight[t].to(self.out_dtype)).sum(-1)
                     if bias is not None:
-                        picked = picked + bias[t]
+                        picked = picked + bias[t].to(self.out_dtype)
                     tgt[w_rows] = picked.to(tgt.dtype)
                 tile = min(vocab, max(16, tile_bytes // (h.element_size() * n)))
                 buf = torch.empty(n * tile, dtype=h.dtype, device=h.device) if exact else None
@@ -515,4 +520,9 @@ class MaskedDecoder:
             new_max = torch.maximum(run_max, tile_max)
             run_sum = run_sum * (run_max - new_max).exp() + logits.sub_(new_max[:, None]).exp_().sum(-1)
             run_max = new_max
+        if k > 1:  # a defined order among the top k: by value, then the lower id (topk leaves ties unordered)
+            order = top_i.argsort(-1)
+            top_v, top_i = top_v.gather(1, order), top_i.gather(1, order)
+            order = torch.sort(top_v, dim=-1, descending=True, stable=True).indices
+            top_v, top_i = top_v.gather(1, order), top_i.gather(1, order)
         return run_max + run_sum.log(), top_v, top_i
