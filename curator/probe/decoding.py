@@ -65,12 +65,12 @@ import torch
 
 from curator.core.enums import DecodeInit, Refine, values
 from curator.probe.data import RelationData
+from curator.probe.decoding_passes import Passes
 from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError
 
 INITS = values(DecodeInit)  # independent, order, confidence
 REFINES = values(Refine)  # none, order, confidence
-ROW_CHUNK = 1024  # predicted positions per vocabulary sweep
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class _Pool:
     predicted: np.ndarray  # [C] position just predicted (-1: all, independent)
 
 
-class MaskedDecoder:
+class MaskedDecoder(Passes):
     def __init__(self, scorer, options: DecodeOptions):
         options.validate()
         if getattr(scorer, "kind", None) != "masked":
@@ -367,162 +367,3 @@ class MaskedDecoder:
                                        targets=tk[r_idx, j_idx][:, None])
         # ≤ 0: the target's dot product and the tile's product may differ by an ulp
         self.S_logc[uu, bb, j_idx] = np.minimum(target[:, 0] - lse[:, 0], 0.0)
-
-    # ---- the model ------------------------------------------------------------------------
-
-    def _pass(self, ids: np.ndarray, units: np.ndarray, mask_index: np.ndarray, k: int,
-              targets: np.ndarray | None = None):
-        """Rows `ids` [R, W] (sentences of `units`), predicting at mask indices [R, P]: log-sum-exp
-        [R, P], the top-k non-special tokens' logits [R, P, k] and ids, and `targets`' logits
-        [R, P], as numpy (one device-to-host copy)."""
-        sc = self.scorer
-        R, P = mask_index.shape
-        lengths = self._lengths[units]
-        positions = np.take_along_axis(self._at[units], mask_index, 1)
-        self.passes += R
-        for length, count in zip(*np.unique(lengths, return_counts=True)):
-            self._work[(int(length), P)] += int(count)
-        N = R * P
-        dev, dt = self.device, self.out_dtype
-        lse = torch.empty(N, dtype=dt, device=dev)
-        top_v = torch.empty((N, k), dtype=dt, device=dev)
-        top_i = torch.empty((N, k), dtype=torch.int64, device=dev)
-        tgt = torch.empty(N, dtype=dt, device=dev)
-        flat_targets = sc.to_device(np.ascontiguousarray(targets.reshape(-1))) if targets is not None else None
-        pending: list[tuple[torch.Tensor, torch.Tensor]] = []
-        held = 0
-
-        def flush():
-            nonlocal pending, held
-            if not pending:
-                return
-            feats = torch.cat([f for f, _ in pending]) if len(pending) > 1 else pending[0][0]
-            where = torch.cat([w for _, w in pending]) if len(pending) > 1 else pending[0][1]
-            self._reduce(feats, None, where, k, flat_targets, lse, top_v, top_i, tgt)
-            pending, held = [], 0
-
-        for batch in sc.batches(lengths.tolist(), lambda rows, length: rows * length):
-            bi = np.array(batch, dtype=np.int64)
-            width = int(lengths[bi].max())
-            ids_t = sc.to_device(np.ascontiguousarray(ids[bi, :width]))
-            attn = sc.to_device((np.arange(width)[None, :] < lengths[bi, None]).astype(np.int64))
-            pos_t = sc.to_device(np.ascontiguousarray(positions[bi]))
-            where = sc.to_device((bi[:, None] * P + np.arange(P)[None, :]).reshape(-1))
-            ar = torch.arange(len(bi), device=dev)[:, None]
-            if sc.head is None:  # no separable head: the model's own logits at the positions
-                logits = sc.model(input_ids=ids_t, attention_mask=attn).logits[ar, pos_t]
-                self._reduce(None, logits.reshape(len(bi) * P, -1), where, k, flat_targets, lse, top_v, top_i, tgt)
-                continue
-            hidden = sc.model.base_model(input_ids=ids_t, attention_mask=attn)[0]
-            at = hidden[ar, pos_t].reshape(len(bi) * P, -1)
-            if sc.split is None:
-                self._reduce(None, sc.head(at), where, k, flat_targets, lse, top_v, top_i, tgt)
-                continue
-            pending.append((sc.split[0](at), where))
-            held += len(where)
-            if held >= ROW_CHUNK:
-                flush()
-        flush()
-        out = [lse.view(R, P), top_v.view(R, P, k), top_i.view(R, P, k), tgt.view(R, P)]
-        if targets is None:
-            out[3] = torch.empty(0)
-        if not k:
-            out[1] = out[2] = torch.empty(0)
-        return tuple(x.cpu().numpy() for x in out)
-
-    def _reduce(self, feats, logits, where, k, flat_targets, lse, top_v, top_i, tgt) -> None:
-        """Rows of features (split head; the output projection runs tile by tile) or of full
-        logits: write their log-sum-exp, top-k and target logits at rows `where`."""
-        if feats is not None:
-            decoder = self.scorer.split[1]
-            weight, bias = decoder.weight, decoder.bias
-            vocab = weight.shape[0]
-            rows_total = len(feats)
-        else:
-            rows_total, vocab = logits.shape
-        exact = self.dtype in (torch.float32, torch.float64)
-        tile_bytes = self.tile_bytes
-        for r0 in range(0, rows_total, ROW_CHUNK):
-            r1 = min(rows_total, r0 + ROW_CHUNK)
-            w_rows = where[r0:r1]
-            n = r1 - r0
-            if feats is not None:
-                h = feats[r0:r1]
-                if flat_targets is not None:
-                    t = flat_targets[w_rows]
-                    # float32 (or float64) like the tiles' reduction, so a recomputed c matches
-                    picked = (h.to(self.out_dtype) * weight[t].to(self.out_dtype)).sum(-1)
-                    if bias is not None:
-                        picked = picked + bias[t].to(self.out_dtype)
-                    tgt[w_rows] = picked.to(tgt.dtype)
-                tile = min(vocab, max(16, tile_bytes // (h.element_size() * n)))
-                buf = torch.empty(n * tile, dtype=h.dtype, device=h.device) if exact else None
-
-                def tiles():
-                    for v0 in range(0, vocab, tile):
-                        v1 = min(vocab, v0 + tile)
-                        w = weight[v0:v1].t()
-                        if exact:
-                            out = buf[:n * (v1 - v0)].view(n, v1 - v0)
-                            if bias is None:
-                                torch.mm(h, w, out=out)
-                            else:
-                                torch.addmm(bias[v0:v1], h, w, out=out)
-                            yield v0, out
-                        else:
-                            yield v0, (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
-            else:
-                full = logits[r0:r1]
-                full = full if full.dtype in (torch.float32, torch.float64) else full.float()
-                if flat_targets is not None:
-                    tgt[w_rows] = full.gather(1, flat_targets[w_rows][:, None])[:, 0].to(tgt.dtype)
-
-                def tiles():
-                    yield 0, full.clone()
-            run_lse, tv, ti = self._sweep(tiles(), n, k)
-            lse[w_rows] = run_lse.to(lse.dtype)
-            if k:
-                top_v[w_rows] = tv.to(top_v.dtype)
-                top_i[w_rows] = ti
-
-    def _sweep(self, tiles, n: int, k: int):
-        """Online log-sum-exp over all logits and top-k over the non-special ones, tile by tile
-        (each tile is overwritten)."""
-        run_max = run_sum = top_v = top_i = None
-        for v0, logits in tiles:
-            width = logits.shape[1]
-            if run_max is None:
-                run_max = torch.full((n,), float("-inf"), dtype=logits.dtype, device=logits.device)
-                run_sum = torch.zeros_like(run_max)
-                if k:
-                    top_v = torch.full((n, k), float("-inf"), dtype=logits.dtype, device=logits.device)
-                    top_i = torch.zeros((n, k), dtype=torch.int64, device=logits.device)
-            special = [s - v0 for s in self.special if v0 <= s < v0 + width]
-            if k:
-                cand = logits
-                if special:
-                    cand = logits.clone()
-                    cand[:, special] = float("-inf")
-                if k == 1:
-                    tile_v, tile_i = cand.max(-1, keepdim=True)
-                    better = tile_v > top_v  # strict: the lowest id on ties
-                    top_v = torch.where(better, tile_v, top_v)
-                    top_i = torch.where(better, tile_i + v0, top_i)
-                else:
-                    tile_v, tile_i = cand.topk(min(k, width), -1)
-                    all_v = torch.cat([top_v, tile_v], 1)
-                    all_i = torch.cat([top_i, tile_i + v0], 1)
-                    top_v, pick = all_v.topk(k, -1)
-                    top_i = all_i.gather(1, pick)
-                tile_max = logits.amax(-1) if special else tile_v[:, 0]
-            else:
-                tile_max = logits.amax(-1)
-            new_max = torch.maximum(run_max, tile_max)
-            run_sum = run_sum * (run_max - new_max).exp() + logits.sub_(new_max[:, None]).exp_().sum(-1)
-            run_max = new_max
-        if k > 1:  # a defined order among the top k: by value, then the lower id (topk leaves ties unordered)
-            order = top_i.argsort(-1)
-            top_v, top_i = top_v.gather(1, order), top_i.gather(1, order)
-            order = torch.sort(top_v, dim=-1, descending=True, stable=True).indices
-            top_v, top_i = top_v.gather(1, order), top_i.gather(1, order)
-        return run_max + run_sum.log(), top_v, top_i
