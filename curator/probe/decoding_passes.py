@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from curator.probe.scorers.head import logit_tiles
+
 ROW_CHUNK = 1024  # predicted positions per vocabulary sweep
 
 
@@ -90,11 +92,9 @@ class Passes:
         if feats is not None:
             decoder = self.scorer.split[1]
             weight, bias = decoder.weight, decoder.bias
-            vocab = weight.shape[0]
             rows_total = len(feats)
         else:
-            rows_total, vocab = logits.shape
-        exact = self.dtype in (torch.float32, torch.float64)
+            rows_total = len(logits)
         tile_bytes = self.tile_bytes
         for r0 in range(0, rows_total, ROW_CHUNK):
             r1 = min(rows_total, r0 + ROW_CHUNK)
@@ -109,22 +109,9 @@ class Passes:
                     if bias is not None:
                         picked = picked + bias[t].to(self.out_dtype)
                     tgt[w_rows] = picked.to(tgt.dtype)
-                tile = min(vocab, max(16, tile_bytes // (h.element_size() * n)))
-                buf = torch.empty(n * tile, dtype=h.dtype, device=h.device) if exact else None
 
-                def tiles():
-                    for v0 in range(0, vocab, tile):
-                        v1 = min(vocab, v0 + tile)
-                        w = weight[v0:v1].t()
-                        if exact:
-                            out = buf[:n * (v1 - v0)].view(n, v1 - v0)
-                            if bias is None:
-                                torch.mm(h, w, out=out)
-                            else:
-                                torch.addmm(bias[v0:v1], h, w, out=out)
-                            yield v0, out
-                        else:
-                            yield v0, (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
+                def tiles(h=h):
+                    return logit_tiles(h, weight, bias, tile_bytes)
             else:
                 full = logits[r0:r1]
                 full = full if full.dtype in (torch.float32, torch.float64) else full.float()

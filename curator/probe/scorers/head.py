@@ -92,29 +92,40 @@ class OutputHead:
         return picked
 
 
+def logit_tiles(h: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+                tile_bytes: int) -> Iterator[tuple[int, torch.Tensor]]:
+    """(first vocabulary id, [rows, tile] logits) of rows `h`, tile by tile. In float32/float64
+    every tile is computed into one reused buffer (so a tile is overwritten by the next: reduce it
+    before asking for another); in half precision the product is in that dtype and the tile is
+    returned in float32."""
+    vocab, rows = weight.shape[0], len(h)
+    exact = h.dtype in (torch.float32, torch.float64)
+    tile = min(vocab, max(16, tile_bytes // (max(4, h.element_size()) * rows)))
+    buf = torch.empty(rows * tile, dtype=h.dtype, device=h.device) if exact else None
+    for v0 in range(0, vocab, tile):
+        v1 = min(vocab, v0 + tile)
+        w = weight[v0:v1].t()
+        if exact:
+            logits = buf[:rows * (v1 - v0)].view(rows, v1 - v0)
+            if bias is None:
+                torch.mm(h, w, out=logits)
+            else:
+                torch.addmm(bias[v0:v1], h, w, out=logits)
+            yield v0, logits
+        else:
+            yield v0, (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
+
+
 def log_normaliser(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
                    tile_bytes: int) -> torch.Tensor:
     """log Σ_v exp(hidden · weight_v + bias_v) per row, tile by tile (online log-sum-exp)."""
-    vocab, exact = weight.shape[0], hidden.dtype in (torch.float32, torch.float64)
+    exact = hidden.dtype in (torch.float32, torch.float64)
     out = []
     for r0 in range(0, len(hidden), 1024):
         h = hidden[r0:r0 + 1024]
-        rows = len(h)
-        tile = min(vocab, max(16, tile_bytes // (4 * rows)))
-        buf = torch.empty(rows * tile, dtype=h.dtype, device=h.device) if exact else None
-        run_max = torch.full((rows,), float("-inf"), dtype=h.dtype if exact else torch.float32, device=h.device)
+        run_max = torch.full((len(h),), float("-inf"), dtype=h.dtype if exact else torch.float32, device=h.device)
         run_sum = torch.zeros_like(run_max)
-        for v0 in range(0, vocab, tile):
-            v1 = min(vocab, v0 + tile)
-            w = weight[v0:v1].t()
-            if exact:
-                logits = buf[:rows * (v1 - v0)].view(rows, v1 - v0)
-                if bias is None:
-                    torch.mm(h, w, out=logits)
-                else:
-                    torch.addmm(bias[v0:v1], h, w, out=logits)
-            else:  # half precision: the product in its dtype, the running sums in float32
-                logits = (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
+        for _, logits in logit_tiles(h, weight, bias, tile_bytes):
             new_max = torch.maximum(run_max, logits.amax(-1))
             run_sum = run_sum * (run_max - new_max).exp() + logits.sub_(new_max[:, None]).exp_().sum(-1)
             run_max = new_max
