@@ -13,18 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from curator.core.aliases import normal
-from curator.core.formats.runs import read_stored, relation_files, run_info
+from curator.core.formats.runs import read_stored, relation_files
 
 COLUMNS = ("accuracy", "single", "multi", "oracle")
 LABELS = {"accuracy": "Accuracy", "single": "Single-token objects", "multi": "Multi-token objects",
           "oracle": "Oracle number of masks"}
-
-
-def is_decoded(run: str | Path) -> bool:
-    return bool(run_info(run).get("decoding"))
 
 
 def relation_counts(index: dict) -> dict[str, tuple[int, int]] | None:
@@ -66,11 +60,3 @@ def decoding_accuracy(run: str | Path, languages: list[str] | None = None,
     return {lang: {c: {"value": (k / n) if n else None, "correct": k, "total": n} for c, (k, n) in cols.items()}
             for lang, cols in sorted(totals.items())}
 
-
-def mean_row(table: dict[str, dict[str, dict]]) -> dict[str, float | None]:
-    """Each column's mean over the languages that have it."""
-    out = {}
-    for column in COLUMNS:
-        got = [v[column]["value"] for v in table.values() if v[column]["value"] is not None]
-        out[column] = float(np.mean(got)) if got else None
-    return out

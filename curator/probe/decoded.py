@@ -74,9 +74,9 @@ def to_predictions(data: RelationData, strings: list[str], aliases: Aliases
 
 def decode_relation(decoder, data: RelationData, out: Path, model: str, aliases: Aliases):
     """Decode one relation into the run folder (None when the stored result is current)."""
-    gold_names = {o: sorted(aliases.of(data.language, o)) for o in sorted(set(data.objects))}
     # every candidate's names decide what a string is stored as, not only the gold objects'
     all_names = {c: sorted(aliases.of(data.language, c)) for c, _ in data.candidates}
+    gold_names = {o: all_names[o] for o in sorted(set(data.objects))}
     key = decoding_key(model, decoder)
     digest = hashlib.sha256((data.digest() + key + json.dumps(all_names, ensure_ascii=False)).encode()).hexdigest()
     previous = read_stored(out, data.language, data.relation)
