@@ -12,7 +12,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_SECURE_COOKIES           | 1: cookies (session, remember-me) only over HTTPS     | 0                    |
 | CURATOR_REMEMBER_DAYS            | lifetime of "remember me" and of any one sign-in      | 14                   |
 | CURATOR_PROXY_FIX                | trusted reverse proxies in front (nginx: 1); werkzeug's ProxyFix then takes the client address and scheme from X-Forwarded-For/-Proto. 0 ignores those headers (anyone can send them) | 0 |
-| CURATOR_RATELIMIT_ENABLED        | 0 turns the sign-in and invitation limits off         | 1                    |
+| CURATOR_RATELIMIT_ENABLED        | 0 turns the rate limits off (sign-in, invitations, password change, API tokens) | 1 |
 | CURATOR_RATELIMIT_STORAGE        | where the counts live (Flask-Limiter URI); with several gunicorn workers use a shared one (redis://host:6379), else each worker counts alone | memory:// |
 | CURATOR_RATELIMIT_ACCOUNT        | sign-in/invitation attempts per submitted e-mail (per invitation link) | 10/minute;50/hour |
 | CURATOR_RATELIMIT_ADDRESS        | sign-in/invitation attempts per client address        | 30/minute;300/hour   |
