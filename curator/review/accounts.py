@@ -208,7 +208,9 @@ def accept_invite(session: Session, token: str, email: str, name: str, password:
 
 
 def issue_api_token(session: Session, user: User) -> str:
-    """A new token for scripts (replaces the old one)."""
+    """A new token for scripts (replaces the old one); none for a deactivated account."""
+    if not user.active:
+        raise Conflict(f"{user.email} is deactivated: reactivate it first (curator user deactivate --undo)")
     token = "cur_" + secrets.token_urlsafe(32)
     user.api_token_hash = _digest(token)
     session.flush()

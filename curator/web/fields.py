@@ -2,7 +2,9 @@
 any service or database sees it. A JSON body can hold what a form cannot (a dict, 1e400 read
 as infinity, NaN, a lone surrogate that no UTF-8 database column takes, an integer beyond 64
 bits), and each of those used to surface as a 500. Here each is an `InputError` (422) naming
-the field; the services keep their own rules (what a template is, which decisions exist)."""
+the field; the services keep their own rules (what a template is, which decisions exist).
+The URL's integers are bounded here too: `BoundedInt` is the app's `<int:…>` converter
+(web/context.py registers it), `query_int` reads an integer query parameter."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
-"""Rate limits on the doors that take a secret: signing in and accepting an invitation.
+"""Rate limits on the doors that take a secret: signing in, accepting an invitation, the
+account page's current password and an API token.
 
 Password guessing is limited twice: per submitted e-mail (the account: a slow guesser spread
 over many addresses still stops) and per client address (one address trying many accounts
