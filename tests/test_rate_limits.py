@@ -101,6 +101,70 @@ def test_invitation_attempts_are_limited_per_link(limited, cli):
     assert client.get(path).status_code == 200  # reading the page is not limited
 
 
+def _change_password(client, current, new, address):
+    token = csrf_from(client.get("/account").get_data(as_text=True))
+    return client.post("/account", data={"csrf_token": token, "current": current, "password": new, "password2": new},
+                       environ_base={"REMOTE_ADDR": address})
+
+
+def _signed_in(app, email):
+    client = app.test_client()
+    assert _attempt(client, email, PASSWORD).status_code == 302
+    return client
+
+
+def test_wrong_current_passwords_on_the_account_page_are_limited(limited, clock):
+    """Someone at an unattended signed-in browser guessing its password (to change it): wrong
+    current passwords count per account and per address (5/minute by default); past the limit
+    even the right one waits. Other refusals (a common new password) do not count."""
+    app = limited()
+    ana, bo = _signed_in(app, "ana@example.org"), _signed_in(app, "bo@example.org")
+    new = "tawny owl fjord lantern"
+    for _ in range(8):  # the right current password, a refused new one: not a guess
+        assert _change_password(ana, PASSWORD, "iloveyou1", "192.0.2.1").status_code == 422
+    statuses = [_change_password(ana, f"guess {i}", new, "192.0.2.1").status_code for i in range(7)]
+    assert statuses == [422] * 5 + [429] * 2
+    refused = _change_password(ana, PASSWORD, new, "192.0.2.2")  # the account's limit: another address too
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert "text/html" in refused.content_type and "Too many attempts" in refused.get_data(as_text=True)
+    assert _change_password(bo, "wrong", new, "192.0.2.3").status_code == 422  # another account elsewhere: counted apart
+    assert _change_password(bo, PASSWORD, new, "192.0.2.1").status_code == 429  # the address's limit
+    assert ana.get("/account").status_code == 200  # the page itself is not limited
+    clock[0] += 61
+    assert _change_password(ana, PASSWORD, new, "192.0.2.1").status_code == 302
+
+
+def test_refused_api_tokens_are_limited_per_address(limited, cli, clock):
+    """Guessing tokens: refused `Authorization: Bearer` calls count per client address (10/minute
+    by default), answered 429 in JSON; accepted tokens and cookie calls do not count."""
+    app = limited()
+    token = cli("user", "token", "ana@example.org").output.strip()
+    script = app.test_client()
+
+    def me(bearer, address="192.0.2.1"):
+        return script.get("/api/v1/me", headers={"Authorization": f"Bearer {bearer}"},
+                          environ_base={"REMOTE_ADDR": address})
+
+    def undo(bearer, address="192.0.2.1"):
+        return script.post("/api/v1/languages/es/undo", json={}, headers={"Authorization": f"Bearer {bearer}"},
+                           environ_base={"REMOTE_ADDR": address})
+
+    assert all(me(token, "192.0.2.9").status_code == 200 for _ in range(15))  # a working script is never limited
+    # a POST counts too: a refused token is a 401 like on a GET (not the CSRF check's 400 first)
+    statuses = [(me if i % 2 else undo)(f"cur_guess{i}").status_code for i in range(12)]
+    assert statuses == [401] * 10 + [429] * 2
+    refused = me(token)  # even the right token from that address waits
+    assert refused.status_code == 429 and refused.is_json and int(refused.headers["Retry-After"]) > 0
+    assert refused.get_json()["error"].startswith("Too many attempts")
+    assert undo(token).status_code == 429  # one count across the API's endpoints
+    assert me(token, "192.0.2.2").status_code == 200  # another address
+    browser = app.test_client()  # a cookie session from the same address, no token: not limited
+    assert _attempt(browser, "bo@example.org", PASSWORD).status_code == 302
+    assert browser.get("/api/v1/me", environ_base={"REMOTE_ADDR": "192.0.2.1"}).status_code == 200
+    clock[0] += 61
+    assert me(token).status_code == 200
+
+
 def test_a_429_under_api_is_json(limited):
     """The limits sit on the form endpoints; the error handler answers JSON for /api/ paths."""
     from flask_limiter.errors import RateLimitExceeded  # noqa: F401 (the class the handler maps)
@@ -127,3 +191,8 @@ def test_settings_read_the_limits(tmp_path):
     assert config["RATELIMIT_STORAGE_URI"] == "redis://cache:6379" and config["PROXY_FIX"] == 2
     assert config["RATELIMIT_ENABLED"] is False and config["RATELIMIT_ACCOUNT"] == "5/minute"
     assert Settings.from_env({}, instance_path=tmp_path).flask_config()["RATELIMIT_STORAGE_URI"] == "memory://"
+    config = Settings.from_env({"CURATOR_RATELIMIT_PASSWORD": "3/minute", "CURATOR_RATELIMIT_TOKEN": "4/hour"},
+                               instance_path=tmp_path).flask_config()
+    assert config["RATELIMIT_PASSWORD"] == "3/minute" and config["RATELIMIT_TOKEN"] == "4/hour"
+    defaults = Settings.from_env({}, instance_path=tmp_path).flask_config()
+    assert defaults["RATELIMIT_PASSWORD"] == "5/minute;20/hour" and defaults["RATELIMIT_TOKEN"] == "10/minute;50/hour"

@@ -362,6 +362,22 @@ def test_comments_through_the_api(review_app, sessions):
         assert s.get(Comment, comment["id"]).retracted  # kept, marked
 
 
+@pytest.mark.parametrize("control", ["\t", "\r", "\x0b", "\x0c", "\x1c", "\x85"])
+def test_a_comment_holds_line_breaks_and_no_other_control(review_app, sessions, control):
+    """The API docs: line breaks allowed, no other control character — a tab or a lone carriage
+    return (whitespace to Python, invisible to a maintainer reading the comment) included. A
+    browser's CRLF is a line break, stored as LF."""
+    ana = Browser(review_app).login("ana@example.org")
+    url = "/api/v1/languages/es/relations/P19/comments"
+    r = ana.post(url, {"text": f"one{control}two"})
+    assert r.status_code == 422, control
+    assert f"U+{ord(control):04X}" in r.get_json()["error"] and "invisible character" in r.get_json()["error"]
+    r = ana.post(url, {"text": "first line\r\nsecond line\n\nthird"})
+    assert r.status_code == 201 and r.get_json()["comment"]["text"] == "first line\nsecond line\n\nthird"
+    with sessions() as s:
+        assert [c.text for c in s.scalars(select(Comment))] == ["first line\nsecond line\n\nthird"]
+
+
 def test_comments_on_the_review_screen(chromium, live, sessions):
     items = review_sample(sessions, "ana@example.org", "es")
     context, page = open_review(chromium, live)

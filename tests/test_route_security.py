@@ -279,3 +279,41 @@ def test_another_reviewers_rows_are_refused_to_ana(world):
         r = ana.client.post(url, data={**body, "csrf_token": ana.token}, follow_redirects=True)
         assert r.status_code == 200 and said in r.get_data(as_text=True), url
     _others_rows_untouched(sessions, values)
+
+
+TOO_BIG = (99999999999999999999, 2**63)  # beyond a 64-bit integer (SQLite: OverflowError) and just past it
+
+
+@pytest.mark.backends("sqlite", "postgresql")
+def test_integer_arguments_beyond_a_database_integer_match_no_route(world):
+    """Every `<int:…>` of every route, for the roles that get past the role check: a number no
+    database integer holds is a 404 (JSON under /api/), never a 500; the largest one that fits
+    reaches the view, which finds no such row."""
+    app, values, sessions = world
+    rules = [rule for rule in app.url_map.iter_rules() if re.search(r"<int:", rule.rule)]
+    assert len(rules) >= 9, [r.rule for r in rules]
+    wrong = []
+    for role in (R, M):
+        visitor = Visitor(app, role)
+        for rule in rules:
+            names = re.findall(r"<int:(\w+)>", rule.rule)
+            for method in _methods(rule):
+                for number in (*TOO_BIG, 2**63 - 1):
+                    url = _url(rule, {**values, **dict.fromkeys(names, number)}, sessions)
+                    got = visitor.call(method, rule.rule, url)
+                    if number in TOO_BIG and (got.status_code != 404 or (url.startswith("/api/")
+                                                                          and "error" not in got.get_json())):
+                        wrong.append(f"{role} {method} {url}: {got.status_code}")
+                    elif got.status_code >= 500:
+                        wrong.append(f"{role} {method} {url}: {got.status_code}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("page, status", [("99999999999999999999", 422), ("9" * 5000, 422), ("0", 422),
+                                          ("-1", 422), ("two", 422), ("", 200), ("2", 200), ("9223372036854775807", 200)])
+def test_integer_query_parameters_are_range_checked(review_app, page, status):
+    boss = Browser(review_app).login("boss@example.org")
+    r = boss.get(f"/admin/languages/es?page={page}")
+    assert r.status_code == status, r.get_data(as_text=True)[:500]
+    if status == 422:
+        assert "page must be a whole number from 1 to 9223372036854775807" in r.get_data(as_text=True)

@@ -101,6 +101,93 @@ def test_cli_password_reset_revokes_sessions(review_app, cli, monkeypatch):
     assert "most common" in cli("user", "password", "ana@example.org", ok=False).output
 
 
+def _bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_password_change_on_the_account_page_revokes_the_api_token(review_app, cli):
+    token = cli("user", "token", "ana@example.org").output.strip()
+    script = review_app.test_client()
+    assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 200
+    me, _ = _sign_in(review_app)
+    csrf = csrf_from(me.get("/account").get_data(as_text=True))
+    wrong = me.post("/account", data={"csrf_token": csrf, "current": "not it", "password": NEW_PASSWORD,
+                                      "password2": NEW_PASSWORD})
+    assert wrong.status_code == 422
+    assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 200  # a refused change revokes nothing
+    ok = me.post("/account", data={"csrf_token": csrf, "current": PASSWORD, "password": NEW_PASSWORD,
+                                   "password2": NEW_PASSWORD})
+    assert ok.status_code == 302
+    r = script.get("/api/v1/me", headers=_bearer(token))
+    assert r.status_code == 401 and r.get_json()["code"] == "signed_out"
+    fresh = cli("user", "token", "ana@example.org").output.strip()  # a new one works
+    assert script.get("/api/v1/me", headers=_bearer(fresh)).status_code == 200
+
+
+def test_cli_password_reset_revokes_the_api_token(review_app, cli, sessions, monkeypatch):
+    token = cli("user", "token", "ana@example.org").output.strip()
+    bo_token = cli("user", "token", "bo@example.org").output.strip()
+    script = review_app.test_client()
+    assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 200
+    monkeypatch.setenv("CURATOR_PASSWORD", NEW_PASSWORD)
+    assert "API token" in cli("user", "password", "ana@example.org").output
+    assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 401
+    assert script.get("/api/v1/me", headers=_bearer(bo_token)).status_code == 200  # another account's stays
+    with sessions() as s:
+        assert s.scalar(select(User.api_token_hash).where(User.email == "ana@example.org")) is None
+
+
+def test_deactivation_signs_out_and_revokes_the_api_token(review_app, cli):
+    token = cli("user", "token", "ana@example.org").output.strip()
+    browser, _ = _sign_in(review_app, remember=True)
+    remember = browser.get_cookie("remember_token").value
+    script = review_app.test_client()
+    assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 200
+    cli("user", "deactivate", "ana@example.org")
+    assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 401
+    assert browser.get("/api/v1/me").status_code == 401
+    client = review_app.test_client()
+    r = client.post("/login", data={"email": "ana@example.org", "password": PASSWORD,
+                                    "csrf_token": csrf_from(client.get("/login").get_data(as_text=True))})
+    assert r.status_code == 401  # cannot sign in again
+    assert "deactivated" in cli("user", "token", "ana@example.org", ok=False).output  # nor get a token
+    cli("user", "deactivate", "--undo", "ana@example.org")
+    # reactivated: the password works again, but neither the old token nor the old cookies do
+    assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 401
+    assert _replay(review_app, "remember_token", remember).get("/api/v1/me").status_code == 401
+    _sign_in(review_app)
+    assert "no user" in cli("user", "deactivate", "nobody@example.org", ok=False).output
+
+
+def test_a_token_opens_the_json_api_only(review_app, cli, sessions):
+    """A leaked maintainer's token must not drive the pages and their forms: a page sent with a
+    token has no session (the sign-in redirect), and a form POST with a token still needs its
+    CSRF token (no invitation made); the JSON API answers the token as before."""
+    from curator.core.models import Invite
+
+    token = cli("user", "token", "boss@example.org").output.strip()
+    script = review_app.test_client()
+    assert script.get("/api/v1/me", headers=_bearer(token)).get_json()["role"] == "maintainer"
+    for path in ("/", "/admin/", "/admin/reviewers", "/account"):
+        r = script.get(path, headers=_bearer(token))
+        assert r.status_code == 302 and "/login" in r.headers["Location"], path
+    r = script.post("/admin/reviewers", data={"languages": "es", "email": "mallory@example.org"},
+                    headers=_bearer(token))
+    assert r.status_code == 400 and "CSRF" in r.get_data(as_text=True)
+    # even with a CSRF token the form is not the token's: no session, so the sign-in redirect
+    csrf = csrf_from(script.get("/login").get_data(as_text=True))
+    r = script.post("/admin/reviewers", data={"languages": "es", "email": "mallory@example.org", "csrf_token": csrf},
+                    headers=_bearer(token))
+    assert r.status_code == 302 and "/login" in r.headers["Location"]
+    with sessions() as s:
+        assert s.scalar(select(Invite).where(Invite.email == "mallory@example.org")) is None
+    ana_token = cli("user", "token", "ana@example.org").output.strip()
+    item = script.get("/api/v1/languages/es/queue", headers=_bearer(ana_token)).get_json()["items"][0]["id"]
+    r = script.post(f"/api/v1/languages/es/items/{item}/decision", json={"decision": "accept"},
+                    headers=_bearer(ana_token))
+    assert r.status_code == 201 and r.get_json()["decision"]["source"] == "api"
+
+
 def test_old_cookie_without_login_session_is_refused(review_app):
     """A session cookie that names only a user id (forged with the key, or from before login
     sessions) signs nobody in."""

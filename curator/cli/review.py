@@ -46,7 +46,8 @@ def user_create(ctx: Context, email: str, role: str, name: str, password: str | 
               help="Default: prompt (or $CURATOR_PASSWORD for scripts).")
 @pass_ctx
 def user_password(ctx: Context, email: str, password: str | None) -> None:
-    """Set a new password (e.g. a reviewer who forgot theirs); signs the account out everywhere."""
+    """Set a new password (e.g. a reviewer who forgot theirs); signs the account out everywhere
+    and revokes its API token."""
     from curator.review.accounts import find_user, set_password
 
     if password is None:
@@ -56,7 +57,26 @@ def user_password(ctx: Context, email: str, password: str | None) -> None:
         if account is None:
             raise NotFound(f"no user {email}")
         set_password(session, account, password)
-    click.echo(f"password of {email} changed; every sign-in of the account is revoked")
+    click.echo(f"password of {email} changed; every sign-in of the account and its API token are revoked")
+
+
+@user.command("deactivate")
+@click.argument("email")
+@click.option("--undo", is_flag=True, help="Reactivate the account instead (it signs in with its password; "
+                                            "a script needs a new token).")
+@pass_ctx
+def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
+    """Stop an account from signing in: every sign-in and its API token are revoked; its decisions,
+    suggestions and comments are kept."""
+    from curator.review.accounts import find_user, set_active
+
+    with transaction(ctx.sessions()) as session:
+        account = find_user(session, email)
+        if account is None:
+            raise NotFound(f"no user {email}")
+        set_active(session, account, active=undo)
+    click.echo(f"{email} reactivated" if undo else
+               f"{email} deactivated; every sign-in of the account and its API token are revoked")
 
 
 @user.command("invite")

@@ -12,10 +12,12 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_SECURE_COOKIES           | 1: cookies (session, remember-me) only over HTTPS     | 0                    |
 | CURATOR_REMEMBER_DAYS            | lifetime of "remember me" and of any one sign-in      | 14                   |
 | CURATOR_PROXY_FIX                | trusted reverse proxies in front (nginx: 1); werkzeug's ProxyFix then takes the client address and scheme from X-Forwarded-For/-Proto. 0 ignores those headers (anyone can send them) | 0 |
-| CURATOR_RATELIMIT_ENABLED        | 0 turns the sign-in and invitation limits off         | 1                    |
+| CURATOR_RATELIMIT_ENABLED        | 0 turns the rate limits off (sign-in, invitations, password change, API tokens) | 1 |
 | CURATOR_RATELIMIT_STORAGE        | where the counts live (Flask-Limiter URI); with several gunicorn workers use a shared one (redis://host:6379), else each worker counts alone | memory:// |
 | CURATOR_RATELIMIT_ACCOUNT        | sign-in/invitation attempts per submitted e-mail (per invitation link) | 10/minute;50/hour |
 | CURATOR_RATELIMIT_ADDRESS        | sign-in/invitation attempts per client address        | 30/minute;300/hour   |
+| CURATOR_RATELIMIT_PASSWORD       | wrong current passwords on the account page, per account and per client address | 5/minute;20/hour |
+| CURATOR_RATELIMIT_TOKEN          | refused API tokens (Authorization: Bearer) per client address | 10/minute;50/hour |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's write lock       | 30                   |
 | CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
@@ -50,6 +52,8 @@ class Settings:
     ratelimit_storage: str = "memory://"  # per process: several workers need a shared one (redis://)
     ratelimit_account: str = "10/minute;50/hour"  # guesses at one account's password
     ratelimit_address: str = "30/minute;300/hour"  # from one address (a classroom behind one NAT signs in too)
+    ratelimit_password: str = "5/minute;20/hour"  # wrong current passwords on the account page
+    ratelimit_token: str = "10/minute;50/hour"  # refused API tokens from one address
     fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
@@ -80,6 +84,8 @@ class Settings:
             ratelimit_storage=env.get("CURATOR_RATELIMIT_STORAGE") or "memory://",
             ratelimit_account=env.get("CURATOR_RATELIMIT_ACCOUNT") or "10/minute;50/hour",
             ratelimit_address=env.get("CURATOR_RATELIMIT_ADDRESS") or "30/minute;300/hour",
+            ratelimit_password=env.get("CURATOR_RATELIMIT_PASSWORD") or "5/minute;20/hour",
+            ratelimit_token=env.get("CURATOR_RATELIMIT_TOKEN") or "10/minute;50/hour",
             fetch_timeout=fetch_timeout,
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
@@ -107,6 +113,8 @@ class Settings:
             "RATELIMIT_STORAGE_URI": self.ratelimit_storage,
             "RATELIMIT_ACCOUNT": self.ratelimit_account,
             "RATELIMIT_ADDRESS": self.ratelimit_address,
+            "RATELIMIT_PASSWORD": self.ratelimit_password,
+            "RATELIMIT_TOKEN": self.ratelimit_token,
             "RUNS_DIR": str(self.runs_dir or self.instance_path / "runs"),
             "BUSY_TIMEOUT": self.busy_timeout,
             "MAX_CONTENT_LENGTH": self.max_body,

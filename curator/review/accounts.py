@@ -4,6 +4,8 @@ Secrets are only ever stored as hashes: a password with werkzeug's scrypt, an in
 login session or API token as its sha256 (they are long random strings, so a fast hash is
 enough). A login session is one sign-in: the cookies carry "user_id:secret", and signing out
 or changing the password revokes the row, so a copied cookie stops working on the server.
+A password change and a deactivation also revoke the account's API token: whoever may have
+learnt the old password (or held the account) may have issued one.
 """
 from __future__ import annotations
 
@@ -206,7 +208,9 @@ def accept_invite(session: Session, token: str, email: str, name: str, password:
 
 
 def issue_api_token(session: Session, user: User) -> str:
-    """A new token for scripts (replaces the old one)."""
+    """A new token for scripts (replaces the old one); none for a deactivated account."""
+    if not user.active:
+        raise Conflict(f"{user.email} is deactivated: reactivate it first (curator user deactivate --undo)")
     token = "cur_" + secrets.token_urlsafe(32)
     user.api_token_hash = _digest(token)
     session.flush()
@@ -214,7 +218,7 @@ def issue_api_token(session: Session, user: User) -> str:
 
 
 def user_for_token(session: Session, token: str) -> User | None:
-    if not token:
+    if not token or not isinstance(token, str):
         return None
     user = session.scalar(select(User).where(User.api_token_hash == _digest(token)))
     return user if user is not None and user.active else None
@@ -265,15 +269,35 @@ def revoke_login_sessions(session: Session, user: User) -> None:
     session.flush()
 
 
+def _sign_out_everywhere(session: Session, user: User) -> None:
+    """Every sign-in of `user` revoked, and the API token: a script must be given a new one."""
+    user.api_token_hash = None
+    revoke_login_sessions(session, user)
+
+
 def set_password(session: Session, user: User, password: str) -> None:
-    """A new password (checked), and every existing sign-in of the account revoked."""
+    """A new password (checked); every existing sign-in of the account and its API token revoked."""
     check_password_strength(password)
     user.password_hash = generate_password_hash(password)
-    revoke_login_sessions(session, user)
+    _sign_out_everywhere(session, user)
+
+
+class WrongPassword(InputError):
+    """The current password typed on the account page is not the account's (rate-limited: web/limits.py)."""
 
 
 def change_password(session: Session, user: User, current: str, new: str) -> None:
     """The account page: the current password is asked, so an unattended browser cannot lock its owner out."""
-    if not user.password_hash or not isinstance(current, str) or not check_password_hash(user.password_hash, current):
-        raise InputError("The current password is not right.")
+    if (not user.password_hash or not isinstance(current, str) or len(current) > MAX_PASSWORD
+            or not check_password_hash(user.password_hash, current)):
+        raise WrongPassword("The current password is not right.")
     set_password(session, user, new)
+
+
+def set_active(session: Session, user: User, active: bool) -> None:
+    """Deactivate (signed out everywhere, API token revoked, nothing of theirs deleted) or reactivate
+    an account; a reactivated account signs in with its password and needs a new token."""
+    user.active = active
+    if not active:
+        _sign_out_everywhere(session, user)
+    session.flush()

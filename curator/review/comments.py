@@ -1,6 +1,6 @@
 """Reviewers' free-text comments for the maintainers: on one template of their sample or on a
 whole relation. Like suggestions they are idempotent per request id, validated (length,
-no control characters) and never deleted: withdrawing marks them retracted.
+no control characters but line breaks) and never deleted: withdrawing marks them retracted.
 """
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ def _clean(text: object) -> str:
     text = text.replace("\r\n", "\n").strip()
     if len(text) > MAX_LENGTH:
         raise InputError(N_("That comment is too long (%(limit)s characters at most)."), params={"limit": MAX_LENGTH})
-    control = first_control(text, whitespace_ok=True)  # line breaks are fine in a comment
+    # a line break is the one control character a comment may hold (a form's CRLF is one, made LF
+    # above): a tab, a lone carriage return, a form feed… are refused like any other
+    control = first_control(text.replace("\n", ""))
     if control is not None:
         raise InputError(N_("Not saved: the comment contains an invisible character (%(character)s). "
                             "Type it without invisible characters."), params={"character": describe_char(control)})

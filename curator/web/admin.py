@@ -7,9 +7,10 @@ from flask_login import current_user
 from sqlalchemy import func, select
 
 from curator.core import languages
-from curator.core.errors import Busy, CuratorError, InputError
+from curator.core.errors import Busy, CuratorError
 from curator.core.models import Language, LanguageCoverage, Relation, TranslationLine, User
 from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, set_queue_order
+from curator.web import fields
 from curator.web.context import db, write
 from curator.web.errors import status_for
 from curator.review.accounts import create_invite, pending_invites, resend_invite, revoke_invite
@@ -52,10 +53,7 @@ def language(code: str):
     languages.check_code(code, "the URL")
     session = db()
     args = _filter_args()
-    try:
-        page_number = int(request.args.get("page") or "1")  # an empty `page=` is the first page
-    except ValueError:
-        raise InputError(_("page must be a number")) from None
+    page_number = fields.query_int("page", 1)  # absent or empty `page=`: the first page
     flt = RowFilter(q=args.get("q", ""), decision=args.get("decision", ""), disagreement=_switch(args, "disagreement"),
                     unsure=_switch(args, "unsure"), band=args.get("band", ""), relation=args.get("relation", ""),
                     order=args.get("order", "relation"), page=page_number)

@@ -1,20 +1,21 @@
 """Sign in, sign out, the account page (password change) and accepting an invitation (pages
 with CSRF-protected forms). Each sign-in is a login session on the server (review.accounts):
 signing out revokes it, a password change revokes all of the account's, so a copied session
-or remember cookie stops working (web/context.py's user loader). Sign-in and invitations are
-rate-limited (web/limits.py)."""
+or remember cookie stops working (web/context.py's user loader), and the API token is revoked.
+Sign-in, invitations and wrong current passwords on the account page are rate-limited
+(web/limits.py)."""
 from __future__ import annotations
 
 from functools import wraps
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
 from curator.web.context import db, write
-from curator.review.accounts import (accept_invite, authenticate, change_password, end_login_session, open_invite,
-                                     start_login_session)
+from curator.review.accounts import (WrongPassword, accept_invite, authenticate, change_password, end_login_session,
+                                     open_invite, start_login_session)
 from curator.core.errors import Busy, CuratorError
 from curator.web.errors import status_for
 from curator.web.i18n import LOCALES, remember_locale, select_locale
@@ -131,6 +132,8 @@ def account():
         except Busy:
             raise
         except CuratorError as exc:
+            if isinstance(exc, WrongPassword):
+                g.wrong_password = True  # counted by the account page's rate limit (web/limits.py)
             flash(exc.message, "error")
             return render_template("account.html"), status_for(exc)
         remember = request.cookies.get(current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")) is not None

@@ -51,18 +51,29 @@ def _load_user(login_session: str):
     return user_for_login_session(db(), login_session, current_app.config["REMEMBER_COOKIE_DURATION"])
 
 
+def bearer_token() -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, or None."""
+    header = request.headers.get("Authorization", "")
+    return header[len("Bearer "):].strip() if header.startswith("Bearer ") else None
+
+
 @login_manager.request_loader
 def _load_from_token(req):
-    """Scripts authenticate with `Authorization: Bearer <token>` instead of a cookie."""
+    """Scripts authenticate with `Authorization: Bearer <token>` instead of a cookie — on the
+    JSON API only: a page or a form sent with a token gets no session (the sign-in redirect,
+    and a POST still needs its CSRF token), so a leaked token cannot drive the maintainers'
+    forms. A refused token is counted for the rate limit (web/limits.py)."""
     from curator.review.accounts import user_for_token
 
-    header = req.headers.get("Authorization", "")
-    if header.startswith("Bearer "):
-        user = user_for_token(db(), header[len("Bearer "):].strip())
-        if user is not None:
-            g.token_auth = True  # the one case that needs no CSRF token: no cookie was involved
-        return user
-    return None
+    token = bearer_token()
+    if token is None or not wants_json():
+        return None
+    user = user_for_token(db(), token)
+    if user is None:
+        g.token_refused = True
+    else:
+        g.token_auth = True  # the one case that needs no CSRF token: no cookie was involved
+    return user
 
 
 @login_manager.unauthorized_handler
@@ -102,12 +113,21 @@ def init_web(app: Flask) -> None:
         # X-Forwarded-Host stays ignored: nginx passes the real Host itself, and a client's own
         # X-Forwarded-Host would otherwise become the host of invitation links
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)
+    from curator.web.fields import BoundedInt
+
+    # before any blueprint adds its rules: every <int:…> in a URL is a database id, so one
+    # beyond a 64-bit integer matches no route (404) instead of overflowing a query (500)
+    app.url_map.converters["int"] = BoundedInt
     login_manager.init_app(app)
     csrf.init_app(app)
 
     @app.before_request
     def _before() -> None:
-        if request.method in UNSAFE and not token_authenticated():
+        # a refused Bearer token (on the API, no cookie session) signs nobody in: there is no
+        # session to forge a request for, and every API view answers such a request 401; the
+        # CSRF check would answer 400 first, before the rate limit counts the refusal, and so
+        # tell a guesser "wrong token" for free (web/limits.py)
+        if request.method in UNSAFE and not token_authenticated() and not g.get("token_refused"):
             csrf.protect()
 
     @app.after_request

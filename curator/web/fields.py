@@ -2,14 +2,17 @@
 any service or database sees it. A JSON body can hold what a form cannot (a dict, 1e400 read
 as infinity, NaN, a lone surrogate that no UTF-8 database column takes, an integer beyond 64
 bits), and each of those used to surface as a 500. Here each is an `InputError` (422) naming
-the field; the services keep their own rules (what a template is, which decisions exist)."""
+the field; the services keep their own rules (what a template is, which decisions exist).
+The URL's integers are bounded here too: `BoundedInt` is the app's `<int:…>` converter
+(web/context.py registers it), `query_int` reads an integer query parameter."""
 from __future__ import annotations
 
 import math
 
 from flask import abort
+from werkzeug.routing import IntegerConverter
 
-from curator.core.errors import InputError, NotFound
+from curator.core.errors import N_, InputError, NotFound
 
 MAX_ID = 2**63 - 1  # the largest id a database integer holds; anything above names no row
 
@@ -55,6 +58,32 @@ def url_part(name: str, value: str, max_length: int) -> str:
     if len(value) > max_length:
         raise NotFound(f"no such {name}")
     return _encodable(name, value)
+
+
+class BoundedInt(IntegerConverter):
+    """The app's `<int:…>` converter: werkzeug's, bounded to what a database integer holds
+    (SQLite raises OverflowError beyond 2**63 - 1), so a larger number matches no route: 404."""
+
+    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = MAX_ID,
+                 signed: bool = False) -> None:
+        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+
+
+def query_int(name: str, default: int, low: int = 1, high: int = MAX_ID) -> int:
+    """An integer from the query string (absent or empty: `default`), in [low, high], else 422."""
+    from flask import request
+
+    raw = request.args.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if len(raw) <= 20 else None  # int() of a huge string is slow and may refuse
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise InputError(N_("%(name)s must be a whole number from %(low)s to %(high)s."),
+                         params={"name": name, "low": low, "high": high})
+    return value
 
 
 def row_id(value: int) -> int:

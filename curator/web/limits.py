@@ -1,10 +1,16 @@
-"""Rate limits on the doors that take a secret: signing in and accepting an invitation.
+"""Rate limits on the doors that take a secret: signing in, accepting an invitation, the
+account page's current password and an API token.
 
 Password guessing is limited twice: per submitted e-mail (the account: a slow guesser spread
 over many addresses still stops) and per client address (one address trying many accounts
 stops too). Every POST counts, right or wrong, so after the limit even the right password
 waits for the window: a guesser cannot tell a hit from a refusal. A breach answers 429 with
 `Retry-After` (JSON under /api/, the error page otherwise; web/errors.py).
+
+Two doors count only failures, each per account and/or per client address, and past the limit
+refuse every attempt too: a wrong current password on the account page (someone at an
+unattended browser guessing the password, to change it), and a refused API token (`Authorization:
+Bearer`, counted per address on the JSON API; requests without that header are not limited).
 
 The limiter is made per app (its counts live in the app's storage, `RATELIMIT_STORAGE_URI`;
 memory:// is per process, so several gunicorn workers need a shared one such as redis://).
@@ -15,10 +21,12 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Flask, request
+from flask import Flask, g, request
 from flask_limiter import Limiter
 
 LIMITED = ("auth.login", "auth.invite")  # the endpoints that check a password or spend an invitation
+PASSWORD_CHANGE = "auth.account"  # asks for the current password
+API = "api."  # the endpoints a Bearer token may authenticate (web/context.py)
 
 
 def client_address() -> str:
@@ -49,5 +57,36 @@ def init_limits(app: Flask) -> Limiter:
                                 methods=["POST"], scope="address")
     for endpoint in LIMITED:
         app.view_functions[endpoint] = per_address(per_account(app.view_functions[endpoint]))
+    _limit_failures(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter
+
+
+def signed_in_account() -> str:
+    """The account a signed-in request acts for (the account page changes only one's own password)."""
+    from flask_login import current_user
+
+    return "user:" + (str(current_user.id) if current_user.is_authenticated else "-")
+
+
+def _has_bearer() -> bool:
+    return request.headers.get("Authorization", "").startswith("Bearer ")
+
+
+def _limit_failures(app: Flask, limiter: Limiter) -> None:
+    """Wrong current passwords on the account page (per account and per address) and refused API
+    tokens (per address, shared by every API endpoint): only failures count (`deduct_when`,
+    flags the views set on `g`); once over, every attempt waits, the right one too."""
+    config = app.config
+    wrong_password = config.get("RATELIMIT_PASSWORD", "5/minute;20/hour")
+    failed = lambda response: bool(g.get("wrong_password"))  # noqa: E731
+    per_account = limiter.limit(wrong_password, key_func=signed_in_account, methods=["POST"],
+                                scope="password-account", deduct_when=failed)
+    per_address = limiter.limit(wrong_password, key_func=client_address, methods=["POST"],
+                                scope="password-address", deduct_when=failed)
+    app.view_functions[PASSWORD_CHANGE] = per_address(per_account(app.view_functions[PASSWORD_CHANGE]))
+    refused_token = limiter.shared_limit(config.get("RATELIMIT_TOKEN", "10/minute;50/hour"), scope="bearer",
+                                         key_func=client_address, exempt_when=lambda: not _has_bearer(),
+                                         deduct_when=lambda response: bool(g.get("token_refused")))
+    for endpoint in [e for e in app.view_functions if e.startswith(API)]:
+        app.view_functions[endpoint] = refused_token(app.view_functions[endpoint])
