@@ -125,6 +125,11 @@ def test_the_readers_refuse_each_link_on_their_own(tmp_path):
     (run / "es" / "P17.npz").symlink_to(run / "es" / "P36.npz")  # a link to a file inside the run: refused too
     with pytest.raises(RunError, match="P17.json: is a symbolic link"):
         read_stored(run, "es", "P17")
+    (run / "es" / "P17.json").unlink()
+    shutil.copy(run / "es" / "P36.json", run / "es" / "P17.json")  # a real index, its arrays a link
+    for read in (lambda: read_stored(run, "es", "P17"), lambda: load_relation(run / "es" / "P17.json")):
+        with pytest.raises(RunError, match=r"^\S+/es/P17.npz: is a symbolic link"):  # said as such, not "damaged"
+            read()
     shutil.rmtree(run / "ar")
     (run / "ar").symlink_to(run / "en", target_is_directory=True)
     with pytest.raises(RunError, match="r/ar: is a symbolic link"):  # the language folder is named

@@ -190,26 +190,28 @@ def read_stored(run: str | Path, language: str, relation: str) -> tuple[dict, di
     index = _read_json(index_file)
     if not isinstance(index, dict):
         raise RunError(f"{index_file}: expected a JSON object")
-    try:
-        with _open(arrays_file) as fh, np.load(fh) as npz:
-            return index, {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise RunError(f"{arrays_file}: damaged ({exc})") from None
+    with _open(arrays_file) as fh:  # a link is refused here, not reported as a damaged file
+        try:
+            with np.load(fh) as npz:
+                return index, {k: npz[k] for k in npz.files}
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+            raise RunError(f"{arrays_file}: damaged ({exc})") from None
 
 
 def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPredictions:
     arrays_file = index_file.with_suffix(".npz")
     if not arrays_file.exists():
         raise RunError(f"{arrays_file}: missing (its index {index_file.name} exists)")
-    try:
-        return _read_ours(index, arrays_file, with_ranking)
-    except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as exc:
-        raise RunError(f"{arrays_file}: does not match its index {index_file.name} or is damaged ({exc})") from None
+    with _open(arrays_file) as fh:  # a link is refused here, not reported as a damaged file
+        try:
+            return _read_ours(index, arrays_file, fh, with_ranking)
+        except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as exc:
+            raise RunError(f"{arrays_file}: does not match its index {index_file.name} or is damaged ({exc})") from None
 
 
-def _read_ours(index: dict, arrays_file: Path, with_ranking: bool) -> RelationPredictions:
+def _read_ours(index: dict, arrays_file: Path, fh: BinaryIO, with_ranking: bool) -> RelationPredictions:
     T, D = len(index["templates"]), len(index["subjects"])
-    with _open(arrays_file) as fh, np.load(fh) as npz:
+    with np.load(fh) as npz:
         missing = {"predicted", "gold"} - set(npz.files)
         if missing:
             raise RunError(f"{arrays_file}: no column {sorted(missing)[0]!r}")
