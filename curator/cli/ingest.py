@@ -39,7 +39,7 @@ def ingest_pararel_cmd(ctx: Context, src: str) -> None:
     from curator.ingest.pararel import ingest_pararel
 
     with transaction(ctx.sessions()) as session:
-        s = ingest_pararel(session, open_source(src, ctx.settings.fetch_timeout), progress=progress())
+        s = ingest_pararel(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress())
     click.echo(f"ParaRel: {s.relations} relations, {s.patterns} patterns stored"
                f" ({s.skipped_unchanged} files unchanged)")
 
@@ -53,7 +53,7 @@ def ingest_mlama_cmd(ctx: Context, src: str) -> None:
     from curator.ingest.mlama import ingest_mlama
 
     with transaction(ctx.sessions()) as session:
-        s = ingest_mlama(session, open_source(src, ctx.settings.fetch_timeout))
+        s = ingest_mlama(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes))
     click.echo(f"mLAMA: {s.templates} templates of ParaRel relations in {len(s.languages)} languages stored"
                f" ({s.skipped_relations} lines of other relations skipped, {s.skipped_unchanged} files unchanged)")
 
@@ -69,7 +69,7 @@ def ingest_translations_cmd(ctx: Context, src: str, trusted: str) -> None:
     from curator.ingest.translations import ingest_translations
 
     with transaction(ctx.sessions()) as session:
-        s = ingest_translations(session, open_source(src, ctx.settings.fetch_timeout), trusted=trusted, progress=progress())
+        s = ingest_translations(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), trusted=trusted, progress=progress())
     click.echo(f"translations: {s.files} files from {len(s.systems)} systems in {len(s.languages)} languages"
                f" ({s.skipped_unchanged} unchanged); {s.lines} lines stored, {s.valid} valid, {s.repaired} repaired")
     for reason, n in s.reasons.most_common(5):
@@ -86,7 +86,7 @@ def ingest_tuples_cmd(ctx: Context, src: str) -> None:
     from curator.core.formats.sources import open_source
     from curator.ingest.tuples import import_tuples
 
-    s = import_tuples(ctx.sessions(), open_source(src, ctx.settings.fetch_timeout), progress=progress())
+    s = import_tuples(ctx.sessions(), open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress())
     click.echo(f"tuples: {s.files} files, {len(s.languages)} languages, {len(s.relations)} relations"
                f" ({s.skipped_unchanged} unchanged); {s.rows} rows stored"
                + (f"; {s.raw_files} raw files, {s.from_english} rows without a label in their language kept aside"

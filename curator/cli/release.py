@@ -118,7 +118,7 @@ def release_import(ctx: Context, src: str, name: str) -> None:
     from curator.release.versions import import_release
 
     with transaction(ctx.sessions()) as session:
-        s = import_release(session, open_source(src, ctx.settings.fetch_timeout), name, progress=progress())
+        s = import_release(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), name, progress=progress())
     _echo_version(s)
 
 

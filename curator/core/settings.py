@@ -22,6 +22,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's write lock       | 30                   |
 | CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
 | CURATOR_FETCH_TIMEOUT            | seconds an import may spend on one file over HTTP     | 600                  |
+| CURATOR_FETCH_MAX_BYTES          | bytes one file over HTTP may have, on the wire and decompressed | 67108864 (64 MiB) |
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
 | CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
 """
@@ -55,6 +56,9 @@ class Settings:
     ratelimit_password: str = "5/minute;20/hour"  # wrong current passwords on the account page
     ratelimit_token: str = "10/minute;50/hour"  # refused API tokens from one address
     fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
+    # bytes per file of a URL source, on the wire and decompressed (an endless stream or a gzip bomb
+    # is cut off): 250x the largest real file (253 KiB), and a file at the limit parses in < 1 GB
+    fetch_max_bytes: int = 64 << 20
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -69,6 +73,9 @@ class Settings:
         fetch_timeout = _number(env, "CURATOR_FETCH_TIMEOUT", 600.0, float, "seconds")
         if fetch_timeout == 0:
             raise InputError("CURATOR_FETCH_TIMEOUT", "expected seconds > 0, not 0")
+        fetch_max_bytes = _number(env, "CURATOR_FETCH_MAX_BYTES", 64 << 20, int, "a number of bytes")
+        if fetch_max_bytes == 0:
+            raise InputError("CURATOR_FETCH_MAX_BYTES", "expected a number of bytes > 0, not 0")
         settings = cls(
             database_url=env.get("CURATOR_DATABASE_URL") or f"sqlite:///{instance / 'curator.sqlite'}",
             instance_path=instance,
@@ -87,6 +94,7 @@ class Settings:
             ratelimit_password=env.get("CURATOR_RATELIMIT_PASSWORD") or "5/minute;20/hour",
             ratelimit_token=env.get("CURATOR_RATELIMIT_TOKEN") or "10/minute;50/hour",
             fetch_timeout=fetch_timeout,
+            fetch_max_bytes=fetch_max_bytes,
             translation={k: v for k, v in env.items()
                          if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
                          and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")},

@@ -4,7 +4,9 @@ cheap signature that changes whenever a run's files do (the key of every cache).
 A run is opened by name only inside the runs folder (CURATOR_RUNS_DIR): the name must be a
 plain folder name (no `..`, separator or leading dot), and the folder it resolves to — after
 following symlinks — must still be inside the runs folder, so a link planted there cannot
-serve files from elsewhere. `inside` is the one test; every lookup by name uses it."""
+serve files from elsewhere. `inside` is the one test; every lookup by name uses it. Inside a
+run nothing may be a symbolic link (runs.check_links): a run holding one is not served (404),
+is listed with the reason instead of its counts, and never counts as the latest run."""
 from __future__ import annotations
 
 import datetime as dt
@@ -12,7 +14,7 @@ import re
 from pathlib import Path
 
 from curator.core.errors import InputError
-from curator.core.formats.runs import RunError, is_run, run_info
+from curator.core.formats.runs import RUN_INFO, RunError, check_links, is_run, run_info
 
 PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
@@ -25,13 +27,22 @@ def inside(root: str | Path, path: str | Path) -> bool:
         return False
 
 
+def _without_links(path: Path) -> bool:
+    try:
+        check_links(path)
+    except RunError:
+        return False
+    return True
+
+
 def resolve_run(runs_dir: str | Path, name: str) -> Path | None:
-    """The run folder called `name`, or None: only a plain sub-folder name is looked up, and
-    only when it resolves inside the runs folder (a symlink to elsewhere is not a run here)."""
+    """The run folder called `name`, or None: only a plain sub-folder name is looked up, only
+    when it resolves inside the runs folder (a symlink to elsewhere is not a run here), and
+    only when nothing inside it is a symbolic link."""
     if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
         return None
     path = Path(runs_dir) / name
-    return path if inside(runs_dir, path) and is_run(path) else None
+    return path if inside(runs_dir, path) and is_run(path) and _without_links(path) else None
 
 
 def open_run(runs_dir: str | Path, name: str) -> Path:
@@ -44,6 +55,7 @@ def open_run(runs_dir: str | Path, name: str) -> Path:
         raise InputError(str(path), f"refused: it leads outside the runs folder {runs_dir}")
     if not is_run(path):
         raise InputError(str(path), "not a probe run")
+    check_links(path)
     return path
 
 
@@ -64,9 +76,10 @@ def _iso(ns: int) -> str:
 
 
 def created(run: Path) -> str:
-    """When the run was (last) written: run.json's mtime, else the folder's."""
-    info = run / "run.json"
-    return _iso((info if info.exists() else run).stat().st_mtime_ns)
+    """When the run was (last) written: run.json's mtime, else the folder's (a linked run.json's
+    time is another file's)."""
+    info = run / RUN_INFO
+    return _iso((info if info.exists() and not info.is_symlink() else run).stat().st_mtime_ns)
 
 
 def list_runs(runs_dir: str | Path) -> list[dict]:
@@ -79,12 +92,18 @@ def list_runs(runs_dir: str | Path) -> list[dict]:
         if not PLAIN_NAME.fullmatch(path.name) or not inside(root, path) or not is_run(path):
             continue
         try:
-            info, error = run_info(path), None
+            check_links(path)  # a run holding a link is listed with the reason, its files unread
         except RunError as exc:
-            info, error = {}, str(exc)
-        languages = [d.name for d in _prediction_dirs(path) if any(d.glob("*.json"))]
+            info, error, languages = {}, str(exc), []
+        else:
+            try:
+                info, error = run_info(path), None
+            except RunError as exc:
+                info, error = {}, str(exc)
+            languages = [d.name for d in _prediction_dirs(path) if any(d.glob("*.json"))]
         relations = {f.stem for lang in languages for f in (path / lang).glob("*.json")}
-        stamp = (path / "run.json") if (path / "run.json").exists() else path
+        info_file = path / RUN_INFO
+        stamp = info_file if info_file.exists() and not info_file.is_symlink() else path
         rows.append({"name": path.name, "model": info.get("model"), "release": info.get("release"),
                      "languages": len(languages), "relations": len(relations), "created": created(path),
                      "mtime": stamp.stat().st_mtime_ns, "error": error})
@@ -98,8 +117,8 @@ def latest_run(runs_dir: str | Path) -> Path | None:
         return None
     best: tuple[int, str] | None = None
     for path in root.iterdir():
-        info = path / "run.json"
-        if PLAIN_NAME.fullmatch(path.name) and inside(root, path) and info.is_file():
+        info = path / RUN_INFO
+        if PLAIN_NAME.fullmatch(path.name) and inside(root, path) and info.is_file() and not info.is_symlink():
             key = (info.stat().st_mtime_ns, path.name)
             best = key if best is None or key > best else best
     return root / best[1] if best else None

@@ -11,16 +11,26 @@ Writing: `save_relation` (arrays, then index, each atomically) and `write_run_in
 folder, a `filelock` lock released by the system if the process dies) for as long as it
 writes, so two `curator probe` processes never interleave their files in one folder.
 Readers take no lock: every file is replaced whole, so they see old or new, never half.
+
+Nothing inside a run may be a symbolic link: a language folder, prediction file or run.json
+that links elsewhere would make a reader (the CLI, the web app's probe pages) read a file
+outside the run. `check_links` refuses a run holding any link (`relation_files`, the listing
+every reader of predictions starts from, and the web app's `resolve_run` call it), and each
+file is opened through `_open`, which refuses a link as the file (O_NOFOLLOW: no window
+between the check and the open) or as its language folder. The run folder itself may be a
+link on the command line (the path a user types is theirs); the web app only serves one that
+resolves inside its runs folder (run_catalog.py).
 """
 from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 import numpy as np
 
@@ -87,6 +97,55 @@ class RelationPredictions:
         return self.predicted.shape
 
 
+LINK_REFUSED = "is a symbolic link; links inside a run are refused, so nothing outside the run is read"
+
+
+def _link_error(path: Path) -> RunError:
+    return RunError(f"{path}: {LINK_REFUSED}")
+
+
+def check_links(run: str | Path) -> None:
+    """Refuse a run holding a symbolic link anywhere inside it (files and folders, at any depth).
+    `os.scandir` reports links without following them and without a stat per entry, so this
+    costs one directory read per folder (a run has its own and one per language)."""
+    folders = [Path(run)]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in sorted(entries, key=lambda e: e.name):
+                    if entry.is_symlink():
+                        raise _link_error(Path(entry.path))
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(Path(entry.path))
+        except OSError as exc:
+            raise RunError(f"{folder}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _open(path: Path, in_language_folder: bool = True) -> BinaryIO:
+    """`path` opened for reading, refused (RunError) when it or, for a prediction file, its
+    language folder is a symbolic link. The file is opened with O_NOFOLLOW where the system
+    has it, so a link planted after a check is refused too."""
+    if path.is_symlink() or (in_language_folder and path.parent.is_symlink()):
+        raise _link_error(path if path.is_symlink() else path.parent)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        if path.is_symlink():  # ELOOP: it became a link after the check above
+            raise _link_error(path) from None
+        raise RunError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return os.fdopen(fd, "rb")
+
+
+def _read_bytes(path: Path, in_language_folder: bool = True) -> bytes:
+    """The whole file, through `_open` (links refused)."""
+    with _open(path, in_language_folder) as fh:
+        try:
+            return fh.read()
+        except OSError as exc:
+            raise RunError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
 def is_run(path: str | Path) -> bool:
     """A run folder: run.json, or a language folder of predictions. A folder of runs (the
     `curator probe --model A --model B` layout, `<model>/run.json`) is not one."""
@@ -94,12 +153,13 @@ def is_run(path: str | Path) -> bool:
     return path.is_dir() and ((path / RUN_INFO).exists() or any(p.name != RUN_INFO for p in path.glob("*/*.json")))
 
 
-def _read_json(path: Path):
+def _read_json(path: Path, in_language_folder: bool = True):
+    data = _read_bytes(path, in_language_folder)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(data.decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise RunError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise RunError(f"{path}: cannot be read ({exc})") from None
 
 
@@ -107,8 +167,8 @@ def run_info(path: str | Path) -> dict:
     """run.json of one of our runs; a minimal stand-in for an imported or foreign one."""
     path = Path(path)
     info_file = path / RUN_INFO
-    if info_file.exists():
-        info = _read_json(info_file)
+    if info_file.exists() or info_file.is_symlink():
+        info = _read_json(info_file, in_language_folder=False)
         if not isinstance(info, dict):
             raise RunError(f"{info_file}: expected a JSON object")
         return info
@@ -130,26 +190,28 @@ def read_stored(run: str | Path, language: str, relation: str) -> tuple[dict, di
     index = _read_json(index_file)
     if not isinstance(index, dict):
         raise RunError(f"{index_file}: expected a JSON object")
-    try:
-        with np.load(arrays_file) as npz:
-            return index, {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise RunError(f"{arrays_file}: damaged ({exc})") from None
+    with _open(arrays_file) as fh:  # a link is refused here, not reported as a damaged file
+        try:
+            with np.load(fh) as npz:
+                return index, {k: npz[k] for k in npz.files}
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+            raise RunError(f"{arrays_file}: damaged ({exc})") from None
 
 
 def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPredictions:
     arrays_file = index_file.with_suffix(".npz")
     if not arrays_file.exists():
         raise RunError(f"{arrays_file}: missing (its index {index_file.name} exists)")
-    try:
-        return _read_ours(index, arrays_file, with_ranking)
-    except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as exc:
-        raise RunError(f"{arrays_file}: does not match its index {index_file.name} or is damaged ({exc})") from None
+    with _open(arrays_file) as fh:  # a link is refused here, not reported as a damaged file
+        try:
+            return _read_ours(index, arrays_file, fh, with_ranking)
+        except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as exc:
+            raise RunError(f"{arrays_file}: does not match its index {index_file.name} or is damaged ({exc})") from None
 
 
-def _read_ours(index: dict, arrays_file: Path, with_ranking: bool) -> RelationPredictions:
+def _read_ours(index: dict, arrays_file: Path, fh: BinaryIO, with_ranking: bool) -> RelationPredictions:
     T, D = len(index["templates"]), len(index["subjects"])
-    with np.load(arrays_file) as npz:
+    with np.load(fh) as npz:
         missing = {"predicted", "gold"} - set(npz.files)
         if missing:
             raise RunError(f"{arrays_file}: no column {sorted(missing)[0]!r}")
@@ -228,14 +290,13 @@ def _load_mpararel(path: Path, data: dict, language: str, relation: str) -> Rela
 
 def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredictions:
     path = Path(path)
+    raw = _read_bytes(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise RunError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
     except UnicodeDecodeError:
         raise RunError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise RunError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     language, relation = path.parent.name, path.stem
     if isinstance(data, dict) and "templates" in data and "candidates" in data and "format" in data:
         for field in ("language", "relation", "subjects", "objects"):
@@ -282,10 +343,12 @@ def import_mpararel(src: str | Path, out: str | Path) -> int:
 
 def relation_files(run: str | Path, languages: list[str] | None = None,
                    relations: list[str] | None = None) -> list[tuple[str, str]]:
-    """(language, relation) of every prediction file in a run folder, sorted."""
+    """(language, relation) of every prediction file in a run folder, sorted; a run holding a
+    symbolic link is refused before any name is listed (check_links)."""
     run = Path(run)
     if not run.is_dir():
         raise RunError(f"{run}: not a folder")
+    check_links(run)
     found = [(lang_dir.name, stem)
              for lang_dir in sorted(p for p in run.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
              if not languages or lang_dir.name in languages

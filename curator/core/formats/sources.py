@@ -9,13 +9,18 @@ a listing) is refused if a part is empty, `.`, `..` or holds a backslash, and ov
 fetched — redirects included — must have the base URL's scheme, host and port and a path
 under the base path. A file over HTTP has a total time limit (CURATOR_FETCH_TIMEOUT, default
 600 s), not only a per-read timeout, so a server that trickles bytes cannot hold an import
-for ever.
+for ever, and a size limit (CURATOR_FETCH_MAX_BYTES, default 64 MiB), counted both on the wire
+and once decompressed, so a server that streams without end or a small gzip that inflates to
+gigabytes stops at the limit instead of filling memory. The body goes to a temporary file
+(in memory up to 1 MiB, then on disk in the system's temporary folder) while it arrives and
+is read back once whole: one copy of a file, never more than the limit, is held.
 """
 from __future__ import annotations
 
 import json
 import posixpath
 import re
+import tempfile
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,6 +32,12 @@ from curator.core.errors import InputError
 
 TIMEOUT = 30  # seconds to connect, and between two reads
 FETCH_LIMIT = 600.0  # seconds for a whole file (CURATOR_FETCH_TIMEOUT)
+# bytes per file, on the wire and decompressed (CURATOR_FETCH_MAX_BYTES): the largest real file,
+# mpararel/tuples/my/P530.jsonl, is 253 KiB, so 64 MiB leaves 250x headroom while a file at the
+# limit still parses in well under 1 GB (JSON Lines take about 3x their size once parsed)
+FETCH_MAX_BYTES = 64 << 20
+SPOOL = 1 << 20  # a body above this many bytes goes to disk while it arrives
+CHUNK = 1 << 16  # bytes asked of the connection per read (urllib3 >= 2.6 caps the decompressed output too)
 MAX_REDIRECTS = 5
 
 
@@ -98,11 +109,13 @@ class _Links(HTMLParser):
 class HttpSource(Source):
     MAX_DEPTH = 4
 
-    def __init__(self, url: str, session: requests.Session | None = None, limit: float | None = None):
+    def __init__(self, url: str, session: requests.Session | None = None, limit: float | None = None,
+                 max_bytes: int | None = None):
         self.base = url if url.endswith("/") else url + "/"
         self.location = self.base
         self.http = session or requests.Session()
         self.limit = FETCH_LIMIT if limit is None else float(limit)
+        self.max_bytes = FETCH_MAX_BYTES if max_bytes is None else int(max_bytes)
         base = urlsplit(self.base)
         self._origin = (base.scheme.lower(), base.hostname, base.port)
         self._base_path = posixpath.normpath(unquote(base.path)).rstrip("/") + "/"
@@ -117,7 +130,7 @@ class HttpSource(Source):
 
     def _fetch(self, url: str, what: str, missing_ok: bool = False) -> bytes | None:
         """The body of `url` (None when `missing_ok` and the answer is not 200), following
-        redirects only inside the base, within `self.limit` seconds in all."""
+        redirects only inside the base, within `self.limit` seconds and `self.max_bytes` bytes."""
         deadline = time.monotonic() + self.limit
         per_read = min(TIMEOUT, self.limit)
         for _ in range(MAX_REDIRECTS + 1):
@@ -131,24 +144,46 @@ class HttpSource(Source):
                         if missing_ok:
                             return None
                         raise InputError(url, f"HTTP {response.status_code} while fetching {what}")
+                    self._check_announced(response, url)
                     return self._body(response, url, deadline)
             except requests.RequestException as exc:
                 raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
         raise InputError(url, f"more than {MAX_REDIRECTS} redirects while fetching {what}")
 
+    def _too_large(self, url: str, how: str) -> InputError:
+        return InputError(url, f"stopped: {how} than the limit of {self.max_bytes} bytes per file "
+                               "(CURATOR_FETCH_MAX_BYTES)")
+
+    def _check_announced(self, response: requests.Response, url: str) -> None:
+        """Refuse before reading a body the server announces above the limit."""
+        try:
+            announced = int(response.headers.get("content-length", ""))
+        except ValueError:
+            return  # none, or a garbled one: the bytes are counted as they come
+        if announced > self.max_bytes:
+            raise self._too_large(url, f"the server announces {announced} bytes, more")
+
     def _body(self, response: requests.Response, url: str, deadline: float) -> bytes:
-        chunks = []
-        while True:
-            if time.monotonic() > deadline:
-                raise InputError(url, f"stopped after {self.limit:g} s in all (CURATOR_FETCH_TIMEOUT): "
-                                      "the server sends too slowly")
-            try:
-                chunk = response.raw.read1(1 << 16, decode_content=True)  # returns what has arrived
-            except Exception as exc:  # urllib3's timeouts and protocol errors
-                raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
+        """The decoded body, spooled to a temporary file while it arrives; stopped as soon as
+        the bytes on the wire (`raw.tell()`) or the bytes decompressed pass `self.max_bytes`."""
+        raw = response.raw
+        with tempfile.SpooledTemporaryFile(max_size=SPOOL) as spool:
+            while True:
+                if time.monotonic() > deadline:
+                    raise InputError(url, f"stopped after {self.limit:g} s in all (CURATOR_FETCH_TIMEOUT): "
+                                          "the server sends too slowly")
+                try:
+                    chunk = raw.read1(CHUNK, decode_content=True)  # returns what has arrived
+                except Exception as exc:  # urllib3's timeouts and protocol errors
+                    raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
+                if not chunk:
+                    spool.seek(0)
+                    return spool.read()
+                decoded = spool.tell() + len(chunk)
+                if raw.tell() > self.max_bytes or decoded > self.max_bytes:
+                    inflated = raw.tell() <= self.max_bytes  # a gzip small on the wire
+                    raise self._too_large(url, "the file is larger" + (" once decompressed" if inflated else ""))
+                spool.write(chunk)
 
     def files(self, suffix: str = ".jsonl") -> list[str]:
         manifest = self._manifest()
@@ -202,11 +237,13 @@ class HttpSource(Source):
         return self.base + "/".join(requests.utils.quote(part) for part in path.split("/"))
 
 
-def open_source(location: str | Path, fetch_timeout: float | None = None) -> Source:
-    """A folder or an http(s) URL; `fetch_timeout` is the total seconds per file over HTTP."""
+def open_source(location: str | Path, fetch_timeout: float | None = None,
+                fetch_max_bytes: int | None = None) -> Source:
+    """A folder or an http(s) URL; over HTTP, `fetch_timeout` is the total seconds and
+    `fetch_max_bytes` the most bytes (on the wire, and decompressed) per file."""
     text = str(location)
     if re.match(r"^https?://", text, re.I):
-        return HttpSource(text, limit=fetch_timeout)
+        return HttpSource(text, limit=fetch_timeout, max_bytes=fetch_max_bytes)
     return FolderSource(text)
 
 
