@@ -115,11 +115,17 @@ def _rules_text(rules: dict | None) -> str:
 def release_import(ctx: Context, src: str, name: str) -> None:
     """Load a release in mParaRel layout (patterns/ + tuples/) from a folder or URL."""
     from curator.core.formats.sources import open_source
+    from curator.core.text import InvisibleTally
     from curator.release.versions import import_release
 
+    tally = InvisibleTally()
     with transaction(ctx.sessions()) as session:
-        s = import_release(session, open_source(src, ctx.settings.fetch_timeout), name, progress=progress())
+        s = import_release(session, open_source(src, ctx.settings.fetch_timeout), name, progress=progress(),
+                           tally=tally)
     _echo_version(s)
+    if tally:  # kept as they are; shown marked on the review pages (core/text.py)
+        for line in tally.report(limit=20):
+            click.echo(line)
 
 
 @release.command("export")
@@ -165,9 +171,13 @@ def stats(directory: str, as_json: bool, plot: str | None) -> None:
     result = dataset_stats(directory)  # a broken file is a ReleaseError naming file and line
     info = read_manifest(directory) or {}
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps({**result.to_dict(), "invisible_characters": result.invisible.to_dict()},
+                              indent=2, ensure_ascii=False))
     else:
         click.echo(format_stats(result))
+        # kept as they are (core/text.py); counted per file so they can be found and amended away
+        for line in result.invisible.report():
+            click.echo(line)
         for line in review_section(info.get("review"), info.get("policy")):
             click.echo(line)
     if plot:
