@@ -97,6 +97,10 @@ def test_import_then_export_is_byte_identical(cli, sessions, published, tmp_path
     again = tree_bytes(tmp_path / "again")
     original = tree_bytes(published)
     assert {k: v for k, v in again.items() if k.startswith(("patterns/", "tuples/"))} == original
+    # printed to a terminal, they are marked: an override must not reorder the line
+    out = cli("release", "diff", "v0", "pub").output
+    assert "  + [X] nació en⟨LRM⟩ [Y]" in out and "  + ⟨RLE⟩[X] vino al mundo en [Y]⟨PDF⟩" in out
+    assert not any(ch in out for ch in NAMES)
 
 
 def test_probe_runs_on_it(cli, published, bert, tmp_path):

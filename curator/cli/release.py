@@ -10,6 +10,7 @@ from curator.cli.common import Context, list_option, pass_ctx, progress
 from curator.core.db import reading, transaction
 from curator.core.enums import Policy, values
 from curator.core.errors import InputError
+from curator.core.text import visible  # templates printed with their invisible characters marked
 
 
 @click.group()
@@ -67,11 +68,11 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
                    + ("  — DROPPED (fewer than 2 templates)" if p.dropped else ""))
         for k in p.kept:
             if k.checked:
-                click.echo(f"  ✓ {k.pattern}   (checked by a human)")
+                click.echo(f"  ✓ {visible(k.pattern)}   (checked by a human)")
         for r in p.removed:
-            click.echo(f"  - {r['pattern']}   ({', '.join(r['decisions'])})")
+            click.echo(f"  - {visible(r['pattern'])}   ({', '.join(r['decisions'])})")
         for a in p.added:
-            click.echo(f"  + {a.pattern}   ({a.origin})")
+            click.echo(f"  + {visible(a.pattern)}   ({a.origin})")
 
 
 @release.command("diff")
@@ -95,11 +96,11 @@ def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
         note = " (new relation)" if d.relation_added else " (relation dropped)" if d.relation_removed else ""
         click.echo(f"{d.language}/{d.relation}{note}")
         for p in d.removed:
-            click.echo(f"  - {p}")
+            click.echo(f"  - {visible(p)}")
         for p in d.added:
-            click.echo(f"  + {p}")
+            click.echo(f"  + {visible(p)}")
         for p in d.newly_checked:
-            click.echo(f"  ✓ {p}")
+            click.echo(f"  ✓ {visible(p)}")
 
 
 def _rules_text(rules: dict | None) -> str:

@@ -112,6 +112,12 @@ def parts(text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+def visible(text: str) -> str:
+    """`text` with each invisible character written as its marker (`⟨LRM⟩`): for a terminal,
+    where a U+202E RIGHT-TO-LEFT OVERRIDE in a printed template would reorder the line."""
+    return "".join(chunk if short is None else f"⟨{short}⟩" for chunk, short in parts(text))
+
+
 @dataclass
 class FileCount:
     """The invisible characters of one file: per character, and the lines holding any."""
