@@ -38,6 +38,13 @@ def test_the_character_rule():
     assert invisible_characters("\u202b[X]\u200e\u200e [Y]\u202c") == {"\u202b": 1, "\u200e": 2, "\u202c": 1}
     assert parts("[X]\u200b [Y]") == [("[X]", None), ("\u200b", "ZWSP"), (" [Y]", None)]
     assert parts("a\U000e0001") == [("a", None), ("\U000e0001", "U+E0001")]
+    # the quick pass that spares `curator stats` parsing every tuples file
+    from curator.core.formats.release import may_hold_invisible
+
+    assert not may_hold_invisible(b'{"obj_label": "Par\\u00eds", "x": "\xc3\xa9"}\r\n\t\n')
+    for data in (b'{"obj_label": "x\\u200e"}\n', '{"obj_label": "x\u200e"}\n'.encode(), b'{"a": "\\t"}\n',
+                 b'{"a": "\x7f"}\n'):
+        assert may_hold_invisible(data), data
     tally = InvisibleTally()
     tally.add("f.jsonl", 3, "a\u200bb\u200b", "c\u200e")
     tally.add("f.jsonl", 7, "plain")

@@ -100,9 +100,9 @@ def may_hold_invisible(data: bytes) -> bool:
     line ends and JSON's own whitespace) and none as a JSON escape. A quick pass over the bytes
     (the published tuples are 150 MB), so only the few files that may are parsed."""
     text = data.decode("utf-8-sig", errors="replace")
-    if not (text.isascii() and (text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable())):
-        if any(is_invisible(ch) for ch in set(text) - {"\n", "\r", "\t"}):
-            return True
+    # raw: outside ASCII, or DEL (ASCII's other controls are not JSON inside a string)
+    if (not text.isascii() or "\x7f" in text) and any(is_invisible(ch) for ch in set(text) - {"\n", "\r", "\t"}):
+        return True
     for escape in set(_ESCAPE.findall(text)):
         ch = _SHORT_ESCAPES.get(escape) or chr(int(escape[1:], 16))
         if is_invisible(ch):
