@@ -28,14 +28,25 @@ def _line(obj: dict) -> str:
 
 
 # ---------------------------------------------------------------- 6: control and format characters
-def test_pararel_pattern_with_an_override_character_is_refused(cli, engine, loaded):
+def test_pararel_pattern_with_an_override_character_is_kept_and_counted(cli, engine, sessions, loaded):
+    """Published patterns are data: an invisible character is kept as it is and reported, never
+    refused (issue 25); only NUL, which no database text column holds, is refused."""
+    from curator.core.models import EnglishPattern
+
     target = loaded / "pararel" / "patterns" / "P19.jsonl"
     lines = target.read_text(encoding="utf-8").splitlines()
     lines[1] = json.dumps({**json.loads(lines[1]), "pattern": f"[X] is originally from {RLO}[Y]"})
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = cli("ingest", "pararel", loaded / "pararel" / "patterns").output
+    assert "invisible characters kept: 1 line in 1 file (U+202E RIGHT-TO-LEFT OVERRIDE 1)" in out
+    assert f"{target}: line 2: U+202E RIGHT-TO-LEFT OVERRIDE ×1" in out
+    with sessions() as s:
+        assert f"[X] is originally from {RLO}[Y]" in s.scalars(select(EnglishPattern.pattern))
+
+    lines[1] = json.dumps({**json.loads(lines[1]), "pattern": "[X] is originally from\x00 [Y]"})
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = _fails(cli, engine, "ingest", "pararel", loaded / "pararel" / "patterns")
-    assert f"{target}, line 2: field 'pattern': " in out
-    assert "contains U+202E RIGHT-TO-LEFT OVERRIDE, a control/format character" in out
+    assert f"{target}, line 2: field 'pattern': contains U+0000 NULL, which a database text column cannot hold" in out
 
 
 def test_mt_line_with_a_control_character_is_kept_invalid_with_the_reason(cli, engine, sessions, loaded):
@@ -55,19 +66,31 @@ def test_mt_line_with_a_control_character_is_kept_invalid_with_the_reason(cli, e
         assert not any(RLO in t for t in s.scalars(select(Template.text)))
 
 
-def test_mlama_and_release_templates_with_control_characters_are_refused(cli, engine, loaded, tmp_path):
+def test_mlama_and_release_templates_keep_invisible_characters_but_not_nul(cli, engine, sessions, loaded, tmp_path):
+    from curator.core.models import MlamaTemplate, VersionPattern
+
     mlama = tmp_path / "mlama" / "es" / "templates.jsonl"
     mlama.parent.mkdir(parents=True)
-    mlama.write_text(_line({"relation": "P19", "template": "[X] nació en [Y]"})
+    mlama.write_text(_line({"relation": "P19", "template": "[X] nació en\u200e [Y]"})
                      + _line({"relation": "P36", "template": "[X]\x00 es la capital de [Y]"}), encoding="utf-8")
     out = _fails(cli, engine, "ingest", "mlama", tmp_path / "mlama")
     assert f"{mlama}, line 2: field 'template': contains U+0000 NULL" in out
+    mlama.write_text(_line({"relation": "P19", "template": "[X] nació en\u200e [Y]"}), encoding="utf-8")
+    out = cli("ingest", "mlama", tmp_path / "mlama").output
+    assert f"{mlama}: line 1: U+200E LEFT-TO-RIGHT MARK ×1" in out
+    with sessions() as s:
+        assert s.scalars(select(MlamaTemplate.template)).all() == ["[X] nació en\u200e [Y]"]
 
     release = tmp_path / "release" / "patterns" / "es" / "P19.jsonl"
     release.parent.mkdir(parents=True)
-    release.write_text(_line({"pattern": "[X] nació\u200b en [Y]"}), encoding="utf-8")
+    release.write_text(_line({"pattern": "[X] nació\x00 en [Y]"}), encoding="utf-8")
     out = _fails(cli, engine, "release", "import", tmp_path / "release", "--version", "bad")
-    assert f"{release}, line 1: field 'pattern': contains U+200B ZERO WIDTH SPACE" in out
+    assert f"{release}, line 1: field 'pattern': contains U+0000 NULL" in out
+    release.write_text(_line({"pattern": "[X] nació\u200b en [Y]"}), encoding="utf-8")
+    out = cli("release", "import", tmp_path / "release", "--version", "good").output
+    assert "patterns/es/P19.jsonl: line 1: U+200B ZERO WIDTH SPACE ×1" in out
+    with sessions() as s:
+        assert s.scalars(select(VersionPattern.pattern)).all() == ["[X] nació\u200b en [Y]"]
 
 
 def test_review_refuses_invisible_characters_but_keeps_zwnj_and_zwj(review_app, sessions):

@@ -200,7 +200,8 @@ def test_stats_json_keys(cli, tmp_path):
     stats = json.loads(cli("stats", tmp_path / "rel", "--json").output)
     assert list(stats) == ["languages", "avg_relations", "avg_total_patterns", "min_patterns_in_relation",
                            "max_patterns_in_relation", "avg_patterns_in_relation", "avg_string_distance",
-                           "phrases_per_language"]
+                           "phrases_per_language", "invisible_characters"]
+    assert stats["invisible_characters"] == {"lines": 0, "files": 0, "characters": {}, "per_file": {}}
     assert stats["languages"] == ["ar", "el", "en", "es"]
     assert stats["phrases_per_language"]["es"] == sum(
         len((tmp_path / "rel" / "patterns" / "es" / f"{r}.jsonl").read_text().splitlines()) * 10

@@ -42,6 +42,7 @@ def ingest_pararel_cmd(ctx: Context, src: str) -> None:
         s = ingest_pararel(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress())
     click.echo(f"ParaRel: {s.relations} relations, {s.patterns} patterns stored"
                f" ({s.skipped_unchanged} files unchanged)")
+    _echo_invisible(s.invisible)
 
 
 @ingest.command("mlama")
@@ -56,6 +57,7 @@ def ingest_mlama_cmd(ctx: Context, src: str) -> None:
         s = ingest_mlama(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes))
     click.echo(f"mLAMA: {s.templates} templates of ParaRel relations in {len(s.languages)} languages stored"
                f" ({s.skipped_relations} lines of other relations skipped, {s.skipped_unchanged} files unchanged)")
+    _echo_invisible(s.invisible)
 
 
 @ingest.command("translations")
@@ -91,6 +93,14 @@ def ingest_tuples_cmd(ctx: Context, src: str) -> None:
                f" ({s.skipped_unchanged} unchanged); {s.rows} rows stored"
                + (f"; {s.raw_files} raw files, {s.from_english} rows without a label in their language kept aside"
                   if s.raw_files else ""))
+    _echo_invisible(s.invisible)
+
+
+def _echo_invisible(tally) -> None:
+    """Invisible characters kept from a dataset (core/text.py), per file, when there are any."""
+    if tally:
+        for line in tally.report(limit=20):
+            click.echo(line)
 
 
 # ---------------------------------------------------------------- candidates

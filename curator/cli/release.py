@@ -10,6 +10,7 @@ from curator.cli.common import Context, list_option, pass_ctx, progress
 from curator.core.db import reading, transaction
 from curator.core.enums import Policy, values
 from curator.core.errors import InputError
+from curator.core.text import visible  # templates printed with their invisible characters marked
 
 
 @click.group()
@@ -67,11 +68,11 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
                    + ("  — DROPPED (fewer than 2 templates)" if p.dropped else ""))
         for k in p.kept:
             if k.checked:
-                click.echo(f"  ✓ {k.pattern}   (checked by a human)")
+                click.echo(f"  ✓ {visible(k.pattern)}   (checked by a human)")
         for r in p.removed:
-            click.echo(f"  - {r['pattern']}   ({', '.join(r['decisions'])})")
+            click.echo(f"  - {visible(r['pattern'])}   ({', '.join(r['decisions'])})")
         for a in p.added:
-            click.echo(f"  + {a.pattern}   ({a.origin})")
+            click.echo(f"  + {visible(a.pattern)}   ({a.origin})")
 
 
 @release.command("diff")
@@ -95,11 +96,11 @@ def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
         note = " (new relation)" if d.relation_added else " (relation dropped)" if d.relation_removed else ""
         click.echo(f"{d.language}/{d.relation}{note}")
         for p in d.removed:
-            click.echo(f"  - {p}")
+            click.echo(f"  - {visible(p)}")
         for p in d.added:
-            click.echo(f"  + {p}")
+            click.echo(f"  + {visible(p)}")
         for p in d.newly_checked:
-            click.echo(f"  ✓ {p}")
+            click.echo(f"  ✓ {visible(p)}")
 
 
 def _rules_text(rules: dict | None) -> str:
@@ -115,11 +116,17 @@ def _rules_text(rules: dict | None) -> str:
 def release_import(ctx: Context, src: str, name: str) -> None:
     """Load a release in mParaRel layout (patterns/ + tuples/) from a folder or URL."""
     from curator.core.formats.sources import open_source
+    from curator.core.text import InvisibleTally
     from curator.release.versions import import_release
 
+    tally = InvisibleTally()
     with transaction(ctx.sessions()) as session:
-        s = import_release(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), name, progress=progress())
+        s = import_release(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), name,
+                           progress=progress(), tally=tally)
     _echo_version(s)
+    if tally:  # kept as they are; shown marked on the review pages (core/text.py)
+        for line in tally.report(limit=20):
+            click.echo(line)
 
 
 @release.command("export")
@@ -165,9 +172,13 @@ def stats(directory: str, as_json: bool, plot: str | None) -> None:
     result = dataset_stats(directory)  # a broken file is a ReleaseError naming file and line
     info = read_manifest(directory) or {}
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps({**result.to_dict(), "invisible_characters": result.invisible.to_dict()},
+                              indent=2, ensure_ascii=False))
     else:
         click.echo(format_stats(result))
+        # kept as they are (core/text.py); counted per file so they can be found and amended away
+        for line in result.invisible.report():
+            click.echo(line)
         for line in review_section(info.get("review"), info.get("policy")):
             click.echo(line)
     if plot:

@@ -8,6 +8,7 @@ import click
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx, percent, progress
 from curator.core.db import reading, transaction
 from curator.core.errors import NotFound
+from curator.core.text import visible
 
 
 @click.group()
@@ -91,7 +92,7 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
     for r in rows:
         sim = "—" if r["similarity"] is None else f"{r['similarity']:.2f}"
         agr = "—" if r["agreement"] is None else f"{r['agreement']:.2f}"
-        click.echo(f"{r['risk']:.2f}  {r['relation']:<6} votes {r['votes']}  cos {sim}  agree {agr}  {r['template']}")
+        click.echo(f"{r['risk']:.2f}  {r['relation']:<6} votes {r['votes']}  cos {sim}  agree {agr}  {visible(r['template'])}")
 
 
 @signals.command("list")

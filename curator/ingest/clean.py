@@ -58,10 +58,12 @@ def invalid_reason(cleaned: str) -> str | None:
     return None
 
 
-def check(text: str, language: str | None = None) -> Checked:
+def check(text: str, language: str | None = None, keep_invisible: bool = False) -> Checked:
     """Repair, clean, validate. A control/format character (core/text.py) makes the text invalid
-    before anything else: cleaning would fold a tab into a space and keep U+202E as it is."""
+    before anything else — cleaning would fold a tab into a space and keep U+202E as it is —
+    unless `keep_invisible`: a published pattern (ParaRel, mLAMA) is data, kept as it is and
+    judged by its slots and words alone (its invisible characters are counted, not refused)."""
     repaired, repairs = repair(text, language)
     cleaned = clean(repaired)
-    reason = control_reason(text) or invalid_reason(cleaned)
+    reason = (None if keep_invisible else control_reason(text)) or invalid_reason(cleaned)
     return Checked(text, repaired, repairs, None if reason else cleaned, reason)

@@ -5,7 +5,8 @@ when none of them was the same text, which made a few relations usable that had 
 agreed MT template. The raw MT data cannot contain these, so the `mpararel` rule profile
 uses them when they have been imported; no other profile does. As in the published code,
 relations that are not ParaRel relations (mLAMA also has Google-RE and others) are skipped,
-and a language's later line for a relation replaces an earlier one.
+and a language's later line for a relation replaces an earlier one. Templates are kept as
+published, invisible characters included (counted in the summary; core/text.py).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from curator.core.errors import Conflict, InputError
 from curator.core.formats.jsonl import iter_jsonl, require
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.sources import Source
-from curator.core.text import control_reason
+from curator.core.text import InvisibleTally, unstorable_reason
 from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/templates.jsonl"
@@ -32,6 +33,7 @@ class MlamaSummary:
     templates: int = 0
     skipped_relations: int = 0  # lines of relations ParaRel does not have
     skipped_unchanged: int = 0
+    invisible: InvisibleTally = field(default_factory=InvisibleTally)  # kept in templates, reported
 
 
 def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
@@ -65,9 +67,10 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
             records_seen += 1
             relation = require(obj, "relation", str, where, number)
             template = require(obj, "template", str, where, number)
-            control = control_reason(template)
-            if control:
-                raise InputError(where, control, line=number, field="template")
+            unstorable = unstorable_reason(template)
+            if unstorable:
+                raise InputError(where, unstorable, line=number, field="template")
+            summary.invisible.add(where, number, template)  # published data: kept and counted
             if relation not in relations:
                 summary.skipped_relations += 1
                 continue

@@ -1,7 +1,7 @@
 """Import English ParaRel patterns: `<REL>.jsonl`, one paraphrase per line."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
@@ -13,6 +13,7 @@ from curator.core.errors import InputError
 from curator.core.formats.layout import layout_files
 from curator.core.formats.jsonl import iter_jsonl, require
 from curator.core.formats.sources import Source
+from curator.core.text import InvisibleTally, unstorable_reason
 from curator.ingest.store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
 
 LAYOUT = "<REL>.jsonl"
@@ -23,6 +24,7 @@ class PararelSummary:
     relations: int = 0
     patterns: int = 0
     skipped_unchanged: int = 0
+    invisible: InvisibleTally = field(default_factory=InvisibleTally)  # kept in patterns, reported
 
 
 def ingest_pararel(session: Session, source: Source, progress: bool = False) -> PararelSummary:
@@ -42,7 +44,11 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
         rows = []
         for number, obj in iter_jsonl(data, where):
             pattern = require(obj, "pattern", str, where, number)
-            outcome = check(pattern, "en")
+            unstorable = unstorable_reason(pattern)
+            if unstorable:
+                raise InputError(where, unstorable, line=number, field="pattern")
+            summary.invisible.add(where, number, pattern)  # published data: kept and counted
+            outcome = check(pattern, "en", keep_invisible=True)
             if not outcome.valid:
                 raise InputError(where, f"not a usable pattern ({outcome.reason}): {pattern!r}",
                                   line=number, field="pattern")

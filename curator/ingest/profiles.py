@@ -34,8 +34,9 @@ class RuleProfile:
         return curator_check(raw, language)
 
     def clean_pattern(self, pattern: str, language: str) -> str:
-        """A human-made pattern (ParaRel, mLAMA): cleaned, never voted on."""
-        return curator_check(pattern, language).cleaned or pattern
+        """A human-made pattern (ParaRel, mLAMA): cleaned, never voted on; published data, so
+        its invisible characters are kept (core/text.py)."""
+        return curator_check(pattern, language, keep_invisible=True).cleaned or pattern
 
 
 @dataclass(frozen=True)

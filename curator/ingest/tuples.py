@@ -20,6 +20,7 @@ from curator.core.models import Entity, EntityLabel, Tuple, TupleList
 from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats import release
 from curator.core.formats.sources import Source
+from curator.core.text import InvisibleTally
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/<REL>.jsonl"
@@ -34,14 +35,17 @@ class TupleSummary:
     raw_files: int = 0
     languages: set[str] = field(default_factory=set)
     relations: set[str] = field(default_factory=set)
+    invisible: InvisibleTally = field(default_factory=InvisibleTally)  # kept in labels, reported
 
 
-def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
+def parse_tuples(data: bytes, where: str, tally: InvisibleTally | None = None,
+                 name: str | None = None) -> tuple[str, list[dict]]:
     """('clean' | 'raw', rows) with every field checked; errors name file, line and field.
 
     The file is read by the one tuples reader (`curator.core.formats.release.parse_tuples`);
-    rows come back keyed by the database's column names."""
-    form, rows = release.parse_tuples(data, where)
+    rows come back keyed by the database's column names. Labels keep their invisible
+    characters, counted into `tally` (under `name`, default `where`)."""
+    form, rows = release.parse_tuples(data, where, tally, name)
     return form, [dict(sub_qid=r["sub_uri"], obj_qid=r["obj_uri"], sub_label=r["sub_label"], obj_label=r["obj_label"],
                        from_english=r["from_english"], lineid=r["lineid"]) for r in rows]
 
@@ -106,7 +110,7 @@ def ingest_tuples(session: Session, source: Source, progress: bool = False) -> T
     records = []
     for lang, rel, _path, where, data, digest in _changed(source, files, known_sources(session, "tuples"), summary,
                                                           "tuples", progress):
-        form, rows = parse_tuples(data, where)
+        form, rows = parse_tuples(data, where, summary.invisible)
         if not rows:
             _refuse_emptying(session, lang, rel, where)
         records.append(_store_file(session, summary, lang, rel, form, rows, where, digest, seen))
@@ -129,7 +133,7 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     with reading(factory) as session:
         for lang, rel, path, where, data, digest in _changed(source, files, known_sources(session, "tuples"),
                                                              summary, "tuples (check)", progress):
-            if not parse_tuples(data, where)[1]:  # every row checked before anything is written
+            if not parse_tuples(data, where, summary.invisible)[1]:  # every row checked before anything is written
                 _refuse_emptying(session, lang, rel, where)
             changed.append((lang, rel, path, where, digest))
     with unit_of_work(factory) as session:

@@ -166,7 +166,7 @@ def export_version(session: Session, name: str, out: str | os.PathLike, force: b
         digests = write_release(session, version, writer)
         if not digests:
             raise Conflict(f"version {name!r} has no patterns or tuples to export")
-        stats = dataset_stats(staging).to_dict()
+        stats = dataset_stats(staging, invisible=False).to_dict()
         if hf:
             writer.write_hf()
         info = manifest(version, writer.digests, stats)

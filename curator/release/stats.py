@@ -12,6 +12,7 @@ from itertools import combinations, groupby
 from rapidfuzz.distance import Levenshtein
 
 from curator.core.formats.release import Release
+from curator.core.text import InvisibleTally
 
 __all__ = ["DatasetStats", "dataset_stats", "format_stats"]
 
@@ -31,6 +32,9 @@ class DatasetStats:
     # Per-language breakdown for format_stats; not part of the SPEC §4 summary nor of to_dict().
     relations_per_language: dict[str, int] = field(default_factory=dict)
     patterns_per_language: dict[str, int] = field(default_factory=dict)
+    # Invisible characters per file (patterns and tuples), kept as they are: `curator stats`
+    # reports them; not part of to_dict() (the manifest's statistics).
+    invisible: InvisibleTally = field(default_factory=InvisibleTally)
 
     def to_dict(self) -> dict:
         return {
@@ -49,13 +53,16 @@ def _mean(values: list[float] | list[int]) -> float:
     return float(sum(values)) / len(values) if values else 0.0
 
 
-def dataset_stats(root: str | os.PathLike) -> DatasetStats:
+def dataset_stats(root: str | os.PathLike, invisible: bool = True) -> DatasetStats:
     """Statistics of the release at `root` (which must contain `patterns/`; `tuples/` is optional).
 
     Read through the one release reader: a stray file, a malformed line or a pattern without a
     string "pattern" is a ReleaseError (a ValueError) naming file and line. Tuples are counted
-    (non-blank lines), not parsed; a relation without a tuples file has 0 phrases."""
+    (non-blank lines); a relation without a tuples file has 0 phrases. With `invisible` every
+    tuples file is also read to count its invisible characters (core/text.py) into
+    `DatasetStats.invisible`, as the patterns' are: kept, reported, never refused."""
     release = Release(root)
+    tally = InvisibleTally()
 
     languages: list[str] = []
     relations_per_lang: list[int] = []
@@ -73,7 +80,7 @@ def dataset_stats(root: str | os.PathLike) -> DatasetStats:
         dist_sum = 0
         n_pairs = 0
         for file in files:
-            templates = [row.pattern for row in release.patterns(lang, file.relation)]
+            templates = [row.pattern for row in release.patterns(lang, file.relation, tally if invisible else None)]
             if not templates:
                 continue
             n_relations += 1
@@ -93,6 +100,9 @@ def dataset_stats(root: str | os.PathLike) -> DatasetStats:
         patterns_by_lang[lang] = n_patterns
         if n_pairs:
             lang_distances.append(dist_sum / n_pairs)
+    if invisible:
+        for file in release.tuple_files():
+            release.count_invisible(file.language, file.relation, tally)
 
     return DatasetStats(
         languages=languages,
@@ -105,6 +115,7 @@ def dataset_stats(root: str | os.PathLike) -> DatasetStats:
         phrases_per_language=phrases,
         relations_per_language=relations_by_lang,
         patterns_per_language=patterns_by_lang,
+        invisible=tally,
     )
 
 

@@ -18,6 +18,7 @@ from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.release import TUPLES, ReleaseError, parse_patterns, read_manifest, release_files
 from curator.core.formats.sources import Source
+from curator.core.text import InvisibleTally
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
 from curator.core.models import (DatasetVersion, LanguageCoverage, RelationCoverage, Template, TupleList, VersionPattern,
@@ -131,9 +132,14 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
     return summarize(session, version)
 
 
-def import_release(session: Session, source: Source, name: str, progress: bool = False) -> VersionSummary:
+def import_release(session: Session, source: Source, name: str, progress: bool = False,
+                   tally: InvisibleTally | None = None) -> VersionSummary:
     """Load a release in mParaRel layout (patterns/ and tuples/; an --hf export's hf/ is skipped)
-    as a new version, read through the one release reader (`curator.core.formats.release`)."""
+    as a new version, read through the one release reader (`curator.core.formats.release`).
+
+    Every character is kept as the files hold it, so exporting the version again gives the same
+    patterns and tuples files byte for byte; invisible characters (core/text.py) are counted
+    into `tally` per file (its path in the release) for the summary."""
     files = release_files(source)
     refuse_duplicates(source, [((f.kind, languages.canonical(f.language), f.relation), f.path) for f in files],
                       "kind, language and relation")
@@ -148,11 +154,11 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
         where = source.describe(file.path)
         data = source.read(file.path)
         if file.kind == TUPLES:
-            form, rows = parse_tuples(data, where)
+            form, rows = parse_tuples(data, where, tally, file.path)
             list_id = store_tuple_list(session, lang, rel, form, rows, seen)
             session.add(VersionTuples(version_id=version.id, language=lang, relation_id=rel, list_id=list_id))
             continue
-        patterns = parse_patterns(data, where)
+        patterns = parse_patterns(data, where, tally, file.path)
         if not patterns:
             raise ReleaseError(where, "empty file: no patterns")
         for position, row in enumerate(patterns):

@@ -96,7 +96,7 @@ def _with_relation(session: Session, assignment, language: str, relation: str):
 
 
 def _find_template(session: Session, language: str, relation: str, text: str) -> Template:
-    outcome = check(text, language)
+    outcome = check(text, language, keep_invisible=True)  # data: matched with its invisible characters
     cleaned = outcome.cleaned or text
     template = session.scalar(select(Template).where(Template.language == language, Template.relation_id == relation,
                                                      Template.text == cleaned))

@@ -23,6 +23,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     from curator.web.i18n import init_i18n
     from curator.web.request_body import read_body_first
     from curator.web.limits import init_limits
+    from curator.web.marks import init_marks
 
     app = Flask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
@@ -35,6 +36,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)
     init_i18n(app)
+    init_marks(app)
     app.wsgi_app = read_body_first(app.wsgi_app, app.config.get("MAX_CONTENT_LENGTH"))
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)

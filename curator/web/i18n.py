@@ -82,6 +82,9 @@ JS_MESSAGES: list[str] = [
     N_('Amended'),
     N_('Rejected'),
     N_('Marked unsure'),
+    N_('Invisible character: %(character)s'),
+    N_('Invisible characters were taken out of the text to edit: %(characters)s. '
+       'Saving the correction leaves them out.'),
 ]
 
 

@@ -18,11 +18,19 @@ given. Writer: `ReleaseWriter` (`release export`), into a folder that
 
 Errors are `ReleaseError`: an InputError (one line naming file, line and field) that is also
 a ValueError, as the statistics API has always raised.
+
+Text is kept exactly as the files hold it: invisible characters (core/text.py — U+200E
+LEFT-TO-RIGHT MARK, U+200B ZERO WIDTH SPACE, bidi embeddings, even U+202E RIGHT-TO-LEFT
+OVERRIDE) are published data, so they are counted into an `InvisibleTally` when the caller
+passes one, never refused, and a release imported and exported again is byte-identical. What
+would break the structure is refused: a line that is not JSON (raw control characters inside
+a JSON string are not JSON either) and NUL, which no database text column can hold.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -32,7 +40,7 @@ from curator.core.formats.jsonl import count_records, dumps, iter_jsonl, optiona
 from curator.core.formats.layout import RELATION_ID
 from curator.core.formats.sources import FolderSource, Source
 from curator.core.languages import check_code
-from curator.core.text import control_reason
+from curator.core.text import InvisibleTally, is_invisible, unstorable_reason
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
@@ -64,27 +72,54 @@ class PatternRow:
     line: int  # 1-based line in its file
 
 
-def parse_patterns(data: bytes, where: str) -> list[PatternRow]:
-    """The templates of one patterns file, in file order; `checked-by-human` defaults to false."""
+def parse_patterns(data: bytes, where: str, tally: InvisibleTally | None = None,
+                   name: str | None = None) -> list[PatternRow]:
+    """The templates of one patterns file, in file order; `checked-by-human` defaults to false.
+    Invisible characters are kept (and counted into `tally` under `name`, default `where`);
+    only NUL is refused."""
     rows = []
     for number, obj in iter_jsonl(data, where, error=ReleaseError):
         pattern = require(obj, "pattern", str, where, number, error=ReleaseError)
-        control = control_reason(pattern)
-        if control:
-            raise ReleaseError(where, control, line=number, field="pattern")
+        unstorable = unstorable_reason(pattern)
+        if unstorable:
+            raise ReleaseError(where, unstorable, line=number, field="pattern")
+        if tally is not None:
+            tally.add(name or where, number, pattern)
         checked = optional(obj, "checked-by-human", bool, where, number, False, null=False,
                            expected="expected true or false", error=ReleaseError)
         rows.append(PatternRow(pattern, checked, number))
     return rows
 
 
-def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[bfnrt])")
+_SHORT_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def may_hold_invisible(data: bytes) -> bool:
+    """False when no value of this JSONL can hold an invisible character: none raw (besides the
+    line ends and JSON's own whitespace) and none as a JSON escape. A quick pass over the bytes
+    (the published tuples are 150 MB), so only the few files that may are parsed."""
+    text = data.decode("utf-8-sig", errors="replace")
+    # raw: outside ASCII, or DEL (ASCII's other controls are not JSON inside a string)
+    if (not text.isascii() or "\x7f" in text) and any(is_invisible(ch) for ch in set(text) - {"\n", "\r", "\t"}):
+        return True
+    for escape in set(_ESCAPE.findall(text)):
+        ch = _SHORT_ESCAPES.get(escape) or chr(int(escape[1:], 16))
+        if is_invisible(ch):
+            return True
+    return False
+
+
+def parse_tuples(data: bytes, where: str, tally: InvisibleTally | None = None,
+                 name: str | None = None) -> tuple[str, list[dict]]:
     """('clean' | 'raw', rows) of one tuples file with every field checked.
 
     Rows are `{sub_uri, obj_uri, sub_label, obj_label, lineid, from_english}`. The form is
     detected per file: raw T-REx rows carry `from_english` (true: the label exists only in
     English) and their 0-based line stands in for `lineid`; cleaned rows (what a release
-    holds) carry `lineid`. A file mixing the two is an error."""
+    holds) carry `lineid`. A file mixing the two is an error. Labels keep their invisible
+    characters (counted into `tally` under `name`, default `where`; the published labels hold
+    339 LEFT-TO-RIGHT MARKs); only NUL is refused."""
     rows: list[dict] = []
     form = None
     for number, obj in iter_jsonl(data, where, error=ReleaseError):
@@ -96,6 +131,12 @@ def parse_tuples(data: bytes, where: str) -> tuple[str, list[dict]]:
                                line=number, field="from_english")
         row = {key: require(obj, key, str, where, number, error=ReleaseError)
                for key in ("sub_uri", "obj_uri", "sub_label", "obj_label")}
+        for key in ("sub_label", "obj_label", "sub_uri", "obj_uri"):
+            unstorable = unstorable_reason(row[key])
+            if unstorable:
+                raise ReleaseError(where, unstorable, line=number, field=key)
+        if tally is not None:
+            tally.add(name or where, number, row["sub_label"], row["obj_label"], row["sub_uri"], row["obj_uri"])
         if form == "raw":
             row["from_english"] = require(obj, "from_english", bool, where, number, error=ReleaseError)
             row["lineid"] = number - 1
@@ -196,10 +237,11 @@ class Release:
     def _file(self, kind: str, language: str, relation: str) -> ReleaseFile | None:
         return self._by_key.get((kind, language, relation))
 
-    def patterns(self, language: str, relation: str) -> list[PatternRow]:
-        """The templates of a relation in file order (none when it has no patterns file)."""
+    def patterns(self, language: str, relation: str, tally: InvisibleTally | None = None) -> list[PatternRow]:
+        """The templates of a relation in file order (none when it has no patterns file); their
+        invisible characters are counted into `tally` under the file's path in the release."""
         file = self._file(PATTERNS, language, relation)
-        return parse_patterns(self.source.read(file.path), self.describe(file)) if file else []
+        return parse_patterns(self.source.read(file.path), self.describe(file), tally, file.path) if file else []
 
     def has_tuples(self, language: str, relation: str) -> bool:
         return self._file(TUPLES, language, relation) is not None
@@ -208,6 +250,16 @@ class Release:
         """The tuple rows of a relation (see `parse_tuples`), None when it has no tuples file."""
         file = self._file(TUPLES, language, relation)
         return parse_tuples(self.source.read(file.path), self.describe(file))[1] if file else None
+
+    def count_invisible(self, language: str, relation: str, tally: InvisibleTally) -> None:
+        """Count the invisible characters of a relation's tuples file into `tally` under its path
+        in the release. A file that cannot hold one (no such character, raw or as a JSON escape:
+        nearly all of them) is not parsed; one that may is read as `tuples` reads it."""
+        file = self._file(TUPLES, language, relation)
+        if file:
+            data = self.source.read(file.path)
+            if may_hold_invisible(data):
+                parse_tuples(data, self.describe(file), tally, file.path)
 
     def count_tuples(self, language: str, relation: str) -> int:
         """Tuples of a relation, counted (non-blank lines), not parsed; 0 without a tuples file."""

@@ -1,5 +1,7 @@
 // The review screen: one template at a time, keyboard first, every decision saved at once.
-// All text from the server is inserted with textContent, never as HTML. Every string shown
+// All text from the server is inserted as text nodes, never as HTML; invisible characters in
+// it (core/text.py) are shown as markers such as ⟨LRM⟩ (`marked`, as web/marks.py does on the
+// other pages), so a reviewer sees them and can amend them away. Every string shown
 // here is translated: the page emits them in a JSON data block (#i18n, see curator/web/i18n.py
 // JS_MESSAGES) and `t` looks them up and fills in %(name)s placeholders.
 (function () {
@@ -20,6 +22,43 @@
     const text = Object.prototype.hasOwnProperty.call(MESSAGES, msg) ? MESSAGES[msg] : msg;
     return text.replace(/%\((\w+)\)s/g, (whole, key) =>
       params && Object.prototype.hasOwnProperty.call(params, key) ? String(params[key]) : whole);
+  }
+
+  // {character: [short name, "U+200E LEFT-TO-RIGHT MARK"]} (web/marks.py invisible_names)
+  let NAMES = {};
+  try { NAMES = JSON.parse(($("invisible-names") || {}).textContent || "{}"); } catch (err) { NAMES = {}; }
+
+  // An invisible character: a control or format character other than ZWNJ and ZWJ, which
+  // spell Persian, Urdu and Indic words (the rule of core/text.py).
+  const CONTROL_OR_FORMAT = /^[\p{Cc}\p{Cf}]$/u;
+  const isInvisible = (ch) => CONTROL_OR_FORMAT.test(ch) && ch !== "\u200c" && ch !== "\u200d";
+
+  // [short name, full name] of an invisible character; the code point for one without a usual name.
+  function describe(ch) {
+    const point = "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+    return NAMES[ch] || [point, point];
+  }
+
+  // `text` as nodes: its text, and a visible marker (named in its title and accessible name)
+  // in place of each invisible character.
+  function marked(text) {
+    const out = document.createDocumentFragment();
+    let run = "";
+    for (const ch of String(text)) {
+      if (!isInvisible(ch)) { run += ch; continue; }
+      if (run) { out.append(run); run = ""; }
+      const [short, name] = describe(ch);
+      const label = t("Invisible character: %(character)s", {character: name});
+      const span = document.createElement("span");
+      span.className = "invisible-char";
+      span.setAttribute("role", "img");
+      span.setAttribute("aria-label", label);
+      span.title = label;
+      span.textContent = "⟨" + short + "⟩";
+      out.append(span);
+    }
+    if (run) out.append(run);
+    return out;
   }
 
   let items = [];      // the queue: {id, position, relation, template, decision, correction}
@@ -116,9 +155,11 @@
 
   function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
 
+  function show(el, text) { clear(el); el.append(marked(text)); }
+
   function li(text, className) {
     const el = document.createElement("li");
-    el.textContent = text;
+    el.append(marked(text));
     if (className) el.className = className;
     return el;
   }
@@ -147,8 +188,8 @@
     const english = $("english");
     clear(english);
     c.relation.english.forEach((p) => english.appendChild(li(p)));
-    $("english-first").textContent = c.relation.english[0] || "";
-    $("template").textContent = c.template.text;
+    show($("english-first"), c.relation.english[0] || "");
+    show($("template"), c.template.text);
     $("systems").textContent = c.template.systems.map((s) => s.replace(/^pararel_/, "")).join(", ");
     $("votes").textContent = t("(%(votes)s votes)", {votes: c.template.votes});
 
@@ -166,8 +207,8 @@
         seen.add(key);
         const el = li("", "repair");
         el.append(t("Placeholder repaired:") + " ");
-        const from = document.createElement("code"); from.textContent = r.from; from.dir = "auto";
-        const to = document.createElement("code"); to.textContent = r.to;
+        const from = document.createElement("code"); from.append(marked(r.from)); from.dir = "auto";
+        const to = document.createElement("code"); to.append(marked(r.to));
         el.append(from, " → ", to, ` (${r.rule}, ${s.system.replace(/^pararel_/, "")})`);
         sources.appendChild(el);
       });
@@ -184,11 +225,11 @@
       e.parts.forEach((part) => {
         if (part.slot) {
           const mark = document.createElement(part.slot === "Y" ? "mark" : "strong");
-          mark.textContent = part.text;
+          mark.append(marked(part.text));
           mark.title = part.slot === "X" ? t("subject") : t("object");
           el.appendChild(mark);
         } else {
-          el.appendChild(document.createTextNode(part.text));
+          el.appendChild(marked(part.text));
         }
       });
       examples.appendChild(el);
@@ -361,8 +402,17 @@
     if (!ctx || busy || intro) return;  // the next template is still loading
     $("amend-form").hidden = false;
     const input = $("amend-text");
-    input.value = ctx.decision && ctx.decision.correction ? ctx.decision.correction : ctx.template.text;
-    $("amend-msg").textContent = "";
+    // A typed template may not hold invisible characters (the server refuses them), so the text
+    // to edit comes without them — a line break or tab becomes a space — and the reviewer is
+    // told which were taken out: saving the correction amends them away.
+    const text = ctx.decision && ctx.decision.correction ? ctx.decision.correction : ctx.template.text;
+    const found = [...new Set([...text].filter(isInvisible))];
+    input.value = [...text].map((ch) => (isInvisible(ch) ? (/[\t\n\v\f\r\x85]/.test(ch) ? " " : "") : ch)).join("");
+    $("amend-msg").textContent = found.length
+      ? t("Invisible characters were taken out of the text to edit: %(characters)s. Saving the correction leaves them out.",
+          {characters: found.map((ch) => describe(ch)[1]).join(", ")})
+      : "";
+    $("amend-msg").className = "validation";
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
   }
