@@ -6,8 +6,11 @@ stops too). Every POST counts, right or wrong, so after the limit even the right
 waits for the window: a guesser cannot tell a hit from a refusal. A breach answers 429 with
 `Retry-After` (JSON under /api/, the error page otherwise; web/errors.py).
 
-The limiter is made per app (its counts live in the app's storage, `RATELIMIT_STORAGE_URI`;
-memory:// is per process, so several gunicorn workers need a shared one such as redis://).
+The limiter is made per app; its counts live in the app's storage, `RATELIMIT_STORAGE_URI`
+(CURATOR_RATELIMIT_STORAGE). memory:// is per process: each gunicorn worker (and each app
+host) counts alone, so two workers let twice the limit through. redis://host:6379 is shared
+by every worker and every host (docs/deploy.md, "Two or more app hosts"); `curator serve`
+checks the store before it starts (web/preflight.py).
 The client address is `request.remote_addr`: behind nginx set `CURATOR_PROXY_FIX` so that it
 is the client's, not the proxy's (web/context.py applies werkzeug's ProxyFix).
 """
@@ -18,7 +21,8 @@ import hashlib
 from flask import Flask, request
 from flask_limiter import Limiter
 
-LIMITED = ("auth.login", "auth.invite")  # the endpoints that check a password or spend an invitation
+LIMITED = ("auth.login", "auth.invite")
+STRATEGY = "moving-window"  # the store must support it (memory://, redis://; not memcached://): web/preflight.py  # the endpoints that check a password or spend an invitation
 
 
 def client_address() -> str:
@@ -41,7 +45,7 @@ def init_limits(app: Flask) -> Limiter:
     config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
     config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on a 429
     limiter = Limiter(key_func=client_address, storage_uri=config["RATELIMIT_STORAGE_URI"], default_limits=[],
-                      headers_enabled=True, strategy="moving-window")
+                      headers_enabled=True, strategy=STRATEGY)
     limiter.init_app(app)
     per_account = limiter.limit(config.get("RATELIMIT_ACCOUNT", "10/minute;50/hour"), key_func=account_key,
                                 methods=["POST"], scope="account")
