@@ -169,3 +169,32 @@ def test_decisions_through_either_host_are_all_stored(hosts):
         r = client.post(f"/api/v1/languages/es/items/{item}/decision", headers=headers, json=body)
         assert r.status_code == 200 and r.json()["created"] is False, r.text
     assert stored(url, *(body["request_id"] for _, body in sent)) == len(sent)
+
+
+def test_sign_in_survives_the_store_going_away(db_url, engine, tmp_path):
+    """While redis is down the app counts in its own process (Flask-Limiter's in-memory
+    fallback): sign-in still works and the limit still holds, instead of a 500 on every
+    sign-in page until redis is back."""
+    from curator.review.accounts import create_user
+    from curator.web import create_app
+    from tests.redis_server import RedisServer
+
+    try:
+        store = RedisServer().start()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    with make_session_factory(engine).begin() as s:
+        create_user(s, "ana@example.org", PASSWORD, "reviewer")
+    app = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "k", "RUNS_DIR": str(tmp_path / "runs"),
+                      "RATELIMIT_STORAGE_URI": store.url, "RATELIMIT_ACCOUNT": f"{LIMIT}/minute"})
+    client = app.test_client()
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+
+    def attempt(password: str) -> int:
+        return client.post("/login", data={"email": "ana@example.org", "password": password,
+                                           "csrf_token": token}).status_code
+
+    assert attempt("wrong") == 401  # counted in redis
+    store.stop()
+    assert attempt(PASSWORD) == 302  # redis gone: still signs in
+    assert [attempt("wrong") for _ in range(LIMIT)] == [401] * (LIMIT - 1) + [429]  # and still limits

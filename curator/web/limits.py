@@ -44,8 +44,10 @@ def init_limits(app: Flask) -> Limiter:
     config.setdefault("RATELIMIT_ENABLED", True)
     config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
     config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on a 429
+    # a shared store that stops answering (redis restarting) must not stop sign-in: the same
+    # limits are then counted in this process (as with memory://) until the store is back
     limiter = Limiter(key_func=client_address, storage_uri=config["RATELIMIT_STORAGE_URI"], default_limits=[],
-                      headers_enabled=True, strategy=STRATEGY)
+                      headers_enabled=True, strategy=STRATEGY, in_memory_fallback_enabled=True)
     limiter.init_app(app)
     per_account = limiter.limit(config.get("RATELIMIT_ACCOUNT", "10/minute;50/hour"), key_func=account_key,
                                 methods=["POST"], scope="account")
