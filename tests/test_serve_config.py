@@ -107,3 +107,10 @@ def test_worker_boot_failure_stops_the_server(engine, db_url):
     assert "boot failure (test)" in text
     # gunicorn halted at the first worker that could not boot: no worker was booted twice
     assert text.count("Booting worker") <= 2, text
+
+
+def test_unusable_database_url_is_one_line(tmp_path):
+    code, lines = serve("nonsense://x")
+    assert code == 1
+    assert lines == ["Error: CURATOR_DATABASE_URL (or --database): not a database URL curator can use: "
+                     "Can't load plugin: sqlalchemy.dialects:nonsense"], lines
