@@ -179,6 +179,7 @@ def test_sign_in_survives_the_store_going_away(db_url, engine, tmp_path):
     from curator.web import create_app
     from tests.redis_server import RedisServer
 
+    pytest.importorskip("redis", reason="the redis Python package is not installed (pip install redis)")
     try:
         store = RedisServer().start()
     except FileNotFoundError as exc:
