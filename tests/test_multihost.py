@@ -184,18 +184,21 @@ def test_sign_in_survives_the_store_going_away(db_url, engine, tmp_path):
         store = RedisServer().start()
     except FileNotFoundError as exc:
         pytest.skip(str(exc))
-    with make_session_factory(engine).begin() as s:
-        create_user(s, "ana@example.org", PASSWORD, "reviewer")
-    app = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "k", "RUNS_DIR": str(tmp_path / "runs"),
-                      "RATELIMIT_STORAGE_URI": store.url, "RATELIMIT_ACCOUNT": f"{LIMIT}/minute"})
-    client = app.test_client()
-    token = csrf_from(client.get("/login").get_data(as_text=True))
+    try:
+        with make_session_factory(engine).begin() as s:
+            create_user(s, "ana@example.org", PASSWORD, "reviewer")
+        app = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "k", "RUNS_DIR": str(tmp_path / "runs"),
+                          "RATELIMIT_STORAGE_URI": store.url, "RATELIMIT_ACCOUNT": f"{LIMIT}/minute"})
+        client = app.test_client()
+        token = csrf_from(client.get("/login").get_data(as_text=True))
 
-    def attempt(password: str) -> int:
-        return client.post("/login", data={"email": "ana@example.org", "password": password,
-                                           "csrf_token": token}).status_code
+        def attempt(password: str) -> int:
+            return client.post("/login", data={"email": "ana@example.org", "password": password,
+                                               "csrf_token": token}).status_code
 
-    assert attempt("wrong") == 401  # counted in redis
-    store.stop()
-    assert attempt(PASSWORD) == 302  # redis gone: still signs in
-    assert [attempt("wrong") for _ in range(LIMIT)] == [401] * (LIMIT - 1) + [429]  # and still limits
+        assert attempt("wrong") == 401  # counted in redis
+        store.stop()
+        assert attempt(PASSWORD) == 302  # redis gone: still signs in
+        assert [attempt("wrong") for _ in range(LIMIT)] == [401] * (LIMIT - 1) + [429]  # and still limits
+    finally:
+        store.stop()
