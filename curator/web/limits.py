@@ -21,8 +21,10 @@ import hashlib
 from flask import Flask, request
 from flask_limiter import Limiter
 
-LIMITED = ("auth.login", "auth.invite")
-STRATEGY = "moving-window"  # the store must support it (memory://, redis://; not memcached://): web/preflight.py  # the endpoints that check a password or spend an invitation
+# the store must support it (memory://, redis://; not memcached://): checked by web/preflight.py
+STRATEGY = "moving-window"
+
+LIMITED = ("auth.login", "auth.invite")  # the endpoints that check a password or spend an invitation
 
 
 def client_address() -> str:
