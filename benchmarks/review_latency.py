@@ -13,7 +13,9 @@ full samples, starts `curator serve` in its own process group and drives it over
 
 One request = POST the decision + GET the next item's context, timed together. A 503 (busy)
 is retried with the same request id after Retry-After, as the review screen does, and
-counted. After each scenario the decisions stored for its request ids are counted: sent
+counted; so is a request whose connection dropped under it ("drops": a keep-alive connection
+the server closed just as the client reused it — with several hosts in turn, a connection
+idles longer than `--keepalive`). After each scenario the decisions stored for its request ids are counted: sent
 (answered 2xx) must equal stored. Prints one table per backend; exits 1 if any scenario
 lost a decision or answered 5xx.
 
@@ -46,6 +48,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+RESENDS = 8  # as the review screen (review.js) resends a request whose connection dropped
 LANGUAGES = ("es", "de", "fr", "ru", "ar", "el", "fi", "ja", "ko", "hi")
 
 
@@ -120,6 +123,7 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     sent: list[str] = field(default_factory=list)  # request ids answered 2xx
     busy: int = 0  # 503s (retried)
+    dropped: int = 0  # connections closed under a request (retried, as the review screen does)
     errors: list[str] = field(default_factory=list)  # other 5xx / failures
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -133,7 +137,20 @@ def reviewer(bases: list[str], lang: str, token: str, tag: str, items: int, paus
     def api() -> str:  # the next host, round robin (one host: always the same)
         return f"{bases[next(turn) % len(bases)]}/api/v1/languages/{lang}"
 
-    current = http.get(f"{api()}/queue", timeout=120).json()["next"]
+    def send(method: str, path: str, **kwargs) -> requests.Response:
+        """A request, resent (same body) when the connection drops under it, like review.js:
+        a keep-alive connection the server closes just as the client reuses it."""
+        for attempt in range(RESENDS + 1):
+            try:
+                return http.request(method, f"{api()}{path}", timeout=120, **kwargs)
+            except requests.ConnectionError:
+                if attempt == RESENDS:
+                    raise
+                with tally.lock:
+                    tally.dropped += 1
+                time.sleep(0.5)
+
+    current = send("GET", "/queue").json()["next"]
     start.wait()
     rng = random.Random(token)
     time.sleep(rng.uniform(0, pause[1]))  # reviewers do not all click at the same instant
@@ -143,8 +160,8 @@ def reviewer(bases: list[str], lang: str, token: str, tag: str, items: int, paus
         t0 = time.perf_counter()
         while True:
             try:
-                r = http.post(f"{api()}/items/{current}/decision", timeout=120,
-                              json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id})
+                r = send("POST", f"/items/{current}/decision",
+                         json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id})
             except requests.RequestException as exc:
                 with tally.lock:
                     tally.errors.append(repr(exc))
@@ -161,7 +178,10 @@ def reviewer(bases: list[str], lang: str, token: str, tag: str, items: int, paus
         current = r.json()["next"]
         ok = True
         if current is not None:
-            ok = http.get(f"{api()}/items/{current}", timeout=120).status_code == 200
+            try:
+                ok = send("GET", f"/items/{current}").status_code == 200
+            except requests.RequestException:
+                ok = False
         elapsed = (time.perf_counter() - t0) * 1000
         with tally.lock:
             tally.sent.append(request_id)
@@ -284,14 +304,14 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
     print(f"\n{name}: {hosts}curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
           f"{os.cpu_count()} cores shared with the client threads")
     print(f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
-          f"{'dec/s':>6} {'503s':>5} {'5xx/err':>7} {'sent=stored':>11}")
+          f"{'dec/s':>6} {'503s':>5} {'drops':>5} {'5xx/err':>7} {'sent=stored':>11}")
     for label, r in results:
         t = r["tally"]
         lat = sorted(t.latencies) or [float("nan")]
         same = len(t.sent) == r["stored"]
         healthy &= same and not t.errors
         print(f"{label:<26} {len(t.latencies):>8} {statistics.median(lat):>9.1f} {percentile(lat, .95):>7.1f} "
-              f"{percentile(lat, .99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} "
+              f"{percentile(lat, .99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} {t.dropped:>5} "
               f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11}")
         if r["extra"] is not None and isinstance(r["extra"], dict):
             e = r["extra"]
