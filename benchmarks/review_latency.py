@@ -294,8 +294,6 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
 
         runs += [("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, loris),
                  ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest)]
-        if getattr(opts, "only", None):  # a subset of the labels (a driver script's choice)
-            runs = [r for r in runs if r[0] in opts.only]
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
