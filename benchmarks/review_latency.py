@@ -13,12 +13,19 @@ full samples, starts `curator serve` in its own process group and drives it over
 
 One request = POST the decision + GET the next item's context, timed together. A 503 (busy)
 is retried with the same request id after Retry-After, as the review screen does, and
-counted. After each scenario the decisions stored for its request ids are counted: sent
+counted; so is a request whose connection dropped under it ("drops": a keep-alive connection
+the server closed just as the client reused it — with several hosts in turn, a connection
+idles longer than `--keepalive`). After each scenario the decisions stored for its request ids are counted: sent
 (answered 2xx) must equal stored. Prints one table per backend; exits 1 if any scenario
 lost a decision or answered 5xx.
 
+`--hosts N` starts N `curator serve` processes on the same database (and, for N > 1, one
+redis-server for the rate-limit counts when Debian's is installed, as docs/deploy.md's "Two or
+more app hosts" has it); each reviewer sends its requests to the hosts in turn, as nginx's
+round-robin upstream does.
+
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
-       [--database URL] [--scale 1.0] [--workers 2 --threads 8]
+       [--database URL] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
 """
 from __future__ import annotations
 
@@ -40,6 +47,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+RESENDS = 8  # as the review screen (review.js) resends a request whose connection dropped
 LANGUAGES = ("es", "de", "fr", "ru", "ar", "el", "fi", "ja", "ko", "hi")
 
 
@@ -114,16 +122,34 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     sent: list[str] = field(default_factory=list)  # request ids answered 2xx
     busy: int = 0  # 503s (retried)
+    dropped: int = 0  # connections closed under a request (retried, as the review screen does)
     errors: list[str] = field(default_factory=list)  # other 5xx / failures
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def reviewer(base: str, lang: str, token: str, tag: str, items: int, pause: tuple[float, float],
+def reviewer(bases: list[str], lang: str, token: str, tag: str, items: int, pause: tuple[float, float],
              start: threading.Barrier, stop: threading.Event, tally: Tally) -> None:
     http = requests.Session()
     http.headers["Authorization"] = f"Bearer {token}"
-    api = f"{base}/api/v1/languages/{lang}"
-    current = http.get(f"{api}/queue", timeout=120).json()["next"]
+    turn = iter(range(1 << 62))
+
+    def api() -> str:  # the next host, round robin (one host: always the same)
+        return f"{bases[next(turn) % len(bases)]}/api/v1/languages/{lang}"
+
+    def send(method: str, path: str, **kwargs) -> requests.Response:
+        """A request, resent (same body) when the connection drops under it, like review.js:
+        a keep-alive connection the server closes just as the client reuses it."""
+        for attempt in range(RESENDS + 1):
+            try:
+                return http.request(method, f"{api()}{path}", timeout=120, **kwargs)
+            except requests.ConnectionError:
+                if attempt == RESENDS:
+                    raise
+                with tally.lock:
+                    tally.dropped += 1
+                time.sleep(0.5)
+
+    current = send("GET", "/queue").json()["next"]
     start.wait()
     rng = random.Random(token)
     time.sleep(rng.uniform(0, pause[1]))  # reviewers do not all click at the same instant
@@ -133,8 +159,8 @@ def reviewer(base: str, lang: str, token: str, tag: str, items: int, pause: tupl
         t0 = time.perf_counter()
         while True:
             try:
-                r = http.post(f"{api}/items/{current}/decision", timeout=120,
-                              json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id})
+                r = send("POST", f"/items/{current}/decision",
+                         json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id})
             except requests.RequestException as exc:
                 with tally.lock:
                     tally.errors.append(repr(exc))
@@ -151,7 +177,10 @@ def reviewer(base: str, lang: str, token: str, tag: str, items: int, pause: tupl
         current = r.json()["next"]
         ok = True
         if current is not None:
-            ok = http.get(f"{api}/items/{current}", timeout=120).status_code == 200
+            try:
+                ok = send("GET", f"/items/{current}").status_code == 200
+            except requests.RequestException:
+                ok = False
         elapsed = (time.perf_counter() - t0) * 1000
         with tally.lock:
             tally.sent.append(request_id)
@@ -175,11 +204,11 @@ def slow_loris(port: int, stop: threading.Event, cut_off: list[int]) -> None:
             cut_off[0] += 1
 
 
-def scenario(base: str, url: str, reviewers: list[tuple[str, str]], tag: str, items: int,
+def scenario(bases: list[str], url: str, reviewers: list[tuple[str, str]], tag: str, items: int,
              pause: tuple[float, float], during=None) -> dict:
     tally, stop = Tally(), threading.Event()
     start = threading.Barrier(len(reviewers) + 1)
-    threads = [threading.Thread(target=reviewer, args=(base, lang, tok, f"{tag}{n}", items, pause, start, stop, tally))
+    threads = [threading.Thread(target=reviewer, args=(bases, lang, tok, f"{tag}{n}", items, pause, start, stop, tally))
                for n, (lang, tok) in enumerate(reviewers)]
     for t in threads:
         t.start()
@@ -218,12 +247,28 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
     groups = {key: make_reviewers(url, count, f"{name}-{key}")
               for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("ingest", 20))}
     tuples_copy = changed_tuples(data, work)
+    from contextlib import ExitStack
+
     from curator.web.testing import ServeProcess
 
     results, healthy = [], True
-    with ServeProcess(url, "--workers", str(opts.workers), "--threads", str(opts.threads),
-                      env={"CURATOR_SECRET_KEY": "bench"}) as server:
-        base = server.url
+    serve_env = {"CURATOR_SECRET_KEY": "bench"}
+    with ExitStack() as stack:
+        if opts.hosts > 1:
+            from tests.redis_server import RedisServer
+
+            try:
+                store = RedisServer().start()
+            except FileNotFoundError:
+                print(f"[{name}] no redis-server: each host counts rate limits alone", file=sys.stderr)
+            else:
+                stack.callback(store.stop)
+                serve_env["CURATOR_RATELIMIT_STORAGE"] = store.url
+        servers = [stack.enter_context(ServeProcess(url, "--workers", str(opts.workers), "--threads",
+                                                    str(opts.threads), env=serve_env))
+                   for _ in range(opts.hosts)]
+        bases = [server.url for server in servers]
+        server = servers[0]
         paced = (2.0, 4.0)
         runs = [("20 reviewers, paced", groups["p20"], int(20 * scale), paced, None),
                 ("100 reviewers, paced", groups["p100"], int(12 * scale), paced, None),
@@ -251,18 +296,19 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
                  ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest)]
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
-            results.append((label, scenario(base, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
-    print(f"\n{name}: curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
+            results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
+    hosts = f"{opts.hosts} x " if opts.hosts > 1 else ""
+    print(f"\n{name}: {hosts}curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
           f"{os.cpu_count()} cores shared with the client threads")
     print(f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
-          f"{'dec/s':>6} {'503s':>5} {'5xx/err':>7} {'sent=stored':>11}")
+          f"{'dec/s':>6} {'503s':>5} {'drops':>5} {'5xx/err':>7} {'sent=stored':>11}")
     for label, r in results:
         t = r["tally"]
         lat = sorted(t.latencies) or [float("nan")]
         same = len(t.sent) == r["stored"]
         healthy &= same and not t.errors
         print(f"{label:<26} {len(t.latencies):>8} {statistics.median(lat):>9.1f} {percentile(lat, .95):>7.1f} "
-              f"{percentile(lat, .99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} "
+              f"{percentile(lat, .99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} {t.dropped:>5} "
               f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11}")
         if r["extra"] is not None and isinstance(r["extra"], dict):
             e = r["extra"]
@@ -283,6 +329,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the decisions per reviewer")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--hosts", type=int, default=1, help="curator serve processes on the one database")
     opts = parser.parse_args()
     data = Path(opts.data)
     if not (data / "mpararel" / "tuples").is_dir():

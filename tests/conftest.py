@@ -74,6 +74,31 @@ def postgres():
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def redis_server():
+    """The session's redis-server (tests/redis_server.py: a Unix socket in a temporary folder)."""
+    from tests.redis_server import RedisServer
+
+    try:
+        server = RedisServer()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    try:
+        import redis  # noqa: F401 - the client Flask-Limiter's redis storage needs
+    except ImportError:
+        pytest.skip("the redis Python package is not installed (pip install redis)")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server) -> str:
+    """CURATOR_RATELIMIT_STORAGE of an empty redis (flushed before each test)."""
+    redis_server.flush()
+    return redis_server.url
+
+
 @pytest.fixture
 def db_backend(request) -> str:
     return request.param

@@ -25,7 +25,7 @@ import click
 from sqlalchemy import inspect
 
 from curator.core.db import make_engine, make_session_factory
-from curator.core.errors import Conflict
+from curator.core.errors import Conflict, InputError
 from curator.core.languages import check_code
 from curator.core.settings import Settings
 
@@ -41,7 +41,13 @@ class Context:
     @property
     def engine(self):
         if self._engine is None:
-            self._engine = make_engine(self.url, busy_timeout=self.settings.busy_timeout)
+            from sqlalchemy.exc import ArgumentError
+
+            try:
+                self._engine = make_engine(self.url, busy_timeout=self.settings.busy_timeout)
+            except ArgumentError as exc:  # a URL SQLAlchemy cannot parse, or an unknown dialect/driver
+                raise InputError("CURATOR_DATABASE_URL (or --database)",
+                                 f"not a database URL curator can use: {exc}") from None
         return self._engine
 
     def sessions(self):

@@ -1,6 +1,7 @@
 """`curator seed` (the demo dataset) and `curator serve` (the web app, made lazily)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -61,22 +62,34 @@ def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeou
     from curator.core.errors import CuratorError
     from curator.core.migrate import check_current
     from curator.web import create_app
+    from curator.web.preflight import check_before_fork
 
     settings = ctx.settings
     check_current(ctx.engine)  # one line ("run `curator init`"), not a worker that fails to boot
     ctx.engine.dispose()  # each worker opens its own connections after the fork
+    check_before_fork(settings, host)  # the rate-limit store, limits, secret key, the app: one line each
     if dev:
         create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
         return
+    from gunicorn.arbiter import Arbiter
+
     from curator.web.server import Server, gunicorn_options
 
     options = gunicorn_options(bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}", workers=workers,
                                threads=threads, timeout=timeout, graceful_timeout=graceful_timeout,
                                keepalive=keepalive, access_log=access_log)
     click.echo(f"curator: serving on http://{host}:{port} ({workers} workers x {threads} threads)", err=True)
+    master = os.getpid()
     try:
         Server(lambda: create_app(settings), options, read_timeout=read_timeout).run()
     except SystemExit as exc:
+        if os.getpid() != master:
+            # a worker leaving: its exit code is gunicorn's message to the arbiter (3: could not
+            # boot, which halts the server instead of restarting workers that fail the same way)
+            raise
+        if exc.code in (Arbiter.WORKER_BOOT_ERROR, Arbiter.APP_LOAD_ERROR):
+            raise CuratorError(f"a worker could not start the app, so the server stopped (exit {exc.code}); "
+                               "see the log above") from None
         if exc.code not in (0, None):
             raise CuratorError(f"the server stopped (exit {exc.code}); see the log above") from None
         raise

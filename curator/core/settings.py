@@ -8,12 +8,12 @@ from one) as an argument, so a test or a second app in the same process can use 
 |----------------------------------|-------------------------------------------------------|----------------------|
 | CURATOR_DATABASE_URL             | SQLAlchemy URL                                        | sqlite in instance/  |
 | CURATOR_INSTANCE_PATH            | folder for the SQLite file, runs, translations        | ./instance           |
-| CURATOR_SECRET_KEY               | Flask session key (set it where the app outlives one process) | random per process |
+| CURATOR_SECRET_KEY               | Flask session key (set it where the app outlives one process; the same on every app host; `curator serve` beyond loopback requires it) | random per process |
 | CURATOR_SECURE_COOKIES           | 1: cookies (session, remember-me) only over HTTPS     | 0                    |
 | CURATOR_REMEMBER_DAYS            | lifetime of "remember me" and of any one sign-in      | 14                   |
 | CURATOR_PROXY_FIX                | trusted reverse proxies in front (nginx: 1); werkzeug's ProxyFix then takes the client address and scheme from X-Forwarded-For/-Proto. 0 ignores those headers (anyone can send them) | 0 |
 | CURATOR_RATELIMIT_ENABLED        | 0 turns the rate limits off (sign-in, invitations, password change, API tokens) | 1 |
-| CURATOR_RATELIMIT_STORAGE        | where the counts live (Flask-Limiter URI); with several gunicorn workers use a shared one (redis://host:6379), else each worker counts alone | memory:// |
+| CURATOR_RATELIMIT_STORAGE        | where the counts live (Flask-Limiter URI); with several gunicorn workers or app hosts use a shared one (redis://host:6379), else each worker counts alone | memory:// |
 | CURATOR_RATELIMIT_ACCOUNT        | sign-in/invitation attempts per submitted e-mail (per invitation link) | 10/minute;50/hour |
 | CURATOR_RATELIMIT_ADDRESS        | sign-in/invitation attempts per client address        | 30/minute;300/hour   |
 | CURATOR_RATELIMIT_PASSWORD       | wrong current passwords on the account page, per account and per client address | 5/minute;20/hour |
@@ -43,6 +43,7 @@ class Settings:
     database_url: str
     instance_path: Path
     secret_key: str
+    secret_key_from_env: bool = True  # False: CURATOR_SECRET_KEY unset, `secret_key` is this process's random one
     secure_cookies: bool = False
     runs_dir: Path | None = None
     busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite or PostgreSQL)
@@ -81,6 +82,7 @@ class Settings:
             instance_path=instance,
             # a random key per process is safe but signs everyone out on restart
             secret_key=env.get("CURATOR_SECRET_KEY") or secrets.token_hex(32),
+            secret_key_from_env=bool(env.get("CURATOR_SECRET_KEY") or overrides.get("secret_key")),
             secure_cookies=env.get("CURATOR_SECURE_COOKIES", "0") == "1",
             runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
             busy_timeout=busy_timeout,

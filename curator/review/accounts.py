@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib.resources import files
 
 from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -225,13 +225,27 @@ def user_for_token(session: Session, token: str) -> User | None:
 
 
 # ---------------------------------------------------------------- login sessions
-def start_login_session(session: Session, user: User) -> str:
-    """A new sign-in for `user`; returns (and sets as `user.login_session`) "user_id:secret"."""
+def start_login_session(session: Session, user: User, max_age: timedelta | None = None) -> str:
+    """A new sign-in for `user`; returns (and sets as `user.login_session`) "user_id:secret".
+    Every sign-in first removes the rows no cookie can use any more (`prune_login_sessions`),
+    so the table holds about the live sign-ins, not one row per sign-in ever made."""
+    prune_login_sessions(session, max_age)
     secret = secrets.token_urlsafe(32)
     session.add(LoginSession(token_hash=_digest(secret), user_id=user.id))
     session.flush()
     user.login_session = f"{user.id}:{secret}"
     return user.login_session
+
+
+def prune_login_sessions(session: Session, max_age: timedelta | None = None) -> int:
+    """Delete every revoked login session and, with `max_age`, every one older than that (the
+    user loader refuses both, so deleting one changes nothing a cookie can do); the count.
+    Cheap enough for each sign-in: the table holds only the live sign-ins plus those that
+    ended since the last sign-in of anyone."""
+    dead = LoginSession.revoked_at.is_not(None)
+    if max_age is not None:
+        dead = dead | (LoginSession.created_at < utcnow() - max_age)
+    return session.execute(delete(LoginSession).where(dead).execution_options(synchronize_session=False)).rowcount or 0
 
 
 def _login_row(session: Session, value: str) -> LoginSession | None:

@@ -45,8 +45,8 @@ def _safe_next(target: str | None) -> str:
 
 def _sign_in(user, remember: bool = False) -> None:
     """A new login session on the server, then Flask-Login's cookies carrying it."""
-    with write() as session:
-        start_login_session(session, user)
+    with write() as session:  # (also removes login sessions no cookie can use: revoked or too old)
+        start_login_session(session, user, current_app.config["REMEMBER_COOKIE_DURATION"])
     login_user(user, remember=remember)
 
 

@@ -12,8 +12,11 @@ refuse every attempt too: a wrong current password on the account page (someone 
 unattended browser guessing the password, to change it), and a refused API token (`Authorization:
 Bearer`, counted per address on the JSON API; requests without that header are not limited).
 
-The limiter is made per app (its counts live in the app's storage, `RATELIMIT_STORAGE_URI`;
-memory:// is per process, so several gunicorn workers need a shared one such as redis://).
+The limiter is made per app; its counts live in the app's storage, `RATELIMIT_STORAGE_URI`
+(CURATOR_RATELIMIT_STORAGE). memory:// is per process: each gunicorn worker (and each app
+host) counts alone, so two workers let twice the limit through. redis://host:6379 is shared
+by every worker and every host (docs/deploy.md, "Two or more app hosts"); `curator serve`
+checks the store before it starts (web/preflight.py).
 The client address is `request.remote_addr`: behind nginx set `CURATOR_PROXY_FIX` so that it
 is the client's, not the proxy's (web/context.py applies werkzeug's ProxyFix).
 """
@@ -23,6 +26,9 @@ import hashlib
 
 from flask import Flask, g, request
 from flask_limiter import Limiter
+
+# the store must support it (memory://, redis://; not memcached://): checked by web/preflight.py
+STRATEGY = "moving-window"
 
 LIMITED = ("auth.login", "auth.invite")  # the endpoints that check a password or spend an invitation
 PASSWORD_CHANGE = "auth.account"  # asks for the current password
@@ -48,8 +54,10 @@ def init_limits(app: Flask) -> Limiter:
     config.setdefault("RATELIMIT_ENABLED", True)
     config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
     config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on a 429
+    # a shared store that stops answering (redis restarting) must not stop sign-in: the same
+    # limits are then counted in this process (as with memory://) until the store is back
     limiter = Limiter(key_func=client_address, storage_uri=config["RATELIMIT_STORAGE_URI"], default_limits=[],
-                      headers_enabled=True, strategy="moving-window")
+                      headers_enabled=True, strategy=STRATEGY, in_memory_fallback_enabled=True)
     limiter.init_app(app)
     per_account = limiter.limit(config.get("RATELIMIT_ACCOUNT", "10/minute;50/hour"), key_func=account_key,
                                 methods=["POST"], scope="account")

@@ -1,0 +1,144 @@
+"""The settings checked once, in `curator serve`'s own process, before gunicorn forks workers.
+
+A setting that stops the app from being built stops every worker the same way: gunicorn used
+to restart them forever while `curator serve` kept running and answered nothing (a redis://
+rate-limit store without the `redis` package, for instance). So the server checks first and
+refuses to start with one line naming the setting (`Error: CURATOR_RATELIMIT_STORAGE=…:
+<reason>`, exit 1); a worker that still fails to boot stops the whole server (cli/serve.py
+keeps gunicorn's boot-error exit code, which makes the arbiter halt).
+
+Checked: the rate-limit store (a scheme `limits` knows, its Python client installed, a
+synchronous store that supports the limiter's strategy, and reachable: one read), every
+`CURATOR_RATELIMIT_*` limit string (Flask-Limiter would skip an unparsable one silently, i.e.
+no limit at all), a fixed `CURATOR_SECRET_KEY` when the server listens beyond loopback (other
+machines reach it: a second app host must accept this one's cookies, and a restart must not
+sign everyone out), and then the app itself, built once and thrown away, for anything else.
+The database (reachable, at the code's migration level) is checked by `check_current` before.
+"""
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import fields
+from urllib.parse import urlsplit
+
+from curator.core.errors import CuratorError, InputError
+from curator.core.settings import Settings
+
+PROBE_KEY = "curator/preflight"  # read (never written) to show the store answers
+
+
+def masked(uri: str) -> str:
+    """The URI as it may be printed: a password in it replaced by ***."""
+    try:
+        password = urlsplit(uri).password
+    except ValueError:
+        return uri
+    return uri.replace(f":{password}@", ":***@", 1) if password else uri
+
+
+def _reason(exc: BaseException, secret: str | None) -> str:
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return text.replace(secret, "***") if secret else text
+
+
+def check_ratelimit_storage(uri: str) -> None:
+    """The rate-limit store answers and suits the limiter; else InputError naming the setting."""
+    from limits.errors import ConfigurationError
+    from limits.storage import Storage, storage_from_string
+    from limits.strategies import STRATEGIES
+
+    from curator.web.limits import STRATEGY
+
+    where = f"CURATOR_RATELIMIT_STORAGE={masked(uri)}"
+    try:
+        parts = urlsplit(uri)
+        secret = parts.password
+    except ValueError as exc:
+        raise InputError(where, f"not a storage URI ({exc})") from None
+    try:
+        storage = storage_from_string(uri)
+    except ConfigurationError as exc:  # e.g. "'redis' prerequisite not available": its client is not installed
+        if str(exc).startswith("unknown storage scheme"):  # limits' message repeats the whole URI
+            raise InputError(where, f"unknown storage scheme {parts.scheme!r}: memory:// counts in one process, "
+                                    "redis://host:6379 is shared by every worker and host") from None
+        raise InputError(where, _reason(exc, secret)) from None
+    except Exception as exc:  # noqa: BLE001 - a malformed URI fails in the storage's own parser
+        raise InputError(where, f"not a usable storage URI: {_reason(exc, secret)}") from None
+    if not isinstance(storage, Storage):
+        raise InputError(where, "not a synchronous storage")
+    try:
+        STRATEGIES[STRATEGY](storage)
+    except NotImplementedError:
+        raise InputError(where, f"this storage does not support the {STRATEGY} limits the app uses "
+                                "(use redis:// or memory://)") from None
+    try:
+        storage.get(PROBE_KEY)
+    except Exception as exc:  # noqa: BLE001 - whatever the client raises: refused, timed out, auth
+        raise InputError(where, f"cannot reach the store: {_reason(exc, secret)}") from None
+    finally:
+        _close(storage)
+
+
+def _close(storage) -> None:
+    """Drop the check's connections: the workers open their own after the fork."""
+    pool = getattr(getattr(storage, "storage", None), "connection_pool", None)
+    if pool is not None:
+        pool.disconnect()
+
+
+def check_rate_limits(settings: Settings) -> None:
+    """Every CURATOR_RATELIMIT_* limit string parses ("10/minute;50/hour")."""
+    from limits import parse_many
+
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if f.name.startswith("ratelimit_") and f.name not in ("ratelimit_enabled", "ratelimit_storage") \
+                and isinstance(value, str):
+            try:
+                parse_many(value)
+            except ValueError:
+                raise InputError(f"CURATOR_{f.name.upper()}={value}",
+                                 "not a rate limit (expected e.g. 10/minute;50/hour)") from None
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: other machines may reach it
+
+
+def check_secret_key(settings: Settings, host: str) -> None:
+    """A server other machines reach needs CURATOR_SECRET_KEY: without it each process makes a
+    random key, so another app host refuses this one's cookies and a restart signs everyone out."""
+    if not settings.secret_key_from_env and not is_loopback(host):
+        raise InputError("CURATOR_SECRET_KEY", f"not set, and the server listens on {host}, beyond this machine: "
+                         "set the same key on every app host (python3 -c \"import secrets; "
+                         "print(secrets.token_hex(32))\"), or each host signs the others' users out")
+
+
+def check_app(settings: Settings) -> None:
+    """Build the app once, as each worker will, and throw it away."""
+    from curator.web import create_app
+
+    try:
+        app = create_app(settings)
+    except CuratorError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure here would kill every worker the same way
+        raise CuratorError(f"the app cannot start: {type(exc).__name__}: {_reason(exc, None)}") from None
+    app.extensions["curator.engine"].dispose()
+    limiter = app.extensions.get("curator.limiter")
+    if limiter is not None:
+        _close(limiter.storage)
+
+
+def check_before_fork(settings: Settings, host: str) -> None:
+    """Everything above, in order; the first failure raises (a CuratorError: one line, exit 1)."""
+    if settings.ratelimit_enabled:
+        check_ratelimit_storage(settings.ratelimit_storage)
+        check_rate_limits(settings)
+    check_secret_key(settings, host)
+    check_app(settings)

@@ -1,0 +1,116 @@
+"""`curator serve` refuses a setting that would stop every worker, in one line, before it forks;
+a worker that fails to boot anyway stops the whole server instead of a restart loop.
+
+Each test runs the real command (the ServeProcess command line) and waits for it to exit by
+itself: before these fixes it kept running (gunicorn restarting workers that died the same
+way), so the guard timeout below would fail the test.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from curator.web.testing import ServeProcess, free_port
+
+GUARD = 120  # s; only a server that never stops reaches it (the failure these tests catch)
+
+
+def serve(db_url: str, *args: str, env: dict | None = None, python: list[str] | None = None):
+    """Run `curator serve` to its exit; (exit code, output lines)."""
+    proc = ServeProcess(db_url, "--workers", "1", "--threads", "2", *args, env=env)
+    command = [*(python or [sys.executable, "-m", "curator.cli"]), *proc.command[3:]]
+    try:
+        out = subprocess.run(command, env=proc.env, capture_output=True, text=True, timeout=GUARD)
+    except subprocess.TimeoutExpired as exc:
+        tail = (exc.stderr or b"")[-2000:].decode(errors="replace")
+        pytest.fail(f"curator serve still running after {GUARD} s (a restart loop?): …{tail}")
+    return out.returncode, (out.stdout + out.stderr).strip().splitlines()
+
+
+def test_unreachable_redis_is_one_line(engine, db_url):
+    port = free_port()  # nothing listens there
+    code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": f"redis://:hunter2@127.0.0.1:{port}/0"})
+    assert code == 1
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"Error: CURATOR_RATELIMIT_STORAGE=redis://:***@127.0.0.1:{port}/0: cannot reach "
+                               "the store: "), lines
+    assert "hunter2" not in lines[0]  # the password is never printed
+
+
+def test_unknown_scheme_is_one_line(engine, db_url):
+    code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": "reddis://localhost:6379"})
+    assert code == 1
+    assert lines == ["Error: CURATOR_RATELIMIT_STORAGE=reddis://localhost:6379: unknown storage scheme 'reddis': "
+                     "memory:// counts in one process, redis://host:6379 is shared by every worker and host"]
+
+
+def test_missing_redis_client_is_one_line(engine, db_url, tmp_path):
+    """The measured failure: redis:// without the `redis` package killed every worker at boot and
+    gunicorn restarted them forever. A `redis` package that cannot be imported stands in for it."""
+    shadow = tmp_path / "shadow" / "redis"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('not installed (test)')\n")
+    path = os.pathsep.join(filter(None, [str(shadow.parent), os.environ.get("PYTHONPATH")]))
+    code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": "redis://127.0.0.1:6379", "PYTHONPATH": path})
+    assert code == 1
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Error: CURATOR_RATELIMIT_STORAGE=redis://127.0.0.1:6379: 'redis' prerequisite "
+                               "not available"), lines
+
+
+def test_storage_without_the_limiters_strategy(engine, db_url):
+    code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": "async+memory://"})
+    assert (code, lines) == (1, ["Error: CURATOR_RATELIMIT_STORAGE=async+memory://: not a synchronous storage"])
+
+
+def test_unparsable_limit_is_one_line(engine, db_url):
+    """Flask-Limiter skips a limit it cannot parse: sign-in would have had no limit at all."""
+    code, lines = serve(db_url, env={"CURATOR_RATELIMIT_ACCOUNT": "10 a minute"})
+    assert (code, lines) == (1, ["Error: CURATOR_RATELIMIT_ACCOUNT=10 a minute: not a rate limit "
+                                 "(expected e.g. 10/minute;50/hour)"])
+
+
+def test_beyond_loopback_needs_a_secret_key(engine, db_url):
+    proc = ServeProcess(db_url, "--host", "0.0.0.0")
+    proc.env.pop("CURATOR_SECRET_KEY", None)
+    out = subprocess.run(proc.command, env=proc.env, capture_output=True, text=True, timeout=GUARD)
+    lines = (out.stdout + out.stderr).strip().splitlines()
+    assert out.returncode == 1
+    assert len(lines) == 1 and lines[0].startswith("Error: CURATOR_SECRET_KEY: not set, and the server listens on "
+                                                   "0.0.0.0"), lines
+
+
+BOOT_FAILS_IN_WORKERS = """
+import os, sys
+import curator.web
+master, real = os.getpid(), curator.web.create_app
+def create_app(settings):  # the check in the master passes; every worker fails to boot
+    if os.getpid() != master:
+        raise RuntimeError("boot failure (test)")
+    return real(settings)
+curator.web.create_app = create_app
+from curator.cli import main
+sys.argv[0] = "curator"
+main()
+"""
+
+
+def test_worker_boot_failure_stops_the_server(engine, db_url):
+    code, lines = serve(db_url, "--workers", "2", python=[sys.executable, "-c", BOOT_FAILS_IN_WORKERS])
+    text = "\n".join(lines)
+    assert code == 1, text
+    assert lines[-1] == ("Error: a worker could not start the app, so the server stopped (exit 3); "
+                         "see the log above"), text
+    assert "boot failure (test)" in text
+    # gunicorn halted at the first worker that could not boot: no worker was booted twice
+    assert text.count("Booting worker") <= 2, text
+
+
+def test_unusable_database_url_is_one_line(tmp_path):
+    code, lines = serve("nonsense://x")
+    assert code == 1
+    assert lines == ["Error: CURATOR_DATABASE_URL (or --database): not a database URL curator can use: "
+                     "Can't load plugin: sqlalchemy.dialects:nonsense"], lines
