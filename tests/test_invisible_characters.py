@@ -42,6 +42,8 @@ def test_the_character_rule():
     from curator.core.formats.release import may_hold_invisible
 
     assert not may_hold_invisible(b'{"obj_label": "Par\\u00eds", "x": "\xc3\xa9"}\r\n\t\n')
+    # above U+FFFF a character is a surrogate pair of escapes (U+E0067 TAG SMALL G, as json.dumps writes it)
+    assert may_hold_invisible(json.dumps({"sub_label": "England\U000e0067"}).encode())
     for data in (b'{"obj_label": "x\\u200e"}\n', '{"obj_label": "x\u200e"}\n'.encode(), b'{"a": "\\t"}\n',
                  b'{"a": "\x7f"}\n'):
         assert may_hold_invisible(data), data
@@ -220,3 +222,24 @@ def test_review_screen_marks_them_and_the_amendment_leaves_them_out(chromium, li
         decision = s.scalars(select(Decision).where(Decision.item_id == item_id)).one()
         assert (decision.decision, decision.correction) == ("amend", "[X] nació en [Y]")
     context.close()
+
+
+def test_typed_names_and_guidelines_holding_one_are_refused(cli, sessions):
+    """A display name is shown beside comments: U+202E there would reorder what a maintainer reads."""
+    from curator.core.models import User
+
+    cli("seed")
+    bad = cli("user", "create", "eve@example.org", "--password", "a-long-password", "--name", "Ana\u202eevil", ok=False)
+    assert bad.exit_code == 1 and "U+202E RIGHT-TO-LEFT OVERRIDE" in bad.output and "Traceback" not in bad.output
+    cli("user", "create", "maria@example.org", "--password", "a-long-password", "--name", " Ana\u200cMaría ")  # ZWNJ: a letter
+    with sessions() as s:
+        assert s.scalars(select(User.name).where(User.email.in_(["eve@example.org", "maria@example.org"]))).all() \
+            == ["Ana\u200cMaría"]
+    from curator.core.errors import InputError
+    from curator.review.guidelines import set_guidelines
+
+    for text in ("line\x1cone", "a\x0bb", "tab\there", "next\x85line"):  # only line breaks are allowed
+        with sessions() as s, pytest.raises(InputError, match="control/format character"):
+            set_guidelines(s, "es", text, None)
+    with sessions() as s:
+        assert set_guidelines(s, "es", "one\r\ntwo", None) == "one\ntwo\n"

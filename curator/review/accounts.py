@@ -21,9 +21,10 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from curator.core.enums import Role, values
-from curator.core.errors import Forbidden, Conflict, Gone, InputError, NotFound
+from curator.core.errors import N_, Conflict, Forbidden, Gone, InputError, NotFound
 from curator.core.models import Invite, Language, LoginSession, User
 from curator.core.models.base import utcnow
+from curator.core.text import describe_char, first_control
 from curator.review.sampling import assign
 
 ROLES = values(Role)
@@ -54,13 +55,14 @@ def common_passwords() -> frozenset[str]:
 
 
 def check_password_strength(password: str) -> None:
+    # catalogue messages: a volunteer reads them on the invitation and account pages
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
-        raise InputError(f"Choose a password of at least {MIN_PASSWORD} characters.")
+        raise InputError(N_("Choose a password of at least %(count)s characters."), params={"count": MIN_PASSWORD})
     if len(password) > MAX_PASSWORD:
-        raise InputError(f"Choose a password of at most {MAX_PASSWORD} characters.")
+        raise InputError(N_("Choose a password of at most %(count)s characters."), params={"count": MAX_PASSWORD})
     if password.strip().lower() in common_passwords():
-        raise InputError("That password is one of the most common ones, the first an attacker tries: "
-                         "choose another (a few unrelated words make a good one).")
+        raise InputError(N_("That password is one of the most common ones, the first an attacker tries: "
+                            "choose another (a few unrelated words make a good one)."), params={})
 
 
 def check_email(email: str) -> str:
@@ -79,13 +81,35 @@ def check_email(email: str) -> str:
         raise InputError(f"{email.strip()!r} is not an e-mail address: {exc}") from None
 
 
+MAX_NAME = 200
+
+
+def check_name(name: object) -> str:
+    """A display name as typed, refused when it holds a control/format character: names are shown
+    beside comments and decisions, where a RIGHT-TO-LEFT OVERRIDE would reorder what a
+    maintainer reads (core/text.py)."""
+    if name is None:
+        return ""
+    if not isinstance(name, str):
+        raise InputError("the name must be text")
+    name = name.strip()
+    if len(name) > MAX_NAME:
+        raise InputError(N_("Choose a name of at most %(count)s characters."), params={"count": MAX_NAME})
+    control = first_control(name)
+    if control is not None:
+        raise InputError(N_("Not saved: the name contains an invisible character (%(character)s). "
+                            "Type it without invisible characters."), params={"character": describe_char(control)})
+    return name
+
+
 def create_user(session: Session, email: str, password: str | None, role: str = "reviewer", name: str = "") -> User:
     email = check_email(email)
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
     if find_user(session, email) is not None:
         raise Conflict(f"a user with e-mail {email} already exists")
-    user = User(email=email, name=name.strip(), role=role)
+    name = check_name(name)
+    user = User(email=email, name=name, role=role)
     if password is not None:
         check_password_strength(password)
         user.password_hash = generate_password_hash(password)
@@ -304,7 +328,7 @@ def change_password(session: Session, user: User, current: str, new: str) -> Non
     """The account page: the current password is asked, so an unattended browser cannot lock its owner out."""
     if (not user.password_hash or not isinstance(current, str) or len(current) > MAX_PASSWORD
             or not check_password_hash(user.password_hash, current)):
-        raise WrongPassword("The current password is not right.")
+        raise WrongPassword(N_("The current password is not right."), params={})
     set_password(session, user, new)
 
 

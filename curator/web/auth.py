@@ -17,7 +17,7 @@ from curator.web.context import db, write
 from curator.review.accounts import (WrongPassword, accept_invite, authenticate, change_password, end_login_session,
                                      open_invite, start_login_session)
 from curator.core.errors import Busy, CuratorError
-from curator.web.errors import status_for
+from curator.web.errors import status_for, translated
 from curator.web.i18n import LOCALES, remember_locale, select_locale
 
 bp = Blueprint("auth", __name__)
@@ -107,7 +107,7 @@ def invite(token: str):
         except Busy:
             raise  # a 503 with Retry-After (web/errors.py)
         except CuratorError as exc:
-            flash(exc.message, "error")
+            flash(translated(exc), "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
         if signed_in is None:  # a signed-in reviewer keeps their login session
             _sign_in(user)
@@ -134,7 +134,7 @@ def account():
         except CuratorError as exc:
             if isinstance(exc, WrongPassword):
                 g.wrong_password = True  # counted by the account page's rate limit (web/limits.py)
-            flash(exc.message, "error")
+            flash(translated(exc), "error")
             return render_template("account.html"), status_for(exc)
         remember = request.cookies.get(current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")) is not None
         _sign_in(current_user._get_current_object(), remember=remember)

@@ -105,7 +105,9 @@ def may_hold_invisible(data: bytes) -> bool:
         return True
     for escape in set(_ESCAPE.findall(text)):
         ch = _SHORT_ESCAPES.get(escape) or chr(int(escape[1:], 16))
-        if is_invisible(ch):
+        # a character above U+FFFF is written as a surrogate pair (\udb40\udc67 = U+E0067 TAG
+        # SMALL G): each half alone is no character, so any pair sends the file to the parser
+        if is_invisible(ch) or 0xD800 <= ord(ch) <= 0xDBFF:
             return True
     return False
 
