@@ -75,7 +75,7 @@ def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeou
                                keepalive=keepalive, access_log=access_log)
     click.echo(f"curator: serving on http://{host}:{port} ({workers} workers x {threads} threads)", err=True)
     try:
-        Server(lambda: create_app(settings), options, read_timeout=read_timeout).run()
+        Server(lambda: create_app(settings), options, read_timeout=read_timeout, max_body=settings.max_body).run()
     except SystemExit as exc:
         if exc.code not in (0, None):
             raise CuratorError(f"the server stopped (exit {exc.code}); see the log above") from None
