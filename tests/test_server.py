@@ -298,14 +298,14 @@ def test_a_trickled_request_is_served_whole_and_the_connection_kept_alive(patien
         stream = sock.makefile("rb")
         head_end = request.index(b"\r\n\r\n") + 4
         for start in range(0, head_end, 7):  # the head a few bytes at a time
-            sock.sendall(request[start:start + 7])
+            sock.sendall(request[start:min(start + 7, head_end)])
             time.sleep(0.01)
         assert stream.readline() == b"HTTP/1.1 100 Continue\r\n" and stream.readline() == b"\r\n"
         for start in range(head_end, len(request), 3):  # then the body
             sock.sendall(request[start:start + 3])
             time.sleep(0.01)
         status, _, body = read_response(stream)
-        assert (status, json.loads(body)) == (200, {"valid": True, "cleaned": text})
+        assert (status, json.loads(body)) == (200, {"valid": True, "cleaned": text}), body
         sock.sendall(decision)  # the same connection: kept alive
         status, _, body = read_response(stream)
         assert status == 201, body
@@ -370,3 +370,12 @@ def test_read_head_frames_a_request(data, expected):
         assert refused.value.status == expected
     else:
         assert read_head(data) == expected
+
+
+def test_read_head_resumes_where_it_stopped():
+    head = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    for cut in range(1, len(head)):  # the head arriving in two pieces, cut anywhere
+        assert read_head(head[:cut]) is None
+        assert read_head(head, searched=cut) == Head(len(head), 0, False)
+    with pytest.raises(Refused):
+        read_head(b"GET / HTTP/1.1\r\nHost: x\n", searched=24)

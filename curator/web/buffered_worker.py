@@ -33,6 +33,7 @@ here (nginx terminates it): with gunicorn's own TLS the worker behaves as gunico
 from __future__ import annotations
 
 import errno
+import re
 import selectors
 import socket
 import time
@@ -47,6 +48,7 @@ HEAD_LIMIT = 64 * 1024  # bytes of request line and headers (gunicorn's own limi
 LINGER = 2.0  # seconds a closing connection is drained for, as gunicorn's close_graceful (but not blocking)
 RECV = 256 * 1024  # bytes read from a connection per readiness event
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+BARE_LF = re.compile(rb"(?<!\r)\n")
 REASONS = {400: "Bad Request", 408: "Request Timeout", 411: "Length Required",
            431: "Request Header Fields Too Large"}
 
@@ -66,18 +68,20 @@ class Head:
     expects_continue: bool
 
 
-def read_head(data: bytes | bytearray) -> Head | None:
+def read_head(data: bytes | bytearray, searched: int = 0) -> Head | None:
     """The head of the request at the start of `data`, or None while it is incomplete.
 
     Only what framing needs (where the head ends, how long the body is); gunicorn's parser
     checks everything else when the thread reads the request. Where the two could disagree
-    (a header gunicorn refuses), gunicorn answers 400 and closes the connection."""
+    (a header gunicorn refuses), gunicorn answers 400 and closes the connection. `searched`:
+    how many bytes of `data` an earlier call already found incomplete (a head arriving in
+    many small pieces is then not scanned again from the start each time)."""
     start = 2 if data[:2] == b"\r\n" else 0  # one empty line before the request line is allowed (RFC 9112 2.2)
-    end = data.find(b"\r\n\r\n", start)
+    end = data.find(b"\r\n\r\n", max(start, searched - 3))
     if end < 0:
         if len(data) > HEAD_LIMIT:
             raise Refused(431, "the request's headers are too large")
-        if data.count(b"\n") != data.count(b"\r\n"):
+        if BARE_LF.search(data, max(searched - 1, 0)):  # gunicorn refuses these too; no point waiting
             raise Refused(400, "a line of the request ends with a bare LF")
         return None
     if end > HEAD_LIMIT:
@@ -113,6 +117,8 @@ class BufferedSocket:
         self.linger = linger
         self.inbox = bytearray()
         self.ready = 0  # bytes at the start of `inbox` that make up the request being served
+        self.head: Head | None = None  # of the request arriving, once it is in
+        self.searched = 0  # bytes of `inbox` known not to hold a whole head yet
         self.withheld = False  # the request went to the app without its body (over the size limit)
         self.continued = False  # the poller answered `Expect: 100-continue` for this request
         self.closing = False
@@ -207,6 +213,7 @@ class BufferingThreadWorker(ThreadWorker):
             conn.data_ready = True  # gunicorn's thread would otherwise wait for the socket to be readable
             return super().enqueue_req(conn)
         sock.withheld = sock.continued = False
+        sock.head, sock.searched = None, 0
         sock.setblocking(False)
         self.arriving[conn] = time.monotonic() + self.read_timeout
         self.poller.register(sock, selectors.EVENT_READ, partial(self.on_request_bytes, conn))
@@ -230,13 +237,16 @@ class BufferingThreadWorker(ThreadWorker):
     def examine(self, conn):
         """Dispatch the request at the start of the connection's inbox if it is complete."""
         sock = conn.sock
-        try:
-            head = read_head(sock.inbox)
-        except Refused as refusal:
-            self.log.info("refused a request from %s: %s", _peer(sock), refusal)
-            return self.refuse(conn, refusal.status)
-        if head is None:
-            return
+        if sock.head is None:
+            try:
+                sock.head = read_head(sock.inbox, sock.searched)
+            except Refused as refusal:
+                self.log.info("refused a request from %s: %s", _peer(sock), refusal)
+                return self.refuse(conn, refusal.status)
+            if sock.head is None:
+                sock.searched = len(sock.inbox)
+                return
+        head = sock.head
         if self.max_body is not None and head.body > self.max_body:
             sock.ready, sock.withheld = head.size, True  # the app answers 413 unread; then the connection closes
         elif len(sock.inbox) >= head.size + head.body:
@@ -272,9 +282,10 @@ class BufferingThreadWorker(ThreadWorker):
         its own housekeeping, cut off requests past their deadline and end lingering closes."""
         super().murder_pending()
         now = time.monotonic()
-        for conn, deadline in list(self.arriving.items()):
+        while self.arriving:
+            conn, deadline = next(iter(self.arriving.items()))  # the earliest: in deadline order
             if deadline > now:
-                break  # in deadline order
+                break
             if conn.sock.inbox:
                 self.log.warning("closed a connection from %s: its request did not arrive within %g s",
                                  _peer(conn.sock), self.read_timeout)
@@ -282,7 +293,8 @@ class BufferingThreadWorker(ThreadWorker):
             else:  # nothing sent at all (a browser's spare connection, say): close without a word
                 self.stop_arriving(conn)
                 conn.sock.sock.close()
-        for sock, deadline in list(self.lingering.items()):
+        while self.lingering:
+            sock, deadline = next(iter(self.lingering.items()))
             if deadline > now:
                 break
             self.end_linger(sock)
@@ -301,13 +313,13 @@ class BufferingThreadWorker(ThreadWorker):
 
     def drain(self, sock: socket.socket):
         try:
-            while sock.recv(RECV):
-                pass
+            data = sock.recv(RECV)  # one read per event: a client that keeps sending cannot hold the poller
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
-            pass
-        self.end_linger(sock)
+            data = b""
+        if not data:  # the client has closed its side: done
+            self.end_linger(sock)
 
     def end_linger(self, sock: socket.socket):
         self.poller.unregister(sock)
