@@ -19,7 +19,8 @@ counted. After each scenario the decisions stored for its request ids are counte
 lost a decision or answered 5xx.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
-       [--database URL] [--scale 1.0] [--workers 2 --threads 8] [--only loris]
+       [--database URL] [--scale 1.0] [--workers 2 --threads 8]
+       [--scenarios p20,p100,np,loris,loris40,ingest]
 """
 from __future__ import annotations
 
@@ -233,7 +234,7 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
     groups = {key: make_reviewers(url, count, f"{name}-{key}")
               for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("loris40", 20),
                                     ("ingest", 20))}
-    tuples_copy = changed_tuples(data, work) if not opts.only or "ingest" in opts.only else None
+    tuples_copy = changed_tuples(data, work) if "ingest" in opts.scenarios.split(",") else None
     from curator.web.testing import ServeProcess
 
     results, healthy = [], True
@@ -269,8 +270,8 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
         runs += [("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, lorises(1)),
                  ("20 paced + 40 slow-loris", groups["loris40"], int(20 * scale), paced, lorises(40)),
                  ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest)]
-        if opts.only:
-            runs = [run for run in runs if any(word in run[0] for word in opts.only.split(","))]
+        keys = ("p20", "p100", "np", "loris", "loris40", "ingest")
+        runs = [run for key, run in zip(keys, runs) if key in opts.scenarios.split(",")]
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(base, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
@@ -305,7 +306,9 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the decisions per reviewer")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--only", default="", help="comma-separated words: run only the scenarios whose name has one")
+    parser.add_argument("--scenarios", default="p20,p100,np,loris,loris40,ingest",
+                        help="comma-separated subset: p20 p100 (paced), np (no pause), loris (1 slow-loris), "
+                             "loris40 (40 slow-loris), ingest")
     opts = parser.parse_args()
     data = Path(opts.data)
     if not (data / "mpararel" / "tuples").is_dir():

@@ -84,8 +84,8 @@ def test_stalled_clients_are_cut_off_and_hold_no_thread(served, sessions):
     thread.start()
     try:
         time.sleep(0.3)
-        # both threads of the only worker are taken by stalled clients right now; a reviewer
-        # is still served once their deadline passes (and never waits forever)
+        # three stalled clients against the only worker's two threads: they wait in its
+        # poller, not in a thread, so a reviewer is served meanwhile; then they are cut off
         web, token = sign_in(served.url, "ana@example.org")
         item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
         response = web.post(f"{served.url}/api/v1/languages/es/items/{item_id}/decision",
@@ -176,7 +176,8 @@ def test_serve_refuses_an_uninitialised_database(cli):
 
 def test_clients_that_never_hang_up_do_not_stall_the_worker(served):
     """gunicorn closes an HTTP/1.0 connection after its response by draining it in the worker's
-    main loop; clients that keep their end open must not hold that loop (it held 10 s each)."""
+    main loop; clients that keep their end open must not hold that loop (it held 10 s each;
+    the drain now waits in the poller, `BufferingThreadWorker.linger`)."""
     idle = [stalled(served.port, b"GET /healthz HTTP/1.0\r\n\r\n") for _ in range(3)]
     try:
         time.sleep(0.5)
