@@ -9,6 +9,7 @@ full samples, starts `curator serve` in its own process group and drives it over
 | 20 paced / 100 paced| reviewers like people: 2–4 s reading each template (target p95 < 50 ms) |
 | 20, no pause        | throughput: every reviewer clicks as fast as the server answers         |
 | 20 paced + loris    | the same with one slow-loris client open all the time (p95 must not move)|
+| 20 paced + 40 loris | the same with 40 slow-loris clients, no proxy in front (target p95 < 1 s)|
 | 20 paced + ingest   | during a full `curator ingest tuples` (a changed copy: 1M rows rewritten)|
 
 One request = POST the decision + GET the next item's context, timed together. A 503 (busy)
@@ -26,6 +27,7 @@ round-robin upstream does.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
        [--database URL] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
+       [--scenarios p20,p100,np,loris,loris40,ingest]
 """
 from __future__ import annotations
 
@@ -191,17 +193,31 @@ def reviewer(bases: list[str], lang: str, token: str, tag: str, items: int, paus
         time.sleep(rng.uniform(*pause))
 
 
-def slow_loris(port: int, stop: threading.Event, cut_off: list[int]) -> None:
+def slow_loris(port: int, stop: threading.Event, cut_off: list[int], lock: threading.Lock) -> None:
     """One client that always holds a connection open with half a request, trickling a
     byte now and then; when the server cuts it off it opens the next one."""
     while not stop.is_set():
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
                 sock.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
-                while not stop.wait(0.5):
+                while not stop.wait(0.5) and still_open(sock):
                     sock.send(b" ")
         except OSError:
-            cut_off[0] += 1
+            pass
+        if not stop.is_set():
+            with lock:
+                cut_off[0] += 1
+
+
+def still_open(sock: socket.socket) -> bool:
+    """Neither answered (a 408) nor closed by the server yet: a peek that does not wait."""
+    try:
+        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return True
+    except OSError:
+        pass
+    return False
 
 
 def scenario(bases: list[str], url: str, reviewers: list[tuple[str, str]], tag: str, items: int,
@@ -245,8 +261,9 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
         print(f"[{name}] loaded in {load(env, data):.0f} s", file=sys.stderr)
     scale = opts.scale
     groups = {key: make_reviewers(url, count, f"{name}-{key}")
-              for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("ingest", 20))}
-    tuples_copy = changed_tuples(data, work)
+              for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("loris40", 20),
+                                    ("ingest", 20))}
+    tuples_copy = changed_tuples(data, work) if "ingest" in opts.scenarios.split(",") else None
     from contextlib import ExitStack
 
     from curator.web.testing import ServeProcess
@@ -274,10 +291,13 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
                 ("100 reviewers, paced", groups["p100"], int(12 * scale), paced, None),
                 ("20 reviewers, no pause", groups["np"], int(40 * scale), (0.0, 0.0), None)]
 
-        def loris(stop):
-            cut = [0]
-            threading.Thread(target=slow_loris, args=(server.port, stop, cut), daemon=True).start()
-            return cut
+        def lorises(count):
+            def start(stop):
+                cut, lock = [0], threading.Lock()
+                for _ in range(count):
+                    threading.Thread(target=slow_loris, args=(server.port, stop, cut, lock), daemon=True).start()
+                return cut
+            return start
 
         def ingest(stop):
             box = {}
@@ -292,8 +312,11 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
             threading.Thread(target=go, daemon=True).start()
             return box
 
-        runs += [("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, loris),
+        runs += [("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, lorises(1)),
+                 ("20 paced + 40 slow-loris", groups["loris40"], int(20 * scale), paced, lorises(40)),
                  ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest)]
+        keys = ("p20", "p100", "np", "loris", "loris40", "ingest")
+        runs = [run for key, run in zip(keys, runs) if key in opts.scenarios.split(",")]
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
@@ -330,6 +353,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--hosts", type=int, default=1, help="curator serve processes on the one database")
+    parser.add_argument("--scenarios", default="p20,p100,np,loris,loris40,ingest",
+                        help="comma-separated subset: p20 p100 (paced), np (no pause), loris (1 slow-loris), "
+                             "loris40 (40 slow-loris), ingest")
     opts = parser.parse_args()
     data = Path(opts.data)
     if not (data / "mpararel" / "tuples").is_dir():

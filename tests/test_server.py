@@ -4,11 +4,13 @@ Every test runs the real command as a child process on a real port and talks to 
 real sockets: a client that sends half a request and then nothing (a slow-loris), one that
 sends a POST's headers but not its body, one that trickles a byte at a time. With plain
 gunicorn threads (or the old development server and its process-wide lock) such clients
-held a thread — or every writer — until they gave up; here they are cut off after the read
-timeout and every other reviewer goes on being served.
+held a thread — or every writer — until they gave up; here a request reaches a thread only
+once it has arrived whole (curator.web.buffered_worker), incomplete ones are cut off after
+the read timeout, and every other reviewer goes on being served meanwhile.
 """
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import threading
@@ -17,6 +19,7 @@ import time
 import pytest
 import requests
 
+from curator.web.buffered_worker import Head, Refused, read_head
 from curator.web.testing import ServeProcess
 from tests.conftest import PASSWORD, csrf_from, review_sample
 
@@ -32,13 +35,13 @@ def served(review_app, db_url):
         yield server
 
 
-def sign_in(base: str, email: str) -> tuple[requests.Session, str]:
+def sign_in(base: str, email: str, timeout: float = 10) -> tuple[requests.Session, str]:
     web = requests.Session()
-    page = web.get(base + "/login", timeout=10).text
+    page = web.get(base + "/login", timeout=timeout).text
     response = web.post(base + "/login", data={"email": email, "password": PASSWORD, "csrf_token": csrf_from(page)},
-                        allow_redirects=False, timeout=10)
+                        allow_redirects=False, timeout=timeout)
     assert response.status_code == 302, response.text
-    return web, csrf_from(web.get(base + "/", timeout=10).text)
+    return web, csrf_from(web.get(base + "/", timeout=timeout).text)
 
 
 def stalled(base_port: int, payload: bytes) -> socket.socket:
@@ -81,8 +84,8 @@ def test_stalled_clients_are_cut_off_and_hold_no_thread(served, sessions):
     thread.start()
     try:
         time.sleep(0.3)
-        # both threads of the only worker are taken by stalled clients right now; a reviewer
-        # is still served once their deadline passes (and never waits forever)
+        # three stalled clients against the only worker's two threads: they wait in its
+        # poller, not in a thread, so a reviewer is served meanwhile; then they are cut off
         web, token = sign_in(served.url, "ana@example.org")
         item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
         response = web.post(f"{served.url}/api/v1/languages/es/items/{item_id}/decision",
@@ -173,7 +176,8 @@ def test_serve_refuses_an_uninitialised_database(cli):
 
 def test_clients_that_never_hang_up_do_not_stall_the_worker(served):
     """gunicorn closes an HTTP/1.0 connection after its response by draining it in the worker's
-    main loop; clients that keep their end open must not hold that loop (it held 10 s each)."""
+    main loop; clients that keep their end open must not hold that loop (it held 10 s each;
+    the drain now waits in the poller, `BufferingThreadWorker.linger`)."""
     idle = [stalled(served.port, b"GET /healthz HTTP/1.0\r\n\r\n") for _ in range(3)]
     try:
         time.sleep(0.5)
@@ -183,3 +187,196 @@ def test_clients_that_never_hang_up_do_not_stall_the_worker(served):
         for sock in idle:
             sock.close()
     assert "did not arrive" not in served.read_log()  # they did arrive; nothing to report
+
+
+# --- incomplete requests never hold a thread (the poller buffers each request whole) -------
+
+PATIENT_READ_TIMEOUT = 120  # longer than any wait below: the server cuts nobody off during a test
+WAIT = 60  # how long a test waits for something that takes milliseconds; shorter than the read timeout
+
+
+@pytest.fixture
+def patient(review_app, db_url):
+    """2 workers x 2 threads, and a read timeout longer than the tests: under gunicorn's own
+    gthread worker, four slow-loris connections would each hold a thread for two minutes."""
+    with ServeProcess(db_url, "--workers", "2", "--threads", "2", "--read-timeout", str(PATIENT_READ_TIMEOUT),
+                      env={"CURATOR_SECRET_KEY": "test-secret", "CURATOR_MAX_BODY": "65536"}) as server:
+        yield server
+
+
+def still_waiting(sock: socket.socket) -> bool:
+    """The server has neither answered nor closed the connection (a peek that does not wait)."""
+    try:
+        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return True
+    return False
+
+
+def read_response(stream) -> tuple[int, dict, bytes]:
+    """One HTTP/1.1 response from a socket's file: status, headers (lower-case names), body."""
+    status_line = stream.readline()
+    assert status_line.startswith(b"HTTP/1.1 "), status_line
+    headers = {}
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    body = stream.read(int(headers.get("content-length", 0)))
+    return int(status_line.split()[1]), headers, body
+
+
+def raw_post(path: str, web: requests.Session, token: str, body: bytes, extra: str = "") -> bytes:
+    cookie = "; ".join(f"{c.name}={c.value}" for c in web.cookies)
+    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nX-CSRFToken: {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n").encode() + body
+
+
+def test_forty_slow_loris_connections_hold_no_thread(patient, sessions):
+    """The finding: 40 slow-loris connections left 6 decisions answered in 28 s, each holding
+    one of the 16 threads for the read timeout. Here 40 of them are open against 2 x 2 threads
+    (half send nothing more, half trickle a header byte now and then) while a reviewer signs
+    in and records a decision; they are all still open and unanswered when the reviewer is
+    done. Under the old worker the reviewer waited behind them for the read timeout (120 s):
+    the test then fails after `WAIT` seconds — not a speed limit, the wait that separates
+    "served at once" from "served after two minutes"."""
+    lorises = []
+    for n in range(40):
+        sock = socket.create_connection(("127.0.0.1", patient.port))
+        sock.sendall(b"GET /login HTTP/1.1\r\nHost: x\r\nX-Pad: " if n % 2 else
+                     b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        lorises.append(sock)
+    stop = threading.Event()
+
+    def trickle():  # a byte to each header-sending loris every half second: never a whole request
+        while not stop.wait(0.5):
+            for sock in lorises[1::2]:
+                try:
+                    sock.send(b"a")
+                except OSError:
+                    return
+
+    trickler = threading.Thread(target=trickle, daemon=True)
+    trickler.start()
+    item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
+    outcome: list = []
+
+    def reviewer():
+        web, token = sign_in(patient.url, "ana@example.org", timeout=2 * PATIENT_READ_TIMEOUT)
+        response = web.post(f"{patient.url}/api/v1/languages/es/items/{item_id}/decision",
+                            json={"decision": "accept", "request_id": "among-lorises"},
+                            headers={"X-CSRFToken": token}, timeout=2 * PATIENT_READ_TIMEOUT)
+        outcome.append(response.status_code)
+
+    served_reviewer = threading.Thread(target=reviewer, daemon=True)
+    try:
+        served_reviewer.start()
+        served_reviewer.join(WAIT)
+        assert not served_reviewer.is_alive(), "the reviewer waited behind the slow-loris connections"
+        assert outcome == [201]
+        assert all(still_waiting(sock) for sock in lorises), "a slow-loris connection was answered or closed"
+    finally:
+        stop.set()
+        trickler.join()
+        for sock in lorises:
+            sock.close()
+
+
+def test_a_trickled_request_is_served_whole_and_the_connection_kept_alive(patient, sessions):
+    """A request that arrives slowly but in time is served as sent; the same connection then
+    carries a second request, and two requests sent at once (pipelined) get two answers."""
+    from sqlalchemy import func, select
+
+    from curator.core.models import Decision
+
+    web, token = sign_in(patient.url, "ana@example.org")
+    text = "[X] trabaja en [Y]"  # as the validator returns it (cleaned = sent)
+    request = raw_post("/api/v1/validate", web, token, json.dumps({"language": "es", "text": text}).encode(),
+                       extra="Expect: 100-continue\r\n")
+    item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
+    decision = raw_post(f"/api/v1/languages/es/items/{item_id}/decision", web, token,
+                        json.dumps({"decision": "accept", "request_id": "trickled"}).encode())
+    with socket.create_connection(("127.0.0.1", patient.port), timeout=WAIT) as sock:
+        stream = sock.makefile("rb")
+        head_end = request.index(b"\r\n\r\n") + 4
+        for start in range(0, head_end, 7):  # the head a few bytes at a time
+            sock.sendall(request[start:min(start + 7, head_end)])
+            time.sleep(0.01)
+        assert stream.readline() == b"HTTP/1.1 100 Continue\r\n" and stream.readline() == b"\r\n"
+        for start in range(head_end, len(request), 3):  # then the body
+            sock.sendall(request[start:start + 3])
+            time.sleep(0.01)
+        status, _, body = read_response(stream)
+        assert (status, json.loads(body)) == (200, {"valid": True, "cleaned": text}), body
+        sock.sendall(decision)  # the same connection: kept alive
+        status, _, body = read_response(stream)
+        assert status == 201, body
+        health = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        sock.sendall(health + health)  # pipelined
+        assert [read_response(stream)[0] for _ in range(2)] == [200, 200]
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(Decision).where(Decision.request_id == "trickled")) == 1
+
+
+def test_a_body_over_the_limit_is_refused_before_it_arrives(patient):
+    """Content-Length over CURATOR_MAX_BODY (64 KiB here): the app answers 413 in its own words
+    although only 10 bytes of the announced 10 MB were sent; then the connection closes."""
+    web, token = sign_in(patient.url, "ana@example.org")
+    request = raw_post("/api/v1/validate", web, token, b"x" * 10_000_000)
+    with socket.create_connection(("127.0.0.1", patient.port), timeout=WAIT) as sock:
+        sock.sendall(request[:request.index(b"\r\n\r\n") + 4 + 10])
+        stream = sock.makefile("rb")
+        status, _, body = read_response(stream)
+        assert status == 413 and "error" in json.loads(body)
+        assert stream.read() == b""  # closed: the rest of the body is never read as a request
+
+
+def test_a_chunked_body_is_refused(patient):
+    with socket.create_connection(("127.0.0.1", patient.port), timeout=WAIT) as sock:
+        sock.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n")
+        stream = sock.makefile("rb")
+        assert read_response(stream)[0] == 411
+        assert stream.read() == b""
+
+
+def test_a_request_not_whole_by_the_deadline_is_answered_408_and_closed(served):
+    """The read timeout is 1.5 s here: the poller cuts the incomplete request off (the test
+    waits for the connection to close, however long the server takes); a connection that
+    sent nothing is closed without a word."""
+    with socket.create_connection(("127.0.0.1", served.port), timeout=WAIT) as partial, \
+            socket.create_connection(("127.0.0.1", served.port), timeout=WAIT) as silent:
+        partial.sendall(b"GET /login HTTP/1.1\r\nHost: x\r\n")
+        stream = partial.makefile("rb")
+        assert read_response(stream)[0] == 408
+        assert stream.read() == b""
+        assert silent.recv(100) == b""
+    assert "its request did not arrive within 1.5 s" in served.read_log()
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"GET / HTTP/1.1\r\nHost: x\r\n", None),
+    (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", Head(27, 0, False)),
+    (b"\r\nGET / HTTP/1.1\r\n\r\nGET", Head(20, 0, False)),
+    (b"POST / HTTP/1.1\r\ncontent-LENGTH: 12\r\nExpect: 100-Continue\r\n\r\n{", Head(61, 12, True)),
+    (b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n", Head(57, 3, False)),
+    (b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),
+    (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", 400),
+    (b"GET / HTTP/1.1\nHost: x", 400),
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+    (b"GET / HTTP/1.1\r\nX-Pad: " + b"a" * 70_000, 431),
+])
+def test_read_head_frames_a_request(data, expected):
+    if isinstance(expected, int):
+        with pytest.raises(Refused) as refused:
+            read_head(data)
+        assert refused.value.status == expected
+    else:
+        assert read_head(data) == expected
+
+
+def test_read_head_resumes_where_it_stopped():
+    head = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    for cut in range(1, len(head)):  # the head arriving in two pieces, cut anywhere
+        assert read_head(head[:cut]) is None
+        assert read_head(head, searched=cut) == Head(len(head), 0, False)
+    with pytest.raises(Refused):
+        read_head(b"GET / HTTP/1.1\r\nHost: x\n", searched=24)

@@ -81,7 +81,7 @@ def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeou
     click.echo(f"curator: serving on http://{host}:{port} ({workers} workers x {threads} threads)", err=True)
     master = os.getpid()
     try:
-        Server(lambda: create_app(settings), options, read_timeout=read_timeout).run()
+        Server(lambda: create_app(settings), options, read_timeout=read_timeout, max_body=settings.max_body).run()
     except SystemExit as exc:
         if os.getpid() != master:
             # a worker leaving: its exit code is gunicorn's message to the arbiter (3: could not

@@ -1,10 +1,12 @@
 """Read the whole request body before the app runs.
 
 A view that reads `request.json` lazily would wait on the network *inside* the request,
-possibly inside a write transaction; reading first, under the connection's deadline
-(`curator.web.server.DeadlineSocket` under gunicorn), means a view never waits for a
-client, and a body over `MAX_CONTENT_LENGTH` is refused unread (Flask's 413). No gunicorn
-import here: the middleware is part of every app, whatever serves it.
+possibly inside a write transaction; reading first means a view never waits for a client,
+and a body over `MAX_CONTENT_LENGTH` is refused unread (Flask's 413). Under `curator serve`
+the worker has already buffered the whole request (`curator.web.buffered_worker`), so this
+reads from memory; under any other server (the development server, `LiveServer` in tests)
+it is what keeps views off the network. No gunicorn import here: the middleware is part of
+every app, whatever serves it.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def read_body_first(app: Callable, max_body: int | None) -> Callable:
                 if not chunk:
                     break
                 body.write(chunk)
-        except (socket.timeout, TimeoutError, ConnectionResetError):  # the deadline passed (server.DeadlinePassed)
+        except (socket.timeout, TimeoutError, ConnectionResetError):  # the server's read deadline passed
             environ["wsgi.input"] = io.BytesIO()
             return _plain(start_response, "408 Request Timeout", "The request did not arrive in time.\n")
         if max_body is not None and body.tell() > max_body:
