@@ -105,9 +105,17 @@ def test_the_latest_run_and_the_probe_hint_skip_links(tmp_path):
                                             "outside the run is read")
     assert rows["linked"]["languages"] == 0 and rows["mine"]["languages"] == 3
 
-    # a link planted in the latest run after it was chosen: the hint reads nothing through it
     template = TEMPLATES["es"]["P17"][0]
     assert probe_hint(runs, "es", "P17", template) is not None
+    # a newer run with a linked prediction file or language folder is passed over for the clean one
+    for link in (_link_prediction, _link_language):
+        newer = make_run(runs / f"newer-{link.__name__}", TEMPLATES)
+        link(newer, _outside(tmp_path / link.__name__))
+        os.utime(newer / "run.json", ns=(2 ** 62, 2 ** 62))
+        assert latest_run(runs) == mine and resolve_run(runs, newer.name) is None
+        assert probe_hint(runs, "es", "P17", template) is not None
+
+    # a link planted in the latest run after it was chosen: the hint reads nothing through it
     _link_prediction(mine, tmp_path / "elsewhere")
     assert probe_hint(runs, "es", "P17", template) is None
 

@@ -16,7 +16,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_RATELIMIT_STORAGE        | where the counts live (Flask-Limiter URI); with several gunicorn workers or app hosts use a shared one (redis://host:6379), else each worker counts alone | memory:// |
 | CURATOR_RATELIMIT_ACCOUNT        | sign-in/invitation attempts per submitted e-mail (per invitation link) | 10/minute;50/hour |
 | CURATOR_RATELIMIT_ADDRESS        | sign-in/invitation attempts per client address        | 30/minute;300/hour   |
-| CURATOR_RATELIMIT_PASSWORD       | wrong current passwords on the account page, per account and per client address | 5/minute;20/hour |
+| CURATOR_RATELIMIT_PASSWORD       | password changes (each POST) on the account page, per account and per client address | 5/minute;20/hour |
 | CURATOR_RATELIMIT_TOKEN          | refused API tokens (Authorization: Bearer) per client address | 10/minute;50/hour |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's write lock       | 30                   |

@@ -9,12 +9,12 @@ from __future__ import annotations
 from functools import wraps
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
 from curator.web.context import db, write
-from curator.review.accounts import (WrongPassword, accept_invite, authenticate, change_password, end_login_session,
+from curator.review.accounts import (accept_invite, authenticate, change_password, end_login_session,
                                      open_invite, start_login_session)
 from curator.core.errors import Busy, CuratorError
 from curator.web.errors import status_for, translated
@@ -131,9 +131,7 @@ def account():
                 change_password(session, current_user, form.get("current", ""), form.get("password", ""))
         except Busy:
             raise
-        except CuratorError as exc:
-            if isinstance(exc, WrongPassword):
-                g.wrong_password = True  # counted by the account page's rate limit (web/limits.py)
+        except CuratorError as exc:  # every POST here counted by the account page's rate limit (web/limits.py)
             flash(translated(exc), "error")
             return render_template("account.html"), status_for(exc)
         remember = request.cookies.get(current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")) is not None

@@ -7,10 +7,10 @@ stops too). Every POST counts, right or wrong, so after the limit even the right
 waits for the window: a guesser cannot tell a hit from a refusal. A breach answers 429 with
 `Retry-After` (JSON under /api/, the error page otherwise; web/errors.py).
 
-Two doors count only failures, each per account and/or per client address, and past the limit
-refuse every attempt too: a wrong current password on the account page (someone at an
-unattended browser guessing the password, to change it), and a refused API token (`Authorization:
-Bearer`, counted per address on the JSON API; requests without that header are not limited).
+The account page's password change is limited the same way (per account and per address:
+someone at an unattended browser guessing the password, to change it), and refused API tokens
+per client address (`Authorization: Bearer` on the JSON API; a working token and requests
+without that header are never limited).
 
 The limiter is made per app; its counts live in the app's storage, `RATELIMIT_STORAGE_URI`
 (CURATOR_RATELIMIT_STORAGE). memory:// is per process: each gunicorn worker (and each app
@@ -81,20 +81,32 @@ def _has_bearer() -> bool:
     return request.headers.get("Authorization", "").startswith("Bearer ")
 
 
+def _not_a_refused_token() -> bool:
+    """True unless this request carries a Bearer token that was refused. Asking `current_user`
+    runs the loaders (web/context.py), which flag a refused token on `g`: so a working token is
+    never limited (a script behind a shared address cannot be locked out by a guesser's junk),
+    and every refused one is counted before its view runs — exact even for parallel requests."""
+    from flask_login import current_user
+
+    if not _has_bearer():
+        return True
+    current_user.is_authenticated  # noqa: B018  (loads the user: the token is checked here)
+    return not g.get("token_refused")
+
+
 def _limit_failures(app: Flask, limiter: Limiter) -> None:
-    """Wrong current passwords on the account page (per account and per address) and refused API
-    tokens (per address, shared by every API endpoint): only failures count (`deduct_when`,
-    flags the views set on `g`); once over, every attempt waits, the right one too."""
+    """The account page's password change (per account and per address) and refused API tokens
+    (per address, shared by every API endpoint). Every password-change POST counts, as on the
+    sign-in form: counted before the view, the limit is exact even for parallel requests (a
+    count taken after the view, of wrong passwords only, lets a burst through before the first
+    is counted), and past it even the right password waits, so a guesser learns nothing. Only
+    refused tokens count (see _not_a_refused_token)."""
     config = app.config
-    wrong_password = config.get("RATELIMIT_PASSWORD", "5/minute;20/hour")
-    failed = lambda response: bool(g.get("wrong_password"))  # noqa: E731
-    per_account = limiter.limit(wrong_password, key_func=signed_in_account, methods=["POST"],
-                                scope="password-account", deduct_when=failed)
-    per_address = limiter.limit(wrong_password, key_func=client_address, methods=["POST"],
-                                scope="password-address", deduct_when=failed)
+    password = config.get("RATELIMIT_PASSWORD", "5/minute;20/hour")
+    per_account = limiter.limit(password, key_func=signed_in_account, methods=["POST"], scope="password-account")
+    per_address = limiter.limit(password, key_func=client_address, methods=["POST"], scope="password-address")
     app.view_functions[PASSWORD_CHANGE] = per_address(per_account(app.view_functions[PASSWORD_CHANGE]))
     refused_token = limiter.shared_limit(config.get("RATELIMIT_TOKEN", "10/minute;50/hour"), scope="bearer",
-                                         key_func=client_address, exempt_when=lambda: not _has_bearer(),
-                                         deduct_when=lambda response: bool(g.get("token_refused")))
+                                         key_func=client_address, exempt_when=_not_a_refused_token)
     for endpoint in [e for e in app.view_functions if e.startswith(API)]:
         app.view_functions[endpoint] = refused_token(app.view_functions[endpoint])

@@ -111,14 +111,22 @@ def list_runs(runs_dir: str | Path) -> list[dict]:
 
 
 def latest_run(runs_dir: str | Path) -> Path | None:
-    """The run whose run.json was written last (folders without one, e.g. bare imports, never count)."""
+    """The run whose run.json was written last (folders without one, e.g. bare imports, never count),
+    among the runs every reader accepts: one holding a symbolic link anywhere is passed over for
+    the next newest, so the reviewers' hints and `curator signals disagreement` keep coming from
+    a clean run."""
     root = Path(runs_dir)
     if not root.is_dir():
         return None
-    best: tuple[int, str] | None = None
+    found: list[tuple[int, str]] = []
     for path in root.iterdir():
         info = path / RUN_INFO
         if PLAIN_NAME.fullmatch(path.name) and inside(root, path) and info.is_file() and not info.is_symlink():
-            key = (info.stat().st_mtime_ns, path.name)
-            best = key if best is None or key > best else best
-    return root / best[1] if best else None
+            found.append((info.stat().st_mtime_ns, path.name))
+    for _, name in sorted(found, reverse=True):
+        try:
+            check_links(root / name)
+        except RunError:
+            continue
+        return root / name
+    return None
