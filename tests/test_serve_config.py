@@ -114,3 +114,18 @@ def test_unusable_database_url_is_one_line(tmp_path):
     assert code == 1
     assert lines == ["Error: CURATOR_DATABASE_URL (or --database): not a database URL curator can use: "
                      "Can't load plugin: sqlalchemy.dialects:nonsense"], lines
+
+
+def test_read_only_redis_is_one_line(engine, db_url, redis_server):
+    """A replica (or a read-only ACL user) answers reads but refuses every count: each rate
+    limit would fail and fall back to per-process counting, silently. Checked with a write."""
+    client = redis_server.client()
+    client.execute_command("REPLICAOF", "127.0.0.1", str(free_port()))  # a master that never answers
+    try:
+        assert client.get("curator/preflight") is None  # reads still answered (stale data served)
+        code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": redis_server.url})
+    finally:
+        client.execute_command("REPLICAOF", "NO", "ONE")
+    assert code == 1
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"Error: CURATOR_RATELIMIT_STORAGE={redis_server.url}: the store refuses writes: "), lines

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from curator.core.errors import CuratorError, InputError
 from curator.core.settings import Settings
 
-PROBE_KEY = "curator/preflight"  # read (never written) to show the store answers
+PROBE_KEY = "curator/preflight"  # read, then counted once (expires in a second): the store answers and takes writes
 
 
 def masked(uri: str) -> str:
@@ -75,6 +75,10 @@ def check_ratelimit_storage(uri: str) -> None:
         storage.get(PROBE_KEY)
     except Exception as exc:  # noqa: BLE001 - whatever the client raises: refused, timed out, auth
         raise InputError(where, f"cannot reach the store: {_reason(exc, secret)}") from None
+    try:  # a write too: a read-only replica or ACL user answers reads, and every count would fail
+        storage.incr(PROBE_KEY, 1)
+    except Exception as exc:  # noqa: BLE001
+        raise InputError(where, f"the store refuses writes: {_reason(exc, secret)}") from None
     finally:
         _close(storage)
 
