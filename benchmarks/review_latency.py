@@ -15,10 +15,11 @@ One request = POST the decision + GET the next item's context, timed together. A
 is retried with the same request id after Retry-After, as the review screen does, and
 counted. After each scenario the decisions stored for its request ids are counted: sent
 (answered 2xx) must equal stored. Prints one table per backend; exits 1 if any scenario
-lost a decision or answered 5xx.
+lost a decision or answered 5xx; with both backends, then the ratio PostgreSQL / SQLite of
+median, p95 and p99 per scenario.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
-       [--database URL] [--scale 1.0] [--workers 2 --threads 8]
+       [--database URL] [--scale 1.0] [--workers 2 --threads 8] [--scenarios p20,p100,np,loris,ingest]
 """
 from __future__ import annotations
 
@@ -249,11 +250,14 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
 
         runs += [("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, loris),
                  ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest)]
+        keys = ("p20", "p100", "np", "loris", "ingest")
+        runs = [run for key, run in zip(keys, runs) if key in opts.scenarios.split(",")]
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(base, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
     print(f"\n{name}: curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
-          f"{os.cpu_count()} cores shared with the client threads")
+          f"{os.cpu_count()} cores shared with the client threads; load average at the end "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
           f"{'dec/s':>6} {'503s':>5} {'5xx/err':>7} {'sent=stored':>11}")
     for label, r in results:
@@ -275,12 +279,25 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
     return results, healthy
 
 
+def ratios(postgresql: list, sqlite: list) -> None:
+    """PostgreSQL against SQLite, scenario by scenario, from the same run (same machine, same load)."""
+    print("\nPostgreSQL / SQLite, same run:")
+    print(f"{'scenario':<26} {'median':>7} {'p95':>7} {'p99':>7}")
+    for (label, pg), (_, lite) in zip(postgresql, sqlite):
+        a, b = sorted(pg["tally"].latencies), sorted(lite["tally"].latencies)
+        if a and b:
+            print(f"{label:<26} {statistics.median(a) / statistics.median(b):>6.2f}x "
+                  f"{percentile(a, .95) / percentile(b, .95):>6.2f}x {percentile(a, .99) / percentile(b, .99):>6.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--database", default=None, help="an already loaded database (one backend; skips the load)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the decisions per reviewer")
+    parser.add_argument("--scenarios", default="p20,p100,np,loris,ingest",
+                        help="comma-separated subset: p20 p100 (paced), np (no pause), loris, ingest")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     opts = parser.parse_args()
@@ -288,7 +305,7 @@ def main() -> None:
     if not (data / "mpararel" / "tuples").is_dir():
         sys.exit(f"real data not found at {data}")
     work = Path(tempfile.mkdtemp(prefix="curator-latency-"))
-    healthy = True
+    healthy, measured = True, {}
     try:
         for name in opts.backend.split(","):
             if opts.database:
@@ -302,12 +319,15 @@ def main() -> None:
                     continue
                 url = server.url("bench")
             try:
-                healthy &= run_backend(name, url, opts, data, work)[1]
+                measured[name], ok = run_backend(name, url, opts, data, work)
+                healthy &= ok
             finally:
                 if name == "postgresql" and not opts.database:
                     server.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if "sqlite" in measured and "postgresql" in measured:
+        ratios(measured["postgresql"], measured["sqlite"])
     print("\npaced = 2–4 s per template (people read); a decision's request = POST decision + GET next item.")
     sys.exit(0 if healthy else 1)
 

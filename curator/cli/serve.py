@@ -62,7 +62,9 @@ def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeou
     from curator.core.migrate import check_current
     from curator.web import create_app
 
-    settings = ctx.settings
+    from dataclasses import replace
+
+    settings = replace(ctx.settings, threads=threads)  # each worker's pool: a connection per thread
     check_current(ctx.engine)  # one line ("run `curator init`"), not a worker that fails to boot
     ctx.engine.dispose()  # each worker opens its own connections after the fork
     if dev:
