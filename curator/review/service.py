@@ -149,20 +149,6 @@ def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueIte
     return open_items[0]
 
 
-def next_undecided_id(session: Session, assignment: Assignment, after: int | None = None) -> int | None:
-    """Like next_undecided, in SQL: the hot path after each decision need not load the queue."""
-    undecided = (select(AssignmentItem.id, AssignmentItem.position)
-                 .where(AssignmentItem.assignment_id == assignment.id,
-                        ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
-                                                   Decision.retracted.is_(False)).exists())
-                 .order_by(AssignmentItem.position))
-    if after is not None:
-        later = session.scalar(undecided.where(AssignmentItem.position > after).limit(1))
-        if later is not None:
-            return later
-    return session.scalar(undecided.limit(1))
-
-
 def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
     if items is not None:
         return _progress(len(items), sum(i.decision is not None for i in items),
@@ -171,8 +157,9 @@ def progress(session: Session, assignment: Assignment, items: list[QueueItem] | 
 
 
 def progress_and_next(session: Session, assignment: Assignment, after: int | None = None) -> tuple[dict, int | None]:
-    """`progress` and `next_undecided_id` in one statement (what the screen needs after each
-    decision): counts and the next item in a one-row subquery, joined to the paces (one row each)."""
+    """`progress` and the next undecided item after position `after` (wrapping round, as
+    `next_undecided`) in one statement, what the screen needs after each decision: the counts
+    and the next item in a one-row subquery, joined to the paces (one row each)."""
     undecided = (select(AssignmentItem.id)
                  .where(AssignmentItem.assignment_id == assignment.id,
                         ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
