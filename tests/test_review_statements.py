@@ -14,14 +14,14 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from .conftest import Browser
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 DECIDE_AND_NEXT = 8  # POST a decision, answered with the progress and the next item's id (issue 25)
-ITEM_CONTEXT = 13  # GET the next item's context (sources, examples, history, your notes: 7 reads of their own)
+ITEM_CONTEXT = 11  # GET the next item's context (sources, examples, history, your notes: 6 reads of their own)
 
 
 class StatementLog:
@@ -91,3 +91,28 @@ def test_a_resent_or_unchanged_decision_takes_no_more(review_app):
             r = ana.post(f"/api/v1/languages/es/items/{first}/decision", body)
         assert r.status_code == 200 and r.get_json()["created"] is False
         assert len(sent) <= DECIDE_AND_NEXT - 1, f"{len(sent)} statements:\n" + "\n".join(sent)
+
+
+def test_the_batched_reads_answer_what_the_separate_ones_do(review_app, sessions):
+    """`find_item` (one statement) gives the item context and `progress_and_next` the progress
+    and next item that the step-by-step reads give, after decisions, an undo and a retraction."""
+    from curator.review import service
+    from curator.core.models import User
+
+    ana = Browser(review_app).login("ana@example.org")
+    items = [i["id"] for i in ana.get("/api/v1/languages/es/queue").get_json()["items"]]
+    for n, item in enumerate([items[0], items[2], items[3]]):
+        ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": "accept", "seconds": 3 + 4 * n})
+    ana.post("/api/v1/languages/es/undo")
+    with sessions() as s:
+        user = s.scalar(select(User).where(User.email == "ana@example.org"))
+        assignment = service.get_assignment(s, user, "es")
+        queue = service.queue(s, assignment)
+        for item in (items[0], items[1], items[-1]):
+            found = service.find_item(s, user, "es", item)
+            assert (service.item_context(s, user, assignment, found.item, found)
+                    == service.item_context(s, user, assignment, service.get_item(s, assignment, item)))
+        for after in (None, *(i.position for i in queue)):
+            expected = service.next_undecided(queue, after)
+            assert service.progress_and_next(s, assignment, after) == (
+                service.progress(s, assignment, queue), expected.id if expected else None)

@@ -14,7 +14,7 @@ from sqlalchemy import and_, false, func, inspect, or_, select, true
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
-from curator.ingest.candidates import CandidateParams, current_params
+from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
@@ -79,6 +79,7 @@ class Target:
     template: Template
     relation: Relation
     signal: TemplateSignal | None = None
+    params: CandidateParams | None = None  # the candidates' parameters (to show the item)
     standing: tuple[Decision | None, Decision | None] | None = None  # (replayed, current): see `decide`
 
 
@@ -107,7 +108,7 @@ def find_item(session: Session, user: User, language: str, item_id: int, *, requ
         query = (query.outerjoin(replay, on_replay)
                  .outerjoin(current, current.id == _current_decision_id(AssignmentItem.id)))
     else:
-        entities.append(TemplateSignal)
+        entities += [TemplateSignal, stored_params().scalar_subquery()]
         query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
     row = session.execute(query.add_columns(*entities)
                           .where(Assignment.user_id == uid, Assignment.language == language)).first()
@@ -117,7 +118,7 @@ def find_item(session: Session, user: User, language: str, item_id: int, *, requ
         raise NotFound("no such item in your sample")
     if deciding:
         return Target(row[0], row[2], row[3], row[4], standing=(row[5], row[6]))
-    return Target(row[0], row[2], row[3], row[4], signal=row[5])
+    return Target(row[0], row[2], row[3], row[4], signal=row[5], params=params_of(row[6]))
 
 
 def _current_decision_id(item_id_column):
@@ -212,14 +213,14 @@ def _populate(template: str, subject: str, obj: str) -> list[dict]:
 
 
 def item_context(session: Session, user: User, assignment: Assignment, item: AssignmentItem,
-                 signal: TemplateSignal | None | bool = True) -> dict:
-    """Everything the review screen shows for one item (SPEC §3). `signal`: the template's
-    signals when the caller read them already (`find_item`; None: it has none)."""
+                 found: Target | None = None) -> dict:
+    """Everything the review screen shows for one item (SPEC §3). `found`: what `find_item`
+    read with the item (its signals and the candidates' parameters are then not read again)."""
     template = session.get(Template, item.template_id)
     relation = session.get(Relation, item.relation_id)
     english = session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == relation.id)
                               .order_by(EnglishPattern.position)).all()
-    params = current_params(session)
+    params = found.params if found is not None else current_params(session)
     lines = template_sources(session, template, params)
     examples = session.execute(
         select(Tuple.sub_label, Tuple.obj_label)
@@ -243,7 +244,7 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
                      "english": [p.pattern for p in english]},
         "template": {"id": template.id, "text": template.text, "votes": template.votes,
                      "systems": template.systems},
-        "signals": _signals(session, template, signal),
+        "signals": _signals(session, template, found.signal if found is not None else True),
         "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
         "examples": [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in examples],
         "decision": _decision_dict(current) if current else None,

@@ -64,7 +64,7 @@ def item(lang: str, item_id: int):
     session = db()
     found = service.find_item(session, current_user, _lang(lang), fields.row_id(item_id))
     assignment = found.assignment
-    context = service.item_context(session, current_user, assignment, found.item, found.signal)
+    context = service.item_context(session, current_user, assignment, found.item, found)
     context["probe"] = probe_hint(current_app.config.get("RUNS_DIR"), assignment.language, context["relation"]["id"],
                                   context["template"]["text"])
     return jsonify(context)
