@@ -216,7 +216,8 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
         print(f"[{name}] loading the full real dataset…", file=sys.stderr)
         print(f"[{name}] loaded in {load(env, data):.0f} s", file=sys.stderr)
     scale = opts.scale
-    groups = {key: make_reviewers(url, count, f"{name}-{key}")
+    run = f"{int(time.time())}"  # an already loaded database (--database) may hold earlier runs' reviewers
+    groups = {key: make_reviewers(url, count, f"{name}-{key}-{run}")
               for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("ingest", 20))}
     tuples_copy = changed_tuples(data, work)
     from curator.web.testing import ServeProcess

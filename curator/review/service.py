@@ -7,10 +7,11 @@ same decision as the current one) changes nothing.
 """
 from __future__ import annotations
 
+import functools
 import statistics
 from dataclasses import dataclass
 
-from sqlalchemy import and_, false, func, inspect, or_, select, true
+from sqlalchemy import Integer, and_, bindparam, false, func, inspect, or_, select, true
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
@@ -93,25 +94,9 @@ def find_item(session: Session, user: User, language: str, item_id: int, *, requ
     languages.check_code(language)
     if deciding and request_id is not None:
         check_request_id(request_id)
-    uid = user_id_of(user)
-    item_on = AssignmentItem.id == item_id if valid_id(item_id) else false()
-    entities = [Assignment, User, AssignmentItem, Template, Relation]
-    query = (select().join_from(Assignment, User, User.id == Assignment.user_id)
-             .outerjoin(AssignmentItem, and_(AssignmentItem.assignment_id == Assignment.id, item_on))
-             .outerjoin(Template, Template.id == AssignmentItem.template_id)
-             .outerjoin(Relation, Relation.id == AssignmentItem.relation_id))
-    if deciding:
-        replay, current = aliased(Decision), aliased(Decision)
-        entities += [replay, current]
-        on_replay = (and_(replay.user_id == uid, replay.request_id == request_id) if request_id is not None
-                     else false())
-        query = (query.outerjoin(replay, on_replay)
-                 .outerjoin(current, current.id == _current_decision_id(AssignmentItem.id)))
-    else:
-        entities += [TemplateSignal, stored_params().scalar_subquery()]
-        query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
-    row = session.execute(query.add_columns(*entities)
-                          .where(Assignment.user_id == uid, Assignment.language == language)).first()
+    row = session.execute(_find_item_query(deciding), {
+        "user_id": user_id_of(user), "language": language, "item_id": item_id if valid_id(item_id) else None,
+        **({"request_id": request_id} if deciding else {})}).first()
     if row is None:
         raise Forbidden(f"you are not reviewing {language!r}")
     if row[2] is None:
@@ -119,6 +104,29 @@ def find_item(session: Session, user: User, language: str, item_id: int, *, requ
     if deciding:
         return Target(row[0], row[2], row[3], row[4], standing=(row[5], row[6]))
     return Target(row[0], row[2], row[3], row[4], signal=row[5], params=params_of(row[6]))
+
+
+@functools.cache
+def _find_item_query(deciding: bool):
+    """`find_item`'s statement, built once (building it costs more than running it): every value
+    is a bound parameter; a None item id or request id matches nothing."""
+    uid = bindparam("user_id")
+    entities = [Assignment, User, AssignmentItem, Template, Relation]
+    query = (select().join_from(Assignment, User, User.id == Assignment.user_id)
+             .outerjoin(AssignmentItem, and_(AssignmentItem.assignment_id == Assignment.id,
+                                             AssignmentItem.id == bindparam("item_id")))
+             .outerjoin(Template, Template.id == AssignmentItem.template_id)
+             .outerjoin(Relation, Relation.id == AssignmentItem.relation_id))
+    if deciding:
+        replay, current = aliased(Decision), aliased(Decision)
+        entities += [replay, current]
+        query = (query.outerjoin(replay, and_(replay.user_id == uid, replay.request_id == bindparam("request_id")))
+                 .outerjoin(current, and_(current.item_id == AssignmentItem.id,
+                                          current.id == _current_decision_id(AssignmentItem.id))))
+    else:
+        entities += [TemplateSignal, stored_params().scalar_subquery()]
+        query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
+    return query.add_columns(*entities).where(Assignment.user_id == uid, Assignment.language == bindparam("language"))
 
 
 def _current_decision_id(item_id_column):
@@ -153,7 +161,7 @@ def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueIte
 def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
     if items is not None:
         return _progress(len(items), sum(i.decision is not None for i in items),
-                         session.scalars(_seconds(assignment)))
+                         session.scalars(_seconds(assignment.id)))
     return progress_and_next(session, assignment)[0]
 
 
@@ -161,33 +169,39 @@ def progress_and_next(session: Session, assignment: Assignment, after: int | Non
     """`progress` and the next undecided item after position `after` (wrapping round, as
     `next_undecided`) in one statement, what the screen needs after each decision: the counts
     and the next item in a one-row subquery, joined to the paces (one row each)."""
-    undecided = (select(AssignmentItem.id)
-                 .where(AssignmentItem.assignment_id == assignment.id,
-                        ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
-                                                   Decision.retracted.is_(False)).exists())
-                 .order_by(AssignmentItem.position).limit(1))
-    first = undecided.scalar_subquery()
-    upcoming = first if after is None else func.coalesce(  # COALESCE stops at the first found
-        undecided.where(AssignmentItem.position > after).scalar_subquery(), first)
-    head = select(
-        select(func.count()).select_from(AssignmentItem)
-        .where(AssignmentItem.assignment_id == assignment.id).scalar_subquery().label("total"),
-        select(func.count(func.distinct(Decision.item_id)))
-        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-        .where(AssignmentItem.assignment_id == assignment.id, Decision.retracted.is_(False))
-        .scalar_subquery().label("done"),
-        upcoming.label("next")).subquery()
-    paces = _seconds(assignment).subquery()
-    rows = session.execute(select(head.c.total, head.c.done, head.c.next, paces.c.seconds)
-                           .select_from(head).outerjoin(paces, true())).all()
+    rows = session.execute(_progress_query(), {"assignment_id": assignment.id, "after": after}).all()
     total, done, upcoming_id, _ = rows[0]
     return _progress(total, done, (r.seconds for r in rows)), upcoming_id
 
 
-def _seconds(assignment: Assignment):
+@functools.cache
+def _progress_query():
+    """`progress_and_next`'s statement, built once; `after` None: from the start."""
+    assignment_id = bindparam("assignment_id")
+    undecided = (select(AssignmentItem.id)
+                 .where(AssignmentItem.assignment_id == assignment_id,
+                        ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
+                                                   Decision.retracted.is_(False)).exists())
+                 .order_by(AssignmentItem.position).limit(1))
+    upcoming = func.coalesce(  # COALESCE stops at the first found; position > NULL finds none
+        undecided.where(AssignmentItem.position > bindparam("after", type_=Integer)).scalar_subquery(),
+        undecided.scalar_subquery())
+    head = select(
+        select(func.count()).select_from(AssignmentItem)
+        .where(AssignmentItem.assignment_id == assignment_id).scalar_subquery().label("total"),
+        select(func.count(func.distinct(Decision.item_id)))
+        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+        .where(AssignmentItem.assignment_id == assignment_id, Decision.retracted.is_(False))
+        .scalar_subquery().label("done"),
+        upcoming.label("next")).subquery()
+    paces = _seconds(assignment_id).subquery()
+    return select(head.c.total, head.c.done, head.c.next, paces.c.seconds).select_from(head).outerjoin(paces, true())
+
+
+def _seconds(assignment_id):
     """The standing decisions' times in the assignment (the reviewer's pace)."""
     return (select(Decision.seconds).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-            .where(AssignmentItem.assignment_id == assignment.id, Decision.seconds.is_not(None),
+            .where(AssignmentItem.assignment_id == assignment_id, Decision.seconds.is_not(None),
                    Decision.retracted.is_(False)))
 
 
