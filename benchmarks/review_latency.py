@@ -19,7 +19,7 @@ lost a decision or answered 5xx; with both backends, then the ratio PostgreSQL /
 median, p95 and p99 per scenario.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
-       [--database URL] [--scale 1.0] [--workers 2 --threads 8] [--scenarios p20,p100,np,loris,ingest]
+       [--database URL ...] [--scale 1.0] [--workers 2 --threads 8] [--scenarios p20,p100,np,loris,ingest]
 """
 from __future__ import annotations
 
@@ -210,9 +210,9 @@ def postgres():
     return server
 
 
-def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list, bool]:
+def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool) -> tuple[list, bool]:
     env = {**os.environ, "CURATOR_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
-    if not opts.database:
+    if not loaded:
         print(f"[{name}] loading the full real dataset…", file=sys.stderr)
         print(f"[{name}] loaded in {load(env, data):.0f} s", file=sys.stderr)
     scale = opts.scale
@@ -295,7 +295,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
-    parser.add_argument("--database", default=None, help="an already loaded database (one backend; skips the load)")
+    parser.add_argument("--database", action="append", default=[],
+                        help="an already loaded database, used instead of loading one for its backend (sqlite:… or "
+                             "postgresql…); may be given once per backend")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the decisions per reviewer")
     parser.add_argument("--scenarios", default="p20,p100,np,loris,ingest",
                         help="comma-separated subset: p20 p100 (paced), np (no pause), loris, ingest")
@@ -308,9 +310,10 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="curator-latency-"))
     healthy, measured = True, {}
     try:
+        given = {("sqlite" if u.startswith("sqlite") else "postgresql"): u for u in opts.database}
         for name in opts.backend.split(","):
-            if opts.database:
-                url = opts.database
+            if name in given:
+                url = given[name]
             elif name == "sqlite":
                 url = f"sqlite:///{work / 'bench.sqlite'}"
             else:
@@ -320,10 +323,10 @@ def main() -> None:
                     continue
                 url = server.url("bench")
             try:
-                measured[name], ok = run_backend(name, url, opts, data, work)
+                measured[name], ok = run_backend(name, url, opts, data, work, loaded=name in given)
                 healthy &= ok
             finally:
-                if name == "postgresql" and not opts.database:
+                if name == "postgresql" and name not in given:
                     server.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -3,7 +3,8 @@
 Counted is everything one request sends, from its start to its response: every SQL
 statement the driver executes (the sign-in lookup, the writer lock, SAVEPOINTs, SQLite's
 explicit BEGIN), the BEGIN that psycopg sends by itself before a PostgreSQL transaction's first
-statement, every COMMIT and ROLLBACK, and the pool's pre-ping when one is made. Each is one
+statement, every COMMIT and ROLLBACK it sends (none outside a transaction: a PostgreSQL GET reads
+in autocommit mode), and the pool's pre-ping when one is made. Each is one
 round trip to PostgreSQL; on SQLite each is a call into the library.
 
 "Decide and next" is the review screen's request for one click: POST the decision, whose
@@ -21,7 +22,17 @@ from .conftest import Browser
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 DECIDE_AND_NEXT = 8  # POST a decision, answered with the progress and the next item's id (issue 25)
-ITEM_CONTEXT = 11  # GET the next item's context (sources, examples, history, your notes: 6 reads of their own)
+ITEM_CONTEXT = 10  # GET the next item's context (sources, examples, history, your notes: 6 reads of their own)
+
+
+def _driver(conn):
+    return conn.connection.dbapi_connection
+
+
+def _in_transaction(psycopg_connection) -> bool:
+    from psycopg.pq import TransactionStatus
+
+    return psycopg_connection.info.transaction_status != TransactionStatus.IDLE
 
 
 class StatementLog:
@@ -29,10 +40,14 @@ class StatementLog:
 
     def __init__(self, engine):
         self.engine, self.sent, self.on = engine, [], False
-        postgres = engine.dialect.name == "postgresql"
         event.listen(engine, "before_cursor_execute", self._execute)
-        for name in ("commit", "rollback") + (("begin",) if postgres else ()):  # SQLite's BEGIN is a statement
-            event.listen(engine, name, self._marker(name.upper()))
+        if engine.dialect.name == "postgresql":  # what psycopg sends by itself (SQLite's BEGIN is a statement)
+            event.listen(engine, "begin", lambda conn: self._add("BEGIN") if not _driver(conn).autocommit else None)
+            for name in ("commit", "rollback"):  # psycopg sends neither outside a transaction (autocommit)
+                event.listen(engine, name, self._marker(name.upper(), lambda conn: _in_transaction(_driver(conn))))
+        else:
+            for name in ("commit", "rollback"):
+                event.listen(engine, name, self._marker(name.upper(), lambda conn: True))
         ping = engine.dialect.do_ping
 
         def do_ping(dbapi_connection):
@@ -48,8 +63,11 @@ class StatementLog:
     def _execute(self, conn, cursor, statement, parameters, context, executemany) -> None:
         self._add(statement)
 
-    def _marker(self, what: str):
-        return lambda *args: self._add(what)
+    def _marker(self, what: str, sent):
+        def marker(conn) -> None:
+            if sent(conn):
+                self._add(what)
+        return marker
 
     @contextmanager
     def counting(self):
@@ -116,3 +134,43 @@ def test_the_batched_reads_answer_what_the_separate_ones_do(review_app, sessions
             expected = service.next_undecided(queue, after)
             assert service.progress_and_next(s, assignment, after) == (
                 service.progress(s, assignment, queue), expected.id if expected else None)
+
+
+@pytest.mark.parametrize("reads", ["in a transaction", "autocommit"])
+def test_a_write_after_the_requests_reads_is_one_transaction_under_the_writer_lock(engine, db_url, reads):
+    """However the request read before (a POST's read transaction, upgraded in place on
+    PostgreSQL; a GET's autocommit reads), its unit of work waits for the writer lock — `Busy`
+    while another process holds it — and is all or nothing."""
+    from curator.core.db import autocommit_reads, make_engine, make_session_factory, unit_of_work
+    from curator.core.errors import Busy
+    from curator.core.models import User
+    from curator.review.accounts import create_user
+
+    from .conftest import WriteLock
+
+    def session_after_reads(factory):
+        session = factory()
+        if reads == "autocommit":
+            autocommit_reads(session)
+        assert session.scalar(select(User).where(User.email == "x@example.org")) is None
+        return session
+
+    session = session_after_reads(make_session_factory(engine))
+    with pytest.raises(RuntimeError):
+        with unit_of_work(session) as s:
+            create_user(s, "x@example.org", None)
+            s.flush()
+            raise RuntimeError("changed my mind")
+    session.close()
+    impatient = make_engine(db_url, busy_timeout=0.2)
+    session = session_after_reads(make_session_factory(impatient))
+    with WriteLock(db_url):
+        with pytest.raises(Busy):
+            with unit_of_work(session) as s:
+                create_user(s, "x@example.org", None)
+    with unit_of_work(session) as s:  # the lock released: the same session writes
+        create_user(s, "x@example.org", None)
+    session.close()
+    impatient.dispose()
+    with make_session_factory(engine)() as check:
+        assert check.scalar(select(User.email).where(User.email == "x@example.org")) == "x@example.org"

@@ -43,6 +43,7 @@ from curator.core.errors import Busy, InputError
 BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another's lock before `Busy`
 WRITE = "curator_write"  # connection execution option: this transaction will write
 BUSY_OPTION = "curator_busy_timeout"  # engine execution option: the busy timeout it was made with
+AUTOCOMMIT_READS = "curator_autocommit_reads"  # session info: its reads run outside a transaction
 # PostgreSQL advisory lock key every writer takes (any fixed bigint; b"curator" as a number)
 WRITER_LOCK = int.from_bytes(b"curator", "big")
 POOL_SIZE = 8  # PostgreSQL connections kept per process by default: the threads of a web worker
@@ -137,12 +138,14 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
         raise RuntimeError("unit_of_work: the session has unsaved changes made outside a unit of work")
     try:
         with _as_busy_or_input_error():
-            if session.in_transaction() and session.get_bind().dialect.name == "postgresql":
+            if (session.in_transaction() and session.get_bind().dialect.name == "postgresql"
+                    and not session.info.get(AUTOCOMMIT_READS)):
                 with _upgraded(session):
                     yield session
                 return
             if session.in_transaction():
                 session.rollback()  # end the read snapshot (nothing was written in it)
+            session.info.pop(AUTOCOMMIT_READS, None)  # the connection went back to the pool with it
             with session.begin():
                 session.connection(execution_options={WRITE: True})
                 with _writing(session):
@@ -193,6 +196,19 @@ def _as_busy_or_input_error() -> Iterator[None]:
         # PostgreSQL checks what SQLite lets through (a string longer than its column, a number
         # out of range): a value that does not fit is bad input, said in one line, never a 500
         raise InputError(f"not stored: {_first_line(exc)}") from None
+
+
+def autocommit_reads(session: Session) -> Session:
+    """PostgreSQL: the session's reads run outside a transaction (autocommit), which saves the
+    BEGIN and ROLLBACK round trips of a read-only request and changes nothing else — under READ
+    COMMITTED each statement sees what was committed before it either way. A unit of work on
+    the session still begins a real transaction (and ends this mode). SQLite keeps its read
+    transaction: there it is what makes a request's reads one consistent snapshot."""
+    if session.get_bind().dialect.name == "postgresql" and not session.in_transaction():
+        with _as_busy_or_input_error():
+            session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        session.info[AUTOCOMMIT_READS] = True
+    return session
 
 
 @contextmanager
