@@ -12,7 +12,8 @@ and no request-time flag: the transaction itself says it writes.
 PostgreSQL keeps the same guarantee — one writer at a time, across every process and thread
 sharing the database — with a transaction-level advisory lock: a write transaction begins with
 one statement that sets `lock_timeout` for the transaction (the busy timeout) and takes
-`pg_advisory_xact_lock(WRITER_LOCK)`, released at commit or rollback. A timeout (SQLSTATE 55P03, lock_not_available) is `Busy`.
+`pg_advisory_xact_lock(WRITER_LOCK)`, released at commit or rollback. A timeout (SQLSTATE
+55P03, lock_not_available) is `Busy`.
 Checks made inside the write transaction (an invitation used twice, a decision stored once per
 request id) rely on this: PostgreSQL's row locks alone would let two writers both see "not
 there yet" and both insert. READ COMMITTED is enough: a statement sees everything committed
@@ -47,7 +48,7 @@ AUTOCOMMIT_READS = "curator_autocommit_reads"  # session info: its reads run out
 # PostgreSQL advisory lock key every writer takes (any fixed bigint; b"curator" as a number)
 WRITER_LOCK = int.from_bytes(b"curator", "big")
 POOL_SIZE = 8  # PostgreSQL connections kept per process by default: the threads of a web worker
-POOL_OVERFLOW = 2  # extra connections beyond the pool for a moment (a CLI command in the same process)
+POOL_OVERFLOW = 2  # connections opened beyond the pool for a moment, closed when given back
 
 
 def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S, pool_size: int = POOL_SIZE) -> Engine:

@@ -368,7 +368,8 @@ def _invalid_template(reason: str) -> InputError:
 
 def decide(session: Session, user: User, assignment: Assignment, item: AssignmentItem, decision: str,
            correction: str | None = None, seconds: float | None = None, request_id: str | None = None,
-           source: str = "web", standing: tuple[Decision | None, Decision | None] | None = None) -> tuple[Decision, bool]:
+           source: str = "web",
+           standing: tuple[Decision | None, Decision | None] | None = None) -> tuple[Decision, bool]:
     """Store a decision; returns (decision, created). Resends are no-ops. `standing`: the
     decision stored under `request_id` and the item's standing one, when the caller read them
     already (`find_item(deciding=True)`, in the same unit of work)."""
