@@ -174,3 +174,15 @@ def test_a_write_after_the_requests_reads_is_one_transaction_under_the_writer_lo
     impatient.dispose()
     with make_session_factory(engine)() as check:
         assert check.scalar(select(User.email).where(User.email == "x@example.org")) == "x@example.org"
+
+
+def test_the_pool_holds_a_connection_per_thread(db_url, engine, monkeypatch):
+    """CURATOR_THREADS (what `curator serve --threads` sets) sizes each worker's pool."""
+    from curator.core.db import POOL_OVERFLOW
+    from curator.web import create_app
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite opens a connection per thread as needed, without a sized pool")
+    monkeypatch.setenv("CURATOR_THREADS", "3")
+    pool = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test"}).extensions["curator.engine"].pool
+    assert (pool.size(), pool._max_overflow) == (3, POOL_OVERFLOW)
