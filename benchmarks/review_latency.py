@@ -18,7 +18,8 @@ counted; so is a request whose connection dropped under it ("drops": a keep-aliv
 the server closed just as the client reused it — with several hosts in turn, a connection
 idles longer than `--keepalive`). After each scenario the decisions stored for its request ids are counted: sent
 (answered 2xx) must equal stored. Prints one table per backend; exits 1 if any scenario
-lost a decision or answered 5xx.
+lost a decision or answered 5xx; with both backends, then the ratio PostgreSQL / SQLite of
+median, p95 and p99 per scenario.
 
 `--hosts N` starts N `curator serve` processes on the same database (and, for N > 1, one
 redis-server for the rate-limit counts when Debian's is installed, as docs/deploy.md's "Two or
@@ -26,7 +27,7 @@ more app hosts" has it); each reviewer sends its requests to the hosts in turn, 
 round-robin upstream does.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
-       [--database URL] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
+       [--database URL ...] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
        [--scenarios p20,p100,np,loris,loris40,ingest]
 """
 from __future__ import annotations
@@ -254,13 +255,14 @@ def postgres():
     return server
 
 
-def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list, bool]:
+def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool) -> tuple[list, bool]:
     env = {**os.environ, "CURATOR_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
-    if not opts.database:
+    if not loaded:
         print(f"[{name}] loading the full real dataset…", file=sys.stderr)
         print(f"[{name}] loaded in {load(env, data):.0f} s", file=sys.stderr)
     scale = opts.scale
-    groups = {key: make_reviewers(url, count, f"{name}-{key}")
+    run = f"{int(time.time())}"  # an already loaded database (--database) may hold earlier runs' reviewers
+    groups = {key: make_reviewers(url, count, f"{name}-{key}-{run}")
               for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("loris40", 20),
                                     ("ingest", 20))}
     tuples_copy = changed_tuples(data, work) if "ingest" in opts.scenarios.split(",") else None
@@ -322,7 +324,8 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
     hosts = f"{opts.hosts} x " if opts.hosts > 1 else ""
     print(f"\n{name}: {hosts}curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
-          f"{os.cpu_count()} cores shared with the client threads")
+          f"{os.cpu_count()} cores shared with the client threads; load average at the end "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
           f"{'dec/s':>6} {'503s':>5} {'drops':>5} {'5xx/err':>7} {'sent=stored':>11}")
     for label, r in results:
@@ -344,11 +347,24 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path) -> tuple[list
     return results, healthy
 
 
+def ratios(postgresql: list, sqlite: list) -> None:
+    """PostgreSQL against SQLite, scenario by scenario, from the same run (same machine, same load)."""
+    print("\nPostgreSQL / SQLite, same run:")
+    print(f"{'scenario':<26} {'median':>7} {'p95':>7} {'p99':>7}")
+    for (label, pg), (_, lite) in zip(postgresql, sqlite):
+        a, b = sorted(pg["tally"].latencies), sorted(lite["tally"].latencies)
+        if a and b:
+            print(f"{label:<26} {statistics.median(a) / statistics.median(b):>6.2f}x "
+                  f"{percentile(a, .95) / percentile(b, .95):>6.2f}x {percentile(a, .99) / percentile(b, .99):>6.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
-    parser.add_argument("--database", default=None, help="an already loaded database (one backend; skips the load)")
+    parser.add_argument("--database", action="append", default=[],
+                        help="an already loaded database, used instead of loading one for its backend (sqlite:… or "
+                             "postgresql…); may be given once per backend")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the decisions per reviewer")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
@@ -361,11 +377,12 @@ def main() -> None:
     if not (data / "mpararel" / "tuples").is_dir():
         sys.exit(f"real data not found at {data}")
     work = Path(tempfile.mkdtemp(prefix="curator-latency-"))
-    healthy = True
+    healthy, measured = True, {}
     try:
+        given = {("sqlite" if u.startswith("sqlite") else "postgresql"): u for u in opts.database}
         for name in opts.backend.split(","):
-            if opts.database:
-                url = opts.database
+            if name in given:
+                url = given[name]
             elif name == "sqlite":
                 url = f"sqlite:///{work / 'bench.sqlite'}"
             else:
@@ -375,12 +392,15 @@ def main() -> None:
                     continue
                 url = server.url("bench")
             try:
-                healthy &= run_backend(name, url, opts, data, work)[1]
+                measured[name], ok = run_backend(name, url, opts, data, work, loaded=name in given)
+                healthy &= ok
             finally:
-                if name == "postgresql" and not opts.database:
+                if name == "postgresql" and name not in given:
                     server.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if "sqlite" in measured and "postgresql" in measured:
+        ratios(measured["postgresql"], measured["sqlite"])
     print("\npaced = 2–4 s per template (people read); a decision's request = POST decision + GET next item.")
     sys.exit(0 if healthy else 1)
 

@@ -64,7 +64,9 @@ def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeou
     from curator.web import create_app
     from curator.web.preflight import check_before_fork
 
-    settings = ctx.settings
+    from dataclasses import replace
+
+    settings = replace(ctx.settings, threads=threads)  # each worker's pool: a connection per thread
     check_current(ctx.engine)  # one line ("run `curator init`"), not a worker that fails to boot
     ctx.engine.dispose()  # each worker opens its own connections after the fork
     check_before_fork(settings, host)  # the rate-limit store, limits, secret key, the app: one line each

@@ -11,13 +11,21 @@ and no request-time flag: the transaction itself says it writes.
 
 PostgreSQL keeps the same guarantee — one writer at a time, across every process and thread
 sharing the database — with a transaction-level advisory lock: a write transaction begins with
-`SET LOCAL lock_timeout` (the busy timeout) and `SELECT pg_advisory_xact_lock(WRITER_LOCK)`,
-released at commit or rollback. A timeout (SQLSTATE 55P03, lock_not_available) is `Busy`.
+one statement that sets `lock_timeout` for the transaction (the busy timeout) and takes
+`pg_advisory_xact_lock(WRITER_LOCK)`, released at commit or rollback. A timeout (SQLSTATE
+55P03, lock_not_available) is `Busy`.
 Checks made inside the write transaction (an invitation used twice, a decision stored once per
 request id) rely on this: PostgreSQL's row locks alone would let two writers both see "not
 there yet" and both insert. READ COMMITTED is enough: a statement sees everything committed
 before it started, and since every writer holds the lock for its whole transaction, nothing
 commits between our check and our write. Readers take no lock and never wait.
+
+Round trips are the cost of a request on PostgreSQL (issue 25: the review hot path went from
+~22 statements to 8), so a request's read transaction turns into its write transaction in
+place there — the lock is taken on the same connection, no ROLLBACK, no new BEGIN, no second
+pool checkout — and everything it loaded is expired, so it is read again under the lock as on
+SQLite. SQLite cannot do that (a read snapshot that upgrades to a write can fail at once under
+WAL), so there the read transaction ends and `BEGIN IMMEDIATE` starts the write.
 """
 from __future__ import annotations
 
@@ -35,12 +43,17 @@ from curator.core.errors import Busy, InputError
 
 BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another's lock before `Busy`
 WRITE = "curator_write"  # connection execution option: this transaction will write
+BUSY_OPTION = "curator_busy_timeout"  # engine execution option: the busy timeout it was made with
+AUTOCOMMIT_READS = "curator_autocommit_reads"  # session info: its reads run outside a transaction
 # PostgreSQL advisory lock key every writer takes (any fixed bigint; b"curator" as a number)
 WRITER_LOCK = int.from_bytes(b"curator", "big")
-POOL_SIZE = 10  # PostgreSQL connections kept per process: about the threads of a web worker
+POOL_SIZE = 8  # PostgreSQL connections kept per process by default: the threads of a web worker
+POOL_OVERFLOW = 2  # connections opened beyond the pool for a moment, closed when given back
 
 
-def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S) -> Engine:
+def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S, pool_size: int = POOL_SIZE) -> Engine:
+    """`pool_size`: connections kept open (PostgreSQL); the web app passes its worker's thread
+    count (CURATOR_THREADS), since each thread holds at most one connection at a time."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -51,8 +64,9 @@ def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S) -> Engine:
         # take control so a whole import is one real transaction.
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    engine = create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_SIZE,
+    engine = create_engine(url, pool_pre_ping=True, pool_size=max(pool_size, 1), max_overflow=POOL_OVERFLOW,
                            pool_timeout=max(busy_timeout, 1.0), pool_recycle=3600)
+    engine.update_execution_options(**{BUSY_OPTION: busy_timeout})
     if parsed.get_backend_name() == "postgresql":
         event.listen(engine, "begin", lambda conn: _postgresql_begin(conn, busy_timeout))
     return engine
@@ -61,8 +75,15 @@ def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S) -> Engine:
 def _postgresql_begin(conn, busy_timeout: float) -> None:
     """A write transaction waits (at most the busy timeout) for the one writer lock."""
     if conn.get_execution_options().get(WRITE):
-        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {max(int(busy_timeout * 1000), 1)}")
-        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITER_LOCK})")
+        _postgresql_lock(conn, busy_timeout)
+
+
+def _postgresql_lock(conn, busy_timeout: float) -> None:
+    """`lock_timeout` for this transaction and the writer lock, in one round trip. The timeout
+    is set in a subquery, which PostgreSQL runs before the outer select waits for the lock (a
+    volatile subquery is not merged into the outer one)."""
+    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITER_LOCK}) FROM (SELECT set_config('lock_timeout', "
+                         f"'{max(int(busy_timeout * 1000), 1)}', true)) AS timeout")
 
 
 def _sqlite_begin(conn) -> None:
@@ -103,9 +124,10 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
     rolled back on any error, `Busy` if the lock could not be had in time.
 
     `source` is a session factory (the CLI: a new session, closed afterwards) or an open
-    session (a web request's). An open session's read transaction is rolled back first, which
-    expires what it loaded: every object (the signed-in user, an invitation) is read again
-    inside the write snapshot, so a check made before the lock cannot be stale. A session
+    session (a web request's). An open session's read transaction ends first (SQLite: rolled
+    back; PostgreSQL: turned into the write transaction in place, see above), which expires
+    what it loaded: every object (the signed-in user, an invitation) is read again inside the
+    write transaction, so a check made before the lock cannot be stale. A session
     with unsaved changes is refused (they would escape the lock). Used again on a session
     already inside a unit of work, it joins that one (all or nothing stays all or nothing)."""
     owned = not isinstance(source, Session)
@@ -116,15 +138,55 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
     if not owned and (session.new or session.dirty or session.deleted):
         raise RuntimeError("unit_of_work: the session has unsaved changes made outside a unit of work")
     try:
-        if session.in_transaction():
-            session.rollback()  # end the read snapshot (nothing was written in it)
-        with session.begin():
-            session.connection(execution_options={WRITE: True})
-            session.info[WRITE] = True
-            try:
-                yield session
-            finally:
-                session.info.pop(WRITE, None)
+        with _as_busy_or_input_error():
+            if (session.in_transaction() and session.get_bind().dialect.name == "postgresql"
+                    and not session.info.get(AUTOCOMMIT_READS)):
+                with _upgraded(session):
+                    yield session
+                return
+            if session.in_transaction():
+                session.rollback()  # end the read snapshot (nothing was written in it)
+            session.info.pop(AUTOCOMMIT_READS, None)  # the connection went back to the pool with it
+            with session.begin():
+                session.connection(execution_options={WRITE: True})
+                with _writing(session):
+                    yield session
+    finally:
+        if owned:
+            session.close()
+
+
+@contextmanager
+def _writing(session: Session) -> Iterator[None]:
+    session.info[WRITE] = True
+    try:
+        yield
+    finally:
+        session.info.pop(WRITE, None)
+
+
+@contextmanager
+def _upgraded(session: Session) -> Iterator[None]:
+    """PostgreSQL: the session's read transaction becomes the write transaction on the same
+    connection — the writer lock taken now, everything loaded so far expired (read again, under
+    the lock, when next used) — then committed, or rolled back on any error. Under READ
+    COMMITTED a read transaction holds no snapshot, so this is the same as a new one."""
+    try:
+        connection = session.connection()
+        _postgresql_lock(connection, connection.engine.get_execution_options().get(BUSY_OPTION, BUSY_TIMEOUT_S))
+        session.expire_all()
+        with _writing(session):
+            yield
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+
+
+@contextmanager
+def _as_busy_or_input_error() -> Iterator[None]:
+    try:
+        yield
     except OperationalError as exc:
         if is_busy(exc):
             raise Busy() from None
@@ -135,9 +197,19 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
         # PostgreSQL checks what SQLite lets through (a string longer than its column, a number
         # out of range): a value that does not fit is bad input, said in one line, never a 500
         raise InputError(f"not stored: {_first_line(exc)}") from None
-    finally:
-        if owned:
-            session.close()
+
+
+def autocommit_reads(session: Session) -> Session:
+    """PostgreSQL: the session's reads run outside a transaction (autocommit), which saves the
+    BEGIN and ROLLBACK round trips of a read-only request and changes nothing else — under READ
+    COMMITTED each statement sees what was committed before it either way. A unit of work on
+    the session still begins a real transaction (and ends this mode). SQLite keeps its read
+    transaction: there it is what makes a request's reads one consistent snapshot."""
+    if session.get_bind().dialect.name == "postgresql" and not session.in_transaction():
+        with _as_busy_or_input_error():
+            session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        session.info[AUTOCOMMIT_READS] = True
+    return session
 
 
 @contextmanager

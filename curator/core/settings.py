@@ -20,6 +20,7 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_RATELIMIT_TOKEN          | refused API tokens (Authorization: Bearer) per client address | 10/minute;50/hour |
 | CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
 | CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's write lock       | 30                   |
+| CURATOR_THREADS                  | threads per web worker (`curator serve --threads`); also the PostgreSQL connections each worker keeps | 8 |
 | CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
 | CURATOR_FETCH_TIMEOUT            | seconds an import may spend on one file over HTTP     | 600                  |
 | CURATOR_FETCH_MAX_BYTES          | bytes one file over HTTP may have, on the wire and decompressed | 67108864 (64 MiB) |
@@ -47,6 +48,7 @@ class Settings:
     secure_cookies: bool = False
     runs_dir: Path | None = None
     busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite or PostgreSQL)
+    threads: int = 8  # requests a web worker serves at once: its PostgreSQL pool holds as many connections
     max_body: int = 1 << 20  # bytes; review requests are a few hundred bytes, forms a few KB
     remember_days: float = 14.0  # a stolen remember cookie must not be good for a year (Flask-Login's default)
     proxy_fix: int = 0  # reverse proxies trusted for X-Forwarded-For/-Proto/-Host
@@ -72,6 +74,7 @@ class Settings:
         remember_days = _number(env, "CURATOR_REMEMBER_DAYS", 14.0, float, "days")
         proxy_fix = _number(env, "CURATOR_PROXY_FIX", 0, int, "a number of proxies")
         fetch_timeout = _number(env, "CURATOR_FETCH_TIMEOUT", 600.0, float, "seconds")
+        threads = _number(env, "CURATOR_THREADS", 8, int, "a number of threads")
         if fetch_timeout == 0:
             raise InputError("CURATOR_FETCH_TIMEOUT", "expected seconds > 0, not 0")
         fetch_max_bytes = _number(env, "CURATOR_FETCH_MAX_BYTES", 64 << 20, int, "a number of bytes")
@@ -86,6 +89,7 @@ class Settings:
             secure_cookies=env.get("CURATOR_SECURE_COOKIES", "0") == "1",
             runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
             busy_timeout=busy_timeout,
+            threads=max(threads, 1),
             max_body=max_body,
             remember_days=remember_days,
             proxy_fix=proxy_fix,
@@ -127,6 +131,7 @@ class Settings:
             "RATELIMIT_TOKEN": self.ratelimit_token,
             "RUNS_DIR": str(self.runs_dir or self.instance_path / "runs"),
             "BUSY_TIMEOUT": self.busy_timeout,
+            "THREADS": self.threads,
             "MAX_CONTENT_LENGTH": self.max_body,
         }
 
@@ -142,7 +147,7 @@ def _number(env: Mapping[str, str], name: str, default, kind, unit: str):
 
 
 _FLASK_TO_FIELD = {"DATABASE_URL": "database_url", "SECRET_KEY": "secret_key", "RUNS_DIR": "runs_dir",
-                   "BUSY_TIMEOUT": "busy_timeout"}
+                   "BUSY_TIMEOUT": "busy_timeout", "THREADS": "threads"}
 
 
 def app_config(settings: Settings | Mapping | None = None) -> tuple[Settings, dict]:

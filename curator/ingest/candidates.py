@@ -232,7 +232,16 @@ def build_candidates(session: Session, params: CandidateParams = CandidateParams
 
 def current_params(session: Session) -> CandidateParams | None:
     """The parameters (rule profile included) of the last `candidates build`, if any."""
-    stored = session.scalar(select(LanguageCoverage.params).limit(1))
+    return params_of(session.scalar(stored_params()))
+
+
+def stored_params():
+    """The select `current_params` runs (a caller may add it to a query of its own as a column)."""
+    return select(LanguageCoverage.params).limit(1)
+
+
+def params_of(stored: dict | None) -> CandidateParams | None:
+    """`current_params` from the stored value."""
     if not stored:
         return None
     known = {f for f in CandidateParams.__dataclass_fields__}

@@ -272,21 +272,33 @@ def prune_login_sessions(session: Session, max_age: timedelta | None = None) -> 
     return session.execute(delete(LoginSession).where(dead).execution_options(synchronize_session=False)).rowcount or 0
 
 
-def _login_row(session: Session, value: str) -> LoginSession | None:
+def _login_query(value: str, *also):
+    """The select of the login session "user_id:secret" names (with `also` joined to it), or None
+    for a malformed value; the caller checks that the row's user is the one named."""
     user_id, _, secret = (value or "").partition(":")
     if not user_id.isdigit() or not secret:
         return None
-    row = session.scalar(select(LoginSession).where(LoginSession.token_hash == _digest(secret)))
-    return row if row is not None and str(row.user_id) == user_id else None
+    return select(LoginSession, *also).where(LoginSession.token_hash == _digest(secret))
+
+
+def _login_row(session: Session, value: str) -> LoginSession | None:
+    query = _login_query(value)
+    row = session.scalar(query) if query is not None else None
+    return row if row is not None and value.partition(":")[0] == str(row.user_id) else None
 
 
 def user_for_login_session(session: Session, value: str, max_age: timedelta | None = None) -> User | None:
-    """The active user of an unrevoked (and, with `max_age`, not too old) login session, else None."""
-    row = _login_row(session, value)
-    if row is None or row.revoked_at is not None or (max_age is not None and row.created_at + max_age < utcnow()):
+    """The active user of an unrevoked (and, with `max_age`, not too old) login session, else None.
+    Every request asks this, so the session and its user come in one query."""
+    query = _login_query(value, User)
+    found = session.execute(query.join(User, User.id == LoginSession.user_id)).first() if query is not None else None
+    if found is None:
         return None
-    user = session.get(User, row.user_id)
-    if user is None or not user.active:
+    row, user = found
+    if value.partition(":")[0] != str(row.user_id) or row.revoked_at is not None or (
+            max_age is not None and row.created_at + max_age < utcnow()):
+        return None
+    if not user.active:
         return None
     user.login_session = value
     return user

@@ -7,19 +7,20 @@ same decision as the current one) changes nothing.
 """
 from __future__ import annotations
 
+import functools
 import statistics
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Integer, and_, bindparam, false, func, inspect, or_, select, true
+from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
-from curator.ingest.candidates import CandidateParams, current_params
+from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
 from curator.review.comments import list_comments
-from curator.review.writes import insert_once, replayed
+from curator.review.writes import check_request_id, insert_once
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import N_, Forbidden, InputError, NotFound
 from curator.core.text import describe_char, first_control
@@ -62,6 +63,72 @@ def get_item(session: Session, assignment: Assignment, item_id: int) -> Assignme
     return item
 
 
+def user_id_of(user: User) -> int:
+    """The user's id without reading the row again: after a unit of work began, the signed-in
+    user is expired, and `user.id` alone would cost a SELECT."""
+    return inspect(user).identity[0]
+
+
+@dataclass
+class Target:
+    """One item of the reviewer's sample with what a request about it needs, read in one
+    statement (`find_item`): the review screen's hot path is counted in round trips."""
+    assignment: Assignment
+    item: AssignmentItem
+    # held here so that the session (whose identity map keeps only weak references) still has them
+    # when a service asks for them by primary key
+    template: Template
+    relation: Relation
+    signal: TemplateSignal | None = None
+    params: CandidateParams | None = None  # the candidates' parameters (to show the item)
+    standing: tuple[Decision | None, Decision | None] | None = None  # (replayed, current): see `decide`
+
+
+def find_item(session: Session, user: User, language: str, item_id: int, *, request_id: str | None = None,
+              deciding: bool = False) -> Target:
+    """`get_assignment` and `get_item` in one statement (the same Forbidden / NotFound), with the
+    item's template and relation — and its quality signals to show it, or (`deciding`) the
+    decision stored under `request_id` and the item's standing one to decide on it — loaded
+    alongside, so the services find them in the session. The user's row is read again with them
+    (inside a unit of work it was expired: a user switched off meanwhile is seen)."""
+    languages.check_code(language)
+    if deciding and request_id is not None:
+        check_request_id(request_id)
+    row = session.execute(_find_item_query(deciding), {
+        "user_id": user_id_of(user), "language": language, "item_id": item_id if valid_id(item_id) else None,
+        **({"request_id": request_id} if deciding else {})}).first()
+    if row is None:
+        raise Forbidden(f"you are not reviewing {language!r}")
+    if row[2] is None:
+        raise NotFound("no such item in your sample")
+    if deciding:
+        return Target(row[0], row[2], row[3], row[4], standing=(row[5], row[6]))
+    return Target(row[0], row[2], row[3], row[4], signal=row[5], params=params_of(row[6]))
+
+
+@functools.cache
+def _find_item_query(deciding: bool):
+    """`find_item`'s statement, built once (building it costs more than running it): every value
+    is a bound parameter; a None item id or request id matches nothing."""
+    uid = bindparam("user_id")
+    entities = [Assignment, User, AssignmentItem, Template, Relation]
+    query = (select().join_from(Assignment, User, User.id == Assignment.user_id)
+             .outerjoin(AssignmentItem, and_(AssignmentItem.assignment_id == Assignment.id,
+                                             AssignmentItem.id == bindparam("item_id")))
+             .outerjoin(Template, Template.id == AssignmentItem.template_id)
+             .outerjoin(Relation, Relation.id == AssignmentItem.relation_id))
+    if deciding:
+        replay, current = aliased(Decision), aliased(Decision)
+        entities += [replay, current]
+        query = (query.outerjoin(replay, and_(replay.user_id == uid, replay.request_id == bindparam("request_id")))
+                 .outerjoin(current, and_(current.item_id == AssignmentItem.id,
+                                          current.id == _current_decision_id(AssignmentItem.id))))
+    else:
+        entities += [TemplateSignal, stored_params().scalar_subquery()]
+        query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
+    return query.add_columns(*entities).where(Assignment.user_id == uid, Assignment.language == bindparam("language"))
+
+
 def _current_decision_id(item_id_column):
     return (select(func.max(Decision.id)).where(Decision.item_id == item_id_column, Decision.retracted.is_(False))
             .correlate(AssignmentItem).scalar_subquery())
@@ -91,34 +158,56 @@ def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueIte
     return open_items[0]
 
 
-def next_undecided_id(session: Session, assignment: Assignment, after: int | None = None) -> int | None:
-    """Like next_undecided, in SQL: the hot path after each decision need not load the queue."""
-    undecided = (select(AssignmentItem.id, AssignmentItem.position)
-                 .where(AssignmentItem.assignment_id == assignment.id,
+def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
+    if items is not None:
+        return _progress(len(items), sum(i.decision is not None for i in items),
+                         session.scalars(_seconds(assignment.id)))
+    return progress_and_next(session, assignment)[0]
+
+
+def progress_and_next(session: Session, assignment: Assignment, after: int | None = None) -> tuple[dict, int | None]:
+    """`progress` and the next undecided item after position `after` (wrapping round, as
+    `next_undecided`) in one statement, what the screen needs after each decision: the counts
+    and the next item in a one-row subquery, joined to the paces (one row each)."""
+    rows = session.execute(_progress_query(), {"assignment_id": assignment.id, "after": after}).all()
+    total, done, upcoming_id, _ = rows[0]
+    return _progress(total, done, (r.seconds for r in rows)), upcoming_id
+
+
+@functools.cache
+def _progress_query():
+    """`progress_and_next`'s statement, built once; `after` None: from the start."""
+    assignment_id = bindparam("assignment_id")
+    undecided = (select(AssignmentItem.id)
+                 .where(AssignmentItem.assignment_id == assignment_id,
                         ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
                                                    Decision.retracted.is_(False)).exists())
-                 .order_by(AssignmentItem.position))
-    if after is not None:
-        later = session.scalar(undecided.where(AssignmentItem.position > after).limit(1))
-        if later is not None:
-            return later
-    return session.scalar(undecided.limit(1))
+                 .order_by(AssignmentItem.position).limit(1))
+    upcoming = func.coalesce(  # COALESCE stops at the first found; position > NULL finds none
+        undecided.where(AssignmentItem.position > bindparam("after", type_=Integer)).scalar_subquery(),
+        undecided.scalar_subquery())
+    head = select(
+        select(func.count()).select_from(AssignmentItem)
+        .where(AssignmentItem.assignment_id == assignment_id).scalar_subquery().label("total"),
+        select(func.count(func.distinct(Decision.item_id)))
+        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+        .where(AssignmentItem.assignment_id == assignment_id, Decision.retracted.is_(False))
+        .scalar_subquery().label("done"),
+        upcoming.label("next")).subquery()
+    paces = _seconds(assignment_id).subquery()
+    return select(head.c.total, head.c.done, head.c.next, paces.c.seconds).select_from(head).outerjoin(paces, true())
 
 
-def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
-    if items is None:
-        total = session.scalar(select(func.count()).select_from(AssignmentItem)
-                               .where(AssignmentItem.assignment_id == assignment.id))
-        done = session.scalar(select(func.count(func.distinct(Decision.item_id)))
-                              .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-                              .where(AssignmentItem.assignment_id == assignment.id, Decision.retracted.is_(False)))
-    else:
-        total, done = len(items), sum(i.decision is not None for i in items)
-    seconds = [s for s in session.scalars(
-        select(Decision.seconds).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-        .where(AssignmentItem.assignment_id == assignment.id, Decision.seconds.is_not(None),
-               Decision.retracted.is_(False))) if s and s > 0]
-    pace = statistics.median(seconds) if seconds else DEFAULT_SECONDS
+def _seconds(assignment_id):
+    """The standing decisions' times in the assignment (the reviewer's pace)."""
+    return (select(Decision.seconds).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+            .where(AssignmentItem.assignment_id == assignment_id, Decision.seconds.is_not(None),
+                   Decision.retracted.is_(False)))
+
+
+def _progress(total: int, done: int, seconds) -> dict:
+    paces = [s for s in seconds if s and s > 0]
+    pace = statistics.median(paces) if paces else DEFAULT_SECONDS
     remaining = total - done
     return dict(done=done, total=total, remaining=remaining, seconds_per_item=round(pace, 1),
                 estimate_seconds=round(pace * remaining), estimate_minutes=estimate_minutes(pace * remaining))
@@ -137,13 +226,15 @@ def _populate(template: str, subject: str, obj: str) -> list[dict]:
             for p in PLACEHOLDER.split(template) if p]
 
 
-def item_context(session: Session, user: User, assignment: Assignment, item: AssignmentItem) -> dict:
-    """Everything the review screen shows for one item (SPEC §3)."""
+def item_context(session: Session, user: User, assignment: Assignment, item: AssignmentItem,
+                 found: Target | None = None) -> dict:
+    """Everything the review screen shows for one item (SPEC §3). `found`: what `find_item`
+    read with the item (its signals and the candidates' parameters are then not read again)."""
     template = session.get(Template, item.template_id)
     relation = session.get(Relation, item.relation_id)
     english = session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == relation.id)
                               .order_by(EnglishPattern.position)).all()
-    params = current_params(session)
+    params = found.params if found is not None else current_params(session)
     lines = template_sources(session, template, params)
     examples = session.execute(
         select(Tuple.sub_label, Tuple.obj_label)
@@ -167,7 +258,7 @@ def item_context(session: Session, user: User, assignment: Assignment, item: Ass
                      "english": [p.pattern for p in english]},
         "template": {"id": template.id, "text": template.text, "votes": template.votes,
                      "systems": template.systems},
-        "signals": _signals(session, template),
+        "signals": _signals(session, template, found.signal if found is not None else True),
         "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
         "examples": [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in examples],
         "decision": _decision_dict(current) if current else None,
@@ -202,12 +293,13 @@ def template_sources(session: Session, template: Template,
     return out
 
 
-def _signals(session: Session, template: Template) -> dict:
+def _signals(session: Session, template: Template, signal: TemplateSignal | None | bool = True) -> dict:
     """Quality signals (SPEC §7) for the review screen: every registered check that has a value
     for this template, the risk they add up to, and the back-translation itself."""
     from curator.quality import checks
 
-    signal = session.get(TemplateSignal, template.id)
+    if signal is True:  # not read yet
+        signal = session.get(TemplateSignal, template.id)
     parts = checks.risk_components(template, signal)
     out = {"repaired": template.repaired, "risk": round(checks.combine(parts), 3),
            "components": {k: round(v, 3) for k, v in parts.items()}, "similarity": None,
@@ -276,11 +368,14 @@ def _invalid_template(reason: str) -> InputError:
 
 def decide(session: Session, user: User, assignment: Assignment, item: AssignmentItem, decision: str,
            correction: str | None = None, seconds: float | None = None, request_id: str | None = None,
-           source: str = "web") -> tuple[Decision, bool]:
-    """Store a decision; returns (decision, created). Resends are no-ops."""
+           source: str = "web",
+           standing: tuple[Decision | None, Decision | None] | None = None) -> tuple[Decision, bool]:
+    """Store a decision; returns (decision, created). Resends are no-ops. `standing`: the
+    decision stored under `request_id` and the item's standing one, when the caller read them
+    already (`find_item(deciding=True)`, in the same unit of work)."""
     if decision not in DECISIONS:
         raise InputError(f"decision must be one of {', '.join(DECISIONS)}")
-    known = replayed(session, Decision, user, request_id)
+    known, current = standing if standing is not None else _standing(session, user, item, request_id)
     if known is not None:
         return known, False
     template = session.get(Template, item.template_id)
@@ -294,14 +389,28 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
             raise InputError("seconds must be a non-negative number")
         seconds = min(float(seconds), 3600.0)
-    current = session.scalar(select(Decision).where(Decision.item_id == item.id, Decision.retracted.is_(False))
-                             .order_by(Decision.id.desc()).limit(1))
     if current is not None and current.decision == decision and current.correction == cleaned:
         return current, False
-    row = Decision(item_id=item.id, user_id=user.id, template_id=template.id, language=assignment.language,
+    row = Decision(item_id=item.id, user_id=user_id_of(user), template_id=template.id, language=assignment.language,
                    relation_id=item.relation_id, decision=decision, correction_raw=raw, correction=cleaned,
                    seconds=seconds, source=source, request_id=request_id)
     return insert_once(session, row)
+
+
+def _standing(session: Session, user: User, item: AssignmentItem,
+              request_id: str | None) -> tuple[Decision | None, Decision | None]:
+    """(the decision this user stored under `request_id`, the item's standing decision), in one query."""
+    uid = user_id_of(user)
+    if request_id is not None:
+        check_request_id(request_id)
+    mine = and_(Decision.user_id == uid, Decision.request_id == request_id) if request_id is not None else false()
+    standing_id = (select(func.max(Decision.id)).where(Decision.item_id == item.id, Decision.retracted.is_(False))
+                   .scalar_subquery())
+    rows = session.scalars(select(Decision).where(or_(mine, Decision.id == standing_id))).all()
+    known = next((d for d in rows if request_id is not None and d.user_id == uid and d.request_id == request_id), None)
+    # the standing decision is among the rows whenever there is one, and has the highest id of them
+    current = max((d for d in rows if d.item_id == item.id and not d.retracted), key=lambda d: d.id, default=None)
+    return known, current
 
 
 def undo(session: Session, user: User, assignment: Assignment) -> Decision | None:

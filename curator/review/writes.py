@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from curator.core.db import WRITE
 from curator.core.errors import InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, User
 
@@ -34,7 +35,15 @@ def replayed(session: Session, model, user: User, request_id: object):
 def insert_once(session: Session, row) -> tuple:
     """Add a decision, suggestion or comment; returns (row, created). When the same request
     (user, request id) raced in on another thread, the unique constraint refuses this copy and
-    the stored one is returned instead — a resend is stored at most once."""
+    the stored one is returned instead — a resend is stored at most once.
+
+    Inside a unit of work (the writer lock held since before the caller's `replayed` check) no
+    other writer can have stored the same request in between, so the row is inserted without
+    the SAVEPOINT the race needs (two round trips fewer on the review screen's hot path)."""
+    if session.info.get(WRITE):
+        session.add(row)
+        session.flush()
+        return row, True
     try:
         with session.begin_nested():
             session.add(row)

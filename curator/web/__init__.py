@@ -31,7 +31,9 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     settings, config = app_config(settings)
     app.config.from_mapping(config)
     app.extensions["curator.settings"] = settings
-    engine = make_engine(app.config["DATABASE_URL"], busy_timeout=float(app.config["BUSY_TIMEOUT"]))
+    # one pooled connection per thread of the worker (PostgreSQL; a small overflow beside it)
+    engine = make_engine(app.config["DATABASE_URL"], busy_timeout=float(app.config["BUSY_TIMEOUT"]),
+                         pool_size=int(app.config["THREADS"]))
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)

@@ -2,14 +2,14 @@
 security headers, and error pages. Blueprints live with their stage."""
 from __future__ import annotations
 
-from flask import Flask, current_app, g, jsonify, request
+from flask import Flask, current_app, g, has_request_context, jsonify, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import LoginManager
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session
 
-from curator.core.db import unit_of_work
+from curator.core.db import autocommit_reads, unit_of_work
 
 login_manager = LoginManager()
 login_manager.login_view = "auth.login"
@@ -24,9 +24,12 @@ UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 
 def db() -> Session:
     """The request's session, for reading; closed (rolled back if open) after the request.
-    A view that writes does so in `write()`."""
+    A view that writes does so in `write()`. A GET (or HEAD) reads without a transaction on
+    PostgreSQL (core.db.autocommit_reads: two round trips fewer); a POST's read transaction
+    becomes its write transaction there."""
     if "db" not in g:
-        g.db = current_app.extensions["curator.sessions"]()
+        session = current_app.extensions["curator.sessions"]()
+        g.db = autocommit_reads(session) if has_request_context() and request.method not in UNSAFE else session
     return g.db
 
 
