@@ -64,8 +64,12 @@ def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S, pool_size: int =
         # take control so a whole import is one real transaction.
         event.listen(engine, "begin", _sqlite_begin)
         return engine
+    # READ COMMITTED set, not assumed from the server's default: the write transaction that
+    # upgrades a request's reads in place and the autocommit reads rely on each statement seeing
+    # what was committed before it (under REPEATABLE READ the snapshot would predate the lock)
+    isolation = {"isolation_level": "READ COMMITTED"} if parsed.get_backend_name() == "postgresql" else {}
     engine = create_engine(url, pool_pre_ping=True, pool_size=max(pool_size, 1), max_overflow=POOL_OVERFLOW,
-                           pool_timeout=max(busy_timeout, 1.0), pool_recycle=3600)
+                           pool_timeout=max(busy_timeout, 1.0), pool_recycle=3600, **isolation)
     engine.update_execution_options(**{BUSY_OPTION: busy_timeout})
     if parsed.get_backend_name() == "postgresql":
         event.listen(engine, "begin", lambda conn: _postgresql_begin(conn, busy_timeout))

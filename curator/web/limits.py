@@ -82,16 +82,21 @@ def _has_bearer() -> bool:
 
 
 def _not_a_refused_token() -> bool:
-    """True unless this request carries a Bearer token that was refused. Asking `current_user`
-    runs the loaders (web/context.py), which flag a refused token on `g`: so a working token is
-    never limited (a script behind a shared address cannot be locked out by a guesser's junk),
-    and every refused one is counted before its view runs — exact even for parallel requests."""
+    """True unless this request carries a Bearer token that was refused (the flag the token
+    loader sets, web/context.py; `_check_token_first` has run it). So a working token is never
+    limited (a script behind a shared address cannot be locked out by a guesser's junk), and
+    every refused one is counted before its view runs — exact even for parallel requests."""
+    return not (_has_bearer() and g.get("token_refused"))
+
+
+def _check_token_first() -> None:
+    """Run the token loader before the limits are evaluated: it reads the database, and an error
+    there (a busy pool: 503) must reach the app's error handlers — raised inside Flask-Limiter's
+    evaluation it would be taken for a failing rate-limit store."""
     from flask_login import current_user
 
-    if not _has_bearer():
-        return True
-    current_user.is_authenticated  # noqa: B018  (loads the user: the token is checked here)
-    return not g.get("token_refused")
+    if _has_bearer():
+        current_user.is_authenticated  # noqa: B018  (loads the user: the token is checked here)
 
 
 def _limit_failures(app: Flask, limiter: Limiter) -> None:
@@ -106,6 +111,7 @@ def _limit_failures(app: Flask, limiter: Limiter) -> None:
     per_account = limiter.limit(password, key_func=signed_in_account, methods=["POST"], scope="password-account")
     per_address = limiter.limit(password, key_func=client_address, methods=["POST"], scope="password-address")
     app.view_functions[PASSWORD_CHANGE] = per_address(per_account(app.view_functions[PASSWORD_CHANGE]))
+    app.before_request(_check_token_first)
     refused_token = limiter.shared_limit(config.get("RATELIMIT_TOKEN", "10/minute;50/hour"), scope="bearer",
                                          key_func=client_address, exempt_when=_not_a_refused_token)
     for endpoint in [e for e in app.view_functions if e.startswith(API)]:
