@@ -361,6 +361,8 @@ def test_a_request_not_whole_by_the_deadline_is_answered_408_and_closed(served):
     (b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),
     (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", 400),
     (b"GET / HTTP/1.1\nHost: x", 400),
+    (b"POST / HTTP/1.1\r\nHost: x\nContent-Length: 5\r\n\r\n", 400),  # whole in one read: still refused
+    (b"POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", Head(60, 5, False)),  # 1.0: ignored
     (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
     (b"GET / HTTP/1.1\r\nX-Pad: " + b"a" * 70_000, 431),
 ])

@@ -46,6 +46,7 @@ from gunicorn.workers.gthread import ThreadWorker
 READ_TIMEOUT = 10.0  # seconds for a whole request (line, headers, body) to arrive
 HEAD_LIMIT = 64 * 1024  # bytes of request line and headers (gunicorn's own limits are checked after)
 LINGER = 2.0  # seconds a closing connection is drained for, as gunicorn's close_graceful (but not blocking)
+MAX_LINGERING = 1000  # closing connections drained at once per worker; beyond, closed at once (file descriptors)
 RECV = 256 * 1024  # bytes read from a connection per readiness event
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 BARE_LF = re.compile(rb"(?<!\r)\n")
@@ -86,8 +87,12 @@ def read_head(data: bytes | bytearray, searched: int = 0) -> Head | None:
         return None
     if end > HEAD_LIMIT:
         raise Refused(431, "the request's headers are too large")
+    if BARE_LF.search(data, max(searched - 1, 0), end + 4):  # a head that came whole in one read too
+        raise Refused(400, "a line of the request ends with a bare LF")
+    lines = bytes(data[start:end]).split(b"\r\n")
     lengths, expects_continue = set(), False
-    for line in bytes(data[start:end]).split(b"\r\n")[1:]:
+    http10 = lines[0].endswith(b"HTTP/1.0")  # RFC 9110 10.1.1: an HTTP/1.0 client's Expect is ignored
+    for line in lines[1:]:
         name, _, value = line.partition(b":")
         name, value = name.strip().lower(), value.strip()
         if name == b"content-length":
@@ -95,7 +100,7 @@ def read_head(data: bytes | bytearray, searched: int = 0) -> Head | None:
         elif name == b"transfer-encoding":
             raise Refused(411, "send the body with a Content-Length, not a Transfer-Encoding")
         elif name == b"expect":
-            expects_continue = value.lower() == b"100-continue"
+            expects_continue = value.lower() == b"100-continue" and not http10
     if len(lengths) > 1 or not all(length.isdigit() for length in lengths):
         raise Refused(400, "the request's Content-Length is not one number")
     return Head(end + 4, int(lengths.pop()) if lengths else 0, expects_continue)
@@ -249,6 +254,7 @@ class BufferingThreadWorker(ThreadWorker):
         head = sock.head
         if self.max_body is not None and head.body > self.max_body:
             sock.ready, sock.withheld = head.size, True  # the app answers 413 unread; then the connection closes
+            sock.continued = True  # so gunicorn does not invite the body it will not read
         elif len(sock.inbox) >= head.size + head.body:
             sock.ready = head.size + head.body
         else:
@@ -303,6 +309,9 @@ class BufferingThreadWorker(ThreadWorker):
         """Close `sock` (already half-closed) once the client has closed its side or `LINGER`
         has passed, reading and dropping what it still sends meanwhile: closing with unread
         bytes would make the kernel reset the connection, and the client could lose the answer."""
+        if len(self.lingering) >= MAX_LINGERING:  # many clients that never hang up: no fd to spare
+            sock.close()
+            return
         try:
             sock.setblocking(False)
             self.poller.register(sock, selectors.EVENT_READ, self.drain)
