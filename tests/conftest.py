@@ -55,21 +55,29 @@ def pytest_generate_tests(metafunc) -> None:
         metafunc.parametrize("db_backend", marker.args if marker else DEFAULT_BACKENDS, indirect=True)
 
 
+def _started(make, *prepare):
+    """A throwaway server of the session, started (and prepared), or the test skipped with the
+    reason when its binaries are missing; stopped again if starting or preparing fails."""
+    try:
+        server = make()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    try:
+        server.start()
+        for step in prepare:
+            step(server)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
 @pytest.fixture(scope="session")
 def postgres():
     """The session's PostgreSQL server (tests/postgres.py) with a migrated template database."""
     from tests.postgres import Server
 
-    try:
-        server = Server()
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
-    try:
-        server.start()
-        server.make_template()
-    except BaseException:
-        server.stop()
-        raise
+    server = _started(Server, Server.make_template)
     yield server
     server.stop()
 
@@ -80,14 +88,10 @@ def redis_server():
     from tests.redis_server import RedisServer
 
     try:
-        server = RedisServer()
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
-    try:
         import redis  # noqa: F401 - the client Flask-Limiter's redis storage needs
     except ImportError:
         pytest.skip("the redis Python package is not installed (pip install redis)")
-    server.start()
+    server = _started(RedisServer)
     yield server
     server.stop()
 

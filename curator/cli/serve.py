@@ -74,6 +74,7 @@ def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeou
         create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
         return
     from gunicorn.arbiter import Arbiter
+    from gunicorn.errors import HaltServer
 
     from curator.web.server import Server, gunicorn_options
 
@@ -84,6 +85,13 @@ def serve(ctx: Context, host: str, port: int, workers: int, threads: int, timeou
     master = os.getpid()
     try:
         Server(lambda: create_app(settings), options, read_timeout=read_timeout, max_body=settings.max_body).run()
+    except HaltServer as exc:
+        # a second worker that failed to boot while the arbiter was already halting for the
+        # first: gunicorn raises out of its halt instead of exiting (both workers boot at once)
+        if os.getpid() != master:
+            raise
+        raise CuratorError(f"a worker could not start the app, so the server stopped (exit {exc.exit_status}); "
+                           "see the log above") from None
     except SystemExit as exc:
         if os.getpid() != master:
             # a worker leaving: its exit code is gunicorn's message to the arbiter (3: could not
