@@ -29,6 +29,8 @@ WAL), so there the read transaction ends and `BEGIN IMMEDIATE` starts the write.
 """
 from __future__ import annotations
 
+import time
+
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -97,11 +99,31 @@ def _sqlite_begin(conn) -> None:
 def _sqlite_pragmas(dbapi_conn, busy_timeout: float) -> None:
     dbapi_conn.isolation_level = None  # autocommit at the driver; SQLAlchemy issues BEGIN
     cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
+    _wal(cur, busy_timeout)
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
+
+
+def _wal(cur, busy_timeout: float) -> None:
+    """WAL mode, once per database file (it persists). Turning a new file to WAL needs its
+    exclusive lock; two processes opening a new file at once (two `curator init`) can each hold
+    a read lock and want it, and SQLite then answers one of them "database is locked" at once,
+    without its busy handler. So the change is tried again until the busy timeout, like any wait
+    for a lock; a file already in WAL mode needs no lock for this at all."""
+    import sqlite3
+
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            if (cur.execute("PRAGMA journal_mode").fetchone() or [""])[0].lower() != "wal":
+                cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def is_busy(exc: BaseException) -> bool:

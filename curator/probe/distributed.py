@@ -93,6 +93,11 @@ def process_group(ranks: Ranks) -> Iterator[None]:
         dist.init_process_group("gloo", rank=ranks.rank, world_size=ranks.world, timeout=GROUP_TIMEOUT)
     try:
         yield
+        if owned:
+            # every rank past its last collective before any tears the group down: a rank that
+            # destroys its gloo context while a peer's last exchange is still in flight can make
+            # the peer abort ("terminate called without an active exception", SIGABRT)
+            dist.barrier()
     finally:
         if owned and dist.is_initialized():
             dist.destroy_process_group()
