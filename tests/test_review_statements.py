@@ -114,6 +114,7 @@ def test_a_resent_or_unchanged_decision_takes_no_more(review_app):
 def test_the_batched_reads_answer_what_the_separate_ones_do(review_app, sessions):
     """`find_item` (one statement) gives the item context and `progress_and_next` the progress
     and next item that the step-by-step reads give, after decisions, an undo and a retraction."""
+    from curator.review import progress as queueing
     from curator.review import service
     from curator.core.models import User
 
@@ -125,15 +126,15 @@ def test_the_batched_reads_answer_what_the_separate_ones_do(review_app, sessions
     with sessions() as s:
         user = s.scalar(select(User).where(User.email == "ana@example.org"))
         assignment = service.get_assignment(s, user, "es")
-        queue = service.queue(s, assignment)
+        queue = queueing.queue(s, assignment)
         for item in (items[0], items[1], items[-1]):
             found = service.find_item(s, user, "es", item)
             assert (service.item_context(s, user, assignment, found.item, found)
                     == service.item_context(s, user, assignment, service.get_item(s, assignment, item)))
         for after in (None, *(i.position for i in queue)):
-            expected = service.next_undecided(queue, after)
-            assert service.progress_and_next(s, assignment, after) == (
-                service.progress(s, assignment, queue), expected.id if expected else None)
+            expected = queueing.next_undecided(queue, after)
+            assert queueing.progress_and_next(s, assignment, after) == (
+                queueing.progress(s, assignment, queue), expected.id if expected else None)
 
 
 @pytest.mark.parametrize("reads", ["in a transaction", "autocommit"])

@@ -291,7 +291,7 @@ def test_translate_writes_ingests_and_feeds_candidates(cli, translate, icelandic
     # ... a review queue for a reviewer of the new language, and an exportable release
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
-    from curator.review.service import queue
+    from curator.review.progress import queue
 
     with sessions.begin() as s:
         items = queue(s, assign(s, create_user(s, "siggi@example.org", "pw-long-enough", "reviewer"), "is"))

@@ -1,17 +1,16 @@
-"""Review services: the queue, the context a reviewer needs, decisions, undo, suggestions.
+"""Review services: the context a reviewer needs, decisions, undo, history.
 
 They take a session and plain values and return plain values, so the pages, the JSON API,
-the importer and the tests all share them (suggestions: review.suggestions; comments:
-review.comments). Resending a request (same request id, or the
+the importer and the tests all share them (the queue and progress: review.progress;
+suggestions: review.suggestions; comments: review.comments). Resending a request (same request id, or the
 same decision as the current one) changes nothing.
 """
 from __future__ import annotations
 
 import functools
-import statistics
 from dataclasses import dataclass
 
-from sqlalchemy import Integer, and_, bindparam, false, func, inspect, or_, select, true
+from sqlalchemy import and_, bindparam, false, func, inspect, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
@@ -20,6 +19,7 @@ from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
 from curator.review.comments import list_comments
+from curator.review.progress import current_decision_id
 from curator.review.writes import check_request_id, insert_once
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import N_, Forbidden, InputError, NotFound
@@ -29,22 +29,7 @@ from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPa
 from curator.core.models.base import valid_id
 
 DECISIONS = values(DecisionKind)
-DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
 EXAMPLES = 3
-
-
-@dataclass
-class QueueItem:
-    id: int
-    position: int
-    relation: str
-    template: str
-    decision: str | None
-    correction: str | None
-
-    def to_dict(self) -> dict:
-        return dict(id=self.id, position=self.position, relation=self.relation, template=self.template,
-                    decision=self.decision, correction=self.correction)
 
 
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
@@ -122,101 +107,11 @@ def _find_item_query(deciding: bool):
         entities += [replay, current]
         query = (query.outerjoin(replay, and_(replay.user_id == uid, replay.request_id == bindparam("request_id")))
                  .outerjoin(current, and_(current.item_id == AssignmentItem.id,
-                                          current.id == _current_decision_id(AssignmentItem.id))))
+                                          current.id == current_decision_id(AssignmentItem.id))))
     else:
         entities += [TemplateSignal, stored_params().scalar_subquery()]
         query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
     return query.add_columns(*entities).where(Assignment.user_id == uid, Assignment.language == bindparam("language"))
-
-
-def _current_decision_id(item_id_column):
-    return (select(func.max(Decision.id)).where(Decision.item_id == item_id_column, Decision.retracted.is_(False))
-            .correlate(AssignmentItem).scalar_subquery())
-
-
-def queue(session: Session, assignment: Assignment) -> list[QueueItem]:
-    current = _current_decision_id(AssignmentItem.id)
-    rows = session.execute(
-        select(AssignmentItem.id, AssignmentItem.position, AssignmentItem.relation_id, Template.text,
-               Decision.decision, Decision.correction)
-        .join(Template, Template.id == AssignmentItem.template_id)
-        .outerjoin(Decision, Decision.id == current)
-        .where(AssignmentItem.assignment_id == assignment.id)
-        .order_by(AssignmentItem.position)).all()
-    return [QueueItem(*row) for row in rows]
-
-
-def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueItem | None:
-    """The first undecided item after position `after` (wrapping round), for "continue"."""
-    open_items = [i for i in items if i.decision is None]
-    if not open_items:
-        return None
-    if after is not None:
-        later = [i for i in open_items if i.position > after]
-        if later:
-            return later[0]
-    return open_items[0]
-
-
-def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
-    if items is not None:
-        return _progress(len(items), sum(i.decision is not None for i in items),
-                         session.scalars(_seconds(assignment.id)))
-    return progress_and_next(session, assignment)[0]
-
-
-def progress_and_next(session: Session, assignment: Assignment, after: int | None = None) -> tuple[dict, int | None]:
-    """`progress` and the next undecided item after position `after` (wrapping round, as
-    `next_undecided`) in one statement, what the screen needs after each decision: the counts
-    and the next item in a one-row subquery, joined to the paces (one row each)."""
-    rows = session.execute(_progress_query(), {"assignment_id": assignment.id, "after": after}).all()
-    total, done, upcoming_id, _ = rows[0]
-    return _progress(total, done, (r.seconds for r in rows)), upcoming_id
-
-
-@functools.cache
-def _progress_query():
-    """`progress_and_next`'s statement, built once; `after` None: from the start."""
-    assignment_id = bindparam("assignment_id")
-    undecided = (select(AssignmentItem.id)
-                 .where(AssignmentItem.assignment_id == assignment_id,
-                        ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
-                                                   Decision.retracted.is_(False)).exists())
-                 .order_by(AssignmentItem.position).limit(1))
-    upcoming = func.coalesce(  # COALESCE stops at the first found; position > NULL finds none
-        undecided.where(AssignmentItem.position > bindparam("after", type_=Integer)).scalar_subquery(),
-        undecided.scalar_subquery())
-    head = select(
-        select(func.count()).select_from(AssignmentItem)
-        .where(AssignmentItem.assignment_id == assignment_id).scalar_subquery().label("total"),
-        select(func.count(func.distinct(Decision.item_id)))
-        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-        .where(AssignmentItem.assignment_id == assignment_id, Decision.retracted.is_(False))
-        .scalar_subquery().label("done"),
-        upcoming.label("next")).subquery()
-    paces = _seconds(assignment_id).subquery()
-    return select(head.c.total, head.c.done, head.c.next, paces.c.seconds).select_from(head).outerjoin(paces, true())
-
-
-def _seconds(assignment_id):
-    """The standing decisions' times in the assignment (the reviewer's pace)."""
-    return (select(Decision.seconds).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-            .where(AssignmentItem.assignment_id == assignment_id, Decision.seconds.is_not(None),
-                   Decision.retracted.is_(False)))
-
-
-def _progress(total: int, done: int, seconds) -> dict:
-    paces = [s for s in seconds if s and s > 0]
-    pace = statistics.median(paces) if paces else DEFAULT_SECONDS
-    remaining = total - done
-    return dict(done=done, total=total, remaining=remaining, seconds_per_item=round(pace, 1),
-                estimate_seconds=round(pace * remaining), estimate_minutes=estimate_minutes(pace * remaining))
-
-
-def estimate_minutes(seconds: float) -> int:
-    """The one rounding of the time left that every screen shows ("about 12 minutes left"):
-    whole minutes, at least 1 while anything is left."""
-    return max(1, round(seconds / 60)) if seconds > 0 else 0
 
 
 def _populate(template: str, subject: str, obj: str) -> list[dict]:

@@ -16,7 +16,7 @@ from curator.web.errors import status_for
 from curator.review.accounts import create_invite, pending_invites, resend_invite, revoke_invite
 from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
 from curator.web.auth import maintainer_required
-from curator.review.service import progress, queue
+from curator.review.progress import progress, queue
 from curator.core.models.base import utcnow
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")

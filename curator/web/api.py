@@ -15,6 +15,7 @@ from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
 from curator.web.review import with_time_left
 from curator.review import comments, guidelines, service, suggestions
+from curator.review import progress as queueing
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -43,7 +44,7 @@ def me():
     session = db()
     return jsonify(id=current_user.id, email=current_user.email, name=current_user.name, role=current_user.role,
                    languages=[dict(code=a.language, name=languages.name(a.language),
-                                   progress=with_time_left(service.progress(session, a))) for a in current_user.assignments])
+                                   progress=with_time_left(queueing.progress(session, a))) for a in current_user.assignments])
 
 
 @bp.get("/languages/<lang>/queue")
@@ -51,9 +52,9 @@ def me():
 def queue(lang: str):
     session = db()
     assignment = service.get_assignment(session, current_user, _lang(lang))
-    items = service.queue(session, assignment)
-    upcoming = service.next_undecided(items)
-    return jsonify(items=[i.to_dict() for i in items], progress=with_time_left(service.progress(session, assignment, items)),
+    items = queueing.queue(session, assignment)
+    upcoming = queueing.next_undecided(items)
+    return jsonify(items=[i.to_dict() for i in items], progress=with_time_left(queueing.progress(session, assignment, items)),
                    next=upcoming.id if upcoming else None,
                    guidelines_seen=assignment.guidelines_seen_at is not None)
 
@@ -85,7 +86,7 @@ def decide(lang: str, item_id: int):
         found = service.find_item(session, current_user, lang, item_id, request_id=request_id, deciding=True)
         decision, created = service.decide(session, current_user, found.assignment, found.item, kind, correction,
                                            seconds, request_id, source, standing=found.standing)
-        progress, upcoming = service.progress_and_next(session, found.assignment, after=found.item.position)
+        progress, upcoming = queueing.progress_and_next(session, found.assignment, after=found.item.position)
     return jsonify(decision=service._decision_dict(decision), created=created, progress=with_time_left(progress),
                    next=upcoming), 201 if created else 200
 
@@ -98,7 +99,7 @@ def undo(lang: str):
         assignment = service.get_assignment(session, current_user, lang)
         undone = service.undo(session, current_user, assignment)
     return jsonify(undone=service._decision_dict(undone) if undone else None,
-                   progress=with_time_left(service.progress(session, assignment)))
+                   progress=with_time_left(queueing.progress(session, assignment)))
 
 
 @bp.post("/languages/<lang>/relations/<relation>/suggestions")
