@@ -116,6 +116,17 @@ def _one_line_naming(out: str, url: str) -> str:
     return lines[0]
 
 
+def _whole(body: bytes, **headers: str):
+    """A handler answering 200 with `body`, its Content-Length and `headers` (Content_Encoding=…)."""
+    def answer(handler):
+        handler.send_response(200)
+        for name, value in {**headers, "Content_Length": str(len(body))}.items():
+            handler.send_header(name.replace("_", "-"), value)
+        handler.end_headers()
+        handler.wfile.write(body)
+    return answer
+
+
 def test_a_body_without_end_stops_at_the_limit(cli, engine, loaded, hostile, monkeypatch):
     """A server that streams for ever (here: until the client hangs up, or 64 MiB as a safety
     net) is cut off at the limit: the client stops reading and closes the connection."""
@@ -153,14 +164,7 @@ def test_a_small_gzip_that_inflates_past_the_limit_is_stopped(cli, engine, loade
     packed = gzip.compress(plain)
     assert len(plain) > 3 * LIMIT and len(packed) < LIMIT // 3
 
-    def bomb(handler):
-        handler.send_response(200)
-        handler.send_header("Content-Encoding", "gzip")
-        handler.send_header("Content-Length", str(len(packed)))
-        handler.end_headers()
-        handler.wfile.write(packed)
-
-    base, _ = hostile(bomb)
+    base, _ = hostile(_whole(packed, Content_Encoding="gzip"))
     monkeypatch.setenv("CURATOR_FETCH_MAX_BYTES", str(LIMIT))
     out = _fails(cli, engine, "ingest", "tuples", base)
     assert "the file is larger once decompressed than" in _one_line_naming(out, base + "es/P19.jsonl")
@@ -174,13 +178,7 @@ def test_a_small_gzip_that_inflates_past_the_limit_is_stopped(cli, engine, loade
 def test_a_content_length_above_the_limit_is_refused_before_the_body(cli, engine, loaded, hostile, monkeypatch):
     body = _tuples_lines(20_000)  # honest, valid, about 2.3 MB
 
-    def large(handler):
-        handler.send_response(200)
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        handler.wfile.write(body)
-
-    base, _ = hostile(large)
+    base, _ = hostile(_whole(body))
     monkeypatch.setenv("CURATOR_FETCH_MAX_BYTES", str(LIMIT))
     out = _fails(cli, engine, "ingest", "tuples", base)
     assert f"the server announces {len(body)} bytes, more than" in _one_line_naming(out, base + "es/P19.jsonl")
