@@ -99,6 +99,8 @@ def test_unexpected_exception_under_api_is_a_json_500(review_app, monkeypatch, c
     r = ana.get("/api/v1/languages/es/history")
     assert r.status_code == 500 and r.is_json and "a bug" not in r.get_json()["error"]
     assert any("a bug" in (rec.exc_text or "") or "a bug" in str(rec.exc_info) for rec in caplog.records)
-    monkeypatch.setattr(service, "queue", boom)
+    from curator.web import review as review_pages
+
+    monkeypatch.setattr(review_pages, "queue", boom)  # the review page's queue (review/progress.py)
     page = ana.get("/review/es")  # a page stays HTML
     assert not page.is_json
