@@ -3,6 +3,7 @@
 Each step runs as its own `curator` process on a fresh SQLite file, so the peak RSS
 reported is that step's alone. Usage: python benchmarks/ingest.py [--data ../shared/data]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def run(step: str, args: list[str], env: dict) -> tuple[str, float, float, str]:
     with tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "curator.cli", *args], env=env, stdout=out,
-                                stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "curator.cli", *args], env=env, stdout=out, stderr=subprocess.STDOUT, text=True
+        )
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage, unlike RUSAGE_CHILDREN
         elapsed = time.perf_counter() - start
         out.seek(0)

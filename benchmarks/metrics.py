@@ -8,6 +8,7 @@ format, then timed as a user would run it: loading the files included.
 
 Usage: python benchmarks/metrics.py [--languages es,de,fr,ru,ar] [--data ../shared/data]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,12 +24,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from curator.ingest.clean import check  # noqa: E402
 from curator.analysis.compare import compare_runs  # noqa: E402
-from curator.probe.data import build  # noqa: E402
 from curator.analysis.metrics import run_metrics  # noqa: E402
 from curator.analysis.rankc import run_rankc  # noqa: E402
 from curator.core.formats.runs import RelationPredictions, iter_relations, save_relation  # noqa: E402
+from curator.ingest.clean import check  # noqa: E402
+from curator.probe.data import build  # noqa: E402
 
 
 def real_shapes(data: Path, language: str):
@@ -37,8 +38,16 @@ def real_shapes(data: Path, language: str):
         tuples_file = data / "mpararel" / "tuples" / language / path.name
         if not tuples_file.exists():
             continue
-        templates = sorted({c.cleaned for c in (check(json.loads(line)["pattern"], language)
-                                                 for line in path.read_text(encoding="utf-8").splitlines()) if c.valid})
+        templates = sorted(
+            {
+                c.cleaned
+                for c in (
+                    check(json.loads(line)["pattern"], language)
+                    for line in path.read_text(encoding="utf-8").splitlines()
+                )
+                if c.valid
+            }
+        )
         tuples = [json.loads(line) for line in tuples_file.read_text(encoding="utf-8").splitlines() if line]
         rel = build(language, path.stem, templates, tuples)
         if len(rel.templates) >= 2 and rel.subjects:
@@ -58,13 +67,25 @@ def synthetic_run(data: Path, languages: list[str], out: Path, rng: np.random.Ge
             rows = ranking[t_idx, d_idx]
             gold_pos = np.argmax(rows == gold[d_idx][:, None], axis=1)
             for i, p in enumerate(gold_pos):
-                rows[i, 1:p + 1] = rows[i, :p].copy()
+                rows[i, 1 : p + 1] = rows[i, :p].copy()
                 rows[i, 0] = gold[d_idx[i]]
             ranking[t_idx, d_idx] = rows
             predicted = ranking[:, :, 0]
-            save_relation(out, RelationPredictions(lang, rel.relation, rel.templates, rel.subjects, rel.objects,
-                                                   rel.candidates, predicted, predicted == gold[None, :], gold,
-                                                   ranking))
+            save_relation(
+                out,
+                RelationPredictions(
+                    lang,
+                    rel.relation,
+                    rel.templates,
+                    rel.subjects,
+                    rel.objects,
+                    rel.candidates,
+                    predicted,
+                    predicted == gold[None, :],
+                    gold,
+                    ranking,
+                ),
+            )
             phrases += T * D
     return phrases
 
@@ -86,8 +107,10 @@ def main() -> None:
     rng = np.random.default_rng(0)
     phrases, seconds = timed(lambda: synthetic_run(data, languages, work / "a", rng))
     synthetic_run(data, languages, work / "b", np.random.default_rng(1), skill=0.35)
-    print(f"synthetic runs: {len(languages)} languages, {phrases:,} phrases in all "
-          f"(written in {seconds:.1f} s), in {work}")
+    print(
+        f"synthetic runs: {len(languages)} languages, {phrases:,} phrases in all "
+        f"(written in {seconds:.1f} s), in {work}"
+    )
     rows = []
     for lang in languages:
         files = sum(1 for _ in (work / "a" / lang).glob("*.json"))
@@ -111,8 +134,10 @@ def main() -> None:
     for name, s in rows:
         print(f"{name:<{width}}  {s:>8.2f}")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
-    print(f"rankc: {per_language:.2f} s per language + {per_pair:.3f} s per pair -> 46 languages (1,035 pairs) "
-          f"≈ {(per_language * 46 + per_pair * 1035) / 60:.1f} min")
+    print(
+        f"rankc: {per_language:.2f} s per language + {per_pair:.3f} s per pair -> 46 languages (1,035 pairs) "
+        f"≈ {(per_language * 46 + per_pair * 1035) / 60:.1f} min"
+    )
 
 
 if __name__ == "__main__":

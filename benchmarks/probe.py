@@ -23,6 +23,7 @@ and the RSS (and on CUDA the peak GPU memory) after every relation, to show memo
 Usage: python benchmarks/probe.py [--models bert,xlmr,t5,gpt2] [--language es] [--relations P19,P36|all]
        python benchmarks/probe.py --device cuda --models mbert,xlmr-large,gpt2-1b --relations all
 """
+
 from __future__ import annotations
 
 import argparse
@@ -73,10 +74,22 @@ def real_relations(data: Path, language: str, relations: list[str], subjects: in
     out = []
     for rel in relations:
         raw = data / "mpararel" / "translations" / "pararel_bing" / language / f"{rel}.jsonl"
-        templates = sorted({c.cleaned for c in (check(json.loads(line)["pattern"], language)
-                                                 for line in raw.read_text(encoding="utf-8").splitlines()) if c.valid})
-        tuples = [json.loads(line) for line in
-                  (data / "mpararel" / "tuples" / language / f"{rel}.jsonl").read_text(encoding="utf-8").splitlines()]
+        templates = sorted(
+            {
+                c.cleaned
+                for c in (
+                    check(json.loads(line)["pattern"], language)
+                    for line in raw.read_text(encoding="utf-8").splitlines()
+                )
+                if c.valid
+            }
+        )
+        tuples = [
+            json.loads(line)
+            for line in (data / "mpararel" / "tuples" / language / f"{rel}.jsonl")
+            .read_text(encoding="utf-8")
+            .splitlines()
+        ]
         d = build(language, rel, templates, tuples)
         if subjects:  # the full candidate set stays: it is what every phrase is scored against
             d.subjects, d.objects = d.subjects[:subjects], d.objects[:subjects]
@@ -93,23 +106,50 @@ def all_relations(data: Path, language: str) -> list[str]:
 
 def make_scorer(name: str, corpus: Path, work: Path, device: str, dtype: str, batch_tokens: int):
     """A random-weight model of the named shape with a real tokenizer, built in memory on the device."""
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM, \
-        AutoTokenizer
+    from transformers import (
+        AutoConfig,
+        AutoModelForCausalLM,
+        AutoModelForMaskedLM,
+        AutoModelForSeq2SeqLM,
+        AutoTokenizer,
+    )
 
     s = SHAPES[name]
     path = build_tiny(work / s.family, s.family, corpus, vocab_size=8000)
     cfg = AutoConfig.from_pretrained(path)
     heads, ff = max(1, s.hidden // 64), s.ff or 4 * s.hidden
     if s.family in ("bert", "xlm-roberta"):
-        cfg.update(dict(num_hidden_layers=s.layers, hidden_size=s.hidden, num_attention_heads=heads,
-                        intermediate_size=ff, vocab_size=s.vocab))
+        cfg.update(
+            dict(
+                num_hidden_layers=s.layers,
+                hidden_size=s.hidden,
+                num_attention_heads=heads,
+                intermediate_size=ff,
+                vocab_size=s.vocab,
+            )
+        )
         auto = AutoModelForMaskedLM
     elif s.family == "t5":
-        cfg.update(dict(num_layers=s.layers, num_decoder_layers=s.layers, d_model=s.hidden, num_heads=heads, d_kv=64,
-                        d_ff=ff, vocab_size=s.vocab))
+        cfg.update(
+            dict(
+                num_layers=s.layers,
+                num_decoder_layers=s.layers,
+                d_model=s.hidden,
+                num_heads=heads,
+                d_kv=64,
+                d_ff=ff,
+                vocab_size=s.vocab,
+            )
+        )
         if s.ff:  # mT5: gated-GELU feed-forward, untied head
-            cfg.update(dict(feed_forward_proj="gated-gelu", dense_act_fn="gelu_new", is_gated_act=True,
-                            tie_word_embeddings=False))
+            cfg.update(
+                dict(
+                    feed_forward_proj="gated-gelu",
+                    dense_act_fn="gelu_new",
+                    is_gated_act=True,
+                    tie_word_embeddings=False,
+                )
+            )
         auto = AutoModelForSeq2SeqLM
     else:
         cfg.update(dict(n_layer=s.layers, n_embd=s.hidden, n_head=heads, n_inner=ff, vocab_size=s.vocab))
@@ -135,7 +175,7 @@ def gemm_rate(device: torch.device, dtype: torch.dtype, size: int = 2048, repeat
     for _ in range(repeat):
         a @ b
     sync(device)
-    return 2 * size ** 3 * repeat / (time.perf_counter() - start)
+    return 2 * size**3 * repeat / (time.perf_counter() - start)
 
 
 @torch.inference_mode()
@@ -163,8 +203,9 @@ def published_loop(scorer, data: RelationData, sample: int) -> tuple[int, float]
 
 
 def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
-    scorer = make_scorer(name, data / "mpararel" / "tuples" / opts.language, work, opts.device, opts.dtype,
-                         opts.batch_tokens)
+    scorer = make_scorer(
+        name, data / "mpararel" / "tuples" / opts.language, work, opts.device, opts.dtype, opts.batch_tokens
+    )
     shape = SHAPES[name]
     subjects = opts.subjects if opts.subjects is not None else shape.subjects
     relations = real_relations(data, opts.language, opts.relation_list, subjects)
@@ -172,14 +213,24 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
     dtype = next(scorer.model.parameters()).dtype
     params = sum(p.numel() for p in scorer.model.parameters())
     rate = gemm_rate(scorer.device, dtype)
-    warm = RelationData(relations[0].language, relations[0].relation, relations[0].templates[:2],
-                        relations[0].subjects[:4], relations[0].objects[:4], relations[0].candidates)
+    warm = RelationData(
+        relations[0].language,
+        relations[0].relation,
+        relations[0].templates[:2],
+        relations[0].subjects[:4],
+        relations[0].objects[:4],
+        relations[0].candidates,
+    )
     scorer.score_relation(warm)
-    print(f"\n== {name}: {scorer.kind}, {shape.layers} layers, hidden {shape.hidden}, vocab {shape.vocab:,}, "
-          f"{params / 1e6:,.0f} M parameters; {scorer.device} {dtype}; {torch.get_num_threads()} threads")
-    print(f"data: {opts.language}, {len(relations)} relations, {phrases:,} phrases"
-          f"{f' (first {subjects} subjects per relation)' if subjects else ''}, "
-          f"{sum(len(d.candidates) for d in relations):,} candidates in all; GEMM rate {rate / 1e12:,.2f} TFLOP/s")
+    print(
+        f"\n== {name}: {scorer.kind}, {shape.layers} layers, hidden {shape.hidden}, vocab {shape.vocab:,}, "
+        f"{params / 1e6:,.0f} M parameters; {scorer.device} {dtype}; {torch.get_num_threads()} threads"
+    )
+    print(
+        f"data: {opts.language}, {len(relations)} relations, {phrases:,} phrases"
+        f"{f' (first {subjects} subjects per relation)' if subjects else ''}, "
+        f"{sum(len(d.candidates) for d in relations):,} candidates in all; GEMM rate {rate / 1e12:,.2f} TFLOP/s"
+    )
     timings, memory = {}, []
     for mode in ("log-prob", "mean-logit"):
         scorer.options.score_mode = mode
@@ -196,11 +247,15 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
     scorer.options.score_mode = "log-prob"
     flops = sum(scorer.floor_flops(d) for d in relations)
     print("memory after each relation (MB): " + ", ".join(memory))
-    print(f"achieved (log-prob): {flops / timings['log-prob'] / 1e12:,.3f} TFLOP/s of the floor's products; "
-          f"{timings['log-prob']:,.1f} s for the {len(relations)} relations")
+    print(
+        f"achieved (log-prob): {flops / timings['log-prob'] / 1e12:,.3f} TFLOP/s of the floor's products; "
+        f"{timings['log-prob']:,.1f} s for the {len(relations)} relations"
+    )
     floor = phrases / (flops / rate)
-    rows = [(name, "ours, log-prob", phrases / timings["log-prob"], floor),
-            (name, "ours, mean-logit", phrases / timings["mean-logit"], floor)]
+    rows = [
+        (name, "ours, log-prob", phrases / timings["log-prob"], floor),
+        (name, "ours, mean-logit", phrases / timings["mean-logit"], floor),
+    ]
     if scorer.kind == "masked" and opts.loop_sample:
         looped, seconds = 0, 0.0
         for d in relations:
@@ -213,11 +268,18 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
     if scorer.kind == "masked" and opts.decode_subjects:
         rows += decode_rows(name, scorer, relations, opts.decode_subjects, rate)
     if opts.languages_total:
-        full = timings["log-prob"] * (1 if not subjects else
-                                      sum(len(d.templates) * len(d.subjects) for d in
-                                          real_relations(data, opts.language, opts.relation_list, 0)) / phrases)
-        print(f"projected for {opts.languages_total} languages of this size (log-prob): "
-              f"{full * opts.languages_total / 60:,.1f} min")
+        full = timings["log-prob"] * (
+            1
+            if not subjects
+            else sum(
+                len(d.templates) * len(d.subjects) for d in real_relations(data, opts.language, opts.relation_list, 0)
+            )
+            / phrases
+        )
+        print(
+            f"projected for {opts.languages_total} languages of this size (log-prob): "
+            f"{full * opts.languages_total / 60:,.1f} min"
+        )
     del scorer
     gc.collect()
     if torch.cuda.is_available():
@@ -225,18 +287,35 @@ def bench(name: str, opts, data: Path, work: Path) -> list[tuple]:
     return rows
 
 
-def bench_pll(name: str, scorer, relations: list[RelationData], subjects: int, rate: float, log_prob_rate: float,
-              log_prob_floor: float) -> list[tuple]:
+def bench_pll(
+    name: str,
+    scorer,
+    relations: list[RelationData],
+    subjects: int,
+    rate: float,
+    log_prob_rate: float,
+    log_prob_floor: float,
+) -> list[tuple]:
     """--score-mode pll on a sample of subjects (it costs ~L × C passes per phrase): phrases/s, its
     floor, and how many times log-prob's floor and measured time per phrase it costs."""
-    sample = [RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects],
-                           d.candidates) for d in relations]
+    sample = [
+        RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects], d.candidates)
+        for d in relations
+    ]
     phrases = sum(len(d.templates) * len(d.subjects) for d in sample)
     scorer.options.score_mode = "pll"
     try:
         pll_flops = sum(scorer.floor_flops(d) for d in sample)
-        scorer.score_relation(RelationData(sample[0].language, sample[0].relation, sample[0].templates[:1],
-                                           sample[0].subjects[:1], sample[0].objects[:1], sample[0].candidates[:8]))
+        scorer.score_relation(
+            RelationData(
+                sample[0].language,
+                sample[0].relation,
+                sample[0].templates[:1],
+                sample[0].subjects[:1],
+                sample[0].objects[:1],
+                sample[0].candidates[:8],
+            )
+        )
         sync(scorer.device)
         start = time.perf_counter()
         for d in sample:
@@ -246,12 +325,18 @@ def bench_pll(name: str, scorer, relations: list[RelationData], subjects: int, r
     finally:
         scorer.options.score_mode = "log-prob"
     floor, value = phrases / (pll_flops / rate), phrases / seconds
-    print(f"pll: {phrases:,} phrases (first {subjects} subjects per relation) in {seconds:,.1f} s; "
-          f"floor {log_prob_floor / floor:,.0f}× the log-prob floor per phrase, measured "
-          f"{log_prob_rate / value:,.0f}× log-prob's time per phrase")
+    print(
+        f"pll: {phrases:,} phrases (first {subjects} subjects per relation) in {seconds:,.1f} s; "
+        f"floor {log_prob_floor / floor:,.0f}× the log-prob floor per phrase, measured "
+        f"{log_prob_rate / value:,.0f}× log-prob's time per phrase"
+    )
     return [(name, "ours, pll", value, floor), (name, "compute floor (pll)", floor, floor)]
-DECODERS = {"decode, independent": dict(init="independent", refine="none"),  # X-FACTR, M = 5
-            "decode, confidence": dict(init="confidence", refine="confidence")}
+
+
+DECODERS = {
+    "decode, independent": dict(init="independent", refine="none"),  # X-FACTR, M = 5
+    "decode, confidence": dict(init="confidence", refine="confidence"),
+}
 
 
 def decode_rows(name: str, scorer, relations: list[RelationData], subjects: int, rate: float) -> list[tuple]:
@@ -259,14 +344,19 @@ def decode_rows(name: str, scorer, relations: list[RelationData], subjects: int,
     subjects of each relation: phrases/s against the floor of the passes each algorithm ran."""
     from curator.probe.decoding import DecodeOptions, MaskedDecoder
 
-    cut = [RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects])
-           for d in relations]
+    cut = [
+        RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects])
+        for d in relations
+    ]
     phrases = sum(len(d.templates) * len(d.subjects) for d in cut)
     out = []
     for what, kw in DECODERS.items():
         decoder = MaskedDecoder(scorer, DecodeOptions(max_masks=5, **kw))
-        decoder.decode_relation(RelationData(cut[0].language, cut[0].relation, cut[0].templates[:1],
-                                             cut[0].subjects[:2], cut[0].objects[:2]))  # warm-up
+        decoder.decode_relation(
+            RelationData(
+                cut[0].language, cut[0].relation, cut[0].templates[:1], cut[0].subjects[:2], cut[0].objects[:2]
+            )
+        )  # warm-up
         seconds = flops = rows = 0.0
         for d in cut:
             sync(scorer.device)
@@ -287,16 +377,28 @@ def main() -> None:
     parser.add_argument("--models", default="bert,xlmr,t5,gpt2", help=f"comma-separated: {', '.join(SHAPES)}")
     parser.add_argument("--language", default="es")
     parser.add_argument("--relations", default="P19,P36,P37,P103,P30", help="comma-separated, or 'all'")
-    parser.add_argument("--subjects", type=int, default=None,
-                        help="subjects per relation (default: all for masked models, a sample for the others)")
+    parser.add_argument(
+        "--subjects",
+        type=int,
+        default=None,
+        help="subjects per relation (default: all for masked models, a sample for the others)",
+    )
     parser.add_argument("--languages-total", type=int, default=46, help="for the projected time of a full release")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--batch-tokens", type=int, default=16384)
-    parser.add_argument("--pll-subjects", type=int, default=1,
-                        help="subjects per relation timed for --score-mode pll on masked models (0: skip)")
-    parser.add_argument("--decode-subjects", type=int, default=10,
-                        help="subjects per relation for the X-FACTR decoding rows of masked models (0: skip)")
+    parser.add_argument(
+        "--pll-subjects",
+        type=int,
+        default=1,
+        help="subjects per relation timed for --score-mode pll on masked models (0: skip)",
+    )
+    parser.add_argument(
+        "--decode-subjects",
+        type=int,
+        default=10,
+        help="subjects per relation for the X-FACTR decoding rows of masked models (0: skip)",
+    )
     parser.add_argument("--loop-sample", type=int, default=20, help="queries timed for the published loop (0: skip)")
     opts = parser.parse_args()
     data = Path(opts.data)

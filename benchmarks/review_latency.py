@@ -30,6 +30,7 @@ Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data
        [--database URL ...] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
        [--scenarios p20,p100,np,loris,loris40,ingest]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +56,9 @@ LANGUAGES = ("es", "de", "fr", "ru", "ar", "el", "fi", "ja", "ko", "hi")
 
 
 def cli(env: dict, *args) -> str:
-    out = subprocess.run([sys.executable, "-m", "curator.cli", *map(str, args)], env=env, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "curator.cli", *map(str, args)], env=env, capture_output=True, text=True
+    )
     if out.returncode:
         sys.exit(f"curator {' '.join(map(str, args))} failed:\n{out.stdout}\n{out.stderr}")
     return out.stdout
@@ -114,8 +116,11 @@ def stored(url: str, request_ids: list[str]) -> int:
     total = 0
     with engine.connect() as conn:
         for start in range(0, len(request_ids), 500):
-            total += conn.scalar(select(func.count()).select_from(Decision)
-                                 .where(Decision.request_id.in_(request_ids[start:start + 500])))
+            total += conn.scalar(
+                select(func.count())
+                .select_from(Decision)
+                .where(Decision.request_id.in_(request_ids[start : start + 500]))
+            )
     engine.dispose()
     return total
 
@@ -130,8 +135,17 @@ class Tally:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def reviewer(bases: list[str], lang: str, token: str, tag: str, items: int, pause: tuple[float, float],
-             start: threading.Barrier, stop: threading.Event, tally: Tally) -> None:
+def reviewer(
+    bases: list[str],
+    lang: str,
+    token: str,
+    tag: str,
+    items: int,
+    pause: tuple[float, float],
+    start: threading.Barrier,
+    stop: threading.Event,
+    tally: Tally,
+) -> None:
     http = requests.Session()
     http.headers["Authorization"] = f"Bearer {token}"
     turn = iter(range(1 << 62))
@@ -162,8 +176,11 @@ def reviewer(bases: list[str], lang: str, token: str, tag: str, items: int, paus
         t0 = time.perf_counter()
         while True:
             try:
-                r = send("POST", f"/items/{current}/decision",
-                         json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id})
+                r = send(
+                    "POST",
+                    f"/items/{current}/decision",
+                    json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id},
+                )
             except requests.RequestException as exc:
                 with tally.lock:
                     tally.errors.append(repr(exc))
@@ -221,12 +238,21 @@ def still_open(sock: socket.socket) -> bool:
     return False
 
 
-def scenario(bases: list[str], url: str, reviewers: list[tuple[str, str]], tag: str, items: int,
-             pause: tuple[float, float], during=None) -> dict:
+def scenario(
+    bases: list[str],
+    url: str,
+    reviewers: list[tuple[str, str]],
+    tag: str,
+    items: int,
+    pause: tuple[float, float],
+    during=None,
+) -> dict:
     tally, stop = Tally(), threading.Event()
     start = threading.Barrier(len(reviewers) + 1)
-    threads = [threading.Thread(target=reviewer, args=(bases, lang, tok, f"{tag}{n}", items, pause, start, stop, tally))
-               for n, (lang, tok) in enumerate(reviewers)]
+    threads = [
+        threading.Thread(target=reviewer, args=(bases, lang, tok, f"{tag}{n}", items, pause, start, stop, tally))
+        for n, (lang, tok) in enumerate(reviewers)
+    ]
     for t in threads:
         t.start()
     start.wait()
@@ -262,9 +288,10 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
         print(f"[{name}] loaded in {load(env, data):.0f} s", file=sys.stderr)
     scale = opts.scale
     run = f"{int(time.time())}"  # an already loaded database (--database) may hold earlier runs' reviewers
-    groups = {key: make_reviewers(url, count, f"{name}-{key}-{run}")
-              for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("loris40", 20),
-                                    ("ingest", 20))}
+    groups = {
+        key: make_reviewers(url, count, f"{name}-{key}-{run}")
+        for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("loris40", 20), ("ingest", 20))
+    }
     tuples_copy = changed_tuples(data, work) if "ingest" in opts.scenarios.split(",") else None
     from contextlib import ExitStack
 
@@ -283,15 +310,20 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
             else:
                 stack.callback(store.stop)
                 serve_env["CURATOR_RATELIMIT_STORAGE"] = store.url
-        servers = [stack.enter_context(ServeProcess(url, "--workers", str(opts.workers), "--threads",
-                                                    str(opts.threads), env=serve_env))
-                   for _ in range(opts.hosts)]
+        servers = [
+            stack.enter_context(
+                ServeProcess(url, "--workers", str(opts.workers), "--threads", str(opts.threads), env=serve_env)
+            )
+            for _ in range(opts.hosts)
+        ]
         bases = [server.url for server in servers]
         server = servers[0]
         paced = (2.0, 4.0)
-        runs = [("20 reviewers, paced", groups["p20"], int(20 * scale), paced, None),
-                ("100 reviewers, paced", groups["p100"], int(12 * scale), paced, None),
-                ("20 reviewers, no pause", groups["np"], int(40 * scale), (0.0, 0.0), None)]
+        runs = [
+            ("20 reviewers, paced", groups["p20"], int(20 * scale), paced, None),
+            ("100 reviewers, paced", groups["p100"], int(12 * scale), paced, None),
+            ("20 reviewers, no pause", groups["np"], int(40 * scale), (0.0, 0.0), None),
+        ]
 
         def lorises(count):
             def start(stop):
@@ -299,6 +331,7 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
                 for _ in range(count):
                     threading.Thread(target=slow_loris, args=(server.port, stop, cut, lock), daemon=True).start()
                 return cut
+
             return start
 
         def ingest(stop):
@@ -306,36 +339,48 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
 
             def go():
                 t0 = time.perf_counter()
-                out = subprocess.run([sys.executable, "-m", "curator.cli", "ingest", "tuples", str(tuples_copy)],
-                                     env=env, capture_output=True, text=True)
+                out = subprocess.run(
+                    [sys.executable, "-m", "curator.cli", "ingest", "tuples", str(tuples_copy)],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                )
                 box.update(seconds=time.perf_counter() - t0, rc=out.returncode, out=(out.stdout + out.stderr)[-300:])
                 stop.set()  # the reviewers stop when the ingest is done
 
             threading.Thread(target=go, daemon=True).start()
             return box
 
-        runs += [("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, lorises(1)),
-                 ("20 paced + 40 slow-loris", groups["loris40"], int(20 * scale), paced, lorises(40)),
-                 ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest)]
+        runs += [
+            ("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, lorises(1)),
+            ("20 paced + 40 slow-loris", groups["loris40"], int(20 * scale), paced, lorises(40)),
+            ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest),
+        ]
         keys = ("p20", "p100", "np", "loris", "loris40", "ingest")
         runs = [run for key, run in zip(keys, runs) if key in opts.scenarios.split(",")]
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
     hosts = f"{opts.hosts} x " if opts.hosts > 1 else ""
-    print(f"\n{name}: {hosts}curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
-          f"{os.cpu_count()} cores shared with the client threads; load average at the end "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
-          f"{'dec/s':>6} {'503s':>5} {'drops':>5} {'5xx/err':>7} {'sent=stored':>11}")
+    print(
+        f"\n{name}: {hosts}curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
+        f"{os.cpu_count()} cores shared with the client threads; load average at the end "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    print(
+        f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
+        f"{'dec/s':>6} {'503s':>5} {'drops':>5} {'5xx/err':>7} {'sent=stored':>11}"
+    )
     for label, r in results:
         t = r["tally"]
         lat = sorted(t.latencies) or [float("nan")]
         same = len(t.sent) == r["stored"]
         healthy &= same and not t.errors
-        print(f"{label:<26} {len(t.latencies):>8} {statistics.median(lat):>9.1f} {percentile(lat, .95):>7.1f} "
-              f"{percentile(lat, .99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} {t.dropped:>5} "
-              f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11}")
+        print(
+            f"{label:<26} {len(t.latencies):>8} {statistics.median(lat):>9.1f} {percentile(lat, 0.95):>7.1f} "
+            f"{percentile(lat, 0.99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} {t.dropped:>5} "
+            f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11}"
+        )
         if r["extra"] is not None and isinstance(r["extra"], dict):
             e = r["extra"]
             print(f"{'':<26} ingest: {e.get('seconds', 0):.0f} s, exit {e.get('rc')}")
@@ -354,24 +399,33 @@ def ratios(postgresql: list, sqlite: list) -> None:
     for (label, pg), (_, lite) in zip(postgresql, sqlite):
         a, b = sorted(pg["tally"].latencies), sorted(lite["tally"].latencies)
         if a and b:
-            print(f"{label:<26} {statistics.median(a) / statistics.median(b):>6.2f}x "
-                  f"{percentile(a, .95) / percentile(b, .95):>6.2f}x {percentile(a, .99) / percentile(b, .99):>6.2f}x")
+            print(
+                f"{label:<26} {statistics.median(a) / statistics.median(b):>6.2f}x "
+                f"{percentile(a, 0.95) / percentile(b, 0.95):>6.2f}x {percentile(a, 0.99) / percentile(b, 0.99):>6.2f}x"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
-    parser.add_argument("--database", action="append", default=[],
-                        help="an already loaded database, used instead of loading one for its backend (sqlite:… or "
-                             "postgresql…); may be given once per backend")
+    parser.add_argument(
+        "--database",
+        action="append",
+        default=[],
+        help="an already loaded database, used instead of loading one for its backend (sqlite:… or "
+        "postgresql…); may be given once per backend",
+    )
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the decisions per reviewer")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--hosts", type=int, default=1, help="curator serve processes on the one database")
-    parser.add_argument("--scenarios", default="p20,p100,np,loris,loris40,ingest",
-                        help="comma-separated subset: p20 p100 (paced), np (no pause), loris (1 slow-loris), "
-                             "loris40 (40 slow-loris), ingest")
+    parser.add_argument(
+        "--scenarios",
+        default="p20,p100,np,loris,loris40,ingest",
+        help="comma-separated subset: p20 p100 (paced), np (no pause), loris (1 slow-loris), "
+        "loris40 (40 slow-loris), ingest",
+    )
     opts = parser.parse_args()
     data = Path(opts.data)
     if not (data / "mpararel" / "tuples").is_dir():

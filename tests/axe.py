@@ -6,6 +6,7 @@ CURATOR_AXE names another axe.min.js); without it the calling test skips and say
 The app's CSP (default-src 'self') refuses injected scripts: the browser context must be made
 with `bypass_csp=True`.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,10 @@ _RUN = """async () => {
 
 def axe_path() -> Path:
     if not AXE.is_file():
-        pytest.skip(f"axe-core not found at {AXE}: `bash bin/dev test` installs it when npm exists "
-                    "(npm install --no-save --prefix .cache/npm axe-core@4)")
+        pytest.skip(
+            f"axe-core not found at {AXE}: `bash bin/dev test` installs it when npm exists "
+            "(npm install --no-save --prefix .cache/npm axe-core@4)"
+        )
     return AXE
 
 
@@ -44,8 +47,10 @@ def describe(found: list[dict]) -> str:
     lines = []
     for v in found:
         lines.append(f"  [{v['impact']}] {v['id']}: {v['help']} ({v['helpUrl']})")
-        lines += [f"      {n['target']}  — {n['summary'].splitlines()[-1].strip() if n['summary'] else ''}"
-                  for n in v["nodes"][:8]]
+        lines += [
+            f"      {n['target']}  — {n['summary'].splitlines()[-1].strip() if n['summary'] else ''}"
+            for n in v["nodes"][:8]
+        ]
         if len(v["nodes"]) > 8:
             lines.append(f"      … and {len(v['nodes']) - 8} more")
     return "\n".join(lines)

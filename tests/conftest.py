@@ -7,6 +7,7 @@ test on both — ids `[sqlite]` and `[postgresql]` — the PostgreSQL one on a t
 modules run on SQLite only: their tests are not about the database, or about SQLite itself
 (`CURATOR_TEST_BACKENDS=sqlite,postgresql` runs them on both as well).
 """
+
 from __future__ import annotations
 
 import functools
@@ -40,13 +41,15 @@ def shared_data() -> Path:
 
 BACKENDS = ("sqlite", "postgresql")
 # unmarked modules: SQLite; CURATOR_TEST_BACKENDS=sqlite,postgresql runs them on both too (exploring)
-DEFAULT_BACKENDS = tuple(b for b in os.environ.get("CURATOR_TEST_BACKENDS", "sqlite").replace(",", " ").split()
-                         if b in BACKENDS) or ("sqlite",)
+DEFAULT_BACKENDS = tuple(
+    b for b in os.environ.get("CURATOR_TEST_BACKENDS", "sqlite").replace(",", " ").split() if b in BACKENDS
+) or ("sqlite",)
 
 
 def pytest_configure(config) -> None:
-    config.addinivalue_line("markers", "backends(*names): run the module's database tests on these backends "
-                                       "(default: sqlite only)")
+    config.addinivalue_line(
+        "markers", "backends(*names): run the module's database tests on these backends (default: sqlite only)"
+    )
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -213,8 +216,10 @@ def table_snapshot(engine) -> dict[str, list[tuple]]:
     from sqlalchemy import inspect, text
 
     with engine.connect() as conn:
-        return {name: sorted(map(tuple, conn.execute(text(f'SELECT * FROM "{name}"'))), key=repr)
-                for name in inspect(conn).get_table_names()}
+        return {
+            name: sorted(map(tuple, conn.execute(text(f'SELECT * FROM "{name}"'))), key=repr)
+            for name in inspect(conn).get_table_names()
+        }
 
 
 def libpq_url(db_url: str) -> str:
@@ -232,8 +237,9 @@ class WriteLock:
         if db_url.startswith("sqlite"):
             import sqlite3
 
-            self.conn = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5,
-                                        check_same_thread=False)  # may be released from a timer thread
+            self.conn = sqlite3.connect(
+                db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5, check_same_thread=False
+            )  # may be released from a timer thread
             self.conn.execute("BEGIN IMMEDIATE")
         else:
             import psycopg
@@ -247,7 +253,7 @@ class WriteLock:
         self.conn.rollback() if hasattr(self.conn, "pgconn") else self.conn.execute("ROLLBACK")
         self.conn.close()
 
-    def __enter__(self) -> "WriteLock":
+    def __enter__(self) -> WriteLock:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -266,7 +272,8 @@ PASSWORD = "correct horse battery"
 
 def csrf_from(html: str) -> str:
     match = re.search(r'name="csrf-token" content="([^"]+)"', html) or re.search(
-        r'name="csrf_token" value="([^"]+)"', html)
+        r'name="csrf_token" value="([^"]+)"', html
+    )
     assert match, "no CSRF token in page"
     return match.group(1)
 
@@ -278,11 +285,14 @@ def review_sample(sessions, email: str, lang: str) -> list[tuple[int, str, str]]
     from curator.core.models import Assignment, AssignmentItem, Template, User
 
     with sessions() as s:
-        return s.execute(select(AssignmentItem.id, AssignmentItem.relation_id, Template.text)
-                         .join(Template, Template.id == AssignmentItem.template_id)
-                         .join(Assignment).join(User)
-                         .where(User.email == email, Assignment.language == lang)
-                         .order_by(AssignmentItem.position)).all()
+        return s.execute(
+            select(AssignmentItem.id, AssignmentItem.relation_id, Template.text)
+            .join(Template, Template.id == AssignmentItem.template_id)
+            .join(Assignment)
+            .join(User)
+            .where(User.email == email, Assignment.language == lang)
+            .order_by(AssignmentItem.position)
+        ).all()
 
 
 class Browser:
@@ -294,8 +304,9 @@ class Browser:
 
     def login(self, email: str, password: str = PASSWORD):
         page = self.client.get("/login").get_data(as_text=True)
-        response = self.client.post("/login", data={"email": email, "password": password,
-                                                    "csrf_token": csrf_from(page)})
+        response = self.client.post(
+            "/login", data={"email": email, "password": password, "csrf_token": csrf_from(page)}
+        )
         assert response.status_code == 302, response.get_data(as_text=True)
         self.token = csrf_from(self.client.get("/", follow_redirects=True).get_data(as_text=True))
         return self
@@ -304,16 +315,17 @@ class Browser:
         return self.client.get(path)
 
     def post(self, path: str, json=None, headers=None):
-        return self.client.post(path, json=json if json is not None else {},
-                                headers={"X-CSRFToken": self.token or "", **(headers or {})})
+        return self.client.post(
+            path, json=json if json is not None else {}, headers={"X-CSRFToken": self.token or "", **(headers or {})}
+        )
 
 
 @pytest.fixture
 def review_app(cli, db_url, sessions, tmp_path):
     """The seeded app with a maintainer and two Spanish reviewers (one also Arabic)."""
-    from curator.web import create_app
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
+    from curator.web import create_app
 
     cli("seed")
     with sessions.begin() as s:
@@ -327,8 +339,14 @@ def review_app(cli, db_url, sessions, tmp_path):
         assign(s, el, "el")
     # an empty runs folder of its own: a developer's instance/runs must not reach the tests
     # RATELIMIT_ENABLED: tests sign in often; tests/test_rate_limits.py turns the limits on
-    return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp_path / "runs"),
-                       "RATELIMIT_ENABLED": False})
+    return create_app(
+        {
+            "DATABASE_URL": db_url,
+            "SECRET_KEY": "test-secret",
+            "RUNS_DIR": str(tmp_path / "runs"),
+            "RATELIMIT_ENABLED": False,
+        }
+    )
 
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")

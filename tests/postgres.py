@@ -6,6 +6,7 @@ root here and in CI, so as root the server runs as `nobody`, owning the folder. 
 migrated once (`curator_template`) is copied per test with CREATE DATABASE … TEMPLATE, which
 is much faster than running the migrations again.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -34,8 +35,11 @@ class Server:
 
             user = pwd.getpwnam("nobody")
             os.chown(self.root, user.pw_uid, user.pw_gid)
-            self.prefix = (["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
-                           if shutil.which("setpriv") else ["runuser", "-u", "nobody", "--"])
+            self.prefix = (
+                ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"]
+                if shutil.which("setpriv")
+                else ["runuser", "-u", "nobody", "--"]
+            )
         self._numbers = itertools.count(1)
         self.started = False
 
@@ -44,19 +48,33 @@ class Server:
         if result.returncode != 0:
             raise RuntimeError(f"{args[0]} failed: {result.stdout}{result.stderr}")
 
-    def start(self) -> "Server":
-        self._run(self.initdb, "-D", str(self.data), "-U", "postgres", "--auth=trust",
-                  "--encoding=UTF8", "--locale=C", "--no-sync")
-        options = (f"-k {self.root} -c listen_addresses='' -c fsync=off -c synchronous_commit=off "
-                   "-c full_page_writes=off -c max_connections=200")
+    def start(self) -> Server:
+        self._run(
+            self.initdb,
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
+        options = (
+            f"-k {self.root} -c listen_addresses='' -c fsync=off -c synchronous_commit=off "
+            "-c full_page_writes=off -c max_connections=200"
+        )
         self._run(self.pg_ctl, "-D", str(self.data), "-l", str(self.root / "log"), "-o", options, "-w", "start")
         self.started = True
         return self
 
     def stop(self) -> None:
         if self.started:
-            subprocess.run([*self.prefix, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "-w", "stop"],
-                           capture_output=True, cwd=self.root)
+            subprocess.run(
+                [*self.prefix, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "-w", "stop"],
+                capture_output=True,
+                cwd=self.root,
+            )
             self.started = False
         shutil.rmtree(self.root, ignore_errors=True)
 

@@ -1,5 +1,6 @@
 """Real mParaRel data in three scripts, and tiny models whose tokenizers were trained on it,
 shared by the probe tests (built once per test session)."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,10 @@ def release(tmp_path_factory) -> Path:
         root = tmp_path_factory.mktemp("real-release")
         for lang in LANGUAGES:
             for rel in RELATIONS:
-                for part, rows in (("patterns", [{"pattern": t} for t in templates(data, lang, rel)]),
-                                   ("tuples", tuples(data, lang, rel))):
+                for part, rows in (
+                    ("patterns", [{"pattern": t} for t in templates(data, lang, rel)]),
+                    ("tuples", tuples(data, lang, rel)),
+                ):
                     path = root / part / lang / f"{rel}.jsonl"
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

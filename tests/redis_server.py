@@ -4,6 +4,7 @@ It listens only on a Unix socket in a temporary folder (no port to race for, not
 from outside), keeps nothing on disk (no RDB snapshots, no append-only file) and is ready when
 it answers PING on that socket. `url` is what CURATOR_RATELIMIT_STORAGE takes.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -34,12 +35,29 @@ class RedisServer:
 
         return redis.Redis(unix_socket_path=str(self.socket))
 
-    def start(self) -> "RedisServer":
+    def start(self) -> RedisServer:
         self.log = open(self.root / "log", "w+")
         self.process = subprocess.Popen(
-            [self.binary, "--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700",
-             "--dir", str(self.root), "--save", "", "--appendonly", "no", "--daemonize", "no"],
-            stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                self.binary,
+                "--port",
+                "0",
+                "--unixsocket",
+                str(self.socket),
+                "--unixsocketperm",
+                "700",
+                "--dir",
+                str(self.root),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + START_TIMEOUT
         while True:  # ready when it answers on its socket
             if self.process.poll() is not None:
@@ -48,7 +66,7 @@ class RedisServer:
             try:
                 if self.client().ping():
                     return self
-            except Exception:  # noqa: BLE001 - not listening yet
+            except Exception:
                 if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"redis-server did not answer within {START_TIMEOUT} s: {self.read_log()}")

@@ -6,6 +6,7 @@ and focus outlines work from the keyboard, and the header mirrors in rtl.
 Pages of other areas with known violations are marked xfail (strict=False) with the rule named,
 until their templates are fixed.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -43,8 +44,9 @@ def site(tmp_path_factory):
         assign(s, ana, "ar")
     cli("release", "build", "v1")
     make_run(tmp / "runs" / "mbert-v1", TEMPLATES)
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp / "runs"),
-                      "RATELIMIT_ENABLED": False})
+    app = create_app(
+        {"DATABASE_URL": url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp / "runs"), "RATELIMIT_ENABLED": False}
+    )
     with LiveServer(app) as server:
         yield server.url
     engine.dispose()
@@ -108,9 +110,13 @@ PAGES = [
 KNOWN: dict[str, str] = {}  # page id -> the axe rule that fails there (others' templates)
 
 
-@pytest.mark.parametrize("role,path,ready", [
-    pytest.param(role, path, ready, id=pid, marks=[xfail(KNOWN[pid])] if pid in KNOWN else [])
-    for role, path, ready, pid in PAGES])
+@pytest.mark.parametrize(
+    "role,path,ready",
+    [
+        pytest.param(role, path, ready, id=pid, marks=[xfail(KNOWN[pid])] if pid in KNOWN else [])
+        for role, path, ready, pid in PAGES
+    ],
+)
 def test_page_is_accessible(chromium, site, signed_in, role, path, ready):
     axe_path()
     failures = []
@@ -156,7 +162,9 @@ def test_skip_link_and_focus_outline_from_the_keyboard(chromium, site, signed_in
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "main"
     page.keyboard.press("Tab")  # the first control in the page's content gets a visible outline
-    style = page.evaluate("() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth] }")
+    style = page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth] }"
+    )
     assert style == ["solid", "3px"], style
     context.close()
 

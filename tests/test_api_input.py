@@ -1,6 +1,7 @@
 """Every field of every JSON API endpoint is checked for type, length and range: a bad value is
 a JSON 422 (or 400 for a body that is not a JSON object, 404 for an id no row can have), never
 an HTML 500; and anything unexpected under /api/ is still a JSON 500."""
+
 from __future__ import annotations
 
 import json
@@ -16,18 +17,23 @@ LONG = "x" * 10_000
 DECISION = "/api/v1/languages/es/items/{item}/decision"
 SUGGEST = "/api/v1/languages/es/relations/P19/suggestions"
 VALIDATE = "/api/v1/validate"
-VALID = {DECISION: {"decision": "amend", "correction": "[X] nació en [Y] hoy", "seconds": 3, "request_id": "r1"},
-         SUGGEST: {"text": "[X] vino al mundo en [Y]", "request_id": "s1"},
-         VALIDATE: {"text": "[X] nació en [Y]", "language": "es"}}
+VALID = {
+    DECISION: {"decision": "amend", "correction": "[X] nació en [Y] hoy", "seconds": 3, "request_id": "r1"},
+    SUGGEST: {"text": "[X] vino al mundo en [Y]", "request_id": "s1"},
+    VALIDATE: {"text": "[X] nació en [Y]", "language": "es"},
+}
 BAD = {
-    DECISION: {"decision": [None, 1, {}, [], SURROGATE, LONG, "maybe"],
-               "correction": [1, {}, [], SURROGATE, "[X] " + SURROGATE + " [Y]", LONG],
-               "seconds": ["3", True, -1, {}, [], 10**30, "1e400", "NaN", "-Infinity"],
-               "request_id": [1, 10**30, {}, [], "", SURROGATE, "r" * 65]},
-    SUGGEST: {"text": [None, 1, {}, [], SURROGATE, "[X] " + SURROGATE + " [Y]", LONG],
-              "request_id": [1, {}, [], "", SURROGATE, "r" * 65]},
-    VALIDATE: {"text": [1, {}, [], SURROGATE, LONG],
-               "language": [None, 1, {}, [], SURROGATE, LONG]},
+    DECISION: {
+        "decision": [None, 1, {}, [], SURROGATE, LONG, "maybe"],
+        "correction": [1, {}, [], SURROGATE, "[X] " + SURROGATE + " [Y]", LONG],
+        "seconds": ["3", True, -1, {}, [], 10**30, "1e400", "NaN", "-Infinity"],
+        "request_id": [1, 10**30, {}, [], "", SURROGATE, "r" * 65],
+    },
+    SUGGEST: {
+        "text": [None, 1, {}, [], SURROGATE, "[X] " + SURROGATE + " [Y]", LONG],
+        "request_id": [1, {}, [], "", SURROGATE, "r" * 65],
+    },
+    VALIDATE: {"text": [1, {}, [], SURROGATE, LONG], "language": [None, 1, {}, [], SURROGATE, LONG]},
 }
 CASES = [(path, field) for path, fields in BAD.items() for field in fields]
 
@@ -52,8 +58,11 @@ def test_bad_field_is_a_json_422_and_stores_nothing(ana, sessions, path, field):
     url = path.format(item=item)
     before = table_snapshot(sessions.kw["bind"])
     for value in BAD[path][field]:
-        r = ana.client.post(url, data=_raw(VALID[path], field, value),
-                            headers={"X-CSRFToken": ana.token, "Content-Type": "application/json"})
+        r = ana.client.post(
+            url,
+            data=_raw(VALID[path], field, value),
+            headers={"X-CSRFToken": ana.token, "Content-Type": "application/json"},
+        )
         shown = repr(value)[:40]
         assert r.status_code == 422, (shown, r.status_code, r.get_data(as_text=True)[:300])
         assert r.is_json and r.get_json()["error"], (shown, r.get_data(as_text=True)[:300])
@@ -70,13 +79,17 @@ def test_valid_bodies_still_work(ana):
 
 @pytest.mark.parametrize("item", [2**63, 2**64 + 5, 10**30])
 def test_huge_ids_in_the_url_are_404(ana, item):
-    for r in (ana.get(f"/api/v1/languages/es/items/{item}"),
-              ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": "accept"})):
+    for r in (
+        ana.get(f"/api/v1/languages/es/items/{item}"),
+        ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": "accept"}),
+    ):
         assert r.status_code == 404 and r.is_json, r.get_data(as_text=True)[:200]
 
 
-@pytest.mark.parametrize("path", ["/api/v1/languages/" + "e" * 5000 + "/queue",
-                                  "/api/v1/languages/es/relations/" + "P" * 5000 + "/suggestions"])
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/languages/" + "e" * 5000 + "/queue", "/api/v1/languages/es/relations/" + "P" * 5000 + "/suggestions"],
+)
 def test_long_url_parts_are_json_errors(ana, path):
     r = ana.post(path, {"text": "[X] de [Y]"}) if path.endswith("suggestions") else ana.get(path)
     assert r.status_code in (403, 404, 422) and r.is_json

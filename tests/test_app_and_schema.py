@@ -1,4 +1,5 @@
 """The app factory serves the overview pages, and the migrations match the models."""
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,8 @@ import requests
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from curator.web import create_app
 from curator.core.models import Base
+from curator.web import create_app
 
 from .conftest import ROOT, Browser, csrf_from
 
@@ -47,12 +48,30 @@ def test_serve_command_answers_over_http(cli, db_url, tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "CURATOR_INSTANCE_PATH": str(tmp_path / "instance"),
-           "CURATOR_RUNS_DIR": str(tmp_path / "runs")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "CURATOR_INSTANCE_PATH": str(tmp_path / "instance"),
+        "CURATOR_RUNS_DIR": str(tmp_path / "runs"),
+    }
     env.pop("CURATOR_DATABASE_URL", None)
-    server = subprocess.Popen([sys.executable, "-c", "from curator.cli import main; main()", "--database", db_url,
-                               "serve", "--port", str(port)], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from curator.cli import main; main()",
+            "--database",
+            db_url,
+            "serve",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         web = requests.Session()
@@ -66,8 +85,11 @@ def test_serve_command_answers_over_http(cli, db_url, tmp_path):
         else:
             pytest.fail("curator serve did not start listening")
         assert page.status_code == 200 and 'name="password"' in page.text
-        signed_in = web.post(f"{base}/login", data={"email": "reviewer@demo.invalid", "password": "demo-pass-1",
-                                                    "csrf_token": csrf_from(page.text)}, timeout=5)
+        signed_in = web.post(
+            f"{base}/login",
+            data={"email": "reviewer@demo.invalid", "password": "demo-pass-1", "csrf_token": csrf_from(page.text)},
+            timeout=5,
+        )
         assert signed_in.status_code == 200 and signed_in.url == f"{base}/", signed_in.text
         assert "Spanish" in signed_in.text and "Arabic" in signed_in.text
         assert web.get(f"{base}/healthz", timeout=5).json() == {"status": "ok"}

@@ -1,5 +1,6 @@
 """The layering of the package, checked: import-linter's contracts ([tool.importlinter] in
 pyproject.toml) and, at run time, that the layers below web import without Flask."""
+
 from __future__ import annotations
 
 import os
@@ -26,7 +27,11 @@ def test_import_contracts():
     assert lint_imports.exists(), f"{lint_imports} missing: install the test extra (pip install -e '.[test]')"
     result = subprocess.run(
         [str(lint_imports), "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
-        cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     report = result.stdout + result.stderr
     assert result.returncode == 0, f"import contracts broken (lint-imports):\n{report}"
@@ -34,8 +39,9 @@ def test_import_contracts():
 
 def test_curator_root_imports_nothing():
     code = "import sys; import curator; extra = sorted(m for m in sys.modules if m.startswith('curator.')); assert not extra, extra"
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(),
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -61,7 +67,8 @@ def test_layers_below_web_import_without_flask():
     """Every module of core, the stages and demo (walked, so a Flask import hidden in a
     submodule counts), imported in a fresh interpreter, leaves Flask unimported."""
     code = _NO_FLASK.format(root=str(ROOT / "curator"), packages=BELOW_WEB)
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(),
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert int(result.stdout.split()[0]) > len(BELOW_WEB), result.stdout

@@ -1,4 +1,5 @@
 """Bad input ends with an error naming file, line and field, and the database is unchanged."""
+
 from __future__ import annotations
 
 import json
@@ -44,7 +45,8 @@ def test_malformed_json_names_file_and_line(cli, engine, loaded):
     target = loaded / "translations" / "pararel_opus_mt" / "es" / "P37.jsonl"
     _rewrite_line(target, 3, '{"pattern": "[X] habla [Y]"')
     (loaded / "translations" / "pararel_bing" / "ar" / "P19.jsonl").write_text(
-        json.dumps({"pattern": "[X] changed [Y]"}) + "\n", encoding="utf-8")
+        json.dumps({"pattern": "[X] changed [Y]"}) + "\n", encoding="utf-8"
+    )
     out = _fails(cli, engine, "ingest", "translations", loaded / "translations")
     assert str(target) in out and "line 3" in out and "malformed JSON" in out
 
@@ -127,7 +129,8 @@ def test_release_import_with_bad_flag(cli, engine, loaded, tmp_path):
     release = tmp_path / "release"
     (release / "patterns" / "es").mkdir(parents=True)
     (release / "patterns" / "es" / "P19.jsonl").write_text(
-        json.dumps({"pattern": "[X] nació en [Y]", "checked-by-human": "yes"}) + "\n", encoding="utf-8")
+        json.dumps({"pattern": "[X] nació en [Y]", "checked-by-human": "yes"}) + "\n", encoding="utf-8"
+    )
     out = _fails(cli, engine, "release", "import", release, "--version", "bad")
     assert "line 1" in out and "'checked-by-human'" in out
 
@@ -196,8 +199,13 @@ def test_a_translation_longer_than_its_column_is_kept_cut_and_invalid(cli, sessi
     _rewrite_line(target, 2, json.dumps({"pattern": "[X] nació en " + "muy " * 600 + "[Y]"}))
     cli("ingest", "translations", loaded / "translations")
     with sessions() as s:
-        line = s.scalar(select(TranslationLine).where(TranslationLine.system == "pararel_bing",
-                                                      TranslationLine.language == "es",
-                                                      TranslationLine.relation_id == "P19", TranslationLine.line_no == 1))
+        line = s.scalar(
+            select(TranslationLine).where(
+                TranslationLine.system == "pararel_bing",
+                TranslationLine.language == "es",
+                TranslationLine.relation_id == "P19",
+                TranslationLine.line_no == 1,
+            )
+        )
     assert len(line.raw) == 2000 and not line.valid and line.cleaned is None
     assert line.reason == "longer than 2000 characters"

@@ -1,6 +1,7 @@
 """Hostile or broken input is refused in one line naming the file, and nothing stored changes:
 invisible characters in templates, language codes and paths, empty files, two files for one
 key, run folders outside the runs folder, left-over staging folders and trickling servers."""
+
 from __future__ import annotations
 
 import http.server
@@ -59,9 +60,14 @@ def test_mt_line_with_a_control_character_is_kept_invalid_with_the_reason(cli, e
     cli("ingest", "translations", loaded / "translations")
     cli("candidates", "build")
     with sessions() as s:
-        line = s.scalar(select(TranslationLine).where(TranslationLine.system == "pararel_bing",
-                                                      TranslationLine.language == "es",
-                                                      TranslationLine.relation_id == "P19", TranslationLine.line_no == 0))
+        line = s.scalar(
+            select(TranslationLine).where(
+                TranslationLine.system == "pararel_bing",
+                TranslationLine.language == "es",
+                TranslationLine.relation_id == "P19",
+                TranslationLine.line_no == 0,
+            )
+        )
         assert not line.valid and line.reason == "contains U+202E RIGHT-TO-LEFT OVERRIDE, a control/format character"
         assert not any(RLO in t for t in s.scalars(select(Template.text)))
 
@@ -71,8 +77,11 @@ def test_mlama_and_release_templates_keep_invisible_characters_but_not_nul(cli, 
 
     mlama = tmp_path / "mlama" / "es" / "templates.jsonl"
     mlama.parent.mkdir(parents=True)
-    mlama.write_text(_line({"relation": "P19", "template": "[X] nació en\u200e [Y]"})
-                     + _line({"relation": "P36", "template": "[X]\x00 es la capital de [Y]"}), encoding="utf-8")
+    mlama.write_text(
+        _line({"relation": "P19", "template": "[X] nació en\u200e [Y]"})
+        + _line({"relation": "P36", "template": "[X]\x00 es la capital de [Y]"}),
+        encoding="utf-8",
+    )
     out = _fails(cli, engine, "ingest", "mlama", tmp_path / "mlama")
     assert f"{mlama}, line 2: field 'template': contains U+0000 NULL" in out
     mlama.write_text(_line({"relation": "P19", "template": "[X] nació en\u200e [Y]"}), encoding="utf-8")
@@ -100,9 +109,11 @@ def test_review_refuses_invisible_characters_but_keeps_zwnj_and_zwj(review_app, 
     from curator.review.suggestions import suggest
 
     item_id, relation, _ = review_sample(sessions, "ana@example.org", "es")[0]
-    for text, name in ((f"[X] nació en {RLO}[Y]", "U+202E RIGHT-TO-LEFT OVERRIDE"),
-                       ("[X]\tnació en [Y]", "U+0009 CHARACTER TABULATION"),
-                       ("[X] nació\u200b en [Y]", "U+200B ZERO WIDTH SPACE")):
+    for text, name in (
+        (f"[X] nació en {RLO}[Y]", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("[X]\tnació en [Y]", "U+0009 CHARACTER TABULATION"),
+        ("[X] nació\u200b en [Y]", "U+200B ZERO WIDTH SPACE"),
+    ):
         with sessions.begin() as s:
             user = find_user(s, "ana@example.org")
             assignment = get_assignment(s, user, "es")
@@ -144,8 +155,11 @@ def test_language_codes_are_checked_at_every_entry_point(cli, engine, loaded, tm
     out = _fails(cli, engine, "ingest", "tuples", loaded / "tuples")
     assert str(bad) in out and "'ES' is not a language code" in out
     shutil.rmtree(bad)
-    for args in (("review", "fraction", "../../etc", "0.3"), ("release", "preview", "--language", "es/.."),
-                 ("probe", str(tmp_path), "--model", "x", "--out", str(tmp_path / "o"), "--languages", "e s,..")):
+    for args in (
+        ("review", "fraction", "../../etc", "0.3"),
+        ("release", "preview", "--language", "es/.."),
+        ("probe", str(tmp_path), "--model", "x", "--out", str(tmp_path / "o"), "--languages", "e s,.."),
+    ):
         result = cli(*args, ok=False)
         assert result.exit_code in (1, 2) and "Traceback" not in result.output
         assert "is not a language code" in result.output, result.output
@@ -167,8 +181,11 @@ def test_review_services_check_the_language(review_app, sessions):
 
     with sessions.begin() as s:
         user = find_user(s, "ana@example.org")
-        for call in (lambda: get_assignment(s, user, "es/.."), lambda: assign(s, user, "../es"),
-                     lambda: set_fraction(s, "ES", 0.3)):
+        for call in (
+            lambda: get_assignment(s, user, "es/.."),
+            lambda: assign(s, user, "../es"),
+            lambda: set_fraction(s, "ES", 0.3),
+        ):
             with pytest.raises(InputError, match="is not a language code"):
                 call()
 
@@ -235,11 +252,14 @@ def test_a_redirect_outside_the_base_is_not_followed(http_root, tmp_path):
 
 # ---------------------------------------------------------------- 8: empty files
 def test_empty_files_are_refused_and_change_nothing(cli, engine, loaded):
-    for path, args in ((loaded / "tuples" / "es" / "P19.jsonl", ("ingest", "tuples", loaded / "tuples")),
-                       (loaded / "translations" / "pararel_bing" / "es" / "P19.jsonl",
-                        ("ingest", "translations", loaded / "translations")),
-                       (loaded / "pararel" / "patterns" / "P19.jsonl",
-                        ("ingest", "pararel", loaded / "pararel" / "patterns"))):
+    for path, args in (
+        (loaded / "tuples" / "es" / "P19.jsonl", ("ingest", "tuples", loaded / "tuples")),
+        (
+            loaded / "translations" / "pararel_bing" / "es" / "P19.jsonl",
+            ("ingest", "translations", loaded / "translations"),
+        ),
+        (loaded / "pararel" / "patterns" / "P19.jsonl", ("ingest", "pararel", loaded / "pararel" / "patterns")),
+    ):
         kept = path.read_bytes()
         path.write_text("\n  \n")  # blank lines only: no records
         out = _fails(cli, engine, *args)
@@ -328,8 +348,12 @@ def test_runs_are_opened_only_inside_the_runs_folder(review_app, tmp_path):
     assert resolve_run(runs, "evil") is None
     assert [r["name"] for r in list_runs(runs)] == ["mine"]
     assert latest_run(runs) == runs / "mine"
-    for name, message in (("evil", "outside the runs folder"), ("..", "refused run name"),
-                          (str(outside), "refused run name"), ("../elsewhere/theirs", "refused run name")):
+    for name, message in (
+        ("evil", "outside the runs folder"),
+        ("..", "refused run name"),
+        (str(outside), "refused run name"),
+        ("../elsewhere/theirs", "refused run name"),
+    ):
         with pytest.raises(InputError, match=message):
             open_run(runs, name)
 
@@ -347,14 +371,21 @@ def test_a_killed_exports_staging_folder_is_cleaned_by_the_next_export(cli, load
     cli("release", "build", "v0")
     out = tmp_path / "out"
     writer = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\n"
-         "from curator.core.formats.atomic import atomic_directory\n"
-         "with atomic_directory(sys.argv[1]) as d:\n"
-         "    (d / 'half.jsonl').write_text('{}')\n"
-         "    print('ready', flush=True)\n"
-         "    time.sleep(60)\n", str(out)],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from curator.core.formats.atomic import atomic_directory\n"
+            "with atomic_directory(sys.argv[1]) as d:\n"
+            "    (d / 'half.jsonl').write_text('{}')\n"
+            "    print('ready', flush=True)\n"
+            "    time.sleep(60)\n",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert writer.stdout.readline().strip() == "ready"
     os.kill(writer.pid, signal.SIGKILL)
     writer.wait()
@@ -380,7 +411,7 @@ class _Trickle(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         try:
             for i in range(len(body)):
-                self.wfile.write(body[i:i + 1])
+                self.wfile.write(body[i : i + 1])
                 self.wfile.flush()
                 time.sleep(0.2)
         except OSError:

@@ -1,5 +1,6 @@
 """`curator db backup` and `curator db check` on SQLite and PostgreSQL: a backup restores to
 the same rows, nothing is overwritten, and every failure is one line with a non-zero exit."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -48,8 +49,11 @@ def test_backup_restores_to_the_same_rows(cli, engine, db_backend, tmp_path, req
         server = request.getfixturevalue("postgres")
         name = server.new_database(template=None)
         restored_url = server.url(name)
-        restore = subprocess.run([find_program("pg_restore"), "--no-owner", f"--dbname={libpq_url(restored_url)}",
-                                  str(out)], capture_output=True, text=True)
+        restore = subprocess.run(
+            [find_program("pg_restore"), "--no-owner", f"--dbname={libpq_url(restored_url)}", str(out)],
+            capture_output=True,
+            text=True,
+        )
         assert restore.returncode == 0, restore.stderr
     restored = make_engine(restored_url)
     try:
@@ -102,8 +106,16 @@ def test_two_inits_at_once_both_succeed(empty_db_url):
     import sys
 
     env = {**os.environ, "CURATOR_DATABASE_URL": empty_db_url}
-    procs = [subprocess.Popen([sys.executable, "-m", "curator.cli", "init"], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "curator.cli", "init"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outputs = [p.communicate(timeout=120)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
     assert "(head)" in Cli(empty_db_url)("db", "check").output

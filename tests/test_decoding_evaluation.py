@@ -1,6 +1,7 @@
 """X-FACTR's evaluation of decoded strings on hand-made cases: names and aliases, the mapping of
 strings to predictions that the consistency metrics compare, single- vs multi-token objects and
 the oracle number of masks."""
+
 from __future__ import annotations
 
 import json
@@ -17,20 +18,39 @@ from curator.probe.data import RelationData
 from curator.probe.decoded import TEXT, to_predictions
 
 
-@pytest.mark.parametrize("text, form", [
-    ("Roma", "roma"), ("  ROMA ", "roma"), ("Roma .", "roma"), ("«Roma»", "roma"), ("Nueva   York", "nueva york"),
-    ("Straße", "strasse"), ("ＵＳＡ", "usa"), ("ΟΔΟΣ", "οδοσ"), ("EE. UU.", "ee. uu"), ("...", ""),
-    ("القاهرة،", "القاهرة"), ("C++", "c++"), ("−5", "−5"), ("¡Sí!", "sí"),
-])
+@pytest.mark.parametrize(
+    "text, form",
+    [
+        ("Roma", "roma"),
+        ("  ROMA ", "roma"),
+        ("Roma .", "roma"),
+        ("«Roma»", "roma"),
+        ("Nueva   York", "nueva york"),
+        ("Straße", "strasse"),
+        ("ＵＳＡ", "usa"),
+        ("ΟΔΟΣ", "οδοσ"),
+        ("EE. UU.", "ee. uu"),
+        ("...", ""),
+        ("القاهرة،", "القاهرة"),
+        ("C++", "c++"),
+        ("−5", "−5"),
+        ("¡Sí!", "sí"),
+    ],
+)
 def test_normal_form(text, form):
     assert normal(text) == form
 
 
 def relation() -> RelationData:
     # two templates × three tuples; candidates sorted by id as data.build leaves them
-    return RelationData("es", "P36", ["[X] tiene capital [Y].", "La capital de [X] es [Y]."],
-                        [("Q38", "Italia"), ("Q30", "Estados Unidos"), ("Q142", "Francia")],
-                        ["Q220", "Q61", "Q90"], [("Q220", "Roma"), ("Q61", "Washington D. C."), ("Q90", "París")])
+    return RelationData(
+        "es",
+        "P36",
+        ["[X] tiene capital [Y].", "La capital de [X] es [Y]."],
+        [("Q38", "Italia"), ("Q30", "Estados Unidos"), ("Q142", "Francia")],
+        ["Q220", "Q61", "Q90"],
+        [("Q220", "Roma"), ("Q61", "Washington D. C."), ("Q90", "París")],
+    )
 
 
 def names() -> Aliases:
@@ -41,8 +61,14 @@ def names() -> Aliases:
 
 def test_strings_name_entities_through_their_aliases_and_the_rest_stay_strings():
     data = relation()
-    strings = ["roma", "Washington", "Lyon",      # template 1: right, right (an alias), an unknown string
-               "París", "la ciudad", "LYON ."]     # template 2: names another candidate, unknown, Lyon again
+    strings = [
+        "roma",
+        "Washington",
+        "Lyon",  # template 1: right, right (an alias), an unknown string
+        "París",
+        "la ciudad",
+        "LYON .",
+    ]  # template 2: names another candidate, unknown, Lyon again
     candidates, predicted, correct = to_predictions(data, strings, names())
     assert candidates[:3] == data.candidates
     assert candidates[3:] == [(TEXT + "lyon", "Lyon"), (TEXT + "la ciudad", "la ciudad")]
@@ -72,8 +98,17 @@ def test_consistency_counts_strings_that_name_one_entity_as_one_prediction(tmp_p
     data = relation()
     strings = ["Roma", "Washington", "Lyon", "roma", "Washington D. C.", "lyon"]
     candidates, predicted, correct = to_predictions(data, strings, names())
-    rel = RelationPredictions("es", "P36", data.templates, data.subjects, data.objects, candidates,
-                              predicted.reshape(2, 3), correct.reshape(2, 3), np.array(data.gold, dtype=np.int32))
+    rel = RelationPredictions(
+        "es",
+        "P36",
+        data.templates,
+        data.subjects,
+        data.objects,
+        candidates,
+        predicted.reshape(2, 3),
+        correct.reshape(2, 3),
+        np.array(data.gold, dtype=np.int32),
+    )
     save_relation(tmp_path, rel)
     back = load_relation(tmp_path / "es" / "P36.json")
     metrics = relation_metrics(back)
@@ -84,16 +119,24 @@ def test_consistency_counts_strings_that_name_one_entity_as_one_prediction(tmp_p
 
 def index_of(strings, best, gold_tokens, names_of) -> dict:
     data = relation()
-    return {"subjects": [list(s) for s in data.subjects], "objects": data.objects,
-            "decoded": {"strings": strings, "best": best, "gold_tokens": gold_tokens, "names": names_of}}
+    return {
+        "subjects": [list(s) for s in data.subjects],
+        "objects": data.objects,
+        "decoded": {"strings": strings, "best": best, "gold_tokens": gold_tokens, "names": names_of},
+    }
 
 
 def test_single_multi_and_oracle_accuracies():
     # M = 3; Roma is one token, Washington D. C. five (more than M: no oracle prediction), París two
     names_of = {"Q220": ["roma"], "Q61": ["washington", "washington d. c"], "Q90": ["parís"]}
-    strings = [["Roma", "la Roma", "de la Roma"], ["Washington", "Washington D", "Washington D."],
-               ["París", "en París", "París ."],
-               ["Lyon", "Roma x", "a b c"], ["x", "y", "z"], ["Par", "París", "París de"]]
+    strings = [
+        ["Roma", "la Roma", "de la Roma"],
+        ["Washington", "Washington D", "Washington D."],
+        ["París", "en París", "París ."],
+        ["Lyon", "Roma x", "a b c"],
+        ["x", "y", "z"],
+        ["Par", "París", "París de"],
+    ]
     best = [0, 0, 0, 1, 2, 2]  # right, right, right (the wrong m for the oracle), wrong, wrong, wrong
     counts = relation_counts(index_of(strings, best, [1, 5, 2], names_of))
     assert counts["accuracy"] == (3, 6)
@@ -110,10 +153,22 @@ def test_a_run_without_decoding_has_no_counts_and_accuracy_is_pooled_per_languag
     data = relation()
     for relation_id in ("P36", "P1376"):
         candidates, predicted, correct = to_predictions(data, [row[0] for row in strings], names())
-        rel = RelationPredictions("es", relation_id, data.templates, data.subjects, data.objects, candidates,
-                                  predicted.reshape(2, 3), correct.reshape(2, 3), np.array(data.gold, dtype=np.int32))
-        save_relation(tmp_path, rel, index_extra={"decoded": {"strings": strings, "best": [0] * 6,
-                                                              "gold_tokens": [1, 1, 2], "names": names_of}})
+        rel = RelationPredictions(
+            "es",
+            relation_id,
+            data.templates,
+            data.subjects,
+            data.objects,
+            candidates,
+            predicted.reshape(2, 3),
+            correct.reshape(2, 3),
+            np.array(data.gold, dtype=np.int32),
+        )
+        save_relation(
+            tmp_path,
+            rel,
+            index_extra={"decoded": {"strings": strings, "best": [0] * 6, "gold_tokens": [1, 1, 2], "names": names_of}},
+        )
     write_run_info(tmp_path, {"model": "m", "decoding": {"init": "independent"}})
     table = decoding_accuracy(tmp_path)
     assert table["es"]["accuracy"] == {"value": 4 / 6, "correct": 8, "total": 12}
@@ -122,13 +177,22 @@ def test_a_run_without_decoding_has_no_counts_and_accuracy_is_pooled_per_languag
 
 def test_aliases_file_adds_names_and_bad_lines_name_file_line_and_field(tmp_path):
     good = tmp_path / "aliases.jsonl"
-    good.write_text(json.dumps({"id": "Q30", "aliases": ["EE. UU.", "USA"], "language": "es"}) + "\n\n"
-                    + json.dumps({"id": "Q90", "aliases": ["Paris"]}) + "\n", encoding="utf-8")
+    good.write_text(
+        json.dumps({"id": "Q30", "aliases": ["EE. UU.", "USA"], "language": "es"})
+        + "\n\n"
+        + json.dumps({"id": "Q90", "aliases": ["Paris"]})
+        + "\n",
+        encoding="utf-8",
+    )
     aliases = Aliases().read(good)
     assert aliases.of("es", "Q30") == {"ee. uu", "usa"} and aliases.of("es", "Q90") == {"paris"}
     assert aliases.of("fr", "Q30") == set() and aliases.of("fr", "Q90") == {"paris"}
-    for line, field in ([json.dumps({"aliases": ["x"]}), "id"], [json.dumps({"id": "Q1", "aliases": "x"}), "aliases"],
-                        [json.dumps({"id": "Q1", "aliases": ["x"], "language": 3}), "language"], ["{oops", None]):
+    for line, field in (
+        [json.dumps({"aliases": ["x"]}), "id"],
+        [json.dumps({"id": "Q1", "aliases": "x"}), "aliases"],
+        [json.dumps({"id": "Q1", "aliases": ["x"], "language": 3}), "language"],
+        ["{oops", None],
+    ):
         bad = tmp_path / "bad.jsonl"
         bad.write_text(json.dumps({"id": "Q2", "aliases": []}) + "\n" + line + "\n", encoding="utf-8")
         with pytest.raises(InputError) as caught:

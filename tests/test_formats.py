@@ -1,4 +1,5 @@
 """curator.core.formats: the one JSONL reader, the release layout, atomic folders, the run lock."""
+
 from __future__ import annotations
 
 import hashlib
@@ -16,8 +17,15 @@ import pytest
 from curator.core.errors import Conflict, InputError
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.jsonl import dumps, iter_jsonl, optional, read_jsonl, require
-from curator.core.formats.release import (HF_COLUMNS, TUPLE_KEYS, Release, ReleaseError, ReleaseWriter, parse_tuples,
-                                          release_files)
+from curator.core.formats.release import (
+    HF_COLUMNS,
+    TUPLE_KEYS,
+    Release,
+    ReleaseError,
+    ReleaseWriter,
+    parse_tuples,
+    release_files,
+)
 from curator.core.formats.runs import LOCK_FILE, RunInUse, run_lock
 from curator.core.formats.sources import FolderSource
 
@@ -44,7 +52,7 @@ def test_a_line_that_is_not_an_object():
 
 
 def test_missing_field_and_wrong_type_name_file_line_and_field():
-    (number, obj), = iter_jsonl(b'\n{"sub_uri": "Q1", "lineid": true}\n', "t.jsonl")
+    ((number, obj),) = iter_jsonl(b'\n{"sub_uri": "Q1", "lineid": true}\n', "t.jsonl")
     with pytest.raises(InputError) as exc:
         require(obj, "obj_uri", str, "t.jsonl", number)
     assert str(exc.value) == "t.jsonl, line 2: field 'obj_uri': missing"
@@ -99,12 +107,17 @@ def test_the_caller_chooses_the_error_class(tmp_path):
 
 
 # ---------------------------------------------------------------- the release layout
-PATTERNS = {("ar", "P103"): [("[X] لغته [Y]", True), ("[Y] لغة [X]", False)],
-            ("es", "P19"): [("[X] nació en [Y]", True), ("[X] es de [Y]\u2028hoy", False)],
-            ("es", "P36"): [("la capital de [X] es [Y]", False)]}
-TUPLES = {("ar", "P103"): [dict(sub_uri="Q1", obj_uri="Q13955", obj_label="العربية", sub_label="مصر", lineid=0)],
-          ("es", "P19"): [dict(sub_uri=f"Q{i}", obj_uri="Q90", obj_label="París", sub_label=f"S{i}", lineid=i)
-                          for i in range(3)]}
+PATTERNS = {
+    ("ar", "P103"): [("[X] لغته [Y]", True), ("[Y] لغة [X]", False)],
+    ("es", "P19"): [("[X] nació en [Y]", True), ("[X] es de [Y]\u2028hoy", False)],
+    ("es", "P36"): [("la capital de [X] es [Y]", False)],
+}
+TUPLES = {
+    ("ar", "P103"): [dict(sub_uri="Q1", obj_uri="Q13955", obj_label="العربية", sub_label="مصر", lineid=0)],
+    ("es", "P19"): [
+        dict(sub_uri=f"Q{i}", obj_uri="Q90", obj_label="París", sub_label=f"S{i}", lineid=i) for i in range(3)
+    ],
+}
 
 
 def _write(root: Path, hf: bool = False) -> ReleaseWriter:
@@ -125,7 +138,8 @@ def test_release_round_trip(tmp_path):
     read = {(r.language, r.relation): r for r in release.relations()}
     assert {key: [(p.pattern, p.checked_by_human) for p in r.patterns] for key, r in read.items()} == PATTERNS
     assert {key: r.tuples for key, r in read.items() if r.tuples is not None} == {
-        key: [{**row, "from_english": False} for row in rows] for key, rows in TUPLES.items()}
+        key: [{**row, "from_english": False} for row in rows] for key, rows in TUPLES.items()
+    }
     assert read[("es", "P36")].tuples is None and release.count_tuples("es", "P19") == 3
     assert [(r.language, r.relation) for r in release.relations(require_tuples=True)] == [("ar", "P103"), ("es", "P19")]
     assert [r.relation for r in release.relations(["es"], ["P36"])] == ["P36"]
@@ -134,12 +148,12 @@ def test_release_round_trip(tmp_path):
     files = tree_bytes(root)
     assert writer.digests == {path: hashlib.sha256(data).hexdigest() for path, data in files.items()}
     assert {"hf/patterns.jsonl", "hf/patterns.parquet", "hf/tuples.jsonl", "hf/tuples.parquet"} <= set(files)
-    assert [f.path for f in release_files(FolderSource(root))] == sorted(
-        p for p in files if not p.startswith("hf/"))
+    assert [f.path for f in release_files(FolderSource(root))] == sorted(p for p in files if not p.startswith("hf/"))
     hf = [json.loads(line) for line in files["hf/patterns.jsonl"].decode().splitlines()]
     assert [list(row) for row in hf] == [list(HF_COLUMNS["patterns"])] * 5
     assert [(r["language"], r["relation"], r["pattern"], r["checked_by_human"]) for r in hf] == [
-        (lang, rel, p, c) for (lang, rel), rows in sorted(PATTERNS.items()) for p, c in rows]
+        (lang, rel, p, c) for (lang, rel), rows in sorted(PATTERNS.items()) for p, c in rows
+    ]
     # written again: the same bytes
     _write(tmp_path / "again", hf=True)
     assert tree_bytes(tmp_path / "again") == files
@@ -167,9 +181,11 @@ def test_release_reader_errors_name_the_file(tmp_path):
         Release(root).patterns("es", "P19")
     assert str(exc.value) == f"{bad}, line 1: field 'checked-by-human': expected true or false"
     with pytest.raises(ReleaseError, match=r"line 2: field 'from_english'.*mixes cleaned and raw rows"):
-        parse_tuples(b'{"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "a", "obj_label": "b", "lineid": 0}\n'
-                     b'{"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "a", "obj_label": "b", "from_english": true}\n',
-                     "t.jsonl")
+        parse_tuples(
+            b'{"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "a", "obj_label": "b", "lineid": 0}\n'
+            b'{"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "a", "obj_label": "b", "from_english": true}\n',
+            "t.jsonl",
+        )
 
 
 def test_tuple_keys_are_the_published_order():
@@ -213,13 +229,20 @@ def test_atomic_directory_failure_leaves_an_existing_target_unchanged(tmp_path):
 def test_atomic_directory_killed_midway_leaves_no_target(tmp_path):
     """A process killed while writing (no cleanup runs at all): OUT never appears."""
     out = tmp_path / "out"
-    script = ("import sys, time\nfrom pathlib import Path\nfrom curator.core.formats.atomic import atomic_directory\n"
-              "with atomic_directory(sys.argv[1]) as d:\n"
-              "    (Path(d) / 'half.jsonl').write_text('{}')\n"
-              "    print('writing', flush=True)\n"
-              "    time.sleep(60)\n")
-    child = subprocess.Popen([sys.executable, "-c", script, str(out)], stdout=subprocess.PIPE, text=True,
-                             cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    script = (
+        "import sys, time\nfrom pathlib import Path\nfrom curator.core.formats.atomic import atomic_directory\n"
+        "with atomic_directory(sys.argv[1]) as d:\n"
+        "    (Path(d) / 'half.jsonl').write_text('{}')\n"
+        "    print('writing', flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(out)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     try:
         assert child.stdout.readline().strip() == "writing"
         child.send_signal(signal.SIGKILL)
@@ -231,15 +254,23 @@ def test_atomic_directory_killed_midway_leaves_no_target(tmp_path):
 
 
 # ---------------------------------------------------------------- the run lock
-HOLDER = ("import sys\nfrom curator.core.formats.runs import run_lock\n"
-          "with run_lock(sys.argv[1]):\n"
-          "    print('locked', flush=True)\n"
-          "    sys.stdin.readline()\n")
+HOLDER = (
+    "import sys\nfrom curator.core.formats.runs import run_lock\n"
+    "with run_lock(sys.argv[1]):\n"
+    "    print('locked', flush=True)\n"
+    "    sys.stdin.readline()\n"
+)
 
 
 def _holder(run: Path) -> subprocess.Popen:
-    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(run)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(run)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert child.stdout.readline().strip() == "locked"
     return child
 

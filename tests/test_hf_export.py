@@ -1,4 +1,5 @@
 """`release export --hf`: JSONL and Parquet tables that Hugging Face `datasets` loads, offline."""
+
 from __future__ import annotations
 
 import hashlib
@@ -16,8 +17,12 @@ from .conftest import tree_bytes
 def datasets(tmp_path, monkeypatch):
     """`datasets`, offline, with every cache under tmp_path (model hubs are out of reach here)."""
     home = tmp_path / "hf-home"
-    for name, value in (("HF_DATASETS_OFFLINE", "1"), ("HF_HUB_OFFLINE", "1"), ("HF_HOME", str(home)),
-                        ("HF_DATASETS_CACHE", str(home / "datasets"))):
+    for name, value in (
+        ("HF_DATASETS_OFFLINE", "1"),
+        ("HF_HUB_OFFLINE", "1"),
+        ("HF_HOME", str(home)),
+        ("HF_DATASETS_CACHE", str(home / "datasets")),
+    ):
         monkeypatch.setenv(name, value)
     datasets = pytest.importorskip("datasets")
     # the variables are read at import time: set them on the modules too, in case another test imported them first
@@ -44,12 +49,15 @@ def test_jsonl_and_parquet_load_with_datasets_and_match_the_release(datasets, ex
     cache = str(tmp_path / "cache")
     release_counts = {
         kind: Counter({(p.parent.name, p.stem): len(_lines(p)) for p in (exported / kind).glob("*/*.jsonl")})
-        for kind in ("patterns", "tuples")}
+        for kind in ("patterns", "tuples")
+    }
     for kind in ("patterns", "tuples"):
-        from_json = datasets.load_dataset("json", data_files=str(exported / "hf" / f"{kind}.jsonl"),
-                                          cache_dir=cache, split="train")
-        from_parquet = datasets.load_dataset("parquet", data_files=str(exported / "hf" / f"{kind}.parquet"),
-                                             cache_dir=cache, split="train")
+        from_json = datasets.load_dataset(
+            "json", data_files=str(exported / "hf" / f"{kind}.jsonl"), cache_dir=cache, split="train"
+        )
+        from_parquet = datasets.load_dataset(
+            "parquet", data_files=str(exported / "hf" / f"{kind}.parquet"), cache_dir=cache, split="train"
+        )
         # same columns, types and rows in both formats
         assert from_json.column_names == from_parquet.column_names == list(HF_COLUMNS[kind])
         assert from_json.features == from_parquet.features
@@ -88,4 +96,5 @@ def test_hf_export_is_byte_identical_and_imports_back(cli, exported, tmp_path):
     cli("release", "export", "copy", copy)
     a, b = tree_bytes(exported), tree_bytes(copy)
     assert {p: a[p] for p in a if p.startswith(("patterns/", "tuples/"))} == {
-        p: b[p] for p in b if p.startswith(("patterns/", "tuples/"))}
+        p: b[p] for p in b if p.startswith(("patterns/", "tuples/"))
+    }

@@ -1,4 +1,5 @@
 """Every importer reads an http(s) URL of the same layout as a folder (real HTTP on localhost)."""
+
 from __future__ import annotations
 
 import http.server
@@ -8,7 +9,6 @@ import threading
 import pytest
 
 from curator.core.db import make_engine
-from curator.core.migrate import upgrade
 
 from .conftest import SEED, Cli, table_snapshot, tree_bytes
 from .test_bad_input import _fails, loaded  # noqa: F401  (the fixture)
@@ -61,9 +61,14 @@ LIMIT = 1 << 20  # the limit these tests set, far below the default
 
 def _tuples_lines(count: int) -> bytes:
     """`count` distinct, valid tuple rows: what a large but honest file would hold."""
-    return "".join(json.dumps({"sub_uri": f"Q{i}", "obj_uri": "Q37776", "obj_label": "Besanzón",
-                               "sub_label": f"Person {i}", "lineid": i}, ensure_ascii=False) + "\n"
-                   for i in range(count)).encode("utf-8")
+    return "".join(
+        json.dumps(
+            {"sub_uri": f"Q{i}", "obj_uri": "Q37776", "obj_label": "Besanzón", "sub_label": f"Person {i}", "lineid": i},
+            ensure_ascii=False,
+        )
+        + "\n"
+        for i in range(count)
+    ).encode("utf-8")
 
 
 class _Hostile(http.server.BaseHTTPRequestHandler):
@@ -118,12 +123,14 @@ def _one_line_naming(out: str, url: str) -> str:
 
 def _whole(body: bytes, **headers: str):
     """A handler answering 200 with `body`, its Content-Length and `headers` (Content_Encoding=…)."""
+
     def answer(handler):
         handler.send_response(200)
         for name, value in {**headers, "Content_Length": str(len(body))}.items():
             handler.send_header(name.replace("_", "-"), value)
         handler.end_headers()
         handler.wfile.write(body)
+
     return answer
 
 

@@ -1,5 +1,6 @@
 """The interface language switcher, session expiry in plain words, the error pages and the
 favicon (web/auth.py, web/context.py, web/errors.py, base.html)."""
+
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -101,8 +102,9 @@ def test_session_expiry_in_plain_words_and_back_to_the_same_page(review_app, ses
     assert r.status_code == 302 and r.location.startswith("/login?next=")
     page = ana.client.get(r.location).get_data(as_text=True)
     assert SIGNED_OUT in page
-    back = ana.client.post(r.location, data={"email": "ana@example.org", "password": PASSWORD,
-                                              "csrf_token": csrf_from(page)})
+    back = ana.client.post(
+        r.location, data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": csrf_from(page)}
+    )
     assert back.status_code == 302 and back.location == "/review/es/history?page=2"
     # a first visit is simply sent to the sign-in page, without talk of a session
     fresh = review_app.test_client()
@@ -126,7 +128,8 @@ def test_error_pages_have_a_title_an_explanation_and_a_way_on(review_app):
     assert "<h1>Page not found</h1>" in html and "mistyped" in html
     assert 'href="/login"' in html and "Back to the previous page" in html
     assert "Back to the previous page" not in client.get(
-        "/no-such-page", headers={"Referer": "https://evil.example/x"}).get_data(as_text=True)
+        "/no-such-page", headers={"Referer": "https://evil.example/x"}
+    ).get_data(as_text=True)
     ana = Browser(review_app).login("ana@example.org")
     r = ana.get("/admin/")
     html = r.get_data(as_text=True)

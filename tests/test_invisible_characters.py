@@ -7,6 +7,7 @@ a release is built here whose templates hold each of them; `curator stats`, `rel
 → `release export`, a probe run and the web pages must all work on it, keep every character
 and show or count them. What a person types is still refused (tests/test_data_safety.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -23,13 +24,24 @@ from curator.core.text import InvisibleTally, invisible_characters, parts
 from .conftest import Browser, review_sample, tree_bytes
 from .test_bad_input import loaded  # noqa: F401  (the fixture)
 
-NAMES = {"\u200e": "U+200E LEFT-TO-RIGHT MARK", "\u200f": "U+200F RIGHT-TO-LEFT MARK",
-         "\u200b": "U+200B ZERO WIDTH SPACE", "\u00ad": "U+00AD SOFT HYPHEN",
-         "\ufeff": "U+FEFF ZERO WIDTH NO-BREAK SPACE", "\u202b": "U+202B RIGHT-TO-LEFT EMBEDDING",
-         "\u202c": "U+202C POP DIRECTIONAL FORMATTING"}
+NAMES = {
+    "\u200e": "U+200E LEFT-TO-RIGHT MARK",
+    "\u200f": "U+200F RIGHT-TO-LEFT MARK",
+    "\u200b": "U+200B ZERO WIDTH SPACE",
+    "\u00ad": "U+00AD SOFT HYPHEN",
+    "\ufeff": "U+FEFF ZERO WIDTH NO-BREAK SPACE",
+    "\u202b": "U+202B RIGHT-TO-LEFT EMBEDDING",
+    "\u202c": "U+202C POP DIRECTIONAL FORMATTING",
+}
 # one template per character (the bidi embedding wraps the whole line, as m2m100 does)
-TEMPLATES = ["[X] nació en\u200e [Y]", "[X] es\u200f de [Y]", "[X] nació\u200b en [Y]", "[X] na\u00adció en [Y]",
-             "\ufeff[X] es originario de [Y]", "\u202b[X] vino al mundo en [Y]\u202c"]
+TEMPLATES = [
+    "[X] nació en\u200e [Y]",
+    "[X] es\u200f de [Y]",
+    "[X] nació\u200b en [Y]",
+    "[X] na\u00adció en [Y]",
+    "\ufeff[X] es originario de [Y]",
+    "\u202b[X] vino al mundo en [Y]\u202c",
+]
 LABEL = "Ciudad\u200e"  # published labels hold LEFT-TO-RIGHT MARKs (339 of them)
 
 
@@ -44,14 +56,19 @@ def test_the_character_rule():
     assert not may_hold_invisible(b'{"obj_label": "Par\\u00eds", "x": "\xc3\xa9"}\r\n\t\n')
     # above U+FFFF a character is a surrogate pair of escapes (U+E0067 TAG SMALL G, as json.dumps writes it)
     assert may_hold_invisible(json.dumps({"sub_label": "England\U000e0067"}).encode())
-    for data in (b'{"obj_label": "x\\u200e"}\n', '{"obj_label": "x\u200e"}\n'.encode(), b'{"a": "\\t"}\n',
-                 b'{"a": "\x7f"}\n'):
+    for data in (
+        b'{"obj_label": "x\\u200e"}\n',
+        '{"obj_label": "x\u200e"}\n'.encode(),
+        b'{"a": "\\t"}\n',
+        b'{"a": "\x7f"}\n',
+    ):
         assert may_hold_invisible(data), data
     tally = InvisibleTally()
     tally.add("f.jsonl", 3, "a\u200bb\u200b", "c\u200e")
     tally.add("f.jsonl", 7, "plain")
-    assert tally.to_dict()["per_file"] == {"f.jsonl": {"lines": [3], "characters": {
-        "U+200B ZERO WIDTH SPACE": 2, "U+200E LEFT-TO-RIGHT MARK": 1}}}
+    assert tally.to_dict()["per_file"] == {
+        "f.jsonl": {"lines": [3], "characters": {"U+200B ZERO WIDTH SPACE": 2, "U+200E LEFT-TO-RIGHT MARK": 1}}
+    }
 
 
 @pytest.fixture
@@ -64,8 +81,9 @@ def published(release, tmp_path) -> Path:
     (root / "README.md").unlink()
     patterns = root / "patterns" / "es" / "P19.jsonl"
     rows = [json.loads(line) for line in patterns.read_text(encoding="utf-8").splitlines()]
-    patterns.write_bytes(dumps([{"pattern": t, "checked-by-human": i % 2 == 0} for i, t in enumerate(TEMPLATES)]
-                               + rows))
+    patterns.write_bytes(
+        dumps([{"pattern": t, "checked-by-human": i % 2 == 0} for i, t in enumerate(TEMPLATES)] + rows)
+    )
     tuples = root / "tuples" / "es" / "P19.jsonl"
     rows = [json.loads(line) for line in tuples.read_text(encoding="utf-8").splitlines()]
     rows[0]["obj_label"] = LABEL
@@ -77,16 +95,17 @@ def published(release, tmp_path) -> Path:
 def test_stats_counts_them_per_file_and_refuses_nothing(cli, published):
     out = cli("stats", published).output
     assert "languages" in out and "avg string distance" in out
-    assert ("invisible characters kept: 7 lines in 2 files (U+200E LEFT-TO-RIGHT MARK 2, U+00AD SOFT HYPHEN 1, "
-            "U+200B ZERO WIDTH SPACE 1, U+200F RIGHT-TO-LEFT MARK 1, U+202B RIGHT-TO-LEFT EMBEDDING 1, "
-            "U+202C POP DIRECTIONAL FORMATTING 1, U+FEFF ZERO WIDTH NO-BREAK SPACE 1)") in out
+    assert (
+        "invisible characters kept: 7 lines in 2 files (U+200E LEFT-TO-RIGHT MARK 2, U+00AD SOFT HYPHEN 1, "
+        "U+200B ZERO WIDTH SPACE 1, U+200F RIGHT-TO-LEFT MARK 1, U+202B RIGHT-TO-LEFT EMBEDDING 1, "
+        "U+202C POP DIRECTIONAL FORMATTING 1, U+FEFF ZERO WIDTH NO-BREAK SPACE 1)"
+    ) in out
     assert "  patterns/es/P19.jsonl: lines 1, 2, 3, 4, 5, 6: " in out
     assert "  tuples/es/P19.jsonl: line 1: U+200E LEFT-TO-RIGHT MARK ×1" in out
     data = json.loads(cli("stats", published, "--json").output)
     files = data["invisible_characters"]["per_file"]
     assert files["patterns/es/P19.jsonl"]["lines"] == [1, 2, 3, 4, 5, 6]
-    assert files["patterns/es/P19.jsonl"]["characters"] == {
-        NAMES[ch]: 1 for ch in sorted(NAMES)}
+    assert files["patterns/es/P19.jsonl"]["characters"] == {NAMES[ch]: 1 for ch in sorted(NAMES)}
     assert files["tuples/es/P19.jsonl"] == {"lines": [1], "characters": {NAMES["\u200e"]: 1}}
     assert data["languages"]  # the SPEC §4 numbers are all there
 
@@ -98,10 +117,13 @@ def test_import_then_export_is_byte_identical(cli, sessions, published, tmp_path
     assert "invisible characters kept: 7 lines in 2 files" in out
     assert "patterns/es/P19.jsonl: lines 1, 2, 3, 4, 5, 6:" in out
     with sessions() as s:
-        stored = s.scalars(select(VersionPattern.pattern).join(DatasetVersion)
-                           .where(DatasetVersion.name == "pub", VersionPattern.language == "es",
-                                  VersionPattern.relation_id == "P19").order_by(VersionPattern.position)).all()
-    assert stored[:len(TEMPLATES)] == TEMPLATES
+        stored = s.scalars(
+            select(VersionPattern.pattern)
+            .join(DatasetVersion)
+            .where(DatasetVersion.name == "pub", VersionPattern.language == "es", VersionPattern.relation_id == "P19")
+            .order_by(VersionPattern.position)
+        ).all()
+    assert stored[: len(TEMPLATES)] == TEMPLATES
     cli("release", "export", "pub", tmp_path / "again")
     again = tree_bytes(tmp_path / "again")
     original = tree_bytes(published)
@@ -118,10 +140,9 @@ def test_probe_runs_on_it(cli, published, bert, tmp_path):
     from curator.probe.runner import load_result
 
     out = tmp_path / "run"
-    cli("probe", published, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19",
-        "--device", "cpu")
+    cli("probe", published, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19", "--device", "cpu")
     index, arrays = load_result(out, "es", "P19")
-    assert index["templates"][:len(TEMPLATES)] == TEMPLATES  # as the release holds them
+    assert index["templates"][: len(TEMPLATES)] == TEMPLATES  # as the release holds them
     assert arrays["ranking"].shape[0] == len(index["templates"]) * len(index["subjects"])
 
 
@@ -148,8 +169,9 @@ def test_the_mpararel_profile_keeps_them_as_published(cli, sessions, loaded):  #
         assert stored == ["contains U+202B RIGHT-TO-LEFT EMBEDDING, a control/format character"] * 2
     cli("candidates", "build", "--rules", "mpararel")
     with sessions() as s:
-        assert "\u202b[X] nació en\u200e [Y]\u202c" in s.scalars(select(Template.text).where(
-            Template.language == "es", Template.is_candidate))
+        assert "\u202b[X] nació en\u200e [Y]\u202c" in s.scalars(
+            select(Template.text).where(Template.language == "es", Template.is_candidate)
+        )
 
 
 # ---------------------------------------------------------------- the web pages
@@ -172,11 +194,20 @@ def test_language_page_marks_them_visibly(review_app, sessions):
     item_id, text = _plant(sessions)
     boss = Browser(review_app).login("boss@example.org")
     html = boss.get("/admin/languages/es?q=naci").get_data(as_text=True)
-    cell = html[html.index(_marker("\u202b", "RLE")):]
-    cell = cell[:cell.index("</td>")]
-    assert cell == (_marker("\u202b", "RLE") + "[X] nació" + _marker("\u200b", "ZWSP") + " en"
-                    + _marker("\u200e", "LRM") + " [Y]" + _marker("\u200f", "RLM") + _marker("\u00ad", "SHY")
-                    + _marker("\ufeff", "ZWNBSP") + _marker("\u202c", "PDF"))
+    cell = html[html.index(_marker("\u202b", "RLE")) :]
+    cell = cell[: cell.index("</td>")]
+    assert cell == (
+        _marker("\u202b", "RLE")
+        + "[X] nació"
+        + _marker("\u200b", "ZWSP")
+        + " en"
+        + _marker("\u200e", "LRM")
+        + " [Y]"
+        + _marker("\u200f", "RLM")
+        + _marker("\u00ad", "SHY")
+        + _marker("\ufeff", "ZWNBSP")
+        + _marker("\u202c", "PDF")
+    )
     assert not any(ch in html for ch in NAMES)  # none of them reaches the page as it is
     # the interface language names them too
     boss.client.post("/locale", data={"locale": "es", "csrf_token": boss.token})
@@ -215,7 +246,8 @@ def test_review_screen_marks_them_and_the_amendment_leaves_them_out(chromium, li
         "Invisible characters were taken out of the text to edit: U+202B RIGHT-TO-LEFT EMBEDDING, "
         "U+200B ZERO WIDTH SPACE, U+200E LEFT-TO-RIGHT MARK, U+200F RIGHT-TO-LEFT MARK, U+00AD SOFT HYPHEN, "
         "U+FEFF ZERO WIDTH NO-BREAK SPACE, U+202C POP DIRECTIONAL FORMATTING. "
-        "Saving the correction leaves them out.")
+        "Saving the correction leaves them out."
+    )
     page.keyboard.press("Enter")
     page.wait_for_function(f"document.getElementById('item-card').dataset.item !== '{item_id}'")
     with sessions() as s:
@@ -231,10 +263,13 @@ def test_typed_names_and_guidelines_holding_one_are_refused(cli, sessions):
     cli("seed")
     bad = cli("user", "create", "eve@example.org", "--password", "a-long-password", "--name", "Ana\u202eevil", ok=False)
     assert bad.exit_code == 1 and "U+202E RIGHT-TO-LEFT OVERRIDE" in bad.output and "Traceback" not in bad.output
-    cli("user", "create", "maria@example.org", "--password", "a-long-password", "--name", " Ana\u200cMaría ")  # ZWNJ: a letter
+    cli(
+        "user", "create", "maria@example.org", "--password", "a-long-password", "--name", " Ana\u200cMaría "
+    )  # ZWNJ: a letter
     with sessions() as s:
-        assert s.scalars(select(User.name).where(User.email.in_(["eve@example.org", "maria@example.org"]))).all() \
-            == ["Ana\u200cMaría"]
+        assert s.scalars(select(User.name).where(User.email.in_(["eve@example.org", "maria@example.org"]))).all() == [
+            "Ana\u200cMaría"
+        ]
     from curator.core.errors import InputError
     from curator.review.guidelines import set_guidelines
 

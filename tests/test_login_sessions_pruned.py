@@ -1,6 +1,7 @@
 """`login_sessions` keeps about the live sign-ins: each sign-in deletes the rows no cookie can
 use any more (revoked by a sign-out or a password change, or older than the remember
 lifetime), and the sign-ins still alive keep working."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -24,12 +25,18 @@ def test_sign_in_prunes_revoked_and_expired_rows(review_app, sessions):
         ana = s.scalar(select(User).where(User.email == "ana@example.org"))
         bo = s.scalar(select(User).where(User.email == "bo@example.org"))
         now, days = utcnow(), review_app.config["REMEMBER_COOKIE_DURATION"]
-        s.add_all([
-            LoginSession(token_hash="a" * 64, user_id=ana.id, created_at=now - timedelta(days=1), revoked_at=now),
-            LoginSession(token_hash="b" * 64, user_id=bo.id, created_at=now - days - timedelta(hours=1)),
-            LoginSession(token_hash="c" * 64, user_id=bo.id, created_at=now - timedelta(days=40),
-                         revoked_at=now - timedelta(days=30)),
-        ])
+        s.add_all(
+            [
+                LoginSession(token_hash="a" * 64, user_id=ana.id, created_at=now - timedelta(days=1), revoked_at=now),
+                LoginSession(token_hash="b" * 64, user_id=bo.id, created_at=now - days - timedelta(hours=1)),
+                LoginSession(
+                    token_hash="c" * 64,
+                    user_id=bo.id,
+                    created_at=now - timedelta(days=40),
+                    revoked_at=now - timedelta(days=30),
+                ),
+            ]
+        )
     with sessions() as s:
         before = {row.token_hash for row in s.scalars(select(LoginSession))}
     assert len(before) == 5

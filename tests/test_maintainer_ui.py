@@ -5,6 +5,7 @@ invitations, a language's candidates page, the counts, right-to-left templates, 
 Browser tests drive Debian's chromium through Playwright (the `chromium` fixture skips with the
 reason when either is missing); the services are tested on a real database beside them.
 """
+
 from __future__ import annotations
 
 import io
@@ -19,8 +20,8 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.errors import Gone, InputError
+from curator.core.models import Assignment, AssignmentItem, Comment, DatasetVersion, Invite, Template, User
 from curator.core.models.base import utcnow
-from curator.core.models import (Assignment, AssignmentItem, Comment, DatasetVersion, Invite, Template, User)
 from curator.review.overview import RowFilter, language_counts, language_rows
 
 from .conftest import Browser, Cli, csrf_from, need_shared, tree_bytes
@@ -41,8 +42,9 @@ def demo(cli, db_url, sessions, tmp_path):
     cli("seed", "--demo-users")
     runs = tmp_path / "runs"
     runs.mkdir()
-    return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(runs),
-                       "RATELIMIT_ENABLED": False})
+    return create_app(
+        {"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(runs), "RATELIMIT_ENABLED": False}
+    )
 
 
 @pytest.fixture
@@ -69,8 +71,11 @@ def decide(sessions, email: str, lang: str, decisions: list[tuple[str, str | Non
     with sessions.begin() as s:
         user = s.scalar(select(User).where(User.email == email))
         assignment = s.scalar(select(Assignment).where(Assignment.user_id == user.id, Assignment.language == lang))
-        items = s.scalars(select(AssignmentItem).where(AssignmentItem.assignment_id == assignment.id)
-                          .order_by(AssignmentItem.position)).all()
+        items = s.scalars(
+            select(AssignmentItem)
+            .where(AssignmentItem.assignment_id == assignment.id)
+            .order_by(AssignmentItem.position)
+        ).all()
         for item, (decision, correction) in zip(items, decisions):
             store(s, user, assignment, item, decision, correction)
             texts.append(s.get(Template, item.template_id).text)
@@ -125,15 +130,18 @@ def test_from_a_fresh_demo_to_a_downloaded_release_without_a_terminal(chromium, 
     first_relation = [i for i in items if i["relation"] == items[0]["relation"]]
     rejected = first_relation[0]["template"]
     for item, decision in zip(first_relation, ("reject", "accept", "accept")):
-        r = reviewer_ctx.request.post(f"{base}/api/v1/languages/es/items/{item['id']}/decision",
-                                      data=json.dumps({"decision": decision}),
-                                      headers={"X-CSRFToken": token, "Content-Type": "application/json"})
+        r = reviewer_ctx.request.post(
+            f"{base}/api/v1/languages/es/items/{item['id']}/decision",
+            data=json.dumps({"decision": decision}),
+            headers={"X-CSRFToken": token, "Content-Type": "application/json"},
+        )
         assert r.status == 201, r.text()
     reviewer_ctx.close()
     # the invitation is used: no longer pending
     page.goto(base + "/admin/reviewers")
-    assert "nuria@example.org" not in (page.locator("#invites-table").inner_text()
-                                       if page.locator("#invites-table").count() else "")
+    assert "nuria@example.org" not in (
+        page.locator("#invites-table").inner_text() if page.locator("#invites-table").count() else ""
+    )
 
     # preview shows the reviewed change
     page.goto(base + "/admin/release/preview")
@@ -175,8 +183,11 @@ def test_from_a_fresh_demo_to_a_downloaded_release_without_a_terminal(chromium, 
     cli("release", "export", "v1-reviewed", tmp_path / "exported")
     expected = tree_bytes(tmp_path / "exported")
     with zipfile.ZipFile(path) as archive:
-        got = {name.removeprefix("v1-reviewed/"): archive.read(name) for name in archive.namelist()
-               if not name.endswith("/")}
+        got = {
+            name.removeprefix("v1-reviewed/"): archive.read(name)
+            for name in archive.namelist()
+            if not name.endswith("/")
+        }
         assert all(name.startswith("v1-reviewed/") for name in archive.namelist())
     assert sorted(got) == sorted(expected) and got == expected
     assert any(p.startswith("patterns/es/") for p in got) and "manifest.json" in got
@@ -193,15 +204,30 @@ def test_one_version_name_rule_for_cli_and_web(demo, cli, sessions, engine):
 
     for good in ("v1", "v1.0-reviewed_2", "A" * 64, "CONTENT", "com10", "lpt"):
         assert check_version_name(good) == good
-    for bad in ("bad name/with slash", "", "-v1", ".hidden", "a" * 65, "v1/../x", "ü", "v1.", "CON", "nul",
-                "Com1", "lpt9.txt", "aux.v2"):
+    for bad in (
+        "bad name/with slash",
+        "",
+        "-v1",
+        ".hidden",
+        "a" * 65,
+        "v1/../x",
+        "ü",
+        "v1.",
+        "CON",
+        "nul",
+        "Com1",
+        "lpt9.txt",
+        "aux.v2",
+    ):
         with pytest.raises(InputError, match="not a valid version name"):
             check_version_name(bad)
     result = cli("release", "build", "bad name/with slash", ok=False)
     assert result.exit_code == 1 and "not a valid version name" in result.output
     boss = Browser(demo).login(MAINTAINER, DEMO_PASSWORD)
-    for form, message in (({"name": "a/b", "confirm": "1"}, "“a/b” is not a valid version name"),
-                          ({"name": "snap-1"}, "a version is permanent")):
+    for form, message in (
+        ({"name": "a/b", "confirm": "1"}, "“a/b” is not a valid version name"),
+        ({"name": "snap-1"}, "a version is permanent"),
+    ):
         r = boss.client.post("/admin/release/snapshot", data={"csrf_token": boss.token, **form})
         text = r.get_data(as_text=True)
         assert r.status_code == 422 and message in text and 'id="snapshot-error"' in text
@@ -210,21 +236,27 @@ def test_one_version_name_rule_for_cli_and_web(demo, cli, sessions, engine):
         assert s.scalars(select(DatasetVersion.name)).all() == []
     # a build with no snapshot and no parent says why on the page, and a bogus policy is a 422 with a message
     page = boss.get("/admin/release/preview").get_data(as_text=True)
-    r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v9", "confirm": "1",
-                                                       "policy": "any"})
+    r = boss.client.post(
+        "/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v9", "confirm": "1", "policy": "any"}
+    )
     text = r.get_data(as_text=True)
     assert r.status_code == 404 and 'id="no-candidates"' in text and 'id="build-error"' in text
     cli("release", "build", "v0")
     page = boss.get("/admin/release/preview").get_data(as_text=True)
-    for form, message in (({"name": "bad name/with slash", "confirm": "1"}, "not a valid version name"),
-                          ({"name": "v1"}, "a version is permanent")):
-        r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "policy": "any",
-                                                           "parent": "v0", **form})
+    for form, message in (
+        ({"name": "bad name/with slash", "confirm": "1"}, "not a valid version name"),
+        ({"name": "v1"}, "a version is permanent"),
+    ):
+        r = boss.client.post(
+            "/admin/release/build", data={"csrf_token": csrf_from(page), "policy": "any", "parent": "v0", **form}
+        )
         text = r.get_data(as_text=True)
         assert r.status_code == 422 and message in text
         assert f'value="{form["name"]}"' in text.replace("&#34;", '"')
-    r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "policy": "bogus",
-                                                       "parent": "v0", "name": "v1", "confirm": "1"})
+    r = boss.client.post(
+        "/admin/release/build",
+        data={"csrf_token": csrf_from(page), "policy": "bogus", "parent": "v0", "name": "v1", "confirm": "1"},
+    )
     assert r.status_code == 422 and "“bogus” is not a merge policy" in r.get_data(as_text=True).replace("&#34;", '"')
     with sessions() as s:
         assert s.scalars(select(DatasetVersion.name)).all() == ["v0"]
@@ -264,19 +296,33 @@ def test_invitation_revoke_and_resend(demo, sessions):
     boss = Browser(demo).login(MAINTAINER, DEMO_PASSWORD)
     page = boss.get("/admin/reviewers").get_data(as_text=True)
     # an error keeps every field
-    r = boss.client.post("/admin/reviewers", data={"csrf_token": csrf_from(page), "email": "not-an-address",
-                                                   "languages": "es", "fraction": "0.3", "role": "maintainer"})
+    r = boss.client.post(
+        "/admin/reviewers",
+        data={
+            "csrf_token": csrf_from(page),
+            "email": "not-an-address",
+            "languages": "es",
+            "fraction": "0.3",
+            "role": "maintainer",
+        },
+    )
     text = r.get_data(as_text=True)
     assert r.status_code == 422 and "not an e-mail address" in text
     assert 'value="not-an-address"' in text and 'value="0.3"' in text
     assert re.search(r'value="es"\s+checked', text) and re.search(r'value="maintainer"\s+selected', text)
-    r = boss.client.post("/admin/reviewers", data={"csrf_token": csrf_from(page), "email": "x@example.org",
-                                                   "languages": "es", "fraction": "lots"})
+    r = boss.client.post(
+        "/admin/reviewers",
+        data={"csrf_token": csrf_from(page), "email": "x@example.org", "languages": "es", "fraction": "lots"},
+    )
     assert r.status_code == 422 and 'value="lots"' in r.get_data(as_text=True)
 
-    r = boss.client.post("/admin/reviewers", data={"csrf_token": csrf_from(page), "email": "kim@example.org",
-                                                   "languages": "es", "fraction": "0.5"})
-    old = re.search(r'<code class="invite-link">https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)).group(1)
+    r = boss.client.post(
+        "/admin/reviewers",
+        data={"csrf_token": csrf_from(page), "email": "kim@example.org", "languages": "es", "fraction": "0.5"},
+    )
+    old = re.search(r'<code class="invite-link">https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)).group(
+        1
+    )
     with sessions() as s:
         invite = s.scalar(select(Invite).where(Invite.email == "kim@example.org"))
         invite_id, first_expiry = invite.id, invite.expires_at
@@ -291,7 +337,9 @@ def test_invitation_revoke_and_resend(demo, sessions):
 
     r = boss.client.post(f"/admin/invites/{invite_id}/resend", data={"csrf_token": boss.token})
     assert r.status_code == 200
-    new = re.search(r'<code class="invite-link">https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)).group(1)
+    new = re.search(r'<code class="invite-link">https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)).group(
+        1
+    )
     assert new != old
     assert anon.get(old).status_code == 404  # the old link is dead
     assert anon.get(new).status_code == 200
@@ -341,8 +389,12 @@ def test_language_rows_filters_search_and_paging(demo, sessions, cli):
     with sessions.begin() as s:
         second = create_user(s, "second@example.org", NEW_PASSWORD, "reviewer", "Second")
         assign(s, second, "es")
-    first = decide(sessions, REVIEWER, "es", [("reject", None), ("accept", None), ("unsure", None),
-                                               ("amend", "[X] nació en la ciudad de [Y]")])
+    first = decide(
+        sessions,
+        REVIEWER,
+        "es",
+        [("reject", None), ("accept", None), ("unsure", None), ("amend", "[X] nació en la ciudad de [Y]")],
+    )
     second_texts = decide(sessions, "second@example.org", "es", [("accept", None), ("accept", None)])
     with sessions.begin() as s:
         t0 = s.scalar(select(Template).where(Template.language == "es", Template.text == first[0]))
@@ -353,7 +405,8 @@ def test_language_rows_filters_search_and_paging(demo, sessions, cli):
         assert every.total == every.matched == len(every.rows) == language_counts(s, ["es"])["es"].candidates
         by_text = {r.text: r for r in every.rows}
         assert {d.decision for d in by_text[first[0]].decisions} == {"reject"} | (
-            {"accept"} if first[0] in second_texts else set())
+            {"accept"} if first[0] in second_texts else set()
+        )
 
         def texts(**kw):
             return {r.text for r in language_rows(s, "es", RowFilter(**kw), page_size=1000).rows}
@@ -362,11 +415,17 @@ def test_language_rows_filters_search_and_paging(demo, sessions, cli):
         assert texts(decision="unsure") == texts(unsure=True) == {first[2]}
         assert first[3] in texts(decision="amend")
         undecided = texts(decision="none")
-        assert undecided and not undecided & set(first) and len(undecided) + len(set(first) | set(second_texts)) \
-            == every.total
+        assert (
+            undecided
+            and not undecided & set(first)
+            and len(undecided) + len(set(first) | set(second_texts)) == every.total
+        )
         disagree = texts(disagreement=True)
-        assert disagree == {t for t in set(first) & set(second_texts)  # unsure is no verdict
-                            if len({d.decision for d in by_text[t].decisions} - {"unsure"}) > 1}
+        assert disagree == {
+            t
+            for t in set(first) & set(second_texts)  # unsure is no verdict
+            if len({d.decision for d in by_text[t].decisions} - {"unsure"}) > 1
+        }
         assert texts(q="RARO CON") == {first[0]}  # comments are searched, case-insensitively
         assert texts(q="ciudad de [Y]") == {first[3]}  # and corrections
         relation = every.rows[0].relation
@@ -456,8 +515,9 @@ def test_real_german_page_filters_and_paging(german, tmp_path):
         first_page = language_rows(s, "de", RowFilter())
         assert len(first_page.rows) == 50 and first_page.pages == -(-counts.candidates // 50)
         rel = every.rows[-1].relation
-        assert {r.text for r in language_rows(s, "de", RowFilter(relation=rel), page_size=10_000).rows} == \
-            {r.text for r in every.rows if r.relation == rel}
+        assert {r.text for r in language_rows(s, "de", RowFilter(relation=rel), page_size=10_000).rows} == {
+            r.text for r in every.rows if r.relation == rel
+        }
         # a substring of one template, without its slots: found, and the search narrows the list
         target = max(every.rows, key=lambda r: len(r.text.replace("[X]", "").replace("[Y]", "")))
         needle = max(re.split(r"\[[XY]\]", target.text), key=len).strip()
@@ -474,7 +534,7 @@ def test_real_german_page_filters_and_paging(german, tmp_path):
     rows = re.findall(r'<tr data-template="\d+" data-relation="([^"]*)" data-band="([^"]*)"', html)
     assert len(rows) == min(len(expected), 50) and all(row == (rel, "low") for row in rows)
     html = boss.get("/admin/languages/de?page=2&order=risk").get_data(as_text=True)
-    assert html.count('<tr data-template=') == 50
+    assert html.count("<tr data-template=") == 50
     # page links keep the filters
     assert re.search(r'href="/admin/languages/de\?page=3&amp;order=risk"', html)
     engine.dispose()
@@ -496,7 +556,8 @@ def test_counts_agree_on_dashboard_coverage_and_language_pages(demo, sessions, c
         assert f'data-total="{c.candidates}"' in language
     # a snapshot holds exactly the included languages' patterns
     cli("release", "build", "v0")
-    from curator.release.versions import get_version, language_counts as version_counts
+    from curator.release.versions import get_version
+    from curator.release.versions import language_counts as version_counts
 
     with sessions() as s:
         patterns, _ = version_counts(s, get_version(s, "v0"))
@@ -551,16 +612,22 @@ def test_arabic_template_cells_are_rtl_on_every_maintainer_view(chromium, demo_l
     decided = decide(sessions, REVIEWER, "ar", [("reject", None), ("accept", None)])
     boss = Browser(demo).login(MAINTAINER, DEMO_PASSWORD)
     page = boss.get("/admin/release/preview").get_data(as_text=True)
-    r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v1", "parent": "v0",
-                                                       "policy": "any", "confirm": "1"})
+    r = boss.client.post(
+        "/admin/release/build",
+        data={"csrf_token": csrf_from(page), "name": "v1", "parent": "v0", "policy": "any", "confirm": "1"},
+    )
     assert r.status_code == 302
     make_run(Path(demo.config["RUNS_DIR"]) / "run-ar", TEMPLATES)
 
     ctx = chromium.new_context(viewport={"width": 1200, "height": 900})
     browser_page = ctx.new_page()
     sign_in(browser_page, demo_live.url, MAINTAINER)
-    views = {"preview": "/admin/release/preview?parent=v0", "diff": "/admin/diff?a=v0&b=v1",
-             "language": "/admin/languages/ar", "probe report": "/probe/runs/run-ar"}
+    views = {
+        "preview": "/admin/release/preview?parent=v0",
+        "diff": "/admin/diff?a=v0&b=v1",
+        "language": "/admin/languages/ar",
+        "probe report": "/probe/runs/run-ar",
+    }
     for view, path in views.items():
         browser_page.goto(demo_live.url + path)
         cells = browser_page.locator("[lang=ar]:is(.tpl, .template-text)")
@@ -592,8 +659,16 @@ def test_no_horizontal_overflow_at_390px(chromium, demo_live, sessions, cli):
     ctx = chromium.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=2)
     page = ctx.new_page()
     sign_in(page, demo_live.url, MAINTAINER)
-    for path in ("/admin/", "/admin/?languages=all", "/admin/coverage", "/admin/reviewers", "/admin/languages/es",
-                 "/admin/languages/ar", "/admin/release/preview", "/admin/diff?a=v0&b=v1"):
+    for path in (
+        "/admin/",
+        "/admin/?languages=all",
+        "/admin/coverage",
+        "/admin/reviewers",
+        "/admin/languages/es",
+        "/admin/languages/ar",
+        "/admin/release/preview",
+        "/admin/diff?a=v0&b=v1",
+    ):
         page.goto(demo_live.url + path)
         assert no_overflow(page), (path, page.evaluate("document.documentElement.scrollWidth"))
     ctx.close()

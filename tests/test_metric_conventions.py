@@ -5,6 +5,7 @@ evaluate_consistency/run_evaluation.py computes (run as its README says, with
 --remove_repeated_subjects), written against the prediction files only and sharing no code
 with curator: if curator's averaging drifts from it, these tests fail.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,10 +18,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from curator.cli import main
 from curator.analysis.compare import compare_runs
 from curator.analysis.convention import Convention, drop_repeated_subjects, parse
 from curator.analysis.metrics import run_metrics
+from curator.cli import main
 from curator.core.formats.runs import RelationPredictions, import_mpararel, iter_relations, save_relation
 
 # ------------------------------------------------------------------ the hand-built prediction set
@@ -107,8 +108,9 @@ def published_evaluation(folder: Path, remove_repeated_subjects: bool = True):
                 n = len(rows)
                 pairs = n * (n - 1) / 2
                 equal = sum(rows[i][1] == rows[j][1] for i in range(n) for j in range(i + 1, n))
-                equal_right = sum(rows[i][1] == rows[j][1] and rows[i][2] == "0"
-                                  for i in range(n) for j in range(i + 1, n))
+                equal_right = sum(
+                    rows[i][1] == rows[j][1] and rows[i][2] == "0" for i in range(n) for j in range(i + 1, n)
+                )
                 sums["accuracy"] += sum(r[2] == "0" for r in rows) / n
                 sums["consistency"] += equal / pairs
                 sums["accuracy-consistency"] += equal_right / pairs
@@ -198,18 +200,27 @@ def test_pararel_and_mpararel_differ_where_they_should(published: Path):
 
 def test_tables_name_their_convention_and_bad_conventions_are_usage_errors(published: Path, tmp_path: Path):
     cli = CliRunner()
-    for convention, words in (("pararel", "N-M relations count only as determinism"),
-                              ("mpararel", "N-M included, in every average")):
+    for convention, words in (
+        ("pararel", "N-M relations count only as determinism"),
+        ("mpararel", "N-M included, in every average"),
+    ):
         out = cli.invoke(main, ["metrics", str(published), "--convention", convention])
         assert out.exit_code == 0 and out.output.startswith(f"convention: {convention} — ") and words in out.output
-        cmp = cli.invoke(main, ["compare", str(published), str(published), "--bootstrap", "20",
-                                "--convention", convention])
+        cmp = cli.invoke(
+            main, ["compare", str(published), str(published), "--bootstrap", "20", "--convention", convention]
+        )
         assert cmp.exit_code == 0 and cmp.output.startswith(f"convention: {convention} — ")
-    data = json.loads(cli.invoke(main, ["compare", str(published), str(published), "--bootstrap", "20", "--json",
-                                        "--convention", "mpararel"]).output)
+    data = json.loads(
+        cli.invoke(
+            main, ["compare", str(published), str(published), "--bootstrap", "20", "--json", "--convention", "mpararel"]
+        ).output
+    )
     assert data["convention"]["name"] == "mpararel" and data["by_language"]["es"]["consistency"]["relations"] == 2
-    for command in (["metrics", str(published)], ["compare", str(published), str(published)],
-                    ["report", str(published), str(tmp_path / "r")]):
+    for command in (
+        ["metrics", str(published)],
+        ["compare", str(published), str(published)],
+        ["report", str(published), str(tmp_path / "r")],
+    ):
         bad = cli.invoke(main, [*command, "--convention", "elazar"])
         assert bad.exit_code == 2 and "Invalid value for '--convention'" in bad.output, command
         assert "Traceback" not in bad.output
@@ -227,8 +238,10 @@ def help_names_both(text: str) -> bool:
 
 def test_compare_follows_the_convention(published: Path):
     pararel = {(r.language, r.metric): r for r in compare_runs(published, published, replicates=20)}
-    mpararel = {(r.language, r.metric): r for r in compare_runs(published, published, replicates=20,
-                                                                convention=Convention.MPARAREL)}
+    mpararel = {
+        (r.language, r.metric): r
+        for r in compare_runs(published, published, replicates=20, convention=Convention.MPARAREL)
+    }
     assert pararel["es", "consistency"].relations == 1 and pararel["es", "consistency"].tuples == 4
     assert pararel["es", "accuracy"].relations == 2  # P19 and the one-template P36
     assert mpararel["es", "consistency"].relations == 2 and mpararel["es", "consistency"].tuples == 4  # 2 + 2
@@ -243,10 +256,18 @@ def test_repeated_subjects_are_dropped_by_the_published_key_rule_with_their_arra
     # Q6 "Jean-Luc" are different people but one subject ("Jean") to the published evaluation;
     # Q7 and Q8 share the label "Marie" with different objects: one subject by label there
     rel = RelationPredictions(
-        "xx", "P19", ["t0", "t1"],
+        "xx",
+        "P19",
+        ["t0", "t1"],
         [("Q1", "a"), ("Q1", "a"), ("Q3", "c"), ("Q3", "c"), ("Q5", "Jean-Paul"), ("Q6", "Jean-Luc")],
-        ["O0", "O1", "O2", "O2", "O0", "O1"], [("O0", "x"), ("O1", "y"), ("O2", "z")], predicted,
-        predicted == gold, gold, np.zeros((2, 6, 3), dtype=np.int32), np.zeros((2, 6), np.int32))
+        ["O0", "O1", "O2", "O2", "O0", "O1"],
+        [("O0", "x"), ("O1", "y"), ("O2", "z")],
+        predicted,
+        predicted == gold,
+        gold,
+        np.zeros((2, 6, 3), dtype=np.int32),
+        np.zeros((2, 6), np.int32),
+    )
     kept = drop_repeated_subjects(rel)
     assert kept.subjects == [("Q3", "c"), ("Q3", "c")] and kept.objects == ["O2", "O2"]
     assert kept.predicted.tolist() == [[2, 1], [2, 1]] and kept.gold.tolist() == [2, 1]
@@ -260,9 +281,17 @@ def test_our_runs_under_both_conventions(tmp_path: Path):
     """A run of ours probed with --keep-repeated-subjects: mpararel drops the subject at metrics time."""
     predicted = np.array([[0, 1, 1], [0, 0, 1]], dtype=np.int32)
     gold = np.array([0, 1, 1], dtype=np.int32)
-    rel = RelationPredictions("de", "P19", ["t0", "t1"], [("Q1", "a"), ("Q2", "b"), ("Q2", "b")],
-                              ["O0", "O1", "O2"], [("O0", "x"), ("O1", "y"), ("O2", "z")], predicted,
-                              predicted == gold, gold)
+    rel = RelationPredictions(
+        "de",
+        "P19",
+        ["t0", "t1"],
+        [("Q1", "a"), ("Q2", "b"), ("Q2", "b")],
+        ["O0", "O1", "O2"],
+        [("O0", "x"), ("O1", "y"), ("O2", "z")],
+        predicted,
+        predicted == gold,
+        gold,
+    )
     save_relation(tmp_path, rel)
     (by_pararel, _), (by_mpararel, _) = (run_metrics(iter_relations(tmp_path), convention=c) for c in Convention)
     # pararel: tuples (1, 0, 1) consistent → 2/3; mpararel: only Q1 (Q2 has objects O1 and O2) → 1

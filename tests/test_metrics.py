@@ -1,4 +1,5 @@
 """Metrics, RankC, run comparison and the mParaRel prediction format, on hand-computed cases."""
+
 from __future__ import annotations
 
 import itertools
@@ -10,12 +11,19 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from curator.cli import main
 from curator.analysis.compare import compare_runs
 from curator.analysis.metrics import equal_pairs, relation_metrics, run_metrics, template_agreement
 from curator.analysis.rankc import consensus, consist, rankc_matrix, run_rankc, weights
-from curator.core.formats.runs import (RankingMissing, RelationPredictions, RunError, import_mpararel, iter_relations,
-                                   load_relation, save_relation)
+from curator.cli import main
+from curator.core.formats.runs import (
+    RankingMissing,
+    RelationPredictions,
+    RunError,
+    import_mpararel,
+    iter_relations,
+    load_relation,
+    save_relation,
+)
 
 
 def make_relation(predicted, gold, language="xx", relation="P19", candidates=None, ranking=None, subjects=None):
@@ -25,17 +33,24 @@ def make_relation(predicted, gold, language="xx", relation="P19", candidates=Non
     n = candidates if candidates is not None else int(max(predicted.max(), gold.max()) + 1)
     cands = [(f"Q{100 + i}", f"object {i}") for i in range(n)]
     subjects = subjects or [(f"Q{i}", f"subject {i}") for i in range(D)]
-    return RelationPredictions(language, relation, [f"[X] template {t} [Y]." for t in range(T)], subjects,
-                               [cands[g][0] for g in gold], cands, predicted, predicted == gold[None, :], gold,
-                               ranking)
+    return RelationPredictions(
+        language,
+        relation,
+        [f"[X] template {t} [Y]." for t in range(T)],
+        subjects,
+        [cands[g][0] for g in gold],
+        cands,
+        predicted,
+        predicted == gold[None, :],
+        gold,
+        ranking,
+    )
 
 
 # ------------------------------------------------------------------------------------------ ParaRel metrics
 def test_hand_computed_relation():
     # 3 templates × 4 tuples; gold objects 0, 1, 2, 0
-    predicted = [[0, 1, 3, 2],
-                 [0, 2, 3, 0],
-                 [0, 1, 2, 1]]
+    predicted = [[0, 1, 3, 2], [0, 2, 3, 0], [0, 1, 2, 1]]
     m = relation_metrics(make_relation(predicted, [0, 1, 2, 0]))
     # pairs per tuple: 3. equal pairs: t0: 3, t1: 1 (0,2), t2: 1 (0,1), t3: 0
     assert m["consistency"] == pytest.approx((3 + 1 + 1 + 0) / 12)
@@ -149,15 +164,31 @@ def test_consensus_orders_by_mean_rank():
 def test_rankc_matrix_matches_by_entity_id_and_restricts_candidates():
     # en has candidates Q100..Q102; fr has Q101, Q102, Q103 (Q100 missing, Q103 extra), other labels
     subjects = [("Q1", "s1"), ("Q2", "s2")]
-    en = RelationPredictions("en", "P19", ["[X] in [Y]."], subjects, ["Q101", "Q102"],
-                             [("Q100", "a"), ("Q101", "b"), ("Q102", "c")], np.array([[1, 0]]),
-                             np.array([[True, False]]), np.array([1, 2]),
-                             np.array([[[1, 0, 2], [0, 2, 1]]]))
+    en = RelationPredictions(
+        "en",
+        "P19",
+        ["[X] in [Y]."],
+        subjects,
+        ["Q101", "Q102"],
+        [("Q100", "a"), ("Q101", "b"), ("Q102", "c")],
+        np.array([[1, 0]]),
+        np.array([[True, False]]),
+        np.array([1, 2]),
+        np.array([[[1, 0, 2], [0, 2, 1]]]),
+    )
     # fr lists subjects in another order, ranks by its own candidate indices
-    fr = RelationPredictions("fr", "P19", ["[X] à [Y]."], subjects[::-1], ["Q102", "Q101"],
-                             [("Q101", "B"), ("Q102", "C"), ("Q103", "D")], np.array([[2, 0]]),
-                             np.array([[False, True]]), np.array([1, 0]),
-                             np.array([[[2, 1, 0], [0, 2, 1]]]))
+    fr = RelationPredictions(
+        "fr",
+        "P19",
+        ["[X] à [Y]."],
+        subjects[::-1],
+        ["Q102", "Q101"],
+        [("Q101", "B"), ("Q102", "C"), ("Q103", "D")],
+        np.array([[2, 0]]),
+        np.array([[False, True]]),
+        np.array([1, 0]),
+        np.array([[[2, 1, 0], [0, 2, 1]]]),
+    )
     result = rankc_matrix([{"en": en, "fr": fr}], ["en", "fr"])
     # shared candidates Q101, Q102. fact Q1: en (Q101, Q102) vs fr (Q101, Q102) → 1
     # fact Q2: en (Q102, Q101) vs fr (Q102, Q101) → 1
@@ -181,7 +212,9 @@ def test_rankc_needs_rankings(tmp_path):
 
 # ------------------------------------------------------------------------------------------ formats
 def random_run(rng, out, languages=("en", "es"), relations=("P19", "P36"), T=4, D=30, N=12, skill=0.5):
-    golds = {rel: np.random.default_rng(int(rel[1:])).integers(0, N, size=D) for rel in relations}  # same facts everywhere
+    golds = {
+        rel: np.random.default_rng(int(rel[1:])).integers(0, N, size=D) for rel in relations
+    }  # same facts everywhere
     for lang in languages:
         for rel in relations:
             gold = golds[rel]
@@ -193,8 +226,7 @@ def random_run(rng, out, languages=("en", "es"), relations=("P19", "P36"), T=4, 
                         row = list(ranking[t, d])
                         row.remove(gold[d])
                         ranking[t, d] = [gold[d]] + row
-            rel_pred = make_relation(ranking[:, :, 0], gold, language=lang, relation=rel, candidates=N,
-                                     ranking=ranking)
+            rel_pred = make_relation(ranking[:, :, 0], gold, language=lang, relation=rel, candidates=N, ranking=ranking)
             save_relation(out, rel_pred)
 
 
@@ -205,8 +237,13 @@ def to_mpararel(run, out):
         for d, ((_, subject), obj) in enumerate(zip(rel.subjects, rel.objects)):
             label = dict(rel.candidates)[obj]
             data[f"{subject}-{label}"] = [
-                [rel.templates[t], rel.candidates[rel.predicted[t, d]][1],
-                 str(int(np.argmax(rel.ranking[t, d] == rel.gold[d])))] for t in range(rel.shape[0])]
+                [
+                    rel.templates[t],
+                    rel.candidates[rel.predicted[t, d]][1],
+                    str(int(np.argmax(rel.ranking[t, d] == rel.gold[d]))),
+                ]
+                for t in range(rel.shape[0])
+            ]
         folder = out / rel.language
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{rel.relation}.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -239,22 +276,33 @@ def test_mpararel_small_fixture(tmp_path):
     """Two templates, two tuples, labels with hyphens: accuracy 1/2, consistency 1/2, c-a 1/2."""
     folder = tmp_path / "es"
     folder.mkdir()
-    (folder / "P19.json").write_text(json.dumps({
-        "Jean-Paul-Saint-Denis": [["[X] nació en [Y].", "Saint-Denis", "0"], ["[Y] es donde nació [X].", "Saint-Denis", "0"]],
-        "Ana-Lyon": [["[X] nació en [Y].", "París", "3"], ["[Y] es donde nació [X].", "Saint-Denis", "1"]],
-    }), encoding="utf-8")
+    (folder / "P19.json").write_text(
+        json.dumps(
+            {
+                "Jean-Paul-Saint-Denis": [
+                    ["[X] nació en [Y].", "Saint-Denis", "0"],
+                    ["[Y] es donde nació [X].", "Saint-Denis", "0"],
+                ],
+                "Ana-Lyon": [["[X] nació en [Y].", "París", "3"], ["[Y] es donde nació [X].", "Saint-Denis", "1"]],
+            }
+        ),
+        encoding="utf-8",
+    )
     rel = load_relation(folder / "P19.json")
     assert rel.subjects[0][1] == "Jean-Paul" and rel.objects == ["Saint-Denis", "Lyon"]
     m = relation_metrics(rel)
     assert (m["accuracy"], m["consistency"], m["consistency_accuracy"]) == (0.5, 0.5, 0.5)
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{", "P19.json: line 1: not valid JSON"),
-    ('{"a-b": [["t", "b"]]}', "entry 'a-b', item 1: expected [template, prediction, rank]"),
-    ('{"a-b": [["t", "b", "x"]]}', "rank 'x' is not an integer"),
-    ('{"a-b": [["t", "b", "0"]], "c-d": [["u", "d", "0"]]}', "has no prediction for template"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{", "P19.json: line 1: not valid JSON"),
+        ('{"a-b": [["t", "b"]]}', "entry 'a-b', item 1: expected [template, prediction, rank]"),
+        ('{"a-b": [["t", "b", "x"]]}', "rank 'x' is not an integer"),
+        ('{"a-b": [["t", "b", "0"]], "c-d": [["u", "d", "0"]]}', "has no prediction for template"),
+    ],
+)
 def test_bad_prediction_files_name_file_and_entry(tmp_path, content, message):
     (tmp_path / "es").mkdir()
     (tmp_path / "es" / "P19.json").write_text(content, encoding="utf-8")
@@ -269,8 +317,9 @@ def test_compare_identical_runs_and_a_better_run(tmp_path):
     random_run(np.random.default_rng(3), a, D=200, skill=0.2)
     random_run(np.random.default_rng(3), b, D=200, skill=0.2)
     rows = compare_runs(a, a, replicates=200)
-    assert {(r.language, r.metric) for r in rows} == {(lang, m) for lang in ("en", "es")
-                                                     for m in ("consistency", "accuracy", "consistency_accuracy")}
+    assert {(r.language, r.metric) for r in rows} == {
+        (lang, m) for lang in ("en", "es") for m in ("consistency", "accuracy", "consistency_accuracy")
+    }
     assert all(r.diff == 0 and r.low == 0 and r.high == 0 and not r.significant for r in rows)
     # b: the same facts, but every template of every tuple right → accuracy 1
     for rel in iter_relations(b, with_ranking=True):
@@ -356,10 +405,15 @@ def test_published_jsonl_names_empty_relations_and_own_answers(tmp_path):
     """The published code names its files <REL>.jsonl (one JSON object each) and may write {}."""
     src = tmp_path / "published" / "fr"
     src.mkdir(parents=True)
-    (src / "P19.jsonl").write_text(json.dumps({
-        "Ana-Saint-Denis": [["[X] est né à [Y].", "Saint-Denis", "0"], ["[X] vient de [Y].", "Paris", "2"]],
-        "Jean-Saint-Denis": [["[X] est né à [Y].", "Denis", "0"], ["[X] vient de [Y].", "Denis", "0"]],
-    }), encoding="utf-8")
+    (src / "P19.jsonl").write_text(
+        json.dumps(
+            {
+                "Ana-Saint-Denis": [["[X] est né à [Y].", "Saint-Denis", "0"], ["[X] vient de [Y].", "Paris", "2"]],
+                "Jean-Saint-Denis": [["[X] est né à [Y].", "Denis", "0"], ["[X] vient de [Y].", "Denis", "0"]],
+            }
+        ),
+        encoding="utf-8",
+    )
     (src / "P36.jsonl").write_text("{}", encoding="utf-8")
     rel = load_relation(src / "P19.jsonl")
     # each key's own correct answer tells where its subject ends, not the longest known object

@@ -9,6 +9,7 @@ default upstream — every request to the next host, one cookie jar, no sticky s
 - a decision sent to both hosts (the same request id, at the same moment) is stored once, and
   decisions made through either host are all stored.
 """
+
 from __future__ import annotations
 
 import threading
@@ -68,11 +69,17 @@ def hosts(postgres, redis_server):
             assign(s, create_user(s, email, PASSWORD, "reviewer"), "es")
         create_user(s, "target@example.org", PASSWORD, "reviewer")
     engine.dispose()
-    env = {"CURATOR_SECRET_KEY": "two-hosts-one-key", "CURATOR_RATELIMIT_STORAGE": redis_server.url,
-           "CURATOR_RATELIMIT_ACCOUNT": f"{LIMIT}/minute", "CURATOR_RATELIMIT_ADDRESS": "1000/minute"}
+    env = {
+        "CURATOR_SECRET_KEY": "two-hosts-one-key",
+        "CURATOR_RATELIMIT_STORAGE": redis_server.url,
+        "CURATOR_RATELIMIT_ACCOUNT": f"{LIMIT}/minute",
+        "CURATOR_RATELIMIT_ADDRESS": "1000/minute",
+    }
     try:
-        with ServeProcess(url, "--workers", "1", "--threads", "4", env=env) as a, \
-                ServeProcess(url, "--workers", "1", "--threads", "4", env=env) as b:
+        with (
+            ServeProcess(url, "--workers", "1", "--threads", "4", env=env) as a,
+            ServeProcess(url, "--workers", "1", "--threads", "4", env=env) as b,
+        ):
             yield [a.url, b.url], url
     finally:
         postgres.drop_database(name)
@@ -114,8 +121,12 @@ def test_password_guesses_hit_the_limit_across_hosts(hosts):
     bases, _ = hosts
     client = RoundRobin(bases)
     token = csrf_from(client.get("/login").text)
-    guesses = [client.post("/login", data={"email": "target@example.org", "password": f"guess {n}",
-                                           "csrf_token": token}).status_code for n in range(LIMIT + 1)]
+    guesses = [
+        client.post(
+            "/login", data={"email": "target@example.org", "password": f"guess {n}", "csrf_token": token}
+        ).status_code
+        for n in range(LIMIT + 1)
+    ]
     assert guesses == [401] * LIMIT + [429], guesses  # memory://: each host would allow LIMIT on its own
     assert set(client.hosts[1:]) == set(bases)  # the guesses went to both hosts
     for _ in range(2):  # now even the right password waits, on either host
@@ -135,8 +146,12 @@ def test_the_same_decision_sent_to_both_hosts_is_stored_once(hosts):
         http = requests.Session()
         http.cookies.update(client.http.cookies)
         start.wait()  # both requests in flight together: a real race between the hosts
-        answers[base] = http.post(f"{base}/api/v1/languages/es/items/{item}/decision", json=body,
-                                  headers={"X-CSRFToken": token}, timeout=HTTP_TIMEOUT)
+        answers[base] = http.post(
+            f"{base}/api/v1/languages/es/items/{item}/decision",
+            json=body,
+            headers={"X-CSRFToken": token},
+            timeout=HTTP_TIMEOUT,
+        )
 
     threads = [threading.Thread(target=send, args=(base,)) for base in bases]
     for t in threads:
@@ -187,14 +202,22 @@ def test_sign_in_survives_the_store_going_away(db_url, engine, tmp_path):
     try:
         with make_session_factory(engine).begin() as s:
             create_user(s, "ana@example.org", PASSWORD, "reviewer")
-        app = create_app({"DATABASE_URL": db_url, "SECRET_KEY": "k", "RUNS_DIR": str(tmp_path / "runs"),
-                          "RATELIMIT_STORAGE_URI": store.url, "RATELIMIT_ACCOUNT": f"{LIMIT}/minute"})
+        app = create_app(
+            {
+                "DATABASE_URL": db_url,
+                "SECRET_KEY": "k",
+                "RUNS_DIR": str(tmp_path / "runs"),
+                "RATELIMIT_STORAGE_URI": store.url,
+                "RATELIMIT_ACCOUNT": f"{LIMIT}/minute",
+            }
+        )
         client = app.test_client()
         token = csrf_from(client.get("/login").get_data(as_text=True))
 
         def attempt(password: str) -> int:
-            return client.post("/login", data={"email": "ana@example.org", "password": password,
-                                               "csrf_token": token}).status_code
+            return client.post(
+                "/login", data={"email": "ana@example.org", "password": password, "csrf_token": token}
+            ).status_code
 
         assert attempt("wrong") == 401  # counted in redis
         store.stop()

@@ -1,4 +1,5 @@
 """The whole stage-1 pipeline on the demo seed, through the real CLI and a real SQLite file."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,15 @@ import shutil
 import pytest
 from sqlalchemy import func, select
 
-from curator.core.models import (DatasetVersion, LanguageCoverage, Template, TranslationLine, Tuple, TupleList,
-                            VersionPattern)
+from curator.core.models import (
+    DatasetVersion,
+    LanguageCoverage,
+    Template,
+    TranslationLine,
+    Tuple,
+    TupleList,
+    VersionPattern,
+)
 
 from .conftest import SEED, Cli, table_snapshot, tree_bytes
 
@@ -35,19 +43,23 @@ def test_seed_pipeline_votes_and_coverage(cli, sessions):
         # Every raw line is stored, invalid ones with their reason.
         total = s.scalar(select(func.count()).select_from(TranslationLine))
         assert total == 3 * 4 * 22  # systems × languages × English patterns
-        lost = s.execute(select(TranslationLine.language, TranslationLine.reason)
-                         .where(TranslationLine.valid.is_(False))).all()
+        lost = s.execute(
+            select(TranslationLine.language, TranslationLine.reason).where(TranslationLine.valid.is_(False))
+        ).all()
         assert sorted(lost) == [("ar", "missing [X]"), ("el", "missing [Y]"), ("es", "missing [Y]")]
         # bing alone counts twice; google alone does not reach 2 votes.
-        by_text = {t.text: t for t in s.scalars(select(Template).where(Template.language == "es",
-                                                                         Template.relation_id == "P19"))}
+        by_text = {
+            t.text: t
+            for t in s.scalars(select(Template).where(Template.language == "es", Template.relation_id == "P19"))
+        }
         born = by_text["[X] nació en [Y]"]
         assert born.is_candidate and born.votes >= 3 and "pararel_bing" in born.systems
         singles = [t for t in by_text.values() if t.systems == ["pararel_google"]]
         assert singles and not any(t.is_candidate for t in singles)
         # A Greek line written with the Greek capital chi is repaired and recorded.
-        chi = s.scalars(select(TranslationLine).where(TranslationLine.language == "el",
-                                                      TranslationLine.raw.contains("[Χ]"))).first()
+        chi = s.scalars(
+            select(TranslationLine).where(TranslationLine.language == "el", TranslationLine.raw.contains("[Χ]"))
+        ).first()
         assert chi.valid and "[X]" in chi.cleaned
         assert {"from": "[Χ]", "to": "[X]", "rule": "lookalike"} in chi.repairs
         assert s.get(LanguageCoverage, "ar").included
@@ -86,9 +98,13 @@ def test_changed_translation_file_replaces_its_lines_and_keeps_template_ids(cli,
         now = dict(s.execute(select(Template.text, Template.id).where(Template.language == "es")).all())
         assert {k: now[k] for k in ids} == ids  # ids are stable for reviews that refer to them
         assert "[X] vio la luz en [Y]" in now
-        lines_now = s.scalars(select(TranslationLine.raw).where(TranslationLine.system == "pararel_google",
-                                                                TranslationLine.language == "es",
-                                                                TranslationLine.relation_id == "P19")).all()
+        lines_now = s.scalars(
+            select(TranslationLine.raw).where(
+                TranslationLine.system == "pararel_google",
+                TranslationLine.language == "es",
+                TranslationLine.relation_id == "P19",
+            )
+        ).all()
         assert "[X] vio la luz en [Y]." in lines_now and len(lines_now) == 5
 
 
@@ -105,6 +121,7 @@ def test_release_build_export_is_deterministic_and_matches_layout(cli, sessions,
     manifest = json.loads(files["manifest.json"])
     assert manifest["name"] == "v0-candidates" and manifest["parent"] is None
     import hashlib
+
     for path, digest in manifest["files"].items():
         assert hashlib.sha256(files[path]).hexdigest() == digest
     first = json.loads(files["patterns/es/P19.jsonl"].splitlines()[0])
@@ -198,14 +215,23 @@ def test_stats_json_keys(cli, tmp_path):
     cli("release", "build", "v0")
     cli("release", "export", "v0", tmp_path / "rel")
     stats = json.loads(cli("stats", tmp_path / "rel", "--json").output)
-    assert list(stats) == ["languages", "avg_relations", "avg_total_patterns", "min_patterns_in_relation",
-                           "max_patterns_in_relation", "avg_patterns_in_relation", "avg_string_distance",
-                           "phrases_per_language", "invisible_characters"]
+    assert list(stats) == [
+        "languages",
+        "avg_relations",
+        "avg_total_patterns",
+        "min_patterns_in_relation",
+        "max_patterns_in_relation",
+        "avg_patterns_in_relation",
+        "avg_string_distance",
+        "phrases_per_language",
+        "invisible_characters",
+    ]
     assert stats["invisible_characters"] == {"lines": 0, "files": 0, "characters": {}, "per_file": {}}
     assert stats["languages"] == ["ar", "el", "en", "es"]
     assert stats["phrases_per_language"]["es"] == sum(
         len((tmp_path / "rel" / "patterns" / "es" / f"{r}.jsonl").read_text().splitlines()) * 10
-        for r in ("P19", "P30", "P36", "P37", "P103"))
+        for r in ("P19", "P30", "P36", "P37", "P103")
+    )
     assert "avg string distance" in cli("stats", tmp_path / "rel").output
 
 

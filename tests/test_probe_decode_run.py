@@ -1,6 +1,7 @@
 """`curator probe --decode …` end to end on a tiny real BERT and the seed release: the run folder,
 run.json's decoding settings, resuming, X-FACTR's accuracies in `curator metrics` and the report,
 and the one-line errors for settings that do not go together."""
+
 from __future__ import annotations
 
 import json
@@ -10,12 +11,24 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from curator.analysis.decoding import decoding_accuracy  # noqa: E402
-from curator.core.aliases import normal  # noqa: E402
-from curator.core.formats.runs import iter_relations, read_stored  # noqa: E402
+from curator.analysis.decoding import decoding_accuracy
+from curator.core.aliases import normal
+from curator.core.formats.runs import iter_relations, read_stored
 
-DECODE = ("--decode", "confidence", "--refine", "confidence", "--max-masks", "3", "--languages", "es",
-          "--relations", "P19,P36", "--device", "cpu")
+DECODE = (
+    "--decode",
+    "confidence",
+    "--refine",
+    "confidence",
+    "--max-masks",
+    "3",
+    "--languages",
+    "es",
+    "--relations",
+    "P19,P36",
+    "--device",
+    "cpu",
+)
 
 
 def one_error_line(result) -> str:
@@ -30,8 +43,15 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
     result = cli("probe", release, "--model", bert, "--out", out, *DECODE)
     assert "probed 2 relations" in result.output
     info = json.loads((out / "run.json").read_text())
-    assert info["decoding"] == {"init": "confidence", "refine": "confidence", "max_masks": 3, "beam": 1,
-                                "length_norm": False, "recompute": False, "iterations": None}
+    assert info["decoding"] == {
+        "init": "confidence",
+        "refine": "confidence",
+        "max_masks": 3,
+        "beam": 1,
+        "length_norm": False,
+        "recompute": False,
+        "iterations": None,
+    }
     for rel in iter_relations(out):
         index, _ = read_stored(out, rel.language, rel.relation)
         decoded = index["decoded"]
@@ -43,8 +63,11 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
             best = decoded["strings"][q][decoded["best"][q]]
             entity, label = rel.candidates[rel.predicted[t, d]]
             # the stored prediction is the string's entity when it names one, else the string itself
-            assert normal(label) == normal(best) or normal(best) in decoded["names"].get(entity, []) \
-                or entity.startswith("text:") and entity == "text:" + normal(best)
+            assert (
+                normal(label) == normal(best)
+                or normal(best) in decoded["names"].get(entity, [])
+                or (entity.startswith("text:") and entity == "text:" + normal(best))
+            )
             assert rel.correct[t, d] == (normal(best) in decoded["names"][rel.objects[d]])
     table = decoding_accuracy(out)
     assert table["es"]["accuracy"]["total"] == sum(r.shape[0] * r.shape[1] for r in iter_relations(out))
@@ -72,16 +95,31 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
 def test_settings_that_do_not_go_together_are_one_line_errors(cli, release, bert, tmp_path):
     line = one_error_line(cli("probe", release, "--model", bert, "--out", tmp_path / "a", "--beam", "3", ok=False))
     assert "--beam" in line and "--decode" in line
-    line = one_error_line(cli("probe", release, "--model", bert, "--out", tmp_path / "b", "--decode", "order",
-                              "--score-mode", "pll", ok=False))
+    line = one_error_line(
+        cli(
+            "probe",
+            release,
+            "--model",
+            bert,
+            "--out",
+            tmp_path / "b",
+            "--decode",
+            "order",
+            "--score-mode",
+            "pll",
+            ok=False,
+        )
+    )
     assert "--score-mode" in line
-    line = one_error_line(cli("probe", release, "--model", bert, "--out", tmp_path / "c", "--decode", "order",
-                              "--beam", "0", ok=False))
+    line = one_error_line(
+        cli("probe", release, "--model", bert, "--out", tmp_path / "c", "--decode", "order", "--beam", "0", ok=False)
+    )
     assert "beam" in line
     bad = tmp_path / "aliases.jsonl"
     bad.write_text('{"id": "Q1", "aliases": "Roma"}\n', encoding="utf-8")
-    line = one_error_line(cli("probe", release, "--model", bert, "--out", tmp_path / "d", "--decode", "order",
-                              "--aliases", bad, ok=False))
+    line = one_error_line(
+        cli("probe", release, "--model", bert, "--out", tmp_path / "d", "--decode", "order", "--aliases", bad, ok=False)
+    )
     assert f"{bad}, line 1: field 'aliases'" in line
     assert not (tmp_path / "d").exists()
 
@@ -89,8 +127,25 @@ def test_settings_that_do_not_go_together_are_one_line_errors(cli, release, bert
 def test_decoding_needs_a_masked_model(cli, release, tmp_path):
     gpt2 = tmp_path / "gpt2"
     cli("models", "tiny", gpt2, "--kind", "gpt2", "--corpus", release)
-    line = one_error_line(cli("probe", release, "--model", gpt2, "--out", tmp_path / "run", "--decode", "independent",
-                              "--languages", "es", "--relations", "P19", "--device", "cpu", ok=False))
+    line = one_error_line(
+        cli(
+            "probe",
+            release,
+            "--model",
+            gpt2,
+            "--out",
+            tmp_path / "run",
+            "--decode",
+            "independent",
+            "--languages",
+            "es",
+            "--relations",
+            "P19",
+            "--device",
+            "cpu",
+            ok=False,
+        )
+    )
     assert "masked" in line
 
 
@@ -102,17 +157,22 @@ def test_aliases_file_makes_a_string_right(cli, release, bert, tmp_path):
     cli("probe", release, "--model", bert, "--out", out, *args)
     index, _ = read_stored(out, "es", "P19")
     decoded, D = index["decoded"], len(index["subjects"])
-    lines = [json.dumps({"id": index["objects"][q % D], "aliases": [row[decoded["best"][q]]], "language": "es"})
-             for q, row in enumerate(decoded["strings"])]
+    lines = [
+        json.dumps({"id": index["objects"][q % D], "aliases": [row[decoded["best"][q]]], "language": "es"})
+        for q, row in enumerate(decoded["strings"])
+    ]
     aliases = tmp_path / "aliases.jsonl"
     aliases.write_text("\n".join(lines) + "\n", encoding="utf-8")
     others = sorted({c for c, _ in index["candidates"] if not c.startswith(("text:", "none:"))} - set(index["objects"]))
     if others:  # a new name for a candidate that is no tuple's gold still changes what strings are stored as
         only = tmp_path / "other.jsonl"
-        only.write_text(json.dumps({"id": others[0], "aliases": ["zzz nombre nuevo"], "language": "es"}) + "\n",
-                        encoding="utf-8")
-        assert "probed 1 relations" in cli("probe", release, "--model", bert, "--out", out, *args,
-                                           "--aliases", only).output
+        only.write_text(
+            json.dumps({"id": others[0], "aliases": ["zzz nombre nuevo"], "language": "es"}) + "\n", encoding="utf-8"
+        )
+        assert (
+            "probed 1 relations"
+            in cli("probe", release, "--model", bert, "--out", out, *args, "--aliases", only).output
+        )
     before = decoding_accuracy(out)["es"]["accuracy"]["value"]
     again = cli("probe", release, "--model", bert, "--out", out, *args, "--aliases", aliases)
     assert "probed 1 relations" in again.output
@@ -122,19 +182,23 @@ def test_aliases_file_makes_a_string_right(cli, release, bert, tmp_path):
 
 def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release, bert, tmp_path):
     plan = tmp_path / "plan.toml"
-    plan.write_text(f'models = ["{bert}"]\nreleases = ["{release}"]\nout = "runs"\n[options]\ndevice = "cpu"\n'
-                    'languages = ["es"]\nrelations = ["P19"]\n[options.decoding]\ninit = "order"\nmax_masks = 2\n',
-                    encoding="utf-8")
+    plan.write_text(
+        f'models = ["{bert}"]\nreleases = ["{release}"]\nout = "runs"\n[options]\ndevice = "cpu"\n'
+        'languages = ["es"]\nrelations = ["P19"]\n[options.decoding]\ninit = "order"\nmax_masks = 2\n',
+        encoding="utf-8",
+    )
     cli("probe", "--plan", plan)
     (run,) = [p.parent for p in (tmp_path / "runs").rglob("run.json")]
     info = json.loads((run / "run.json").read_text())
     assert info["decoding"]["init"] == "order" and info["decoding"]["max_masks"] == 2
     assert "decoded" in read_stored(run, "es", "P19")[0]
-    for table, field in (("[options.decoding]\nbeams = 2", "options.decoding.beams"),
-                         ('[options.decoding]\nbeam = "2"', "options.decoding"),
-                         ('[options.decoding]\nlength_norm = "false"', "options.decoding"),
-                         ('[options]\naliases = "a.jsonl"', "options.aliases"),
-                         ('[options]\nscore_mode = "pll"\n[options.decoding]\ninit = "order"', "options.score_mode")):
+    for table, field in (
+        ("[options.decoding]\nbeams = 2", "options.decoding.beams"),
+        ('[options.decoding]\nbeam = "2"', "options.decoding"),
+        ('[options.decoding]\nlength_norm = "false"', "options.decoding"),
+        ('[options]\naliases = "a.jsonl"', "options.aliases"),
+        ('[options]\nscore_mode = "pll"\n[options.decoding]\ninit = "order"', "options.score_mode"),
+    ):
         plan.write_text(f'models = ["{bert}"]\nreleases = ["{release}"]\n{table}\n', encoding="utf-8")
         line = one_error_line(cli("probe", "--plan", plan, ok=False))
         assert f"{plan}: field '{field}'" in line
@@ -149,8 +213,19 @@ def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cl
     cli("models", "tiny", bert, "--kind", "bert", "--corpus", tmp_path / "v0")
     runs = tmp_path / "runs"
     subset = ("--languages", "es", "--relations", "P19", "--device", "cpu")
-    cli("probe", tmp_path / "v0", "--model", bert, "--out", runs / "decoded", "--decode", "independent",
-        "--max-masks", "2", *subset)
+    cli(
+        "probe",
+        tmp_path / "v0",
+        "--model",
+        bert,
+        "--out",
+        runs / "decoded",
+        "--decode",
+        "independent",
+        "--max-masks",
+        "2",
+        *subset,
+    )
     cli("probe", tmp_path / "v0", "--model", bert, "--out", runs / "ranked", *subset)
     compared = json.loads(cli("compare", runs / "ranked", runs / "decoded", "--json").output)
     assert compared["rows"] if "rows" in compared else compared

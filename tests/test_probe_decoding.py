@@ -4,6 +4,7 @@ The reference loads the model afresh in float64, writes the masks and every pred
 into the template's text position by position as plain Python lists, tokenizes the text whole
 once per mask count and runs one forward pass per step, per query, per beam item (and per
 position recomputed), with the algorithms of X-FACTR's Appendix C written as plain loops."""
+
 from __future__ import annotations
 
 import itertools
@@ -50,18 +51,27 @@ def real(tmp_path_factory):
     """Tiny bert and xlm-roberta with tokenizers trained on the real release; Spanish P19."""
     data = probe_real.need_shared()
     rel = build("es", "P19", probe_real.templates(data, "es", "P19")[:3], probe_real.tuples(data, "es", "P19")[:4])
-    models = {kind: sharpened(probe_real.model(tmp_path_factory, kind), tmp_path_factory.mktemp("sharp") / kind)
-              for kind in ("bert", "xlm-roberta")}
+    models = {
+        kind: sharpened(probe_real.model(tmp_path_factory, kind), tmp_path_factory.mktemp("sharp") / kind)
+        for kind in ("bert", "xlm-roberta")
+    }
     return models, rel
 
 
 def smaller(data, templates=2, tuples=3):
-    return build(data.language, data.relation, data.templates[:templates],
-                 [dict(sub_uri=s, sub_label=label, obj_uri=o, obj_label=o)
-                  for (s, label), o in list(zip(data.subjects, data.objects))[:tuples]])
+    return build(
+        data.language,
+        data.relation,
+        data.templates[:templates],
+        [
+            dict(sub_uri=s, sub_label=label, obj_uri=o, obj_label=o)
+            for (s, label), o in list(zip(data.subjects, data.objects))[:tuples]
+        ],
+    )
 
 
 # ---- the reference ---------------------------------------------------------------------
+
 
 @dataclass
 class Item:
@@ -134,7 +144,7 @@ class Reference:
             if item.state() not in best or s > best[item.state()][0]:
                 best[item.state()] = (s, index, item)
         ranked = sorted(best.values(), key=lambda v: (-v[0], v[1]))
-        return [item for _, _, item in ranked[:o.beam]]
+        return [item for _, _, item in ranked[: o.beam]]
 
     def recompute(self, S, ids, at):
         for item in S:
@@ -238,24 +248,34 @@ def test_greedy_equals_reference(real, kind, init, refine):
 
 
 @pytest.mark.parametrize("kind", ["bert", "xlm-roberta"])
-@pytest.mark.parametrize("init,refine,length_norm,recompute", [
-    ("independent", "confidence", False, False),
-    ("confidence", "confidence", True, True),
-    ("order", "order", False, True),
-    ("confidence", "order", True, False),
-    ("independent", "none", True, True),
-])
+@pytest.mark.parametrize(
+    "init,refine,length_norm,recompute",
+    [
+        ("independent", "confidence", False, False),
+        ("confidence", "confidence", True, True),
+        ("order", "order", False, True),
+        ("confidence", "order", True, False),
+        ("independent", "none", True, True),
+    ],
+)
 def test_beam_equals_reference(real, kind, init, refine, length_norm, recompute):
     models, data = real
-    compare(models[kind], smaller(data), DecodeOptions(init=init, refine=refine, max_masks=M, beam=3,
-                                              length_norm=length_norm, recompute=recompute))
+    compare(
+        models[kind],
+        smaller(data),
+        DecodeOptions(init=init, refine=refine, max_masks=M, beam=3, length_norm=length_norm, recompute=recompute),
+    )
 
 
 @pytest.mark.parametrize("init,refine", [("independent", "order"), ("confidence", "confidence")])
 def test_recompute_equals_reference(real, init, refine):
     models, data = real
-    compare(models["bert"], smaller(data), DecodeOptions(init=init, refine=refine, max_masks=M, recompute=True,
-                                                iterations=5), final_punct=True)
+    compare(
+        models["bert"],
+        smaller(data),
+        DecodeOptions(init=init, refine=refine, max_masks=M, recompute=True, iterations=5),
+        final_punct=True,
+    )
 
 
 def test_algorithms_differ_where_they_should(real):
@@ -275,8 +295,10 @@ def test_algorithms_differ_where_they_should(real):
     greedy, beam = run(init="confidence", refine="confidence"), run(init="confidence", refine="confidence", beam=3)
     assert (beam.confidence > greedy.confidence + 1e-6).any()
     # greedy decoding reduces to its definitions however it is batched
-    small = MaskedDecoder(load_scorer(str(models["bert"]), "cpu", "float64", Options(batch_tokens=16)),
-                          DecodeOptions(max_masks=M, init="confidence", refine="confidence")).decode_relation(data)
+    small = MaskedDecoder(
+        load_scorer(str(models["bert"]), "cpu", "float64", Options(batch_tokens=16)),
+        DecodeOptions(max_masks=M, init="confidence", refine="confidence"),
+    ).decode_relation(data)
     assert small.tokens == greedy.tokens
     np.testing.assert_allclose(small.confidence, greedy.confidence, atol=1e-6)
 
@@ -303,10 +325,17 @@ def test_head_paths_and_floor(real):
         np.testing.assert_allclose(other.confidence, base.confidence, atol=1e-8)
 
 
-@pytest.mark.parametrize("bad,match", [
-    (dict(beam=0), "beam"), (dict(max_masks=0), "max masks"), (dict(init="left"), "init"),
-    (dict(refine="greedy"), "refinement"), (dict(iterations=0), "iterations"), (dict(beam=2.5), "beam"),
-])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        (dict(beam=0), "beam"),
+        (dict(max_masks=0), "max masks"),
+        (dict(init="left"), "init"),
+        (dict(refine="greedy"), "refinement"),
+        (dict(iterations=0), "iterations"),
+        (dict(beam=2.5), "beam"),
+    ],
+)
 def test_bad_options(real, bad, match):
     with pytest.raises(ProbeError, match=match):
         DecodeOptions(**bad).validate()
@@ -327,8 +356,9 @@ def test_exact_ties_go_to_the_lower_id_for_every_beam(real, tmp_path):
     from transformers import AutoModelForMaskedLM
 
     models, data = real
-    base = MaskedDecoder(load_scorer(str(models["bert"]), "cpu", "float64", Options()),
-                         DecodeOptions(max_masks=1)).decode_relation(data)
+    base = MaskedDecoder(
+        load_scorer(str(models["bert"]), "cpu", "float64", Options()), DecodeOptions(max_masks=1)
+    ).decode_relation(data)
     favourite = Counter(t for per_q in base.tokens for ids in per_q for t in ids).most_common(1)[0][0]
     twin_path = tmp_path / "twin"
     shutil.copytree(models["bert"], twin_path)

@@ -1,5 +1,6 @@
 """Data-parallel probe runs: `torchrun --nproc-per-node N -m curator probe …` on CPU ranks (gloo),
 real processes started by the real launcher, compared with the single-process run byte for byte."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from curator.probe.distributed import Ranks  # noqa: E402
+from curator.probe.distributed import Ranks
 
 ARRAYS = ("template", "tuple", "predicted", "gold", "gold_rank", "ranking")
 
@@ -24,8 +25,13 @@ def launch(args: list, db: str, launcher: list[str], ok: bool = True) -> subproc
     """A real launcher starting real `curator` processes; one thread each so that a run's floats do
     not depend on how many processes share the machine's cores."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    result = subprocess.run([*launcher, "-m", "curator", "--database", db, *map(str, args)],
-                            capture_output=True, text=True, env=env, timeout=600)
+    result = subprocess.run(
+        [*launcher, "-m", "curator", "--database", db, *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     if ok:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -50,8 +56,19 @@ def accelerate(n: int) -> list[str]:
     script = Path(sys.executable).parent / "accelerate"
     if not script.exists():
         pytest.skip("accelerate is not installed (pip install -e '.[test]' installs it)")
-    return [str(script), "launch", "--multi_gpu", "--num_processes", str(n), "--num_machines", "1",
-            "--mixed_precision", "no", "--dynamo_backend", "no"]
+    return [
+        str(script),
+        "launch",
+        "--multi_gpu",
+        "--num_processes",
+        str(n),
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+    ]
 
 
 @pytest.mark.parametrize("kind,launcher", [("bert", torchrun), ("gpt2", torchrun), ("bert", accelerate)])
@@ -69,8 +86,9 @@ def test_two_ranks_equal_one_process_byte_for_byte(cli, db_url, release, tmp_pat
         assert path.read_bytes() == (tmp_path / "ranks" / path.relative_to(tmp_path / "single")).read_bytes()
     run = json.loads((tmp_path / "ranks" / "run.json").read_text())
     assert run["ranks"] == 2 and run["devices"] == ["cpu", "cpu"]
-    assert sorted((r["language"], r["relation"]) for r in run["relations"]) == sorted(tuple(k.split("/"))
-                                                                                      for k in single)
+    assert sorted((r["language"], r["relation"]) for r in run["relations"]) == sorted(
+        tuple(k.split("/")) for k in single
+    )
     assert result.stdout.count("probed ") == 1  # one summary line, from rank 0, for the whole run
     assert f"probed {len(single)} relations (0 already done)" in result.stdout
 
@@ -86,7 +104,7 @@ def test_resume_with_another_number_of_ranks(cli, db_url, release, tmp_path):
     result = launch(["probe", *args], db_url, torchrun(3))
     after = stored(tmp_path / "run")
     assert all(after[k] == first[k] for k in done if not k.startswith("el/"))
-    assert f"already done" in result.stdout and set(after) > set(first) - {k for k in done if k.startswith("el/")}
+    assert "already done" in result.stdout and set(after) > set(first) - {k for k in done if k.startswith("el/")}
     launch(["probe", *args, "--out", tmp_path / "single"], db_url, [sys.executable])
     assert stored(tmp_path / "single") == after
     run = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -100,8 +118,9 @@ def test_a_second_run_on_the_folder_stops_every_rank(cli, db_url, release, tmp_p
     cli("models", "tiny", model, "--kind", "bert", "--corpus", release)
     out = tmp_path / "run"
     with run_lock(out):
-        result = launch(["probe", release, "--model", model, "--out", out, "--device", "cpu"], db_url, torchrun(2),
-                        ok=False)
+        result = launch(
+            ["probe", release, "--model", model, "--out", out, "--device", "cpu"], db_url, torchrun(2), ok=False
+        )
     assert result.returncode != 0
     assert "in use, another `curator probe` is writing this run folder" in result.stdout + result.stderr
     # each rank says it in one line; the only traceback is torchrun's own report of a failed worker
@@ -170,8 +189,12 @@ def test_a_failing_rank_stops_every_rank_with_one_line(cli, db_url, release, tmp
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows.append(dict(rows[0], sub_uri="Q99999999", sub_label=" ".join(["Victor"] * 200)))
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    result = launch(["probe", release, "--model", model, "--out", tmp_path / "run", "--languages", "es,el",
-                     "--device", "cpu"], db_url, torchrun(2), ok=False)
+    result = launch(
+        ["probe", release, "--model", model, "--out", tmp_path / "run", "--languages", "es,el", "--device", "cpu"],
+        db_url,
+        torchrun(2),
+        ok=False,
+    )
     assert result.returncode != 0
     errors = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("Error: ")]
     assert len(errors) == 2, result.stdout + result.stderr

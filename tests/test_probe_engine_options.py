@@ -1,5 +1,6 @@
 """The engine options that do not change what is scored: the attention implementation, compiled
 layers, the out-of-memory back-off (the run records what was asked, not the shrunken budget)."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,19 @@ def test_run_records_attention_and_an_unavailable_one_is_one_line(cli, release, 
     cli("probe", release, "--model", bert, "--out", out, "--languages", "es", "--device", "cpu", "--attention", "eager")
     run = json.loads((out / "run.json").read_text())
     assert run["attention"] == "eager" and run["compiled"] is False and run["ranks"] == 1
-    result = cli("probe", release, "--model", bert, "--out", tmp_path / "flash", "--device", "cpu",
-                 "--attention", "flash_attention_2", ok=False)
+    result = cli(
+        "probe",
+        release,
+        "--model",
+        bert,
+        "--out",
+        tmp_path / "flash",
+        "--device",
+        "cpu",
+        "--attention",
+        "flash_attention_2",
+        ok=False,
+    )
     assert result.exit_code != 0 and "Traceback" not in result.output
     lines = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(lines) == 1 and "flash_attention_2" in lines[0], result.output

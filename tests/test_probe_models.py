@@ -5,6 +5,7 @@ Real parts throughout: a release exported from the seed, two tiny real models (B
 layouts) probed through the real CLI, and the web page over the Flask test client. The
 table's numbers are checked against what `curator metrics` and `curator rankc` print for each
 run on its own."""
+
 from __future__ import annotations
 
 import json
@@ -20,13 +21,13 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from curator.core.formats.run_catalog import list_runs  # noqa: E402
-from curator.core.formats.runs import is_run  # noqa: E402
-from curator.probe.plan import load_plan, slug  # noqa: E402
-from curator.core.errors import InputError  # noqa: E402
+from curator.core.errors import InputError
+from curator.core.formats.run_catalog import list_runs
+from curator.core.formats.runs import is_run
+from curator.probe.plan import load_plan, slug
 
-from .conftest import Browser, Cli  # noqa: E402
-from .test_probe_report import SCRIPT, TEMPLATES, make_run  # noqa: E402
+from .conftest import Browser, Cli
+from .test_probe_report import SCRIPT, TEMPLATES, make_run
 
 LANGUAGES, RELATIONS = "es,ar", "P19,P36"
 SUBSET = ("--languages", LANGUAGES, "--relations", RELATIONS, "--device", "cpu")
@@ -85,7 +86,9 @@ def test_slugs_are_stable_safe_and_collisions_are_errors():
     assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}", slug("x" * 300))  # a plain run name for the web app
     from curator.probe.plan import model_jobs
 
-    with pytest.raises(InputError, match="'q/a b/bert' and 'q/a_b/bert' would both be written to the folder 'a_b--bert'"):
+    with pytest.raises(
+        InputError, match="'q/a b/bert' and 'q/a_b/bert' would both be written to the folder 'a_b--bert'"
+    ):
         model_jobs("v0", ["q/a b/bert", "q/a_b/bert"], "runs")
     with pytest.raises(InputError, match="'m' is given twice"):
         model_jobs("v0", ["m", "m"], "runs")
@@ -110,13 +113,17 @@ def test_two_models_in_one_command_equal_each_alone(lab, monkeypatch):
     result = cli("probe", lab["release"], "--model", models["bert"], "--model", models["xlmr"], "--out", multi, *SUBSET)
     assert len(loaded) == 2
     lines = re.findall(r"probed [^\n]*", result.output)  # stderr (transformers' progress) shares the output
-    assert len(lines) == 2 and all(line.startswith("probed 4 relations (0 already done)") for line in lines), result.output
+    assert len(lines) == 2 and all(line.startswith("probed 4 relations (0 already done)") for line in lines), (
+        result.output
+    )
     folders = {name: multi / slug(str(model)) for name, model in models.items()}
     assert folders["bert"].name == "models--bert" and folders["xlmr"].name == "models--xlmr"
     assert sorted(p.name for p in multi.iterdir()) == ["models--bert", "models--xlmr"]
     # the folder of runs is not a run itself; pointed at as CURATOR_RUNS_DIR, it lists both
-    assert not is_run(multi) and [r["name"] for r in list_runs(multi)] in (["models--bert", "models--xlmr"],
-                                                                           ["models--xlmr", "models--bert"])
+    assert not is_run(multi) and [r["name"] for r in list_runs(multi)] in (
+        ["models--bert", "models--xlmr"],
+        ["models--xlmr", "models--bert"],
+    )
     for name, folder in folders.items():
         assert_same_predictions(folder, lab["alone"][name])
         info = json.loads((folder / "run.json").read_text())
@@ -126,8 +133,18 @@ def test_two_models_in_one_command_equal_each_alone(lab, monkeypatch):
     assert again.output.count("probed 0 relations (4 already done)") == 2  # each run resumes: nothing left to do
 
     # a run folder of one model is not a folder of several models' runs
-    bad = cli("probe", lab["release"], "--model", models["bert"], "--model", models["xlmr"],
-              "--out", lab["alone"]["bert"], *SUBSET, ok=False)
+    bad = cli(
+        "probe",
+        lab["release"],
+        "--model",
+        models["bert"],
+        "--model",
+        models["xlmr"],
+        "--out",
+        lab["alone"]["bert"],
+        *SUBSET,
+        ok=False,
+    )
     assert bad.exit_code == 1 and "is the run folder of one model" in bad.output
 
 
@@ -140,7 +157,9 @@ def write_plan(folder: Path, text: str) -> Path:
 
 def test_plan_runs_every_model_on_every_release(lab):
     cli, tmp = lab["cli"], lab["tmp"]
-    plan = write_plan(tmp, """
+    plan = write_plan(
+        tmp,
+        """
 models = ["models/bert", "models/xlmr"]     # beside the plan
 releases = ["export-v0", "v0"]              # a release folder, and a version in the database
 out = "plan-runs"
@@ -148,7 +167,8 @@ out = "plan-runs"
 device = "cpu"
 languages = ["es", "ar"]
 relations = "P19,P36"
-""")
+""",
+    )
     result = cli("probe", "--plan", plan)
     assert result.output.count("probed 4 relations (0 already done)") == 4
     out = tmp / "plan-runs"
@@ -159,34 +179,54 @@ relations = "P19,P36"
             assert_same_predictions(out / release / f"models--{name}", lab["alone"][name])
         info = json.loads((out / "v0" / f"models--{name}" / "run.json").read_text())
         assert info["release"] == "v0" and info["model"] == str(tmp / "models" / name)
-    assert json.loads((out / "export-v0" / "models--bert" / "run.json").read_text())["release"] == str(tmp / "export-v0")
+    assert json.loads((out / "export-v0" / "models--bert" / "run.json").read_text())["release"] == str(
+        tmp / "export-v0"
+    )
     assert cli("probe", "--plan", plan).output.count("probed 0 relations (4 already done)") == 4
     parsed = load_plan(plan)
     assert parsed.options["languages"] == ["es", "ar"] and parsed.options["relations"] == ["P19", "P36"]
     assert parsed.options["score_mode"] == "log-prob" and parsed.options["batch_tokens"] == 8192
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('models = ["m"]\nreleases = [\n', r"plan\.toml: not valid TOML: "),
-    ('releases = ["v0"]\n', r"plan\.toml: field 'models': missing"),
-    ('models = "bert"\nreleases = ["v0"]\n', r"plan\.toml: field 'models': expected a non-empty list"),
-    ('models = ["m"]\nreleases = []\n', r"plan\.toml: field 'releases': expected a non-empty list"),
-    ('models = ["m"]\nreleases = ["v0"]\nmodel = "x"\n', r"plan\.toml: field 'model': unknown key"),
-    ('models = ["m"]\nreleases = ["v0"]\nout = 3\n', r"plan\.toml: field 'out': expected a folder name"),
-    ('models = ["m"]\nreleases = ["v0"]\n[options]\ndevice = "tpu"\n',
-     r"plan\.toml: field 'options\.device': expected one of auto, cpu, cuda, not 'tpu'"),
-    ('models = ["m"]\nreleases = ["v0"]\n[options]\nbatch_tokens = -1\n',
-     r"plan\.toml: field 'options\.batch_tokens': expected a positive integer"),
-    ('models = ["m"]\nreleases = ["v0"]\n[options]\nfinal_punct = "yes"\n',
-     r"plan\.toml: field 'options\.final_punct': expected true or false"),
-    ('models = ["m"]\nreleases = ["v0"]\n[options]\nlanguages = ["Spanish"]\n',
-     r"plan\.toml: field 'options\.languages': 'Spanish' is not a language code"),
-    ('models = ["m"]\nreleases = ["v0"]\n[options]\nbeam = 3\n', r"plan\.toml: field 'options\.beam': unknown option"),
-    ('models = ["a/x", "b/a/x"]\nreleases = ["v0"]\n',
-     r"plan\.toml: field 'models': models 'a/x' and 'b/a/x' would both be written to the folder 'a--x'"),
-    ('models = ["m"]\nreleases = ["v0", "./v0"]\n',
-     r"plan\.toml: field 'releases': releases 'v0' and '\./v0' would both be written to the folder 'v0'"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('models = ["m"]\nreleases = [\n', r"plan\.toml: not valid TOML: "),
+        ('releases = ["v0"]\n', r"plan\.toml: field 'models': missing"),
+        ('models = "bert"\nreleases = ["v0"]\n', r"plan\.toml: field 'models': expected a non-empty list"),
+        ('models = ["m"]\nreleases = []\n', r"plan\.toml: field 'releases': expected a non-empty list"),
+        ('models = ["m"]\nreleases = ["v0"]\nmodel = "x"\n', r"plan\.toml: field 'model': unknown key"),
+        ('models = ["m"]\nreleases = ["v0"]\nout = 3\n', r"plan\.toml: field 'out': expected a folder name"),
+        (
+            'models = ["m"]\nreleases = ["v0"]\n[options]\ndevice = "tpu"\n',
+            r"plan\.toml: field 'options\.device': expected one of auto, cpu, cuda, not 'tpu'",
+        ),
+        (
+            'models = ["m"]\nreleases = ["v0"]\n[options]\nbatch_tokens = -1\n',
+            r"plan\.toml: field 'options\.batch_tokens': expected a positive integer",
+        ),
+        (
+            'models = ["m"]\nreleases = ["v0"]\n[options]\nfinal_punct = "yes"\n',
+            r"plan\.toml: field 'options\.final_punct': expected true or false",
+        ),
+        (
+            'models = ["m"]\nreleases = ["v0"]\n[options]\nlanguages = ["Spanish"]\n',
+            r"plan\.toml: field 'options\.languages': 'Spanish' is not a language code",
+        ),
+        (
+            'models = ["m"]\nreleases = ["v0"]\n[options]\nbeam = 3\n',
+            r"plan\.toml: field 'options\.beam': unknown option",
+        ),
+        (
+            'models = ["a/x", "b/a/x"]\nreleases = ["v0"]\n',
+            r"plan\.toml: field 'models': models 'a/x' and 'b/a/x' would both be written to the folder 'a--x'",
+        ),
+        (
+            'models = ["m"]\nreleases = ["v0", "./v0"]\n',
+            r"plan\.toml: field 'releases': releases 'v0' and '\./v0' would both be written to the folder 'v0'",
+        ),
+    ],
+)
 def test_bad_plan_is_one_line_naming_file_and_key(cli, tmp_path, text, expected):
     plan = write_plan(tmp_path, text)
     result = cli("probe", "--plan", plan, ok=False)
@@ -198,10 +238,12 @@ def test_bad_plan_is_one_line_naming_file_and_key(cli, tmp_path, text, expected)
 
 def test_plan_and_src_or_options_are_exclusive(cli, tmp_path):
     plan = write_plan(tmp_path, 'models = ["m"]\nreleases = ["v0"]\n')
-    for args, message in ((("v0", "--plan", plan), "SRC and --plan are mutually exclusive"),
-                          (("--plan", plan, "--model", "m", "--device", "cpu"), "--model, --device: with --plan"),
-                          (("--plan", tmp_path / "missing.toml"), "missing.toml: no such plan file"),
-                          (("v0", "--out", tmp_path / "x"), "give SRC, --model and --out")):
+    for args, message in (
+        (("v0", "--plan", plan), "SRC and --plan are mutually exclusive"),
+        (("--plan", plan, "--model", "m", "--device", "cpu"), "--model, --device: with --plan"),
+        (("--plan", tmp_path / "missing.toml"), "missing.toml: no such plan file"),
+        (("v0", "--out", tmp_path / "x"), "give SRC, --model and --out"),
+    ):
         result = cli("probe", *args, ok=False)
         lines = result.output.strip().splitlines()
         assert result.exit_code == 1 and len(lines) == 1 and message in lines[0], result.output
@@ -211,8 +253,17 @@ def test_plan_and_src_or_options_are_exclusive(cli, tmp_path):
 def test_models_table_equals_metrics_and_rankc_of_each_run(lab):
     cli, multi = lab["cli"], lab["tmp"] / "multi"
     if not multi.exists():  # the table reads the runs of the two-model command
-        cli("probe", lab["release"], "--model", lab["models"]["bert"], "--model", lab["models"]["xlmr"],
-            "--out", multi, *SUBSET)
+        cli(
+            "probe",
+            lab["release"],
+            "--model",
+            lab["models"]["bert"],
+            "--model",
+            lab["models"]["xlmr"],
+            "--out",
+            multi,
+            *SUBSET,
+        )
     runs = [multi / "models--bert", multi / "models--xlmr"]
     for convention in ("pararel", "mpararel"):
         table = json.loads(cli("models-table", *runs, "--json", "--convention", convention).output)
@@ -227,12 +278,16 @@ def test_models_table_equals_metrics_and_rankc_of_each_run(lab):
                 for m in ("consistency", "accuracy", "consistency_accuracy"):
                     want = metrics[lang][m]["mean"]
                     assert (got[m] is None) if want is None else got[m] == pytest.approx(want, abs=1e-6), (lang, m)
-                others = [rankc["rankc"][lang][o] for o in rankc["languages"]
-                          if o != lang and rankc["queries"][lang][o] > 0]
+                others = [
+                    rankc["rankc"][lang][o] for o in rankc["languages"] if o != lang and rankc["queries"][lang][o] > 0
+                ]
                 assert others and got["rankc"] == pytest.approx(sum(others) / len(others), abs=1e-6)
             for column, value in row["mean"].items():
-                values = [row["by_language"][lang][column] for lang in ("ar", "es")
-                          if row["by_language"][lang][column] is not None]
+                values = [
+                    row["by_language"][lang][column]
+                    for lang in ("ar", "es")
+                    if row["by_language"][lang][column] is not None
+                ]
                 assert value == pytest.approx(sum(values) / len(values), abs=1e-6)
     text = cli("models-table", *runs).output
     assert "models/bert" in text and "models/xlmr" in text and "RankC" in text
@@ -246,10 +301,15 @@ def test_models_table_labels_say_the_release_when_releases_differ(lab, tmp_path)
     imported = make_run(tmp_path / "top1", {"es": TEMPLATES["es"]}, with_ranking=False, model="top1-only")
     table = json.loads(lab["cli"]("models-table", *runs, imported, "--json").output)
     labels = [r["label"] for r in table["runs"]]
-    assert labels == ["bert-base-multilingual-cased · v1-reviewed", "bert-base-multilingual-cased · v2",
-                      "top1-only · v1-reviewed"]
+    assert labels == [
+        "bert-base-multilingual-cased · v1-reviewed",
+        "bert-base-multilingual-cased · v2",
+        "top1-only · v1-reviewed",
+    ]
     assert table["common_languages"] == ["es"] and table["runs"][2]["by_language"]["es"]["rankc"] is None
-    assert table["runs"][2]["note"] and table["runs"][0]["mean"]["rankc"] == table["runs"][0]["by_language"]["es"]["rankc"]
+    assert (
+        table["runs"][2]["note"] and table["runs"][0]["mean"]["rankc"] == table["runs"][0]["by_language"]["es"]["rankc"]
+    )
 
 
 class Cells(HTMLParser):
@@ -274,8 +334,12 @@ def assert_table_shown(html: str, runs: list[Path], convention: str = "pararel")
     table = models_table(runs, convention=convention)
     cells = Cells()
     cells.feed(html)
-    expected = {(lang, i, c): v for i, row in enumerate(table["runs"]) for lang, values in row["by_language"].items()
-                for c, v in values.items()}
+    expected = {
+        (lang, i, c): v
+        for i, row in enumerate(table["runs"])
+        for lang, values in row["by_language"].items()
+        for c, v in values.items()
+    }
     expected.update({("*", i, c): v for i, row in enumerate(table["runs"]) for c, v in row["mean"].items()})
     assert set(expected) == set(cells.values)
     for key, value in expected.items():
@@ -284,8 +348,10 @@ def assert_table_shown(html: str, runs: list[Path], convention: str = "pararel")
 
 
 def test_report_of_several_runs(lab, tmp_path):
-    runs = [make_run(tmp_path / "runs" / "one", TEMPLATES, seed=1),
-            make_run(tmp_path / "runs" / "two", TEMPLATES, seed=2, model=SCRIPT)]
+    runs = [
+        make_run(tmp_path / "runs" / "one", TEMPLATES, seed=1),
+        make_run(tmp_path / "runs" / "two", TEMPLATES, seed=2, model=SCRIPT),
+    ]
     out = tmp_path / "report"
     result = lab["cli"]("report", *runs, out, "--convention", "mpararel")
     assert f"wrote {out / 'index.html'}" in result.output
@@ -317,7 +383,10 @@ def test_web_compare_page(compare_app):
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     assert_table_shown(html, [runs / "tiny-bert", runs / "tiny-xlmr"])
-    assert 'href="/probe/runs/tiny-bert"' in html and 'href="/probe/compare?run=tiny-bert&amp;run=tiny-xlmr&amp;convention=mpararel"' in html
+    assert (
+        'href="/probe/runs/tiny-bert"' in html
+        and 'href="/probe/compare?run=tiny-bert&amp;run=tiny-xlmr&amp;convention=mpararel"' in html
+    )
     mpararel = boss.get("/probe/compare?run=tiny-bert&run=tiny-xlmr&convention=mpararel").get_data(as_text=True)
     assert_table_shown(mpararel, [runs / "tiny-bert", runs / "tiny-xlmr"], "mpararel")
 
@@ -325,8 +394,12 @@ def test_web_compare_page(compare_app):
     assert "<script>alert" not in scripted and "&lt;script&gt;alert" in scripted
     empty = boss.get("/probe/compare")
     assert empty.status_code == 200 and 'id="compare-empty"' in empty.get_data(as_text=True)
-    for bad, status in (("?run=nope", 404), ("?run=..", 404), ("?run=tiny-bert&convention=x", 400),
-                        ("?" + "&".join(f"run=r{i}" for i in range(21)), 400)):
+    for bad, status in (
+        ("?run=nope", 404),
+        ("?run=..", 404),
+        ("?run=tiny-bert&convention=x", 400),
+        ("?" + "&".join(f"run=r{i}" for i in range(21)), 400),
+    ):
         assert boss.get("/probe/compare" + bad).status_code == status, bad
 
     boss.client.set_cookie("curator_locale", "ar")

@@ -5,6 +5,7 @@ The reference shares nothing with the scorer: it loads the model afresh in float
 candidate into the template's text, tokenizes the sentence whole and, for every token the
 tokenizer did not add around the text, runs one forward pass with that token masked and adds
 its log-softmax. The scorer batches the masked variants of many sentences into shared passes."""
+
 from __future__ import annotations
 
 import json
@@ -22,13 +23,20 @@ from curator.probe.tiny import build_tiny  # noqa: E402
 from .conftest import SEED  # noqa: E402
 
 # the last two end in sentence-final punctuation, which --final-punct leaves as it is
-TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]", "¿[X] nació en [Y]?",
-             "[X] [Y]-তে জন্মগ্রহণ করেন।"]
+TEMPLATES = [
+    "[X] nació en [Y]",
+    "la ciudad natal de [X] es [Y] hoy",
+    "[Y] vio nacer a [X]",
+    "¿[X] nació en [Y]?",
+    "[X] [Y]-তে জন্মগ্রহণ করেন।",
+]
 SENTENCE_END = set(".!?。։۔।!?")
-TUPLES = [dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_label="Besanzón"),
-          dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
-          dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
-          dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga")]
+TUPLES = [
+    dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_label="Besanzón"),
+    dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
+    dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
+    dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga"),
+]
 MASKED = ["bert", "xlm-roberta"]
 
 
@@ -84,8 +92,12 @@ def cached_reference(path, data, final_punct=False):
 
 
 def pll_scorer(path, batch_tokens: int, final_punct: bool = False):
-    return load_scorer(str(path), device="cpu", dtype="float32",
-                       options=Options(score_mode="pll", batch_tokens=batch_tokens, final_punct=final_punct))
+    return load_scorer(
+        str(path),
+        device="cpu",
+        dtype="float32",
+        options=Options(score_mode="pll", batch_tokens=batch_tokens, final_punct=final_punct),
+    )
 
 
 @pytest.mark.parametrize("kind", MASKED)
@@ -140,15 +152,17 @@ def test_pll_floor_counts_one_pass_per_scored_token(tiny, kind):
             for _, label in data.candidates:
                 encoded = tok(sentence(template, subject, label, False), return_special_tokens_mask=True)
                 length, k = len(encoded["input_ids"]), len(encoded["input_ids"]) - sum(encoded["special_tokens_mask"])
-                expected += k * (s["layers"] * flops.layer(s, length, length) + 2 * s["hidden"] ** 2
-                                 + 2 * s["hidden"] * s["vocab"])
+                expected += k * (
+                    s["layers"] * flops.layer(s, length, length) + 2 * s["hidden"] ** 2 + 2 * s["hidden"] * s["vocab"]
+                )
     assert scorer.floor_flops(data) == pytest.approx(expected, rel=1e-12)
 
 
 def test_pll_input_errors_are_one_line(tiny):
     scorer = pll_scorer(tiny["bert"], 4096)
-    data = build("es", "P19", ["[X] nació en [Y]"], [dict(sub_uri="Q1", sub_label="[MASK] Smith", obj_uri="Q2",
-                                                           obj_label="Ulm")])
+    data = build(
+        "es", "P19", ["[X] nació en [Y]"], [dict(sub_uri="Q1", sub_label="[MASK] Smith", obj_uri="Q2", obj_label="Ulm")]
+    )
     with pytest.raises(ProbeError, match="contains the mask token"):
         scorer.score_relation(data)
     scorer.max_positions = 5
@@ -165,8 +179,22 @@ def test_pll_needs_a_masked_lm(tiny, kind):
 
 def test_cli_pll_run_ranks_by_the_reference(cli, release, bert, tmp_path):
     out = tmp_path / "run"
-    cli("probe", release, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19",
-        "--device", "cpu", "--score-mode", "pll")
+    cli(
+        "probe",
+        release,
+        "--model",
+        bert,
+        "--out",
+        out,
+        "--languages",
+        "es",
+        "--relations",
+        "P19",
+        "--device",
+        "cpu",
+        "--score-mode",
+        "pll",
+    )
     run = json.loads((out / "run.json").read_text())
     assert run["options"]["score_mode"] == "pll"
     data = next(from_directory(release, ["es"], ["P19"]))
@@ -180,8 +208,23 @@ def test_cli_pll_run_ranks_by_the_reference(cli, release, bert, tmp_path):
 def test_cli_pll_on_a_decoder_only_model_is_one_line(cli, release, tmp_path):
     gpt2 = tmp_path / "gpt2"
     cli("models", "tiny", gpt2, "--kind", "gpt2", "--corpus", release)
-    result = cli("probe", release, "--model", gpt2, "--out", tmp_path / "run", "--languages", "es",
-                 "--relations", "P19", "--device", "cpu", "--score-mode", "pll", ok=False)
+    result = cli(
+        "probe",
+        release,
+        "--model",
+        gpt2,
+        "--out",
+        tmp_path / "run",
+        "--languages",
+        "es",
+        "--relations",
+        "P19",
+        "--device",
+        "cpu",
+        "--score-mode",
+        "pll",
+        ok=False,
+    )
     assert result.exit_code == 1 and "Traceback" not in result.output
     lines = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(lines) == 1 and "pll scores sentences with a masked LM" in lines[0], result.output
@@ -213,8 +256,9 @@ def test_pll_chunks_of_queries_oom_retry_and_an_empty_label(tiny, monkeypatch):
     assert len(calls) > 5 and scorer.budget == 128
 
     monkeypatch.setattr(pll, "_variants", real)
-    with_empty = build("es", "P19", TEMPLATES, TUPLES + [dict(sub_uri="Q1", sub_label="Nadie", obj_uri="Q0",
-                                                              obj_label="\u200b")])
+    with_empty = build(
+        "es", "P19", TEMPLATES, TUPLES + [dict(sub_uri="Q1", sub_label="Nadie", obj_uri="Q0", obj_label="\u200b")]
+    )
     got = pll_scorer(tiny["bert"], 4096).score_relation(with_empty)
     empty = [c for c, (_, label) in enumerate(with_empty.candidates) if label == "\u200b"]
     assert empty and np.isneginf(got[:, empty]).all() and np.isfinite(np.delete(got, empty, axis=1)).all()

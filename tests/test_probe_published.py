@@ -11,6 +11,7 @@ curator's scorer (batched queries, masks found by id, the LM head split at the m
 Real data in three scripts, tiny BERT-style (WordPiece) and XLM-R-style (SentencePiece,
 <mask> that swallows the space before it) models with tokenizers trained on that data.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -30,8 +31,9 @@ from . import probe_real  # noqa: E402
 TIE = 1e-5  # scores this close count as a tie (curator scores in float32, the reference in float64)
 
 
-def published_predictions(path, templates: list[str], tuples: list[dict], candidates: list[str],
-                          add_at_eos: str | None) -> list[dict[str, float]]:
+def published_predictions(
+    path, templates: list[str], tuples: list[dict], candidates: list[str], add_at_eos: str | None
+) -> list[dict[str, float]]:
     """Per (template, tuple), template-major: {candidate label: mean logit}, as the published code."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
@@ -78,11 +80,16 @@ def test_mean_logit_predicts_what_the_published_code_predicts(tmp_path_factory, 
             rows.subjects, rows.objects = rows.subjects[:6], rows.objects[:6]  # every candidate, a few subjects
             kept = [next(t for t in tuples if t["sub_uri"] == uri) for uri, _ in rows.subjects]
             labels = [label for _, label in rows.candidates]
-            scorer = load_scorer(str(path), device="cpu", dtype="float32",
-                                 options=Options(score_mode="mean-logit", final_punct=final_punct))
+            scorer = load_scorer(
+                str(path),
+                device="cpu",
+                dtype="float32",
+                options=Options(score_mode="mean-logit", final_punct=final_punct),
+            )
             ranking, _ = rank(scorer.score_relation(rows), np.zeros(len(kept) * len(rows.templates), dtype=np.int32))
-            theirs = published_predictions(path, rows.templates, kept, list(dict.fromkeys(labels)),
-                                           "." if final_punct else None)
+            theirs = published_predictions(
+                path, rows.templates, kept, list(dict.fromkeys(labels)), "." if final_punct else None
+            )
             for q, scores in enumerate(theirs):
                 ours = labels[ranking[q, 0]]
                 best = max(scores, key=scores.get)
@@ -90,8 +97,15 @@ def test_mean_logit_predicts_what_the_published_code_predicts(tmp_path_factory, 
                 if ours == best:
                     agreed += 1
                 else:  # allowed only where the published scores cannot tell the two apart
-                    assert scores[best] - scores[ours] < TIE, (language, relation, q, ours, best, scores[best],
-                                                               scores[ours])
+                    assert scores[best] - scores[ours] < TIE, (
+                        language,
+                        relation,
+                        q,
+                        ours,
+                        best,
+                        scores[best],
+                        scores[ours],
+                    )
                     ties += 1
     assert queries == len(probe_real.LANGUAGES) * 2 * 3 * 6
     assert ties <= queries // 20, f"{ties} ties of {queries}: too many to call them ties"

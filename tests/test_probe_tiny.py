@@ -1,4 +1,5 @@
 """`curator models tiny`: reproducible builds, tokenizers laid out like the real families'."""
+
 from __future__ import annotations
 
 import os
@@ -10,9 +11,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from curator.probe.tiny import build_tiny  # noqa: E402
+from curator.probe.tiny import build_tiny
 
-from .conftest import ROOT, SEED, tree_bytes  # noqa: E402
+from .conftest import ROOT, SEED, tree_bytes
 
 KINDS = ("bert", "xlm-roberta", "t5", "gpt2", "marian")
 
@@ -28,12 +29,20 @@ def test_same_corpus_and_seed_give_byte_identical_files(built, tmp_path):
     seed, so neither Python's set/dict order of strings nor the Rust trainers' random hash maps
     can hide behind one process's luck."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=str(int(os.environ.get("PYTHONHASHSEED", "0")) + 1))
-    script = ("import sys; from curator.cli import main\n"
-              "for kind in sys.argv[3:]:\n"
-              "    main(['models', 'tiny', f'{sys.argv[1]}/{kind}', '--kind', kind, '--corpus', sys.argv[2],"
-              " '--seed', '3'], standalone_mode=False)\n")
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out"), str(SEED), *KINDS], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    script = (
+        "import sys; from curator.cli import main\n"
+        "for kind in sys.argv[3:]:\n"
+        "    main(['models', 'tiny', f'{sys.argv[1]}/{kind}', '--kind', kind, '--corpus', sys.argv[2],"
+        " '--seed', '3'], standalone_mode=False)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "out"), str(SEED), *KINDS],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     for kind in KINDS:
         here, there = tree_bytes(built[kind]), tree_bytes(tmp_path / "out" / kind)
@@ -59,8 +68,17 @@ def test_bert_wordpiece_cased_with_cls_sep(built):
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(built["bert"])
-    assert tokens(built["bert"], "Albert Einstein nació en [MASK] [MASK].") == \
-        ["[CLS]", "Albert", "Einstein", "nació", "en", "[MASK]", "[MASK]", ".", "[SEP]"]
+    assert tokens(built["bert"], "Albert Einstein nació en [MASK] [MASK].") == [
+        "[CLS]",
+        "Albert",
+        "Einstein",
+        "nació",
+        "en",
+        "[MASK]",
+        "[MASK]",
+        ".",
+        "[SEP]",
+    ]
     assert (tok.cls_token, tok.sep_token, tok.mask_token, tok.pad_token) == ("[CLS]", "[SEP]", "[MASK]", "[PAD]")
     assert tok.tokenize("Albert") != tok.tokenize("albert")  # cased, like bert-base-multilingual-cased
     assert any(t.startswith("##") for t in tok.get_vocab())
@@ -70,8 +88,17 @@ def test_xlm_roberta_sentencepiece_and_mask_that_swallows_the_space(built):
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(built["xlm-roberta"])
-    assert tokens(built["xlm-roberta"], "Albert Einstein nació en <mask> <mask>.") == \
-        ["<s>", "▁Albert", "▁Einstein", "▁nació", "▁en", "<mask>", "<mask>", "▁.", "</s>"]
+    assert tokens(built["xlm-roberta"], "Albert Einstein nació en <mask> <mask>.") == [
+        "<s>",
+        "▁Albert",
+        "▁Einstein",
+        "▁nació",
+        "▁en",
+        "<mask>",
+        "<mask>",
+        "▁.",
+        "</s>",
+    ]
     # the pieces encoded apart would leave the "▁" the mask swallows in running text
     assert tok.tokenize("nació en ")[-1] == "▁"
     assert tok.added_tokens_decoder[tok.mask_token_id].lstrip
@@ -84,8 +111,15 @@ def test_t5_sentinels_and_eos(built):
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(built["t5"])
-    assert tokens(built["t5"], "Albert Einstein  nació en <extra_id_0>.") == \
-        ["▁Albert", "▁Einstein", "▁nació", "▁en", "<extra_id_0>", "▁.", "</s>"]  # no BOS, runs of spaces collapse
+    assert tokens(built["t5"], "Albert Einstein  nació en <extra_id_0>.") == [
+        "▁Albert",
+        "▁Einstein",
+        "▁nació",
+        "▁en",
+        "<extra_id_0>",
+        "▁.",
+        "</s>",
+    ]  # no BOS, runs of spaces collapse
     assert tok.bos_token is None and tok.eos_token == "</s>" and tok.pad_token_id == 0
     assert tok.convert_tokens_to_ids("<extra_id_0>") == len(tok) - 1
     assert tok.convert_tokens_to_ids("<extra_id_99>") == len(tok) - 100
@@ -118,8 +152,14 @@ def sample_queries(slot: str) -> list[str]:
 
     lines = [line for line in corpus_lines(SEED, limit=400) if " " in line][:150]
     out = [line.rsplit(" ", 1)[0] + " " + slot + end for line, end in zip(lines, [".", "", " ?"] * 50)]
-    return out + [f"Victor Hugo  nació en {slot}", f" Victor Hugo nació en {slot}.", f"Victor\u00a0Hugo {slot}.",
-                  f"서울에서 태어난 {slot}는", f"l'{slot}", f"Albert Einstein nació en {slot}!"]
+    return out + [
+        f"Victor Hugo  nació en {slot}",
+        f" Victor Hugo nació en {slot}.",
+        f"Victor\u00a0Hugo {slot}.",
+        f"서울에서 태어난 {slot}는",
+        f"l'{slot}",
+        f"Albert Einstein nació en {slot}!",
+    ]
 
 
 def test_bert_family_class_stays_cased(built, tmp_path):
@@ -159,8 +199,9 @@ def test_xlm_roberta_queries_tokenize_as_either_layout_would(built, tmp_path):
     rebuilt = XLMRobertaTokenizer.from_pretrained(built["xlm-roberta"])(texts)["input_ids"]
     assert as_written != rebuilt  # the two layouts really differ on these queries
     assert load_scorer(str(built["xlm-roberta"]), device="cpu").tokenize(texts) == as_written
-    family = load_scorer(str(family_copy(built["xlm-roberta"], tmp_path / "family", "XLMRobertaTokenizer")),
-                         device="cpu")
+    family = load_scorer(
+        str(family_copy(built["xlm-roberta"], tmp_path / "family", "XLMRobertaTokenizer")), device="cpu"
+    )
     assert type(family.tok).__name__ == "XLMRobertaTokenizer"
     assert "WhitespaceSplit" in str(family.tok.backend_tokenizer.pre_tokenizer)
     assert family.tokenize(texts) == rebuilt

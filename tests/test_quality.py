@@ -1,4 +1,5 @@
 """Quality signals (SPEC §7): similarity sanity on real data, risk, risk-ordered queues, storage and pages."""
+
 from __future__ import annotations
 
 import json
@@ -7,9 +8,9 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from curator.core.models import Template, TemplateSignal
-from curator.core.formats.runs import RelationPredictions, save_relation
 from curator.analysis.outcomes import risk_outcomes
+from curator.core.formats.runs import RelationPredictions, save_relation
+from curator.core.models import Template, TemplateSignal
 from curator.quality.signals import compute_agreement, risk_components, risks, signal_summary
 from curator.review.sampling import risk_sample, sample_templates
 
@@ -56,7 +57,10 @@ def test_risk_components():
     assert parts["similarity"] == pytest.approx(0.2 / 0.45)
     assert parts["disagreement"] == pytest.approx(0.5)
     assert risk_components(3, similarity=0.99, agreement=0.9, relation_agreement=0.5) == {
-        "votes": pytest.approx(0.15), "similarity": 0.0, "disagreement": 0.0}
+        "votes": pytest.approx(0.15),
+        "similarity": 0.0,
+        "disagreement": 0.0,
+    }
     assert risk_components(2, similarity=0.1)["similarity"] == 1.0
 
 
@@ -92,15 +96,29 @@ def test_risk_sample_takes_the_riskiest_and_starts_with_them():
 def seed_run(sessions, out, language="es", relation="P19"):
     """A probe run over the seed's real candidate templates: the last template disagrees with all others."""
     with sessions() as s:
-        texts = s.scalars(select(Template.text).where(Template.language == language, Template.relation_id == relation,
-                                                      Template.is_candidate).order_by(Template.id)).all()
+        texts = s.scalars(
+            select(Template.text)
+            .where(Template.language == language, Template.relation_id == relation, Template.is_candidate)
+            .order_by(Template.id)
+        ).all()
     T, D = len(texts), 6
     predicted = np.zeros((T, D), dtype=np.int32)
     predicted[-1] = 1
     gold = np.zeros(D, dtype=np.int32)
-    save_relation(out, RelationPredictions(
-        language, relation, list(texts), [(f"Q{i}", f"s{i}") for i in range(D)], ["Q100"] * D,
-        [("Q100", "a"), ("Q101", "b")], predicted, predicted == gold, gold))
+    save_relation(
+        out,
+        RelationPredictions(
+            language,
+            relation,
+            list(texts),
+            [(f"Q{i}", f"s{i}") for i in range(D)],
+            ["Q100"] * D,
+            [("Q100", "a"), ("Q101", "b")],
+            predicted,
+            predicted == gold,
+            gold,
+        ),
+    )
     return texts
 
 
@@ -112,8 +130,12 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     with sessions.begin() as s:
         assert compute_agreement(s, tmp_path / "runs" / "r1") == T
     with sessions() as s:
-        signals = {t.text: sig for t, sig in s.execute(
-            select(Template, TemplateSignal).join(TemplateSignal, TemplateSignal.template_id == Template.id))}
+        signals = {
+            t.text: sig
+            for t, sig in s.execute(
+                select(Template, TemplateSignal).join(TemplateSignal, TemplateSignal.template_id == Template.id)
+            )
+        }
         assert signals[texts[-1]].agreement == 0.0 and signals[texts[-1]].probe_run == "r1"
         assert signals[texts[0]].agreement == pytest.approx((T - 2) / (T - 1))
         scores = risks(s, "es")
@@ -125,14 +147,22 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     page = boss.get("/admin/languages/es?order=risk").get_data(as_text=True)
     assert page.index(texts[-1]) < page.index(texts[0])
     token = csrf_from(page)
-    assert boss.client.post("/admin/languages/es/queue-order", data={"order": "risk", "csrf_token": token}).status_code == 302
-    bad = boss.client.post("/admin/languages/es/queue-order", data={"order": "loudest", "csrf_token": token},
-                           follow_redirects=True)
+    assert (
+        boss.client.post("/admin/languages/es/queue-order", data={"order": "risk", "csrf_token": token}).status_code
+        == 302
+    )
+    bad = boss.client.post(
+        "/admin/languages/es/queue-order", data={"order": "loudest", "csrf_token": token}, follow_redirects=True
+    )
     assert "queue order must be one of" in bad.get_data(as_text=True)
     assert boss.client.post("/admin/languages/es/queue-order", data={"order": "random"}).status_code == 400
     ana = Browser(review_app).login("ana@example.org")
-    assert ana.client.post("/admin/languages/es/queue-order",
-                           data={"order": "random", "csrf_token": ana.token}).status_code == 403
+    assert (
+        ana.client.post(
+            "/admin/languages/es/queue-order", data={"order": "random", "csrf_token": ana.token}
+        ).status_code
+        == 403
+    )
 
     # a reviewer who joins now starts with the riskiest template, and sees why
     from curator.review.accounts import create_user
@@ -146,8 +176,13 @@ def test_agreement_signal_and_risk_ordered_queue(review_app, sessions, tmp_path)
     assert context["template"]["text"] == texts[-1]
     assert context["signals"]["components"]["disagreement"] == 1.0 and context["signals"]["similarity"] is None
     # the latest run's hint: it never agrees with the others, whose mean agreement is (T - 2) / T
-    assert context["probe"] == {"run": "r1", "model": "tiny-bert", "agreement": 0.0,
-                                "relation_mean": round((T - 2) / T, 4), "low": True}
+    assert context["probe"] == {
+        "run": "r1",
+        "model": "tiny-bert",
+        "agreement": 0.0,
+        "relation_mean": round((T - 2) / T, 4),
+        "low": True,
+    }
 
     # the dashboard tells whether risky templates were rejected more often
     assert cai.post(f"/api/v1/languages/es/items/{first}/decision", json={"decision": "reject"}).status_code == 201
@@ -175,10 +210,14 @@ def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_p
     result = cli("signals", "similarity", "--languages", "es", "--system", f"local:{model}")
     assert "es" in result.output
     with sessions() as s:
-        rows = s.execute(select(Template, TemplateSignal).join(TemplateSignal, TemplateSignal.template_id == Template.id)
-                         .where(Template.language == "es")).all()
-        candidates = s.scalar(select(func.count()).select_from(Template).where(Template.language == "es",
-                                                                            Template.is_candidate))
+        rows = s.execute(
+            select(Template, TemplateSignal)
+            .join(TemplateSignal, TemplateSignal.template_id == Template.id)
+            .where(Template.language == "es")
+        ).all()
+        candidates = s.scalar(
+            select(func.count()).select_from(Template).where(Template.language == "es", Template.is_candidate)
+        )
     assert len(rows) == candidates > 0
     for template, signal in rows:
         assert -1.0 <= signal.similarity <= 1.0
@@ -220,10 +259,14 @@ def test_a_damaged_latest_run_never_breaks_the_review_screen(review_app, session
 def _agreement(sessions, language: str) -> dict[str, tuple[float, str]]:
     """{template text: (agreement, probe run)} stored for the language's templates."""
     with sessions() as s:
-        return {t: (a, run) for t, a, run in s.execute(
-            select(Template.text, TemplateSignal.agreement, TemplateSignal.probe_run)
-            .join(TemplateSignal, TemplateSignal.template_id == Template.id)
-            .where(Template.language == language, TemplateSignal.agreement.is_not(None)))}
+        return {
+            t: (a, run)
+            for t, a, run in s.execute(
+                select(Template.text, TemplateSignal.agreement, TemplateSignal.probe_run)
+                .join(TemplateSignal, TemplateSignal.template_id == Template.id)
+                .where(Template.language == language, TemplateSignal.agreement.is_not(None))
+            )
+        }
 
 
 def test_cli_signals_disagreement_stores_agreement_from_the_newest_or_given_run(cli, sessions, tmp_path, monkeypatch):
@@ -268,28 +311,57 @@ def test_cli_signals_outcomes_groups_decisions_by_risk(cli, sessions, tmp_path):
     cli("signals", "disagreement", tmp_path / "runs" / "r1")
     assert cli("signals", "outcomes", "--json").output.strip() == "[]"  # no decisions yet
     decisions = [(texts[-1], "reject"), (texts[0], "accept"), (texts[1], "reject"), (texts[2], "accept")]
-    (tmp_path / "decisions.jsonl").write_text("".join(
-        json.dumps({"reviewer": "Ana", "language": "es", "relation": "P19", "template": text, "decision": d},
-                   ensure_ascii=False) + "\n" for text, d in decisions), encoding="utf-8")
+    (tmp_path / "decisions.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {"reviewer": "Ana", "language": "es", "relation": "P19", "template": text, "decision": d},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for text, d in decisions
+        ),
+        encoding="utf-8",
+    )
     cli("review", "import", tmp_path / "decisions.jsonl")
     with sessions() as s:
         scores = risks(s, "es")
-        ids = {t: s.scalar(select(Template.id).where(Template.language == "es", Template.relation_id == "P19",
-                                                     Template.text == t)) for t, _ in decisions}
+        ids = {
+            t: s.scalar(
+                select(Template.id).where(Template.language == "es", Template.relation_id == "P19", Template.text == t)
+            )
+            for t, _ in decisions
+        }
     # the disagreeing template is high risk; the others' risk comes from their votes alone
     assert scores[ids[texts[-1]]] == pytest.approx(1.0)
     assert all(scores[ids[t]] < 1 / 3 for t in texts[:3])
 
     rows = json.loads(cli("signals", "outcomes", "--json").output)
     assert rows == [
-        {"language": "es", "group": "high risk", "templates": 1, "decisions": 1, "rejected": 1, "amended": 0,
-         "reject_rate": 1.0},
-        {"language": "es", "group": "low risk", "templates": 3, "decisions": 3, "rejected": 1, "amended": 0,
-         "reject_rate": pytest.approx(1 / 3)}]
+        {
+            "language": "es",
+            "group": "high risk",
+            "templates": 1,
+            "decisions": 1,
+            "rejected": 1,
+            "amended": 0,
+            "reject_rate": 1.0,
+        },
+        {
+            "language": "es",
+            "group": "low risk",
+            "templates": 3,
+            "decisions": 3,
+            "rejected": 1,
+            "amended": 0,
+            "reject_rate": pytest.approx(1 / 3),
+        },
+    ]
     table = cli("signals", "outcomes").output.splitlines()
     assert table[0].split() == ["lang", "group", "templates", "decisions", "rejected"]
-    assert [line.split() for line in table[1:]] == [["es", "high", "risk", "1", "1", "100%"],
-                                                    ["es", "low", "risk", "3", "3", "33%"]]
+    assert [line.split() for line in table[1:]] == [
+        ["es", "high", "risk", "1", "1", "100%"],
+        ["es", "low", "risk", "3", "3", "33%"],
+    ]
 
 
 def test_cli_review_order_sets_how_new_reviewers_are_sampled(cli, sessions, tmp_path):
@@ -305,11 +377,12 @@ def test_cli_review_order_sets_how_new_reviewers_are_sampled(cli, sessions, tmp_
         """(first template text, sample as (relation, template id), the pool, the seed) of a new reviewer of es."""
         with sessions.begin() as s:
             assignment = assign(s, create_user(s, email, "pw-long-enough", "reviewer"), "es")
-            items = s.execute(select(AssignmentItem.relation_id, AssignmentItem.template_id)
-                              .where(AssignmentItem.assignment_id == assignment.id)
-                              .order_by(AssignmentItem.position)).all()
-            return (s.get(Template, items[0][1]).text, [tuple(i) for i in items], reviewable(s, "es"),
-                    assignment.seed)
+            items = s.execute(
+                select(AssignmentItem.relation_id, AssignmentItem.template_id)
+                .where(AssignmentItem.assignment_id == assignment.id)
+                .order_by(AssignmentItem.position)
+            ).all()
+            return (s.get(Template, items[0][1]).text, [tuple(i) for i in items], reviewable(s, "es"), assignment.seed)
 
     assert cli("review", "order", "es", "risk").output.strip() == "new reviewers of es get a risk sample"
     with sessions() as s:
@@ -342,8 +415,9 @@ def test_checks_registry_is_what_the_cli_and_review_screen_show(cli, sessions):
     assert "Back-translation similarity" in text and "similarity: Cosine between" in text
     cli("seed")
     with sessions.begin() as s:
-        template = s.scalar(select(Template).where(Template.language == "es", Template.is_candidate)
-                            .order_by(Template.id))
+        template = s.scalar(
+            select(Template).where(Template.language == "es", Template.is_candidate).order_by(Template.id)
+        )
         s.add(TemplateSignal(template_id=template.id, similarity=0.5, agreement=0.1, relation_agreement=0.6))
     rows = json.loads(cli("signals", "show", "es", "--top", "1", "--json").output)
     row = rows[0]
@@ -354,6 +428,7 @@ def test_checks_registry_is_what_the_cli_and_review_screen_show(cli, sessions):
     assert by_id["similarity"]["risk"] == 1.0 and by_id["disagreement"]["risk"] == 1.0
     assert row["risk"] == pytest.approx(combine(row["components"]), abs=1e-3) and row["risk"] == 1.0
     with sessions() as s:
-        bare = s.scalar(select(Template).where(Template.language == "es", Template.is_candidate,
-                                               Template.id != template.id))
+        bare = s.scalar(
+            select(Template).where(Template.language == "es", Template.is_candidate, Template.id != template.id)
+        )
         assert [c["id"] for c in results(bare, None)] == ["votes", "repaired"]  # not computed: not shown

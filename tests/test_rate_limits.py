@@ -1,6 +1,7 @@
 """Sign-in and invitation rate limits (web/limits.py): per submitted e-mail and per client
 address, 429 with Retry-After, JSON under /api/ and the error page elsewhere; the address is
 the real client only when CURATOR_PROXY_FIX trusts a proxy."""
+
 from __future__ import annotations
 
 import time
@@ -16,9 +17,18 @@ from .conftest import PASSWORD, csrf_from
 @pytest.fixture
 def limited(review_app, db_url, tmp_path):
     """The seeded database behind an app with the default limits on (review_app turns them off)."""
+
     def make(**config):
-        return create_app({"DATABASE_URL": db_url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp_path / "runs"),
-                           "RATELIMIT_ENABLED": True, **config})
+        return create_app(
+            {
+                "DATABASE_URL": db_url,
+                "SECRET_KEY": "test-secret",
+                "RUNS_DIR": str(tmp_path / "runs"),
+                "RATELIMIT_ENABLED": True,
+                **config,
+            }
+        )
+
     return make
 
 
@@ -36,8 +46,9 @@ def clock(monkeypatch):
 
 def _attempt(client, email, password, headers=None):
     token = csrf_from(client.get("/login").get_data(as_text=True))
-    return client.post("/login", data={"email": email, "password": password, "csrf_token": token},
-                       headers=headers or {})
+    return client.post(
+        "/login", data={"email": email, "password": password, "csrf_token": token}, headers=headers or {}
+    )
 
 
 def test_guessing_one_accounts_password_is_stopped(limited, clock):
@@ -61,9 +72,15 @@ def test_the_account_limit_holds_across_addresses(limited):
         r = _attempt(client, "Ana@Example.org ", "wrong", {"X-Forwarded-For": f"198.51.100.{i}"})
         assert r.status_code == 401
     # a new address (and another spelling of the e-mail) does not start over
-    r = client.post("/login", data={"email": "ana@example.org", "password": PASSWORD,
-                                    "csrf_token": csrf_from(client.get("/login").get_data(as_text=True))},
-                    environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    r = client.post(
+        "/login",
+        data={
+            "email": "ana@example.org",
+            "password": PASSWORD,
+            "csrf_token": csrf_from(client.get("/login").get_data(as_text=True)),
+        },
+        environ_base={"REMOTE_ADDR": "203.0.113.9"},
+    )
     assert r.status_code == 429
     assert _attempt(client, "bo@example.org", PASSWORD).status_code == 302  # another account is not affected
 
@@ -85,15 +102,17 @@ def test_proxy_fix_takes_the_client_address_from_the_trusted_proxy(limited):
     assert _attempt(client, "b@example.org", "wrong", {"X-Forwarded-For": "203.0.113.2"}).status_code == 401
     # without ProxyFix the header is ignored: a forged X-Forwarded-For does not buy new attempts
     client = limited(RATELIMIT_ADDRESS="3/minute").test_client()
-    statuses = [_attempt(client, f"c{n}@example.org", "wrong", {"X-Forwarded-For": f"203.0.113.{n}"}).status_code
-                for n in range(4)]
+    statuses = [
+        _attempt(client, f"c{n}@example.org", "wrong", {"X-Forwarded-For": f"203.0.113.{n}"}).status_code
+        for n in range(4)
+    ]
     assert statuses == [401, 401, 401, 429]
 
 
 def test_invitation_attempts_are_limited_per_link(limited, cli):
     app = limited(RATELIMIT_ACCOUNT="3/minute")
     link = cli("user", "invite", "--language", "el").output.strip()
-    path = link[link.index("/invite/"):]
+    path = link[link.index("/invite/") :]
     client = app.test_client()
     token = csrf_from(client.get(path).get_data(as_text=True))
     form = {"csrf_token": token, "email": "new@example.org", "password": "short", "password2": "short"}
@@ -103,8 +122,11 @@ def test_invitation_attempts_are_limited_per_link(limited, cli):
 
 def _change_password(client, current, new, address):
     token = csrf_from(client.get("/account").get_data(as_text=True))
-    return client.post("/account", data={"csrf_token": token, "current": current, "password": new, "password2": new},
-                       environ_base={"REMOTE_ADDR": address})
+    return client.post(
+        "/account",
+        data={"csrf_token": token, "current": current, "password": new, "password2": new},
+        environ_base={"REMOTE_ADDR": address},
+    )
 
 
 def _signed_in(app, email):
@@ -126,7 +148,9 @@ def test_password_changes_on_the_account_page_are_limited(limited, clock):
     refused = _change_password(ana, PASSWORD, new, "192.0.2.2")  # the account's limit: another address too
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
     assert "text/html" in refused.content_type and "Too many attempts" in refused.get_data(as_text=True)
-    assert _change_password(bo, "wrong", new, "192.0.2.3").status_code == 422  # another account elsewhere: counted apart
+    assert (
+        _change_password(bo, "wrong", new, "192.0.2.3").status_code == 422
+    )  # another account elsewhere: counted apart
     assert _change_password(bo, PASSWORD, new, "192.0.2.1").status_code == 429  # the address's limit
     assert ana.get("/account").status_code == 200  # the page itself is not limited
     clock[0] += 61
@@ -146,14 +170,21 @@ def test_parallel_password_guesses_stop_at_the_limit(limited):
 
         session = requests.Session()
         login = session.get(f"{server.url}/login").text
-        assert session.post(f"{server.url}/login", data={"email": "ana@example.org", "password": PASSWORD,
-                                                         "csrf_token": csrf_from(login)}).status_code == 200
+        assert (
+            session.post(
+                f"{server.url}/login",
+                data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": csrf_from(login)},
+            ).status_code
+            == 200
+        )
         token = csrf_from(session.get(f"{server.url}/account").text)
 
         def guess(i):
-            return session.post(f"{server.url}/account", data={"csrf_token": token, "current": f"guess {i}",
-                                                               "password": "x" * 20, "password2": "x" * 20},
-                                allow_redirects=False).status_code
+            return session.post(
+                f"{server.url}/account",
+                data={"csrf_token": token, "current": f"guess {i}", "password": "x" * 20, "password2": "x" * 20},
+                allow_redirects=False,
+            ).status_code
 
         with ThreadPoolExecutor(16) as pool:
             statuses = sorted(pool.map(guess, range(16)))
@@ -169,12 +200,17 @@ def test_refused_api_tokens_are_limited_per_address(limited, cli, clock):
     script = app.test_client()
 
     def me(bearer, address="192.0.2.1"):
-        return script.get("/api/v1/me", headers={"Authorization": f"Bearer {bearer}"},
-                          environ_base={"REMOTE_ADDR": address})
+        return script.get(
+            "/api/v1/me", headers={"Authorization": f"Bearer {bearer}"}, environ_base={"REMOTE_ADDR": address}
+        )
 
     def undo(bearer, address="192.0.2.1"):
-        return script.post("/api/v1/languages/es/undo", json={}, headers={"Authorization": f"Bearer {bearer}"},
-                           environ_base={"REMOTE_ADDR": address})
+        return script.post(
+            "/api/v1/languages/es/undo",
+            json={},
+            headers={"Authorization": f"Bearer {bearer}"},
+            environ_base={"REMOTE_ADDR": address},
+        )
 
     assert all(me(token, "192.0.2.9").status_code == 200 for _ in range(15))  # a working script is never limited
     # a POST counts too: a refused token is a 401 like on a GET (not the CSRF check's 400 first)
@@ -214,15 +250,22 @@ def test_a_429_under_api_is_json(limited):
 def test_settings_read_the_limits(tmp_path):
     from curator.core.settings import Settings
 
-    settings = Settings.from_env({"CURATOR_RATELIMIT_STORAGE": "redis://cache:6379", "CURATOR_PROXY_FIX": "2",
-                                  "CURATOR_RATELIMIT_ENABLED": "0", "CURATOR_RATELIMIT_ACCOUNT": "5/minute"},
-                                 instance_path=tmp_path)
+    settings = Settings.from_env(
+        {
+            "CURATOR_RATELIMIT_STORAGE": "redis://cache:6379",
+            "CURATOR_PROXY_FIX": "2",
+            "CURATOR_RATELIMIT_ENABLED": "0",
+            "CURATOR_RATELIMIT_ACCOUNT": "5/minute",
+        },
+        instance_path=tmp_path,
+    )
     config = settings.flask_config()
     assert config["RATELIMIT_STORAGE_URI"] == "redis://cache:6379" and config["PROXY_FIX"] == 2
     assert config["RATELIMIT_ENABLED"] is False and config["RATELIMIT_ACCOUNT"] == "5/minute"
     assert Settings.from_env({}, instance_path=tmp_path).flask_config()["RATELIMIT_STORAGE_URI"] == "memory://"
-    config = Settings.from_env({"CURATOR_RATELIMIT_PASSWORD": "3/minute", "CURATOR_RATELIMIT_TOKEN": "4/hour"},
-                               instance_path=tmp_path).flask_config()
+    config = Settings.from_env(
+        {"CURATOR_RATELIMIT_PASSWORD": "3/minute", "CURATOR_RATELIMIT_TOKEN": "4/hour"}, instance_path=tmp_path
+    ).flask_config()
     assert config["RATELIMIT_PASSWORD"] == "3/minute" and config["RATELIMIT_TOKEN"] == "4/hour"
     defaults = Settings.from_env({}, instance_path=tmp_path).flask_config()
     assert defaults["RATELIMIT_PASSWORD"] == "5/minute;20/hour" and defaults["RATELIMIT_TOKEN"] == "10/minute;50/hour"

@@ -4,6 +4,7 @@ One module-scoped database is built through the CLI (about two minutes); the tes
 compare it with hand-checked cases and with an independent in-memory re-computation of
 mParaRel's procedure (votes ≥ 2 with Bing counted twice, coverage ≥ 60% / 20%).
 """
+
 from __future__ import annotations
 
 import json
@@ -15,10 +16,10 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.db import make_engine, make_session_factory
-from curator.ingest.clean import check
-from curator.ingest.profiles import case_key
 from curator.core.languages import canonical
 from curator.core.models import LanguageCoverage, RelationCoverage, Template, TranslationLine
+from curator.ingest.clean import check
+from curator.ingest.profiles import case_key
 
 from .conftest import Cli, need_shared, tree_bytes
 
@@ -36,21 +37,28 @@ def real(tmp_path_factory):
     cli("release", "build", "candidates")
     cli("release", "export", "candidates", root / "release")
     engine = make_engine(cli.url)
-    yield dict(cli=cli, data=data, root=root, summary=summary, sessions=make_session_factory(engine),
-               release=root / "release")
+    yield dict(
+        cli=cli, data=data, root=root, summary=summary, sessions=make_session_factory(engine), release=root / "release"
+    )
     engine.dispose()
 
 
 def _template(s, lang, rel, text) -> Template:
-    return s.scalar(select(Template).where(Template.language == lang, Template.relation_id == rel,
-                                           Template.text == text))
+    return s.scalar(
+        select(Template).where(Template.language == lang, Template.relation_id == rel, Template.text == text)
+    )
 
 
 def test_spanish_born_in_voters(real):
     with real["sessions"]() as s:
         born = _template(s, "es", "P19", "[X] nació en [Y]")
-        assert born.systems == ["pararel_bing", "pararel_google", "pararel_m2m100_big", "pararel_mbart50_en2m",
-                                "pararel_opus_mt"]
+        assert born.systems == [
+            "pararel_bing",
+            "pararel_google",
+            "pararel_m2m100_big",
+            "pararel_mbart50_en2m",
+            "pararel_opus_mt",
+        ]
         assert born.votes == 6 and born.is_candidate
         origin = _template(s, "es", "P19", "[X] es originario de [Y]")
         assert origin.systems == ["pararel_bing", "pararel_m2m100_big"] and origin.votes == 3
@@ -63,10 +71,14 @@ def test_spanish_born_in_voters(real):
 
 def test_greek_line_repaired_from_chi(real):
     with real["sessions"]() as s:
-        line = s.scalar(select(TranslationLine).where(TranslationLine.system == "pararel_bing",
-                                                      TranslationLine.language == "el",
-                                                      TranslationLine.relation_id == "P101",
-                                                      TranslationLine.line_no == 2))
+        line = s.scalar(
+            select(TranslationLine).where(
+                TranslationLine.system == "pararel_bing",
+                TranslationLine.language == "el",
+                TranslationLine.relation_id == "P101",
+                TranslationLine.line_no == 2,
+            )
+        )
         assert line.raw == "[Y] είναι η εξειδίκευση [\u03a7]."
         assert line.repairs == [{"from": "[\u03a7]", "to": "[X]", "rule": "lookalike"}]
         assert line.cleaned == "[Y] είναι η εξειδίκευση [X]"
@@ -76,10 +88,14 @@ def test_greek_line_repaired_from_chi(real):
 
 def test_bengali_transliterated_placeholders(real):
     with real["sessions"]() as s:
-        line = s.scalar(select(TranslationLine).where(TranslationLine.system == "pararel_bing",
-                                                      TranslationLine.language == "bn",
-                                                      TranslationLine.relation_id == "P19",
-                                                      TranslationLine.line_no == 1))
+        line = s.scalar(
+            select(TranslationLine).where(
+                TranslationLine.system == "pararel_bing",
+                TranslationLine.language == "bn",
+                TranslationLine.relation_id == "P19",
+                TranslationLine.line_no == 1,
+            )
+        )
         assert line.raw == "[এক্স] মূলত [ওয়াই] থেকে।"
         assert [r["rule"] for r in line.repairs] == ["transliteration", "transliteration"]
         assert line.cleaned == "[X] মূলত [Y] থেকে।"
@@ -99,9 +115,13 @@ def test_nothing_imported_is_lost(real):
 
 def _independent_release(data: Path) -> dict[str, dict[str, set[str]]]:
     """mParaRel's procedure recomputed in memory from the raw files."""
-    english = {f.stem: sum(1 for line in f.open() if line.strip()) for f in (data / "pararel" / "patterns").glob("*.jsonl")}
-    tuples = {(canonical(f.parent.name), f.stem): sum(1 for line in f.open(encoding="utf-8") if line.strip())
-              for f in (data / "mpararel" / "tuples").glob("*/*.jsonl")}
+    english = {
+        f.stem: sum(1 for line in f.open() if line.strip()) for f in (data / "pararel" / "patterns").glob("*.jsonl")
+    }
+    tuples = {
+        (canonical(f.parent.name), f.stem): sum(1 for line in f.open(encoding="utf-8") if line.strip())
+        for f in (data / "mpararel" / "tuples").glob("*/*.jsonl")
+    }
     voters: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for f in (data / "mpararel" / "translations").glob("*/*/*.jsonl"):
         system, lang, rel = f.parent.parent.name, canonical(f.parent.name), f.stem
@@ -116,8 +136,11 @@ def _independent_release(data: Path) -> dict[str, dict[str, set[str]]]:
     en_phrases = sum(n * tuples.get(("en", rel), 0) for rel, n in english.items())
     release = {}
     for lang, rels in candidates.items():
-        usable = {rel: texts for rel, texts in rels.items()
-                  if rel in english and len(texts) >= 2 and tuples.get((lang, rel), 0) > 0}
+        usable = {
+            rel: texts
+            for rel, texts in rels.items()
+            if rel in english and len(texts) >= 2 and tuples.get((lang, rel), 0) > 0
+        }
         phrases = sum(len(texts) * tuples[lang, rel] for rel, texts in usable.items())
         if len(usable) / len(english) >= 0.6 and phrases / en_phrases >= 0.2:
             release[lang] = usable
@@ -133,8 +156,9 @@ def test_release_equals_independent_recomputation(real):
     assert 40 <= len(got) <= 55  # mParaRel kept 46 languages
     for lang in expected:
         assert got[lang] == expected[lang], lang
-    tuple_files = {p.relative_to(real["release"] / "tuples").as_posix()
-                   for p in (real["release"] / "tuples").glob("*/*.jsonl")}
+    tuple_files = {
+        p.relative_to(real["release"] / "tuples").as_posix() for p in (real["release"] / "tuples").glob("*/*.jsonl")
+    }
     assert tuple_files == {f"{lang}/{rel}.jsonl" for lang in expected for rel in expected[lang]}
 
 
@@ -182,16 +206,29 @@ def test_reviewed_release_end_to_end(real):
     accepted = candidates[accepted_rel][0]["pattern"]
 
     def row(reviewer, rel, template, decision, correction=None):
-        return {"reviewer": reviewer, "language": "es", "relation": rel, "template": template, "decision": decision,
-                **({"correction": correction} if correction else {})}
+        return {
+            "reviewer": reviewer,
+            "language": "es",
+            "relation": rel,
+            "template": template,
+            "decision": decision,
+            **({"correction": correction} if correction else {}),
+        }
 
-    decisions = [row("ana@example.org", "P19", t1, "accept"),
-                 row("bo@example.org", "P19", t1, "reject"),  # a conflict: policy "any" keeps it
-                 row("ana@example.org", "P19", t2, "amend", "[X] es oriundo de [Y]"),
-                 row("bo@example.org", "P19", t3, "reject"),
-                 {"reviewer": "bo@example.org", "language": "es", "relation": "P19", "decision": "suggest",
-                  "correction": "[X] vino al mundo en [Y]"},
-                 row("ana@example.org", accepted_rel, accepted, "accept")]
+    decisions = [
+        row("ana@example.org", "P19", t1, "accept"),
+        row("bo@example.org", "P19", t1, "reject"),  # a conflict: policy "any" keeps it
+        row("ana@example.org", "P19", t2, "amend", "[X] es oriundo de [Y]"),
+        row("bo@example.org", "P19", t3, "reject"),
+        {
+            "reviewer": "bo@example.org",
+            "language": "es",
+            "relation": "P19",
+            "decision": "suggest",
+            "correction": "[X] vino al mundo en [Y]",
+        },
+        row("ana@example.org", accepted_rel, accepted, "accept"),
+    ]
     decisions += [row("bo@example.org", smallest, t, "reject") for t in doomed]
     path = real["root"] / "legacy.jsonl"
     path.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in decisions) + "\n", encoding="utf-8")
@@ -205,11 +242,14 @@ def test_reviewed_release_end_to_end(real):
 
     # P19, line by line: kept in order (t1 now human-checked), then the correction, then the suggestion
     expected = [{"pattern": p, "checked-by-human": p == t1} for p in p19 if p not in (t2, t3)]
-    expected += [{"pattern": "[X] es oriundo de [Y]", "checked-by-human": True},
-                 {"pattern": "[X] vino al mundo en [Y]", "checked-by-human": True}]
+    expected += [
+        {"pattern": "[X] es oriundo de [Y]", "checked-by-human": True},
+        {"pattern": "[X] vino al mundo en [Y]", "checked-by-human": True},
+    ]
     assert _lines(out / "patterns" / "es" / "P19.jsonl") == expected
     assert _lines(out / "patterns" / "es" / f"{accepted_rel}.jsonl") == [
-        {"pattern": r["pattern"], "checked-by-human": r["pattern"] == accepted} for r in candidates[accepted_rel]]
+        {"pattern": r["pattern"], "checked-by-human": r["pattern"] == accepted} for r in candidates[accepted_rel]
+    ]
     # the relation left with one template is dropped, tuples included
     assert not (out / "patterns" / "es" / f"{smallest}.jsonl").exists()
     assert not (out / "tuples" / "es" / f"{smallest}.jsonl").exists()
@@ -222,29 +262,46 @@ def test_reviewed_release_end_to_end(real):
     assert manifest["parent"] == "candidates" and manifest["policy"] == "any" and manifest["kind"] == "review"
     es = next(r for r in manifest["review"]["languages"] if r["language"] == "es")
     assert (es["reviewers"], es["accepted"], es["amended"], es["rejected"], es["suggestions"]) == (
-        2, 2, 1, 2 + len(doomed), 1)
+        2,
+        2,
+        1,
+        2 + len(doomed),
+        1,
+    )
     assert es["pairs_compared"] == 1 and es["agreement"] == 0.0
     assert "## Human review" in (out / "README.md").read_text()
 
     # the diff between the unreviewed and the reviewed version is exactly the decisions
     diff_json = json.loads(cli("release", "diff", "candidates", "reviewed", "--json").output)
     # the reviewed version inherits its parent's candidate rules
-    assert diff_json["rules"] == {"candidates": {"profile": "curator", "keep_case": False},
-                                  "reviewed": {"profile": "curator", "keep_case": False}}
+    assert diff_json["rules"] == {
+        "candidates": {"profile": "curator", "keep_case": False},
+        "reviewed": {"profile": "curator", "keep_case": False},
+    }
     diff = {(d["language"], d["relation"]): d for d in diff_json["changes"]}
     assert set(diff) == {("es", "P19"), ("es", smallest), ("es", accepted_rel)}
     assert diff["es", "P19"]["removed"] == [t for t in p19 if t in (t2, t3)]
     assert diff["es", "P19"]["added"] == ["[X] es oriundo de [Y]", "[X] vino al mundo en [Y]"]
     assert diff["es", "P19"]["newly_checked"] == [t1]
     assert diff["es", smallest]["relation_removed"] and set(diff["es", smallest]["removed"]) == {
-        r["pattern"] for r in candidates[smallest]}
+        r["pattern"] for r in candidates[smallest]
+    }
     assert diff["es", accepted_rel]["newly_checked"] == [accepted]
 
     # majority: the conflict (1 of 2) no longer keeps t1
     cli("release", "build", "reviewed-majority", "--from-review", "--policy", "majority", "--parent", "candidates")
     majority = json.loads(cli("release", "diff", "reviewed", "reviewed-majority", "--json").output)["changes"]
-    assert majority == [{"language": "es", "relation": "P19", "added": [], "removed": [t1], "newly_checked": [],
-                         "relation_added": False, "relation_removed": False}]
+    assert majority == [
+        {
+            "language": "es",
+            "relation": "P19",
+            "added": [],
+            "removed": [t1],
+            "newly_checked": [],
+            "relation_added": False,
+            "relation_removed": False,
+        }
+    ]
 
 
 def test_full_stats_with_chart(real):
@@ -262,55 +319,156 @@ def test_full_stats_with_chart(real):
 # expected set.
 PUBLISHED = {
     ("az", "P1376"): {  # Latin; mLAMA: "[X] [Y] nin paytaxtıdır"
-        "[X] [ [Y]-nin paytaxtıdır", "[X] — [Y]-nin mərkəzi şəhəridir", "[X], [Y]-nin paytaxtı",
-        "[X], paytaxt şəhəri [Y]", "[X], yəni [Y]-nin mərkəzi şəhəridir", "[X], yəni [Y]-nin paytaxtıdır",
-        "[Y], hansı ki, paytaxt şəhəri [X]", "[Y], paytaxtı [X] olan", "[Y]-nin kapitalı [X]dir",
-        "[Y]-nin mərkəzi şəhəri [X]dir", "[Y]-nin paytaxt şəhəri [X]dir", "[Y]-nin paytaxt şəhəri, [X]",
-        "[Y]-nin paytaxtı [X]dir", "[Y]-nin paytaxtı, [X]"},
+        "[X] [ [Y]-nin paytaxtıdır",
+        "[X] — [Y]-nin mərkəzi şəhəridir",
+        "[X], [Y]-nin paytaxtı",
+        "[X], paytaxt şəhəri [Y]",
+        "[X], yəni [Y]-nin mərkəzi şəhəridir",
+        "[X], yəni [Y]-nin paytaxtıdır",
+        "[Y], hansı ki, paytaxt şəhəri [X]",
+        "[Y], paytaxtı [X] olan",
+        "[Y]-nin kapitalı [X]dir",
+        "[Y]-nin mərkəzi şəhəri [X]dir",
+        "[Y]-nin paytaxt şəhəri [X]dir",
+        "[Y]-nin paytaxt şəhəri, [X]",
+        "[Y]-nin paytaxtı [X]dir",
+        "[Y]-nin paytaxtı, [X]",
+    },
     ("ar", "P101"): {  # Arabic; mLAMA: "[X] يعمل في مجال [Y]"
-        "[X] متخصص في [Y]", "[Y] هو تخصص [X]", "[Y] هو مجال نشاط [X]", "[Y] هي خبرة [X]", "خبرة [X] هي [Y]",
-        "مجال عمل [X] هو [Y]", "مجال نشاط [X] هو [Y]"},
+        "[X] متخصص في [Y]",
+        "[Y] هو تخصص [X]",
+        "[Y] هو مجال نشاط [X]",
+        "[Y] هي خبرة [X]",
+        "خبرة [X] هي [Y]",
+        "مجال عمل [X] هو [Y]",
+        "مجال نشاط [X] هو [Y]",
+    },
     ("ru", "P127"): {  # Cyrillic; the mLAMA template is among the MT ones
-        "[X] владелец [Y]", "[X] принадлежит [Y]", "[Y] владеет [X]", "[Y] принадлежащий [X]"},
+        "[X] владелец [Y]",
+        "[X] принадлежит [Y]",
+        "[Y] владеет [X]",
+        "[Y] принадлежащий [X]",
+    },
     ("bn", "P101"): {  # Bengali, transliterated placeholders fixed; mLAMA: "[X] [Y] এর ক্ষেত্রে কাজ করে।"
-        "[X] [Y] এলাকায় কাজ করে।", "[X] [Y] ক্ষেত্রে কাজ করে।", "[X] [Y] বিশেষজ্ঞ।", "[X] এর কাজের ক্ষেত্র [Y]।",
-        "[X] এর কাজের ডোমেইন [Y]।", "[X] এর ক্রিয়াকলাপের ডোমেইন [Y]।", "[X] এর দক্ষতা [Y]।",
-        "[Y] [X] এর ক্রিয়াকলাপের ডোমেইন।", "[Y] [X] এর দক্ষতা।", "[Y] [X] এর বিশেষত্ব।"},
+        "[X] [Y] এলাকায় কাজ করে।",
+        "[X] [Y] ক্ষেত্রে কাজ করে।",
+        "[X] [Y] বিশেষজ্ঞ।",
+        "[X] এর কাজের ক্ষেত্র [Y]।",
+        "[X] এর কাজের ডোমেইন [Y]।",
+        "[X] এর ক্রিয়াকলাপের ডোমেইন [Y]।",
+        "[X] এর দক্ষতা [Y]।",
+        "[Y] [X] এর ক্রিয়াকলাপের ডোমেইন।",
+        "[Y] [X] এর দক্ষতা।",
+        "[Y] [X] এর বিশেষত্ব।",
+    },
     ("hy", "P106"): {  # Armenian, [Յ] fixed; mLAMA: "[X] մասնագիտությամբ [Y] է"
-        "[X] աշխատում է որպես [Y]", "[X], ով աշխատում է որպես [Y]", "[X], ով աշխատում է որպես [Y]։",
-        "[X]-ը [Y] է ըստ մասնագիտության", "[X]-ը [Y] է մարզմամբ", "[X]-ը [Y] է՝ մարզվելով",
-        "[X]-ի զբաղմունքն է[Y]", "[X]-ի մասնագիտությունը a [Y] է", "[X]-ի մասնագիտությունը մի [Y] է",
-        "մասնագիտությունը [X] է [Y]"},
+        "[X] աշխատում է որպես [Y]",
+        "[X], ով աշխատում է որպես [Y]",
+        "[X], ով աշխատում է որպես [Y]։",
+        "[X]-ը [Y] է ըստ մասնագիտության",
+        "[X]-ը [Y] է մարզմամբ",
+        "[X]-ը [Y] է՝ մարզվելով",
+        "[X]-ի զբաղմունքն է[Y]",
+        "[X]-ի մասնագիտությունը a [Y] է",
+        "[X]-ի մասնագիտությունը մի [Y] է",
+        "մասնագիտությունը [X] է [Y]",
+    },
     ("ko", "P101"): {  # Hangul, 【】 fixed (after the bare-letter step); mLAMA: "[X]는 [Y] 분야에서 작동합니다"
-        "[X]는 [Y]의 분야에서 작동합니다", "[X]는 [Y]의 영역에서 작동합니다", "[X]의 작업 영역은 [Y]입니다",
-        "[X]의 작업의 영역은 [Y]입니다", "[X]의 전문 지식은 [Y]입니다", "[X]의 전문성은 [Y]입니다",
-        "[X]의 활동 영역은 [Y]입니다", "[X]의 활동의 영역은 [Y]입니다", "[Y]는 [ [X]의 전문화입니다",
-        "[Y]는 [X]의 전문 지식입니다", "[Y]는 [X]의 전문성입니다", "[Y]는 [X]의 활동의 영역입니다"},
+        "[X]는 [Y]의 분야에서 작동합니다",
+        "[X]는 [Y]의 영역에서 작동합니다",
+        "[X]의 작업 영역은 [Y]입니다",
+        "[X]의 작업의 영역은 [Y]입니다",
+        "[X]의 전문 지식은 [Y]입니다",
+        "[X]의 전문성은 [Y]입니다",
+        "[X]의 활동 영역은 [Y]입니다",
+        "[X]의 활동의 영역은 [Y]입니다",
+        "[Y]는 [ [X]의 전문화입니다",
+        "[Y]는 [X]의 전문 지식입니다",
+        "[Y]는 [X]의 전문성입니다",
+        "[Y]는 [X]의 활동의 영역입니다",
+    },
     ("ko", "P276"): {"[ [X] ]는 [ [Y] ]에 위치 하 고 있습니다", "[ [X] ]는 [ [Y] ]에 있습니다", "[X]는 [Y]에 있습니다"},
 }
 # The mLAMA template of each hand-checked relation (the published set minus the MT ones), as
 # mLAMA's templates.jsonl writes it (LAMA style, " ." at the end); None: equal to an MT template.
-MLAMA = {("az", "P1376"): "[X] [Y] nin paytaxtıdır .", ("ar", "P101"): "[X] يعمل في مجال [Y] .",
-         ("ru", "P127"): None, ("bn", "P101"): "[X] [Y] এর ক্ষেত্রে কাজ করে। .",
-         ("hy", "P106"): "[X] մասնագիտությամբ [Y] է .", ("ko", "P101"): "[X]는 [Y] 분야에서 작동합니다 .",
-         ("ko", "P276"): None, ("ar", "P108"): "[X] يعمل مع [Y] .", ("et", "P361"): "[X] on osa [Y] -st .",
-         ("hu", "P361"): "[X] az [Y] része .", ("ja", "P276"): "[X]は[Y]にあります .",
-         ("tr", "P361"): "[X], [Y] 'nin bir parçasıdır ."}
+MLAMA = {
+    ("az", "P1376"): "[X] [Y] nin paytaxtıdır .",
+    ("ar", "P101"): "[X] يعمل في مجال [Y] .",
+    ("ru", "P127"): None,
+    ("bn", "P101"): "[X] [Y] এর ক্ষেত্রে কাজ করে। .",
+    ("hy", "P106"): "[X] մասնագիտությամբ [Y] է .",
+    ("ko", "P101"): "[X]는 [Y] 분야에서 작동합니다 .",
+    ("ko", "P276"): None,
+    ("ar", "P108"): "[X] يعمل مع [Y] .",
+    ("et", "P361"): "[X] on osa [Y] -st .",
+    ("hu", "P361"): "[X] az [Y] része .",
+    ("ja", "P276"): "[X]は[Y]にあります .",
+    ("tr", "P361"): "[X], [Y] 'nin bir parçasıdır .",
+}
 # with their MT candidates, the five relations below complete the published sets
-PUBLISHED_WITH_MLAMA = {**{k: v | ({MLAMA[k].removesuffix(" .")} if MLAMA[k] else set()) for k, v in PUBLISHED.items()},
-                        ("ar", "P108"): {"[X] يعمل ل [Y]", "[X] يعمل مع [Y]"},
-                        ("et", "P361"): {"[X] on osa [Y] -st", "[X] on osa [Y]"},
-                        ("hu", "P361"): {"[X] része [Y]", "[X] az [Y] része"},
-                        ("ja", "P276"): {"[X]は[Y]にあります", "[X] は [Y] にあります"},
-                        ("tr", "P361"): {"[X], [Y] 'nin bir parçasıdır", "[X] [Y]'nin bir parçasıdır"}}
+PUBLISHED_WITH_MLAMA = {
+    **{k: v | ({MLAMA[k].removesuffix(" .")} if MLAMA[k] else set()) for k, v in PUBLISHED.items()},
+    ("ar", "P108"): {"[X] يعمل ل [Y]", "[X] يعمل مع [Y]"},
+    ("et", "P361"): {"[X] on osa [Y] -st", "[X] on osa [Y]"},
+    ("hu", "P361"): {"[X] része [Y]", "[X] az [Y] része"},
+    ("ja", "P276"): {"[X]は[Y]にあります", "[X] は [Y] にあります"},
+    ("tr", "P361"): {"[X], [Y] 'nin bir parçasıdır", "[X] [Y]'nin bir parçasıdır"},
+}
 # Published relations with one MT template plus the mLAMA one: with the mLAMA template out
 # of reach they have one candidate, so they are not usable (hand-checked against the release).
 MLAMA_MADE_USABLE = {("ar", "P108"), ("et", "P361"), ("hu", "P361"), ("ja", "P276"), ("tr", "P361")}
 # The 46 languages of the published release; it also met the thresholds for Hindi, which the
 # authors left out by hand after review (REMOVE_LANGUAGES in their reviewed-release script).
 PUBLISHED_LANGUAGES = set(
-    "af ar az bg bn ca cs cy da de el en es et fa fi fr ga gl he hr hu hy id is it ja ko lt lv ms nl pl pt ro ru sk sl"
-    " sq sv th tr uk vi zh-hans zh-hant".split())
+    [
+        "af",
+        "ar",
+        "az",
+        "bg",
+        "bn",
+        "ca",
+        "cs",
+        "cy",
+        "da",
+        "de",
+        "el",
+        "en",
+        "es",
+        "et",
+        "fa",
+        "fi",
+        "fr",
+        "ga",
+        "gl",
+        "he",
+        "hr",
+        "hu",
+        "hy",
+        "id",
+        "is",
+        "it",
+        "ja",
+        "ko",
+        "lt",
+        "lv",
+        "ms",
+        "nl",
+        "pl",
+        "pt",
+        "ro",
+        "ru",
+        "sk",
+        "sl",
+        "sq",
+        "sv",
+        "th",
+        "tr",
+        "uk",
+        "vi",
+        "zh-hans",
+        "zh-hant",
+    ]
+)
 
 
 @pytest.fixture(scope="module")
@@ -320,15 +478,20 @@ def profiles(real):
 
     root = real["root"]
     url = f"sqlite:///{root / 'profiles.sqlite'}"
-    with sqlite3.connect(real["cli"].url.removeprefix("sqlite:///")) as src, \
-            sqlite3.connect(url.removeprefix("sqlite:///")) as dst:
+    with (
+        sqlite3.connect(real["cli"].url.removeprefix("sqlite:///")) as src,
+        sqlite3.connect(url.removeprefix("sqlite:///")) as dst,
+    ):
         src.backup(dst)
     cli = Cli(url)
     summary = json.loads(cli("candidates", "build", "--rules", "mpararel", "--json").output)
     engine = make_engine(url)
     with make_session_factory(engine)() as s:
-        single = {(c.language, c.relation_id): c.candidates for c in s.scalars(select(RelationCoverage))
-                  if (c.language, c.relation_id) in MLAMA_MADE_USABLE}
+        single = {
+            (c.language, c.relation_id): c.candidates
+            for c in s.scalars(select(RelationCoverage))
+            if (c.language, c.relation_id) in MLAMA_MADE_USABLE
+        }
     engine.dispose()
     cli("release", "build", "published-rules")
     cli("release", "export", "published-rules", root / "published-rules")
@@ -346,7 +509,16 @@ def profiles(real):
     cased = json.loads(cli("candidates", "build", "--keep-case", "--json").output)
     cli("release", "build", "cased")
     cli("release", "export", "cased", root / "cased")
-    return dict(cli=cli, url=url, mpararel=summary, cased=cased, single=single, with_mlama=root / "published-rules-mlama", release=root / "published-rules", cased_release=root / "cased")
+    return dict(
+        cli=cli,
+        url=url,
+        mpararel=summary,
+        cased=cased,
+        single=single,
+        with_mlama=root / "published-rules-mlama",
+        release=root / "published-rules",
+        cased_release=root / "cased",
+    )
 
 
 def _patterns(release: Path, lang: str, rel: str) -> list[str]:
@@ -377,8 +549,10 @@ def test_only_the_mpararel_profile_uses_mlama(profiles):
 
 
 def test_relations_only_mlama_made_usable_are_the_known_five(profiles):
-    assert profiles["single"] == {pair: 1 for pair in MLAMA_MADE_USABLE}
-    assert not any((profiles["release"] / "patterns" / lang / f"{rel}.jsonl").exists() for lang, rel in MLAMA_MADE_USABLE)
+    assert profiles["single"] == dict.fromkeys(MLAMA_MADE_USABLE, 1)
+    assert not any(
+        (profiles["release"] / "patterns" / lang / f"{rel}.jsonl").exists() for lang, rel in MLAMA_MADE_USABLE
+    )
 
 
 def test_improved_rules_differ_where_they_should(profiles, real):
@@ -401,7 +575,8 @@ def test_mpararel_rules_select_the_published_languages(profiles):
     assert not (profiles["release"] / "patterns" / "de" / "P1001.jsonl").exists()
     # English is every cleaned ParaRel pattern of those relations, not a vote
     assert len(_patterns(profiles["release"], "en", "P19")) == sum(
-        1 for _ in (need_shared() / "pararel" / "patterns" / "P19.jsonl").open())
+        1 for _ in (need_shared() / "pararel" / "patterns" / "P19.jsonl").open()
+    )
 
 
 def test_rules_travel_with_the_version(profiles):
@@ -410,12 +585,18 @@ def test_rules_travel_with_the_version(profiles):
     card = (profiles["release"] / "README.md").read_text()
     assert "Rule profile `mpararel`" in card and "lower-cased" in card
     assert json.loads((profiles["cased_release"] / "manifest.json").read_text())["rules"] == {
-        "profile": "curator", "keep_case": True}
+        "profile": "curator",
+        "keep_case": True,
+    }
     diff = json.loads(profiles["cli"]("release", "diff", "published-rules", "cased", "--json").output)
-    assert diff["rules"] == {"published-rules": {"profile": "mpararel", "keep_case": False},
-                             "cased": {"profile": "curator", "keep_case": True}}
-    assert "candidate rules: published-rules mpararel, cased curator (case kept)" in profiles["cli"](
-        "release", "diff", "published-rules", "cased").output
+    assert diff["rules"] == {
+        "published-rules": {"profile": "mpararel", "keep_case": False},
+        "cased": {"profile": "curator", "keep_case": True},
+    }
+    assert (
+        "candidate rules: published-rules mpararel, cased curator (case kept)"
+        in profiles["cli"]("release", "diff", "published-rules", "cased").output
+    )
 
 
 def test_keep_case_on_real_german(profiles, real):
@@ -428,8 +609,11 @@ def test_keep_case_on_real_german(profiles, real):
 
 
 def test_compare_rules_counts_and_explains(real):
-    out = json.loads(real["cli"]("candidates", "compare-rules", "--language", "ar", "--language", "az",
-                                 "--examples", "500", "--json").output)
+    out = json.loads(
+        real["cli"](
+            "candidates", "compare-rules", "--language", "ar", "--language", "az", "--examples", "500", "--json"
+        ).output
+    )
     rows = {r["language"]: r for r in out["languages"]}
     ar, az = rows["ar"], rows["az"]
     assert ar["added"] > 50 and ar["dropped"] == 0  # the ص lines come back
@@ -443,8 +627,17 @@ def test_compare_rules_counts_and_explains(real):
     assert az["merged"] == len(az["examples"]["merged"]) >= 1
     assert ar["out_of_scope"] == 1  # P1001, counted apart: not a difference of the rules
     text = real["cli"]("candidates", "compare-rules", "--language", "ar").output
-    assert text.splitlines()[0].split() == ["lang", "mpararel", "curator", "added", "dropped", "merged", "apart",
-                                            "relations", "included"]
+    assert text.splitlines()[0].split() == [
+        "lang",
+        "mpararel",
+        "curator",
+        "added",
+        "dropped",
+        "merged",
+        "apart",
+        "relations",
+        "included",
+    ]
     # case alone is no difference: German compares the same with its capitals kept
     cased = json.loads(real["cli"]("candidates", "compare-rules", "--language", "de", "--keep-case", "--json").output)
     plain = json.loads(real["cli"]("candidates", "compare-rules", "--language", "de", "--json").output)

@@ -1,4 +1,5 @@
 """Reviews applied to a release on the demo seed: policies, dashboard, immutability, exports."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,12 @@ def test_policies():
 def test_cohen_kappa_matches_a_hand_computed_value():
     # 10 pairs: 6 agree (4 accept, 2 reject), 2 accept/reject, 2 reject/accept.
     # Each side: 6 accept, 4 reject, so chance agreement = (6·6 + 4·4) / 100 = 0.52.
-    pairs = [("accept", "accept")] * 4 + [("reject", "reject")] * 2 + [("accept", "reject")] * 2 + \
-            [("reject", "accept")] * 2
+    pairs = (
+        [("accept", "accept")] * 4
+        + [("reject", "reject")] * 2
+        + [("accept", "reject")] * 2
+        + [("reject", "accept")] * 2
+    )
     assert cohen_kappa(pairs) == pytest.approx((0.6 - 0.52) / (1 - 0.52))  # = 1/6
     assert cohen_kappa([("accept", "accept")] * 3) is None  # chance agreement is total: undefined
     assert cohen_kappa([]) is None
@@ -37,14 +42,35 @@ def reviewed(review_app, cli, tmp_path):
     """Ana and Bo review Spanish on the seed; a candidates version exists."""
     cli("release", "build", "v0")
     rows = [
-        {"reviewer": "ana@example.org", "language": "es", "relation": "P19", "template": "[X] nació en [Y]",
-         "decision": "accept"},
-        {"reviewer": "bo@example.org", "language": "es", "relation": "P19", "template": "[X] nació en [Y]",
-         "decision": "accept"},
-        {"reviewer": "ana@example.org", "language": "es", "relation": "P36",
-         "template": "la capital de [X] es [Y]", "decision": "reject"},
-        {"reviewer": "bo@example.org", "language": "es", "relation": "P36",
-         "template": "la capital de [X] es [Y]", "decision": "amend", "correction": "la capital de [X] es [Y] hoy"},
+        {
+            "reviewer": "ana@example.org",
+            "language": "es",
+            "relation": "P19",
+            "template": "[X] nació en [Y]",
+            "decision": "accept",
+        },
+        {
+            "reviewer": "bo@example.org",
+            "language": "es",
+            "relation": "P19",
+            "template": "[X] nació en [Y]",
+            "decision": "accept",
+        },
+        {
+            "reviewer": "ana@example.org",
+            "language": "es",
+            "relation": "P36",
+            "template": "la capital de [X] es [Y]",
+            "decision": "reject",
+        },
+        {
+            "reviewer": "bo@example.org",
+            "language": "es",
+            "relation": "P36",
+            "template": "la capital de [X] es [Y]",
+            "decision": "amend",
+            "correction": "la capital de [X] es [Y] hoy",
+        },
     ]
     path = tmp_path / "decisions.jsonl"
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
@@ -67,8 +93,13 @@ def test_review_stats_and_dashboard(reviewed, cli):
     svg = boss.get("/admin/versions/v0/chart.svg")
     assert svg.mimetype == "image/svg+xml" and b"<svg" in svg.data
     ana = Browser(reviewed).login("ana@example.org")
-    for path in ("/admin/", "/admin/dashboard.csv", "/admin/versions/v0/chart.svg", "/admin/release/preview",
-                 "/admin/diff?a=v0&b=v0"):
+    for path in (
+        "/admin/",
+        "/admin/dashboard.csv",
+        "/admin/versions/v0/chart.svg",
+        "/admin/release/preview",
+        "/admin/diff?a=v0&b=v0",
+    ):
         assert ana.get(path).status_code == 403
     assert ana.client.post("/admin/release/build", data={"csrf_token": ana.token, "name": "x"}).status_code == 403
 
@@ -77,13 +108,17 @@ def test_preview_and_build_from_the_dashboard(reviewed, sessions):
     boss = Browser(reviewed).login("boss@example.org")
     page = boss.get("/admin/release/preview?policy=any").get_data(as_text=True)
     assert "la capital de [X] es [Y] hoy" in page and "(amended)" in page
-    r = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v1", "policy": "any",
-                                                       "parent": "v0", "confirm": "1"})
+    r = boss.client.post(
+        "/admin/release/build",
+        data={"csrf_token": csrf_from(page), "name": "v1", "policy": "any", "parent": "v0", "confirm": "1"},
+    )
     assert r.status_code == 302 and "/admin/diff?a=v0&b=v1" in r.headers["Location"]
     diff = boss.get(r.headers["Location"]).get_data(as_text=True)
     assert "la capital de [X] es [Y] hoy" in diff and "now checked by a human" in diff
-    again = boss.client.post("/admin/release/build", data={"csrf_token": csrf_from(page), "name": "v1",
-                                                           "policy": "any", "parent": "v0", "confirm": "1"})
+    again = boss.client.post(
+        "/admin/release/build",
+        data={"csrf_token": csrf_from(page), "name": "v1", "policy": "any", "parent": "v0", "confirm": "1"},
+    )
     assert again.status_code == 409  # the form again, with the reason and the name kept
     assert "already exists" in again.get_data(as_text=True) and 'value="v1"' in again.get_data(as_text=True)
     with sessions() as s:
@@ -105,9 +140,13 @@ def test_released_versions_never_change(reviewed, cli, sessions, engine):
         s.delete(version)
         with pytest.raises(ImmutableVersionError):
             s.flush()
-    for sql in ("UPDATE version_patterns SET pattern = 'x'", "DELETE FROM version_patterns",
-                "DELETE FROM dataset_versions", "UPDATE version_tuples SET list_id = list_id",
-                "UPDATE tuples SET obj_label = 'x'"):
+    for sql in (
+        "UPDATE version_patterns SET pattern = 'x'",
+        "DELETE FROM version_patterns",
+        "DELETE FROM dataset_versions",
+        "UPDATE version_tuples SET list_id = list_id",
+        "UPDATE tuples SET obj_label = 'x'",
+    ):
         with engine.connect() as conn, pytest.raises(Exception, match="immutable"):
             conn.execute(text(sql))
     result = cli("release", "build", "v1", "--from-review", ok=False)

@@ -1,10 +1,10 @@
 """Reviewing through the JSON API the page uses: sample, context, decisions, undo, suggestions."""
-from __future__ import annotations
 
-import pytest
+from __future__ import annotations
 
 import math
 
+import pytest
 from sqlalchemy import func, select
 
 from curator.core.models import Decision, Suggestion, Template
@@ -19,8 +19,13 @@ def test_sample_is_reproducible_and_sized_per_relation(review_app, sessions):
     ana = Browser(review_app).login("ana@example.org")
     items = ana.get("/api/v1/languages/es/queue").get_json()["items"]
     with sessions() as s:
-        candidates = dict(s.execute(select(Template.relation_id, func.count()).where(
-            Template.language == "es", Template.is_candidate).group_by(Template.relation_id)).all())
+        candidates = dict(
+            s.execute(
+                select(Template.relation_id, func.count())
+                .where(Template.language == "es", Template.is_candidate)
+                .group_by(Template.relation_id)
+            ).all()
+        )
     per_relation = {}
     for i in items:
         per_relation[i["relation"]] = per_relation.get(i["relation"], 0) + 1
@@ -84,14 +89,20 @@ def test_amend_is_validated_and_nothing_is_lost(review_app, sessions):
     item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
     bad = ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": "amend", "correction": "[X] nació"})
     assert bad.status_code == 422 and "[Y]" in bad.get_json()["error"]
-    same = ana.post(f"/api/v1/languages/es/items/{item}/decision",
-                    {"decision": "amend", "correction": ana.get(f"/api/v1/languages/es/items/{item}")
-                     .get_json()["template"]["text"]})
+    same = ana.post(
+        f"/api/v1/languages/es/items/{item}/decision",
+        {
+            "decision": "amend",
+            "correction": ana.get(f"/api/v1/languages/es/items/{item}").get_json()["template"]["text"],
+        },
+    )
     assert same.status_code == 422 and "accept" in same.get_json()["error"]
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Decision)) == 0
-    good = ana.post(f"/api/v1/languages/es/items/{item}/decision",
-                    {"decision": "amend", "correction": "  [X] vino al mundo en [y]. "})
+    good = ana.post(
+        f"/api/v1/languages/es/items/{item}/decision",
+        {"decision": "amend", "correction": "  [X] vino al mundo en [y]. "},
+    )
     assert good.status_code == 201
     assert good.get_json()["decision"]["correction"] == "[X] vino al mundo en [Y]"
     live = ana.post("/api/v1/validate", {"text": "[X] y [X] en [Y]", "language": "es"}).get_json()
@@ -110,7 +121,9 @@ def test_suggestions(review_app, sessions):
     assert ana.post("/api/v1/languages/es/relations/P999/suggestions", {"text": "[X] y [Y]"}).status_code == 404
     # request ids PostgreSQL would refuse (too long, not text) are bad input on both backends, not a 500
     for request_id in ("x" * 65, 12345):
-        r = ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] nació en [Y]", "request_id": request_id})
+        r = ana.post(
+            "/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] nació en [Y]", "request_id": request_id}
+        )
         assert r.status_code == 422 and "request_id" in r.get_json()["error"]
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Suggestion)) == 1
@@ -143,7 +156,7 @@ def test_scripts_use_a_bearer_token_without_csrf(review_app, cli):
 
 
 def test_sample_fraction_is_configurable_per_language(cli, sessions):
-    from curator.core.models import Assignment, AssignmentItem
+    from curator.core.models import AssignmentItem
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
 
@@ -154,13 +167,21 @@ def test_sample_fraction_is_configurable_per_language(cli, sessions):
         user = create_user(s, "f@example.org", None)
         greek = assign(s, user, "el")
         spanish = assign(s, user, "es")
-        counts = {a.language: s.query(AssignmentItem).filter_by(assignment_id=a.id).count()
-                  for a in (greek, spanish)}
-        total_el = s.scalar(select(func.count()).select_from(Template).where(Template.language == "el",
-                                                                            Template.is_candidate))
+        counts = {a.language: s.query(AssignmentItem).filter_by(assignment_id=a.id).count() for a in (greek, spanish)}
+        total_el = s.scalar(
+            select(func.count()).select_from(Template).where(Template.language == "el", Template.is_candidate)
+        )
         assert greek.fraction == 1.0 and counts["el"] == total_el
-        per_relation = s.execute(select(func.count()).select_from(Template).where(
-            Template.language == "es", Template.is_candidate).group_by(Template.relation_id)).scalars().all()
+        per_relation = (
+            s.execute(
+                select(func.count())
+                .select_from(Template)
+                .where(Template.language == "es", Template.is_candidate)
+                .group_by(Template.relation_id)
+            )
+            .scalars()
+            .all()
+        )
         assert spanish.fraction == 0.5 and counts["es"] == sum(sample_size(n, 0.5) for n in per_relation)
 
 

@@ -1,10 +1,10 @@
 """Twenty reviewers submitting at once against a live server lose nothing (SQLite and PostgreSQL)."""
-from __future__ import annotations
 
-import pytest
+from __future__ import annotations
 
 import threading
 
+import pytest
 import requests
 from sqlalchemy import func, select
 
@@ -50,8 +50,11 @@ def test_parallel_reviewers_lose_no_decision(review_app, sessions, live):
                 again = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=60)
                 with lock:
                     duplicates.append(again.status_code)
-        r = http.post(f"{base}/relations/{items[0]['relation']}/suggestions",
-                      json={"text": f"[X] sugerencia {n} [Y]", "request_id": f"s{n}"}, timeout=60)
+        r = http.post(
+            f"{base}/relations/{items[0]['relation']}/suggestions",
+            json={"text": f"[X] sugerencia {n} [Y]", "request_id": f"s{n}"},
+            timeout=60,
+        )
         if r.status_code != 201:
             with lock:
                 errors.append(f"suggest {r.status_code} {r.text}")
@@ -77,8 +80,10 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from curator.core.models import Template  # noqa: E402
-from curator.core.models import Language  # noqa: E402
+from curator.core.models import (
+    Language,
+    Template,
+)
 
 from .conftest import WriteLock  # noqa: E402
 
@@ -155,10 +160,19 @@ def test_cli_import_racing_web_reviewers_loses_nothing(review_app, sessions, db_
     """`curator review import` writes Greek decisions while reviewers post Spanish and Arabic
     ones to the running app: both finish without an error and every decision is stored."""
     with sessions() as s:
-        greek = s.execute(select(Template.relation_id, Template.text)
-                          .where(Template.language == "el", Template.is_candidate)).all()
-    rows = [{"reviewer": f"legacy{n % 3}@example.org", "language": "el", "relation": rel, "template": text,
-             "decision": "accept"} for n, (rel, text) in enumerate(greek)]
+        greek = s.execute(
+            select(Template.relation_id, Template.text).where(Template.language == "el", Template.is_candidate)
+        ).all()
+    rows = [
+        {
+            "reviewer": f"legacy{n % 3}@example.org",
+            "language": "el",
+            "relation": rel,
+            "template": text,
+            "decision": "accept",
+        }
+        for n, (rel, text) in enumerate(greek)
+    ]
     legacy = tmp_path / "legacy.jsonl"
     legacy.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
     tokens = [(_reviewer(sessions, f"w{n}@example.org", lang), lang) for n, lang in enumerate(("es", "ar") * 3)]
@@ -169,8 +183,11 @@ def test_cli_import_racing_web_reviewers_loses_nothing(review_app, sessions, db_
         http.headers["Authorization"] = f"Bearer {token}"
         base = f"{live.url}/api/v1/languages/{lang}"
         for item in http.get(f"{base}/queue", timeout=30).json()["items"]:
-            r = http.post(f"{base}/items/{item['id']}/decision", timeout=60,
-                          json={"decision": "accept", "request_id": f"{token[:8]}-{item['id']}"})
+            r = http.post(
+                f"{base}/items/{item['id']}/decision",
+                timeout=60,
+                json={"decision": "accept", "request_id": f"{token[:8]}-{item['id']}"},
+            )
             (sent if r.status_code == 201 else errors).append(r.status_code)
 
     threads = [threading.Thread(target=reviewer, args=pair) for pair in tokens]

@@ -3,6 +3,7 @@ key, maintainers' per-language guidelines (escaped), one screen that follows the
 (viewport, scroll, relation-change note, stale messages), unsure decisions (counted apart,
 never merged), comments, right-to-left labels, plain session expiry, history with superseded
 decisions and editable suggestions, no sideways scrolling on phones."""
+
 from __future__ import annotations
 
 import json
@@ -59,20 +60,37 @@ def scrolled_to_top(page) -> None:
 
 # ---------------------------------------------------------------- guidelines
 
+
 def test_guideline_blocks_are_paragraphs_and_bullets():
     assert blocks("One\ntwo\n\n- a\n- b\n\nafter") == [
-        {"kind": "p", "lines": ["One two"]}, {"kind": "ul", "lines": ["a", "b"]}, {"kind": "p", "lines": ["after"]}]
+        {"kind": "p", "lines": ["One two"]},
+        {"kind": "ul", "lines": ["a", "b"]},
+        {"kind": "p", "lines": ["after"]},
+    ]
     # a line of spaces (or a tab) separates paragraphs like an empty one
     assert blocks("One\n   \ntwo\r\n\t\r\nthree") == [
-        {"kind": "p", "lines": ["One"]}, {"kind": "p", "lines": ["two"]}, {"kind": "p", "lines": ["three"]}]
+        {"kind": "p", "lines": ["One"]},
+        {"kind": "p", "lines": ["two"]},
+        {"kind": "p", "lines": ["three"]},
+    ]
     # a plain line after a bullet continues that bullet (a wrapped bullet), not a new paragraph
     assert blocks("Accept when:\n- it means the same\n  as the English\n* it is fluent\nonce filled in") == [
         {"kind": "p", "lines": ["Accept when:"]},
-        {"kind": "ul", "lines": ["it means the same as the English", "it is fluent once filled in"]}]
+        {"kind": "ul", "lines": ["it means the same as the English", "it is fluent once filled in"]},
+    ]
     assert blocks("   \n\n") == []
     text = " ".join(line for b in blocks(DEFAULT_GUIDELINES) for line in b["lines"])
-    for needle in ("[X]", "[Y]", "lower case", "originaria", "swapped", "Unsure", "votes", "m2m100_big",
-                   "Placeholder repaired: [y] → [Y]"):
+    for needle in (
+        "[X]",
+        "[Y]",
+        "lower case",
+        "originaria",
+        "swapped",
+        "Unsure",
+        "votes",
+        "m2m100_big",
+        "Placeholder repaired: [y] → [Y]",
+    ):
         assert needle in text, needle
 
 
@@ -86,8 +104,14 @@ def test_new_reviewer_sees_the_guidelines_before_the_first_item(chromium, live, 
     page.wait_for_timeout(300)
     with sessions() as s:
         assert s.scalar(select(Decision.id)) is None
-        assert s.scalar(select(Assignment.guidelines_seen_at).join(User)
-                        .where(User.email == "ana@example.org", Assignment.language == "es")) is None
+        assert (
+            s.scalar(
+                select(Assignment.guidelines_seen_at)
+                .join(User)
+                .where(User.email == "ana@example.org", Assignment.language == "es")
+            )
+            is None
+        )
     page.get_by_role("button", name="Start reviewing").click()
     page.wait_for_selector("#intro", state="hidden")
     wait_for_item(page, items[0][0])
@@ -95,8 +119,14 @@ def test_new_reviewer_sees_the_guidelines_before_the_first_item(chromium, live, 
     page.keyboard.press("a")
     wait_for_item(page, items[1][0])
     with sessions() as s:
-        assert s.scalar(select(Assignment.guidelines_seen_at).join(User)
-                        .where(User.email == "ana@example.org", Assignment.language == "es")) is not None
+        assert (
+            s.scalar(
+                select(Assignment.guidelines_seen_at)
+                .join(User)
+                .where(User.email == "ana@example.org", Assignment.language == "es")
+            )
+            is not None
+        )
         assert s.scalars(select(Decision.decision)).all() == ["accept"]
 
     # next visit: straight to the work; the guidelines behind the help key and the button
@@ -121,16 +151,19 @@ def test_maintainer_edits_a_languages_guidelines_shown_escaped(chromium, live, r
     page = boss.get("/admin/languages/es/guidelines").get_data(as_text=True)
     assert "default guidelines" in page and "Choose Unsure" in page
     text = "Spanish rule: <b>bold</b> stays text.\n\n- keep [X] first\n- mind “originaria”"
-    r = boss.client.post("/admin/languages/es/guidelines", data={"text": text, "action": "save",
-                                                                 "csrf_token": csrf_from(page)})
+    r = boss.client.post(
+        "/admin/languages/es/guidelines", data={"text": text, "action": "save", "csrf_token": csrf_from(page)}
+    )
     assert r.status_code == 302
     with sessions() as s:
         assert s.get(Guideline, "es").text.startswith("Spanish rule: <b>bold</b>")
     page = boss.get("/admin/languages/es/guidelines").get_data(as_text=True)
     assert "&lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold</b>" not in page
     # control characters are refused, nothing changes
-    r = boss.client.post("/admin/languages/es/guidelines", data={"text": "bad\u202e text", "action": "save",
-                                                                 "csrf_token": csrf_from(page)})
+    r = boss.client.post(
+        "/admin/languages/es/guidelines",
+        data={"text": "bad\u202e text", "action": "save", "csrf_token": csrf_from(page)},
+    )
     assert r.status_code == 422
     # a reviewer may not edit them
     ana = Browser(review_app).login("ana@example.org")
@@ -154,6 +187,7 @@ def test_maintainer_edits_a_languages_guidelines_shown_escaped(chromium, live, r
 
 
 # ---------------------------------------------------------------- one screen that follows you
+
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1366x800", "390x844"])
 def test_first_item_fits_one_screen(chromium, live, viewport):
@@ -252,6 +286,7 @@ def test_the_next_item_is_shown_from_the_top(chromium, live, sessions):
 
 # ---------------------------------------------------------------- unsure
 
+
 def test_unsure_is_stored_counted_apart_and_never_merged(review_app, cli, sessions, tmp_path):
     assert stays(["accept", "unsure"], "unanimous") and stays(["accept", "unsure", "unsure"], "majority")
     assert stays(["unsure"], "unanimous") and stays(["unsure", "unsure"], "any")  # as if undecided
@@ -266,9 +301,16 @@ def test_unsure_is_stored_counted_apart_and_never_merged(review_app, cli, sessio
         ("bo@example.org", "P36", "la capital de [X] es [Y]", "unsure"),
     ]
     path = tmp_path / "decisions.jsonl"
-    path.write_text("".join(json.dumps({"reviewer": r, "language": "es", "relation": rel, "template": t,
-                                        "decision": d}, ensure_ascii=False) + "\n" for r, rel, t, d in rows),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"reviewer": r, "language": "es", "relation": rel, "template": t, "decision": d}, ensure_ascii=False
+            )
+            + "\n"
+            for r, rel, t, d in rows
+        ),
+        encoding="utf-8",
+    )
     assert "3 unsure" in cli("review", "import", path).output
 
     # the API takes it too (and the page's N key, see the UI test)
@@ -284,8 +326,10 @@ def test_unsure_is_stored_counted_apart_and_never_merged(review_app, cli, sessio
         assert es.share("accepted") == 0.5  # unsure is in neither the shares
         assert es.pairs_compared == 0  # nor the agreement
         csv_text = summary_csv(review_summary(s))
-        header, line = csv_text.splitlines()[0].split(","), next(ln for ln in csv_text.splitlines()
-                                                                 if ln.startswith("es,")).split(",")
+        header, line = (
+            csv_text.splitlines()[0].split(","),
+            next(ln for ln in csv_text.splitlines() if ln.startswith("es,")).split(","),
+        )
         assert "unsure" in CSV_COLUMNS and line[header.index("unsure")] == "4"
 
         base = latest_candidates(s)
@@ -332,6 +376,7 @@ def test_unsure_by_button_and_key(chromium, live, sessions):
 
 
 # ---------------------------------------------------------------- comments
+
 
 def test_comments_through_the_api(review_app, sessions):
     ana, bo = Browser(review_app).login("ana@example.org"), Browser(review_app).login("bo@example.org")
@@ -398,10 +443,13 @@ def test_comments_on_the_review_screen(chromium, live, sessions):
     page.wait_for_function("document.querySelectorAll('#relation-comments li').length === 0")
     context.close()
     with sessions() as s:
-        rows = s.execute(select(Comment.text, Comment.template_id.is_(None), Comment.retracted)
-                         .order_by(Comment.id)).all()
-    assert [tuple(r) for r in rows] == [("Sounds old-fashioned <i>here</i>", False, False),
-                                        ("Most of these say 'native', not 'born'.", True, True)]
+        rows = s.execute(
+            select(Comment.text, Comment.template_id.is_(None), Comment.retracted).order_by(Comment.id)
+        ).all()
+    assert [tuple(r) for r in rows] == [
+        ("Sounds old-fashioned <i>here</i>", False, False),
+        ("Most of these say 'native', not 'born'.", True, True),
+    ]
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -467,6 +515,7 @@ def test_the_footer_is_reachable_above_the_phone_action_bar(chromium, live):
 
 # ---------------------------------------------------------------- right to left, expiry, estimate
 
+
 def test_right_to_left_navigation_labels(chromium, live, sessions):
     items = review_sample(sessions, "ana@example.org", "ar")
     context, page = open_review(chromium, live, lang="ar")
@@ -525,6 +574,7 @@ def test_the_same_time_estimate_on_home_and_review(chromium, live):
 
 # ---------------------------------------------------------------- my decisions
 
+
 def test_history_marks_superseded_and_edits_suggestions(chromium, live, review_app, sessions):
     ana = Browser(review_app).login("ana@example.org")
     items = review_sample(sessions, "ana@example.org", "es")
@@ -534,8 +584,9 @@ def test_history_marks_superseded_and_edits_suggestions(chromium, live, review_a
     decide(items[1][0], "accept")
     ana.post("/api/v1/languages/es/undo")  # retracts the accept of items[1]
     decide(items[2][0], "unsure")
-    assert ana.post("/api/v1/languages/es/relations/P19/suggestions",
-                    {"text": "[X] vio la luz en [Y]"}).status_code == 201
+    assert (
+        ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] vio la luz en [Y]"}).status_code == 201
+    )
     ana.post(f"/api/v1/languages/es/items/{items[0][0]}/comments", {"text": "odd word order"})
 
     context = phone(chromium)
@@ -567,7 +618,9 @@ def test_history_marks_superseded_and_edits_suggestions(chromium, live, review_a
     assert "[Y]" in page.locator(".flash.error").inner_text()
     with sessions() as s:
         assert s.execute(select(Suggestion.text, Suggestion.retracted).order_by(Suggestion.id)).all() == [
-            ("[X] vio la luz en [Y]", True), ("[X] vio la primera luz en [Y]", False)]
+            ("[X] vio la luz en [Y]", True),
+            ("[X] vio la primera luz en [Y]", False),
+        ]
     page.locator(".suggestion-row").get_by_role("button", name="Withdraw").click()
     page.wait_for_selector(".flash")
     assert page.locator(".suggestion-row").count() == 0
@@ -591,8 +644,9 @@ def test_history_edit_sent_twice_or_unchanged(review_app, sessions):
     csrf = csrf_from(ana.get("/review/es/history").get_data(as_text=True))
 
     def send(text):
-        return ana.client.post(url, data={"csrf_token": csrf, "text": text},
-                               follow_redirects=True).get_data(as_text=True)
+        return ana.client.post(url, data={"csrf_token": csrf, "text": text}, follow_redirects=True).get_data(
+            as_text=True
+        )
 
     page = send("[X] vio la luz en [Y]")  # the same text: nothing to do, and said so
     assert "Nothing changed." in page and "Suggestion changed." not in page
@@ -602,17 +656,19 @@ def test_history_edit_sent_twice_or_unchanged(review_app, sessions):
     assert "withdrawn already" in send("[X] otro texto en [Y]")  # a different text on a withdrawn one
     with sessions() as s:
         assert s.execute(select(Suggestion.text, Suggestion.retracted).order_by(Suggestion.id)).all() == [
-            ("[X] vio la luz en [Y]", True), ("[X] vio la primera luz en [Y]", False)]
+            ("[X] vio la luz en [Y]", True),
+            ("[X] vio la primera luz en [Y]", False),
+        ]
 
 
 @pytest.mark.parametrize("kind", ["comment", "suggestion"])
 def test_a_resend_racing_in_is_stored_once(review_app, sessions, kind):
     """The same request id arriving on two threads at once: the loser finds the winner's row
     through the unique constraint, as decide does, instead of failing."""
+    from curator.core.models import AssignmentItem
     from curator.review import comments as comment_service
     from curator.review import suggestions
     from curator.review.service import get_assignment
-    from curator.core.models import AssignmentItem
 
     items = review_sample(sessions, "ana@example.org", "es")
     model = Comment if kind == "comment" else Suggestion
@@ -639,8 +695,9 @@ def test_a_resend_racing_in_is_stored_once(review_app, sessions, kind):
 
         s.scalar = scalar
         if kind == "suggestion":  # the same text would be found as standing: another text, same request
-            again, created = suggestions.suggest(s, ana, assignment, "P19", "[X] vio otra luz en [Y]",
-                                             request_id="race-1")
+            again, created = suggestions.suggest(
+                s, ana, assignment, "P19", "[X] vio otra luz en [Y]", request_id="race-1"
+            )
         else:
             again, created = send()
         del s.scalar
@@ -653,19 +710,24 @@ def test_history_changes_only_your_own(review_app, sessions):
     ana, bo = Browser(review_app).login("ana@example.org"), Browser(review_app).login("bo@example.org")
     made = ana.post("/api/v1/languages/es/relations/P19/suggestions", {"text": "[X] vio la luz en [Y]"}).get_json()
     page = bo.get("/review/es/history").get_data(as_text=True)
-    r = bo.client.post(f"/review/es/suggestions/{made['suggestion']['id']}/withdraw",
-                       data={"csrf_token": csrf_from(page)}, follow_redirects=True)
+    r = bo.client.post(
+        f"/review/es/suggestions/{made['suggestion']['id']}/withdraw",
+        data={"csrf_token": csrf_from(page)},
+        follow_redirects=True,
+    )
     assert "no such suggestion of yours" in r.get_data(as_text=True)
     eleni = Browser(review_app).login("eleni@example.org")
     page = eleni.get("/").get_data(as_text=True)
-    r = eleni.client.post(f"/review/es/suggestions/{made['suggestion']['id']}/withdraw",
-                          data={"csrf_token": csrf_from(page)})
+    r = eleni.client.post(
+        f"/review/es/suggestions/{made['suggestion']['id']}/withdraw", data={"csrf_token": csrf_from(page)}
+    )
     assert r.status_code == 403
     with sessions() as s:
         assert s.scalar(select(Suggestion.retracted)) is False
 
 
 # ---------------------------------------------------------------- phones, strings
+
 
 def test_no_sideways_scrolling_on_a_phone(chromium, live):
     context, page = open_review(chromium, live, viewport=PHONE)
@@ -708,8 +770,16 @@ def test_titles_fall_back_to_the_lemma_and_guidelines_must_be_text(review_app, s
         ana = s.scalar(select(User).where(User.email == "ana@example.org"))
         assignment = get_assignment(s, ana, "es")
         s.flush()
-        s.add(Suggestion(user_id=ana.id, language="es", relation_id="P99999", text_raw="[X] nació cerca de [Y]",
-                         text="[X] nació cerca de [Y]", source="web"))
+        s.add(
+            Suggestion(
+                user_id=ana.id,
+                language="es",
+                relation_id="P99999",
+                text_raw="[X] nació cerca de [Y]",
+                text="[X] nació cerca de [Y]",
+                source="web",
+            )
+        )
         s.flush()
         titles = {r["relation"]: r["relation_title"] for r in list_suggestions(s, ana, assignment)}
         assert titles == {"P99999": "was born near"}

@@ -1,10 +1,10 @@
 """`curator review import FILE`: legacy spreadsheet reviews as JSONL."""
-from __future__ import annotations
 
-import pytest
+from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import select
 
 from curator.core.models import AssignmentItem, Decision, Suggestion, User
@@ -20,14 +20,35 @@ def _write(path, rows):
 
 
 ROWS = [
-    {"reviewer": "ana@example.org", "language": "es", "relation": "P19", "template": "[X] nació en [Y].",
-     "decision": "accept"},
-    {"reviewer": "ana@example.org", "language": "es", "relation": "P19", "template": "[X] es originario de [Y]",
-     "decision": "amend", "correction": "[X] es oriundo de [Y]"},
-    {"reviewer": "Legacy Person", "language": "es", "relation": "P19", "template": "[X] nació en [Y]",
-     "decision": "reject"},
-    {"reviewer": "Legacy Person", "language": "es", "relation": "P36", "decision": "suggest",
-     "correction": "[Y] es la capital de [X]"},
+    {
+        "reviewer": "ana@example.org",
+        "language": "es",
+        "relation": "P19",
+        "template": "[X] nació en [Y].",
+        "decision": "accept",
+    },
+    {
+        "reviewer": "ana@example.org",
+        "language": "es",
+        "relation": "P19",
+        "template": "[X] es originario de [Y]",
+        "decision": "amend",
+        "correction": "[X] es oriundo de [Y]",
+    },
+    {
+        "reviewer": "Legacy Person",
+        "language": "es",
+        "relation": "P19",
+        "template": "[X] nació en [Y]",
+        "decision": "reject",
+    },
+    {
+        "reviewer": "Legacy Person",
+        "language": "es",
+        "relation": "P36",
+        "decision": "suggest",
+        "correction": "[Y] es la capital de [X]",
+    },
 ]
 
 
@@ -37,11 +58,16 @@ def test_import_decisions_and_suggestions(cli, sessions, tmp_path, engine):
     out = cli("review", "import", _write(tmp_path / "legacy.jsonl", ROWS)).output
     assert "4 lines: 4 stored" in out and "1 reviewers created" in out
     with sessions() as s:
-        rows = s.execute(select(User.email, Decision.decision, Decision.correction, Decision.source)
-                         .join(User, User.id == Decision.user_id).order_by(Decision.id)).all()
-        assert rows == [("ana@example.org", "accept", None, "import"),
-                        ("ana@example.org", "amend", "[X] es oriundo de [Y]", "import"),
-                        ("legacy-person@imported.invalid", "reject", None, "import")]
+        rows = s.execute(
+            select(User.email, Decision.decision, Decision.correction, Decision.source)
+            .join(User, User.id == Decision.user_id)
+            .order_by(Decision.id)
+        ).all()
+        assert rows == [
+            ("ana@example.org", "accept", None, "import"),
+            ("ana@example.org", "amend", "[X] es oriundo de [Y]", "import"),
+            ("legacy-person@imported.invalid", "reject", None, "import"),
+        ]
         assert s.scalar(select(Suggestion.text)) == "[Y] es la capital de [X]"
         # every imported decision hangs on an item of the reviewer's assignment
         assert s.scalar(select(AssignmentItem.id).where(AssignmentItem.id.in_(select(Decision.item_id))))

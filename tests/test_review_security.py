@@ -1,4 +1,5 @@
 """Authorization, CSRF, escaping, invitations and sign-in."""
+
 from __future__ import annotations
 
 import html
@@ -7,15 +8,20 @@ import shutil
 
 from sqlalchemy import func, select
 
-from curator.core.models import AssignmentItem, Assignment, Invite, Template, User
+from curator.core.models import Assignment, AssignmentItem, Invite, Template, User
 
 from .conftest import PASSWORD, SEED, Browser, csrf_from, review_sample
 
 
 def _item_of(sessions, email, lang):
     with sessions() as s:
-        return s.scalar(select(AssignmentItem.id).join(Assignment).join(User)
-                        .where(User.email == email, Assignment.language == lang).limit(1))
+        return s.scalar(
+            select(AssignmentItem.id)
+            .join(Assignment)
+            .join(User)
+            .where(User.email == email, Assignment.language == lang)
+            .limit(1)
+        )
 
 
 def test_reviewer_cannot_touch_another_language(review_app, sessions):
@@ -89,19 +95,30 @@ def test_template_text_with_script_is_shown_as_text(review_app, sessions):
 
 def test_invitation_flow(review_app, sessions, cli):
     link = cli("user", "invite", "--language", "el", "--language", "ar", "--fraction", "1").output.strip()
-    path = link[link.index("/invite/"):]
+    path = link[link.index("/invite/") :]
     client = review_app.test_client()
     page = client.get(path)
     assert page.status_code == 200 and "<strong>el</strong>" in page.get_data(as_text=True)
     token = csrf_from(page.get_data(as_text=True))
-    mismatch = client.post(path, data={"csrf_token": token, "email": "new@example.org", "password": "longenough1",
-                                       "password2": "different1"})
+    mismatch = client.post(
+        path,
+        data={"csrf_token": token, "email": "new@example.org", "password": "longenough1", "password2": "different1"},
+    )
     assert mismatch.status_code == 422
-    short = client.post(path, data={"csrf_token": token, "email": "new@example.org", "password": "short",
-                                    "password2": "short"})
+    short = client.post(
+        path, data={"csrf_token": token, "email": "new@example.org", "password": "short", "password2": "short"}
+    )
     assert short.status_code == 422 and "8 characters" in short.get_data(as_text=True)
-    ok = client.post(path, data={"csrf_token": token, "email": "new@example.org", "name": "Nia",
-                                 "password": "longenough1", "password2": "longenough1"})
+    ok = client.post(
+        path,
+        data={
+            "csrf_token": token,
+            "email": "new@example.org",
+            "name": "Nia",
+            "password": "longenough1",
+            "password2": "longenough1",
+        },
+    )
     assert ok.status_code == 302
     home = client.get("/").get_data(as_text=True)
     assert "Greek" in home and "Arabic" in home
@@ -116,17 +133,22 @@ def test_invitation_flow(review_app, sessions, cli):
 def test_maintainer_creates_invitation_in_the_page(review_app, sessions):
     boss = Browser(review_app).login("boss@example.org")
     page = boss.get("/admin/reviewers").get_data(as_text=True)
-    r = boss.client.post("/admin/reviewers", data={"csrf_token": csrf_from(page), "languages": ["es", "el"],
-                                                   "email": "x@example.org"})
+    r = boss.client.post(
+        "/admin/reviewers", data={"csrf_token": csrf_from(page), "languages": ["es", "el"], "email": "x@example.org"}
+    )
     body = r.get_data(as_text=True)
     assert r.status_code == 200 and "/invite/" in body and "/invite/" not in page
     link = html.unescape(re.search(r'<code class="invite-link">([^<]+)</code>', body).group(1))
     with sessions() as s:
         invite = s.scalar(select(Invite))
         boss_id = s.scalar(select(User.id).where(User.email == "boss@example.org"))
-        assert (invite.languages, invite.email, invite.role, invite.created_by) == (["el", "es"], "x@example.org",
-                                                                                   "reviewer", boss_id)
-    opened = review_app.test_client().get(link[link.index("/invite/"):]).get_data(as_text=True)
+        assert (invite.languages, invite.email, invite.role, invite.created_by) == (
+            ["el", "es"],
+            "x@example.org",
+            "reviewer",
+            boss_id,
+        )
+    opened = review_app.test_client().get(link[link.index("/invite/") :]).get_data(as_text=True)
     assert "<strong>el</strong>, <strong>es</strong>" in opened and 'value="x@example.org" readonly' in opened
 
 
@@ -135,21 +157,25 @@ def test_wrong_password_and_open_redirect(review_app):
     token = csrf_from(client.get("/login").get_data(as_text=True))
     r = client.post("/login", data={"email": "ana@example.org", "password": "wrong", "csrf_token": token})
     assert r.status_code == 401 and "do not match" in r.get_data(as_text=True)
-    r = client.post("/login?next=https://evil.example/", data={"email": "ana@example.org", "password": PASSWORD,
-                                                              "csrf_token": token})
+    r = client.post(
+        "/login?next=https://evil.example/",
+        data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": token},
+    )
     assert r.status_code == 302 and r.headers["Location"] == "/"
     for target in ("//evil.example/", "/%5Cevil.example", "/\\evil.example"):  # browsers read /\ as //
         fresh = review_app.test_client()
         token = csrf_from(fresh.get("/login").get_data(as_text=True))
-        r = fresh.post(f"/login?next={target}", data={"email": "ana@example.org", "password": PASSWORD,
-                                                       "csrf_token": token})
+        r = fresh.post(
+            f"/login?next={target}", data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": token}
+        )
         assert r.status_code == 302 and r.headers["Location"] == "/", (target, r.headers["Location"])
 
 
 def test_an_invitation_for_one_address_is_refused_to_another_signed_in_account(review_app, sessions, cli):
-    link = cli("user", "invite", "--language", "el", "--email", "someone@example.org", "--role", "maintainer"
-               ).output.strip()
-    path = link[link.index("/invite/"):]
+    link = cli(
+        "user", "invite", "--language", "el", "--email", "someone@example.org", "--role", "maintainer"
+    ).output.strip()
+    path = link[link.index("/invite/") :]
     ana = Browser(review_app).login("ana@example.org")
     page = ana.get(path).get_data(as_text=True)
     r = ana.client.post(path, data={"csrf_token": csrf_from(page)})
@@ -172,9 +198,11 @@ def test_invitation_to_a_language_without_candidates_is_a_clear_message(review_a
     """French exists (one untrusted system translated two P19 patterns) but no template has the two
     votes a candidate needs: accepting an invitation for it says so (422, not a 500), creates no
     account and leaves the link unused, so it works once French has candidates."""
-    lines = ('{"pattern": "[X] est né à [Y].", "lemma": "born", "extended_lemma": "born-in", "tense": "past"}\n'
-             '{"pattern": "[X] est originaire de [Y].", "lemma": "from", "extended_lemma": "is-originally-from", '
-             '"tense": "present"}\n')
+    lines = (
+        '{"pattern": "[X] est né à [Y].", "lemma": "born", "extended_lemma": "born-in", "tense": "past"}\n'
+        '{"pattern": "[X] est originaire de [Y].", "lemma": "from", "extended_lemma": "is-originally-from", '
+        '"tense": "present"}\n'
+    )
 
     def translated_by(system: str) -> None:
         folder = tmp_path / system / system / "fr"
@@ -190,12 +218,17 @@ def test_invitation_to_a_language_without_candidates_is_a_clear_message(review_a
     translated_by("pararel_opus_mt")
     assert french() == 2 and french(is_candidate=True) == 0
     link = cli("user", "invite", "--language", "fr").output.strip()
-    path = link[link.index("/invite/"):]
+    path = link[link.index("/invite/") :]
     client = review_app.test_client()
     page = client.get(path)
     assert page.status_code == 200 and "<strong>fr</strong>" in page.get_data(as_text=True)
-    form = {"csrf_token": csrf_from(page.get_data(as_text=True)), "email": "flo@example.org", "name": "Flo",
-            "password": "longenough1", "password2": "longenough1"}
+    form = {
+        "csrf_token": csrf_from(page.get_data(as_text=True)),
+        "email": "flo@example.org",
+        "name": "Flo",
+        "password": "longenough1",
+        "password2": "longenough1",
+    }
     answer = client.post(path, data=form)
     body = html.unescape(answer.get_data(as_text=True))
     assert answer.status_code == 422, body
@@ -212,6 +245,8 @@ def test_invitation_to_a_language_without_candidates_is_a_clear_message(review_a
     assert french(is_candidate=True) == 2
     assert client.post(path, data=form).status_code == 302
     assert "French" in client.get("/").get_data(as_text=True)
-    assert sorted(text for _, _, text in review_sample(sessions, "flo@example.org", "fr")) == \
-        ["[X] est né à [Y]", "[X] est originaire de [Y]"]  # cleaned: no final dot
+    assert sorted(text for _, _, text in review_sample(sessions, "flo@example.org", "fr")) == [
+        "[X] est né à [Y]",
+        "[X] est originaire de [Y]",
+    ]  # cleaned: no final dot
     assert client.get(path).status_code == 410

@@ -10,6 +10,7 @@ round trip to PostgreSQL; on SQLite each is a call into the library.
 "Decide and next" is the review screen's request for one click: POST the decision, whose
 answer carries the progress and the next item's id; the screen then GETs that item's context.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -67,6 +68,7 @@ class StatementLog:
         def marker(conn) -> None:
             if sent(conn):
                 self._add(what)
+
         return marker
 
     @contextmanager
@@ -86,8 +88,10 @@ def test_a_decision_with_progress_and_next_item_takes_at_most_eight_statements(r
     items = [i["id"] for i in ana.get("/api/v1/languages/es/queue").get_json()["items"]]
     for n, item in enumerate(items[:3]):  # the first click and later ones (a pace exists then)
         with log.counting() as sent:
-            r = ana.post(f"/api/v1/languages/es/items/{item}/decision",
-                         {"decision": ("accept", "reject")[n % 2], "seconds": 4 + n, "request_id": f"click-{n}"})
+            r = ana.post(
+                f"/api/v1/languages/es/items/{item}/decision",
+                {"decision": ("accept", "reject")[n % 2], "seconds": 4 + n, "request_id": f"click-{n}"},
+            )
         assert r.status_code == 201, r.get_json()
         assert r.get_json()["next"] == items[n + 1] and r.get_json()["progress"]["done"] == n + 1
         assert len(sent) <= DECIDE_AND_NEXT, f"{len(sent)} statements:\n" + "\n".join(sent)
@@ -102,8 +106,12 @@ def test_a_resent_or_unchanged_decision_takes_no_more(review_app):
     log = StatementLog(review_app.extensions["curator.engine"])
     ana = Browser(review_app).login("ana@example.org")
     first = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
-    assert ana.post(f"/api/v1/languages/es/items/{first}/decision",
-                    {"decision": "accept", "request_id": "once"}).status_code == 201
+    assert (
+        ana.post(
+            f"/api/v1/languages/es/items/{first}/decision", {"decision": "accept", "request_id": "once"}
+        ).status_code
+        == 201
+    )
     for body in ({"decision": "accept", "request_id": "once"}, {"decision": "accept", "request_id": "again"}):
         with log.counting() as sent:
             r = ana.post(f"/api/v1/languages/es/items/{first}/decision", body)
@@ -114,9 +122,9 @@ def test_a_resent_or_unchanged_decision_takes_no_more(review_app):
 def test_the_batched_reads_answer_what_the_separate_ones_do(review_app, sessions):
     """`find_item` (one statement) gives the item context and `progress_and_next` the progress
     and next item that the step-by-step reads give, after decisions, an undo and a retraction."""
+    from curator.core.models import User
     from curator.review import progress as queueing
     from curator.review import service
-    from curator.core.models import User
 
     ana = Browser(review_app).login("ana@example.org")
     items = [i["id"] for i in ana.get("/api/v1/languages/es/queue").get_json()["items"]]
@@ -129,12 +137,15 @@ def test_the_batched_reads_answer_what_the_separate_ones_do(review_app, sessions
         queue = queueing.queue(s, assignment)
         for item in (items[0], items[1], items[-1]):
             found = service.find_item(s, user, "es", item)
-            assert (service.item_context(s, user, assignment, found.item, found)
-                    == service.item_context(s, user, assignment, service.get_item(s, assignment, item)))
+            assert service.item_context(s, user, assignment, found.item, found) == service.item_context(
+                s, user, assignment, service.get_item(s, assignment, item)
+            )
         for after in (None, *(i.position for i in queue)):
             expected = queueing.next_undecided(queue, after)
             assert queueing.progress_and_next(s, assignment, after) == (
-                queueing.progress(s, assignment, queue), expected.id if expected else None)
+                queueing.progress(s, assignment, queue),
+                expected.id if expected else None,
+            )
 
 
 @pytest.mark.parametrize("reads", ["in a transaction", "autocommit"])

@@ -1,4 +1,5 @@
 """The review screen in headless Chromium, driven like a volunteer with the keyboard."""
+
 from __future__ import annotations
 
 import re
@@ -74,7 +75,10 @@ def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
     assert "stored in lower case" in page.locator("#amend-case").inner_text()
     field.fill("[X] vino al mundo en [Y] Central.")
     page.wait_for_function("document.getElementById('amend-msg').textContent.includes('saved as')")
-    assert page.locator("#amend-msg").inner_text() == "✓ valid template — will be saved as “[X] vino al mundo en [Y] central”"
+    assert (
+        page.locator("#amend-msg").inner_text()
+        == "✓ valid template — will be saved as “[X] vino al mundo en [Y] central”"
+    )
     field.fill("[X] vino al mundo en [Y]")
     page.wait_for_function("document.getElementById('amend-msg').textContent === '✓ valid template'")
     page.keyboard.press("Enter")
@@ -96,11 +100,15 @@ def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
     context.close()  # the volunteer closes the browser
 
     with sessions() as s:
-        rows = s.execute(select(Decision.item_id, Decision.decision, Decision.correction, Decision.seconds)
-                         .where(Decision.retracted.is_(False)).order_by(Decision.id)).all()
+        rows = s.execute(
+            select(Decision.item_id, Decision.decision, Decision.correction, Decision.seconds)
+            .where(Decision.retracted.is_(False))
+            .order_by(Decision.id)
+        ).all()
         assert [(r[0], r[1]) for r in rows] == (
             [(in_relation[0][0], "accept"), (in_relation[1][0], "reject"), (in_relation[2][0], "amend")]
-            + [(i[0], "accept") for i in in_relation[3:]])
+            + [(i[0], "accept") for i in in_relation[3:]]
+        )
         assert rows[2][2] == "[X] vino al mundo en [Y]"
         assert all(r[3] is not None and r[3] >= 0 for r in rows)
         assert s.scalar(select(Suggestion.text)) == "[X] tiene su origen en [Y]"
@@ -145,8 +153,9 @@ def test_right_to_left_and_escaping_in_the_browser(chromium, live, sessions):
 
 
 def test_phone_sized_screen(chromium, live):
-    context = chromium.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True,
-                                   bypass_csp=True)
+    context = chromium.new_context(
+        viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True, bypass_csp=True
+    )
     page = context.new_page()
     sign_in(page, live.url, "ana@example.org")
     page.goto(live.url + "/review/es")

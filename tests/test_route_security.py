@@ -6,6 +6,7 @@ maintainer get. A route missing from the table fails `test_every_route_is_in_the
 new page or endpoint cannot ship without deciding who may use it. POSTs carry a valid CSRF
 token here (this checks roles); `test_every_post_needs_a_csrf_token` checks CSRF separately.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,13 +44,19 @@ MAINTAINER_PAGE = {A: SIGN_IN, O: 403, R: 403, M: 200}
 # rule -> method -> role -> status
 EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/": {"GET": {A: SIGN_IN, O: 200, R: 200, M: 302}},  # a maintainer reviewing nothing: the dashboard
-    "/login": {"GET": {A: 200, O: 302, R: 302, M: 302},  # signed in already: home
-               "POST": _all(401)},  # empty form: "do not match", whoever asks
+    "/login": {
+        "GET": {A: 200, O: 302, R: 302, M: 302},  # signed in already: home
+        "POST": _all(401),
+    },  # empty form: "do not match", whoever asks
     "/logout": {"POST": _all(302)},  # anonymous: to sign-in; signed in: signed out, to sign-in
-    "/account": {"GET": {A: SIGN_IN, O: 200, R: 200, M: 200},
-                 "POST": {A: SIGN_IN, O: 422, R: 422, M: 422}},  # empty form: wrong current password
-    "/invite/<token>": {"GET": _all(200),
-                        "POST": {A: 422, O: 302, R: 302, M: 302}},  # anonymous: no e-mail; signed in: joins
+    "/account": {
+        "GET": {A: SIGN_IN, O: 200, R: 200, M: 200},
+        "POST": {A: SIGN_IN, O: 422, R: 422, M: 422},
+    },  # empty form: wrong current password
+    "/invite/<token>": {
+        "GET": _all(200),
+        "POST": {A: 422, O: 302, R: 302, M: 302},
+    },  # anonymous: no e-mail; signed in: joins
     "/healthz": {"GET": _all(200)},
     "/locale": {"POST": _all(302)},  # the language switcher: anyone, back to `next`
     "/favicon.ico": {"GET": _all(301)},  # to /static/favicon.svg
@@ -131,9 +138,14 @@ def world(review_app, sessions, cli, tmp_path):
     cli("release", "build", "v1")
     make_run(tmp_path / "runs" / "mbert-v1", TEMPLATES)
     with sessions() as s:
-        item = s.scalar(select(AssignmentItem.id).join(Assignment).join(User)
-                        .where(User.email == "ana@example.org", Assignment.language == "es")
-                        .order_by(AssignmentItem.position).limit(1))
+        item = s.scalar(
+            select(AssignmentItem.id)
+            .join(Assignment)
+            .join(User)
+            .where(User.email == "ana@example.org", Assignment.language == "es")
+            .order_by(AssignmentItem.position)
+            .limit(1)
+        )
     boss = Browser(review_app).login("boss@example.org")
     chart = re.search(r"/probe/runs/mbert-v1/(\w+)\.png", boss.get("/probe/runs/mbert-v1").get_data(as_text=True))
     assert chart, "the probe run page links no chart"
@@ -142,8 +154,18 @@ def world(review_app, sessions, cli, tmp_path):
     with sessions.begin() as s:
         invite_id = create_invite(s, ["es"], email="invited@example.org")[0].id
     suggestion_id, comment_id = others_rows(sessions)
-    values = {"invite_id": invite_id, "lang": "es", "code": "es", "item_id": item, "relation": "P19", "name": "v1", "chart": chart.group(1),
-              "filename": "curator.css", "suggestion_id": suggestion_id, "comment_id": comment_id}
+    values = {
+        "invite_id": invite_id,
+        "lang": "es",
+        "code": "es",
+        "item_id": item,
+        "relation": "P19",
+        "name": "v1",
+        "chart": chart.group(1),
+        "filename": "curator.css",
+        "suggestion_id": suggestion_id,
+        "comment_id": comment_id,
+    }
     return review_app, values, sessions
 
 
@@ -272,10 +294,11 @@ def test_another_reviewers_rows_are_refused_to_ana(world):
     for url in (f"/api/v1/languages/es/suggestions/{sid}/withdraw", f"/api/v1/languages/es/comments/{cid}/withdraw"):
         r = ana.client.post(url, json={}, headers={"X-CSRFToken": ana.token})
         assert r.status_code == 404, url
-    for url, body, said in ((f"/review/es/suggestions/{sid}/edit", {"text": "[X] vino al mundo en [Y]"},
-                             "no such suggestion of yours"),
-                            (f"/review/es/suggestions/{sid}/withdraw", {}, "no such suggestion of yours"),
-                            (f"/review/es/comments/{cid}/withdraw", {}, "no such comment of yours")):
+    for url, body, said in (
+        (f"/review/es/suggestions/{sid}/edit", {"text": "[X] vino al mundo en [Y]"}, "no such suggestion of yours"),
+        (f"/review/es/suggestions/{sid}/withdraw", {}, "no such suggestion of yours"),
+        (f"/review/es/comments/{cid}/withdraw", {}, "no such comment of yours"),
+    ):
         r = ana.client.post(url, data={**body, "csrf_token": ana.token}, follow_redirects=True)
         assert r.status_code == 200 and said in r.get_data(as_text=True), url
     _others_rows_untouched(sessions, values)
@@ -301,16 +324,27 @@ def test_integer_arguments_beyond_a_database_integer_match_no_route(world):
                 for number in (*TOO_BIG, 2**63 - 1):
                     url = _url(rule, {**values, **dict.fromkeys(names, number)}, sessions)
                     got = visitor.call(method, rule.rule, url)
-                    if number in TOO_BIG and (got.status_code != 404 or (url.startswith("/api/")
-                                                                          and "error" not in got.get_json())):
-                        wrong.append(f"{role} {method} {url}: {got.status_code}")
-                    elif got.status_code >= 500:
+                    if (
+                        number in TOO_BIG
+                        and (got.status_code != 404 or (url.startswith("/api/") and "error" not in got.get_json()))
+                    ) or got.status_code >= 500:
                         wrong.append(f"{role} {method} {url}: {got.status_code}")
     assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize("page, status", [("99999999999999999999", 422), ("9" * 5000, 422), ("0", 422),
-                                          ("-1", 422), ("two", 422), ("", 200), ("2", 200), ("9223372036854775807", 200)])
+@pytest.mark.parametrize(
+    "page, status",
+    [
+        ("99999999999999999999", 422),
+        ("9" * 5000, 422),
+        ("0", 422),
+        ("-1", 422),
+        ("two", 422),
+        ("", 200),
+        ("2", 200),
+        ("9223372036854775807", 200),
+    ],
+)
 def test_integer_query_parameters_are_range_checked(review_app, page, status):
     boss = Browser(review_app).login("boss@example.org")
     r = boss.get(f"/admin/languages/es?page={page}")

@@ -4,6 +4,7 @@ The expectations are worked out by hand from the published pipeline's rules: a l
 exactly one [X] and one [Y] is never touched, validity is judged before cleaning, cleaning
 lower-cases and strips only one trailing space.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,50 +12,60 @@ import json
 import pytest
 from sqlalchemy import select
 
+from curator.core.models import Template
 from curator.ingest import mpararel_rules
 from curator.ingest.candidates import CandidateParams
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
-from curator.core.models import Template
 
 from .conftest import SEED, Browser
 
 
-@pytest.mark.parametrize("raw, language, cleaned", [
-    # untouched when the slots are already right, however odd the rest (published kept these)
-    ("[ [X] ]는 [ [Y] ]에 있습니다.", "ko", "[ [X] ]는 [ [Y] ]에 있습니다"),
-    # general bracket normalisation, then lower-casing
-    ("[x] Работает как [y]", "ru", "[X] работает как [Y]"),
-    ("[[X]] nació en [ Y ].", "es", "[X] nació en [Y]"),
-    # a bare capital letter becomes the missing slot — before the Korean bracket fix, as published
-    ("【Y】는 【 X】의 전문화입니다.", "ko", "[Y]는 [ [X]의 전문화입니다"),
-    ("【X】는【Y】에 있습니다.", "ko", "[X]는[Y]에 있습니다"),
-    # per-language transliterations
-    ("[এক্স] [ওয়াই] বিশেষজ্ঞ।", "bn", "[X] [Y] বিশেষজ্ঞ।"),
-    ("[X], ով աշխատում է որպես [Յ]։", "hy", "[X], ով աշխատում է որպես [Y]։"),
-    ("[Y] είναι η εξειδίκευση [\u03a7].", "el", "[Y] είναι η εξειδίκευση [X]"),
-    # Greek omicron stands for whichever slot is missing
-    ("[\u039f] γεννήθηκε στο [Y]", "el", "[X] γεννήθηκε στο [Y]"),
-    ("[X] γεννήθηκε στο [\u039f]", "el", "[X] γεννήθηκε στο [Y]"),
-    # only one trailing space goes, leading spaces stay, other whitespace is not collapsed
-    ("  [X]  is   in [Y] .", "en", " [X] is in [Y]"),
-    ("[X]\u00a0is in [Y]", "en", "[X]\u00a0is in [Y]"),
-    # cleaned twice, as the published cleanup did: a dropped dot can make a slot on the second pass
-    ("[X] born in [Y] [x.]", "en", "[X] born in [Y] [X]"),
-    ("[X].:][Y]", "en", "[X][Y]"),
-    ("[X] is [Y] \n", "en", "[X] is [Y]\n"),  # the trailing-space rule also fires before a final newline
-])
+@pytest.mark.parametrize(
+    "raw, language, cleaned",
+    [
+        # untouched when the slots are already right, however odd the rest (published kept these)
+        ("[ [X] ]는 [ [Y] ]에 있습니다.", "ko", "[ [X] ]는 [ [Y] ]에 있습니다"),
+        # general bracket normalisation, then lower-casing
+        ("[x] Работает как [y]", "ru", "[X] работает как [Y]"),
+        ("[[X]] nació en [ Y ].", "es", "[X] nació en [Y]"),
+        # a bare capital letter becomes the missing slot — before the Korean bracket fix, as published
+        ("【Y】는 【 X】의 전문화입니다.", "ko", "[Y]는 [ [X]의 전문화입니다"),
+        ("【X】는【Y】에 있습니다.", "ko", "[X]는[Y]에 있습니다"),
+        # per-language transliterations
+        ("[এক্স] [ওয়াই] বিশেষজ্ঞ।", "bn", "[X] [Y] বিশেষজ্ঞ।"),
+        ("[X], ով աշխատում է որպես [Յ]։", "hy", "[X], ով աշխատում է որպես [Y]։"),
+        ("[Y] είναι η εξειδίκευση [\u03a7].", "el", "[Y] είναι η εξειδίκευση [X]"),
+        # Greek omicron stands for whichever slot is missing
+        ("[\u039f] γεννήθηκε στο [Y]", "el", "[X] γεννήθηκε στο [Y]"),
+        ("[X] γεννήθηκε στο [\u039f]", "el", "[X] γεννήθηκε στο [Y]"),
+        # only one trailing space goes, leading spaces stay, other whitespace is not collapsed
+        ("  [X]  is   in [Y] .", "en", " [X] is in [Y]"),
+        ("[X]\u00a0is in [Y]", "en", "[X]\u00a0is in [Y]"),
+        # cleaned twice, as the published cleanup did: a dropped dot can make a slot on the second pass
+        ("[X] born in [Y] [x.]", "en", "[X] born in [Y] [X]"),
+        ("[X].:][Y]", "en", "[X][Y]"),
+        ("[X] is [Y] \n", "en", "[X] is [Y]\n"),  # the trailing-space rule also fires before a final newline
+    ],
+)
 def test_published_procedure_by_hand(raw, language, cleaned):
     outcome = mpararel_rules.check(raw, language)
     assert outcome.valid and outcome.cleaned == cleaned
 
 
-@pytest.mark.parametrize("raw, language, reason", [
-    ("[X] مجال العمل هو [ص].", "ar", "missing [Y]"),  # curator repairs the Arabic letter; the published rules do not
-    ("[Х] родился в [Y]", "ru", "missing [X]"),  # Cyrillic ha is only fixed for kk and tg
-    ("[X] [Y].", "en", "no text besides the placeholders"),
-    ("[X], [Y] ,[X]", "en", "[X] appears 2 times"),
-    ("[X] is [Y]\u00a0", "en", None),  # valid: a no-break space is text to the published test
-])
+@pytest.mark.parametrize(
+    "raw, language, reason",
+    [
+        (
+            "[X] مجال العمل هو [ص].",
+            "ar",
+            "missing [Y]",
+        ),  # curator repairs the Arabic letter; the published rules do not
+        ("[Х] родился в [Y]", "ru", "missing [X]"),  # Cyrillic ha is only fixed for kk and tg
+        ("[X] [Y].", "en", "no text besides the placeholders"),
+        ("[X], [Y] ,[X]", "en", "[X] appears 2 times"),
+        ("[X] is [Y]\u00a0", "en", None),  # valid: a no-break space is text to the published test
+    ],
+)
 def test_published_validity(raw, language, reason):
     assert mpararel_rules.check(raw, language).reason == reason
 
@@ -71,7 +82,9 @@ def test_validity_is_judged_before_cleaning():
 def test_repairs_are_recorded_for_reviewers():
     outcome = mpararel_rules.check("[এক্স] [ওয়াই] বিশেষজ্ঞ।", "bn")
     assert [r.to_dict() for r in outcome.repairs] == [
-        {"from": "[এক্স]", "to": "[X]", "rule": "mpararel:bn"}, {"from": "[ওয়াই]", "to": "[Y]", "rule": "mpararel:bn"}]
+        {"from": "[এক্স]", "to": "[X]", "rule": "mpararel:bn"},
+        {"from": "[ওয়াই]", "to": "[Y]", "rule": "mpararel:bn"},
+    ]
     assert mpararel_rules.check("[X] nació en [Y].", "es").repairs == []
 
 
@@ -107,16 +120,23 @@ def _seed(cli, tmp_path, lines_by_system: dict[str, list[str]]):
 
 
 def test_keep_case_votes_on_the_folded_key_and_keeps_the_most_frequent_form(cli, sessions, tmp_path):
-    _seed(cli, tmp_path, {
-        "pararel_google": ["[X] ist eine in [Y] geborene Person."],
-        "pararel_opus_mt": ["[X] ist eine in [Y] geborene person."],
-        "pararel_m2m100_big": ["[X] ist eine in [Y] geborene Person"],
-    })
+    _seed(
+        cli,
+        tmp_path,
+        {
+            "pararel_google": ["[X] ist eine in [Y] geborene Person."],
+            "pararel_opus_mt": ["[X] ist eine in [Y] geborene person."],
+            "pararel_m2m100_big": ["[X] ist eine in [Y] geborene Person"],
+        },
+    )
     cli("ingest", "tuples", SEED / "tuples")
     cli("candidates", "build", "--keep-case", "--min-relations", "0", "--min-phrases", "0")
     with sessions() as s:
-        rows = s.execute(select(Template.id, Template.text, Template.votes, Template.is_candidate)
-                         .where(Template.language == "de", Template.is_candidate)).all()
+        rows = s.execute(
+            select(Template.id, Template.text, Template.votes, Template.is_candidate).where(
+                Template.language == "de", Template.is_candidate
+            )
+        ).all()
     # three systems agree once case is folded; two of three wrote "Person"
     assert [r[1:] for r in rows] == [("[X] ist eine in [Y] geborene Person", 3, True)]
     cli("candidates", "build", "--min-relations", "0", "--min-phrases", "0")
@@ -134,9 +154,13 @@ def test_amendments_are_stored_in_the_candidates_case(review_app, cli):
     page = ana.get("/review/es").get_data(as_text=True)
     assert "stored in lower case" in page
     boss = Browser(review_app).login("boss@example.org")
-    assert "Candidates built with the curator rule profile, lower-cased as in mParaRel," in boss.get("/admin/coverage").get_data(as_text=True)
+    assert "Candidates built with the curator rule profile, lower-cased as in mParaRel," in boss.get(
+        "/admin/coverage"
+    ).get_data(as_text=True)
     cli("candidates", "build", "--keep-case")
-    assert "Candidates built with the curator rule profile, case kept," in boss.get("/admin/coverage").get_data(as_text=True)
+    assert "Candidates built with the curator rule profile, case kept," in boss.get("/admin/coverage").get_data(
+        as_text=True
+    )
     live = ana.post("/api/v1/validate", {"text": text, "language": "es"}).get_json()
     assert live == {"valid": True, "cleaned": "[X] Nació en [Y]"}
     assert "Capital letters are kept" in ana.get("/review/es").get_data(as_text=True)
@@ -152,11 +176,14 @@ def test_mlama_import_bad_input_names_the_place_and_changes_nothing(cli, session
     cli("ingest", "pararel", SEED / "pararel" / "patterns")
     good = tmp_path / "mlama" / "es"
     good.mkdir(parents=True)
-    (good / "templates.jsonl").write_text('{"relation": "P19", "template": "[X] nació en [Y] ."}\n'
-                                          '{"relation": "P31", "template": "[X] es un [Y] ."}\n')
+    (good / "templates.jsonl").write_text(
+        '{"relation": "P19", "template": "[X] nació en [Y] ."}\n{"relation": "P31", "template": "[X] es un [Y] ."}\n'
+    )
     out = cli("ingest", "mlama", tmp_path / "mlama").output
     assert "1 templates of ParaRel relations in 1 languages" in out and "1 lines of other relations skipped" in out
-    (good / "templates.jsonl").write_text('{"relation": "P19", "template": "[X] nació en [Y] ."}\n{"relation": "P19"}\n')
+    (good / "templates.jsonl").write_text(
+        '{"relation": "P19", "template": "[X] nació en [Y] ."}\n{"relation": "P19"}\n'
+    )
     bad = cli("ingest", "mlama", tmp_path / "mlama", ok=False)
     assert bad.exit_code == 1 and "templates.jsonl" in bad.output and "line 2" in bad.output
     assert "template" in bad.output and "Traceback" not in bad.output
@@ -165,7 +192,8 @@ def test_mlama_import_bad_input_names_the_place_and_changes_nothing(cli, session
     assert "P19.jsonl" in stray.output and "<lang>/templates.jsonl" in stray.output
     with sessions() as s:
         assert [(m.language, m.relation_id, m.template) for m in s.scalars(select(MlamaTemplate))] == [
-            ("es", "P19", "[X] nació en [Y] .")]
+            ("es", "P19", "[X] nació en [Y] .")
+        ]
 
 
 def test_an_export_keeps_its_rules_through_import(cli, tmp_path):
@@ -175,8 +203,13 @@ def test_an_export_keeps_its_rules_through_import(cli, tmp_path):
     cli("release", "export", "v-cased", tmp_path / "out")
     cli("release", "import", tmp_path / "out", "--version", "copy")
     diff = json.loads(cli("release", "diff", "v-cased", "copy", "--json").output)
-    assert diff == {"rules": {"v-cased": {"profile": "curator", "keep_case": True},
-                              "copy": {"profile": "curator", "keep_case": True}}, "changes": []}
+    assert diff == {
+        "rules": {
+            "v-cased": {"profile": "curator", "keep_case": True},
+            "copy": {"profile": "curator", "keep_case": True},
+        },
+        "changes": [],
+    }
     cli("release", "export", "copy", tmp_path / "again")
     manifest = json.loads((tmp_path / "again" / "manifest.json").read_text())
     assert manifest["rules"] == {"profile": "curator", "keep_case": True} and "rules" not in manifest["params"]

@@ -2,6 +2,7 @@
 file or run.json linked to a file elsewhere is refused in one line by the CLI (exit 1) and
 answered 404 by the web app's probe pages, and the outside file is never read (its content,
 here a JSON key, appears nowhere)."""
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,9 @@ def linked(request, tmp_path) -> tuple[Path, Path]:
 def _refused(result, link: Path) -> None:
     assert result.exit_code == 1, result.output
     lines = result.output.strip().splitlines()
-    assert lines == [f"Error: {link}: is a symbolic link; links inside a run are refused, so nothing outside "
-                     "the run is read"], result.output
+    assert lines == [
+        f"Error: {link}: is a symbolic link; links inside a run are refused, so nothing outside the run is read"
+    ], result.output
     assert SECRET not in result.output
 
 
@@ -75,8 +77,13 @@ def test_the_probe_pages_do_not_serve_a_run_holding_a_link(review_app, linked, t
     run, link = linked
     make_run(tmp_path / "runs" / "plain", TEMPLATES)
     boss = Browser(review_app).login("boss@example.org")
-    for path in ("/probe/runs/linked", "/probe/runs/linked/metrics.png", "/probe/runs/linked/rankc.png",
-                 "/probe/runs/linked?convention=mpararel", "/probe/compare?run=plain&run=linked"):
+    for path in (
+        "/probe/runs/linked",
+        "/probe/runs/linked/metrics.png",
+        "/probe/runs/linked/rankc.png",
+        "/probe/runs/linked?convention=mpararel",
+        "/probe/compare?run=plain&run=linked",
+    ):
         response = boss.get(path)
         assert response.status_code == 404, path
         assert SECRET not in response.get_data(as_text=True)
@@ -101,8 +108,9 @@ def test_the_latest_run_and_the_probe_hint_skip_links(tmp_path):
     assert latest_run(runs) == mine
     assert resolve_run(runs, "linked") is None and resolve_run(runs, "mine") == mine
     rows = {r["name"]: r for r in list_runs(runs)}
-    assert rows["linked"]["error"].endswith("is a symbolic link; links inside a run are refused, so nothing "
-                                            "outside the run is read")
+    assert rows["linked"]["error"].endswith(
+        "is a symbolic link; links inside a run are refused, so nothing outside the run is read"
+    )
     assert rows["linked"]["languages"] == 0 and rows["mine"]["languages"] == 3
 
     template = TEMPLATES["es"]["P17"][0]
@@ -111,7 +119,7 @@ def test_the_latest_run_and_the_probe_hint_skip_links(tmp_path):
     for link in (_link_prediction, _link_language):
         newer = make_run(runs / f"newer-{link.__name__}", TEMPLATES)
         link(newer, _outside(tmp_path / link.__name__))
-        os.utime(newer / "run.json", ns=(2 ** 62, 2 ** 62))
+        os.utime(newer / "run.json", ns=(2**62, 2**62))
         assert latest_run(runs) == mine and resolve_run(runs, newer.name) is None
         assert probe_hint(runs, "es", "P17", template) is not None
 

@@ -5,6 +5,7 @@ Each test runs the real command (the ServeProcess command line) and waits for it
 itself: before these fixes it kept running (gunicorn restarting workers that died the same
 way), so the guard timeout below would fail the test.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,16 +36,19 @@ def test_unreachable_redis_is_one_line(engine, db_url):
     code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": f"redis://:hunter2@127.0.0.1:{port}/0"})
     assert code == 1
     assert len(lines) == 1, lines
-    assert lines[0].startswith(f"Error: CURATOR_RATELIMIT_STORAGE=redis://:***@127.0.0.1:{port}/0: cannot reach "
-                               "the store: "), lines
+    assert lines[0].startswith(
+        f"Error: CURATOR_RATELIMIT_STORAGE=redis://:***@127.0.0.1:{port}/0: cannot reach the store: "
+    ), lines
     assert "hunter2" not in lines[0]  # the password is never printed
 
 
 def test_unknown_scheme_is_one_line(engine, db_url):
     code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": "reddis://localhost:6379"})
     assert code == 1
-    assert lines == ["Error: CURATOR_RATELIMIT_STORAGE=reddis://localhost:6379: unknown storage scheme 'reddis': "
-                     "memory:// counts in one process, redis://host:6379 is shared by every worker and host"]
+    assert lines == [
+        "Error: CURATOR_RATELIMIT_STORAGE=reddis://localhost:6379: unknown storage scheme 'reddis': "
+        "memory:// counts in one process, redis://host:6379 is shared by every worker and host"
+    ]
 
 
 def test_missing_redis_client_is_one_line(engine, db_url, tmp_path):
@@ -57,8 +61,9 @@ def test_missing_redis_client_is_one_line(engine, db_url, tmp_path):
     code, lines = serve(db_url, env={"CURATOR_RATELIMIT_STORAGE": "redis://127.0.0.1:6379", "PYTHONPATH": path})
     assert code == 1
     assert len(lines) == 1, lines
-    assert lines[0].startswith("Error: CURATOR_RATELIMIT_STORAGE=redis://127.0.0.1:6379: 'redis' prerequisite "
-                               "not available"), lines
+    assert lines[0].startswith(
+        "Error: CURATOR_RATELIMIT_STORAGE=redis://127.0.0.1:6379: 'redis' prerequisite not available"
+    ), lines
 
 
 def test_storage_without_the_limiters_strategy(engine, db_url):
@@ -69,8 +74,10 @@ def test_storage_without_the_limiters_strategy(engine, db_url):
 def test_unparsable_limit_is_one_line(engine, db_url):
     """Flask-Limiter skips a limit it cannot parse: sign-in would have had no limit at all."""
     code, lines = serve(db_url, env={"CURATOR_RATELIMIT_ACCOUNT": "10 a minute"})
-    assert (code, lines) == (1, ["Error: CURATOR_RATELIMIT_ACCOUNT=10 a minute: not a rate limit "
-                                 "(expected e.g. 10/minute;50/hour)"])
+    assert (code, lines) == (
+        1,
+        ["Error: CURATOR_RATELIMIT_ACCOUNT=10 a minute: not a rate limit (expected e.g. 10/minute;50/hour)"],
+    )
 
 
 def test_beyond_loopback_needs_a_secret_key(engine, db_url):
@@ -79,8 +86,9 @@ def test_beyond_loopback_needs_a_secret_key(engine, db_url):
     out = subprocess.run(proc.command, env=proc.env, capture_output=True, text=True, timeout=GUARD)
     lines = (out.stdout + out.stderr).strip().splitlines()
     assert out.returncode == 1
-    assert len(lines) == 1 and lines[0].startswith("Error: CURATOR_SECRET_KEY: not set, and the server listens on "
-                                                   "0.0.0.0"), lines
+    assert len(lines) == 1 and lines[0].startswith(
+        "Error: CURATOR_SECRET_KEY: not set, and the server listens on 0.0.0.0"
+    ), lines
 
 
 BOOT_FAILS_IN_WORKERS = """
@@ -102,8 +110,9 @@ def test_worker_boot_failure_stops_the_server(engine, db_url):
     code, lines = serve(db_url, "--workers", "2", python=[sys.executable, "-c", BOOT_FAILS_IN_WORKERS])
     text = "\n".join(lines)
     assert code == 1, text
-    assert lines[-1] == ("Error: a worker could not start the app, so the server stopped (exit 3); "
-                         "see the log above"), text
+    assert lines[-1] == (
+        "Error: a worker could not start the app, so the server stopped (exit 3); see the log above"
+    ), text
     assert "boot failure (test)" in text
     # gunicorn halted at the first worker that could not boot: no worker was booted twice
     assert text.count("Booting worker") <= 2, text
@@ -112,8 +121,10 @@ def test_worker_boot_failure_stops_the_server(engine, db_url):
 def test_unusable_database_url_is_one_line(tmp_path):
     code, lines = serve("nonsense://x")
     assert code == 1
-    assert lines == ["Error: CURATOR_DATABASE_URL (or --database): not a database URL curator can use: "
-                     "Can't load plugin: sqlalchemy.dialects:nonsense"], lines
+    assert lines == [
+        "Error: CURATOR_DATABASE_URL (or --database): not a database URL curator can use: "
+        "Can't load plugin: sqlalchemy.dialects:nonsense"
+    ], lines
 
 
 def test_read_only_redis_is_one_line(engine, db_url, redis_server):
@@ -128,4 +139,6 @@ def test_read_only_redis_is_one_line(engine, db_url, redis_server):
         client.execute_command("REPLICAOF", "NO", "ONE")
     assert code == 1
     assert len(lines) == 1, lines
-    assert lines[0].startswith(f"Error: CURATOR_RATELIMIT_STORAGE={redis_server.url}: the store refuses writes: "), lines
+    assert lines[0].startswith(f"Error: CURATOR_RATELIMIT_STORAGE={redis_server.url}: the store refuses writes: "), (
+        lines
+    )

@@ -8,6 +8,7 @@ held a thread — or every writer — until they gave up; here a request reaches
 once it has arrived whole (curator.web.buffered_worker), incomplete ones are cut off after
 the read timeout, and every other reviewer goes on being served meanwhile.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,16 +31,28 @@ READ_TIMEOUT = 1.5
 def served(review_app, db_url):
     """The seeded review app under `curator serve`: 1 worker x 2 threads, so two stalled
     clients would take every thread if nothing cut them off."""
-    with ServeProcess(db_url, "--workers", "1", "--threads", "2", "--read-timeout", str(READ_TIMEOUT),
-                      env={"CURATOR_SECRET_KEY": "test-secret", "CURATOR_MAX_BODY": "65536"}) as server:
+    with ServeProcess(
+        db_url,
+        "--workers",
+        "1",
+        "--threads",
+        "2",
+        "--read-timeout",
+        str(READ_TIMEOUT),
+        env={"CURATOR_SECRET_KEY": "test-secret", "CURATOR_MAX_BODY": "65536"},
+    ) as server:
         yield server
 
 
 def sign_in(base: str, email: str, timeout: float = 10) -> tuple[requests.Session, str]:
     web = requests.Session()
     page = web.get(base + "/login", timeout=timeout).text
-    response = web.post(base + "/login", data={"email": email, "password": PASSWORD, "csrf_token": csrf_from(page)},
-                        allow_redirects=False, timeout=timeout)
+    response = web.post(
+        base + "/login",
+        data={"email": email, "password": PASSWORD, "csrf_token": csrf_from(page)},
+        allow_redirects=False,
+        timeout=timeout,
+    )
     assert response.status_code == 302, response.text
     return web, csrf_from(web.get(base + "/", timeout=timeout).text)
 
@@ -57,7 +70,7 @@ def closed_within(sock: socket.socket, seconds: float) -> bytes | None:
     try:
         while chunk := sock.recv(4096):
             received += chunk
-    except socket.timeout:
+    except TimeoutError:
         return None
     except ConnectionResetError:
         pass
@@ -66,8 +79,10 @@ def closed_within(sock: socket.socket, seconds: float) -> bytes | None:
 
 def test_stalled_clients_are_cut_off_and_hold_no_thread(served, sessions):
     half_headers = stalled(served.port, b"GET /login HTTP/1.1\r\nHost: x\r\n")
-    no_body = stalled(served.port, b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                   b"Content-Length: 200\r\n\r\n{")
+    no_body = stalled(
+        served.port,
+        b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{",
+    )
     stop = threading.Event()
     trickler = stalled(served.port, b"G")
 
@@ -88,9 +103,12 @@ def test_stalled_clients_are_cut_off_and_hold_no_thread(served, sessions):
         # poller, not in a thread, so a reviewer is served meanwhile; then they are cut off
         web, token = sign_in(served.url, "ana@example.org")
         item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
-        response = web.post(f"{served.url}/api/v1/languages/es/items/{item_id}/decision",
-                            json={"decision": "accept", "request_id": "r-1"}, headers={"X-CSRFToken": token},
-                            timeout=5 * READ_TIMEOUT)
+        response = web.post(
+            f"{served.url}/api/v1/languages/es/items/{item_id}/decision",
+            json={"decision": "accept", "request_id": "r-1"},
+            headers={"X-CSRFToken": token},
+            timeout=5 * READ_TIMEOUT,
+        )
         assert response.status_code == 201, response.text
         for sock in (half_headers, no_body, trickler):
             reply = closed_within(sock, 3 * READ_TIMEOUT)
@@ -117,14 +135,23 @@ def test_a_stalled_decision_blocks_no_other_reviewer_and_is_not_stored(served, s
     ana_item = review_sample(sessions, "ana@example.org", "es")[0][0]
     cookie = "; ".join(f"{c.name}={c.value}" for c in ana.cookies)
     body = b'{"decision": "accept", "request_id": "stalled"}'
-    sock = stalled(served.port, (f"POST /api/v1/languages/es/items/{ana_item}/decision HTTP/1.1\r\nHost: x\r\n"
-                                 f"Cookie: {cookie}\r\nX-CSRFToken: {ana_token}\r\nContent-Type: application/json\r\n"
-                                 f"Content-Length: {len(body)}\r\n\r\n").encode() + body[:10])
+    sock = stalled(
+        served.port,
+        (
+            f"POST /api/v1/languages/es/items/{ana_item}/decision HTTP/1.1\r\nHost: x\r\n"
+            f"Cookie: {cookie}\r\nX-CSRFToken: {ana_token}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        + body[:10],
+    )
     try:
         for n, (item_id, *_rest) in enumerate(review_sample(sessions, "bo@example.org", "es")[:5]):
-            response = bo.post(f"{served.url}/api/v1/languages/es/items/{item_id}/decision",
-                               json={"decision": "accept", "request_id": f"bo-{n}"},
-                               headers={"X-CSRFToken": bo_token}, timeout=5 * READ_TIMEOUT)
+            response = bo.post(
+                f"{served.url}/api/v1/languages/es/items/{item_id}/decision",
+                json={"decision": "accept", "request_id": f"bo-{n}"},
+                headers={"X-CSRFToken": bo_token},
+                timeout=5 * READ_TIMEOUT,
+            )
             assert response.status_code == 201, response.text
         reply = closed_within(sock, 3 * READ_TIMEOUT)
         assert reply is not None and (reply == b"" or reply.startswith(b"HTTP/1.1 408")), reply
@@ -137,8 +164,12 @@ def test_a_stalled_decision_blocks_no_other_reviewer_and_is_not_stored(served, s
 
 def test_a_body_over_the_limit_is_refused_unread(served):
     web, token = sign_in(served.url, "ana@example.org")
-    response = web.post(served.url + "/api/v1/validate", data=b"x" * 70_000,
-                        headers={"X-CSRFToken": token, "Content-Type": "application/json"}, timeout=10)
+    response = web.post(
+        served.url + "/api/v1/validate",
+        data=b"x" * 70_000,
+        headers={"X-CSRFToken": token, "Content-Type": "application/json"},
+        timeout=10,
+    )
     assert response.status_code == 413
     assert "error" in response.json()
 
@@ -199,8 +230,16 @@ WAIT = 60  # how long a test waits for something that takes milliseconds; shorte
 def patient(review_app, db_url):
     """2 workers x 2 threads, and a read timeout longer than the tests: under gunicorn's own
     gthread worker, four slow-loris connections would each hold a thread for two minutes."""
-    with ServeProcess(db_url, "--workers", "2", "--threads", "2", "--read-timeout", str(PATIENT_READ_TIMEOUT),
-                      env={"CURATOR_SECRET_KEY": "test-secret", "CURATOR_MAX_BODY": "65536"}) as server:
+    with ServeProcess(
+        db_url,
+        "--workers",
+        "2",
+        "--threads",
+        "2",
+        "--read-timeout",
+        str(PATIENT_READ_TIMEOUT),
+        env={"CURATOR_SECRET_KEY": "test-secret", "CURATOR_MAX_BODY": "65536"},
+    ) as server:
         yield server
 
 
@@ -227,8 +266,10 @@ def read_response(stream) -> tuple[int, dict, bytes]:
 
 def raw_post(path: str, web: requests.Session, token: str, body: bytes, extra: str = "") -> bytes:
     cookie = "; ".join(f"{c.name}={c.value}" for c in web.cookies)
-    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nX-CSRFToken: {token}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n").encode() + body
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nX-CSRFToken: {token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n"
+    ).encode() + body
 
 
 def test_forty_slow_loris_connections_hold_no_thread(patient, sessions):
@@ -242,8 +283,11 @@ def test_forty_slow_loris_connections_hold_no_thread(patient, sessions):
     lorises = []
     for n in range(40):
         sock = socket.create_connection(("127.0.0.1", patient.port))
-        sock.sendall(b"GET /login HTTP/1.1\r\nHost: x\r\nX-Pad: " if n % 2 else
-                     b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        sock.sendall(
+            b"GET /login HTTP/1.1\r\nHost: x\r\nX-Pad: "
+            if n % 2
+            else b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"
+        )
         lorises.append(sock)
     stop = threading.Event()
 
@@ -262,9 +306,12 @@ def test_forty_slow_loris_connections_hold_no_thread(patient, sessions):
 
     def reviewer():
         web, token = sign_in(patient.url, "ana@example.org", timeout=2 * PATIENT_READ_TIMEOUT)
-        response = web.post(f"{patient.url}/api/v1/languages/es/items/{item_id}/decision",
-                            json={"decision": "accept", "request_id": "among-lorises"},
-                            headers={"X-CSRFToken": token}, timeout=2 * PATIENT_READ_TIMEOUT)
+        response = web.post(
+            f"{patient.url}/api/v1/languages/es/items/{item_id}/decision",
+            json={"decision": "accept", "request_id": "among-lorises"},
+            headers={"X-CSRFToken": token},
+            timeout=2 * PATIENT_READ_TIMEOUT,
+        )
         outcome.append(response.status_code)
 
     served_reviewer = threading.Thread(target=reviewer, daemon=True)
@@ -290,20 +337,29 @@ def test_a_trickled_request_is_served_whole_and_the_connection_kept_alive(patien
 
     web, token = sign_in(patient.url, "ana@example.org")
     text = "[X] trabaja en [Y]"  # as the validator returns it (cleaned = sent)
-    request = raw_post("/api/v1/validate", web, token, json.dumps({"language": "es", "text": text}).encode(),
-                       extra="Expect: 100-continue\r\n")
+    request = raw_post(
+        "/api/v1/validate",
+        web,
+        token,
+        json.dumps({"language": "es", "text": text}).encode(),
+        extra="Expect: 100-continue\r\n",
+    )
     item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
-    decision = raw_post(f"/api/v1/languages/es/items/{item_id}/decision", web, token,
-                        json.dumps({"decision": "accept", "request_id": "trickled"}).encode())
+    decision = raw_post(
+        f"/api/v1/languages/es/items/{item_id}/decision",
+        web,
+        token,
+        json.dumps({"decision": "accept", "request_id": "trickled"}).encode(),
+    )
     with socket.create_connection(("127.0.0.1", patient.port), timeout=WAIT) as sock:
         stream = sock.makefile("rb")
         head_end = request.index(b"\r\n\r\n") + 4
         for start in range(0, head_end, 7):  # the head a few bytes at a time
-            sock.sendall(request[start:min(start + 7, head_end)])
+            sock.sendall(request[start : min(start + 7, head_end)])
             time.sleep(0.01)
         assert stream.readline() == b"HTTP/1.1 100 Continue\r\n" and stream.readline() == b"\r\n"
         for start in range(head_end, len(request), 3):  # then the body
-            sock.sendall(request[start:start + 3])
+            sock.sendall(request[start : start + 3])
             time.sleep(0.01)
         status, _, body = read_response(stream)
         assert (status, json.loads(body)) == (200, {"valid": True, "cleaned": text}), body
@@ -323,7 +379,7 @@ def test_a_body_over_the_limit_is_refused_before_it_arrives(patient):
     web, token = sign_in(patient.url, "ana@example.org")
     request = raw_post("/api/v1/validate", web, token, b"x" * 10_000_000)
     with socket.create_connection(("127.0.0.1", patient.port), timeout=WAIT) as sock:
-        sock.sendall(request[:request.index(b"\r\n\r\n") + 4 + 10])
+        sock.sendall(request[: request.index(b"\r\n\r\n") + 4 + 10])
         stream = sock.makefile("rb")
         status, _, body = read_response(stream)
         assert status == 413 and "error" in json.loads(body)
@@ -342,8 +398,10 @@ def test_a_request_not_whole_by_the_deadline_is_answered_408_and_closed(served):
     """The read timeout is 1.5 s here: the poller cuts the incomplete request off (the test
     waits for the connection to close, however long the server takes); a connection that
     sent nothing is closed without a word."""
-    with socket.create_connection(("127.0.0.1", served.port), timeout=WAIT) as partial, \
-            socket.create_connection(("127.0.0.1", served.port), timeout=WAIT) as silent:
+    with (
+        socket.create_connection(("127.0.0.1", served.port), timeout=WAIT) as partial,
+        socket.create_connection(("127.0.0.1", served.port), timeout=WAIT) as silent,
+    ):
         partial.sendall(b"GET /login HTTP/1.1\r\nHost: x\r\n")
         stream = partial.makefile("rb")
         assert read_response(stream)[0] == 408
@@ -352,20 +410,23 @@ def test_a_request_not_whole_by_the_deadline_is_answered_408_and_closed(served):
     assert "its request did not arrive within 1.5 s" in served.read_log()
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b"GET / HTTP/1.1\r\nHost: x\r\n", None),
-    (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", Head(27, 0, False)),
-    (b"\r\nGET / HTTP/1.1\r\n\r\nGET", Head(20, 0, False)),
-    (b"POST / HTTP/1.1\r\ncontent-LENGTH: 12\r\nExpect: 100-Continue\r\n\r\n{", Head(61, 12, True)),
-    (b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n", Head(57, 3, False)),
-    (b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),
-    (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", 400),
-    (b"GET / HTTP/1.1\nHost: x", 400),
-    (b"POST / HTTP/1.1\r\nHost: x\nContent-Length: 5\r\n\r\n", 400),  # whole in one read: still refused
-    (b"POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", Head(60, 5, False)),  # 1.0: ignored
-    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
-    (b"GET / HTTP/1.1\r\nX-Pad: " + b"a" * 70_000, 431),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"GET / HTTP/1.1\r\nHost: x\r\n", None),
+        (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", Head(27, 0, False)),
+        (b"\r\nGET / HTTP/1.1\r\n\r\nGET", Head(20, 0, False)),
+        (b"POST / HTTP/1.1\r\ncontent-LENGTH: 12\r\nExpect: 100-Continue\r\n\r\n{", Head(61, 12, True)),
+        (b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n", Head(57, 3, False)),
+        (b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400),
+        (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", 400),
+        (b"GET / HTTP/1.1\nHost: x", 400),
+        (b"POST / HTTP/1.1\r\nHost: x\nContent-Length: 5\r\n\r\n", 400),  # whole in one read: still refused
+        (b"POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", Head(60, 5, False)),  # 1.0: ignored
+        (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+        (b"GET / HTTP/1.1\r\nX-Pad: " + b"a" * 70_000, 431),
+    ],
+)
 def test_read_head_frames_a_request(data, expected):
     if isinstance(expected, int):
         with pytest.raises(Refused) as refused:

@@ -1,5 +1,6 @@
 """Login sessions on the server (sign-out and a password change revoke copied cookies), the
 remember cookie's flags, CSRF with a junk Bearer header, common passwords and e-mail syntax."""
+
 from __future__ import annotations
 
 import re
@@ -44,8 +45,9 @@ def test_remember_cookie_flags(review_app):
 def test_secure_cookies_setting_covers_the_remember_cookie(db_url, tmp_path):
     from curator.core.settings import Settings
 
-    settings = Settings.from_env({"CURATOR_SECURE_COOKIES": "1", "CURATOR_REMEMBER_DAYS": "2"},
-                                 database_url=db_url, instance_path=tmp_path)
+    settings = Settings.from_env(
+        {"CURATOR_SECURE_COOKIES": "1", "CURATOR_REMEMBER_DAYS": "2"}, database_url=db_url, instance_path=tmp_path
+    )
     config = settings.flask_config()
     assert config["REMEMBER_COOKIE_SECURE"] and config["SESSION_COOKIE_SECURE"]
     assert config["REMEMBER_COOKIE_SAMESITE"] == "Lax" and config["REMEMBER_COOKIE_HTTPONLY"]
@@ -76,14 +78,17 @@ def test_password_change_revokes_every_sign_in(review_app, sessions):
     page = me.get("/account")
     assert page.status_code == 200
     token = csrf_from(page.get_data(as_text=True))
-    wrong = me.post("/account", data={"csrf_token": token, "current": "not it", "password": NEW_PASSWORD,
-                                      "password2": NEW_PASSWORD})
+    wrong = me.post(
+        "/account", data={"csrf_token": token, "current": "not it", "password": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    )
     assert wrong.status_code == 422 and other.get("/api/v1/me").status_code == 200
-    common = me.post("/account", data={"csrf_token": token, "current": PASSWORD, "password": "iloveyou1",
-                                       "password2": "iloveyou1"})
+    common = me.post(
+        "/account", data={"csrf_token": token, "current": PASSWORD, "password": "iloveyou1", "password2": "iloveyou1"}
+    )
     assert common.status_code == 422 and "most common" in common.get_data(as_text=True)
-    ok = me.post("/account", data={"csrf_token": token, "current": PASSWORD, "password": NEW_PASSWORD,
-                                   "password2": NEW_PASSWORD})
+    ok = me.post(
+        "/account", data={"csrf_token": token, "current": PASSWORD, "password": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    )
     assert ok.status_code == 302
     assert me.get("/api/v1/me").status_code == 200  # this browser got a fresh session
     assert other.get("/api/v1/me").status_code == 401
@@ -111,12 +116,14 @@ def test_password_change_on_the_account_page_revokes_the_api_token(review_app, c
     assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 200
     me, _ = _sign_in(review_app)
     csrf = csrf_from(me.get("/account").get_data(as_text=True))
-    wrong = me.post("/account", data={"csrf_token": csrf, "current": "not it", "password": NEW_PASSWORD,
-                                      "password2": NEW_PASSWORD})
+    wrong = me.post(
+        "/account", data={"csrf_token": csrf, "current": "not it", "password": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    )
     assert wrong.status_code == 422
     assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 200  # a refused change revokes nothing
-    ok = me.post("/account", data={"csrf_token": csrf, "current": PASSWORD, "password": NEW_PASSWORD,
-                                   "password2": NEW_PASSWORD})
+    ok = me.post(
+        "/account", data={"csrf_token": csrf, "current": PASSWORD, "password": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    )
     assert ok.status_code == 302
     r = script.get("/api/v1/me", headers=_bearer(token))
     assert r.status_code == 401 and r.get_json()["code"] == "signed_out"
@@ -147,8 +154,14 @@ def test_deactivation_signs_out_and_revokes_the_api_token(review_app, cli):
     assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 401
     assert browser.get("/api/v1/me").status_code == 401
     client = review_app.test_client()
-    r = client.post("/login", data={"email": "ana@example.org", "password": PASSWORD,
-                                    "csrf_token": csrf_from(client.get("/login").get_data(as_text=True))})
+    r = client.post(
+        "/login",
+        data={
+            "email": "ana@example.org",
+            "password": PASSWORD,
+            "csrf_token": csrf_from(client.get("/login").get_data(as_text=True)),
+        },
+    )
     assert r.status_code == 401  # cannot sign in again
     assert "deactivated" in cli("user", "token", "ana@example.org", ok=False).output  # nor get a token
     cli("user", "deactivate", "--undo", "ana@example.org")
@@ -171,20 +184,25 @@ def test_a_token_opens_the_json_api_only(review_app, cli, sessions):
     for path in ("/", "/admin/", "/admin/reviewers", "/account"):
         r = script.get(path, headers=_bearer(token))
         assert r.status_code == 302 and "/login" in r.headers["Location"], path
-    r = script.post("/admin/reviewers", data={"languages": "es", "email": "mallory@example.org"},
-                    headers=_bearer(token))
+    r = script.post(
+        "/admin/reviewers", data={"languages": "es", "email": "mallory@example.org"}, headers=_bearer(token)
+    )
     assert r.status_code == 400 and "CSRF" in r.get_data(as_text=True)
     # even with a CSRF token the form is not the token's: no session, so the sign-in redirect
     csrf = csrf_from(script.get("/login").get_data(as_text=True))
-    r = script.post("/admin/reviewers", data={"languages": "es", "email": "mallory@example.org", "csrf_token": csrf},
-                    headers=_bearer(token))
+    r = script.post(
+        "/admin/reviewers",
+        data={"languages": "es", "email": "mallory@example.org", "csrf_token": csrf},
+        headers=_bearer(token),
+    )
     assert r.status_code == 302 and "/login" in r.headers["Location"]
     with sessions() as s:
         assert s.scalar(select(Invite).where(Invite.email == "mallory@example.org")) is None
     ana_token = cli("user", "token", "ana@example.org").output.strip()
     item = script.get("/api/v1/languages/es/queue", headers=_bearer(ana_token)).get_json()["items"][0]["id"]
-    r = script.post(f"/api/v1/languages/es/items/{item}/decision", json={"decision": "accept"},
-                    headers=_bearer(ana_token))
+    r = script.post(
+        f"/api/v1/languages/es/items/{item}/decision", json={"decision": "accept"}, headers=_bearer(ana_token)
+    )
     assert r.status_code == 201 and r.get_json()["decision"]["source"] == "api"
 
 
@@ -237,8 +255,9 @@ def test_common_passwords_are_refused(sessions, password):
 
 
 def test_common_password_list_ships_as_package_data():
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     from curator.review.accounts import common_passwords
 
@@ -247,8 +266,16 @@ def test_common_password_list_ships_as_package_data():
     assert "review/common_passwords.txt" in pyproject["tool"]["setuptools"]["package-data"]["curator"]
 
 
-BAD_EMAILS = ["no-at-sign", "a@b", "two@@example.org", "<script>@example.org", "ana@exa mple.org",
-              "ana@example..org", "x" * 330 + "@example.org", "ana@-example.org"]
+BAD_EMAILS = [
+    "no-at-sign",
+    "a@b",
+    "two@@example.org",
+    "<script>@example.org",
+    "ana@exa mple.org",
+    "ana@example..org",
+    "x" * 330 + "@example.org",
+    "ana@-example.org",
+]
 
 
 @pytest.mark.parametrize("email", BAD_EMAILS)
@@ -266,11 +293,12 @@ def test_bad_emails_are_refused_everywhere(review_app, sessions, cli, email):
     r = boss.client.post("/admin/reviewers", data={"csrf_token": token, "languages": ["es"], "email": email})
     assert r.status_code == 422 and "/invite/" not in r.get_data(as_text=True)
     link = cli("user", "invite", "--language", "el").output.strip()
-    path = link[link.index("/invite/"):]
+    path = link[link.index("/invite/") :]
     client = review_app.test_client()
     token = csrf_from(client.get(path).get_data(as_text=True))
-    r = client.post(path, data={"csrf_token": token, "email": email, "password": NEW_PASSWORD,
-                                "password2": NEW_PASSWORD})
+    r = client.post(
+        path, data={"csrf_token": token, "email": email, "password": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    )
     assert r.status_code == 422
     with sessions() as s:
         assert s.scalar(select(User).where(User.email == email)) is None

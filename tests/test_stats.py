@@ -180,9 +180,7 @@ def test_real_data_release(tmp_path: Path) -> None:
     for lang in REAL_LANGS:
         for src in sorted((DATA / "translations" / "pararel_bing" / lang).glob("*.jsonl")):
             patterns = [
-                json.loads(line)["pattern"]
-                for line in src.read_text(encoding="utf-8").splitlines()
-                if line.strip()
+                json.loads(line)["pattern"] for line in src.read_text(encoding="utf-8").splitlines() if line.strip()
             ]
             _write_patterns(root / "patterns" / lang / src.name, patterns)
             tuples_src = DATA / "tuples" / lang / src.name

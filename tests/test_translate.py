@@ -1,5 +1,6 @@
 """`curator translate`: placeholder protection on every script of the real data, the local backend
 on a tiny random Marian model, and the command end to end (files, resume, failures, ingest, candidates)."""
+
 from __future__ import annotations
 
 import json
@@ -10,11 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from curator.cli.translate import expand_greedy
 from curator.ingest.clean import check
 from curator.translate import TranslationError, get_translator, translate_templates, translate_templates_detailed
 from curator.translate.backends.base import Translator
 from curator.translate.codes import NLLB, NOT_IN_NLLB, marian_target_tokens
-from curator.cli.translate import expand_greedy
 from curator.translate.protect import BracketScheme, TagScheme
 from curator.translate.templates import translate_by_segments
 
@@ -27,8 +28,9 @@ BING = SHARED_DATA / "mpararel" / "translations" / "pararel_bing"
 # ================================================================ placeholder protection on the real data
 def mangle_tags(text: str) -> str:
     """Tag case and spacing, reordered attributes, full-width angle brackets, bidi marks, entities."""
-    text = text.replace('<span class="notranslate" translate="no">',
-                        '\u200f＜SPAN translate = "no" class="notranslate"＞')
+    text = text.replace(
+        '<span class="notranslate" translate="no">', '\u200f＜SPAN translate = "no" class="notranslate"＞'
+    )
     text = text.replace("</span>", "< / span >\u200f").replace("<x>", "< X >").replace("</x>", "</X >")
     return text.replace("'", "&#39;").replace('"', "&quot;")
 
@@ -53,8 +55,9 @@ def bing_templates() -> dict[str, list[str]]:
     return out
 
 
-@pytest.mark.parametrize("scheme", [TagScheme(), TagScheme(tag="x", attrs=""), BracketScheme()],
-                         ids=["html-span", "deepl-x", "brackets"])
+@pytest.mark.parametrize(
+    "scheme", [TagScheme(), TagScheme(tag="x", attrs=""), BracketScheme()], ids=["html-span", "deepl-x", "brackets"]
+)
 def test_protection_round_trips_every_script_of_the_real_data(scheme):
     templates = bing_templates()
     assert len(templates) >= 60
@@ -123,8 +126,12 @@ def test_every_language_of_the_data_has_an_nllb_code_or_is_known_missing():
         pytest.skip(f"real data not found at {SHARED_DATA}")
     from curator.core import languages
 
-    codes = {languages.canonical(p.name) for root in ("translations", "tuples")
-             for p in (SHARED_DATA / "mpararel" / root).glob("*/" if root == "tuples" else "*/*") if p.is_dir()}
+    codes = {
+        languages.canonical(p.name)
+        for root in ("translations", "tuples")
+        for p in (SHARED_DATA / "mpararel" / root).glob("*/" if root == "tuples" else "*/*")
+        if p.is_dir()
+    }
     assert len(codes) > 70
     assert sorted(c for c in codes if c not in NLLB and c not in NOT_IN_NLLB) == []
     assert all(re.fullmatch(r"[a-z]{3}_[A-Z][a-z]{3}", v) for v in NLLB.values())
@@ -133,8 +140,18 @@ def test_every_language_of_the_data_has_an_nllb_code_or_is_known_missing():
 
 
 def test_list_options_take_several_values():
-    assert expand_greedy(["--languages", "is", "fo", "--system", "x", "--relations", "P19", "P36"]) == \
-        ["--languages", "is", "--languages", "fo", "--system", "x", "--relations", "P19", "--relations", "P36"]
+    assert expand_greedy(["--languages", "is", "fo", "--system", "x", "--relations", "P19", "P36"]) == [
+        "--languages",
+        "is",
+        "--languages",
+        "fo",
+        "--system",
+        "x",
+        "--relations",
+        "P19",
+        "--relations",
+        "P36",
+    ]
     assert expand_greedy(["--languages", "is,fo", "--", "--languages"]) == ["--languages", "is,fo", "--", "--languages"]
 
 
@@ -159,8 +176,10 @@ def test_tiny_marian_loads_offline_with_the_auto_classes(tiny_marian):
 def test_local_backend_returns_templates_with_both_slots(tiny_marian):
     translator = get_translator(f"local:{tiny_marian}", device="cpu", batch_size=2, rate=5, retries=1)
     assert translator.name == "local-marian"
-    templates = [json.loads(line)["pattern"] for line in (SEED / "pararel" / "patterns" / "P19.jsonl")
-                 .read_text(encoding="utf-8").splitlines()]
+    templates = [
+        json.loads(line)["pattern"]
+        for line in (SEED / "pararel" / "patterns" / "P19.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     results = translate_templates_detailed(translator, templates, "en", "is")
     assert len(results) == len(templates)
     for result in results:
@@ -191,11 +210,22 @@ def test_nllb_style_model_gets_its_language_codes(tiny_marian, tmp_path):
     tokenizer.add_special_tokens({"additional_special_tokens": ["eng_Latn", "isl_Latn", "spa_Latn"]})
     torch.manual_seed(0)
     n = len(tokenizer)
-    model = M2M100ForConditionalGeneration(M2M100Config(
-        vocab_size=n, d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-        decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-        decoder_start_token_id=tokenizer.eos_token_id))
+    model = M2M100ForConditionalGeneration(
+        M2M100Config(
+            vocab_size=n,
+            d_model=32,
+            encoder_layers=1,
+            decoder_layers=1,
+            encoder_attention_heads=2,
+            decoder_attention_heads=2,
+            encoder_ffn_dim=64,
+            decoder_ffn_dim=64,
+            max_position_embeddings=64,
+            pad_token_id=tokenizer.pad_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+            decoder_start_token_id=tokenizer.eos_token_id,
+        )
+    )
     path = tmp_path / "nllb-tiny"
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
@@ -207,8 +237,11 @@ def test_nllb_style_model_gets_its_language_codes(tiny_marian, tmp_path):
     assert translator._codes(loaded, "en", "is") == ("eng_Latn", tokenizer.convert_tokens_to_ids("isl_Latn"), "")
     out = translate_templates(translator, ["[X] was born in [Y]."], "en", "is")
     assert out[0].count("[X]") == 1 and out[0].count("[Y]") == 1
-    with pytest.raises(TranslationError, match=r"no language code for 'br' \(looked for 'br'\) "
-                                               r"\(NLLB-200 does not cover it\)"):
+    with pytest.raises(
+        TranslationError,
+        match=r"no language code for 'br' \(looked for 'br'\) "
+        r"\(NLLB-200 does not cover it\)",
+    ):
         translator.prepare("en", "br")
     with pytest.raises(TranslationError, match=r"no language code for 'fi' \(looked for 'fin_Latn'\)"):
         translator.prepare("en", "fi")
@@ -249,8 +282,9 @@ def icelandic(cli, tmp_path):
 
 
 def english_counts() -> dict[str, int]:
-    return {p.stem: len(p.read_text(encoding="utf-8").splitlines())
-            for p in (SEED / "pararel" / "patterns").glob("*.jsonl")}
+    return {
+        p.stem: len(p.read_text(encoding="utf-8").splitlines()) for p in (SEED / "pararel" / "patterns").glob("*.jsonl")
+    }
 
 
 def test_translate_writes_ingests_and_feeds_candidates(cli, translate, icelandic, tiny_marian, sessions):
@@ -259,28 +293,43 @@ def test_translate_writes_ingests_and_feeds_candidates(cli, translate, icelandic
     from curator.core.models import TranslationLine, TranslationSystem
 
     out = icelandic / "out"
-    result = translate("--languages", "is", "--system", f"local:{tiny_marian}", "--out", out, "--device", "cpu",
-                       "--batch-size", "4")
+    result = translate(
+        "--languages", "is", "--system", f"local:{tiny_marian}", "--out", out, "--device", "cpu", "--batch-size", "4"
+    )
     assert "system local-marian" in result.output
     assert "files: 5 written, 0 already complete, 0 failed" in result.output
     assert "next: `curator candidates build`" in result.output
     counts = english_counts()
     for rel, n in counts.items():
-        english = [json.loads(line) for line in
-                   (SEED / "pararel" / "patterns" / f"{rel}.jsonl").read_text(encoding="utf-8").splitlines()]
-        lines = [json.loads(line) for line in
-                 (out / "local-marian" / "is" / f"{rel}.jsonl").read_text(encoding="utf-8").splitlines()]
+        english = [
+            json.loads(line)
+            for line in (SEED / "pararel" / "patterns" / f"{rel}.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
+        lines = [
+            json.loads(line)
+            for line in (out / "local-marian" / "is" / f"{rel}.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
         assert len(lines) == n
-        assert [{k: v for k, v in line.items() if k != "pattern"} for line in lines] == \
-            [{k: e[k] for k in ("lemma", "extended_lemma", "tense")} for e in english]
+        assert [{k: v for k, v in line.items() if k != "pattern"} for line in lines] == [
+            {k: e[k] for k in ("lemma", "extended_lemma", "tense")} for e in english
+        ]
         assert all(line["pattern"].count("[X]") == 1 and line["pattern"].count("[Y]") == 1 for line in lines)
     assert not list(out.rglob("*.tmp"))
     with sessions() as s:
-        stored = s.scalar(select(func.count()).select_from(TranslationLine)
-                          .where(TranslationLine.system == "local-marian", TranslationLine.language == "is"))
+        stored = s.scalar(
+            select(func.count())
+            .select_from(TranslationLine)
+            .where(TranslationLine.system == "local-marian", TranslationLine.language == "is")
+        )
         trusted = set(s.scalars(select(TranslationSystem.name).where(TranslationSystem.trusted)))
-        assert s.scalar(select(func.count()).where(TranslationLine.english_pattern_id.is_(None),
-                                                   TranslationLine.system == "local-marian")) == 0
+        assert (
+            s.scalar(
+                select(func.count()).where(
+                    TranslationLine.english_pattern_id.is_(None), TranslationLine.system == "local-marian"
+                )
+            )
+            == 0
+        )
     assert stored == sum(counts.values())
     assert trusted == {"pararel_bing"}  # translating does not change which system is trusted
 
@@ -290,8 +339,8 @@ def test_translate_writes_ingests_and_feeds_candidates(cli, translate, icelandic
 
     # ... a review queue for a reviewer of the new language, and an exportable release
     from curator.review.accounts import create_user
-    from curator.review.sampling import assign
     from curator.review.progress import queue
+    from curator.review.sampling import assign
 
     with sessions.begin() as s:
         items = queue(s, assign(s, create_user(s, "siggi@example.org", "pw-long-enough", "reviewer"), "is"))
@@ -324,30 +373,37 @@ def test_a_failing_relation_is_reported_and_the_others_land(translate, icelandic
     monkeypatch.delenv("CURATOR_LIBRETRANSLATE_KEY", raising=False)
     out = icelandic / "out"
     try:
-        result = translate("--languages", "is", "--system", "libretranslate", "--out", out, "--retries", "0",
-                           code=1)
+        result = translate("--languages", "is", "--system", "libretranslate", "--out", out, "--retries", "0", code=1)
         assert "files: 4 written, 0 already complete, 1 failed" in result.output
-        table = result.output[result.output.index("1 relation(s) failed"):].splitlines()
+        table = result.output[result.output.index("1 relation(s) failed") :].splitlines()
         assert re.match(r"\s+language\s+relation\s+error", table[1])
-        assert re.match(r"\s+is\s+P36\s+libretranslate: HTTP 400 from http://127\.0\.0\.1:\d+/translate: "
-                        r".*text too long", table[2])
+        assert re.match(
+            r"\s+is\s+P36\s+libretranslate: HTTP 400 from http://127\.0\.0\.1:\d+/translate: "
+            r".*text too long",
+            table[2],
+        )
         assert not (out / "libretranslate" / "is" / "P36.jsonl").exists()
         with sessions() as s:
-            landed = set(s.scalars(select(TranslationLine.relation_id)
-                                   .where(TranslationLine.system == "libretranslate")))
+            landed = set(
+                s.scalars(select(TranslationLine.relation_id).where(TranslationLine.system == "libretranslate"))
+            )
         assert landed == {"P19", "P37", "P103", "P30"}
 
         api.fail_when = None  # the service recovers: the re-run does only what is missing
         retry = translate("--languages", "is", "--system", "libretranslate", "--out", out)
         assert "files: 1 written, 4 already complete, 0 failed" in retry.output
         with sessions() as s:
-            rows = s.scalars(select(TranslationLine).where(TranslationLine.system == "libretranslate",
-                                                           TranslationLine.relation_id == "P36")).all()
-        english = [json.loads(line)["pattern"] for line in
-                   (SEED / "pararel" / "patterns" / "P36.jsonl").read_text(encoding="utf-8").splitlines()]
+            rows = s.scalars(
+                select(TranslationLine).where(
+                    TranslationLine.system == "libretranslate", TranslationLine.relation_id == "P36"
+                )
+            ).all()
+        english = [
+            json.loads(line)["pattern"]
+            for line in (SEED / "pararel" / "patterns" / "P36.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
         # the fake upper-cases outside the protected slots: the slots came back through the markup
-        assert [r.raw for r in sorted(rows, key=lambda r: r.line_no)] == \
-            [e.upper() for e in english]
+        assert [r.raw for r in sorted(rows, key=lambda r: r.line_no)] == [e.upper() for e in english]
         assert all(r.valid and not r.repairs for r in rows)
     finally:
         server.shutdown()
@@ -359,22 +415,45 @@ def test_command_errors_are_one_clear_line(translate, cli, tmp_path, monkeypatch
     monkeypatch.delenv("CURATOR_DEEPL_KEY", raising=False)
     result = translate("--languages", "is", "--system", "deepl", "--out", tmp_path / "o", code=1)
     assert "Error: deepl: no API key: set CURATOR_DEEPL_KEY" in result.output
-    result = translate("--languages", "is", "--system", "local:/nowhere/model", "--out", tmp_path / "o",
-                       "--relations", "P19", "P999", code=1)
+    result = translate(
+        "--languages",
+        "is",
+        "--system",
+        "local:/nowhere/model",
+        "--out",
+        tmp_path / "o",
+        "--relations",
+        "P19",
+        "P999",
+        code=1,
+    )
     assert "Error: translate: no English patterns for relation(s) P999" in result.output
-    result = translate("--languages", "is", "br", "--system", "local:/nowhere/model", "--out", tmp_path / "o",
-                       "--relations", "P19", code=1)
+    result = translate(
+        "--languages",
+        "is",
+        "br",
+        "--system",
+        "local:/nowhere/model",
+        "--out",
+        tmp_path / "o",
+        "--relations",
+        "P19",
+        code=1,
+    )
     assert re.search(r"is\s+\*\s+local-model: no model folder at /nowhere/model", result.output)
     assert re.search(r"br\s+\*\s+local-model: no model folder", result.output)
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("output, english, language, want", [
-    ("[X]nació en [Y].", "[X] was born in [Y].", "es", "[X] nació en [Y]."),  # a space the API glued away
-    ("[Y]-ban született [X].", "[X] was born in [Y] today", "hu", "[Y]-ban született [X]."),  # a hyphenated suffix
-    ("[X]'in babası [Y].", "The father of [X] is [Y].", "tr", "[X]'in babası [Y]."),  # an apostrophe suffix
-    ("[X]の父は[Y]です。", "The father of [X] is [Y].", "ja", "[X]の父は[Y]です。"),  # no spaces in Japanese
-])
+@pytest.mark.parametrize(
+    "output, english, language, want",
+    [
+        ("[X]nació en [Y].", "[X] was born in [Y].", "es", "[X] nació en [Y]."),  # a space the API glued away
+        ("[Y]-ban született [X].", "[X] was born in [Y] today", "hu", "[Y]-ban született [X]."),  # a hyphenated suffix
+        ("[X]'in babası [Y].", "The father of [X] is [Y].", "tr", "[X]'in babası [Y]."),  # an apostrophe suffix
+        ("[X]の父は[Y]です。", "The father of [X] is [Y].", "ja", "[X]の父は[Y]です。"),  # no spaces in Japanese
+    ],
+)
 def test_respace_puts_back_glued_spaces_but_keeps_affixes(output, english, language, want):
     from curator.translate.templates import respace
 

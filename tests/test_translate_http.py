@@ -4,6 +4,7 @@ The fakes "translate" by upper-casing the text outside protected markup and keep
 markup as the real APIs do; `mode` makes them mangle the markup or drop the [Y] element,
 and scripted answers give 429 with Retry-After, 5xx and permanent errors.
 """
+
 from __future__ import annotations
 
 import html
@@ -11,9 +12,9 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -42,8 +43,13 @@ def upper_outside_markup(text: str, protected: Callable[[str, str], bool]) -> st
 
 def mangle(text: str) -> str:
     """What real systems do to markup: tag case and spacing, attribute order, a glued word, RLM marks."""
-    text = re.sub(r'<(span|x)( class="notranslate" translate="no")?>', lambda m: "\u200f< " + m.group(1).upper()
-                  + (' translate="no"  class="notranslate"' if m.group(2) else "") + " >", text)
+    text = re.sub(
+        r'<(span|x)( class="notranslate" translate="no")?>',
+        lambda m: (
+            "\u200f< " + m.group(1).upper() + (' translate="no"  class="notranslate"' if m.group(2) else "") + " >"
+        ),
+        text,
+    )
     text = re.sub(r"</(span|x)> ", lambda m: f"</ {m.group(1).upper()} >\u200f", text)  # glued to the next word
     return text.replace("'", "&#39;")
 
@@ -96,7 +102,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
@@ -114,8 +120,15 @@ class _Handler(BaseHTTPRequestHandler):
     # ---------------------------------------------------------------- Microsoft Translator v3
     def answer_microsoft(self, path, query, body) -> None:
         if self.headers.get("Ocp-Apim-Subscription-Key") != KEY:
-            return self._send(401, {"error": {"code": 401000, "message": "The request is not authorized because "
-                                              "credentials are missing or invalid."}})
+            return self._send(
+                401,
+                {
+                    "error": {
+                        "code": 401000,
+                        "message": "The request is not authorized because credentials are missing or invalid.",
+                    }
+                },
+            )
         if path != "/translate" or query.get("api-version") != "3.0" or "to" not in query:
             return self._send(400, {"error": {"code": 400000, "message": "One of the request inputs is not valid."}})
         if not isinstance(body, list) or not all(isinstance(i, dict) and "Text" in i for i in body) or len(body) > 1000:
@@ -124,14 +137,24 @@ class _Handler(BaseHTTPRequestHandler):
         if self._texts_fail(texts):
             return self._send(400, {"error": {"code": 400050, "message": "The input text is too long."}})
         markup = query.get("textType") == "html"
-        self._send(200, [{"translations": [{"text": self.api.output(t, markup, notranslate), "to": query["to"]}]}
-                         for t in texts])
+        self._send(
+            200,
+            [{"translations": [{"text": self.api.output(t, markup, notranslate), "to": query["to"]}]} for t in texts],
+        )
 
     # ---------------------------------------------------------------- Google Cloud Translation v2
     def answer_google(self, path, query, body) -> None:
         if query.get("key") != KEY:
-            return self._send(400, {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
-                                              "status": "INVALID_ARGUMENT"}})
+            return self._send(
+                400,
+                {
+                    "error": {
+                        "code": 400,
+                        "message": "API key not valid. Please pass a valid API key.",
+                        "status": "INVALID_ARGUMENT",
+                    }
+                },
+            )
         if path != "/language/translate/v2" or not isinstance(body, dict) or "target" not in body:
             return self._send(400, {"error": {"code": 400, "message": "Invalid Value"}})
         texts = body["q"] if isinstance(body["q"], list) else [body["q"]]
@@ -140,23 +163,39 @@ class _Handler(BaseHTTPRequestHandler):
         if self._texts_fail(texts):
             return self._send(400, {"error": {"code": 400, "message": "Text too long"}})
         markup = body.get("format", "html") == "html"  # Google's default format is html
-        self._send(200, {"data": {"translations": [{"translatedText": self.api.output(t, markup, notranslate)}
-                                                   for t in texts]}})
+        self._send(
+            200,
+            {"data": {"translations": [{"translatedText": self.api.output(t, markup, notranslate)} for t in texts]}},
+        )
 
     # ---------------------------------------------------------------- DeepL v2
     def answer_deepl(self, path, query, body) -> None:
         if self.headers.get("Authorization") != f"DeepL-Auth-Key {KEY}":
             return self._send(403, {"message": "Authorization failure, check auth_key"})
-        if path != "/v2/translate" or not isinstance(body, dict) or not isinstance(body.get("text"), list) \
-                or "target_lang" not in body or len(body["text"]) > 50:
+        if (
+            path != "/v2/translate"
+            or not isinstance(body, dict)
+            or not isinstance(body.get("text"), list)
+            or "target_lang" not in body
+            or len(body["text"]) > 50
+        ):
             return self._send(400, {"message": "Bad request. Reason: Value for 'target_lang' not supported."})
         if self._texts_fail(body["text"]):
             return self._send(400, {"message": "Bad request"})
         ignored = set(body.get("ignore_tags") or [])
         markup = body.get("tag_handling") == "xml"
-        self._send(200, {"translations": [
-            {"detected_source_language": "EN", "text": self.api.output(t, markup, lambda name, tag: name in ignored)}
-            for t in body["text"]]})
+        self._send(
+            200,
+            {
+                "translations": [
+                    {
+                        "detected_source_language": "EN",
+                        "text": self.api.output(t, markup, lambda name, tag: name in ignored),
+                    }
+                    for t in body["text"]
+                ]
+            },
+        )
 
     # ---------------------------------------------------------------- LibreTranslate
     def answer_libretranslate(self, path, query, body) -> None:
@@ -182,10 +221,15 @@ def serve(kind: str, api: FakeApi, api_key_required: bool = False) -> tuple[Thre
 # ================================================================ tests
 
 SYSTEMS = ("microsoft", "google", "deepl", "libretranslate")
-TEMPLATES = ["[X] was born in [Y].", "[X] is the capital of [Y].", "[Y] is where [X] was born.",
-             "[X]'s mother tongue is [Y] & more."]
-EXPECTED = [t.replace("[X]", "\0").replace("[Y]", "\1").upper().replace("\0", "[X]").replace("\1", "[Y]")
-            for t in TEMPLATES]
+TEMPLATES = [
+    "[X] was born in [Y].",
+    "[X] is the capital of [Y].",
+    "[Y] is where [X] was born.",
+    "[X]'s mother tongue is [Y] & more.",
+]
+EXPECTED = [
+    t.replace("[X]", "\0").replace("[Y]", "\1").upper().replace("\0", "[X]").replace("\1", "[Y]") for t in TEMPLATES
+]
 
 
 @pytest.fixture
@@ -287,8 +331,9 @@ def test_libretranslate_runs_without_a_key(fake, monkeypatch):
 
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_429_and_5xx_are_retried_honouring_retry_after(fake, system):
-    api, translator = fake(system, script=[(429, {"Retry-After": "1"}, '{"error": "slow down"}'),
-                                           (503, {}, '{"error": "busy"}')])
+    api, translator = fake(
+        system, script=[(429, {"Retry-After": "1"}, '{"error": "slow down"}'), (503, {}, '{"error": "busy"}')]
+    )
     assert translator.sleep is time.sleep  # what the waits below go through outside tests
     waits: list[float] = []
     translator.sleep = waits.append
@@ -309,8 +354,9 @@ def test_retry_after_as_an_http_date(fake):
     assert len(api.requests) == 2
 
 
-@pytest.mark.parametrize("system, status", [("microsoft", 401), ("google", 400), ("deepl", 403),
-                                            ("libretranslate", 403)])
+@pytest.mark.parametrize(
+    "system, status", [("microsoft", 401), ("google", 400), ("deepl", 403), ("libretranslate", 403)]
+)
 def test_a_wrong_key_fails_at_once_naming_system_status_and_body(fake, system, status):
     api, translator = fake(system, key_required=True)
     translator.key = "wrong"

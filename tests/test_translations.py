@@ -6,6 +6,7 @@ catalogue, not fuzzy (the strings of the sign-in, account and error pages and th
 are also checked on their own, so a failure says where), and placeholders must match between a message and its translation, always. Over real HTTP, the sign-in page
 speaks Spanish and Arabic, with `lang` and `dir` to match.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,9 +24,16 @@ TRANSLATIONS = ROOT / "curator" / "web" / "translations"
 KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "_l": None, "lazy_gettext": None}
 TRANSLATED = [code for code in LOCALES if code != DEFAULT]
 # the files of the page frame, sign-in, account and error handling: complete now, kept complete
-FRAME = ("curator/web/auth.py", "curator/web/errors.py", "curator/web/context.py", "curator/web/i18n.py",
-         "curator/web/templates/base.html", "curator/web/templates/login.html",
-         "curator/web/templates/account.html", "curator/web/templates/error.html")
+FRAME = (
+    "curator/web/auth.py",
+    "curator/web/errors.py",
+    "curator/web/context.py",
+    "curator/web/i18n.py",
+    "curator/web/templates/base.html",
+    "curator/web/templates/login.html",
+    "curator/web/templates/account.html",
+    "curator/web/templates/error.html",
+)
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sdifr]|%[sdif]")
 
 
@@ -41,7 +49,8 @@ def extracted() -> dict[str, set[str]]:
     method_map, options_map = _method_map()
     found: dict[str, set[str]] = {}
     for filename, _lineno, message, _comments, _context in extract_from_dir(
-            str(ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True):
+        str(ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True
+    ):
         msgid = message[0] if isinstance(message, (tuple, list)) else message
         if msgid:
             found.setdefault(msgid, set()).add(Path(filename).as_posix())
@@ -124,10 +133,13 @@ def _get(url: str, **headers) -> str:
         return response.read().decode("utf-8")
 
 
-@pytest.mark.parametrize("locale,direction,sign_in,password", [
-    ("es", "ltr", "Iniciar sesión", "Contraseña"),
-    ("ar", "rtl", "تسجيل الدخول", "كلمة المرور"),
-])
+@pytest.mark.parametrize(
+    "locale,direction,sign_in,password",
+    [
+        ("es", "ltr", "Iniciar sesión", "Contraseña"),
+        ("ar", "rtl", "تسجيل الدخول", "كلمة المرور"),
+    ],
+)
 def test_sign_in_page_in_spanish_and_arabic_over_http(live, locale, direction, sign_in, password):
     for headers in ({"Cookie": f"curator_locale={locale}"}, {"Accept-Language": f"{locale};q=0.9, en;q=0.5"}):
         page = _get(live.url + "/login", **headers)
@@ -148,17 +160,22 @@ def test_service_messages_reach_the_reviewer_in_their_language(review_app, sessi
     client = review_app.test_client()
     csrf = csrf_from(client.get("/login").get_data(as_text=True))
     client.post("/login", data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": csrf})
-    english = client.post("/api/v1/validate", json={"text": "[X] [X] nació [Y]", "language": "es"},
-                          headers={"X-CSRFToken": csrf}).get_json()
-    assert english == {"valid": False, "message": "Not saved: [X] appears 2 times. A template has exactly one [X], "
-                                                  "one [Y] and some words."}, english
+    english = client.post(
+        "/api/v1/validate", json={"text": "[X] [X] nació [Y]", "language": "es"}, headers={"X-CSRFToken": csrf}
+    ).get_json()
+    assert english == {
+        "valid": False,
+        "message": "Not saved: [X] appears 2 times. A template has exactly one [X], one [Y] and some words.",
+    }, english
     for locale in ("es", "ar"):
         client.set_cookie("curator_locale", locale)
         with review_app.test_request_context():
             from curator.web.i18n import load_catalogue
+
             expected = load_catalogue(locale).gettext(
-                "Not saved: %(slot)s appears %(count)s times. A template has exactly one [X], one [Y] and some "
-                "words.") % {"slot": "[X]", "count": 2}
-        reply = client.post("/api/v1/validate", json={"text": "[X] [X] nació [Y]", "language": "es"},
-                            headers={"X-CSRFToken": csrf}).get_json()
+                "Not saved: %(slot)s appears %(count)s times. A template has exactly one [X], one [Y] and some words."
+            ) % {"slot": "[X]", "count": 2}
+        reply = client.post(
+            "/api/v1/validate", json={"text": "[X] [X] nació [Y]", "language": "es"}, headers={"X-CSRFToken": csrf}
+        ).get_json()
         assert reply["message"] == expected and "[X]" in expected and not expected.startswith("Not saved"), reply

@@ -1,4 +1,5 @@
 """Tuples in raw T-REx form (`from_english`): detected per file, cleaned as SPEC §1 says."""
+
 from __future__ import annotations
 
 import json
@@ -22,10 +23,12 @@ def test_raw_form_keeps_native_labels_and_records_lineid(cli, sessions, shared_d
     with sessions() as s:
         tuple_list = s.scalar(select(TupleList))
         assert tuple_list.language == "zh-hans" and tuple_list.form == "raw" and tuple_list.rows == len(native)
-        stored = s.scalars(select(Tuple).where(Tuple.list_id == tuple_list.id, Tuple.from_english.is_(False))
-                           .order_by(Tuple.position)).all()
+        stored = s.scalars(
+            select(Tuple).where(Tuple.list_id == tuple_list.id, Tuple.from_english.is_(False)).order_by(Tuple.position)
+        ).all()
         assert [(t.lineid, t.sub_qid, t.obj_label) for t in stored] == [
-            (i, r["sub_uri"], r["obj_label"]) for i, r in native]
+            (i, r["sub_uri"], r["obj_label"]) for i, r in native
+        ]
         # English-only rows are kept aside, not lost
         assert s.query(Tuple).count() == len(rows)
         i, first = native[0]

@@ -2,6 +2,7 @@
 BEGIN, fresh reads inside it, nesting joins, readers never write, a lock held too long is
 `Busy`, and writers in parallel threads and processes are serialised (no lost update, one
 decision per request id)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -203,14 +204,15 @@ def test_writers_in_separate_processes_are_serialised(db_url):
 def test_a_value_the_database_refuses_is_input_error(factory):
     """PostgreSQL refuses a string longer than its column (SQLite stores it): one line, no 500."""
     from curator.core.errors import InputError
-
     from curator.ingest.store import bulk_insert, ensure_languages
 
     with pytest.raises(InputError, match="not stored: value too long"):
         with unit_of_work(factory) as s:
             s.add(Language(code="x" * 100, name="too long"))
-    for write in (lambda s: ensure_languages(s, ["y" * 100]),  # the bulk paths too: never cut silently
-                  lambda s: bulk_insert(s, Language.__table__, [{"code": "z" * 100, "name": None}])):
+    for write in (
+        lambda s: ensure_languages(s, ["y" * 100]),  # the bulk paths too: never cut silently
+        lambda s: bulk_insert(s, Language.__table__, [{"code": "z" * 100, "name": None}]),
+    ):
         with pytest.raises(InputError, match="not stored: value too long"):
             with unit_of_work(factory) as s:
                 write(s)

@@ -7,6 +7,7 @@ The fresh venv sees the dev venv's third-party packages through a .pth file (a p
 entry, so the dev venv's own .pth files, among them the editable install's pointer to a
 checkout, are not processed) and gets curator itself only from the wheel.
 """
+
 from __future__ import annotations
 
 import http.cookiejar
@@ -33,16 +34,29 @@ pytestmark = pytest.mark.packaging
 
 # Build from a copy: setuptools' in-tree build/ folder could carry stale files into the wheel,
 # and the checkout stays untouched (no build/, no *.egg-info).
-_NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "instance", "__pycache__",
-                                     "*.egg-info", ".pytest_cache", ".grimp_cache", ".import_linter_cache",
-                                     "*.sqlite", "*.pyc", "node_modules")
+_NOT_SOURCE = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "venv",
+    "build",
+    "dist",
+    "instance",
+    "__pycache__",
+    "*.egg-info",
+    ".pytest_cache",
+    ".grimp_cache",
+    ".import_linter_cache",
+    "*.sqlite",
+    "*.pyc",
+    "node_modules",
+)
 
 
 def _run(args: list, env: dict, cwd: Path, timeout: int = 120) -> str:
-    result = subprocess.run([str(a) for a in args], env=env, cwd=cwd, capture_output=True, text=True,
-                            timeout=timeout)
-    assert result.returncode == 0, f"{' '.join(map(str, args))} failed ({result.returncode}):\n" \
-                                   f"{result.stdout}\n{result.stderr}"
+    result = subprocess.run([str(a) for a in args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, (
+        f"{' '.join(map(str, args))} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+    )
     return result.stdout
 
 
@@ -53,13 +67,19 @@ def _free_port() -> int:
 
 
 def _clean_env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE")
-           and not k.startswith("CURATOR_")}
-    env.update(CURATOR_DATABASE_URL=f"sqlite:///{tmp_path / 'data' / 'curator.sqlite'}",
-               CURATOR_INSTANCE_PATH=str(tmp_path / "instance"),
-               CURATOR_SECRET_KEY="wheel-test-secret", PYTHONNOUSERSITE="1",
-               MPLCONFIGDIR=str(tmp_path / "mpl"))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE")
+        and not k.startswith("CURATOR_")
+    }
+    env.update(
+        CURATOR_DATABASE_URL=f"sqlite:///{tmp_path / 'data' / 'curator.sqlite'}",
+        CURATOR_INSTANCE_PATH=str(tmp_path / "instance"),
+        CURATOR_SECRET_KEY="wheel-test-secret",
+        PYTHONNOUSERSITE="1",
+        MPLCONFIGDIR=str(tmp_path / "mpl"),
+    )
     return env
 
 
@@ -68,8 +88,12 @@ def wheel(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     shutil.copytree(ROOT, src, ignore=_NOT_SOURCE)
-    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp / "dist", src],
-         env=_clean_env(tmp), cwd=tmp, timeout=300)
+    _run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp / "dist", src],
+        env=_clean_env(tmp),
+        cwd=tmp,
+        timeout=300,
+    )
     wheels = list((tmp / "dist").glob("curator-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
@@ -81,16 +105,27 @@ def test_wheel_holds_the_package_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     package = ROOT / "curator"
     # every non-Python file of the package (but caches and local instance folders) is in the wheel
-    data = {p.relative_to(ROOT).as_posix() for p in package.rglob("*")
-            if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
-            and "instance" not in p.relative_to(package).parts and p.suffix != ".sqlite"}
+    data = {
+        p.relative_to(ROOT).as_posix()
+        for p in package.rglob("*")
+        if p.is_file()
+        and p.suffix not in (".py", ".pyc")
+        and "__pycache__" not in p.parts
+        and "instance" not in p.relative_to(package).parts
+        and p.suffix != ".sqlite"
+    }
     assert data, "no package data found in the checkout"
     assert not data - names, f"missing from the wheel: {sorted(data - names)}"
     python = {p.relative_to(ROOT).as_posix() for p in package.rglob("*.py")}
     assert not python - names, f"modules missing from the wheel: {sorted(python - names)}"
-    for needed in ("curator/web/static/curator.css", "curator/web/templates/login.html",
-                   "curator/core/migrations/env.py", "curator/core/migrations/script.py.mako",
-                   "curator/ingest/placeholders.json", "curator/demo/data/README.md"):
+    for needed in (
+        "curator/web/static/curator.css",
+        "curator/web/templates/login.html",
+        "curator/core/migrations/env.py",
+        "curator/core/migrations/script.py.mako",
+        "curator/ingest/placeholders.json",
+        "curator/demo/data/README.md",
+    ):
         assert needed in names, needed
     assert any(n.startswith("curator/core/migrations/versions/") for n in names)
     assert any(n.startswith("curator/demo/data/tuples/") and n.endswith(".jsonl") for n in names)
@@ -144,15 +179,39 @@ def test_installed_wheel_serves_the_app(wheel, tmp_path):
     _run([sys.executable, "-m", "venv", "--without-pip", venv], env=env, cwd=tmp_path)
     python, curator = venv / "bin" / "python", venv / "bin" / "curator"
     # the dev venv's pip installs into the fresh one (before the .pth exists, so pip sees an empty venv)
-    _run([sys.executable, "-m", "pip", "--python", python, "--disable-pip-version-check", "install",
-          "--no-deps", "--no-index", "--no-compile", wheel], env=env, cwd=tmp_path)
-    fresh_site = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                           env=env, cwd=tmp_path).strip())
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            python,
+            "--disable-pip-version-check",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--no-compile",
+            wheel,
+        ],
+        env=env,
+        cwd=tmp_path,
+    )
+    fresh_site = Path(
+        _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env=env, cwd=tmp_path).strip()
+    )
     dev_site = sysconfig.get_paths()["purelib"]
     assert Path(dev_site).resolve() != fresh_site.resolve()
     (fresh_site / "_curator_dev_site_packages.pth").write_text(dev_site + "\n")
-    where = _run([python, "-c", "import curator, curator.web, flask, sys; print(curator.__file__); "
-                  "print(any(p.rstrip('/') == %r for p in sys.path))" % str(ROOT)], env=env, cwd=tmp_path).split()
+    where = _run(
+        [
+            python,
+            "-c",
+            "import curator, curator.web, flask, sys; print(curator.__file__); "
+            "print(any(p.rstrip('/') == %r for p in sys.path))" % str(ROOT),
+        ],
+        env=env,
+        cwd=tmp_path,
+    ).split()
     assert Path(where[0]).resolve().is_relative_to(venv.resolve()), f"curator imported from {where[0]}, not the wheel"
     assert where[1] == "False", f"the checkout {ROOT} is on the fresh venv's sys.path"
     assert curator.exists(), "the wheel installed no `curator` script"
@@ -167,8 +226,13 @@ def test_installed_wheel_serves_the_app(wheel, tmp_path):
     port = _free_port()
     log = tmp_path / "serve.log"
     with log.open("w") as log_file:
-        server = subprocess.Popen([str(curator), "serve", "--host", "127.0.0.1", "--port", str(port)], env=env,
-                                  cwd=tmp_path, stdout=log_file, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [str(curator), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            cwd=tmp_path,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
     try:
         client = _Client(f"http://127.0.0.1:{port}")
         _wait_until_serving(client, server, log)
@@ -195,8 +259,9 @@ def test_installed_wheel_serves_the_app(wheel, tmp_path):
 
         # the demo password works in the sign-in form (session cookie + CSRF)
         csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-        status, landed, _ = client.post_form("/login", {"csrf_token": csrf, "email": "reviewer@demo.invalid",
-                                                        "password": PASSWORD})
+        status, landed, _ = client.post_form(
+            "/login", {"csrf_token": csrf, "email": "reviewer@demo.invalid", "password": PASSWORD}
+        )
         assert status == 200 and not landed.endswith("/login"), landed
         status, me = client.get_json("/api/v1/me")
         assert status == 200 and me["email"] == "reviewer@demo.invalid"

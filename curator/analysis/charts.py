@@ -4,18 +4,19 @@ and the RankC heatmap between languages.
 Figures are built with matplotlib's object API, not pyplot: the web app draws them in
 request threads, and pyplot's global figure state is not thread-safe.
 """
+
 from __future__ import annotations
 
 import io
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display; must precede any pyplot import elsewhere
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.figure import Figure
 
-from curator.analysis.metrics import LABELS, MAIN  # noqa: E402
+from curator.analysis.metrics import LABELS, MAIN
 
 COLORS = {"consistency": "#1f6feb", "accuracy": "#d4a72c", "consistency_accuracy": "#1a7f37"}
 ANNOTATE_MAX = 20  # languages up to which the heatmap prints its values
@@ -40,8 +41,13 @@ def metric_bars(languages: Sequence[str], values: Mapping[str, Mapping[str, floa
     width = 0.8 / len(MAIN)
     for k, metric in enumerate(MAIN):
         xs = [i + (k - (len(MAIN) - 1) / 2) * width for i in range(n)]
-        ax.bar(xs, [100 * _value(values[lang].get(metric)) for lang in languages], width, label=LABELS[metric],
-               color=COLORS[metric])
+        ax.bar(
+            xs,
+            [100 * _value(values[lang].get(metric)) for lang in languages],
+            width,
+            label=LABELS[metric],
+            color=COLORS[metric],
+        )
     ax.set_xticks(range(n), languages, rotation=90 if n > 12 else 0, fontsize=8 if n > 12 else 10)
     ax.set_ylim(0, 100)
     ax.set_ylabel("% (macro average over relations)")
@@ -53,8 +59,9 @@ def metric_bars(languages: Sequence[str], values: Mapping[str, Mapping[str, floa
     return _png(fig)
 
 
-def rankc_heatmap(languages: Sequence[str], matrix: Sequence[Sequence[float | None]],
-                  accuracy: Mapping[str, float]) -> bytes:
+def rankc_heatmap(
+    languages: Sequence[str], matrix: Sequence[Sequence[float | None]], accuracy: Mapping[str, float]
+) -> bytes:
     """RankC between every pair of languages on a fixed 0–1 scale (comparable across runs);
     row labels carry each language's consensus accuracy, cells their value when few enough."""
     n = len(languages)
@@ -75,7 +82,14 @@ def rankc_heatmap(languages: Sequence[str], matrix: Sequence[Sequence[float | No
             for j in range(n):
                 x = data[i][j]
                 text = "–" if math.isnan(x) else f"{x:.2f}"
-                ax.text(j, i, text, ha="center", va="center", fontsize=size,
-                        color="white" if not math.isnan(x) and x > 0.6 else "#1d1d1f")
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if not math.isnan(x) and x > 0.6 else "#1d1d1f",
+                )
     fig.colorbar(image, ax=ax, shrink=0.8, label="RankC")
     return _png(fig)

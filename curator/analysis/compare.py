@@ -8,11 +8,12 @@ models. Each replicate resamples, within every relation, the shared tuples with 
 interval is the percentile interval of B − A over the replicates. Both runs are read under
 one convention (convention.py), which decides which relations and tuples are averaged.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -47,15 +48,21 @@ def _per_tuple(run: Path, languages, relations, nm: set[str], convention: Conven
             continue
         scores = tuple_scores(rel)
         keys = [(s[0], o) for s, o in zip(rel.subjects, rel.objects)]
-        out.setdefault(rel.language, {})[rel.relation] = {
-            m: dict(zip(keys, getattr(scores, m).tolist())) for m in MAIN}
+        out.setdefault(rel.language, {})[rel.relation] = {m: dict(zip(keys, getattr(scores, m).tolist())) for m in MAIN}
     return out
 
 
-def compare_runs(run_a: str | Path, run_b: str | Path, languages: list[str] | None = None,
-                 relations: list[str] | None = None, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
-                 replicates: int = 1000, confidence: float = 0.95, seed: int = 0,
-                 convention: Convention = DEFAULT) -> list[Difference]:
+def compare_runs(
+    run_a: str | Path,
+    run_b: str | Path,
+    languages: list[str] | None = None,
+    relations: list[str] | None = None,
+    nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+    replicates: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    convention: Convention = DEFAULT,
+) -> list[Difference]:
     nm = set(nm_relations)
     a_scores = _per_tuple(Path(run_a), languages, relations, nm, convention)
     b_scores = _per_tuple(Path(run_b), languages, relations, nm, convention)
@@ -86,19 +93,31 @@ def compare_runs(run_a: str | Path, run_b: str | Path, languages: list[str] | No
                 continue
             diffs = np.mean(reps, axis=0)
             a_value, b_value = float(np.mean(a_means)), float(np.mean(b_means))
-            out.append(Difference(lang, metric, a_value, b_value, b_value - a_value,
-                                  float(np.quantile(diffs, tail)), float(np.quantile(diffs, 1 - tail)),
-                                  len(reps), n_tuples))
+            out.append(
+                Difference(
+                    lang,
+                    metric,
+                    a_value,
+                    b_value,
+                    b_value - a_value,
+                    float(np.quantile(diffs, tail)),
+                    float(np.quantile(diffs, 1 - tail)),
+                    len(reps),
+                    n_tuples,
+                )
+            )
     return out
 
 
-def as_json(rows: list[Difference], convention: Convention = DEFAULT,
-            nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS) -> dict:
+def as_json(
+    rows: list[Difference], convention: Convention = DEFAULT, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS
+) -> dict:
     """{"convention": {...}, "by_language": {language: {metric: {a, b, diff, low, high, ...}}}}."""
     result: dict[str, dict] = {}
     for row in rows:
         data = asdict(row)
         data["significant"] = row.significant
-        result.setdefault(row.language, {})[row.metric] = {k: v for k, v in data.items()
-                                                           if k not in ("language", "metric")}
+        result.setdefault(row.language, {})[row.metric] = {
+            k: v for k, v in data.items() if k not in ("language", "metric")
+        }
     return {"convention": as_record(convention, nm_relations), "by_language": result}

@@ -17,11 +17,13 @@ which convention it used.
   there. Probe with --keep-repeated-subjects (as the published code predicted every tuple) to
   let this rule, not the probe's by-id rule, choose the tuples.
 """
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from enum import Enum
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # numpy and the run reader stay out of the CLI's start-up, which only needs the names
     from curator.core.formats.runs import RelationPredictions
@@ -37,10 +39,10 @@ CHOICES = tuple(c.value for c in Convention)
 
 AVERAGES = {
     Convention.PARAREL: "N-M relations count only as determinism and are left out of every other average; "
-                        "relations with one template count for accuracy",
+    "relations with one template count for accuracy",
     Convention.MPARAREL: "every relation with at least two templates, N-M included, in every average (no "
-                         "determinism); subjects with more than one object dropped (the published "
-                         "run_evaluation.py --remove_repeated_subjects)",
+    "determinism); subjects with more than one object dropped (the published "
+    "run_evaluation.py --remove_repeated_subjects)",
 }
 
 
@@ -66,8 +68,11 @@ def describe(convention: Convention, nm_relations: Iterable[str] = ()) -> str:
 def as_record(convention: Convention, nm_relations: Iterable[str] = ()) -> dict:
     """The convention as JSON output and reports record it."""
     convention = parse(convention)
-    return {"name": convention.value, "averages": AVERAGES[convention],
-            "nm_relations": sorted(nm_relations) if convention is Convention.PARAREL else []}
+    return {
+        "name": convention.value,
+        "averages": AVERAGES[convention],
+        "nm_relations": sorted(nm_relations) if convention is Convention.PARAREL else [],
+    }
 
 
 def published_subject(sub_label: str, obj_label: str) -> str:
@@ -95,14 +100,20 @@ def drop_repeated_subjects(rel: RelationPredictions) -> RelationPredictions:
         return rel
     idx = np.flatnonzero(keep)
     return dataclasses.replace(
-        rel, subjects=[rel.subjects[i] for i in idx], objects=[rel.objects[i] for i in idx],
-        predicted=rel.predicted[:, keep], correct=rel.correct[:, keep], gold=rel.gold[keep],
+        rel,
+        subjects=[rel.subjects[i] for i in idx],
+        objects=[rel.objects[i] for i in idx],
+        predicted=rel.predicted[:, keep],
+        correct=rel.correct[:, keep],
+        gold=rel.gold[keep],
         ranking=None if rel.ranking is None else rel.ranking[:, keep],
-        gold_rank=None if rel.gold_rank is None else rel.gold_rank[:, keep])
+        gold_rank=None if rel.gold_rank is None else rel.gold_rank[:, keep],
+    )
 
 
-def select(rel: RelationPredictions, convention: Convention, nm_relations: set[str]
-           ) -> tuple[RelationPredictions | None, bool]:
+def select(
+    rel: RelationPredictions, convention: Convention, nm_relations: set[str]
+) -> tuple[RelationPredictions | None, bool]:
     """(the relation as the convention averages it, or None when it is left out; whether it is N-M)."""
     if parse(convention) is Convention.PARAREL:
         return rel, rel.relation in nm_relations

@@ -9,6 +9,7 @@ prediction, so wrong, when the object has more tokens than the run's M. Shares a
 (template, tuple) pairs, pooled over the language's relations as X-FACTR reports them; the
 consistency metrics of SPEC §6 on the decoded strings come from `curator metrics` as for any run.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,8 +18,12 @@ from curator.core.aliases import normal
 from curator.core.formats.runs import read_stored, relation_files
 
 COLUMNS = ("accuracy", "single", "multi", "oracle")
-LABELS = {"accuracy": "Accuracy", "single": "Single-token objects", "multi": "Multi-token objects",
-          "oracle": "Oracle number of masks"}
+LABELS = {
+    "accuracy": "Accuracy",
+    "single": "Single-token objects",
+    "multi": "Multi-token objects",
+    "oracle": "Oracle number of masks",
+}
 
 
 def relation_counts(index: dict) -> dict[str, tuple[int, int]] | None:
@@ -44,8 +49,9 @@ def relation_counts(index: dict) -> dict[str, tuple[int, int]] | None:
     return {c: (a, b) for c, (a, b) in out.items()}
 
 
-def decoding_accuracy(run: str | Path, languages: list[str] | None = None,
-                      relations: list[str] | None = None) -> dict[str, dict[str, dict]]:
+def decoding_accuracy(
+    run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None
+) -> dict[str, dict[str, dict]]:
     """{language: {column: {"value": share or None, "correct": k, "total": n}}}."""
     totals: dict[str, dict[str, list[int]]] = {}
     for language, relation in relation_files(run, languages, relations):
@@ -57,6 +63,7 @@ def decoding_accuracy(run: str | Path, languages: list[str] | None = None,
         for column, (k, n) in counts.items():
             into[column][0] += k
             into[column][1] += n
-    return {lang: {c: {"value": (k / n) if n else None, "correct": k, "total": n} for c, (k, n) in cols.items()}
-            for lang, cols in sorted(totals.items())}
-
+    return {
+        lang: {c: {"value": (k / n) if n else None, "correct": k, "total": n} for c, (k, n) in cols.items()}
+        for lang, cols in sorted(totals.items())
+    }

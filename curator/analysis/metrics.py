@@ -17,32 +17,56 @@ ParaRel's, above, by default, or the published mParaRel evaluation's.
 Equal pairs are counted from per-tuple object counts (Σ n·(n-1)/2), so a relation costs
 O(T·D), not O(T²·D).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
 from curator.analysis.convention import DEFAULT, Convention, select
-from curator.quality.agreement import template_agreement  # noqa: F401  (a metric of the report too)
 from curator.core.formats.runs import RelationPredictions
+from curator.quality.agreement import template_agreement  # noqa: F401  (a metric of the report too)
 
 # LAMA types these relations of ParaRel as N-M (its `relations.jsonl`); ParaRel's determinism
 # split comes from that typing. Configurable with --nm-relations.
-DEFAULT_NM_RELATIONS = ("P1001", "P101", "P106", "P108", "P1303", "P1412", "P178", "P190", "P27", "P39",
-                        "P463", "P47", "P530", "P937")
+DEFAULT_NM_RELATIONS = (
+    "P1001",
+    "P101",
+    "P106",
+    "P108",
+    "P1303",
+    "P1412",
+    "P178",
+    "P190",
+    "P27",
+    "P39",
+    "P463",
+    "P47",
+    "P530",
+    "P937",
+)
 
 MAIN = ("consistency", "accuracy", "consistency_accuracy")
 METRICS = MAIN + ("succ_patt", "succ_objs", "know_const", "unk_const", "majority", "determinism")
-LABELS = {"consistency": "Consistency", "accuracy": "Accuracy", "consistency_accuracy": "Consistency-accuracy",
-          "succ_patt": "Succ-Patt", "succ_objs": "Succ-Objs", "know_const": "Know-Const", "unk_const": "Unk-Const",
-          "majority": "Majority baseline", "determinism": "Determinism (N-M)"}
+LABELS = {
+    "consistency": "Consistency",
+    "accuracy": "Accuracy",
+    "consistency_accuracy": "Consistency-accuracy",
+    "succ_patt": "Succ-Patt",
+    "succ_objs": "Succ-Objs",
+    "know_const": "Know-Const",
+    "unk_const": "Unk-Const",
+    "majority": "Majority baseline",
+    "determinism": "Determinism (N-M)",
+}
 
 
 @dataclass
 class TupleScores:
     """Per-tuple parts of the main metrics: what a bootstrap over tuples resamples."""
+
     consistency: np.ndarray  # [D] share of equal template pairs (nan when T < 2)
     accuracy: np.ndarray  # [D] share of templates correct
     consistency_accuracy: np.ndarray  # [D] share of template pairs equal and correct (nan when T < 2)
@@ -107,8 +131,11 @@ def aggregate(per_relation: Iterable[dict[str, float]]) -> dict[str, dict[str, f
     out = {}
     for m in METRICS:
         values = np.array([r[m] for r in rows if not np.isnan(r[m])], dtype=float)
-        out[m] = {"mean": float(values.mean()) if values.size else float("nan"),
-                  "std": float(values.std()) if values.size else float("nan"), "relations": int(values.size)}
+        out[m] = {
+            "mean": float(values.mean()) if values.size else float("nan"),
+            "std": float(values.std()) if values.size else float("nan"),
+            "relations": int(values.size),
+        }
     return out
 
 
@@ -118,9 +145,11 @@ def left_out(rel: RelationPredictions) -> dict[str, float]:
     return {**{m: float("nan") for m in METRICS}, "templates": T, "tuples": D}
 
 
-def run_metrics(relations: Iterable[RelationPredictions], nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
-                convention: Convention = DEFAULT
-                ) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, dict[str, float]]]]:
+def run_metrics(
+    relations: Iterable[RelationPredictions],
+    nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+    convention: Convention = DEFAULT,
+) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, dict[str, float]]]]:
     """({language: {metric: {mean, std, relations}}}, {language: {relation: {metric: value}}}).
 
     A relation the convention leaves out keeps its row (all metrics NaN), so `--by relation`

@@ -13,18 +13,20 @@ run has, so that the columns compare the same languages.
 the static page (`curator report RUN_A RUN_B … OUT`, `build_models_report`) and the web page
 (`/probe/compare`) all render that one dict, the pages through one template partial.
 """
+
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 from markupsafe import Markup
 
 from curator.analysis.convention import DEFAULT, Convention, as_record, parse
-from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS as METRIC_LABELS, MAIN, run_metrics
+from curator.analysis.metrics import DEFAULT_NM_RELATIONS, MAIN, run_metrics
+from curator.analysis.metrics import LABELS as METRIC_LABELS
 from curator.analysis.rankc import RankCResult, run_rankc
 from curator.core import languages as langs
 from curator.core.formats.atomic import atomic_write
@@ -43,15 +45,22 @@ def rankc_means(result: RankCResult) -> dict[str, float | None]:
     left out; None when no other language shares one)."""
     out: dict[str, float | None] = {}
     for i, lang in enumerate(result.languages):
-        values = [float(result.rankc[i, j]) for j in range(len(result.languages))
-                  if j != i and result.queries[i, j] > 0 and not np.isnan(result.rankc[i, j])]
+        values = [
+            float(result.rankc[i, j])
+            for j in range(len(result.languages))
+            if j != i and result.queries[i, j] > 0 and not np.isnan(result.rankc[i, j])
+        ]
         out[lang] = _clean(float(np.mean(values))) if values else None
     return out
 
 
-def run_values(run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None,
-               nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS, convention: Convention = DEFAULT
-               ) -> tuple[dict[str, dict[str, float | None]], str | None]:
+def run_values(
+    run: str | Path,
+    languages: list[str] | None = None,
+    relations: list[str] | None = None,
+    nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+    convention: Convention = DEFAULT,
+) -> tuple[dict[str, dict[str, float | None]], str | None]:
     """({language: {column: value}}, a note when the run has no RankC) of one run."""
     by_language, _ = run_metrics(iter_relations(run, languages, relations), nm_relations, convention)
     note = None
@@ -59,8 +68,10 @@ def run_values(run: str | Path, languages: list[str] | None = None, relations: l
         means = rankc_means(run_rankc(run, languages, relations))
     except RankingMissing:
         means, note = {}, "no stored rankings: no RankC"
-    return {lang: {**{m: _clean(values[m]["mean"]) for m in MAIN}, "rankc": means.get(lang)}
-            for lang, values in by_language.items()}, note
+    return {
+        lang: {**{m: _clean(values[m]["mean"]) for m in MAIN}, "rankc": means.get(lang)}
+        for lang, values in by_language.items()
+    }, note
 
 
 def _short(model: str) -> str:
@@ -81,8 +92,13 @@ def labels(runs: list[dict]) -> list[str]:
     return out
 
 
-def models_table(runs: Iterable[str | Path], languages: list[str] | None = None, relations: list[str] | None = None,
-                 nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS, convention: Convention = DEFAULT) -> dict:
+def models_table(
+    runs: Iterable[str | Path],
+    languages: list[str] | None = None,
+    relations: list[str] | None = None,
+    nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+    convention: Convention = DEFAULT,
+) -> dict:
     """Everything the models × languages table shows, as plain values; RunError for an unreadable run.
 
     {"convention", "columns", "labels", "languages": [{code, name, dir}], "common": [codes in every
@@ -97,8 +113,16 @@ def models_table(runs: Iterable[str | Path], languages: list[str] | None = None,
     for path in paths:
         info = run_info(path)
         values, note = run_values(path, languages, relations, nm, convention)
-        rows.append({"run": str(path), "name": path.name, "model": info.get("model"), "release": info.get("release"),
-                     "note": note, "by_language": values})
+        rows.append(
+            {
+                "run": str(path),
+                "name": path.name,
+                "model": info.get("model"),
+                "release": info.get("release"),
+                "note": note,
+                "by_language": values,
+            }
+        )
     for row, label in zip(rows, labels(rows)):
         row["label"] = label
     codes = sorted({code for row in rows for code in row["by_language"]})
@@ -110,22 +134,35 @@ def models_table(runs: Iterable[str | Path], languages: list[str] | None = None,
             row["mean"][column] = _clean(float(np.mean(got))) if got else None
 
     def order(code: str) -> tuple:
-        got = [row["by_language"][code]["consistency"] for row in rows
-               if code in row["by_language"] and row["by_language"][code]["consistency"] is not None]
+        got = [
+            row["by_language"][code]["consistency"]
+            for row in rows
+            if code in row["by_language"] and row["by_language"][code]["consistency"] is not None
+        ]
         return (not got, -float(np.mean(got)) if got else 0.0, code)
 
-    return {"convention": as_record(convention, nm), "columns": list(COLUMNS), "labels": LABELS,
-            "languages": [{"code": c, "name": langs.name(c), "dir": langs.direction(c)}
-                          for c in sorted(codes, key=order)],
-            "common": common, "runs": rows}
+    return {
+        "convention": as_record(convention, nm),
+        "columns": list(COLUMNS),
+        "labels": LABELS,
+        "languages": [{"code": c, "name": langs.name(c), "dir": langs.direction(c)} for c in sorted(codes, key=order)],
+        "common": common,
+        "runs": rows,
+    }
 
 
 def as_json(table: dict) -> dict:
     """The table as `curator models-table --json` prints it."""
-    return {"convention": table["convention"], "columns": table["columns"], "common_languages": table["common"],
-            "languages": [lang["code"] for lang in table["languages"]],
-            "runs": [{k: row[k] for k in ("run", "model", "release", "label", "note", "by_language", "mean")}
-                     for row in table["runs"]]}
+    return {
+        "convention": table["convention"],
+        "columns": table["columns"],
+        "common_languages": table["common"],
+        "languages": [lang["code"] for lang in table["languages"]],
+        "runs": [
+            {k: row[k] for k in ("run", "model", "release", "label", "note", "by_language", "mean")}
+            for row in table["runs"]
+        ],
+    }
 
 
 # ---------------------------------------------------------------- the static page
@@ -140,9 +177,13 @@ def render_static(table: dict, links: list[str]) -> str:
     return environment().get_template("models_report.html").render(table=table, links=links, css=css)
 
 
-def build_models_report(runs: list[str | Path], out_dir: str | Path,
-                        nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS, languages: list[str] | None = None,
-                        convention: Convention = DEFAULT) -> Path:
+def build_models_report(
+    runs: list[str | Path],
+    out_dir: str | Path,
+    nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+    languages: list[str] | None = None,
+    convention: Convention = DEFAULT,
+) -> Path:
     """out_dir/index.html with the models × languages table, and each run's own report in
     out_dir/<n>-<run folder name>/ (linked from the table's headings); returns the index path.
     The run reports go first, so the index never links a report that is not there."""

@@ -2,6 +2,7 @@
 
 An analysis of two stored things: the reviewers' standing decisions (review) and each
 template's risk (quality)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,9 +29,15 @@ class Outcome:
         return self.rejected / self.decisions if self.decisions else None
 
     def to_dict(self) -> dict:
-        return {"language": self.language, "group": self.group, "templates": self.templates,
-                "decisions": self.decisions, "rejected": self.rejected, "amended": self.amended,
-                "reject_rate": self.reject_rate}
+        return {
+            "language": self.language,
+            "group": self.group,
+            "templates": self.templates,
+            "decisions": self.decisions,
+            "rejected": self.rejected,
+            "amended": self.amended,
+            "reject_rate": self.reject_rate,
+        }
 
 
 def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[Outcome]:
@@ -45,9 +52,13 @@ def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[
     out: list[Outcome] = []
     for lang in sorted(decisions):
         scores = risks(session, lang)
-        similarity = dict(session.execute(select(TemplateSignal.template_id, TemplateSignal.similarity)
-                                          .join(Template, Template.id == TemplateSignal.template_id)
-                                          .where(Template.language == lang)).all())
+        similarity = dict(
+            session.execute(
+                select(TemplateSignal.template_id, TemplateSignal.similarity)
+                .join(Template, Template.id == TemplateSignal.template_id)
+                .where(Template.language == lang)
+            ).all()
+        )
         groups: dict[str, Outcome] = {}
         seen: dict[str, set[int]] = {}
 
@@ -65,9 +76,14 @@ def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[
                 add(f"{band(scores[template_id])} risk", template_id, decision)
             cos = similarity.get(template_id)
             if cos is not None:
-                add(f"similarity < {WARN_SIMILARITY}" if cos < WARN_SIMILARITY else f"similarity ≥ {WARN_SIMILARITY}",
-                    template_id, decision)
-        order = [f"{name} risk" for _, name in reversed(BANDS)] + [f"similarity < {WARN_SIMILARITY}",
-                                                                   f"similarity ≥ {WARN_SIMILARITY}"]
+                add(
+                    f"similarity < {WARN_SIMILARITY}" if cos < WARN_SIMILARITY else f"similarity ≥ {WARN_SIMILARITY}",
+                    template_id,
+                    decision,
+                )
+        order = [f"{name} risk" for _, name in reversed(BANDS)] + [
+            f"similarity < {WARN_SIMILARITY}",
+            f"similarity ≥ {WARN_SIMILARITY}",
+        ]
         out += [groups[g] for g in order if g in groups]
     return out

@@ -12,11 +12,12 @@ languages / facts correct in at least one.
 The weights fall by e per rank, so ranks past K = 40 change consist by less than 1e-17:
 only each side's top K is compared, which keeps a pair of languages O(queries · K).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -83,15 +84,26 @@ class RankCResult:
 
     def as_dict(self) -> dict:
         def table(m):
-            return {a: {b: (None if np.isnan(m[i, j]) else round(float(m[i, j]), 6))
-                        for j, b in enumerate(self.languages)} for i, a in enumerate(self.languages)}
-        return {"languages": self.languages, "rankc": table(self.rankc), "coverlap": table(self.coverlap),
-                "queries": {a: {b: int(self.queries[i, j]) for j, b in enumerate(self.languages)}
-                            for i, a in enumerate(self.languages)}, "accuracy": self.accuracy}
+            return {
+                a: {b: (None if np.isnan(m[i, j]) else round(float(m[i, j]), 6)) for j, b in enumerate(self.languages)}
+                for i, a in enumerate(self.languages)
+            }
+
+        return {
+            "languages": self.languages,
+            "rankc": table(self.rankc),
+            "coverlap": table(self.coverlap),
+            "queries": {
+                a: {b: int(self.queries[i, j]) for j, b in enumerate(self.languages)}
+                for i, a in enumerate(self.languages)
+            },
+            "accuracy": self.accuracy,
+        }
 
 
-def rankc_matrix(groups: Iterable[dict[str, RelationPredictions]], languages: list[str],
-                top_k: int = TOP_K) -> RankCResult:
+def rankc_matrix(
+    groups: Iterable[dict[str, RelationPredictions]], languages: list[str], top_k: int = TOP_K
+) -> RankCResult:
     """RankC and COverlap for every pair of `languages`; `groups` yields one relation at a time
     ({language: predictions}), so memory holds one relation's rankings, never the run's."""
     index = {lang: i for i, lang in enumerate(languages)}
@@ -101,9 +113,11 @@ def rankc_matrix(groups: Iterable[dict[str, RelationPredictions]], languages: li
     for rels in groups:
         for rel in rels.values():
             if rel.ranking is None:
-                raise RankingMissing(f"{rel.language}/{rel.relation}: no stored rankings (RankC needs the full "
-                                     "candidate ranking; predictions in the mParaRel format have only the top 1, "
-                                     "and runs decoded without candidates have none)")
+                raise RankingMissing(
+                    f"{rel.language}/{rel.relation}: no stored rankings (RankC needs the full "
+                    "candidate ranking; predictions in the mParaRel format have only the top 1, "
+                    "and runs decoded without candidates have none)"
+                )
         fact_ids: dict[tuple[str, str], int] = {}
         sides: dict[str, _Side] = {}
         for lang, rel in rels.items():
@@ -120,7 +134,7 @@ def rankc_matrix(groups: Iterable[dict[str, RelationPredictions]], languages: li
         names = sorted(sides)
         for x, a in enumerate(names):
             A = sides[a]
-            for b in names[x + 1:]:
+            for b in names[x + 1 :]:
                 B = sides[b]
                 _, ia, ib = np.intersect1d(A.keys, B.keys, assume_unique=True, return_indices=True)
                 if not len(ia):
@@ -145,19 +159,24 @@ def rankc_matrix(groups: Iterable[dict[str, RelationPredictions]], languages: li
     np.fill_diagonal(rankc, 1.0)
     np.fill_diagonal(coverlap, 1.0)
     np.fill_diagonal(counts, all_facts)
-    accuracy = {lang: round(float(correct_facts[index[lang]] / all_facts[index[lang]]), 6)
-                for lang in languages if all_facts[index[lang]]}
+    accuracy = {
+        lang: round(float(correct_facts[index[lang]] / all_facts[index[lang]]), 6)
+        for lang in languages
+        if all_facts[index[lang]]
+    }
     return RankCResult(languages, rankc, coverlap, counts.astype(int), accuracy)
 
 
-def run_rankc(run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None,
-              top_k: int = TOP_K) -> RankCResult:
+def run_rankc(
+    run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None, top_k: int = TOP_K
+) -> RankCResult:
     run = Path(run)
     files = relation_files(run, languages, relations)
     langs = sorted({lang for lang, _ in files})
     by_relation: dict[str, list[str]] = {}
     for lang, rel in files:
         by_relation.setdefault(rel, []).append(lang)
-    groups = ({lang: load_relation(relation_path(run, lang, rel)) for lang in by_relation[rel]}
-              for rel in sorted(by_relation))
+    groups = (
+        {lang: load_relation(relation_path(run, lang, rel)) for lang in by_relation[rel]} for rel in sorted(by_relation)
+    )
     return rankc_matrix(groups, langs, top_k)

@@ -4,23 +4,24 @@
 (`build_report`) and the web pages render the same Jinja partial from it, so the two never
 drift apart.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import numpy as np
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
-from curator.core.formats.atomic import atomic_write
-from curator.core import languages as langs
-from curator.core.formats.run_catalog import created
 from curator.analysis.charts import metric_bars, rankc_heatmap
 from curator.analysis.convention import DEFAULT, Convention, as_record, parse
 from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS, MAIN, METRICS, run_metrics, template_agreement
 from curator.analysis.rankc import run_rankc
+from curator.core import languages as langs
+from curator.core.formats.atomic import atomic_write
+from curator.core.formats.run_catalog import created
 from curator.core.formats.runs import RankingMissing, RelationPredictions, iter_relations, run_info
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -31,11 +32,23 @@ WORST_PER_LANGUAGE = 5
 CHARTS = ("metrics", "rankc")
 
 # run.json fields shown in the header, in this order
-SUMMARY_FIELDS = (("model", "Model"), ("kind", "Kind"), ("release", "Release"), ("revision", "Revision"),
-                  ("device", "Device"), ("cuda_device", "GPU"), ("dtype", "Dtype"), ("options", "Options"),
-                  ("seconds", "Seconds"), ("queries_scored", "Queries scored"),
-                  ("phrases_per_second", "Queries / s"), ("decoding", "Decoding"), ("aliases", "Aliases"),
-                  ("format", "Format"), ("source", "Source"))
+SUMMARY_FIELDS = (
+    ("model", "Model"),
+    ("kind", "Kind"),
+    ("release", "Release"),
+    ("revision", "Revision"),
+    ("device", "Device"),
+    ("cuda_device", "GPU"),
+    ("dtype", "Dtype"),
+    ("options", "Options"),
+    ("seconds", "Seconds"),
+    ("queries_scored", "Queries scored"),
+    ("phrases_per_second", "Queries / s"),
+    ("decoding", "Decoding"),
+    ("aliases", "Aliases"),
+    ("format", "Format"),
+    ("source", "Source"),
+)
 
 
 def _clean(x: float | None) -> float | None:
@@ -59,14 +72,31 @@ def _agreements(rel: RelationPredictions, nm: bool) -> list[dict]:
     if not len(agreement) or np.isnan(agreement).all():
         return []
     mean = float(np.nanmean(agreement))
-    return [{"language": rel.language, "relation": rel.relation, "nm": nm, "template": text,
-             "agreement": _clean(a), "relation_mean": _clean(mean)}
-            for text, a in zip(rel.templates, agreement) if not np.isnan(a)]
+    return [
+        {
+            "language": rel.language,
+            "relation": rel.relation,
+            "nm": nm,
+            "template": text,
+            "agreement": _clean(a),
+            "relation_mean": _clean(mean),
+        }
+        for text, a in zip(rel.templates, agreement)
+        if not np.isnan(a)
+    ]
 
 
 def _worst(rows: Iterable[dict], n: int) -> list[dict]:
-    return sorted(rows, key=lambda r: (r["agreement"], r["agreement"] - r["relation_mean"], r["language"],
-                                       r["relation"], r["template"]))[:n]
+    return sorted(
+        rows,
+        key=lambda r: (
+            r["agreement"],
+            r["agreement"] - r["relation_mean"],
+            r["language"],
+            r["relation"],
+            r["template"],
+        ),
+    )[:n]
 
 
 def _consistency_first(metrics: dict, code: str) -> tuple:
@@ -83,15 +113,25 @@ def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[di
     except RankingMissing:
         if run_info(run).get("decoding"):
             return None, "RankC needs candidate rankings; this run decoded its answers without candidates."
-        return None, ("RankC needs the full candidate rankings, which this run does not store (predictions "
-                      "imported from the mParaRel format keep only the top answer).")
+        return None, (
+            "RankC needs the full candidate rankings, which this run does not store (predictions "
+            "imported from the mParaRel format keep only the top answer)."
+        )
     matrix = [[_clean(x) for x in row] for row in result.rankc]
-    return {"languages": result.languages, "matrix": matrix, "accuracy": result.accuracy,
-            "queries": result.queries.tolist()}, None
+    return {
+        "languages": result.languages,
+        "matrix": matrix,
+        "accuracy": result.accuracy,
+        "queries": result.queries.tolist(),
+    }, None
 
 
-def report_data(run_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
-                languages: list[str] | None = None, convention: Convention = DEFAULT) -> dict:
+def report_data(
+    run_dir: str | Path,
+    nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+    languages: list[str] | None = None,
+    convention: Convention = DEFAULT,
+) -> dict:
     """Everything the report shows, as plain values; raises RunError for an unreadable run.
     The convention is recorded with the numbers: the same run reads differently under each."""
     run = Path(run_dir)
@@ -111,28 +151,54 @@ def report_data(run_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RE
     rows = []
     for code in order:
         mine = [a for a in agreements if a["language"] == code]
-        rows.append({
-            "code": code, "name": langs.name(code), "dir": langs.direction(code),
-            "metrics": {m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": v["relations"]}
-                        for m, v in by_language[code].items()},
-            "relations": [{"relation": rel, "nm": rel in set_apart, "templates": int(v["templates"]),
-                           "tuples": int(v["tuples"]), "values": {m: _clean(v[m]) for m in METRICS}}
-                          for rel, v in sorted(by_relation[code].items())],
-            "worst": _worst(mine, WORST_PER_LANGUAGE),
-        })
+        rows.append(
+            {
+                "code": code,
+                "name": langs.name(code),
+                "dir": langs.direction(code),
+                "metrics": {
+                    m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": v["relations"]}
+                    for m, v in by_language[code].items()
+                },
+                "relations": [
+                    {
+                        "relation": rel,
+                        "nm": rel in set_apart,
+                        "templates": int(v["templates"]),
+                        "tuples": int(v["tuples"]),
+                        "values": {m: _clean(v[m]) for m in METRICS},
+                    }
+                    for rel, v in sorted(by_relation[code].items())
+                ],
+                "worst": _worst(mine, WORST_PER_LANGUAGE),
+            }
+        )
     rankc, rankc_note = _rankc(run, languages, order)
     decoding = None
     if info.get("decoding"):  # decoded without candidates: X-FACTR's accuracies too (analysis/decoding.py)
         from curator.analysis import decoding as xfactr
 
-        decoding = {"columns": list(xfactr.COLUMNS), "labels": xfactr.LABELS,
-                    "by_language": xfactr.decoding_accuracy(run, languages)}
+        decoding = {
+            "columns": list(xfactr.COLUMNS),
+            "labels": xfactr.LABELS,
+            "by_language": xfactr.decoding_accuracy(run, languages),
+        }
     return {
-        "name": run.name, "info": info, "summary": _summary(info), "created": created(run),
-        "convention": as_record(convention, nm), "nm_relations": sorted(set_apart),
-        "main": list(MAIN), "metrics": list(METRICS), "labels": LABELS,
-        "languages": rows, "relations": len({r for rels in by_relation.values() for r in rels}),
-        "worst": _worst(agreements, WORST), "rankc": rankc, "rankc_note": rankc_note, "decoding": decoding,
+        "name": run.name,
+        "info": info,
+        "summary": _summary(info),
+        "created": created(run),
+        "convention": as_record(convention, nm),
+        "nm_relations": sorted(set_apart),
+        "main": list(MAIN),
+        "metrics": list(METRICS),
+        "labels": LABELS,
+        "languages": rows,
+        "relations": len({r for rels in by_relation.values() for r in rels}),
+        "worst": _worst(agreements, WORST),
+        "rankc": rankc,
+        "rankc_note": rankc_note,
+        "decoding": decoding,
         "charts": [c for c in CHARTS if c != "rankc" or rankc is not None],
     }
 
@@ -143,16 +209,22 @@ def chart_png(data: dict, chart: str) -> bytes:
         raise KeyError(chart)
     if chart == "metrics":
         codes = [row["code"] for row in data["languages"]]
-        return metric_bars(codes, {row["code"]: {m: row["metrics"][m]["mean"] for m in MAIN}
-                                   for row in data["languages"]})
+        return metric_bars(
+            codes, {row["code"]: {m: row["metrics"][m]["mean"] for m in MAIN} for row in data["languages"]}
+        )
     rankc = data["rankc"]
     return rankc_heatmap(rankc["languages"], rankc["matrix"], rankc["accuracy"])
 
 
 def environment() -> Environment:
     """Plain Jinja (no Flask): the static report is built from the CLI, without the app."""
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, trim_blocks=True,
-                      lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
+    )
     env.install_null_translations(newstyle=True)  # the templates mark their strings with _() for the web app
     env.globals["direction"] = langs.direction  # a template cell's dir, from its language
     return env
@@ -164,8 +236,13 @@ def render_static(data: dict) -> str:
     return environment().get_template("probe_report.html").render(report=data, charts=charts, css=css)
 
 
-def build_report(run_dir: str | Path, out_dir: str | Path, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
-                 languages: list[str] | None = None, convention: Convention = DEFAULT) -> Path:
+def build_report(
+    run_dir: str | Path,
+    out_dir: str | Path,
+    nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
+    languages: list[str] | None = None,
+    convention: Convention = DEFAULT,
+) -> Path:
     """Write out_dir/index.html and its PNGs (each file atomically); returns the index path.
     Charts go first, so an index.html never points at a chart that is not there."""
     out = Path(out_dir)

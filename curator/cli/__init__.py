@@ -16,6 +16,7 @@
 expected failure (a `curator.core.errors.CuratorError`) to a one-line message and an exit
 code, once, for all of them: commands let those errors propagate.
 """
+
 from __future__ import annotations
 
 import click
@@ -29,8 +30,12 @@ __all__ = ["Context", "main"]
 
 
 @click.group(cls=CuratorGroup)
-@click.option("--database", default=None, metavar="URL",
-              help="SQLAlchemy URL (default: $CURATOR_DATABASE_URL or ./instance/curator.sqlite).")
+@click.option(
+    "--database",
+    default=None,
+    metavar="URL",
+    help="SQLAlchemy URL (default: $CURATOR_DATABASE_URL or ./instance/curator.sqlite).",
+)
 @click.version_option(package_name="curator")
 @click.pass_context
 def main(ctx: click.Context, database: str | None) -> None:
@@ -41,4 +46,3 @@ def main(ctx: click.Context, database: str | None) -> None:
 for _module in (ingest, release, review, probe, analysis, signals, translate, serve, db):
     for _command in _module.COMMANDS:
         main.add_command(_command)
-

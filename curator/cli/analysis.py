@@ -1,4 +1,5 @@
 """`curator metrics`, `rankc`, `compare`, `report` and `models-table`: the analysis of probe runs (no database)."""
+
 from __future__ import annotations
 
 import json
@@ -15,14 +16,23 @@ from curator.core.errors import InputError
 _run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 _languages_option = list_option("--languages", help="Comma-separated language codes (default: all).")
 _relations_option = list_option("--relations", help="Comma-separated relation ids (default: all).")
-_nm_option = click.option("--nm-relations", type=LIST, default=None, metavar="P47,P530,…",
-                          help="N-M relations, reported as determinism and kept out of the other metrics "
-                               "(default: those LAMA types N-M; '' for none). Convention pararel only.")
+_nm_option = click.option(
+    "--nm-relations",
+    type=LIST,
+    default=None,
+    metavar="P47,P530,…",
+    help="N-M relations, reported as determinism and kept out of the other metrics "
+    "(default: those LAMA types N-M; '' for none). Convention pararel only.",
+)
 _convention_option = click.option(
-    "--convention", type=click.Choice(CONVENTIONS), default=DEFAULT_CONVENTION.value, show_default=True,
+    "--convention",
+    type=click.Choice(CONVENTIONS),
+    default=DEFAULT_CONVENTION.value,
+    show_default=True,
     help="What the averages take. pararel: N-M relations only as determinism, left out of every other "
-         "average. mpararel: every relation with ≥ 2 templates, N-M included, in every average, subjects "
-         "with several objects dropped — the published mParaRel run_evaluation.py --remove_repeated_subjects.")
+    "average. mpararel: every relation with ≥ 2 templates, N-M included, in every average, subjects "
+    "with several objects dropped — the published mParaRel run_evaluation.py --remove_repeated_subjects.",
+)
 
 
 def _nm(value: list[str] | None) -> tuple[str, ...]:
@@ -37,14 +47,23 @@ def _convention(convention: str, nm_relations: list[str] | None) -> Convention:
     """The Convention, refusing an N-M list it would ignore (mpararel sets no relation apart)."""
     chosen = Convention(convention)
     if chosen is Convention.MPARAREL and nm_relations is not None:
-        raise click.UsageError("--nm-relations applies to --convention pararel only: mpararel averages every "
-                               "relation alike")
+        raise click.UsageError(
+            "--nm-relations applies to --convention pararel only: mpararel averages every relation alike"
+        )
     return chosen
 
 
-SHORT = {"consistency": "Cons", "accuracy": "Acc", "consistency_accuracy": "C-A", "succ_patt": "S-Patt",
-         "succ_objs": "S-Objs", "know_const": "K-Const", "unk_const": "U-Const", "majority": "Major",
-         "determinism": "Determ"}
+SHORT = {
+    "consistency": "Cons",
+    "accuracy": "Acc",
+    "consistency_accuracy": "C-A",
+    "succ_patt": "S-Patt",
+    "succ_objs": "S-Objs",
+    "know_const": "K-Const",
+    "unk_const": "U-Const",
+    "majority": "Major",
+    "determinism": "Determ",
+}
 
 
 def _decoded(run_dir: str, languages: list[str], relations: list[str]) -> dict | None:
@@ -68,16 +87,27 @@ def _share(cell: dict) -> str:
 
 @click.command()
 @_run_option
-@click.option("--json", "as_json", is_flag=True,
-              help="One JSON object: the convention, then by_language (or by_relation) keyed by language, then metric "
-                   "(and, for a decoded run, decoding: its settings and X-FACTR's accuracies by language).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object: the convention, then by_language (or by_relation) keyed by language, then metric "
+    "(and, for a decoded run, decoding: its settings and X-FACTR's accuracies by language).",
+)
 @click.option("--by", type=click.Choice(["language", "relation"]), default="language", show_default=True)
 @_languages_option
 @_relations_option
 @_nm_option
 @_convention_option
-def metrics(run_dir: str, as_json: bool, by: str, languages: list[str], relations: list[str],
-            nm_relations: list[str] | None, convention: str) -> None:
+def metrics(
+    run_dir: str,
+    as_json: bool,
+    by: str,
+    languages: list[str],
+    relations: list[str],
+    nm_relations: list[str] | None,
+    convention: str,
+) -> None:
     """Consistency, accuracy, consistency-accuracy and friends of a probe run (ours or mParaRel format)."""
     from curator.analysis.convention import as_record, describe
     from curator.analysis.metrics import LABELS, METRICS, run_metrics
@@ -93,37 +123,70 @@ def metrics(run_dir: str, as_json: bool, by: str, languages: list[str], relation
 
     if as_json:
         if by == "language":
-            data = {lang: {m: {k: clean(v) for k, v in values.items()} for m, values in ms.items()}
-                    for lang, ms in by_language.items()}
+            data = {
+                lang: {m: {k: clean(v) for k, v in values.items()} for m, values in ms.items()}
+                for lang, ms in by_language.items()
+            }
         else:
-            data = {lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
-                    for lang, rels in by_relation.items()}
+            data = {
+                lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
+                for lang, rels in by_relation.items()
+            }
         extra = {"decoding": decoded} if decoded else {}
-        click.echo(json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data, **extra}, indent=2,
-                              ensure_ascii=False))
+        click.echo(
+            json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data, **extra}, indent=2, ensure_ascii=False)
+        )
         return
     click.echo(describe(chosen, nm))
     if by == "language":
+
         def mean_std(m: dict) -> str:
             return percent(m["mean"]) + ("" if m["relations"] == 0 else "±" + percent(m["std"]))
 
-        echo_table([Column("lang", 6), Column("rels", 5, ">"), *(Column(SHORT[m], 14, ">") for m in METRICS)],
-                   [(lang, ms["accuracy"]["relations"] + ms["determinism"]["relations"],
-                     *(mean_std(ms[m]) for m in METRICS)) for lang, ms in by_language.items()], sep="")
+        echo_table(
+            [Column("lang", 6), Column("rels", 5, ">"), *(Column(SHORT[m], 14, ">") for m in METRICS)],
+            [
+                (
+                    lang,
+                    ms["accuracy"]["relations"] + ms["determinism"]["relations"],
+                    *(mean_std(ms[m]) for m in METRICS),
+                )
+                for lang, ms in by_language.items()
+            ],
+            sep="",
+        )
     else:
-        echo_table([Column("lang", 6), Column("relation", 9), Column("T", 4, ">"), Column("D", 6, ">"),
-                    *(Column(SHORT[m], 9, ">") for m in METRICS)],
-                   [(lang, rel, row["templates"], row["tuples"], *(percent(row[m]) for m in METRICS))
-                    for lang, rels in by_relation.items() for rel, row in sorted(rels.items())], sep="")
-    click.echo("values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS),
-               err=True)
+        echo_table(
+            [
+                Column("lang", 6),
+                Column("relation", 9),
+                Column("T", 4, ">"),
+                Column("D", 6, ">"),
+                *(Column(SHORT[m], 9, ">") for m in METRICS),
+            ],
+            [
+                (lang, rel, row["templates"], row["tuples"], *(percent(row[m]) for m in METRICS))
+                for lang, rels in by_relation.items()
+                for rel, row in sorted(rels.items())
+            ],
+            sep="",
+        )
+    click.echo(
+        "values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS), err=True
+    )
     if decoded:
-        from curator.analysis.decoding import COLUMNS as DCOLS, LABELS as DLABELS
+        from curator.analysis.decoding import COLUMNS as DCOLS
+        from curator.analysis.decoding import LABELS as DLABELS
 
-        click.echo(f"\ndecoded without candidates ({_settings(decoded['settings'])}); X-FACTR accuracy, pooled over "
-                   "(template, tuple) pairs:")
-        echo_table([Column("lang", 6), *(Column(DLABELS[c], 24, ">") for c in DCOLS)],
-                   [(lang, *(_share(cols[c]) for c in DCOLS)) for lang, cols in decoded["by_language"].items()], sep="")
+        click.echo(
+            f"\ndecoded without candidates ({_settings(decoded['settings'])}); X-FACTR accuracy, pooled over "
+            "(template, tuple) pairs:"
+        )
+        echo_table(
+            [Column("lang", 6), *(Column(DLABELS[c], 24, ">") for c in DCOLS)],
+            [(lang, *(_share(cols[c]) for c in DCOLS)) for lang, cols in decoded["by_language"].items()],
+            sep="",
+        )
 
 
 @click.command()
@@ -145,9 +208,11 @@ def rankc(run_dir: str, languages: list[str], relations: list[str], as_json: boo
         langs = result.languages
         for title, matrix in (("RankC %", result.rankc), ("COverlap %", result.coverlap)):
             click.echo(title)
-            echo_table([Column("", 6), *(Column(lang, 7, ">") for lang in langs)],
-                       [(a, *(percent(matrix[i, j]) for j in range(len(langs)))) for i, a in enumerate(langs)],
-                       sep="")
+            echo_table(
+                [Column("", 6), *(Column(lang, 7, ">") for lang in langs)],
+                [(a, *(percent(matrix[i, j]) for j in range(len(langs)))) for i, a in enumerate(langs)],
+                sep="",
+            )
         off = result.rankc[~np.eye(len(langs), dtype=bool)]
         if off.size:
             click.echo(f"mean RankC over language pairs: {percent(float(off.mean()))}%")
@@ -166,16 +231,34 @@ def rankc(run_dir: str, languages: list[str], relations: list[str], as_json: boo
 @_languages_option
 @_relations_option
 @_nm_option
-@click.option("--bootstrap", "replicates", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Bootstrap replicates.")
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
-              show_default=True)
+@click.option(
+    "--bootstrap",
+    "replicates",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Bootstrap replicates.",
+)
+@click.option(
+    "--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True
+)
 @click.option("--seed", default=0, show_default=True)
-@click.option("--json", "as_json", is_flag=True,
-              help="The convention, then by_language keyed by language, then metric.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="The convention, then by_language keyed by language, then metric."
+)
 @_convention_option
-def compare(run_a: str, run_b: str, languages: list[str], relations: list[str], nm_relations: list[str] | None,
-            replicates: int, confidence: float, seed: int, as_json: bool, convention: str) -> None:
+def compare(
+    run_a: str,
+    run_b: str,
+    languages: list[str],
+    relations: list[str],
+    nm_relations: list[str] | None,
+    replicates: int,
+    confidence: float,
+    seed: int,
+    as_json: bool,
+    convention: str,
+) -> None:
     """Per language and metric: RUN_A, RUN_B, B − A and a paired bootstrap interval over shared tuples."""
     from curator.analysis.compare import as_json as compare_json
     from curator.analysis.compare import compare_runs
@@ -190,23 +273,46 @@ def compare(run_a: str, run_b: str, languages: list[str], relations: list[str], 
         return
     click.echo(describe(chosen, nm))
     pct = f"{100 * confidence:g}% CI"
-    echo_table([Column("lang", 6), Column("metric", 22), Column("A", 7, ">"), Column("B", 7, ">"),
-                Column("B−A", 8, ">"), Column(pct, 18, ">"), Column("tuples", 8, ">"), Column("")],
-               [(r.language, LABELS[r.metric], percent(r.a), percent(r.b), percent(r.diff),
-                 f"[{percent(r.low)}, {percent(r.high)}]", r.tuples, " *" if r.significant else "") for r in rows],
-               sep="")
+    echo_table(
+        [
+            Column("lang", 6),
+            Column("metric", 22),
+            Column("A", 7, ">"),
+            Column("B", 7, ">"),
+            Column("B−A", 8, ">"),
+            Column(pct, 18, ">"),
+            Column("tuples", 8, ">"),
+            Column(""),
+        ],
+        [
+            (
+                r.language,
+                LABELS[r.metric],
+                percent(r.a),
+                percent(r.b),
+                percent(r.diff),
+                f"[{percent(r.low)}, {percent(r.high)}]",
+                r.tuples,
+                " *" if r.significant else "",
+            )
+            for r in rows
+        ],
+        sep="",
+    )
     click.echo(f"values in %; * = the {pct} excludes 0; tuples paired by relation, subject and object", err=True)
 
 
 @click.command()
-@click.argument("run_dirs", metavar="RUN... OUT", nargs=-1, required=True,
-                type=click.Path(exists=True, file_okay=False))
+@click.argument(
+    "run_dirs", metavar="RUN... OUT", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False)
+)
 @click.argument("out", type=click.Path(file_okay=False))
 @_languages_option
 @_nm_option
 @_convention_option
-def report(run_dirs: tuple[str, ...], out: str, languages: list[str], nm_relations: list[str] | None,
-           convention: str) -> None:
+def report(
+    run_dirs: tuple[str, ...], out: str, languages: list[str], nm_relations: list[str] | None, convention: str
+) -> None:
     """Write an HTML report (and PNG charts) of a probe run to OUT; the page names its convention.
     With several runs: OUT/index.html is their models × languages table, each run's report
     beside it in OUT/<n>-<run name>/."""
@@ -216,11 +322,13 @@ def report(run_dirs: tuple[str, ...], out: str, languages: list[str], nm_relatio
     if len(run_dirs) > 1:
         from curator.analysis.models import build_models_report
 
-        path = build_models_report(list(run_dirs), out, nm_relations=_nm(nm_relations), languages=languages or None,
-                                   convention=chosen)
+        path = build_models_report(
+            list(run_dirs), out, nm_relations=_nm(nm_relations), languages=languages or None, convention=chosen
+        )
     else:
-        path = build_report(run_dirs[0], out, nm_relations=_nm(nm_relations), languages=languages or None,
-                            convention=chosen)
+        path = build_report(
+            run_dirs[0], out, nm_relations=_nm(nm_relations), languages=languages or None, convention=chosen
+        )
     click.echo(f"wrote {path} (convention {chosen.value})")
 
 
@@ -233,11 +341,21 @@ MODEL_COLUMNS = {"consistency": "Cons", "accuracy": "Acc", "consistency_accuracy
 @_relations_option
 @_nm_option
 @_convention_option
-@click.option("--json", "as_json", is_flag=True,
-              help="One JSON object: the convention, the languages, then per run its model, release, label, "
-                   "by_language (language, then column) and mean.")
-def models_table(run_dirs: tuple[str, ...], languages: list[str], relations: list[str],
-                 nm_relations: list[str] | None, convention: str, as_json: bool) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object: the convention, the languages, then per run its model, release, label, "
+    "by_language (language, then column) and mean.",
+)
+def models_table(
+    run_dirs: tuple[str, ...],
+    languages: list[str],
+    relations: list[str],
+    nm_relations: list[str] | None,
+    convention: str,
+    as_json: bool,
+) -> None:
     """Models × languages: consistency, accuracy, consistency-accuracy and mean RankC per language for
     each run (figure 2 of the mParaRel paper across models and releases)."""
     from curator.analysis.convention import describe
@@ -255,11 +373,12 @@ def models_table(run_dirs: tuple[str, ...], languages: list[str], relations: lis
     span = len(MODEL_COLUMNS) * width + len(MODEL_COLUMNS) - 1
     columns = [Column("lang", 6)]
     for _run in table["runs"]:
-        columns += [Column(short, width, ">", gap=gap if i == 0 else None)
-                    for i, short in enumerate(MODEL_COLUMNS.values())]
+        columns += [
+            Column(short, width, ">", gap=gap if i == 0 else None) for i, short in enumerate(MODEL_COLUMNS.values())
+        ]
 
     def fit(label: str) -> str:
-        return (label if len(label) <= span else label[:span - 1] + "…").center(span)
+        return (label if len(label) <= span else label[: span - 1] + "…").center(span)
 
     heading = "".join(gap + fit(run["label"]) for run in table["runs"])
     click.echo(" " * 6 + heading.rstrip())
@@ -267,14 +386,19 @@ def models_table(run_dirs: tuple[str, ...], languages: list[str], relations: lis
     def cells(values: dict | None) -> list[str]:
         return [percent(values[c]) if values else "" for c in MODEL_COLUMNS]
 
-    rows = [(lang["code"], *(v for run in table["runs"] for v in cells(run["by_language"].get(lang["code"]))))
-            for lang in table["languages"]]
+    rows = [
+        (lang["code"], *(v for run in table["runs"] for v in cells(run["by_language"].get(lang["code"]))))
+        for lang in table["languages"]
+    ]
     rows.append(("mean", *(v for run in table["runs"] for v in cells(run["mean"]))))
     echo_table(columns, rows, sep=" ")
     for run in table["runs"]:
         click.echo(f"{run['label']}: {run['run']}" + (f" ({run['note']})" if run["note"] else ""), err=True)
-    click.echo(f"values in %; RankC = the language's mean RankC against the run's other languages; mean over the "
-               f"languages every run has ({len(table['common'])})", err=True)
+    click.echo(
+        f"values in %; RankC = the language's mean RankC against the run's other languages; mean over the "
+        f"languages every run has ({len(table['common'])})",
+        err=True,
+    )
 
 
 COMMANDS = (metrics, rankc, compare, report, models_table)

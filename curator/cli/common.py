@@ -14,12 +14,14 @@ Tables: `echo_table` prints aligned columns from `Column`s and rows of values; e
 pads to a fixed width (like an f-string's `{value:>9}`), so the output does not depend on
 the values.
 """
+
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import click
 from sqlalchemy import inspect
@@ -46,14 +48,17 @@ class Context:
             try:
                 self._engine = make_engine(self.url, busy_timeout=self.settings.busy_timeout)
             except ArgumentError as exc:  # a URL SQLAlchemy cannot parse, or an unknown dialect/driver
-                raise InputError("CURATOR_DATABASE_URL (or --database)",
-                                 f"not a database URL curator can use: {exc}") from None
+                raise InputError(
+                    "CURATOR_DATABASE_URL (or --database)", f"not a database URL curator can use: {exc}"
+                ) from None
         return self._engine
 
     def sessions(self):
         if not inspect(self.engine).has_table("alembic_version"):
-            raise Conflict(f"the database at {self.engine.url.render_as_string(hide_password=True)} "
-                           "is not initialised: run `curator init`")
+            raise Conflict(
+                f"the database at {self.engine.url.render_as_string(hide_password=True)} "
+                "is not initialised: run `curator init`"
+            )
         return make_session_factory(self.engine)
 
 
@@ -159,11 +164,14 @@ def format_table(columns: Sequence[Column], rows: Iterable[Sequence[Any]], sep: 
     (headers without it)."""
 
     def line(cells: Iterable[str]) -> str:
-        return "".join((sep if c.gap is None else c.gap) * (i > 0) + text
-                       for i, (c, text) in enumerate(zip(columns, cells)))
+        return "".join(
+            (sep if c.gap is None else c.gap) * (i > 0) + text for i, (c, text) in enumerate(zip(columns, cells))
+        )
 
-    return [line(c.cell(c.header, "") for c in columns),
-            *(line(c.cell(v) for c, v in zip(columns, row)) for row in rows)]
+    return [
+        line(c.cell(c.header, "") for c in columns),
+        *(line(c.cell(v) for c, v in zip(columns, row)) for row in rows),
+    ]
 
 
 def echo_table(columns: Sequence[Column], rows: Iterable[Sequence[Any]], sep: str = " ") -> None:

@@ -1,4 +1,5 @@
 """`curator db …`: back up and check the database (SQLite or PostgreSQL), see core/maintenance.py."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -4,6 +4,7 @@ Services raise `curator.core.errors` classes; `CuratorGroup.invoke` (the `curato
 group class) turns them into `error: <message>` on stderr and the exit code below, so no
 traceback reaches a user for an expected failure. Exit code 2 stays click's: a usage error.
 """
+
 from __future__ import annotations
 
 import click

@@ -1,4 +1,5 @@
 """`curator init`, `curator ingest …` (raw inputs) and `curator candidates …` (voting)."""
+
 from __future__ import annotations
 
 import json
@@ -39,9 +40,12 @@ def ingest_pararel_cmd(ctx: Context, src: str) -> None:
     from curator.ingest.pararel import ingest_pararel
 
     with transaction(ctx.sessions()) as session:
-        s = ingest_pararel(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress())
-    click.echo(f"ParaRel: {s.relations} relations, {s.patterns} patterns stored"
-               f" ({s.skipped_unchanged} files unchanged)")
+        s = ingest_pararel(
+            session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress()
+        )
+    click.echo(
+        f"ParaRel: {s.relations} relations, {s.patterns} patterns stored ({s.skipped_unchanged} files unchanged)"
+    )
     _echo_invisible(s.invisible)
 
 
@@ -55,15 +59,21 @@ def ingest_mlama_cmd(ctx: Context, src: str) -> None:
 
     with transaction(ctx.sessions()) as session:
         s = ingest_mlama(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes))
-    click.echo(f"mLAMA: {s.templates} templates of ParaRel relations in {len(s.languages)} languages stored"
-               f" ({s.skipped_relations} lines of other relations skipped, {s.skipped_unchanged} files unchanged)")
+    click.echo(
+        f"mLAMA: {s.templates} templates of ParaRel relations in {len(s.languages)} languages stored"
+        f" ({s.skipped_relations} lines of other relations skipped, {s.skipped_unchanged} files unchanged)"
+    )
     _echo_invisible(s.invisible)
 
 
 @ingest.command("translations")
 @click.argument("src")
-@click.option("--trusted", default="pararel_bing", show_default=True,
-              help="System whose vote counts twice (mParaRel trusted Microsoft Translator).")
+@click.option(
+    "--trusted",
+    default="pararel_bing",
+    show_default=True,
+    help="System whose vote counts twice (mParaRel trusted Microsoft Translator).",
+)
 @pass_ctx
 def ingest_translations_cmd(ctx: Context, src: str, trusted: str) -> None:
     """Raw MT output: SRC holds <system>/<lang>/<REL>.jsonl."""
@@ -71,9 +81,16 @@ def ingest_translations_cmd(ctx: Context, src: str, trusted: str) -> None:
     from curator.ingest.translations import ingest_translations
 
     with transaction(ctx.sessions()) as session:
-        s = ingest_translations(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), trusted=trusted, progress=progress())
-    click.echo(f"translations: {s.files} files from {len(s.systems)} systems in {len(s.languages)} languages"
-               f" ({s.skipped_unchanged} unchanged); {s.lines} lines stored, {s.valid} valid, {s.repaired} repaired")
+        s = ingest_translations(
+            session,
+            open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes),
+            trusted=trusted,
+            progress=progress(),
+        )
+    click.echo(
+        f"translations: {s.files} files from {len(s.systems)} systems in {len(s.languages)} languages"
+        f" ({s.skipped_unchanged} unchanged); {s.lines} lines stored, {s.valid} valid, {s.repaired} repaired"
+    )
     for reason, n in s.reasons.most_common(5):
         click.echo(f"  invalid: {reason}: {n}")
     if trusted and trusted not in s.systems:
@@ -88,11 +105,18 @@ def ingest_tuples_cmd(ctx: Context, src: str) -> None:
     from curator.core.formats.sources import open_source
     from curator.ingest.tuples import import_tuples
 
-    s = import_tuples(ctx.sessions(), open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress())
-    click.echo(f"tuples: {s.files} files, {len(s.languages)} languages, {len(s.relations)} relations"
-               f" ({s.skipped_unchanged} unchanged); {s.rows} rows stored"
-               + (f"; {s.raw_files} raw files, {s.from_english} rows without a label in their language kept aside"
-                  if s.raw_files else ""))
+    s = import_tuples(
+        ctx.sessions(), open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress()
+    )
+    click.echo(
+        f"tuples: {s.files} files, {len(s.languages)} languages, {len(s.relations)} relations"
+        f" ({s.skipped_unchanged} unchanged); {s.rows} rows stored"
+        + (
+            f"; {s.raw_files} raw files, {s.from_english} rows without a label in their language kept aside"
+            if s.raw_files
+            else ""
+        )
+    )
     _echo_invisible(s.invisible)
 
 
@@ -111,19 +135,37 @@ def candidates() -> None:
 
 @candidates.command("build")
 @click.option("--min-votes", default=2, show_default=True, help="Votes a template needs (trusted system counts twice).")
-@click.option("--min-relations", default=0.6, show_default=True, help="Share of English relations a language must cover.")
+@click.option(
+    "--min-relations", default=0.6, show_default=True, help="Share of English relations a language must cover."
+)
 @click.option("--min-phrases", default=0.2, show_default=True, help="Share of English phrases a language must cover.")
 @click.option("--min-templates", default=2, show_default=True, help="Candidates a relation needs to be usable.")
-@click.option("--rules", type=click.Choice(list(RULE_PROFILES)), default="curator", show_default=True,
-              help="Rule profile: 'mpararel' = the published procedure exactly (reproduces the published candidate "
-                   "sets); 'curator' = broader placeholder repairs.")
-@click.option("--keep-case", is_flag=True,
-              help="curator profile: vote on a case-folded key but keep the most frequent cased form "
-                   "(German nouns); the published rule lower-cases.")
+@click.option(
+    "--rules",
+    type=click.Choice(list(RULE_PROFILES)),
+    default="curator",
+    show_default=True,
+    help="Rule profile: 'mpararel' = the published procedure exactly (reproduces the published candidate "
+    "sets); 'curator' = broader placeholder repairs.",
+)
+@click.option(
+    "--keep-case",
+    is_flag=True,
+    help="curator profile: vote on a case-folded key but keep the most frequent cased form "
+    "(German nouns); the published rule lower-cases.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the per-language summary as JSON.")
 @pass_ctx
-def candidates_build(ctx: Context, min_votes: int, min_relations: float, min_phrases: float, min_templates: int,
-                     rules: str, keep_case: bool, as_json: bool) -> None:
+def candidates_build(
+    ctx: Context,
+    min_votes: int,
+    min_relations: float,
+    min_phrases: float,
+    min_templates: int,
+    rules: str,
+    keep_case: bool,
+    as_json: bool,
+) -> None:
     """Vote, find usable relations and languages; print a per-language summary."""
     from curator.ingest.candidates import CandidateParams, build_candidates
 
@@ -133,21 +175,55 @@ def candidates_build(ctx: Context, min_votes: int, min_relations: float, min_phr
     with transaction(ctx.sessions()) as session:
         s = build_candidates(session, params)
     if rules == "mpararel" and (params != CandidateParams(rules=rules) or s.trusted != ["pararel_bing"]):
-        click.echo("note: the published procedure used --min-votes 2 --min-relations 0.6 --min-phrases 0.2 "
-                   "--min-templates 2 with pararel_bing trusted; these candidates differ from it", err=True)
+        click.echo(
+            "note: the published procedure used --min-votes 2 --min-relations 0.6 --min-phrases 0.2 "
+            "--min-templates 2 with pararel_bing trusted; these candidates differ from it",
+            err=True,
+        )
     if as_json:
-        click.echo(json.dumps({"params": asdict(s.params), "trusted": s.trusted, "english_relations": s.english_relations,
-                               "english_phrases": s.english_phrases, "languages": [asdict(r) for r in s.languages]},
-                              indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "params": asdict(s.params),
+                    "trusted": s.trusted,
+                    "english_relations": s.english_relations,
+                    "english_phrases": s.english_phrases,
+                    "languages": [asdict(r) for r in s.languages],
+                },
+                indent=2,
+            )
+        )
         return
-    echo_table([Column("lang", 8), Column("templates", 9, ">"), Column("candidates", 10, ">"),
-                Column("relations", 9, ">"), Column("rel%", 5, ">", ".0f"), Column("phrases", 9, ">"),
-                Column("phr%", 5, ">", ".0f"), Column("included", gap="  ")],
-               [(r.language, r.templates, r.candidates, r.usable_relations, 100 * r.relation_share, r.phrases,
-                 100 * r.phrase_share, "yes" if r.included else "no") for r in s.languages])
-    click.echo(f"{len(s.included)} of {len(s.languages)} languages included (rules: {s.params.rules}"
-               f"{', case kept' if s.params.keep_case else ''}; trusted: {', '.join(s.trusted) or 'none'};"
-               f" English: {s.english_relations} relations, {s.english_phrases} phrases)")
+    echo_table(
+        [
+            Column("lang", 8),
+            Column("templates", 9, ">"),
+            Column("candidates", 10, ">"),
+            Column("relations", 9, ">"),
+            Column("rel%", 5, ">", ".0f"),
+            Column("phrases", 9, ">"),
+            Column("phr%", 5, ">", ".0f"),
+            Column("included", gap="  "),
+        ],
+        [
+            (
+                r.language,
+                r.templates,
+                r.candidates,
+                r.usable_relations,
+                100 * r.relation_share,
+                r.phrases,
+                100 * r.phrase_share,
+                "yes" if r.included else "no",
+            )
+            for r in s.languages
+        ],
+    )
+    click.echo(
+        f"{len(s.included)} of {len(s.languages)} languages included (rules: {s.params.rules}"
+        f"{', case kept' if s.params.keep_case else ''}; trusted: {', '.join(s.trusted) or 'none'};"
+        f" English: {s.english_relations} relations, {s.english_phrases} phrases)"
+    )
 
 
 @candidates.command("compare-rules")
@@ -155,12 +231,18 @@ def candidates_build(ctx: Context, min_votes: int, min_relations: float, min_phr
 @click.option("--base", type=click.Choice(list(RULE_PROFILES)), default="mpararel", show_default=True)
 @click.option("--other", type=click.Choice(list(RULE_PROFILES)), default="curator", show_default=True)
 @click.option("--keep-case", is_flag=True, help="Compare with the case-preserving curator profile.")
-@click.option("--examples", default=2, show_default=True, type=click.IntRange(0),
-              help="Examples per kind of difference and language.")
+@click.option(
+    "--examples",
+    default=2,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Examples per kind of difference and language.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx
-def candidates_compare_rules(ctx: Context, languages: list[str], base: str, other: str, keep_case: bool,
-                             examples: int, as_json: bool) -> None:
+def candidates_compare_rules(
+    ctx: Context, languages: list[str], base: str, other: str, keep_case: bool, examples: int, as_json: bool
+) -> None:
     """What the improved rules add, drop and merge relative to the published ones, per language.
 
     Counts candidate templates under both profiles (nothing is written) with the default
@@ -174,25 +256,52 @@ def candidates_compare_rules(ctx: Context, languages: list[str], base: str, othe
     if keep_case and other != "curator":
         raise click.UsageError("--keep-case is an option of the curator profile")
     with ctx.sessions()() as session:
-        rows = compare_rules(session, CandidateParams(rules=other, keep_case=keep_case), base, other,
-                             languages or None, examples)
+        rows = compare_rules(
+            session, CandidateParams(rules=other, keep_case=keep_case), base, other, languages or None, examples
+        )
     missing = sorted({canonical(x) for x in languages} - {r.language for r in rows})
     if missing:
         raise NotFound(f"no translations for {', '.join(missing)}")
     if as_json:
-        click.echo(json.dumps({"base": base, "other": other, "keep_case": keep_case,
-                               "languages": [r.to_dict() for r in rows]}, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"base": base, "other": other, "keep_case": keep_case, "languages": [r.to_dict() for r in rows]},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
 
     def yes(included: bool) -> str:
         return "yes" if included else "no"
 
-    echo_table([Column("lang", 8), Column(base, 9, ">"), Column(other, 9, ">"), Column("added", 6, ">"),
-                Column("dropped", 7, ">"), Column("merged", 6, ">"), Column("apart", 6, ">"),
-                Column("relations", 10, ">"), Column("included", 9, ">")],
-               [(r.language, r.base_candidates, r.other_candidates, r.added, r.dropped, r.merged, r.out_of_scope,
-                 f"{r.base_relations}→{r.other_relations}", f"{yes(r.base_included)}→{yes(r.other_included)}")
-                for r in rows])
+    echo_table(
+        [
+            Column("lang", 8),
+            Column(base, 9, ">"),
+            Column(other, 9, ">"),
+            Column("added", 6, ">"),
+            Column("dropped", 7, ">"),
+            Column("merged", 6, ">"),
+            Column("apart", 6, ">"),
+            Column("relations", 10, ">"),
+            Column("included", 9, ">"),
+        ],
+        [
+            (
+                r.language,
+                r.base_candidates,
+                r.other_candidates,
+                r.added,
+                r.dropped,
+                r.merged,
+                r.out_of_scope,
+                f"{r.base_relations}→{r.other_relations}",
+                f"{yes(r.base_included)}→{yes(r.other_included)}",
+            )
+            for r in rows
+        ],
+    )
     if examples:
         for r in rows:
             shown = [(kind, e) for kind, items in r.examples.items() for e in items]

@@ -1,5 +1,6 @@
 """`curator probe` (score a model on a release), `curator models …` (tiny test models) and
 `curator runs …` (predictions from other tools). torch and transformers load inside the commands."""
+
 from __future__ import annotations
 
 import click
@@ -13,45 +14,102 @@ from curator.probe.plan import DEVICES, DTYPES
 
 @click.command()
 @click.argument("src", required=False)
-@click.option("--model", "models", multiple=True,
-              help="Hugging Face model name or local path; repeat it for several models, probed one after another "
-                   "(each run in OUT/<model slug>/).")
-@click.option("--out", type=click.Path(file_okay=False),
-              help="Run folder (resumed if it exists); with several models, the folder of their runs.")
-@click.option("--plan", type=click.Path(dir_okay=False), default=None,
-              help="A TOML plan (models, releases, out, [options]) instead of SRC: one run per model × release "
-                   "in out/<release slug>/<model slug>/ (docs/probe.md).")
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    help="Hugging Face model name or local path; repeat it for several models, probed one after another "
+    "(each run in OUT/<model slug>/).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Run folder (resumed if it exists); with several models, the folder of their runs.",
+)
+@click.option(
+    "--plan",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A TOML plan (models, releases, out, [options]) instead of SRC: one run per model × release "
+    "in out/<release slug>/<model slug>/ (docs/probe.md).",
+)
 @list_option("--languages", help="Comma-separated language codes (default: all).")
 @list_option("--relations", help="Comma-separated relation ids (default: all).")
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
 @click.option("--dtype", type=click.Choice(DTYPES), default="auto", show_default=True)
 @click.option("--batch-tokens", default=8192, show_default=True, help="Tokens per forward pass (halved on OOM).")
-@click.option("--attention", type=click.Choice(values(Attention)), default="auto", show_default=True,
-              help="The model's attention implementation (auto: SDPA where supported).")
-@click.option("--compile", "compile_", is_flag=True, help="torch.compile the model's layers (worth it on a GPU "
-              "for long runs: compiling takes seconds to minutes).")
+@click.option(
+    "--attention",
+    type=click.Choice(values(Attention)),
+    default="auto",
+    show_default=True,
+    help="The model's attention implementation (auto: SDPA where supported).",
+)
+@click.option(
+    "--compile",
+    "compile_",
+    is_flag=True,
+    help="torch.compile the model's layers (worth it on a GPU for long runs: compiling takes seconds to minutes).",
+)
 @click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
-@click.option("--score-mode", type=click.Choice(values(ScoreMode)), default="log-prob", show_default=True,
-              help="mean-logit reproduces the published mParaRel code (mean of raw logits); pll ranks the "
-                   "filled sentences by pseudo-log-likelihood (masked LMs only; one pass per token, docs/probe.md).")
-@click.option("--decode", type=click.Choice(values(DecodeInit)), default=None,
-              help="Masked LMs: predict the object without candidates (X-FACTR), with this initial prediction.")
+@click.option(
+    "--score-mode",
+    type=click.Choice(values(ScoreMode)),
+    default="log-prob",
+    show_default=True,
+    help="mean-logit reproduces the published mParaRel code (mean of raw logits); pll ranks the "
+    "filled sentences by pseudo-log-likelihood (masked LMs only; one pass per token, docs/probe.md).",
+)
+@click.option(
+    "--decode",
+    type=click.Choice(values(DecodeInit)),
+    default=None,
+    help="Masked LMs: predict the object without candidates (X-FACTR), with this initial prediction.",
+)
 @click.option("--refine", type=click.Choice(values(Refine)), default=None, help="With --decode: refinement [none].")
 @click.option("--max-masks", type=int, default=None, help="With --decode: try 1..M masks [5].")
 @click.option("--beam", type=int, default=None, help="With --decode: beam size [1].")
 @click.option("--length-norm", is_flag=True, default=None, help="With --decode: rank the m by mean, not sum.")
-@click.option("--recompute", is_flag=True, default=None,
-              help="With --decode: re-compute every token's confidence after each change.")
+@click.option(
+    "--recompute",
+    is_flag=True,
+    default=None,
+    help="With --decode: re-compute every token's confidence after each change.",
+)
 @click.option("--iterations", type=int, default=None, help="With --decode: at most T steps per m [2M].")
-@click.option("--aliases", type=click.Path(dir_okay=False), default=None,
-              help="With --decode: a JSON-lines file of more names per entity ({\"id\", \"aliases\", \"language\"}).")
+@click.option(
+    "--aliases",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help='With --decode: a JSON-lines file of more names per entity ({"id", "aliases", "language"}).',
+)
 @pass_ctx
-def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | None, plan: str | None,
-          languages: list[str], relations: list[str], device: str, dtype: str, batch_tokens: int, attention: str,
-          compile_: bool, final_punct: bool, keep_repeated_subjects: bool, score_mode: str, decode: str | None,
-          refine: str | None, max_masks: int | None, beam: int | None, length_norm: bool | None,
-          recompute: bool | None, iterations: int | None, aliases: str | None) -> None:
+def probe(
+    ctx: Context,
+    src: str | None,
+    models: tuple[str, ...],
+    out: str | None,
+    plan: str | None,
+    languages: list[str],
+    relations: list[str],
+    device: str,
+    dtype: str,
+    batch_tokens: int,
+    attention: str,
+    compile_: bool,
+    final_punct: bool,
+    keep_repeated_subjects: bool,
+    score_mode: str,
+    decode: str | None,
+    refine: str | None,
+    max_masks: int | None,
+    beam: int | None,
+    length_norm: bool | None,
+    recompute: bool | None,
+    iterations: int | None,
+    aliases: str | None,
+) -> None:
     """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT;
     or every model × release of a --plan. With --decode, masked models predict the object as
     text instead of ranking the candidates (docs/probe.md)."""
@@ -69,43 +127,88 @@ def probe(ctx: Context, src: str | None, models: tuple[str, ...], out: str | Non
         if src is None or not models or not out:
             raise InputError("give SRC, --model and --out (or a --plan file)")
         jobs = model_jobs(src, list(models), out)
-        settings = dict(refine=refine, max_masks=max_masks, beam=beam, length_norm=length_norm,
-                        recompute=recompute, iterations=iterations)
+        settings = dict(
+            refine=refine,
+            max_masks=max_masks,
+            beam=beam,
+            length_norm=length_norm,
+            recompute=recompute,
+            iterations=iterations,
+        )
         given = {k: v for k, v in settings.items() if v is not None}
         if decode is None and (given or aliases):
-            raise InputError(f"{', '.join('--' + k.replace('_', '-') for k in [*given, *(['aliases'] if aliases else [])])}"
-                             " only apply with --decode")
+            raise InputError(
+                f"{', '.join('--' + k.replace('_', '-') for k in [*given, *(['aliases'] if aliases else [])])}"
+                " only apply with --decode"
+            )
         if decode is not None and _given("score_mode"):
             raise InputError("--score-mode ranks candidates; --decode predicts without them: give one of the two")
-        options = dict(device=device, dtype=dtype, batch_tokens=batch_tokens, final_punct=final_punct,
-                       score_mode=score_mode, keep_repeated_subjects=keep_repeated_subjects,
-                       languages=languages or None, relations=relations or None, attention=attention,
-                       compile=compile_, decoding=_decoding(decode, given), aliases=aliases)
+        options = dict(
+            device=device,
+            dtype=dtype,
+            batch_tokens=batch_tokens,
+            final_punct=final_punct,
+            score_mode=score_mode,
+            keep_repeated_subjects=keep_repeated_subjects,
+            languages=languages or None,
+            relations=relations or None,
+            attention=attention,
+            compile=compile_,
+            decoding=_decoding(decode, given),
+            aliases=aliases,
+        )
 
     def done(run) -> None:
         summary, where = run.summary, (out if plan is None and len(jobs) == 1 else run.job.out)
-        click.echo(f"probed {len(summary.relations)} relations ({summary.skipped} already done), "
-                   f"{summary.scored} queries scored on {run.device}; results in {where}")
+        click.echo(
+            f"probed {len(summary.relations)} relations ({summary.skipped} already done), "
+            f"{summary.scored} queries scored on {run.device}; results in {where}"
+        )
 
     try:  # FileNotFoundError: SRC is not a release folder, or a file of one is missing
         # the input is read first: a broken release file is reported before a big model loads
         items = {}
         for job in jobs:
             if job.release not in items:
-                items[job.release] = read_release(job.release, options["languages"], options["relations"],
-                                                  not options["keep_repeated_subjects"], ctx.sessions)
+                items[job.release] = read_release(
+                    job.release,
+                    options["languages"],
+                    options["relations"],
+                    not options["keep_repeated_subjects"],
+                    ctx.sessions,
+                )
         names_from = None
         if options.get("decoding"):  # an entity's names: its labels in every relation of the languages probed
-            names_from = {release: read_release(release, options["languages"], None, False, ctx.sessions)
-                          for release in items}
+            names_from = {
+                release: read_release(release, options["languages"], None, False, ctx.sessions) for release in items
+            }
         probe_jobs(jobs, items, options, progress=progress(), on_finished=done, names_from=names_from)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
 
 
-_PLAN_OWNS = ("models", "out", "languages", "relations", "device", "dtype", "batch_tokens", "final_punct",
-              "keep_repeated_subjects", "score_mode", "attention", "compile_", "decode", "refine", "max_masks", "beam",
-              "length_norm", "recompute", "iterations", "aliases")
+_PLAN_OWNS = (
+    "models",
+    "out",
+    "languages",
+    "relations",
+    "device",
+    "dtype",
+    "batch_tokens",
+    "final_punct",
+    "keep_repeated_subjects",
+    "score_mode",
+    "attention",
+    "compile_",
+    "decode",
+    "refine",
+    "max_masks",
+    "beam",
+    "length_norm",
+    "recompute",
+    "iterations",
+    "aliases",
+)
 
 
 def _decoding(decode: str | None, given: dict) -> dict | None:
@@ -140,8 +243,12 @@ def models() -> None:
 @models.command("tiny")
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--kind", type=click.Choice(values(ModelKind)), required=True)
-@click.option("--corpus", required=True, type=click.Path(exists=True, file_okay=False),
-              help="A folder of .jsonl files (a release, the seed) to train the tokenizer on.")
+@click.option(
+    "--corpus",
+    required=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder of .jsonl files (a release, the seed) to train the tokenizer on.",
+)
 @click.option("--vocab-size", default=2000, show_default=True)
 @click.option("--hidden", default=64, show_default=True)
 @click.option("--layers", default=2, show_default=True)

@@ -1,4 +1,5 @@
 """`curator release …` (dataset versions) and `curator stats` (statistics of a release folder)."""
+
 from __future__ import annotations
 
 import json
@@ -19,17 +20,27 @@ def release() -> None:
 
 
 def _echo_version(s) -> None:
-    click.echo(f"version {s.name}: {s.languages} languages, {s.relations} language×relation pairs,"
-               f" {s.patterns} patterns, {s.tuple_lists} tuple files")
+    click.echo(
+        f"version {s.name}: {s.languages} languages, {s.relations} language×relation pairs,"
+        f" {s.patterns} patterns, {s.tuple_lists} tuple files"
+    )
 
 
 @release.command("build")
 @click.argument("name")
 @click.option("--from-review", is_flag=True, help="Apply the reviews to a candidate version (its parent).")
-@click.option("--policy", type=click.Choice(values(Policy)), default="any", show_default=True,
-              help="With --from-review: when a reviewed template stays.")
-@click.option("--parent", default=None,
-              help="Version this one derives from (with --from-review: default the latest candidate version).")
+@click.option(
+    "--policy",
+    type=click.Choice(values(Policy)),
+    default="any",
+    show_default=True,
+    help="With --from-review: when a reviewed template stays.",
+)
+@click.option(
+    "--parent",
+    default=None,
+    help="Version this one derives from (with --from-review: default the latest candidate version).",
+)
 @pass_ctx
 def release_build(ctx: Context, name: str, from_review: bool, policy: str, parent: str | None) -> None:
     """Build version NAME: a snapshot of the candidates, or (--from-review) the reviewed dataset."""
@@ -59,13 +70,20 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
         base = get_version(session, parent) if parent else latest_candidates(session)
         plans = [p for p in plan(session, base, policy, languages or None) if p.changed()]
     if as_json:
-        click.echo(json.dumps({"parent": base.name, "policy": policy, "relations": [p.to_dict() for p in plans]},
-                              indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"parent": base.name, "policy": policy, "relations": [p.to_dict() for p in plans]},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     click.echo(f"applying reviews to {base.name} with policy {policy}: {len(plans)} relations change")
     for p in plans:
-        click.echo(f"{p.language}/{p.relation}: {len(p.patterns)} templates"
-                   + ("  — DROPPED (fewer than 2 templates)" if p.dropped else ""))
+        click.echo(
+            f"{p.language}/{p.relation}: {len(p.patterns)} templates"
+            + ("  — DROPPED (fewer than 2 templates)" if p.dropped else "")
+        )
         for k in p.kept:
             if k.checked:
                 click.echo(f"  ✓ {visible(k.pattern)}   (checked by a human)")
@@ -121,8 +139,13 @@ def release_import(ctx: Context, src: str, name: str) -> None:
 
     tally = InvisibleTally()
     with transaction(ctx.sessions()) as session:
-        s = import_release(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), name,
-                           progress=progress(), tally=tally)
+        s = import_release(
+            session,
+            open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes),
+            name,
+            progress=progress(),
+            tally=tally,
+        )
     _echo_version(s)
     if tally:  # kept as they are; shown marked on the review pages (core/text.py)
         for line in tally.report(limit=20):
@@ -142,8 +165,10 @@ def release_export(ctx: Context, name: str, out: str, force: bool, hf: bool) -> 
     with reading(ctx.sessions()) as session:
         info = export_version(session, name, out, force, hf)
     c = info["counts"]
-    click.echo(f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"
-               f" {c['tuple_files']} tuple files, {c['phrases']} phrases")
+    click.echo(
+        f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"
+        f" {c['tuple_files']} tuple files, {c['phrases']} phrases"
+    )
 
 
 @release.command("list")
@@ -154,26 +179,35 @@ def release_list(ctx: Context) -> None:
 
     with reading(ctx.sessions()) as session:
         for v in list_versions(session):
-            click.echo(f"{v['name']:<20} {v['kind']:<10} {v['created']}  parent={v['parent'] or '-'}"
-                       f"  {v['languages']} languages, {v['patterns']} patterns, {v['tuple_lists']} tuple files")
+            click.echo(
+                f"{v['name']:<20} {v['kind']:<10} {v['created']}  parent={v['parent'] or '-'}"
+                f"  {v['languages']} languages, {v['patterns']} patterns, {v['tuple_lists']} tuple files"
+            )
 
 
 @click.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
-              help="Also write per-language bar charts of #phrases and #patterns (.png or .svg).")
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write per-language bar charts of #phrases and #patterns (.png or .svg).",
+)
 def stats(directory: str, as_json: bool, plot: str | None) -> None:
     """SPEC §4 dataset statistics of a release directory (and its review statistics, if any)."""
-    from curator.release.export import review_section
     from curator.core.formats.release import read_manifest
+    from curator.release.export import review_section
     from curator.release.stats import dataset_stats, format_stats
 
     result = dataset_stats(directory)  # a broken file is a ReleaseError naming file and line
     info = read_manifest(directory) or {}
     if as_json:
-        click.echo(json.dumps({**result.to_dict(), "invisible_characters": result.invisible.to_dict()},
-                              indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {**result.to_dict(), "invisible_characters": result.invisible.to_dict()}, indent=2, ensure_ascii=False
+            )
+        )
     else:
         click.echo(format_stats(result))
         # kept as they are (core/text.py); counted per file so they can be found and amended away

@@ -1,5 +1,6 @@
 """`curator user …` (accounts, invitations, API tokens) and `curator review …` (sampling, statistics,
 legacy decisions)."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,9 @@ def user() -> None:
 @click.argument("email")
 @click.option("--role", type=click.Choice(values(Role)), default="reviewer", show_default=True)
 @click.option("--name", default="")
-@click.option("--password", envvar="CURATOR_PASSWORD", default=None,
-              help="Default: prompt (or $CURATOR_PASSWORD for scripts).")
+@click.option(
+    "--password", envvar="CURATOR_PASSWORD", default=None, help="Default: prompt (or $CURATOR_PASSWORD for scripts)."
+)
 @list_option("--language", "languages", help="Assign a language (repeatable).")
 @pass_ctx
 def user_create(ctx: Context, email: str, role: str, name: str, password: str | None, languages: list[str]) -> None:
@@ -42,8 +44,9 @@ def user_create(ctx: Context, email: str, role: str, name: str, password: str | 
 
 @user.command("password")
 @click.argument("email")
-@click.option("--password", envvar="CURATOR_PASSWORD", default=None,
-              help="Default: prompt (or $CURATOR_PASSWORD for scripts).")
+@click.option(
+    "--password", envvar="CURATOR_PASSWORD", default=None, help="Default: prompt (or $CURATOR_PASSWORD for scripts)."
+)
 @pass_ctx
 def user_password(ctx: Context, email: str, password: str | None) -> None:
     """Set a new password (e.g. a reviewer who forgot theirs); signs the account out everywhere
@@ -62,8 +65,11 @@ def user_password(ctx: Context, email: str, password: str | None) -> None:
 
 @user.command("deactivate")
 @click.argument("email")
-@click.option("--undo", is_flag=True, help="Reactivate the account instead (it signs in with its password; "
-                                            "a script needs a new token).")
+@click.option(
+    "--undo",
+    is_flag=True,
+    help="Reactivate the account instead (it signs in with its password; a script needs a new token).",
+)
 @pass_ctx
 def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
     """Stop an account from signing in: every sign-in and its API token are revoked; its decisions,
@@ -75,8 +81,11 @@ def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
         if account is None:
             raise NotFound(f"no user {email}")
         set_active(session, account, active=undo)
-    click.echo(f"{email} reactivated" if undo else
-               f"{email} deactivated; every sign-in of the account and its API token are revoked")
+    click.echo(
+        f"{email} reactivated"
+        if undo
+        else f"{email} deactivated; every sign-in of the account and its API token are revoked"
+    )
 
 
 @user.command("invite")
@@ -86,8 +95,9 @@ def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
 @click.option("--fraction", type=float, default=None, help="Share of each relation's candidates to sample (0.5).")
 @click.option("--base-url", default="http://127.0.0.1:5000", show_default=True, help="Where the app is served.")
 @pass_ctx
-def user_invite(ctx: Context, languages: list[str], email: str | None, role: str, fraction: float | None,
-                base_url: str) -> None:
+def user_invite(
+    ctx: Context, languages: list[str], email: str | None, role: str, fraction: float | None, base_url: str
+) -> None:
     """Print an invitation link (valid 14 days)."""
     from curator.review.accounts import create_invite
 
@@ -162,12 +172,37 @@ def review_stats(ctx: Context, as_csv: bool, as_json: bool) -> None:
     def pct(x: float | None) -> str:
         return "-" if x is None else f"{100 * x:.0f}%"
 
-    echo_table([Column("lang", 8), Column("reviewers", 9, ">"), Column("done", 9, ">"), Column("accept", 7, ">"),
-                Column("amend", 6, ">"), Column("reject", 7, ">"), Column("unsure", 6, ">"), Column("sugg", 5, ">"),
-                Column("med s", 6, ">"), Column("agree", 6, ">"), Column("kappa", 6, ">")],
-               [(r.language, r.reviewers, f"{r.done}/{r.assigned}", pct(r.share("accepted")), pct(r.share("amended")),
-                 pct(r.share("rejected")), r.unsure, r.suggestions, "-" if r.median_seconds is None else r.median_seconds,
-                 pct(r.agreement), "-" if r.kappa is None else f"{r.kappa:.2f}") for r in summary.languages])
+    echo_table(
+        [
+            Column("lang", 8),
+            Column("reviewers", 9, ">"),
+            Column("done", 9, ">"),
+            Column("accept", 7, ">"),
+            Column("amend", 6, ">"),
+            Column("reject", 7, ">"),
+            Column("unsure", 6, ">"),
+            Column("sugg", 5, ">"),
+            Column("med s", 6, ">"),
+            Column("agree", 6, ">"),
+            Column("kappa", 6, ">"),
+        ],
+        [
+            (
+                r.language,
+                r.reviewers,
+                f"{r.done}/{r.assigned}",
+                pct(r.share("accepted")),
+                pct(r.share("amended")),
+                pct(r.share("rejected")),
+                r.unsure,
+                r.suggestions,
+                "-" if r.median_seconds is None else r.median_seconds,
+                pct(r.agreement),
+                "-" if r.kappa is None else f"{r.kappa:.2f}",
+            )
+            for r in summary.languages
+        ],
+    )
     for kind, label in (("rejected", "wrong"), ("amended", "amended")):
         pair = summary.across(kind)
         if pair:
@@ -185,8 +220,10 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
     with transaction(ctx.sessions()) as session:
         s = import_reviews(session, file, fraction)
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(s.kinds.items()))
-    click.echo(f"{s.lines} lines: {s.stored} stored, {s.unchanged} already there ({kinds});"
-               f" {s.users_created} reviewers created")
+    click.echo(
+        f"{s.lines} lines: {s.stored} stored, {s.unchanged} already there ({kinds});"
+        f" {s.users_created} reviewers created"
+    )
 
 
 COMMANDS = (user, review)

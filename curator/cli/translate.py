@@ -3,6 +3,7 @@
 Its list options also take space-separated values (`--languages is fo`, see
 `curator.cli.common`); it has no positional argument they could swallow.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,27 +16,66 @@ __all__ = ["expand_greedy", "translate_command"]
 
 
 @click.command("translate", cls=GreedyListCommand)
-@list_option("--languages", required=True, metavar="LANG…",
-             help="Target languages: `--languages is fo`, `--languages is,fo` or repeated.")
-@click.option("--system", required=True, metavar="NAME",
-              help="microsoft, google, deepl, libretranslate, or local:<model name or path> "
-                   "(`{tgt}` in the name loads one model per target, e.g. local:Helsinki-NLP/opus-mt-en-{tgt}).")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Where <system>/<lang>/<REL>.jsonl are written (default: instance/translations).")
-@click.option("--batch-size", type=click.IntRange(min=1), default=None,
-              help="Texts per request or forward pass (default: the system's limit, 16 for local models).")
-@click.option("--rate", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Most HTTP requests per second (default: no limit).")
-@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
-              help="Retries after 429, 5xx and network errors, with exponential backoff.")
+@list_option(
+    "--languages",
+    required=True,
+    metavar="LANG…",
+    help="Target languages: `--languages is fo`, `--languages is,fo` or repeated.",
+)
+@click.option(
+    "--system",
+    required=True,
+    metavar="NAME",
+    help="microsoft, google, deepl, libretranslate, or local:<model name or path> "
+    "(`{tgt}` in the name loads one model per target, e.g. local:Helsinki-NLP/opus-mt-en-{tgt}).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where <system>/<lang>/<REL>.jsonl are written (default: instance/translations).",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Texts per request or forward pass (default: the system's limit, 16 for local models).",
+)
+@click.option(
+    "--rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Most HTTP requests per second (default: no limit).",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Retries after 429, 5xx and network errors, with exponential backoff.",
+)
 @list_option("--relations", metavar="REL…", help="Only these relations (default: all).")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
-              help="Local models: where to run.")
+@click.option(
+    "--device",
+    type=click.Choice(["auto", "cpu", "cuda"]),
+    default="auto",
+    show_default=True,
+    help="Local models: where to run.",
+)
 @click.option("--name", default=None, help="Store the translations under this system name instead.")
 @click.pass_context
-def translate_command(click_ctx: click.Context, languages: list[str], system: str, out: str | None,
-                      batch_size: int | None, rate: float | None, retries: int, relations: list[str], device: str,
-                      name: str | None) -> None:
+def translate_command(
+    click_ctx: click.Context,
+    languages: list[str],
+    system: str,
+    out: str | None,
+    batch_size: int | None,
+    rate: float | None,
+    retries: int,
+    relations: list[str],
+    device: str,
+    name: str | None,
+) -> None:
     """Translate the English ParaRel patterns into LANGUAGES with SYSTEM, then ingest the output."""
     from curator.core.db import reading, transaction
     from curator.core.formats.sources import FolderSource
@@ -51,10 +91,13 @@ def translate_command(click_ctx: click.Context, languages: list[str], system: st
     sessions = ctx.sessions()
     with reading(sessions) as session:
         english = load_english(session, relations or None)
-    translator = get_translator(system, batch_size=batch_size, rate=rate, retries=retries, device=device,
-                                name=name, settings=ctx.settings)
-    click.echo(f"system {translator.name}: {len(english)} relations into {', '.join(targets)};"
-               f" files in {out_dir / translator.name}")
+    translator = get_translator(
+        system, batch_size=batch_size, rate=rate, retries=retries, device=device, name=name, settings=ctx.settings
+    )
+    click.echo(
+        f"system {translator.name}: {len(english)} relations into {', '.join(targets)};"
+        f" files in {out_dir / translator.name}"
+    )
     show_progress = progress()  # one line per relation on a terminal; the summary below always
 
     def echo(message: str) -> None:
@@ -62,16 +105,20 @@ def translate_command(click_ctx: click.Context, languages: list[str], system: st
             click.echo(message, err=True)
 
     summary = translate_to_files(translator, english, targets, out_dir, echo=echo)
-    click.echo(f"files: {summary.written} written, {summary.skipped} already complete, {summary.failed} failed;"
-               f" {summary.lines} templates translated, {summary.fallbacks} by segments (placeholder lost)")
+    click.echo(
+        f"files: {summary.written} written, {summary.skipped} already complete, {summary.failed} failed;"
+        f" {summary.lines} templates translated, {summary.fallbacks} by segments (placeholder lost)"
+    )
 
     if any(out_dir.rglob("*.jsonl")):
         with transaction(sessions) as session:
             ingested = ingest_translations(session, FolderSource(out_dir), trusted=None)
             valid, invalid = _line_counts(session, translator.name, targets)
             missing_tuples = languages_without_tuples(session, targets)
-        click.echo(f"ingested {ingested.files} files ({ingested.skipped_unchanged} unchanged) from {out_dir};"
-                   f" {translator.name} lines in {', '.join(targets)}: {valid} valid, {invalid} invalid")
+        click.echo(
+            f"ingested {ingested.files} files ({ingested.skipped_unchanged} unchanged) from {out_dir};"
+            f" {translator.name} lines in {', '.join(targets)}: {valid} valid, {invalid} invalid"
+        )
         for reason, n in ingested.reasons.most_common(5):
             click.echo(f"  invalid: {reason}: {n}")
         if missing_tuples:
@@ -92,9 +139,13 @@ def _line_counts(session, system: str, targets: list[str]) -> tuple[int, int]:
     from curator.core.models import TranslationLine
 
     codes = [language_codes.canonical(c) for c in targets]
-    counts = dict(session.execute(select(TranslationLine.valid, func.count())
-                                  .where(TranslationLine.system == system, TranslationLine.language.in_(codes))
-                                  .group_by(TranslationLine.valid)).all())
+    counts = dict(
+        session.execute(
+            select(TranslationLine.valid, func.count())
+            .where(TranslationLine.system == system, TranslationLine.language.in_(codes))
+            .group_by(TranslationLine.valid)
+        ).all()
+    )
     return counts.get(True, 0), counts.get(False, 0)
 
 

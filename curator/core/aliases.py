@@ -19,13 +19,14 @@ listed there (Wikidata's, say). FILE is JSON lines:
 
 A bad line is an InputError naming the file, the line and the field.
 """
+
 from __future__ import annotations
 
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from curator.core.errors import InputError
 
@@ -64,7 +65,7 @@ class Aliases:
         return self.names.get((language, entity), set()) | self.extra.get(entity, set())
 
     @classmethod
-    def from_labels(cls, items: Iterable) -> "Aliases":
+    def from_labels(cls, items: Iterable) -> Aliases:
         """The labels a release gives each entity, from probe RelationData (subjects and candidates)."""
         out = cls()
         for data in items:
@@ -72,7 +73,7 @@ class Aliases:
                 out.add(data.language, entity, label)
         return out
 
-    def read(self, path: str | Path) -> "Aliases":
+    def read(self, path: str | Path) -> Aliases:
         """Add the aliases of a JSON-lines file (module docstring); returns self."""
         path = Path(path)
         try:
@@ -92,7 +93,7 @@ class Aliases:
                 raise InputError(str(path), "expected a JSON object", line=number)
             entity, names, language = row.get("id"), row.get("aliases"), row.get("language")
             if not isinstance(entity, str) or not entity.strip():
-                raise InputError(str(path), "expected an entity id (a string such as \"Q30\")", line=number, field="id")
+                raise InputError(str(path), 'expected an entity id (a string such as "Q30")', line=number, field="id")
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 raise InputError(str(path), "expected a list of strings", line=number, field="aliases")
             if language is not None and (not isinstance(language, str) or not language.strip()):

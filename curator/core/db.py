@@ -27,13 +27,13 @@ pool checkout — and everything it loaded is expired, so it is read again under
 SQLite. SQLite cannot do that (a read snapshot that upgrades to a write can fail at once under
 WAL), so there the read transaction ends and `BEGIN IMMEDIATE` starts the write.
 """
+
 from __future__ import annotations
 
 import time
-
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -70,8 +70,15 @@ def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S, pool_size: int =
     # upgrades a request's reads in place and the autocommit reads rely on each statement seeing
     # what was committed before it (under REPEATABLE READ the snapshot would predate the lock)
     isolation = {"isolation_level": "READ COMMITTED"} if parsed.get_backend_name() == "postgresql" else {}
-    engine = create_engine(url, pool_pre_ping=True, pool_size=max(pool_size, 1), max_overflow=POOL_OVERFLOW,
-                           pool_timeout=max(busy_timeout, 1.0), pool_recycle=3600, **isolation)
+    engine = create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=max(pool_size, 1),
+        max_overflow=POOL_OVERFLOW,
+        pool_timeout=max(busy_timeout, 1.0),
+        pool_recycle=3600,
+        **isolation,
+    )
     engine.update_execution_options(**{BUSY_OPTION: busy_timeout})
     if parsed.get_backend_name() == "postgresql":
         event.listen(engine, "begin", lambda conn: _postgresql_begin(conn, busy_timeout))
@@ -88,8 +95,10 @@ def _postgresql_lock(conn, busy_timeout: float) -> None:
     """`lock_timeout` for this transaction and the writer lock, in one round trip. The timeout
     is set in a subquery, which PostgreSQL runs before the outer select waits for the lock (a
     volatile subquery is not merged into the outer one)."""
-    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITER_LOCK}) FROM (SELECT set_config('lock_timeout', "
-                         f"'{max(int(busy_timeout * 1000), 1)}', true)) AS timeout")
+    conn.exec_driver_sql(
+        f"SELECT pg_advisory_xact_lock({WRITER_LOCK}) FROM (SELECT set_config('lock_timeout', "
+        f"'{max(int(busy_timeout * 1000), 1)}', true)) AS timeout"
+    )
 
 
 def _sqlite_begin(conn) -> None:
@@ -165,8 +174,11 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
         raise RuntimeError("unit_of_work: the session has unsaved changes made outside a unit of work")
     try:
         with _as_busy_or_input_error():
-            if (session.in_transaction() and session.get_bind().dialect.name == "postgresql"
-                    and not session.info.get(AUTOCOMMIT_READS)):
+            if (
+                session.in_transaction()
+                and session.get_bind().dialect.name == "postgresql"
+                and not session.info.get(AUTOCOMMIT_READS)
+            ):
                 with _upgraded(session):
                     yield session
                 return

@@ -4,6 +4,7 @@ Each is a `str` enum, so a member equals its stored string ("accept" == Decision
 columns keep plain strings, and JSON needs no converter. The CLI's `click.Choice`s, the web
 forms and the services' validation all take their lists from here (`values(...)`).
 """
+
 from __future__ import annotations
 
 from enum import Enum
@@ -21,6 +22,7 @@ def values(enum: type[Enum]) -> tuple[str, ...]:
 class DecisionKind(StrEnum):
     """A reviewer's verdict on one candidate template. "unsure" is counted apart and never
     merged as an accept or a reject: the template keeps the other reviewers' verdicts."""
+
     ACCEPT = "accept"
     AMEND = "amend"
     REJECT = "reject"
@@ -29,6 +31,7 @@ class DecisionKind(StrEnum):
 
 class ImportKind(StrEnum):
     """A line of a `curator review import` file: a decision or a new suggestion."""
+
     ACCEPT = "accept"
     AMEND = "amend"
     REJECT = "reject"
@@ -43,6 +46,7 @@ class Role(StrEnum):
 
 class VersionKind(StrEnum):
     """How a dataset version came to be."""
+
     CANDIDATES = "candidates"  # `curator release build`: the voted candidates
     REVIEW = "review"  # reviews applied to a candidates version under a policy
     IMPORT = "import"  # an existing release folder read back in
@@ -50,12 +54,14 @@ class VersionKind(StrEnum):
 
 class QueueOrder(StrEnum):
     """How a new reviewer's sample of a language is drawn and ordered."""
+
     RANDOM = "random"
     RISK = "risk"  # riskiest first (quality signals)
 
 
 class Policy(StrEnum):
     """How several reviewers' decisions on one template combine into a release."""
+
     ANY = "any"
     MAJORITY = "majority"
     UNANIMOUS = "unanimous"
@@ -63,6 +69,7 @@ class Policy(StrEnum):
 
 class ScoreMode(StrEnum):
     """How a probe scores a candidate object."""
+
     LOG_PROB = "log-prob"  # the candidate's log-probability (default)
     MEAN_LOGIT = "mean-logit"  # the published mParaRel code's mean logit over its tokens
     PLL = "pll"  # masked LMs: the filled sentence's pseudo-log-likelihood (Salazar et al. 2020)
@@ -70,6 +77,7 @@ class ScoreMode(StrEnum):
 
 class DecodeInit(StrEnum):
     """X-FACTR's initial prediction of m masks (`curator probe --decode`)."""
+
     INDEPENDENT = "independent"  # every mask at once, from one pass
     ORDER = "order"  # left to right, one mask per pass
     CONFIDENCE = "confidence"  # the most confident (mask, token) first, one per pass
@@ -77,6 +85,7 @@ class DecodeInit(StrEnum):
 
 class Refine(StrEnum):
     """X-FACTR's refinement after the initial prediction (`curator probe --refine`)."""
+
     NONE = "none"
     ORDER = "order"  # re-predict left to right until a scan changes nothing
     CONFIDENCE = "confidence"  # re-predict the least confident token until it stays
@@ -85,6 +94,7 @@ class Refine(StrEnum):
 class Attention(StrEnum):
     """Which attention implementation of its own a probed model runs (transformers'
     attn_implementation); auto lets transformers pick (SDPA where the model supports it)."""
+
     AUTO = "auto"
     SDPA = "sdpa"
     FLASH_ATTENTION_2 = "flash_attention_2"
@@ -93,6 +103,7 @@ class Attention(StrEnum):
 
 class ModelKind(StrEnum):
     """Families a tiny test model can be built for (`curator models tiny`)."""
+
     BERT = "bert"
     XLM_ROBERTA = "xlm-roberta"
     T5 = "t5"

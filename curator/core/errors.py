@@ -6,6 +6,7 @@ class to a status in one place (`curator.web.errors`) and the CLI maps it to a o
 message and an exit code in one place (`curator.cli.errors`). Anything else that escapes is
 a bug: the web answers 500 (after rolling back) and the CLI shows the traceback.
 """
+
 from __future__ import annotations
 
 
@@ -38,8 +39,15 @@ class InputError(CuratorError, ValueError):
     when known: `InputError("data/P19.jsonl", "expected str", line=3, field="pattern")`, or
     just `InputError("the sample fraction must be in (0, 1]")` for an argument."""
 
-    def __init__(self, location: str, message: str | None = None, line: int | None = None,
-                 field: str | None = None, *, params: dict | None = None):
+    def __init__(
+        self,
+        location: str,
+        message: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        *,
+        params: dict | None = None,
+    ):
         if message is None:
             location, message = None, location
         if params is not None:

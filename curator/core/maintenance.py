@@ -8,6 +8,7 @@ half-written file, and an existing file is never overwritten.
 
 `check` returns lines for a person; a problem is a `CuratorError` in one line.
 """
+
 from __future__ import annotations
 
 import glob
@@ -67,8 +68,11 @@ def check(engine: Engine) -> list[str]:
             if engine.dialect.name == "sqlite":
                 lines += _check_sqlite(conn)
             else:
-                version = conn.execute(text("SHOW server_version")).scalar() if engine.dialect.name == "postgresql" \
+                version = (
+                    conn.execute(text("SHOW server_version")).scalar()
+                    if engine.dialect.name == "postgresql"
                     else conn.execute(text("SELECT 1")).scalar()
+                )
                 lines.append(f"connection: ok ({engine.dialect.name} {version})")
     except OperationalError as exc:
         raise _connect_error(engine, exc) from None
@@ -141,9 +145,18 @@ def _backup_postgresql(engine: Engine, target: Path) -> str:
     if url.password is not None:  # by environment, not on a command line others can see
         env["PGPASSWORD"] = str(url.password)
         url = url.set(password=None)
-    result = subprocess.run([pg_dump, "--format=custom", "--no-owner", f"--file={target}",
-                             f"--dbname={url.render_as_string(hide_password=False)}"],
-                            env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            pg_dump,
+            "--format=custom",
+            "--no-owner",
+            f"--file={target}",
+            f"--dbname={url.render_as_string(hide_password=False)}",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0:
         lines = [line for line in result.stderr.splitlines() if line.strip()]
         raise Unreadable(f"pg_dump failed: {lines[-1] if lines else f'exit code {result.returncode}'}")

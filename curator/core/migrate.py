@@ -1,4 +1,5 @@
 """The schema is created and upgraded only through Alembic migrations."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -59,5 +60,7 @@ def check_current(engine: Engine) -> None:
     if current is None:
         raise CuratorError(f"the database at {engine.url.render_as_string()} is not initialised: run `curator init`")
     if current != head:
-        raise CuratorError(f"the database is at migration {current}, the code needs {head}: run `curator init` "
-                           "(it upgrades in place; back up first, see docs/deploy.md)")
+        raise CuratorError(
+            f"the database is at migration {current}, the code needs {head}: run `curator init` "
+            "(it upgrades in place; back up first, see docs/deploy.md)"
+        )

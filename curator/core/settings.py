@@ -27,14 +27,15 @@ from one) as an argument, so a test or a second app in the same process can use 
 | CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
 | CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
 """
+
 from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Mapping
 
 from curator.core.errors import InputError
 
@@ -66,7 +67,7 @@ class Settings:
     translation: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
         env = os.environ if environ is None else environ
         instance = Path(overrides.get("instance_path") or env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
         max_body = _number(env, "CURATOR_MAX_BODY", 1 << 20, int, "a number of bytes")
@@ -101,9 +102,13 @@ class Settings:
             ratelimit_token=env.get("CURATOR_RATELIMIT_TOKEN") or "10/minute;50/hour",
             fetch_timeout=fetch_timeout,
             fetch_max_bytes=fetch_max_bytes,
-            translation={k: v for k, v in env.items()
-                         if k.startswith("CURATOR_") and k.endswith(("_KEY", "_URL", "_REGION"))
-                         and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")},
+            translation={
+                k: v
+                for k, v in env.items()
+                if k.startswith("CURATOR_")
+                and k.endswith(("_KEY", "_URL", "_REGION"))
+                and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")
+            },
         )
         return replace(settings, **overrides) if overrides else settings
 
@@ -146,8 +151,13 @@ def _number(env: Mapping[str, str], name: str, default, kind, unit: str):
     return value
 
 
-_FLASK_TO_FIELD = {"DATABASE_URL": "database_url", "SECRET_KEY": "secret_key", "RUNS_DIR": "runs_dir",
-                   "BUSY_TIMEOUT": "busy_timeout", "THREADS": "threads"}
+_FLASK_TO_FIELD = {
+    "DATABASE_URL": "database_url",
+    "SECRET_KEY": "secret_key",
+    "RUNS_DIR": "runs_dir",
+    "BUSY_TIMEOUT": "busy_timeout",
+    "THREADS": "threads",
+}
 
 
 def app_config(settings: Settings | Mapping | None = None) -> tuple[Settings, dict]:
@@ -156,6 +166,8 @@ def app_config(settings: Settings | Mapping | None = None) -> tuple[Settings, di
     if isinstance(settings, Settings):
         return settings, settings.flask_config()
     overrides = dict(settings or {})
-    fields = {_FLASK_TO_FIELD[k]: (Path(v) if k == "RUNS_DIR" else v) for k, v in overrides.items() if k in _FLASK_TO_FIELD}
+    fields = {
+        _FLASK_TO_FIELD[k]: (Path(v) if k == "RUNS_DIR" else v) for k, v in overrides.items() if k in _FLASK_TO_FIELD
+    }
     resolved = Settings.from_env(**fields)
     return resolved, {**resolved.flask_config(), **overrides}

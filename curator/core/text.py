@@ -25,6 +25,7 @@ Two policies, one character set:
   procedure did (ingest/mpararel_rules.py). One system (m2m100, Urdu) wraps 85 real lines in
   the bidi embeddings U+202A/U+202B/U+202C.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -36,10 +37,32 @@ ALLOWED_FORMAT = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: part of the spelling in
 # The usual abbreviations (Unicode's name aliases) of the characters met in real data, for the
 # visible marker; any other invisible character is marked by its code point.
 SHORT_NAMES = {
-    "\x00": "NUL", "\t": "TAB", "\n": "LF", "\x0b": "VT", "\x0c": "FF", "\r": "CR", "\x1b": "ESC", "\x7f": "DEL",
-    "\x85": "NEL", "\u00ad": "SHY", "\u061c": "ALM", "\u180e": "MVS", "\u200b": "ZWSP", "\u200e": "LRM",
-    "\u200f": "RLM", "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO",
-    "\u2060": "WJ", "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI", "\u2069": "PDI", "\ufeff": "ZWNBSP",
+    "\x00": "NUL",
+    "\t": "TAB",
+    "\n": "LF",
+    "\x0b": "VT",
+    "\x0c": "FF",
+    "\r": "CR",
+    "\x1b": "ESC",
+    "\x7f": "DEL",
+    "\x85": "NEL",
+    "\u00ad": "SHY",
+    "\u061c": "ALM",
+    "\u180e": "MVS",
+    "\u200b": "ZWSP",
+    "\u200e": "LRM",
+    "\u200f": "RLM",
+    "\u202a": "LRE",
+    "\u202b": "RLE",
+    "\u202c": "PDF",
+    "\u202d": "LRO",
+    "\u202e": "RLO",
+    "\u2060": "WJ",
+    "\u2066": "LRI",
+    "\u2067": "RLI",
+    "\u2068": "FSI",
+    "\u2069": "PDI",
+    "\ufeff": "ZWNBSP",
 }
 
 
@@ -69,9 +92,17 @@ def short_name(ch: str) -> str:
     return SHORT_NAMES.get(ch) or f"U+{ord(ch):04X}"
 
 
-_CONTROL_NAMES = {"\x00": "NULL", "\t": "CHARACTER TABULATION", "\n": "LINE FEED", "\r": "CARRIAGE RETURN",
-                  "\x0b": "LINE TABULATION", "\x0c": "FORM FEED", "\x1b": "ESCAPE", "\x7f": "DELETE",
-                  "\x85": "NEXT LINE"}
+_CONTROL_NAMES = {
+    "\x00": "NULL",
+    "\t": "CHARACTER TABULATION",
+    "\n": "LINE FEED",
+    "\r": "CARRIAGE RETURN",
+    "\x0b": "LINE TABULATION",
+    "\x0c": "FORM FEED",
+    "\x1b": "ESCAPE",
+    "\x7f": "DELETE",
+    "\x85": "NEXT LINE",
+}
 
 
 def control_reason(text: str, whitespace_ok: bool = False) -> str | None:
@@ -126,8 +157,10 @@ class FileCount:
     lines: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"lines": list(self.lines),
-                "characters": {describe_char(ch): n for ch, n in sorted(self.characters.items())}}
+        return {
+            "lines": list(self.lines),
+            "characters": {describe_char(ch): n for ch, n in sorted(self.characters.items())},
+        }
 
 
 @dataclass
@@ -166,14 +199,19 @@ class InvisibleTally:
 
     def to_dict(self) -> dict:
         totals = self.totals()
-        return {"lines": self.lines, "files": len(self.files),
-                "characters": {describe_char(ch): n for ch, n in sorted(totals.items(), key=lambda kv: -kv[1])},
-                "per_file": {where: count.to_dict() for where, count in self.files.items()}}
+        return {
+            "lines": self.lines,
+            "files": len(self.files),
+            "characters": {describe_char(ch): n for ch, n in sorted(totals.items(), key=lambda kv: -kv[1])},
+            "per_file": {where: count.to_dict() for where, count in self.files.items()},
+        }
 
     def summary(self) -> str:
         """'invisible characters kept: 229 lines in 64 files (U+200E LEFT-TO-RIGHT MARK 339, …)'."""
         totals = self.totals()
-        kinds = ", ".join(f"{describe_char(ch)} {n}" for ch, n in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+        kinds = ", ".join(
+            f"{describe_char(ch)} {n}" for ch, n in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
         files = "file" if len(self.files) == 1 else "files"
         lines = "line" if self.lines == 1 else "lines"
         return f"invisible characters kept: {self.lines} {lines} in {len(self.files)} {files} ({kinds})"

@@ -1,16 +1,16 @@
 """Load the demo dataset in `seed/` through the same importers as real data."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from curator.core.formats.sources import FolderSource
 from curator.ingest.candidates import CandidateSummary, build_candidates
 from curator.ingest.pararel import ingest_pararel
-from curator.core.formats.sources import FolderSource
 from curator.ingest.translations import ingest_translations
 from curator.ingest.tuples import ingest_tuples
-
 
 DEMO_USERS = (("maintainer@demo.invalid", "maintainer", ()), ("reviewer@demo.invalid", "reviewer", ("es", "ar")))
 

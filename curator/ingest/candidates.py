@@ -1,4 +1,5 @@
 """Agreement voting and coverage filters (SPEC §2): which templates and languages qualify."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -7,10 +8,19 @@ from dataclasses import asdict, dataclass, field
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from curator.core.models import (EnglishPattern, LanguageCoverage, MlamaTemplate, RelationCoverage, Template,
-                      TranslationLine, TranslationSystem, TupleList)
 from curator.core.errors import Conflict, InputError
-from curator.ingest.profiles import DEFAULT as DEFAULT_PROFILE, case_key, clean_keep_case, get_profile
+from curator.core.models import (
+    EnglishPattern,
+    LanguageCoverage,
+    MlamaTemplate,
+    RelationCoverage,
+    Template,
+    TranslationLine,
+    TranslationSystem,
+    TupleList,
+)
+from curator.ingest.profiles import DEFAULT as DEFAULT_PROFILE
+from curator.ingest.profiles import case_key, clean_keep_case, get_profile
 from curator.ingest.store import bulk_insert
 
 
@@ -27,8 +37,10 @@ class CandidateParams:
     def __post_init__(self) -> None:
         profile = get_profile(self.rules)
         if self.keep_case and not profile.name == "curator":
-            raise InputError(f"case preservation is an option of the curator profile; the {profile.name} "
-                             "profile lower-cases as published")
+            raise InputError(
+                f"case preservation is an option of the curator profile; the {profile.name} "
+                "profile lower-cases as published"
+            )
 
 
 @dataclass
@@ -57,8 +69,12 @@ class CandidateSummary:
 
 
 def current_tuple_counts(session: Session) -> dict[tuple[str, str], int]:
-    return {(lang, rel): n for lang, rel, n in session.execute(
-        select(TupleList.language, TupleList.relation_id, TupleList.rows).where(TupleList.current))}
+    return {
+        (lang, rel): n
+        for lang, rel, n in session.execute(
+            select(TupleList.language, TupleList.relation_id, TupleList.rows).where(TupleList.current)
+        )
+    }
 
 
 @dataclass
@@ -93,8 +109,9 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     """Run the profile over every stored line and count votes; writes nothing."""
     profile = get_profile(params.rules)
     trusted = sorted(session.scalars(select(TranslationSystem.name).where(TranslationSystem.trusted)))
-    patterns = session.execute(select(EnglishPattern.id, EnglishPattern.relation_id, EnglishPattern.position,
-                                      EnglishPattern.pattern)).all()
+    patterns = session.execute(
+        select(EnglishPattern.id, EnglishPattern.relation_id, EnglishPattern.position, EnglishPattern.pattern)
+    ).all()
     positions = {pid: position for pid, _, position, _ in patterns}
     all_counts: dict[str, int] = defaultdict(int)
     for _, rel, _, _ in patterns:
@@ -105,8 +122,10 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     tuples = current_tuple_counts(session)
     english_phrases = sum(n * tuples.get((params.reference, rel), 0) for rel, n in english_counts.items())
     if english_phrases == 0:
-        raise Conflict(f"no tuples for the reference language '{params.reference}', so the "
-                          "phrase share cannot be computed: ingest its tuples first")
+        raise Conflict(
+            f"no tuples for the reference language '{params.reference}', so the "
+            "phrase share cannot be computed: ingest its tuples first"
+        )
 
     voters: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     first: dict[tuple[str, str, str], int] = {}
@@ -114,9 +133,18 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     forms: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
     line_keys: dict[int, tuple[str, str, str]] = {}
     stored = params.rules == DEFAULT_PROFILE  # the curator profile's outcome is stored per line at ingest
-    lines = select(TranslationLine.id, TranslationLine.language, TranslationLine.relation_id, TranslationLine.raw,
-                   TranslationLine.repaired, TranslationLine.cleaned, TranslationLine.system,
-                   TranslationLine.english_pattern_id, TranslationLine.line_no, TranslationLine.repairs)
+    lines = select(
+        TranslationLine.id,
+        TranslationLine.language,
+        TranslationLine.relation_id,
+        TranslationLine.raw,
+        TranslationLine.repaired,
+        TranslationLine.cleaned,
+        TranslationLine.system,
+        TranslationLine.english_pattern_id,
+        TranslationLine.line_no,
+        TranslationLine.repairs,
+    )
     if stored:
         lines = lines.where(TranslationLine.valid)
     for line_id, lang, rel, raw, fixed, text, system, english_id, line_no, repairs in session.execute(lines):
@@ -149,15 +177,17 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     tally_ = Tally(params, trusted, english_counts, english_phrases, tuples, voters, first, repaired, {}, line_keys)
     if profile.uses_mlama:
         after = max(positions.values(), default=0) + 1  # the published pipeline appended them last
-        for lang, rel, template in session.execute(select(MlamaTemplate.language, MlamaTemplate.relation_id,
-                                                          MlamaTemplate.template)):
+        for lang, rel, template in session.execute(
+            select(MlamaTemplate.language, MlamaTemplate.relation_id, MlamaTemplate.template)
+        ):
             key = (lang, rel, profile.clean_pattern(template, lang))
             if rel in english_counts and not (key in voters and tally_.is_candidate(key)):
                 given(key, after)
                 tally_.extra[key] = "mLAMA"
     # The most frequent form; ties go to the alphabetically first, so a rebuild is stable.
-    tally_.display.update((key, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0])
-                          for key, counter in forms.items())
+    tally_.display.update(
+        (key, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]) for key, counter in forms.items()
+    )
     return tally_
 
 
@@ -182,8 +212,16 @@ def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict]]:
             if ok:
                 usable += 1
                 phrases += n * k
-        row = LanguageRow(lang, per_language_templates[lang], candidates, usable, usable / len(t.english_counts),
-                          phrases, phrases / t.english_phrases, False)
+        row = LanguageRow(
+            lang,
+            per_language_templates[lang],
+            candidates,
+            usable,
+            usable / len(t.english_counts),
+            phrases,
+            phrases / t.english_phrases,
+            False,
+        )
         row.included = row.relation_share >= p.min_relations and row.phrase_share >= p.min_phrases
         rows.append(row)
     return rows, relation_rows
@@ -199,8 +237,13 @@ def build_candidates(session: Session, params: CandidateParams = CandidateParams
     new_rows = []
     for key in t.voters:
         text = t.display[key]
-        values = dict(systems=t.systems(key), votes=t.votes(key), first_position=t.first[key],
-                      repaired=t.repaired[key], is_candidate=t.is_candidate(key))
+        values = dict(
+            systems=t.systems(key),
+            votes=t.votes(key),
+            first_position=t.first[key],
+            repaired=t.repaired[key],
+            is_candidate=t.is_candidate(key),
+        )
         template = existing.pop((key[0], key[1], text), None)
         if template is None:
             template = by_folded.pop((key[0], key[1], case_key(text)), None)
@@ -222,9 +265,17 @@ def build_candidates(session: Session, params: CandidateParams = CandidateParams
     session.execute(delete(RelationCoverage))
     session.execute(delete(LanguageCoverage))
     for row in summary.languages:
-        session.add(LanguageCoverage(language=row.language, usable_relations=row.usable_relations,
-                                     relation_share=row.relation_share, phrases=row.phrases,
-                                     phrase_share=row.phrase_share, included=row.included, params=asdict(params)))
+        session.add(
+            LanguageCoverage(
+                language=row.language,
+                usable_relations=row.usable_relations,
+                relation_share=row.relation_share,
+                phrases=row.phrases,
+                phrase_share=row.phrase_share,
+                included=row.included,
+                params=asdict(params),
+            )
+        )
     bulk_insert(session, RelationCoverage.__table__, relation_rows)
     session.flush()
     return summary

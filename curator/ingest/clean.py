@@ -1,4 +1,5 @@
 """Cleaning and validation of a template (SPEC §2), shared by ingest and review."""
+
 from __future__ import annotations
 
 import re
@@ -52,8 +53,7 @@ def invalid_reason(cleaned: str) -> str | None:
     if reason:
         return reason
     rest = PLACEHOLDER.sub("", cleaned)
-    if not any(not ch.isspace() and not unicodedata.category(ch).startswith(("P", "Z", "C"))
-               for ch in rest):
+    if not any(not ch.isspace() and not unicodedata.category(ch).startswith(("P", "Z", "C")) for ch in rest):
         return "no text besides the placeholders"
     return None
 

@@ -4,6 +4,7 @@ A maintainer sees, before reviewers spend time on them, which candidates the imp
 add, which published candidates they drop, and which published variants they merge into one
 template, with examples taken from the raw MT lines.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -55,8 +56,9 @@ def _per_language(t: Tally, scope: set[str]) -> dict[str, set[tuple[str, str]]]:
     return out
 
 
-def _example_line(base: Tally, key: tuple[str, str, str],
-                  lines_of: dict[tuple[str, str, str], list[int]]) -> int | None:
+def _example_line(
+    base: Tally, key: tuple[str, str, str], lines_of: dict[tuple[str, str, str], list[int]]
+) -> int | None:
     """A line behind `key` that `base` treats differently (else the first), to show the cause."""
     ids = lines_of.get(key, [])
     return next((i for i in ids if base.line_keys.get(i) != key), ids[0] if ids else None)
@@ -69,8 +71,9 @@ def _lines_of(t: Tally) -> dict[tuple[str, str, str], list[int]]:
     return out
 
 
-def _why_absent(base: Tally, other: Tally, key: tuple[str, str, str], line_id: int | None,
-                lines: dict[int, tuple[str, str]]) -> Example:
+def _why_absent(
+    base: Tally, other: Tally, key: tuple[str, str, str], line_id: int | None, lines: dict[int, tuple[str, str]]
+) -> Example:
     """What `base` made of the line behind `key` (a candidate of `other`)."""
     rules = base.params.rules
     text = other.display[key]
@@ -85,19 +88,31 @@ def _why_absent(base: Tally, other: Tally, key: tuple[str, str, str], line_id: i
         return Example(key[1], text, f"invalid under {rules}: {reason}", system, raw)
     if case_key(under_base[2]) != case_key(key[2]):
         return Example(key[1], text, f"{rules} makes it {base.display[under_base]!r}", system, raw)
-    return Example(key[1], text, f"{base.votes(under_base)} vote(s) under {rules}, "
-                   f"{other.votes(key)} under {other.params.rules}", system, raw)
+    return Example(
+        key[1],
+        text,
+        f"{base.votes(under_base)} vote(s) under {rules}, {other.votes(key)} under {other.params.rules}",
+        system,
+        raw,
+    )
 
 
-def compare_rules(session: Session, params: CandidateParams = CandidateParams(), base: str = "mpararel",
-                  other: str = "curator", languages: list[str] | None = None,
-                  examples: int = 2) -> list[LanguageComparison]:
+def compare_rules(
+    session: Session,
+    params: CandidateParams = CandidateParams(),
+    base: str = "mpararel",
+    other: str = "curator",
+    languages: list[str] | None = None,
+    examples: int = 2,
+) -> list[LanguageComparison]:
     a = tally(session, replace(params, rules=base, keep_case=False))
     b = tally(session, replace(params, rules=other))
     rows_a = {r.language: r for r in coverage(a)[0]}
     rows_b = {r.language: r for r in coverage(b)[0]}
-    lines = {i: (system, raw) for i, system, raw in session.execute(
-        select(TranslationLine.id, TranslationLine.system, TranslationLine.raw))}
+    lines = {
+        i: (system, raw)
+        for i, system, raw in session.execute(select(TranslationLine.id, TranslationLine.system, TranslationLine.raw))
+    }
     lines_a, lines_b = _lines_of(a), _lines_of(b)
     scope = set(a.english_counts) & set(b.english_counts)
     cand_a, cand_b = _per_language(a, scope), _per_language(b, scope)
@@ -121,9 +136,19 @@ def compare_rules(session: Session, params: CandidateParams = CandidateParams(),
         ca, cb = cand_a.get(lang, set()), cand_b.get(lang, set())
         added, dropped = sorted(cb - ca), sorted(ca - cb)
         merged = sorted(k for k, s in spread.items() if k[0] == lang and b.is_candidate(k) and len(s) > 1)
-        row = LanguageComparison(lang, len(ca), len(cb), len(added), len(dropped), len(merged), outside[lang],
-                                 ra.usable_relations if ra else 0, rb.usable_relations if rb else 0,
-                                 bool(ra and ra.included), bool(rb and rb.included))
+        row = LanguageComparison(
+            lang,
+            len(ca),
+            len(cb),
+            len(added),
+            len(dropped),
+            len(merged),
+            outside[lang],
+            ra.usable_relations if ra else 0,
+            rb.usable_relations if rb else 0,
+            bool(ra and ra.included),
+            bool(rb and rb.included),
+        )
         keys_b = {(k[1], case_key(k[2])): k for k in b.voters if k[0] == lang}
         keys_a = {(k[1], case_key(k[2])): k for k in a.voters if k[0] == lang}
         for pair in added[:examples]:
@@ -134,7 +159,8 @@ def compare_rules(session: Session, params: CandidateParams = CandidateParams(),
             row.examples["dropped"].append(_why_absent(b, a, key, _example_line(b, key, lines_a), lines))
         for key in merged[:examples]:
             variants = sorted(a.display[k] for k in spread[key])
-            row.examples["merged"].append(Example(key[1], b.display[key], f"{base} has {len(variants)}: "
-                                                  + " | ".join(variants)))
+            row.examples["merged"].append(
+                Example(key[1], b.display[key], f"{base} has {len(variants)}: " + " | ".join(variants))
+            )
         out.append(row)
     return out

@@ -8,6 +8,7 @@ relations that are not ParaRel relations (mLAMA also has Google-RE and others) a
 and a language's later line for a relation replaces an earlier one. Templates are kept as
 published, invisible characters included (counted in the summary; core/text.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,11 +17,11 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.models import MlamaTemplate, Relation
 from curator.core.errors import Conflict, InputError
 from curator.core.formats.jsonl import iter_jsonl, require
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.sources import Source
+from curator.core.models import MlamaTemplate, Relation
 from curator.core.text import InvisibleTally, unstorable_reason
 from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
 

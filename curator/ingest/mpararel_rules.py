@@ -22,6 +22,7 @@ They reach the review pages marked (core/text.py), where a reviewer can amend th
 Everything broader (look-alike letters in every language, other transliterations, other
 bracket shapes) is the `curator` profile's business (placeholders.py, clean.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -49,18 +50,22 @@ def load_fixes(path: str = str(FIXES_PATH)) -> dict[str, list[dict]]:
     fixes = data["languages"]
     for lang, steps in fixes.items():
         for i, step in enumerate(steps):
-            if step.get("step") not in (None, "normalise") or ("step" not in step and not {"find", "replace"} <= set(step)):
+            if step.get("step") not in (None, "normalise") or (
+                "step" not in step and not {"find", "replace"} <= set(step)
+            ):
                 raise ValueError(f"{path}: {lang} step {i} needs 'find' and 'replace' or 'step': 'normalise'")
     return fixes
 
 
 def _normalise(text: str, repairs: list[Repair], rule: str) -> str:
     for slot, pattern in _BRACKETED.items():
+
         def sub(match: re.Match[str], slot: str = slot) -> str:
             target = f"[{slot}]"
             if match.group(0) != target:
                 repairs.append(Repair(match.group(0), target, rule))
             return target
+
         text = pattern.sub(sub, text)
     return text
 

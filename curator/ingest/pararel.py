@@ -1,4 +1,5 @@
 """Import English ParaRel patterns: `<REL>.jsonl`, one paraphrase per line."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,13 +8,13 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from curator.core.models import EnglishPattern, Relation, TranslationLine
-from curator.ingest.clean import check
 from curator.core.errors import InputError
-from curator.core.formats.layout import layout_files
 from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.layout import layout_files
 from curator.core.formats.sources import Source
+from curator.core.models import EnglishPattern, Relation, TranslationLine
 from curator.core.text import InvisibleTally, unstorable_reason
+from curator.ingest.clean import check
 from curator.ingest.store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
 
 LAYOUT = "<REL>.jsonl"
@@ -50,10 +51,17 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
             summary.invisible.add(where, number, pattern)  # published data: kept and counted
             outcome = check(pattern, "en", keep_invisible=True)
             if not outcome.valid:
-                raise InputError(where, f"not a usable pattern ({outcome.reason}): {pattern!r}",
-                                  line=number, field="pattern")
-            rows.append(dict(pattern=pattern, lemma=obj.get("lemma"), extended_lemma=obj.get("extended_lemma"),
-                             tense=obj.get("tense")))
+                raise InputError(
+                    where, f"not a usable pattern ({outcome.reason}): {pattern!r}", line=number, field="pattern"
+                )
+            rows.append(
+                dict(
+                    pattern=pattern,
+                    lemma=obj.get("lemma"),
+                    extended_lemma=obj.get("extended_lemma"),
+                    tense=obj.get("tense"),
+                )
+            )
         if not rows:
             raise InputError(where, "empty file: no patterns")
         _store(session, rel, rows)
@@ -76,7 +84,8 @@ def _store(session: Session, rel: str, rows: list[dict]) -> None:
             setattr(pattern, key, value)
         session.add(pattern)
     gone = select(EnglishPattern.id).where(EnglishPattern.relation_id == rel, EnglishPattern.position >= len(rows))
-    session.execute(update(TranslationLine).where(TranslationLine.english_pattern_id.in_(gone))
-                    .values(english_pattern_id=None))
+    session.execute(
+        update(TranslationLine).where(TranslationLine.english_pattern_id.in_(gone)).values(english_pattern_id=None)
+    )
     session.execute(delete(EnglishPattern).where(EnglishPattern.id.in_(gone)))
     session.flush()

@@ -3,6 +3,7 @@
 The spellings live in ``placeholders.json`` (data, not code) so a maintainer can add
 one without touching the logic. Every repair is returned so reviewers can see it.
 """
+
 from __future__ import annotations
 
 import json
@@ -82,8 +83,9 @@ def _square(match: re.Match[str]) -> bool:
     return match.group("open").strip() == "[" and match.group("close").strip() == "]"
 
 
-def repair(text: str, language: str | None = None, table: dict[str, list[Entry]] | None = None
-           ) -> tuple[str, list[Repair]]:
+def repair(
+    text: str, language: str | None = None, table: dict[str, list[Entry]] | None = None
+) -> tuple[str, list[Repair]]:
     """Return `text` with recognisable placeholder spellings replaced by `[X]`/`[Y]`."""
     table = load_table() if table is None else table
     repairs: list[Repair] = []
@@ -115,8 +117,11 @@ def repair(text: str, language: str | None = None, table: dict[str, list[Entry]]
         rules = []
         if not _square(match):
             rules.append("bracket")
-        if match.group("open") != match.group("open").strip() or match.group("close") != match.group("close").strip() \
-                or inner != inner.strip():
+        if (
+            match.group("open") != match.group("open").strip()
+            or match.group("close") != match.group("close").strip()
+            or inner != inner.strip()
+        ):
             rules.append("spacing")
         if entry.rule:
             rules.append(entry.rule)

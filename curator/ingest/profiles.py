@@ -10,12 +10,14 @@ candidates were made. Two are registered:
 - ``mpararel``: exactly the published procedure (mpararel_rules.py), so the published
   candidate sets can be reproduced and compared with.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from curator.ingest.clean import DROPPED, PLACEHOLDER, SPACES, Checked, check as curator_check
 from curator.ingest import mpararel_rules
+from curator.ingest.clean import DROPPED, PLACEHOLDER, SPACES, Checked
+from curator.ingest.clean import check as curator_check
 
 
 @dataclass(frozen=True)
@@ -50,14 +52,20 @@ class MpararelProfile(RuleProfile):
 
 PROFILES: dict[str, RuleProfile] = {
     "curator": RuleProfile(
-        "curator", "curator's placeholder repair (bracket, spacing, case, look-alike, transliteration, translated "
-        "and suffix variants in any script), then SPEC §2 cleaning and validation; candidates by agreement voting"),
+        "curator",
+        "curator's placeholder repair (bracket, spacing, case, look-alike, transliteration, translated "
+        "and suffix variants in any script), then SPEC §2 cleaning and validation; candidates by agreement voting",
+    ),
     "mpararel": MpararelProfile(
-        "mpararel", "the published mParaRel procedure exactly: its placeholder normalisation and per-language fixes "
+        "mpararel",
+        "the published mParaRel procedure exactly: its placeholder normalisation and per-language fixes "
         "for lines lacking one [X] and one [Y], its validity test, its cleaning; English = every cleaned ParaRel "
         "pattern; relations with at least 2 English patterns (the published 38); a relation's mLAMA template added "
         "when imported and no candidate equals it",
-        english_from_pararel=True, min_english_patterns=2, uses_mlama=True),
+        english_from_pararel=True,
+        min_english_patterns=2,
+        uses_mlama=True,
+    ),
 }
 DEFAULT = "curator"
 

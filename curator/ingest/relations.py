@@ -4,6 +4,7 @@ The ids (P19, P17, …) mean nothing to a volunteer; the review screen shows "pl
 with the id small beside it. The titles live in `relation_titles.json` (package data); an id
 without one falls back to the relation's lemma, then to the id itself.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,9 +1,10 @@
 """Small database helpers the importers share: idempotent upserts and provenance."""
+
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from sqlalchemy import JSON, String, Table, delete, insert, select
 from sqlalchemy.exc import DBAPIError
@@ -45,8 +46,10 @@ def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) 
         connection = session.connection()
         for batch in _batches(rows):
             columns = list(batch[0])
-            sql = (f'INSERT {"OR IGNORE " if ignore else ""}INTO "{table.name}" '
-                   f'({", ".join(columns)}) VALUES ({", ".join("?" * len(columns))})')
+            sql = (
+                f'INSERT {"OR IGNORE " if ignore else ""}INTO "{table.name}" '
+                f"({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+            )
             json_columns = {c for c in columns if isinstance(table.c[c].type, JSON)}
             records = [tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns) for r in batch]
             connection.exec_driver_sql(sql, records)
@@ -90,13 +93,20 @@ def _unnest_ignore(session: Session, table: Table, rows: Iterable[dict]) -> int:
     count = 0
     for batch in _batches(rows):
         columns = list(batch[0])
-        casts = ["text" if isinstance(table.c[c].type, String) else table.c[c].type.compile(dialect=connection.dialect)
-                 for c in columns]
-        arrays = tuple([json.dumps(r[c]) for r in batch] if isinstance(table.c[c].type, JSON) else [r[c] for r in batch]
-                       for c in columns)
+        casts = [
+            "text" if isinstance(table.c[c].type, String) else table.c[c].type.compile(dialect=connection.dialect)
+            for c in columns
+        ]
+        arrays = tuple(
+            [json.dumps(r[c]) for r in batch] if isinstance(table.c[c].type, JSON) else [r[c] for r in batch]
+            for c in columns
+        )
         quoted = ", ".join(f'"{c}"' for c in columns)
-        sql = (f'INSERT INTO "{table.name}" ({quoted}) SELECT * FROM unnest('
-               + ", ".join(f"%s::{cast}[]" for cast in casts) + ") ON CONFLICT DO NOTHING")
+        sql = (
+            f'INSERT INTO "{table.name}" ({quoted}) SELECT * FROM unnest('
+            + ", ".join(f"%s::{cast}[]" for cast in casts)
+            + ") ON CONFLICT DO NOTHING"
+        )
         connection.exec_driver_sql(sql, arrays)
         count += len(batch)
     return count
@@ -113,8 +123,7 @@ def bulk_insert(session: Session, table: Table, rows: Iterable[dict]) -> int:
 
 
 def ensure_languages(session: Session, codes: Iterable[str]) -> None:
-    insert_ignore(session, Language.__table__,
-                  [{"code": c, "name": languages.name(c)} for c in sorted(set(codes))])
+    insert_ignore(session, Language.__table__, [{"code": c, "name": languages.name(c)} for c in sorted(set(codes))])
 
 
 def ensure_relations(session: Session, ids: Iterable[str]) -> None:
@@ -130,7 +139,10 @@ def record_sources(session: Session, kind: str, records: list[dict]) -> None:
     """Remember what was imported from where (dicts with key, location, sha256, rows, details)."""
     keys = [r["key"] for r in records]
     for start in range(0, len(keys), 500):
-        session.execute(delete(SourceFile).where(SourceFile.kind == kind, SourceFile.key.in_(keys[start:start + 500])))
+        session.execute(
+            delete(SourceFile).where(SourceFile.kind == kind, SourceFile.key.in_(keys[start : start + 500]))
+        )
     now = utcnow()
-    bulk_insert(session, SourceFile.__table__, ({"kind": kind, "imported_at": now, "details": None, **r}
-                                                for r in records))
+    bulk_insert(
+        session, SourceFile.__table__, ({"kind": kind, "imported_at": now, "details": None, **r} for r in records)
+    )

@@ -3,6 +3,7 @@
 Each line is repaired, cleaned and validated on the way in and stored whatever the
 outcome, so an invalid line stays visible with its reason.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -13,12 +14,12 @@ from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from curator.core import languages
+from curator.core.errors import InputError
+from curator.core.formats.jsonl import iter_jsonl, require
+from curator.core.formats.layout import layout_files, refuse_duplicates
+from curator.core.formats.sources import Source
 from curator.core.models import EnglishPattern, Relation, TranslationLine, TranslationSystem
 from curator.ingest.clean import check
-from curator.core.errors import InputError
-from curator.core.formats.layout import layout_files, refuse_duplicates
-from curator.core.formats.jsonl import iter_jsonl, require
-from curator.core.formats.sources import Source
 from curator.ingest.store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
 
 LAYOUT = "<system>/<lang>/<REL>.jsonl"
@@ -65,22 +66,30 @@ MAX_LINE = TranslationLine.__table__.c.raw.type.length
 TOO_LONG = f"longer than {MAX_LINE} characters"
 
 
-def ingest_translations(session: Session, source: Source, trusted: str | None = DEFAULT_TRUSTED,
-                        progress: bool = False) -> TranslationSummary:
+def ingest_translations(
+    session: Session, source: Source, trusted: str | None = DEFAULT_TRUSTED, progress: bool = False
+) -> TranslationSummary:
     summary = TranslationSummary()
     files = layout_files(source, 2, LAYOUT, language_at=1)
-    refuse_duplicates(source, [((system, languages.canonical(lang), rel), path) for (system, lang, rel), path in files],
-                      "system, language and relation")
+    refuse_duplicates(
+        source,
+        [((system, languages.canonical(lang), rel), path) for (system, lang, rel), path in files],
+        "system, language and relation",
+    )
     known = set(session.scalars(select(Relation.id).where(Relation.patterns.any())))
     english: dict[str, list[EnglishPattern]] = {}
     for rel in known:
-        english[rel] = list(session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == rel)
-                                            .order_by(EnglishPattern.position)))
+        english[rel] = list(
+            session.scalars(
+                select(EnglishPattern).where(EnglishPattern.relation_id == rel).order_by(EnglishPattern.position)
+            )
+        )
     for (system, raw_lang, rel), path in files:
         if rel not in known:
-            raise InputError(source.describe(path),
-                              f"unknown relation {rel}: it has no English ParaRel patterns "
-                              "(run `curator ingest pararel` first)")
+            raise InputError(
+                source.describe(path),
+                f"unknown relation {rel}: it has no English ParaRel patterns (run `curator ingest pararel` first)",
+            )
     systems = sorted({parts[0] for parts, _ in files})
     insert_ignore(session, TranslationSystem.__table__, [{"name": s, "trusted": False} for s in systems])
     ensure_languages(session, {languages.canonical(parts[1]) for parts, _ in files})
@@ -114,18 +123,33 @@ def ingest_translations(session: Session, source: Source, trusted: str | None = 
             valid, reason, cleaned = outcome.valid, outcome.reason, outcome.cleaned
             if max(len(text), len(outcome.repaired)) > MAX_LINE:  # degenerate MT output (one in the real data)
                 valid, reason, cleaned = False, reason or TOO_LONG, None
-            rows.append(dict(system=system, language=lang, relation_id=rel, line_no=line_no,
-                             english_pattern_id=english_id, raw=text[:MAX_LINE], repaired=outcome.repaired[:MAX_LINE],
-                             repairs=[r.to_dict() for r in outcome.repairs], cleaned=cleaned,
-                             valid=valid, reason=reason))
+            rows.append(
+                dict(
+                    system=system,
+                    language=lang,
+                    relation_id=rel,
+                    line_no=line_no,
+                    english_pattern_id=english_id,
+                    raw=text[:MAX_LINE],
+                    repaired=outcome.repaired[:MAX_LINE],
+                    repairs=[r.to_dict() for r in outcome.repairs],
+                    cleaned=cleaned,
+                    valid=valid,
+                    reason=reason,
+                )
+            )
             summary.valid += valid
             summary.repaired += bool(outcome.repairs)
             if reason:
                 summary.reasons[reason] += 1
         if key in imported:  # changed since the last import: its old lines go
-            session.execute(delete(TranslationLine).where(TranslationLine.system == system,
-                                                          TranslationLine.language == lang,
-                                                          TranslationLine.relation_id == rel))
+            session.execute(
+                delete(TranslationLine).where(
+                    TranslationLine.system == system,
+                    TranslationLine.language == lang,
+                    TranslationLine.relation_id == rel,
+                )
+            )
         summary.lines += bulk_insert(session, TranslationLine.__table__, rows)
         records.append(dict(key=key, location=where, sha256=digest, rows=len(rows)))
     record_sources(session, "translations", records)

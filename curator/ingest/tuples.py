@@ -4,6 +4,7 @@ The form is detected per file: raw rows carry `from_english`; those with a label
 English are kept (flagged) but never used, and a raw row's line becomes its `lineid`.
 Lists are content-addressed, so re-importing the same tuples reuses the stored list.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -16,12 +17,20 @@ from tqdm import tqdm
 from curator.core import languages
 from curator.core.db import reading, unit_of_work
 from curator.core.errors import InputError
-from curator.core.models import Entity, EntityLabel, Tuple, TupleList
-from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats import release
+from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats.sources import Source
+from curator.core.models import Entity, EntityLabel, Tuple, TupleList
 from curator.core.text import InvisibleTally
-from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations, insert_ignore, known_sources, record_sources, sha256
+from curator.ingest.store import (
+    bulk_insert,
+    ensure_languages,
+    ensure_relations,
+    insert_ignore,
+    known_sources,
+    record_sources,
+    sha256,
+)
 
 LAYOUT = "<lang>/<REL>.jsonl"
 
@@ -38,36 +47,52 @@ class TupleSummary:
     invisible: InvisibleTally = field(default_factory=InvisibleTally)  # kept in labels, reported
 
 
-def parse_tuples(data: bytes, where: str, tally: InvisibleTally | None = None,
-                 name: str | None = None) -> tuple[str, list[dict]]:
+def parse_tuples(
+    data: bytes, where: str, tally: InvisibleTally | None = None, name: str | None = None
+) -> tuple[str, list[dict]]:
     """('clean' | 'raw', rows) with every field checked; errors name file, line and field.
 
     The file is read by the one tuples reader (`curator.core.formats.release.parse_tuples`);
     rows come back keyed by the database's column names. Labels keep their invisible
     characters, counted into `tally` (under `name`, default `where`)."""
     form, rows = release.parse_tuples(data, where, tally, name)
-    return form, [dict(sub_qid=r["sub_uri"], obj_qid=r["obj_uri"], sub_label=r["sub_label"], obj_label=r["obj_label"],
-                       from_english=r["from_english"], lineid=r["lineid"]) for r in rows]
+    return form, [
+        dict(
+            sub_qid=r["sub_uri"],
+            obj_qid=r["obj_uri"],
+            sub_label=r["sub_label"],
+            obj_label=r["obj_label"],
+            from_english=r["from_english"],
+            lineid=r["lineid"],
+        )
+        for r in rows
+    ]
 
 
 def content_hash(rows: list[dict]) -> str:
     """Hash of the rows themselves, so the same tuples written differently share one list."""
-    text = "\x1e".join(f'{r["sub_qid"]}\x1f{r["obj_qid"]}\x1f{r["sub_label"]}\x1f{r["obj_label"]}\x1f'
-                       f'{r["lineid"]}\x1f{int(r["from_english"])}' for r in rows)
+    text = "\x1e".join(
+        f"{r['sub_qid']}\x1f{r['obj_qid']}\x1f{r['sub_label']}\x1f{r['obj_label']}\x1f"
+        f"{r['lineid']}\x1f{int(r['from_english'])}"
+        for r in rows
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def store_tuple_list(session: Session, language: str, relation: str, form: str, rows: list[dict],
-                     seen: set[str] | None = None) -> int:
+def store_tuple_list(
+    session: Session, language: str, relation: str, form: str, rows: list[dict], seen: set[str] | None = None
+) -> int:
     """The id of the list with exactly these rows, storing it if it is new.
 
     The language and relation must exist. `seen` carries the entity ids already stored
     during one import, which saves re-inserting the same entities file after file.
     """
     digest = content_hash(rows)
-    existing = session.scalar(select(TupleList.id).where(TupleList.language == language,
-                                                         TupleList.relation_id == relation,
-                                                         TupleList.sha256 == digest))
+    existing = session.scalar(
+        select(TupleList.id).where(
+            TupleList.language == language, TupleList.relation_id == relation, TupleList.sha256 == digest
+        )
+    )
     if existing is not None:
         return existing
     seen = set() if seen is None else seen
@@ -79,10 +104,14 @@ def store_tuple_list(session: Session, language: str, relation: str, form: str, 
         if not r["from_english"]:
             labels.setdefault(r["sub_qid"], r["sub_label"])
             labels.setdefault(r["obj_qid"], r["obj_label"])
-    insert_ignore(session, EntityLabel.__table__,
-                  [{"qid": q, "language": language, "label": label} for q, label in labels.items()])
-    tuple_list = TupleList(language=language, relation_id=relation, sha256=digest, form=form,
-                           rows=sum(not r["from_english"] for r in rows))
+    insert_ignore(
+        session,
+        EntityLabel.__table__,
+        [{"qid": q, "language": language, "label": label} for q, label in labels.items()],
+    )
+    tuple_list = TupleList(
+        language=language, relation_id=relation, sha256=digest, form=form, rows=sum(not r["from_english"] for r in rows)
+    )
     session.add(tuple_list)
     session.flush()
     bulk_insert(session, Tuple.__table__, ({**r, "list_id": tuple_list.id, "position": i} for i, r in enumerate(rows)))
@@ -93,11 +122,18 @@ def _refuse_emptying(session: Session, language: str, relation: str, where: str)
     """An empty file may not replace stored tuples with none. It may be imported where nothing
     is stored: the published mParaRel tuples have 159 empty files (relations without a single
     fact in that language), and those must import."""
-    stored = session.scalar(select(TupleList.rows).where(TupleList.language == language, TupleList.relation_id == relation,
-                                                         TupleList.current, TupleList.sha256 != content_hash([])))
+    stored = session.scalar(
+        select(TupleList.rows).where(
+            TupleList.language == language,
+            TupleList.relation_id == relation,
+            TupleList.current,
+            TupleList.sha256 != content_hash([]),
+        )
+    )
     if stored is not None:
-        raise InputError(where, f"empty file: it would replace the stored tuples of {language}/{relation} "
-                                f"({stored} rows) with none")
+        raise InputError(
+            where, f"empty file: it would replace the stored tuples of {language}/{relation} ({stored} rows) with none"
+        )
 
 
 def ingest_tuples(session: Session, source: Source, progress: bool = False) -> TupleSummary:
@@ -108,8 +144,9 @@ def ingest_tuples(session: Session, source: Source, progress: bool = False) -> T
     ensure_relations(session, {rel for (_, rel), _ in files})
     seen: set[str] = set()
     records = []
-    for lang, rel, _path, where, data, digest in _changed(source, files, known_sources(session, "tuples"), summary,
-                                                          "tuples", progress):
+    for lang, rel, _path, where, data, digest in _changed(
+        source, files, known_sources(session, "tuples"), summary, "tuples", progress
+    ):
         form, rows = parse_tuples(data, where, summary.invisible)
         if not rows:
             _refuse_emptying(session, lang, rel, where)
@@ -131,8 +168,9 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     files = _layout(source)
     changed = []
     with reading(factory) as session:
-        for lang, rel, path, where, data, digest in _changed(source, files, known_sources(session, "tuples"),
-                                                             summary, "tuples (check)", progress):
+        for lang, rel, path, where, data, digest in _changed(
+            source, files, known_sources(session, "tuples"), summary, "tuples (check)", progress
+        ):
             if not parse_tuples(data, where, summary.invisible)[1]:  # every row checked before anything is written
                 _refuse_emptying(session, lang, rel, where)
             changed.append((lang, rel, path, where, digest))
@@ -156,13 +194,13 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
 def _layout(source: Source) -> list:
     """The source's `<lang>/<REL>.jsonl` files; two for one (language, relation) are refused."""
     files = layout_files(source, 1, LAYOUT, language_at=0)
-    refuse_duplicates(source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files],
-                      "language and relation")
+    refuse_duplicates(
+        source, [((languages.canonical(lang), rel), path) for (lang, rel), path in files], "language and relation"
+    )
     return files
 
 
-def _changed(source: Source, files: list, imported: dict[str, str], summary: TupleSummary, desc: str,
-             progress: bool):
+def _changed(source: Source, files: list, imported: dict[str, str], summary: TupleSummary, desc: str, progress: bool):
     """(language, relation, path, where, bytes, sha256) of each file not imported before as it is
     now; every file is counted in `summary`, the unchanged ones as skipped."""
     for (raw_lang, rel), path in tqdm(files, desc=desc, unit="file", disable=not progress):
@@ -178,15 +216,28 @@ def _changed(source: Source, files: list, imported: dict[str, str], summary: Tup
         yield lang, rel, path, where, data, digest
 
 
-def _store_file(session: Session, summary: TupleSummary, lang: str, rel: str, form: str, rows: list[dict],
-                where: str, digest: str, seen: set[str]) -> dict:
+def _store_file(
+    session: Session,
+    summary: TupleSummary,
+    lang: str,
+    rel: str,
+    form: str,
+    rows: list[dict],
+    where: str,
+    digest: str,
+    seen: set[str],
+) -> dict:
     """Store one file's list, make it the relation's current one; the source record to keep."""
     list_id = store_tuple_list(session, lang, rel, form, rows, seen)
-    session.execute(update(TupleList).where(TupleList.language == lang, TupleList.relation_id == rel)
-                    .values(current=TupleList.id == list_id))
+    session.execute(
+        update(TupleList)
+        .where(TupleList.language == lang, TupleList.relation_id == rel)
+        .values(current=TupleList.id == list_id)
+    )
     usable = sum(not r["from_english"] for r in rows)
     summary.rows += usable
     summary.from_english += len(rows) - usable
     summary.raw_files += form == "raw"
-    return dict(key=f"{lang}/{rel}", location=where, sha256=digest, rows=len(rows),
-                details={"form": form, "list_id": list_id})
+    return dict(
+        key=f"{lang}/{rel}", location=where, sha256=digest, rows=len(rows), details={"form": form, "list_id": list_id}
+    )

@@ -18,6 +18,7 @@ RankC does not apply), and its index keeps what X-FACTR's evaluation needs beyon
 prediction (`analysis/decoding.py`): every m's string and confidence, the best m, the gold
 object's token count (the oracle m) and the gold objects' names in normal form.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,13 +40,19 @@ NONE = "none:"  # + the query's row: a string with no letters or digits names no
 
 def decoding_key(model: str, decoder) -> str:
     """What the stored result depends on besides the data: resumed runs re-decode when it changes."""
-    settings = [model, "decode", asdict(decoder.options), decoder.scorer.options.final_punct,
-                str(next(decoder.scorer.model.parameters()).dtype)]
+    settings = [
+        model,
+        "decode",
+        asdict(decoder.options),
+        decoder.scorer.options.final_punct,
+        str(next(decoder.scorer.model.parameters()).dtype),
+    ]
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def to_predictions(data: RelationData, strings: list[str], aliases: Aliases
-                   ) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
+def to_predictions(
+    data: RelationData, strings: list[str], aliases: Aliases
+) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
     """(candidates with the extra strings appended, predicted index per query, correct per query)."""
     n = len(data.subjects)
     candidates = list(data.candidates)
@@ -89,12 +96,37 @@ def decode_relation(decoder, data: RelationData, out: Path, model: str, aliases:
     candidates, predicted, correct = to_predictions(data, best, aliases)
     label = dict(data.candidates)
     gold_tokens = [len(ids) for ids in decoder.scorer.encode([label[o] for o in data.objects])]
-    save_relation(out, RelationPredictions(
-        data.language, data.relation, data.templates, data.subjects, data.objects, candidates,
-        predicted.reshape(T, n), correct.reshape(T, n), np.array(data.gold, dtype=np.int32)),
-        index_extra={"digest": digest, "options_key": key, "decoded": {
-            "strings": decoded.strings,
-            "confidence": [[round(float(v), 6) for v in row] for row in np.asarray(decoded.confidence)],
-            "best": [int(b) for b in decoded.best], "gold_tokens": gold_tokens, "names": gold_names}})
-    return RelationResult(data.language, data.relation, T * n, len(data.candidates), T * n,
-                          round(time.perf_counter() - start, 3), round(float(correct.mean()) if len(correct) else 0.0, 4))
+    save_relation(
+        out,
+        RelationPredictions(
+            data.language,
+            data.relation,
+            data.templates,
+            data.subjects,
+            data.objects,
+            candidates,
+            predicted.reshape(T, n),
+            correct.reshape(T, n),
+            np.array(data.gold, dtype=np.int32),
+        ),
+        index_extra={
+            "digest": digest,
+            "options_key": key,
+            "decoded": {
+                "strings": decoded.strings,
+                "confidence": [[round(float(v), 6) for v in row] for row in np.asarray(decoded.confidence)],
+                "best": [int(b) for b in decoded.best],
+                "gold_tokens": gold_tokens,
+                "names": gold_names,
+            },
+        },
+    )
+    return RelationResult(
+        data.language,
+        data.relation,
+        T * n,
+        len(data.candidates),
+        T * n,
+        round(time.perf_counter() - start, 3),
+        round(float(correct.mean()) if len(correct) else 0.0, 4),
+    )

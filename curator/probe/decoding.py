@@ -55,6 +55,7 @@ host work per step is numpy over rows; the device results of a pass come back to
 end (one copy per result array). Tokens tied at the top-k cutoff are kept in no defined order;
 within the top k, ties go to the lower id.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -91,12 +92,14 @@ class DecodeOptions:
         for name in ("max_masks", "beam") + (("iterations",) if self.iterations is not None else ()):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ProbeError(f"decoding {name.replace('_', ' ')} must be a whole number of at least 1, "
-                                 f"not {value!r}")
+                raise ProbeError(
+                    f"decoding {name.replace('_', ' ')} must be a whole number of at least 1, not {value!r}"
+                )
         for name in ("length_norm", "recompute"):
             if not isinstance(getattr(self, name), bool):
-                raise ProbeError(f"decoding {name.replace('_', ' ')} must be true or false, "
-                                 f"not {getattr(self, name)!r}")
+                raise ProbeError(
+                    f"decoding {name.replace('_', ' ')} must be true or false, not {getattr(self, name)!r}"
+                )
 
     @property
     def max_iterations(self) -> int:
@@ -106,6 +109,7 @@ class DecodeOptions:
 @dataclass
 class Decoded:
     """One relation: rows q are template-major like Scorer.score_relation (q = template * n_tuples + tuple)."""
+
     tokens: list[list[list[int]]]  # [Q][M]: the token ids predicted with m = index+1 masks
     strings: list[list[str]]  # [Q][M]: those tokens decoded to text (stripped)
     confidence: np.ndarray  # [Q, M] float32: v(m) = Σ log c_k (÷ m with length_norm)
@@ -116,6 +120,7 @@ class Decoded:
 @dataclass
 class _Pool:
     """Successor candidates of one step, in pool order (rows by unit then item, then rank)."""
+
     unit: np.ndarray  # [C]
     parent: np.ndarray  # [C] beam slot of the item it came from
     tokens: np.ndarray  # [C, m]
@@ -154,8 +159,13 @@ class MaskedDecoder(Passes):
         if self._decoded != data.digest():
             raise ProbeError("floor_flops needs decode_relation on the same relation first")
         s = flops.shape(self.scorer.model.config)
-        return float(sum(count * (s["layers"] * flops.layer(s, length, length) + 2 * p * s["hidden"] ** 2
-                                  + flops.head(s, p, True)) for (length, p), count in self._work.items()))
+        return float(
+            sum(
+                count
+                * (s["layers"] * flops.layer(s, length, length) + 2 * p * s["hidden"] ** 2 + flops.head(s, p, True))
+                for (length, p), count in self._work.items()
+            )
+        )
 
     # ---- the algorithm --------------------------------------------------------------------
 
@@ -191,7 +201,7 @@ class MaskedDecoder(Passes):
         self._lengths = np.array([len(r) for r in rows], dtype=np.int64)
         self._base = np.full((Q, int(self._lengths.max())), self.scorer.pad_id, dtype=np.int64)
         for q, r in enumerate(rows):
-            self._base[q, :len(r)] = r
+            self._base[q, : len(r)] = r
         self._at = np.array(where, dtype=np.int64).reshape(Q, m)
         self.S_tokens = np.full((Q, B, m), -1, dtype=np.int64)
         self.S_logc = np.zeros((Q, B, m), dtype=np.float64)
@@ -263,8 +273,14 @@ class MaskedDecoder(Passes):
         old = tokens[flat, jj].copy()
         tokens[flat, jj] = y.reshape(-1)
         logc[flat, jj] = lp.reshape(-1)
-        return _Pool(np.repeat(u, K), np.repeat(b, K), tokens, logc,
-                     old != y.reshape(-1) if changed is None else np.repeat(changed, K), jj)
+        return _Pool(
+            np.repeat(u, K),
+            np.repeat(b, K),
+            tokens,
+            logc,
+            old != y.reshape(-1) if changed is None else np.repeat(changed, K),
+            jj,
+        )
 
     def _expand_independent(self, units: np.ndarray, m: int) -> _Pool:
         u, b = self._items(units)
@@ -289,8 +305,14 @@ class MaskedDecoder(Passes):
         cols = np.arange(m)[None, :]
         tokens = ti[rows[:, None], cols, ch]
         logc = logp[rows[:, None], cols, ch]
-        return _Pool(np.repeat(u, n), np.repeat(b, n), tokens, logc, np.ones(R * n, dtype=bool),
-                     np.full(R * n, -1, dtype=np.int64))
+        return _Pool(
+            np.repeat(u, n),
+            np.repeat(b, n),
+            tokens,
+            logc,
+            np.ones(R * n, dtype=bool),
+            np.full(R * n, -1, dtype=np.int64),
+        )
 
     def _expand_init(self, units: np.ndarray, m: int, t: int) -> _Pool:
         u, b = self._items(units)
@@ -328,12 +350,14 @@ class MaskedDecoder(Passes):
         score = self._score(pool.tokens, pool.logc)
         if B > 1:
             # one candidate per (unit, state): the best score, the earlier on ties
-            keys = (order, -score) + tuple(pool.tokens[:, j] for j in reversed(range(pool.tokens.shape[1]))) \
-                + (pool.unit,)
+            keys = (
+                (order, -score) + tuple(pool.tokens[:, j] for j in reversed(range(pool.tokens.shape[1]))) + (pool.unit,)
+            )
             srt = np.lexsort(keys)
             same = np.zeros(C, dtype=bool)
-            same[1:] = (pool.unit[srt][1:] == pool.unit[srt][:-1]) & \
-                (pool.tokens[srt][1:] == pool.tokens[srt][:-1]).all(1)
+            same[1:] = (pool.unit[srt][1:] == pool.unit[srt][:-1]) & (
+                pool.tokens[srt][1:] == pool.tokens[srt][:-1]
+            ).all(1)
             kept = np.sort(srt[~same])
             srt = kept[np.lexsort((order[kept], -score[kept], pool.unit[kept]))]
         else:
@@ -363,7 +387,8 @@ class MaskedDecoder(Passes):
         if not len(r_idx):
             return
         uu, bb = u[r_idx], b[r_idx]
-        lse, _, _, target = self._pass(self._sentences(uu, bb, remask=j_idx), uu, j_idx[:, None], 0,
-                                       targets=tk[r_idx, j_idx][:, None])
+        lse, _, _, target = self._pass(
+            self._sentences(uu, bb, remask=j_idx), uu, j_idx[:, None], 0, targets=tk[r_idx, j_idx][:, None]
+        )
         # ≤ 0: the target's dot product and the tile's product may differ by an ulp
         self.S_logc[uu, bb, j_idx] = np.minimum(target[:, 0] - lse[:, 0], 0.0)

@@ -14,6 +14,7 @@ positions; a model with no separable head its own logits.
 `tile_bytes`, `special` (sorted special ids), the per-query `_lengths` and mask positions `_at`,
 and the counters `passes` and `_work` (rows per (length, positions): the compute floor's input).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,9 +26,9 @@ ROW_CHUNK = 1024  # predicted positions per vocabulary sweep
 
 
 class Passes:
-
-    def _pass(self, ids: np.ndarray, units: np.ndarray, mask_index: np.ndarray, k: int,
-              targets: np.ndarray | None = None):
+    def _pass(
+        self, ids: np.ndarray, units: np.ndarray, mask_index: np.ndarray, k: int, targets: np.ndarray | None = None
+    ):
         """Rows `ids` [R, W] (sentences of `units`), predicting at mask indices [R, P]: log-sum-exp
         [R, P], the top-k non-special tokens' logits [R, P, k] and ids, and `targets`' logits
         [R, P], as numpy (one device-to-host copy)."""
@@ -120,6 +121,7 @@ class Passes:
 
                 def tiles():
                     yield 0, full.clone()
+
             run_lse, tv, ti = self._sweep(tiles(), n, k)
             lse[w_rows] = run_lse.to(lse.dtype)
             if k:

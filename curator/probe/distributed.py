@@ -18,13 +18,15 @@ them, so a run resumes whatever the number of ranks it was started with. Ranks t
 the group's timeout is long because ranks finish their shares at different times and the
 final gather waits for the slowest.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Iterator, Sequence, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 GROUP_TIMEOUT = timedelta(days=7)
@@ -37,10 +39,11 @@ class Ranks:
     local_rank: int = 0
 
     @classmethod
-    def from_env(cls) -> "Ranks":
+    def from_env(cls) -> Ranks:
         """This process's place as the launcher set it; one process alone when none did. A
         launcher sets the rendezvous address too: WORLD_SIZE alone (exported for some other
         tool) does not make a plain `curator probe` wait for peers that never come."""
+
         def number(name: str, default: int) -> int:
             try:
                 return int(os.environ.get(name, default))

@@ -20,12 +20,14 @@ its releases), and each is freed (`del`, `gc.collect()`, `torch.cuda.empty_cache
 before the next one loads. Every run resumes as a single run does: relations already done
 are skipped by the runner's digest. torch is imported only when a model is loaded.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from curator.core.enums import Attention, ScoreMode, values
 from curator.core.errors import InputError, NotFound
@@ -38,10 +40,20 @@ SLUG_LENGTH = 100
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 # the [options] of a plan: the `curator probe` options of the same names, with their defaults
-DEFAULTS: dict[str, Any] = {"device": "auto", "dtype": "auto", "batch_tokens": 8192, "final_punct": False,
-                            "score_mode": "log-prob", "keep_repeated_subjects": False, "languages": None,
-                            "relations": None, "attention": "auto", "compile": False, "decoding": None,
-                            "aliases": None}
+DEFAULTS: dict[str, Any] = {
+    "device": "auto",
+    "dtype": "auto",
+    "batch_tokens": 8192,
+    "final_punct": False,
+    "score_mode": "log-prob",
+    "keep_repeated_subjects": False,
+    "languages": None,
+    "relations": None,
+    "attention": "auto",
+    "compile": False,
+    "decoding": None,
+    "aliases": None,
+}
 TOP_KEYS = ("models", "releases", "out", "options")
 
 
@@ -61,8 +73,11 @@ def slugs(names: Iterable[str], what: str, where: str, field_name: str | None = 
         s = slug(name)
         if s in seen:
             other = seen[s]
-            why = (f"{what} {name!r} is given twice" if other == name else
-                   f"{what}s {other!r} and {name!r} would both be written to the folder {s!r}")
+            why = (
+                f"{what} {name!r} is given twice"
+                if other == name
+                else f"{what}s {other!r} and {name!r} would both be written to the folder {s!r}"
+            )
             raise InputError(where, why + "; give each a different name", field=field_name)
         seen[s] = name
         out[name] = s
@@ -73,6 +88,7 @@ def slugs(names: Iterable[str], what: str, where: str, field_name: str | None = 
 class Job:
     """One run: `model` (hub name or path, what is loaded and recorded) on `release` (a release
     folder or a version name) into the run folder `out`."""
+
     model: str
     release: str
     out: Path
@@ -90,9 +106,11 @@ class Plan:
 
     def jobs(self) -> list[Job]:
         """Model-major: every release of a model before the next model, so each loads once."""
-        return [Job(model, release, self.out / rs / ms)
-                for model, ms in zip(self.models, self.model_slugs)
-                for release, rs in zip(self.releases, self.release_slugs)]
+        return [
+            Job(model, release, self.out / rs / ms)
+            for model, ms in zip(self.models, self.model_slugs)
+            for release, rs in zip(self.releases, self.release_slugs)
+        ]
 
 
 def model_jobs(src: str, models: list[str], out: str | Path) -> list[Job]:
@@ -170,8 +188,11 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
     if options["decoding"] is None and options["aliases"] is not None:
         raise InputError(str(path), "aliases only apply to decoding ([options.decoding])", field="options.aliases")
     if options["decoding"] is not None and "score_mode" in table:
-        raise InputError(str(path), "score_mode ranks candidates, decoding predicts without them: give one of the two",
-                         field="options.score_mode")
+        raise InputError(
+            str(path),
+            "score_mode ranks candidates, decoding predicts without them: give one of the two",
+            field="options.score_mode",
+        )
     return options
 
 
@@ -232,15 +253,21 @@ def load_plan(path: str | Path) -> Plan:
     out = data.get("out", "runs")
     if not isinstance(out, str) or not out.strip():
         raise InputError(str(path), "expected a folder name", field="out")
-    return Plan(path, [_beside(base, m, want_dir=False) for m in models],
-                [_beside(base, r, want_dir=True) for r in releases], base / out.strip(),
-                _options(path, data.get("options", {})),
-                [model_slugs[m] for m in models], [release_slugs[r] for r in releases])
+    return Plan(
+        path,
+        [_beside(base, m, want_dir=False) for m in models],
+        [_beside(base, r, want_dir=True) for r in releases],
+        base / out.strip(),
+        _options(path, data.get("options", {})),
+        [model_slugs[m] for m in models],
+        [release_slugs[r] for r in releases],
+    )
 
 
 # ---------------------------------------------------------------- running
-def read_release(src: str, languages: list[str] | None, relations: list[str] | None, drop_repeated: bool,
-                 sessions: Callable[[], Any]) -> list:
+def read_release(
+    src: str, languages: list[str] | None, relations: list[str] | None, drop_repeated: bool, sessions: Callable[[], Any]
+) -> list:
     """Every relation of SRC (a release folder, else a version name read through `sessions()`)
     as `RelationData`; NotFound when the languages/relations asked leave nothing."""
     from curator.core.db import reading
@@ -263,9 +290,14 @@ class Finished:
     device: str
 
 
-def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any], progress: bool = False,
-               on_finished: Callable[[Finished], None] | None = None,
-               names_from: dict[str, list] | None = None) -> list[Finished]:
+def probe_jobs(
+    jobs: list[Job],
+    items: dict[str, list],
+    options: dict[str, Any],
+    progress: bool = False,
+    on_finished: Callable[[Finished], None] | None = None,
+    names_from: dict[str, list] | None = None,
+) -> list[Finished]:
     """Run every job, loading each model once (jobs of one model in a row) and freeing it before
     the next loads; `items[job.release]` are the relations to probe (read before any model).
     When decoding, `names_from[release]` are the relations whose labels name the entities (every
@@ -280,8 +312,9 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
 
     ranks = Ranks.from_env()  # torchrun / accelerate launch: one process per device (docs/probe.md)
 
-    scorer_options = Options(score_mode=options["score_mode"], batch_tokens=options["batch_tokens"],
-                             final_punct=options["final_punct"])
+    scorer_options = Options(
+        score_mode=options["score_mode"], batch_tokens=options["batch_tokens"], final_punct=options["final_punct"]
+    )
     decoding = options.get("decoding")
     aliases = {}
     if decoding is not None:  # checked, and any aliases file read, before a model loads
@@ -302,8 +335,14 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
     # same rendezvous lets a rank reach a stale peer address (gloo connection refused, or a hang)
     with process_group(ranks):
         for model, group in groups.items():
-            scorer = load_scorer(model, ranks.device(options["device"]), options["dtype"], scorer_options,
-                                 attention=options.get("attention", "auto"), compile=options.get("compile", False))
+            scorer = load_scorer(
+                model,
+                ranks.device(options["device"]),
+                options["dtype"],
+                scorer_options,
+                attention=options.get("attention", "auto"),
+                compile=options.get("compile", False),
+            )
             device = scorer.device
             try:
                 decoder = None
@@ -314,9 +353,18 @@ def probe_jobs(jobs: list[Job], items: dict[str, list], options: dict[str, Any],
                         raise ProbeError(f"--decode needs a masked language model; {model} is {scorer.kind}")
                     decoder = MaskedDecoder(scorer, decoding)
                 for job in group:
-                    summary = run_probe(scorer, items[job.release], job.out, job.model, job.release, progress=progress,
-                                        ranks=ranks, decoder=decoder, aliases=aliases.get(job.release),
-                                        aliases_file=options.get("aliases"))
+                    summary = run_probe(
+                        scorer,
+                        items[job.release],
+                        job.out,
+                        job.model,
+                        job.release,
+                        progress=progress,
+                        ranks=ranks,
+                        decoder=decoder,
+                        aliases=aliases.get(job.release),
+                        aliases_file=options.get("aliases"),
+                    )
                     where = f"{ranks.world} ranks ({device} on rank 0)" if ranks.distributed else str(device)
                     finished.append(Finished(job, summary, where))
                     if on_finished and ranks.leader:  # one summary line per run, from rank 0

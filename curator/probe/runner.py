@@ -10,29 +10,37 @@ Every file is written through `curator.core.formats.runs`, under the run folder'
 (`run_lock`): a second `curator probe` on the same folder stops at once with one line saying
 the run is in use, instead of interleaving its files with the first one's.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import platform
 import time
+from collections.abc import Iterable
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
 from curator.core.aliases import Aliases
-from curator.core.formats.runs import (RUN_INFO, RelationPredictions, RunInUse, read_stored, run_info, run_lock,
-                                       save_relation, write_run_info)
+from curator.core.formats.runs import (
+    RUN_INFO,
+    RelationPredictions,
+    RunInUse,
+    read_stored,
+    run_info,
+    run_lock,
+    save_relation,
+    write_run_info,
+)
 from curator.probe.data import RelationData
 from curator.probe.distributed import Ranks, broadcast, gather, process_group
 from curator.probe.scorers.base import Options, ProbeError, Scorer
 from curator.probe.summary import RelationResult, RunSummary
-
 
 
 def rank(scores: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -59,8 +67,12 @@ def _reuse(previous: tuple[dict, dict] | None, data: RelationData, okey: str) ->
     if index.get("options_key") != okey or [tuple(c) for c in index["candidates"]] != data.candidates:
         return {}
     n = len(index["subjects"])
-    return {(index["templates"][q // n], tuple(index["subjects"][q % n])[0] + "\x1f" + index["subjects"][q % n][1]):
-            arrays["ranking"][q] for q in range(len(index["templates"]) * n)}
+    return {
+        (index["templates"][q // n], tuple(index["subjects"][q % n])[0] + "\x1f" + index["subjects"][q % n][1]): arrays[
+            "ranking"
+        ][q]
+        for q in range(len(index["templates"]) * n)
+    }
 
 
 def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) -> RelationResult | None:
@@ -83,9 +95,14 @@ def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) ->
         todo_templates = sorted({q // n for q in missing})
         todo_subjects = sorted({q % n for q in missing})
         # score the smallest cross product covering the missing rows
-        part = RelationData(data.language, data.relation, [data.templates[t] for t in todo_templates],
-                            [data.subjects[s] for s in todo_subjects], [data.objects[s] for s in todo_subjects],
-                            data.candidates)
+        part = RelationData(
+            data.language,
+            data.relation,
+            [data.templates[t] for t in todo_templates],
+            [data.subjects[s] for s in todo_subjects],
+            [data.objects[s] for s in todo_subjects],
+            data.candidates,
+        )
         scores = scorer.score_relation(part)
         part_ranking, _ = rank(scores, np.zeros(len(scores), dtype=np.int32))
         for i, t in enumerate(todo_templates):
@@ -95,18 +112,48 @@ def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) ->
     gold_rank = np.argmax(ranking == gold[:, None], axis=1).astype(np.int32) if len(gold) else gold
     T, N = len(data.templates), len(data.candidates)
     predicted = ranking[:, 0] if N else np.zeros(len(keys), dtype=np.int32)
-    save_relation(out, RelationPredictions(
-        data.language, data.relation, data.templates, data.subjects, data.objects, data.candidates,
-        predicted.reshape(T, n), (gold_rank == 0).reshape(T, n), np.array(data.gold, dtype=np.int32),
-        ranking.reshape(T, n, N), gold_rank.reshape(T, n)), index_extra={"digest": digest, "options_key": okey})
+    save_relation(
+        out,
+        RelationPredictions(
+            data.language,
+            data.relation,
+            data.templates,
+            data.subjects,
+            data.objects,
+            data.candidates,
+            predicted.reshape(T, n),
+            (gold_rank == 0).reshape(T, n),
+            np.array(data.gold, dtype=np.int32),
+            ranking.reshape(T, n, N),
+            gold_rank.reshape(T, n),
+        ),
+        index_extra={"digest": digest, "options_key": okey},
+    )
     accuracy = float((gold_rank == 0).mean()) if len(gold_rank) else 0.0
-    return RelationResult(data.language, data.relation, len(keys), len(data.candidates), len(missing),
-                          round(time.perf_counter() - start, 3), round(accuracy, 4))
+    return RelationResult(
+        data.language,
+        data.relation,
+        len(keys),
+        len(data.candidates),
+        len(missing),
+        round(time.perf_counter() - start, 3),
+        round(accuracy, 4),
+    )
 
 
-def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path, model: str, release: str,
-              progress: bool = True, wait: float | None = 0, ranks: Ranks | None = None, decoder=None,
-              aliases: Aliases | None = None, aliases_file: str | None = None) -> RunSummary:
+def run_probe(
+    scorer: Scorer,
+    relations: Iterable[RelationData],
+    out: str | Path,
+    model: str,
+    release: str,
+    progress: bool = True,
+    wait: float | None = 0,
+    ranks: Ranks | None = None,
+    decoder=None,
+    aliases: Aliases | None = None,
+    aliases_file: str | None = None,
+) -> RunSummary:
     """Probe every relation into the run folder `out`, holding its lock throughout (`wait`: seconds
     to wait for another writer, 0 = fail at once with RunInUse, None = as long as it takes).
 
@@ -120,10 +167,18 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
     ranks = ranks or Ranks.from_env()
     out = Path(out)
     items = [d for d in relations if d.subjects and len(d.candidates)]
-    task = _ranked(scorer, model) if decoder is None else _decoded(decoder, model, aliases or Aliases.from_labels(items))
-    extra = {} if decoder is None else {  # a decoded run scores no candidates: no score mode
-        "decoding": asdict(decoder.options), "aliases": aliases_file,
-        "options": {k: v for k, v in asdict(scorer.options).items() if k != "score_mode"}}
+    task = (
+        _ranked(scorer, model) if decoder is None else _decoded(decoder, model, aliases or Aliases.from_labels(items))
+    )
+    extra = (
+        {}
+        if decoder is None
+        else {  # a decoded run scores no candidates: no score mode
+            "decoding": asdict(decoder.options),
+            "aliases": aliases_file,
+            "options": {k: v for k, v in asdict(scorer.options).items() if k != "score_mode"},
+        }
+    )
     if not ranks.distributed:
         with run_lock(out, wait):
             summary, wall = _probe_items(task, items, out, progress)
@@ -140,8 +195,9 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
         if refused:
             raise RunInUse(refused)
         # work per item: ranking scores every candidate, decoding's cost does not depend on them
-        mine = ranks.share(items, [len(d.templates) * len(d.subjects) * (len(d.candidates) if decoder is None else 1)
-                                   for d in items])
+        mine = ranks.share(
+            items, [len(d.templates) * len(d.subjects) * (len(d.candidates) if decoder is None else 1) for d in items]
+        )
         try:
             summary, wall = _probe_items(task, mine, out, progress and ranks.leader)
             failure = None
@@ -158,8 +214,16 @@ def run_probe(scorer: Scorer, relations: Iterable[RelationData], out: str | Path
             return summary
         merged = RunSummary([r for s, *_ in everyone for r in s.relations], sum(s.skipped for s, *_ in everyone))
         merged.relations.sort(key=lambda r: (r.language, r.relation))
-        _write_run(out, scorer, model, release, merged, max(w for _, w, *_ in everyone),
-                   [device for _, _, device, _ in everyone], extra)
+        _write_run(
+            out,
+            scorer,
+            model,
+            release,
+            merged,
+            max(w for _, w, *_ in everyone),
+            [device for _, _, device, _ in everyone],
+            extra,
+        )
         return merged
 
 
@@ -184,29 +248,50 @@ def _probe_items(task, items: list[RelationData], out: Path, progress: bool) -> 
             continue
         summary.relations.append(result)
         elapsed = time.perf_counter() - started
-        bar.set_postfix(lang=data.language, rel=data.relation, queries_per_s=f"{summary.scored / max(elapsed, 1e-9):.0f}")
+        bar.set_postfix(
+            lang=data.language, rel=data.relation, queries_per_s=f"{summary.scored / max(elapsed, 1e-9):.0f}"
+        )
     return summary, time.perf_counter() - started
 
 
-def _write_run(out: Path, scorer: Scorer, model: str, release: str, summary: RunSummary, wall: float,
-               devices: list[str], extra: dict | None = None) -> None:
+def _write_run(
+    out: Path,
+    scorer: Scorer,
+    model: str,
+    release: str,
+    summary: RunSummary,
+    wall: float,
+    devices: list[str],
+    extra: dict | None = None,
+) -> None:
     """run.json: what ran, where and how fast; a resumed run keeps the history of earlier ones."""
     run = {
-        "model": model, "kind": scorer.kind, "release": release,
-        "revision": getattr(scorer.model.config, "_commit_hash", None) or getattr(scorer.model.config,
-                                                                                 "_name_or_path", None),
-        "options": asdict(scorer.options), "device": devices[0], "dtype": str(next(scorer.model.parameters()).dtype),
-        "torch": torch.__version__, "python": platform.python_version(),
+        "model": model,
+        "kind": scorer.kind,
+        "release": release,
+        "revision": getattr(scorer.model.config, "_commit_hash", None)
+        or getattr(scorer.model.config, "_name_or_path", None),
+        "options": asdict(scorer.options),
+        "device": devices[0],
+        "dtype": str(next(scorer.model.parameters()).dtype),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
         "cuda_device": torch.cuda.get_device_name(scorer.device) if scorer.device.type == "cuda" else None,
-        "ranks": len(devices), "devices": devices, "compiled": scorer.compiled,
+        "ranks": len(devices),
+        "devices": devices,
+        "compiled": scorer.compiled,
         "attention": getattr(scorer.model.config, "_attn_implementation", None),
-        "seconds": round(wall, 3), "queries_scored": summary.scored, "relations_skipped": summary.skipped,
+        "seconds": round(wall, 3),
+        "queries_scored": summary.scored,
+        "relations_skipped": summary.skipped,
         "phrases_per_second": round(summary.scored / wall, 1) if wall > 0 else None,
-        "relations": [asdict(r) for r in summary.relations], **(extra or {}),
+        "relations": [asdict(r) for r in summary.relations],
+        **(extra or {}),
     }
     if (out / RUN_INFO).exists():  # keep the history of resumed runs
         old = run_info(out)
         run["relations"] = old.get("relations", []) + run["relations"]
-        run["history"] = old.get("history", []) + [{k: old.get(k) for k in ("seconds", "queries_scored", "release",
-                                                                               "ranks")}]
+        run["history"] = old.get("history", []) + [
+            {k: old.get(k) for k in ("seconds", "queries_scored", "release", "ranks")}
+        ]
     write_run_info(out, run)

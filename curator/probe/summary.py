@@ -1,6 +1,7 @@
 """What a probe run reports per relation and in all: run.json's `relations` and the CLI's summary
 line. Apart from runner.py so that every way of probing a relation (ranking there, decoding in
 decoded.py) returns the same record."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

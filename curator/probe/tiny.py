@@ -3,16 +3,17 @@
 Model hubs are out of reach here, so demos, tests and benchmarks build their own models:
 same classes and code paths as the real ones, a few hundred kilobytes of weights.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from curator.core.enums import ModelKind, values
+from curator.core.errors import InputError
 from curator.core.formats.jsonl import read_jsonl, require
 from curator.core.formats.release import Release
-from curator.core.errors import InputError
 
 KINDS = values(ModelKind)
 SENTINELS = [f"<extra_id_{i}>" for i in range(100)]  # as many as T5 has
@@ -38,8 +39,14 @@ def corpus_lines(src: str | Path, limit: int = 200_000, seed: int = 0) -> Iterat
         rows = list(read_jsonl(path))
         if "patterns" in path.parts:
             tuples_path = Path(*["tuples" if p == "patterns" else p for p in path.parts])
-            tuples = ([{key: require(obj, key, str, str(tuples_path), number) for key in ("sub_label", "obj_label")}
-                       for number, obj in read_jsonl(tuples_path)] if tuples_path.exists() else [])
+            tuples = (
+                [
+                    {key: require(obj, key, str, str(tuples_path), number) for key in ("sub_label", "obj_label")}
+                    for number, obj in read_jsonl(tuples_path)
+                ]
+                if tuples_path.exists()
+                else []
+            )
             for number, row in rows:
                 for line in _filled(require(row, "pattern", str, str(path), number), tuples, rng):
                     yield line
@@ -93,28 +100,36 @@ def train_tokenizer(kind: str, lines: list[str], vocab_size: int):
     from curator.probe.tinytok import learn_bpe, merged_tokens, unigram_pieces, word_counts
 
     if kind == "bert":  # bert-base-multilingual-cased: WordPiece, cased, [CLS] … [SEP]
-        normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,
-                                                lowercase=False)
+        normalizer = normalizers.BertNormalizer(
+            clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=False
+        )
         pre = pre_tokenizers.BertPreTokenizer()
         specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
         alphabet, merges, _ = learn_bpe(word_counts(lines, normalizer, pre), vocab_size - len(specials), "##")
         vocab = list(dict.fromkeys(specials + alphabet + merged_tokens(merges, "##")))
-        tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]",
-                                         max_input_chars_per_word=100))
+        tok = Tokenizer(
+            models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]", max_input_chars_per_word=100)
+        )
         tok.normalizer, tok.pre_tokenizer, tok.decoder = normalizer, pre, decoders.WordPiece()
         tok.add_special_tokens([_added(t) for t in specials])
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
         tok.post_processor = processors.TemplateProcessing(
-            single="[CLS]:0 $A:0 [SEP]:0", pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
-        return tok, dict(pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]",
-                         mask_token="[MASK]")
+            single="[CLS]:0 $A:0 [SEP]:0",
+            pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+        )
+        return tok, dict(
+            pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]"
+        )
     if kind == "gpt2":  # byte-level BPE, no prefix space, no BOS added, no pad token
         pre = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
         end = "<|endoftext|>"
         alphabet, merges, _ = learn_bpe(word_counts(lines, None, pre), vocab_size - 1)
-        vocab = list(dict.fromkeys(sorted(set(alphabet) | set(pre_tokenizers.ByteLevel.alphabet()))
-                                   + merged_tokens(merges) + [end]))
+        vocab = list(
+            dict.fromkeys(
+                sorted(set(alphabet) | set(pre_tokenizers.ByteLevel.alphabet())) + merged_tokens(merges) + [end]
+            )
+        )
         tok = Tokenizer(models.BPE({t: i for i, t in enumerate(vocab)}, merges))
         tok.pre_tokenizer, tok.decoder = pre, decoders.ByteLevel()
         tok.post_processor = processors.ByteLevel(trim_offsets=False)
@@ -142,27 +157,55 @@ def train_tokenizer(kind: str, lines: list[str], vocab_size: int):
     if kind == "xlm-roberta":
         bos = tok.token_to_id("<s>")
         tok.post_processor = processors.TemplateProcessing(
-            single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[("<s>", bos), ("</s>", eos)])
-        return tok, dict(bos_token="<s>", eos_token="</s>", cls_token="<s>", sep_token="</s>", pad_token="<pad>",
-                         unk_token="<unk>", mask_token=_added("<mask>", lstrip=True))
+            single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[("<s>", bos), ("</s>", eos)]
+        )
+        return tok, dict(
+            bos_token="<s>",
+            eos_token="</s>",
+            cls_token="<s>",
+            sep_token="</s>",
+            pad_token="<pad>",
+            unk_token="<unk>",
+            mask_token=_added("<mask>", lstrip=True),
+        )
     if kind == "marian":
-        tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A $B </s>",
-                                                           special_tokens=[("</s>", eos)])
+        tok.post_processor = processors.TemplateProcessing(
+            single="$A </s>", pair="$A $B </s>", special_tokens=[("</s>", eos)]
+        )
         return tok, dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>")
-    tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
-                                                       special_tokens=[("</s>", eos)])
+    tok.post_processor = processors.TemplateProcessing(
+        single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", eos)]
+    )
     return tok, dict(eos_token="</s>", pad_token="<pad>", unk_token="<unk>", additional_special_tokens=SENTINELS)
 
 
-def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int = 2000, hidden: int = 64,
-               layers: int = 2, heads: int = 2, seed: int = 0) -> Path:
+def build_tiny(
+    out: str | Path,
+    kind: str,
+    corpus: str | Path,
+    vocab_size: int = 2000,
+    hidden: int = 64,
+    layers: int = 2,
+    heads: int = 2,
+    seed: int = 0,
+) -> Path:
     """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout).
 
     Reproducible: the same corpus and seed give byte-identical files (tests/test_probe_tiny.py)."""
     import torch
-    from transformers import (BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel, MarianConfig, MarianMTModel,
-                              PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration, XLMRobertaConfig,
-                              XLMRobertaForMaskedLM)
+    from transformers import (
+        BertConfig,
+        BertForMaskedLM,
+        GPT2Config,
+        GPT2LMHeadModel,
+        MarianConfig,
+        MarianMTModel,
+        PreTrainedTokenizerFast,
+        T5Config,
+        T5ForConditionalGeneration,
+        XLMRobertaConfig,
+        XLMRobertaForMaskedLM,
+    )
 
     if kind not in KINDS:
         raise InputError(f"kind must be one of {', '.join(KINDS)}")
@@ -179,30 +222,78 @@ def build_tiny(out: str | Path, kind: str, corpus: str | Path, vocab_size: int =
     n = tok.get_vocab_size()
     common = dict(vocab_size=n)
     if kind == "bert":
-        model = BertForMaskedLM(BertConfig(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
-                                           intermediate_size=2 * hidden, max_position_embeddings=128,
-                                           pad_token_id=tok.token_to_id("[PAD]"), **common))
+        model = BertForMaskedLM(
+            BertConfig(
+                hidden_size=hidden,
+                num_hidden_layers=layers,
+                num_attention_heads=heads,
+                intermediate_size=2 * hidden,
+                max_position_embeddings=128,
+                pad_token_id=tok.token_to_id("[PAD]"),
+                **common,
+            )
+        )
     elif kind == "xlm-roberta":
-        model = XLMRobertaForMaskedLM(XLMRobertaConfig(
-            hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads, intermediate_size=2 * hidden,
-            max_position_embeddings=130, pad_token_id=tok.token_to_id("<pad>"), bos_token_id=tok.token_to_id("<s>"),
-            eos_token_id=tok.token_to_id("</s>"), **common))
+        model = XLMRobertaForMaskedLM(
+            XLMRobertaConfig(
+                hidden_size=hidden,
+                num_hidden_layers=layers,
+                num_attention_heads=heads,
+                intermediate_size=2 * hidden,
+                max_position_embeddings=130,
+                pad_token_id=tok.token_to_id("<pad>"),
+                bos_token_id=tok.token_to_id("<s>"),
+                eos_token_id=tok.token_to_id("</s>"),
+                **common,
+            )
+        )
     elif kind == "t5":
-        model = T5ForConditionalGeneration(T5Config(
-            d_model=hidden, d_kv=hidden // heads, d_ff=2 * hidden, num_layers=layers, num_heads=heads,
-            pad_token_id=tok.token_to_id("<pad>"), eos_token_id=tok.token_to_id("</s>"),
-            decoder_start_token_id=tok.token_to_id("<pad>"), **common))
+        model = T5ForConditionalGeneration(
+            T5Config(
+                d_model=hidden,
+                d_kv=hidden // heads,
+                d_ff=2 * hidden,
+                num_layers=layers,
+                num_heads=heads,
+                pad_token_id=tok.token_to_id("<pad>"),
+                eos_token_id=tok.token_to_id("</s>"),
+                decoder_start_token_id=tok.token_to_id("<pad>"),
+                **common,
+            )
+        )
     elif kind == "marian":
         pad, eos = tok.token_to_id("<pad>"), tok.token_to_id("</s>")
-        model = MarianMTModel(MarianConfig(
-            d_model=hidden, encoder_layers=layers, decoder_layers=layers, encoder_attention_heads=heads,
-            decoder_attention_heads=heads, encoder_ffn_dim=2 * hidden, decoder_ffn_dim=2 * hidden,
-            max_position_embeddings=128, decoder_vocab_size=n, pad_token_id=pad, eos_token_id=eos,
-            forced_eos_token_id=eos, decoder_start_token_id=pad, **common))
+        model = MarianMTModel(
+            MarianConfig(
+                d_model=hidden,
+                encoder_layers=layers,
+                decoder_layers=layers,
+                encoder_attention_heads=heads,
+                decoder_attention_heads=heads,
+                encoder_ffn_dim=2 * hidden,
+                decoder_ffn_dim=2 * hidden,
+                max_position_embeddings=128,
+                decoder_vocab_size=n,
+                pad_token_id=pad,
+                eos_token_id=eos,
+                forced_eos_token_id=eos,
+                decoder_start_token_id=pad,
+                **common,
+            )
+        )
     else:
         eos = tok.token_to_id("<|endoftext|>")
-        model = GPT2LMHeadModel(GPT2Config(n_embd=hidden, n_layer=layers, n_head=heads, n_positions=128,
-                                           bos_token_id=eos, eos_token_id=eos, **common))
+        model = GPT2LMHeadModel(
+            GPT2Config(
+                n_embd=hidden,
+                n_layer=layers,
+                n_head=heads,
+                n_positions=128,
+                bos_token_id=eos,
+                eos_token_id=eos,
+                **common,
+            )
+        )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.eval()

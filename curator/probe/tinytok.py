@@ -6,12 +6,13 @@ Here the merges are learnt in plain Python with every tie broken by the symbols'
 same corpus always gives the same vocabulary, byte for byte. The corpora are small (a
 release's templates and labels), so a simple incremental BPE is fast enough.
 """
+
 from __future__ import annotations
 
 import heapq
 import math
 from collections import Counter, defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def word_counts(lines: Iterable[str], normalizer, pre_tokenizer) -> dict[str, int]:
@@ -44,7 +45,7 @@ def learn_bpe(counts: dict[str, int], size: int, prefix: str = "") -> tuple[list
         if pairs.get(pair, 0) != -neg or neg == 0:
             continue  # a stale entry: the count changed since it was pushed
         left, right = pair
-        merged = left + (right[len(prefix):] if prefix and right.startswith(prefix) else right)
+        merged = left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
         learnt.append(pair)
         touched: set[tuple[str, str]] = set()
         for i in sorted(where.pop(pair)):
@@ -80,11 +81,13 @@ def merged_tokens(merges: list[tuple[str, str]], prefix: str = "") -> list[str]:
     """The new symbol of each merge, in merge order, without repeats."""
     out = []
     for left, right in merges:
-        out.append(left + (right[len(prefix):] if prefix and right.startswith(prefix) else right))
+        out.append(left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right))
     return list(dict.fromkeys(out))
 
 
-def unigram_pieces(alphabet: list[str], merges: list[tuple[str, str]], final: dict[str, int]) -> list[tuple[str, float]]:
+def unigram_pieces(
+    alphabet: list[str], merges: list[tuple[str, str]], final: dict[str, int]
+) -> list[tuple[str, float]]:
     """SentencePiece-style (piece, log-probability) list, most probable first.
 
     A piece's probability is its share of the corpus segmented by the learnt merges (add-½

@@ -1,6 +1,7 @@
 """Model disagreement (SPEC §7): how often a template predicts what its relation's other
 templates predict. It lives in `quality` because it is a quality signal first; the analysis
 report shows it too. Inputs are predictions read from a stored run (core.formats.runs)."""
+
 from __future__ import annotations
 
 import numpy as np

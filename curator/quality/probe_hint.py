@@ -4,6 +4,7 @@ predicts what its relation's other templates predict, in the latest probe run.
 The review screen asks once per item, so each relation's agreement is cached, keyed by the
 prediction files' paths and mtimes: a rewritten file is a new key, never a stale answer.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -14,8 +15,8 @@ import numpy as np
 from curator.core import languages
 from curator.core.formats.layout import RELATION_ID
 from curator.core.formats.run_catalog import inside, latest_run
-from curator.quality.agreement import template_agreement
 from curator.core.formats.runs import RunError, load_relation, run_info
+from curator.quality.agreement import template_agreement
 
 LOW_GAP = 0.2  # this far below the relation's mean is "worth a careful look"
 
@@ -62,5 +63,10 @@ def probe_hint(runs_dir: str | Path | None, language: str, relation: str, templa
         return None
     agreement, mean = found
     info = run / "run.json"
-    return {"run": run.name, "model": _model(str(info), _mtime(info)) or run.name,
-            "agreement": round(agreement, 4), "relation_mean": round(mean, 4), "low": agreement < mean - LOW_GAP}
+    return {
+        "run": run.name,
+        "model": _model(str(info), _mtime(info)) or run.name,
+        "agreement": round(agreement, 4),
+        "relation_mean": round(mean, 4),
+        "low": agreement < mean - LOW_GAP,
+    }

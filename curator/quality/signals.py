@@ -12,12 +12,13 @@ maintainer can order a language's review queue. The components combine as a nois
 1 − Π(1 − cᵢ): a signal not computed yet counts as no evidence, and adding a warning can only
 raise a template's risk, never lower it.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from pathlib import Path
-from typing import Iterable
+from types import SimpleNamespace
 
 import numpy as np
 from sqlalchemy import select
@@ -28,14 +29,15 @@ from curator.core.enums import QueueOrder, values
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
 from curator.quality import checks
-from curator.quality.checks import CHECKS, WARN_SIMILARITY  # noqa: F401  (part of this module's API)
+from curator.quality.checks import CHECKS, WARN_SIMILARITY
 
 BANDS = ((0.0, "low"), (1 / 3, "medium"), (2 / 3, "high"))
 QUEUE_ORDERS = values(QueueOrder)
 
 
-def risk_components(votes: int, similarity: float | None = None, agreement: float | None = None,
-                    relation_agreement: float | None = None) -> dict[str, float]:
+def risk_components(
+    votes: int, similarity: float | None = None, agreement: float | None = None, relation_agreement: float | None = None
+) -> dict[str, float]:
     """Each known signal as a risk in [0, 1] (1 = most likely wrong), from the registered checks
     (curator.quality.checks): votes, similarity, disagreement."""
     template = SimpleNamespace(votes=votes, repaired=False)
@@ -64,7 +66,9 @@ def _existing(session: Session, template_ids: Iterable[int]) -> dict[int, Templa
     ids = list(template_ids)
     out: dict[int, TemplateSignal] = {}
     for start in range(0, len(ids), 500):
-        for s in session.scalars(select(TemplateSignal).where(TemplateSignal.template_id.in_(ids[start:start + 500]))):
+        for s in session.scalars(
+            select(TemplateSignal).where(TemplateSignal.template_id.in_(ids[start : start + 500]))
+        ):
             out[s.template_id] = s
     return out
 
@@ -80,6 +84,7 @@ class SimilaritySummary:
 @dataclass
 class Measured:
     """One language's back-translations and cosines, computed but not stored yet."""
+
     language: str
     template_ids: list[int]
     english: list[str]
@@ -89,30 +94,45 @@ class Measured:
     system: str
 
 
-def measure_similarity(session: Session, translator, languages: list[str], model: str | None = None,
-                       progress: bool = False) -> list[Measured]:
+def measure_similarity(
+    session: Session, translator, languages: list[str], model: str | None = None, progress: bool = False
+) -> list[Measured]:
     """Back-translate every candidate template of the languages to English with `translator`
     (placeholders protected) and embed it next to the ParaRel pattern it translates. Only
     reads: the slow part (translation, embeddings) never holds the database's write lock."""
-    from curator.translate import translate_templates
     from curator.quality.similarity import DEFAULT_MODEL, pairwise_cosine
+    from curator.translate import translate_templates
 
     model = model or DEFAULT_MODEL
     out = []
     for lang in tqdm(languages, desc="similarity", unit="language", disable=not progress):
         rows = session.execute(
             select(Template.id, Template.text, EnglishPattern.pattern)
-            .join(EnglishPattern, (EnglishPattern.relation_id == Template.relation_id)
-                  & (EnglishPattern.position == Template.first_position))
+            .join(
+                EnglishPattern,
+                (EnglishPattern.relation_id == Template.relation_id)
+                & (EnglishPattern.position == Template.first_position),
+            )
             .where(Template.language == lang, Template.is_candidate)
-            .order_by(Template.relation_id, Template.id)).all()
+            .order_by(Template.relation_id, Template.id)
+        ).all()
         if not rows:
-            raise Conflict(f"language {lang!r} has no candidate templates "
-                           "(ingest it and run `curator candidates build`)")
+            raise Conflict(
+                f"language {lang!r} has no candidate templates (ingest it and run `curator candidates build`)"
+            )
         english = [e for _, _, e in rows]
         back = translate_templates(translator, [text for _, text, _ in rows], lang, "en")
-        out.append(Measured(lang, [tid for tid, _, _ in rows], english, back, pairwise_cosine(english, back, model),
-                            model, translator.name))
+        out.append(
+            Measured(
+                lang,
+                [tid for tid, _, _ in rows],
+                english,
+                back,
+                pairwise_cosine(english, back, model),
+                model,
+                translator.name,
+            )
+        )
     return out
 
 
@@ -126,13 +146,17 @@ def store_similarity(session: Session, measured: list[Measured]) -> list[Similar
             s.back_translation, s.english, s.similarity = bt, en, float(cos)
             s.similarity_model, s.back_system = m.model, m.system
         session.flush()
-        out.append(SimilaritySummary(m.language, len(m.template_ids), int((m.cosine < WARN_SIMILARITY).sum()),
-                                     float(m.cosine.mean())))
+        out.append(
+            SimilaritySummary(
+                m.language, len(m.template_ids), int((m.cosine < WARN_SIMILARITY).sum()), float(m.cosine.mean())
+            )
+        )
     return out
 
 
-def compute_similarity(session: Session, translator, languages: list[str], model: str | None = None,
-                       progress: bool = False) -> list[SimilaritySummary]:
+def compute_similarity(
+    session: Session, translator, languages: list[str], model: str | None = None, progress: bool = False
+) -> list[SimilaritySummary]:
     """Measure and store in one session (the CLI measures in a read and stores in a unit of work)."""
     return store_similarity(session, measure_similarity(session, translator, languages, model, progress))
 
@@ -140,8 +164,8 @@ def compute_similarity(session: Session, translator, languages: list[str], model
 def compute_agreement(session: Session, run_dir: str | Path, languages: list[str] | None = None) -> int:
     """Store each template's agreement with its relation's other templates in a probe run;
     returns how many templates were matched (by language, relation and text)."""
-    from curator.quality.agreement import template_agreement
     from curator.core.formats.runs import iter_relations
+    from curator.quality.agreement import template_agreement
 
     run = Path(run_dir)
     matched = 0
@@ -150,10 +174,17 @@ def compute_agreement(session: Session, run_dir: str | Path, languages: list[str
         if not len(agreement) or np.isnan(agreement).all():
             continue
         mean = float(np.nanmean(agreement))
-        by_text = {t.text: t for t in session.scalars(select(Template).where(
-            Template.language == rel.language, Template.relation_id == rel.relation))}
-        found = [(by_text[text], float(a)) for text, a in zip(rel.templates, agreement)
-                 if text in by_text and not np.isnan(a)]
+        by_text = {
+            t.text: t
+            for t in session.scalars(
+                select(Template).where(Template.language == rel.language, Template.relation_id == rel.relation)
+            )
+        }
+        found = [
+            (by_text[text], float(a))
+            for text, a in zip(rel.templates, agreement)
+            if text in by_text and not np.isnan(a)
+        ]
         cache = _existing(session, (t.id for t, _ in found))
         for template, a in found:
             s = _signal(session, template.id, cache)
@@ -165,9 +196,11 @@ def compute_agreement(session: Session, run_dir: str | Path, languages: list[str
 
 def risks(session: Session, language: str) -> dict[int, float]:
     """{template id: risk} for the language's candidate templates."""
-    rows = session.execute(select(Template.id, Template.votes, TemplateSignal)
-                           .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
-                           .where(Template.language == language, Template.is_candidate)).all()
+    rows = session.execute(
+        select(Template.id, Template.votes, TemplateSignal)
+        .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
+        .where(Template.language == language, Template.is_candidate)
+    ).all()
     return {tid: risk(votes, signal) for tid, votes, signal in rows}
 
 
@@ -197,14 +230,21 @@ class LanguageSignals:
 def signal_summary(session: Session) -> list[LanguageSignals]:
     """Per language with candidates: how many templates carry each signal, and how many are high risk."""
     orders = dict(session.execute(select(Language.code, Language.queue_order)).all())
-    rows = session.execute(select(Template, TemplateSignal)
-                           .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
-                           .where(Template.is_candidate).order_by(Template.language)).all()
+    rows = session.execute(
+        select(Template, TemplateSignal)
+        .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
+        .where(Template.is_candidate)
+        .order_by(Template.language)
+    ).all()
     out: dict[str, LanguageSignals] = {}
     for template, signal in rows:
         lang, votes = template.language, template.votes
-        r = out.setdefault(lang, LanguageSignals(lang, orders.get(lang) or "random", 0, 0, 0, 0, 0,
-                                                 {c: {"computed": 0, "warnings": 0} for c in CHECKS}))
+        r = out.setdefault(
+            lang,
+            LanguageSignals(
+                lang, orders.get(lang) or "random", 0, 0, 0, 0, 0, {c: {"computed": 0, "warnings": 0} for c in CHECKS}
+            ),
+        )
         r.candidates += 1
         for check_id, check in CHECKS.items():
             value = check.value(template, signal)

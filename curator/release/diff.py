@@ -1,4 +1,5 @@
 """What changed between two versions, per language and relation."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -22,17 +23,26 @@ class RelationDiff:
     relation_removed: bool = False
 
     def to_dict(self) -> dict:
-        return dict(language=self.language, relation=self.relation, added=self.added, removed=self.removed,
-                    newly_checked=self.newly_checked, relation_added=self.relation_added,
-                    relation_removed=self.relation_removed)
+        return dict(
+            language=self.language,
+            relation=self.relation,
+            added=self.added,
+            removed=self.removed,
+            newly_checked=self.newly_checked,
+            relation_added=self.relation_added,
+            relation_removed=self.relation_removed,
+        )
 
 
 def _patterns(session: Session, version_id: int) -> dict[tuple[str, str], dict[str, bool]]:
     out: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
     for lang, rel, pattern, checked in session.execute(
-            select(VersionPattern.language, VersionPattern.relation_id, VersionPattern.pattern,
-                   VersionPattern.checked_by_human).where(VersionPattern.version_id == version_id)
-            .order_by(VersionPattern.position)):
+        select(
+            VersionPattern.language, VersionPattern.relation_id, VersionPattern.pattern, VersionPattern.checked_by_human
+        )
+        .where(VersionPattern.version_id == version_id)
+        .order_by(VersionPattern.position)
+    ):
         out[lang, rel][pattern] = checked
     return out
 
@@ -47,10 +57,14 @@ def diff_versions(session: Session, a: str, b: str) -> list[RelationDiff]:
     out = []
     for key in sorted(set(old) | set(new)):
         before, after = old.get(key, {}), new.get(key, {})
-        d = RelationDiff(*key, added=[p for p in after if p not in before],
-                         removed=[p for p in before if p not in after],
-                         newly_checked=[p for p, c in after.items() if c and p in before and not before[p]],
-                         relation_added=key not in old, relation_removed=key not in new)
+        d = RelationDiff(
+            *key,
+            added=[p for p in after if p not in before],
+            removed=[p for p in before if p not in after],
+            newly_checked=[p for p, c in after.items() if c and p in before and not before[p]],
+            relation_added=key not in old,
+            relation_removed=key not in new,
+        )
         if d.added or d.removed or d.newly_checked:
             out.append(d)
     return out

@@ -4,6 +4,7 @@ Same database state, same bytes: rows are ordered, JSON is written the way the
 published files are, and the manifest's timestamp is the version's own. Files go to
 a temporary sibling folder that is renamed into place only when complete.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,29 +22,40 @@ from curator.core import languages
 from curator.core.errors import Conflict, InputError
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
-from curator.ingest.profiles import PROFILES
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
+from curator.ingest.profiles import PROFILES
 from curator.release.stats import dataset_stats
 from curator.release.versions import check_version_name, get_version, version_rules
 
 
 def write_release(session: Session, version: DatasetVersion, writer: ReleaseWriter) -> dict[str, str]:
     """The version's patterns and tuples files through `writer`; returns {relative path: sha256}."""
-    patterns = session.scalars(select(VersionPattern).where(VersionPattern.version_id == version.id)
-                               .order_by(VersionPattern.language, VersionPattern.relation_id,
-                                         VersionPattern.position))
+    patterns = session.scalars(
+        select(VersionPattern)
+        .where(VersionPattern.version_id == version.id)
+        .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position)
+    )
     for (lang, rel), group in groupby(patterns, key=lambda p: (p.language, p.relation_id)):
         writer.write_patterns(lang, rel, ((p.pattern, p.checked_by_human) for p in group))
-    lists = session.execute(select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
-                            .where(VersionTuples.version_id == version.id)
-                            .order_by(VersionTuples.language, VersionTuples.relation_id)).all()
+    lists = session.execute(
+        select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
+        .where(VersionTuples.version_id == version.id)
+        .order_by(VersionTuples.language, VersionTuples.relation_id)
+    ).all()
     for lang, rel, list_id in lists:
-        rows = session.execute(select(Tuple.sub_qid, Tuple.obj_qid, Tuple.obj_label, Tuple.sub_label, Tuple.lineid,
-                                      Tuple.position)
-                               .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
-                               .order_by(Tuple.position))
-        writer.write_tuples(lang, rel, (dict(zip(TUPLE_KEYS, (s, o, ol, sl, position if lineid is None else lineid)))
-                                        for s, o, ol, sl, lineid, position in rows))
+        rows = session.execute(
+            select(Tuple.sub_qid, Tuple.obj_qid, Tuple.obj_label, Tuple.sub_label, Tuple.lineid, Tuple.position)
+            .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
+            .order_by(Tuple.position)
+        )
+        writer.write_tuples(
+            lang,
+            rel,
+            (
+                dict(zip(TUPLE_KEYS, (s, o, ol, sl, position if lineid is None else lineid)))
+                for s, o, ol, sl, lineid, position in rows
+            ),
+        )
     return dict(writer.digests)
 
 
@@ -79,54 +91,87 @@ def _pct(x: float | None) -> str:
 def review_section(review: dict | None, policy: str | None) -> list[str]:
     if not review or not review.get("languages"):
         return []
-    lines = ["", "## Human review", "",
-             f"Reviews applied with the `{policy}` merge policy. Across languages with reviews,"
-             f" {_pct(review['rejected_share_mean'])} ± {_pct(review['rejected_share_sd'])} of the reviewed"
-             f" templates were wrong (rejected) and {_pct(review['amended_share_mean'])} ±"
-             f" {_pct(review['amended_share_sd'])} were amended.", "",
-             "| language | reviewers | reviewed | accepted | amended | rejected | suggestions | median s | agreement | kappa |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "",
+        "## Human review",
+        "",
+        f"Reviews applied with the `{policy}` merge policy. Across languages with reviews,"
+        f" {_pct(review['rejected_share_mean'])} ± {_pct(review['rejected_share_sd'])} of the reviewed"
+        f" templates were wrong (rejected) and {_pct(review['amended_share_mean'])} ±"
+        f" {_pct(review['amended_share_sd'])} were amended.",
+        "",
+        "| language | reviewers | reviewed | accepted | amended | rejected | suggestions | median s | agreement | kappa |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for r in review["languages"]:
         kappa = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
-        lines.append(f"| {r['language']} | {r['reviewers']} | {r['done']} | {_pct(r['accepted_share'])} |"
-                     f" {_pct(r['amended_share'])} | {_pct(r['rejected_share'])} | {r['suggestions']} |"
-                     f" {r['median_seconds'] if r['median_seconds'] is not None else '–'} |"
-                     f" {_pct(r['agreement'])} | {kappa} |")
+        lines.append(
+            f"| {r['language']} | {r['reviewers']} | {r['done']} | {_pct(r['accepted_share'])} |"
+            f" {_pct(r['amended_share'])} | {_pct(r['rejected_share'])} | {r['suggestions']} |"
+            f" {r['median_seconds'] if r['median_seconds'] is not None else '–'} |"
+            f" {_pct(r['agreement'])} | {kappa} |"
+        )
     return lines
 
 
 def rules_section(rules: dict | None) -> list[str]:
     if rules is None:
-        return ["", "## Candidate rules", "", "Imported release: the rules its candidates were made with are not known."]
+        return [
+            "",
+            "## Candidate rules",
+            "",
+            "Imported release: the rules its candidates were made with are not known.",
+        ]
     profile = PROFILES.get(rules["profile"])
-    case = ("words keep their case (votes on a case-folded key, the most frequent cased form kept)"
-            if rules["keep_case"] else "templates are lower-cased except the placeholders, as in mParaRel")
-    return ["", "## Candidate rules", "",
-            f"Rule profile `{rules['profile']}`: {profile.description if profile else 'unknown'}; {case}."]
+    case = (
+        "words keep their case (votes on a case-folded key, the most frequent cased form kept)"
+        if rules["keep_case"]
+        else "templates are lower-cased except the placeholders, as in mParaRel"
+    )
+    return [
+        "",
+        "## Candidate rules",
+        "",
+        f"Rule profile `{rules['profile']}`: {profile.description if profile else 'unknown'}; {case}.",
+    ]
 
 
 def dataset_card(info: dict, hf: bool = False) -> str:
     stats = info["statistics"]
     front = []
     if hf:  # the Hugging Face hub reads this header: `datasets.load_dataset(path, "patterns")`
-        front = ["---", "configs:", "- config_name: patterns", f"  data_files: {HF}/patterns.parquet",
-                 "- config_name: tuples", f"  data_files: {HF}/tuples.parquet", "---", ""]
+        front = [
+            "---",
+            "configs:",
+            "- config_name: patterns",
+            f"  data_files: {HF}/patterns.parquet",
+            "- config_name: tuples",
+            f"  data_files: {HF}/tuples.parquet",
+            "---",
+            "",
+        ]
     lines = front + [
         f"# mParaRel-style dataset — version {info['name']}",
         "",
         f"Built by curator ({info['kind']} version, created {info['created']}"
-        + (f", parent version {info['parent']}" if info["parent"] else "") + ").",
+        + (f", parent version {info['parent']}" if info["parent"] else "")
+        + ").",
         "",
         "## Layout",
-        "- `patterns/<lang>/<REL>.jsonl`: one template per line, `{\"pattern\": ..., \"checked-by-human\": bool}`;"
+        '- `patterns/<lang>/<REL>.jsonl`: one template per line, `{"pattern": ..., "checked-by-human": bool}`;'
         " `[X]` is the subject slot and `[Y]` the object slot.",
-        "- `tuples/<lang>/<REL>.jsonl`: `{\"sub_uri\", \"obj_uri\", \"obj_label\", \"sub_label\", \"lineid\"}`"
+        '- `tuples/<lang>/<REL>.jsonl`: `{"sub_uri", "obj_uri", "obj_label", "sub_label", "lineid"}`'
         " with Wikidata ids and labels in that language.",
         "- `manifest.json`: version, parent, counts and the sha256 of every file.",
-        *([f"- `{HF}/patterns.parquet`, `{HF}/tuples.parquet`: the same data as two flat tables (columns"
-           " `language`, `relation`, then the fields above; `checked-by-human` is `checked_by_human`), the"
-           " `patterns` and `tuples` configs of the header; `.jsonl` files beside them hold the same rows."]
-          if hf else []),
+        *(
+            [
+                f"- `{HF}/patterns.parquet`, `{HF}/tuples.parquet`: the same data as two flat tables (columns"
+                " `language`, `relation`, then the fields above; `checked-by-human` is `checked_by_human`), the"
+                " `patterns` and `tuples` configs of the header; `.jsonl` files beside them hold the same rows."
+            ]
+            if hf
+            else []
+        ),
         "",
         "## Sources",
         "- English paraphrases: ParaRel (Elazar et al., 2021), MIT licence.",
@@ -148,9 +193,13 @@ def dataset_card(info: dict, hf: bool = False) -> str:
     ]
     lines += [f"| {lang} | {languages.name(lang)} | {n} |" for lang, n in sorted(stats["phrases_per_language"].items())]
     lines += review_section(info.get("review"), info.get("policy"))
-    lines += ["", "## Licence", "",
-              "ParaRel patterns: MIT. Machine translations: produced for mParaRel from ParaRel. Wikidata labels: CC0."
-              " Reviewed templates: contributed by the volunteer reviewers under the dataset's licence."]
+    lines += [
+        "",
+        "## Licence",
+        "",
+        "ParaRel patterns: MIT. Machine translations: produced for mParaRel from ParaRel. Wikidata labels: CC0."
+        " Reviewed templates: contributed by the volunteer reviewers under the dataset's licence.",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,7 @@ verdicts and are ignored: a template with one accept and one unsure is judged on
 alone, and one that only has unsure decisions stays unchanged, as if undecided. Relations
 left with fewer than 2 templates are dropped, with their tuples.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -18,10 +19,10 @@ from sqlalchemy.orm import Session
 
 from curator.core.enums import Policy, VersionKind, values
 from curator.core.errors import InputError, NotFound
-from curator.ingest.store import bulk_insert
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
-from curator.review.stats import review_summary, standing_decisions
+from curator.ingest.store import bulk_insert
 from curator.release.versions import VersionSummary, _new_version, get_version, summarize
+from curator.review.stats import review_summary, standing_decisions
 
 POLICIES = values(Policy)
 MIN_TEMPLATES = 2
@@ -55,9 +56,14 @@ class RelationPlan:
         return bool(self.removed or self.added or self.dropped or any(p.checked for p in self.kept))
 
     def to_dict(self) -> dict:
-        return {"language": self.language, "relation": self.relation, "dropped": self.dropped,
-                "kept": [asdict(p) for p in self.kept], "removed": self.removed,
-                "added": [asdict(p) for p in self.added]}
+        return {
+            "language": self.language,
+            "relation": self.relation,
+            "dropped": self.dropped,
+            "kept": [asdict(p) for p in self.kept],
+            "removed": self.removed,
+            "added": [asdict(p) for p in self.added],
+        }
 
 
 IGNORED = frozenset({"unsure"})  # decision kinds that are not verdicts (never merged)
@@ -80,16 +86,23 @@ def stays(decisions: list[str], policy: str) -> bool:
 
 
 def latest_candidates(session: Session) -> DatasetVersion:
-    version = session.scalar(select(DatasetVersion).where(DatasetVersion.kind == VersionKind.CANDIDATES)
-                             .order_by(DatasetVersion.id.desc()).limit(1))
+    version = session.scalar(
+        select(DatasetVersion)
+        .where(DatasetVersion.kind == VersionKind.CANDIDATES)
+        .order_by(DatasetVersion.id.desc())
+        .limit(1)
+    )
     if version is None:
-        raise NotFound("no candidate version to apply reviews to: run `curator release build NAME` "
-                          "first (it snapshots the candidates)")
+        raise NotFound(
+            "no candidate version to apply reviews to: run `curator release build NAME` "
+            "first (it snapshots the candidates)"
+        )
     return version
 
 
-def plan(session: Session, base: DatasetVersion, policy: str = "any",
-         languages: list[str] | None = None) -> list[RelationPlan]:
+def plan(
+    session: Session, base: DatasetVersion, policy: str = "any", languages: list[str] | None = None
+) -> list[RelationPlan]:
     """What applying the standing reviews to `base` gives, per language and relation."""
     if policy not in POLICIES:
         raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
@@ -100,8 +113,11 @@ def plan(session: Session, base: DatasetVersion, policy: str = "any",
     suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
         suggestions[s.language, s.relation_id].append(s)
-    query = (select(VersionPattern).where(VersionPattern.version_id == base.id)
-             .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position))
+    query = (
+        select(VersionPattern)
+        .where(VersionPattern.version_id == base.id)
+        .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position)
+    )
     if languages:
         query = query.where(VersionPattern.language.in_(languages))
     plans: dict[tuple[str, str], RelationPlan] = {}
@@ -136,10 +152,18 @@ def build_from_review(session: Session, name: str, policy: str = "any", parent: 
     base = get_version(session, parent) if parent else latest_candidates(session)
     plans = plan(session, base, policy)
     summary = review_summary(session, sorted({p.language for p in plans}))
-    version = _new_version(session, name, VersionKind.REVIEW, parent_id=base.id,
-                           params={"policy": policy, "min_templates": MIN_TEMPLATES,
-                                   "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
-                                   "review": summary.to_dict()})
+    version = _new_version(
+        session,
+        name,
+        VersionKind.REVIEW,
+        parent_id=base.id,
+        params={
+            "policy": policy,
+            "min_templates": MIN_TEMPLATES,
+            "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
+            "review": summary.to_dict(),
+        },
+    )
     rows = []
     kept_pairs = set()
     for p in plans:
@@ -147,13 +171,30 @@ def build_from_review(session: Session, name: str, policy: str = "any", parent: 
             continue
         kept_pairs.add((p.language, p.relation))
         for position, planned in enumerate(p.patterns):
-            rows.append(dict(version_id=version.id, language=p.language, relation_id=p.relation, position=position,
-                             pattern=planned.pattern, checked_by_human=planned.checked,
-                             template_id=planned.template_id))
+            rows.append(
+                dict(
+                    version_id=version.id,
+                    language=p.language,
+                    relation_id=p.relation,
+                    position=position,
+                    pattern=planned.pattern,
+                    checked_by_human=planned.checked,
+                    template_id=planned.template_id,
+                )
+            )
     bulk_insert(session, VersionPattern.__table__, rows)
-    tuples = session.execute(select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
-                             .where(VersionTuples.version_id == base.id)).all()
-    bulk_insert(session, VersionTuples.__table__, (
-        dict(version_id=version.id, language=lang, relation_id=rel, list_id=list_id)
-        for lang, rel, list_id in tuples if (lang, rel) in kept_pairs))
+    tuples = session.execute(
+        select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id).where(
+            VersionTuples.version_id == base.id
+        )
+    ).all()
+    bulk_insert(
+        session,
+        VersionTuples.__table__,
+        (
+            dict(version_id=version.id, language=lang, relation_id=rel, list_id=list_id)
+            for lang, rel, list_id in tuples
+            if (lang, rel) in kept_pairs
+        ),
+    )
     return summarize(session, version)

@@ -3,6 +3,7 @@
 A version is written once; nothing in it changes afterwards, and its tuples are shared
 (by reference) with the ingest and other versions through content-addressed lists.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,11 +19,18 @@ from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.release import TUPLES, ReleaseError, parse_patterns, read_manifest, release_files
 from curator.core.formats.sources import Source
+from curator.core.models import (
+    DatasetVersion,
+    LanguageCoverage,
+    RelationCoverage,
+    Template,
+    TupleList,
+    VersionPattern,
+    VersionTuples,
+)
 from curator.core.text import InvisibleTally
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
-from curator.core.models import (DatasetVersion, LanguageCoverage, RelationCoverage, Template, TupleList, VersionPattern,
-                      VersionTuples)
 
 
 @dataclass
@@ -47,15 +55,21 @@ def get_version(session: Session, name: str) -> DatasetVersion:
 VERSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 # names Windows refuses for a file or folder, with or without an extension (CON, con.txt, LPT1.v2)
 WINDOWS_RESERVED = re.compile(r"(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])(\..*)?", re.IGNORECASE)
-VERSION_NAME_RULE = ("1 to 64 characters: letters, digits, '.', '_' and '-', starting with a letter or a digit "
-                     "and not ending with '.' (no spaces or slashes, and not a name Windows reserves such as "
-                     "CON or LPT1)")
+VERSION_NAME_RULE = (
+    "1 to 64 characters: letters, digits, '.', '_' and '-', starting with a letter or a digit "
+    "and not ending with '.' (no spaces or slashes, and not a name Windows reserves such as "
+    "CON or LPT1)"
+)
 
 
 def check_version_name(name: object) -> str:
     """`name` if it is a valid version name, else an InputError that states the rule."""
-    if (not isinstance(name, str) or not VERSION_NAME.fullmatch(name) or name.endswith(".")
-            or WINDOWS_RESERVED.fullmatch(name)):
+    if (
+        not isinstance(name, str)
+        or not VERSION_NAME.fullmatch(name)
+        or name.endswith(".")
+        or WINDOWS_RESERVED.fullmatch(name)
+    ):
         raise InputError(f"{name!r} is not a valid version name: {VERSION_NAME_RULE}")
     return name
 
@@ -72,8 +86,7 @@ def suggest_name(session: Session, prefix: str) -> str:
 def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVersion:
     check_version_name(name)
     if session.scalar(select(DatasetVersion.id).where(DatasetVersion.name == name)) is not None:
-        raise Conflict(f"a dataset version named {name!r} already exists; versions never change, "
-                          "pick a new name")
+        raise Conflict(f"a dataset version named {name!r} already exists; versions never change, pick a new name")
     version = DatasetVersion(name=name, kind=kind, **fields)
     session.add(version)
     session.flush()
@@ -95,8 +108,9 @@ def version_rules(version: DatasetVersion) -> dict | None:
 
 
 def summarize(session: Session, version: DatasetVersion) -> VersionSummary:
-    rows = session.execute(select(VersionPattern.language, VersionPattern.relation_id)
-                           .where(VersionPattern.version_id == version.id)).all()
+    rows = session.execute(
+        select(VersionPattern.language, VersionPattern.relation_id).where(VersionPattern.version_id == version.id)
+    ).all()
     n_lists = len(session.scalars(select(VersionTuples.list_id).where(VersionTuples.version_id == version.id)).all())
     return VersionSummary(version.name, len({r[0] for r in rows}), len(set(rows)), len(rows), n_lists)
 
@@ -107,14 +121,21 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
     if not coverage:
         raise Conflict("no candidates yet: run `curator candidates build` first")
     included = sorted(c.language for c in coverage if c.included)
-    usable = {(r.language, r.relation_id) for r in session.scalars(select(RelationCoverage)
-                                                                    .where(RelationCoverage.usable))}
-    version = _new_version(session, name, VersionKind.CANDIDATES,
-                           parent_id=get_version(session, parent).id if parent else None,
-                           params={"coverage": coverage[0].params, "languages": included})
-    templates = session.scalars(select(Template).where(Template.is_candidate, Template.language.in_(included))
-                                .order_by(Template.language, Template.relation_id, Template.first_position,
-                                          Template.text))
+    usable = {
+        (r.language, r.relation_id) for r in session.scalars(select(RelationCoverage).where(RelationCoverage.usable))
+    }
+    version = _new_version(
+        session,
+        name,
+        VersionKind.CANDIDATES,
+        parent_id=get_version(session, parent).id if parent else None,
+        params={"coverage": coverage[0].params, "languages": included},
+    )
+    templates = session.scalars(
+        select(Template)
+        .where(Template.is_candidate, Template.language.in_(included))
+        .order_by(Template.language, Template.relation_id, Template.first_position, Template.text)
+    )
     rows = []
     position: dict[tuple[str, str], int] = {}
     for t in templates:
@@ -122,18 +143,34 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
         if key not in usable:
             continue
         position[key] = position.get(key, -1) + 1
-        rows.append(dict(version_id=version.id, language=t.language, relation_id=t.relation_id,
-                         position=position[key], pattern=t.text, checked_by_human=False, template_id=t.id))
+        rows.append(
+            dict(
+                version_id=version.id,
+                language=t.language,
+                relation_id=t.relation_id,
+                position=position[key],
+                pattern=t.text,
+                checked_by_human=False,
+                template_id=t.id,
+            )
+        )
     bulk_insert(session, VersionPattern.__table__, rows)
     lists = session.execute(select(TupleList.language, TupleList.relation_id, TupleList.id).where(TupleList.current))
-    bulk_insert(session, VersionTuples.__table__,
-                (dict(version_id=version.id, language=lang, relation_id=rel, list_id=list_id)
-                 for lang, rel, list_id in lists if (lang, rel) in position))
+    bulk_insert(
+        session,
+        VersionTuples.__table__,
+        (
+            dict(version_id=version.id, language=lang, relation_id=rel, list_id=list_id)
+            for lang, rel, list_id in lists
+            if (lang, rel) in position
+        ),
+    )
     return summarize(session, version)
 
 
-def import_release(session: Session, source: Source, name: str, progress: bool = False,
-                   tally: InvisibleTally | None = None) -> VersionSummary:
+def import_release(
+    session: Session, source: Source, name: str, progress: bool = False, tally: InvisibleTally | None = None
+) -> VersionSummary:
     """Load a release in mParaRel layout (patterns/ and tuples/; an --hf export's hf/ is skipped)
     as a new version, read through the one release reader (`curator.core.formats.release`).
 
@@ -141,10 +178,15 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
     patterns and tuples files byte for byte; invisible characters (core/text.py) are counted
     into `tally` per file (its path in the release) for the summary."""
     files = release_files(source)
-    refuse_duplicates(source, [((f.kind, languages.canonical(f.language), f.relation), f.path) for f in files],
-                      "kind, language and relation")
+    refuse_duplicates(
+        source,
+        [((f.kind, languages.canonical(f.language), f.relation), f.path) for f in files],
+        "kind, language and relation",
+    )
     rules = recorded_rules(source)
-    version = _new_version(session, name, VersionKind.IMPORT, source=source.location, params={"rules": rules} if rules else {})
+    version = _new_version(
+        session, name, VersionKind.IMPORT, source=source.location, params={"rules": rules} if rules else {}
+    )
     ensure_languages(session, {languages.canonical(f.language) for f in files})
     ensure_relations(session, {f.relation for f in files})
     pattern_rows = []
@@ -162,8 +204,17 @@ def import_release(session: Session, source: Source, name: str, progress: bool =
         if not patterns:
             raise ReleaseError(where, "empty file: no patterns")
         for position, row in enumerate(patterns):
-            pattern_rows.append(dict(version_id=version.id, language=lang, relation_id=rel, position=position,
-                                     pattern=row.pattern, checked_by_human=row.checked_by_human, template_id=None))
+            pattern_rows.append(
+                dict(
+                    version_id=version.id,
+                    language=lang,
+                    relation_id=rel,
+                    position=position,
+                    pattern=row.pattern,
+                    checked_by_human=row.checked_by_human,
+                    template_id=None,
+                )
+            )
     bulk_insert(session, VersionPattern.__table__, pattern_rows)
     session.flush()
     return summarize(session, version)
@@ -182,20 +233,32 @@ def recorded_rules(source: Source) -> dict | None:
 def list_versions(session: Session) -> list[dict]:
     out = []
     for version in session.scalars(select(DatasetVersion).order_by(DatasetVersion.id)):
-        out.append({**asdict(summarize(session, version)), "kind": version.kind,
-                    "parent": version.parent.name if version.parent else None,
-                    "created": version.created_at.isoformat(timespec="seconds")})
+        out.append(
+            {
+                **asdict(summarize(session, version)),
+                "kind": version.kind,
+                "parent": version.parent.name if version.parent else None,
+                "created": version.created_at.isoformat(timespec="seconds"),
+            }
+        )
     return out
 
 
 def language_counts(session: Session, version: DatasetVersion) -> tuple[dict[str, int], dict[str, int]]:
     """(#patterns, #phrases) per language of a version, from the database."""
-    per_relation = session.execute(select(VersionPattern.language, VersionPattern.relation_id, func.count())
-                                   .where(VersionPattern.version_id == version.id)
-                                   .group_by(VersionPattern.language, VersionPattern.relation_id)).all()
-    sizes = dict(((lang, rel), n) for lang, rel, n in session.execute(
-        select(VersionTuples.language, VersionTuples.relation_id, TupleList.rows)
-        .join(TupleList, TupleList.id == VersionTuples.list_id).where(VersionTuples.version_id == version.id)))
+    per_relation = session.execute(
+        select(VersionPattern.language, VersionPattern.relation_id, func.count())
+        .where(VersionPattern.version_id == version.id)
+        .group_by(VersionPattern.language, VersionPattern.relation_id)
+    ).all()
+    sizes = dict(
+        ((lang, rel), n)
+        for lang, rel, n in session.execute(
+            select(VersionTuples.language, VersionTuples.relation_id, TupleList.rows)
+            .join(TupleList, TupleList.id == VersionTuples.list_id)
+            .where(VersionTuples.version_id == version.id)
+        )
+    )
     patterns: dict[str, int] = {}
     phrases: dict[str, int] = {}
     for lang, rel, n in per_relation:

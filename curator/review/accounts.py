@@ -7,6 +7,7 @@ or changing the password revokes the row, so a copied cookie stops working on th
 A password change and a deactivation also revoke the account's API token: whoever may have
 learnt the old password (or held the account) may have issued one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,8 +62,13 @@ def check_password_strength(password: str) -> None:
     if len(password) > MAX_PASSWORD:
         raise InputError(N_("Choose a password of at most %(count)s characters."), params={"count": MAX_PASSWORD})
     if password.strip().lower() in common_passwords():
-        raise InputError(N_("That password is one of the most common ones, the first an attacker tries: "
-                            "choose another (a few unrelated words make a good one)."), params={})
+        raise InputError(
+            N_(
+                "That password is one of the most common ones, the first an attacker tries: "
+                "choose another (a few unrelated words make a good one)."
+            ),
+            params={},
+        )
 
 
 def check_email(email: str) -> str:
@@ -73,9 +79,10 @@ def check_email(email: str) -> str:
     email = email.strip()
     try:
         if email.lower().endswith(PLACEHOLDER_DOMAIN):  # same syntax rules, on the reserved test name instead
-            checked = validate_email(email[:-len(PLACEHOLDER_DOMAIN)] + ".test", check_deliverability=False,
-                                     test_environment=True)
-            return checked.normalized[:-len(".test")] + PLACEHOLDER_DOMAIN
+            checked = validate_email(
+                email[: -len(PLACEHOLDER_DOMAIN)] + ".test", check_deliverability=False, test_environment=True
+            )
+            return checked.normalized[: -len(".test")] + PLACEHOLDER_DOMAIN
         return validate_email(email, check_deliverability=False).normalized
     except EmailNotValidError as exc:
         raise InputError(f"{email.strip()!r} is not an e-mail address: {exc}") from None
@@ -97,8 +104,13 @@ def check_name(name: object) -> str:
         raise InputError(N_("Choose a name of at most %(count)s characters."), params={"count": MAX_NAME})
     control = first_control(name)
     if control is not None:
-        raise InputError(N_("Not saved: the name contains an invisible character (%(character)s). "
-                            "Type it without invisible characters."), params={"character": describe_char(control)})
+        raise InputError(
+            N_(
+                "Not saved: the name contains an invisible character (%(character)s). "
+                "Type it without invisible characters."
+            ),
+            params={"character": describe_char(control)},
+        )
     return name
 
 
@@ -137,8 +149,14 @@ def _check_languages(session: Session, codes: list[str]) -> list[str]:
     return codes
 
 
-def create_invite(session: Session, languages: list[str], created_by: User | None = None, email: str | None = None,
-                  role: str = "reviewer", fraction: float | None = None) -> tuple[Invite, str]:
+def create_invite(
+    session: Session,
+    languages: list[str],
+    created_by: User | None = None,
+    email: str | None = None,
+    role: str = "reviewer",
+    fraction: float | None = None,
+) -> tuple[Invite, str]:
     """An invitation and the secret token for its link (shown once, stored hashed)."""
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
@@ -149,9 +167,15 @@ def create_invite(session: Session, languages: list[str], created_by: User | Non
         raise InputError("the sample fraction must be in (0, 1]")
     email = check_email(email) if email and email.strip() else None
     token = secrets.token_urlsafe(24)
-    invite = Invite(token_hash=_digest(token), email=email, role=role, languages=codes,
-                    fraction=fraction, created_by=created_by.id if created_by else None,
-                    expires_at=utcnow() + timedelta(days=INVITE_DAYS))
+    invite = Invite(
+        token_hash=_digest(token),
+        email=email,
+        role=role,
+        languages=codes,
+        fraction=fraction,
+        created_by=created_by.id if created_by else None,
+        expires_at=utcnow() + timedelta(days=INVITE_DAYS),
+    )
     session.add(invite)
     session.flush()
     return invite, token
@@ -172,8 +196,11 @@ def open_invite(session: Session, token: str) -> Invite:
 
 def pending_invites(session: Session) -> list[Invite]:
     """Invitations not used and not withdrawn, newest first (expired ones too: they can be resent)."""
-    return list(session.scalars(select(Invite).where(Invite.used_at.is_(None), Invite.revoked_at.is_(None))
-                                .order_by(Invite.id.desc())))
+    return list(
+        session.scalars(
+            select(Invite).where(Invite.used_at.is_(None), Invite.revoked_at.is_(None)).order_by(Invite.id.desc())
+        )
+    )
 
 
 def _open_for_change(session: Session, invite_id: int) -> Invite:
@@ -206,8 +233,9 @@ def resend_invite(session: Session, invite_id: int) -> tuple[Invite, str]:
     return invite, token
 
 
-def accept_invite(session: Session, token: str, email: str, name: str, password: str,
-                  current: User | None = None) -> User:
+def accept_invite(
+    session: Session, token: str, email: str, name: str, password: str, current: User | None = None
+) -> User:
     """Create the account (or extend the signed-in one) and sample its languages."""
     invite = open_invite(session, token)
     if current is not None:
@@ -224,8 +252,9 @@ def accept_invite(session: Session, token: str, email: str, name: str, password:
         try:
             assign(session, user, code, invite.fraction)
         except Conflict as exc:  # e.g. no candidate templates in the language (yet): a 422, not a 500
-            raise InputError(f"{exc.message}. Ask the maintainer who invited you: this link works once "
-                             "the language has candidates.") from None
+            raise InputError(
+                f"{exc.message}. Ask the maintainer who invited you: this link works once the language has candidates."
+            ) from None
     invite.used_at, invite.used_by = utcnow(), user.id
     session.flush()
     return user
@@ -295,8 +324,11 @@ def user_for_login_session(session: Session, value: str, max_age: timedelta | No
     if found is None:
         return None
     row, user = found
-    if value.partition(":")[0] != str(row.user_id) or row.revoked_at is not None or (
-            max_age is not None and row.created_at + max_age < utcnow()):
+    if (
+        value.partition(":")[0] != str(row.user_id)
+        or row.revoked_at is not None
+        or (max_age is not None and row.created_at + max_age < utcnow())
+    ):
         return None
     if not user.active:
         return None
@@ -314,8 +346,11 @@ def end_login_session(session: Session, value: str) -> None:
 
 def revoke_login_sessions(session: Session, user: User) -> None:
     """Every sign-in of `user`, on every device (after a password change)."""
-    session.execute(update(LoginSession).where(LoginSession.user_id == user.id, LoginSession.revoked_at.is_(None))
-                    .values(revoked_at=utcnow()))
+    session.execute(
+        update(LoginSession)
+        .where(LoginSession.user_id == user.id, LoginSession.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
     session.flush()
 
 
@@ -338,8 +373,12 @@ class WrongPassword(InputError):
 
 def change_password(session: Session, user: User, current: str, new: str) -> None:
     """The account page: the current password is asked, so an unattended browser cannot lock its owner out."""
-    if (not user.password_hash or not isinstance(current, str) or len(current) > MAX_PASSWORD
-            or not check_password_hash(user.password_hash, current)):
+    if (
+        not user.password_hash
+        or not isinstance(current, str)
+        or len(current) > MAX_PASSWORD
+        or not check_password_hash(user.password_hash, current)
+    ):
         raise WrongPassword(N_("The current password is not right."), params={})
     set_password(session, user, new)
 

@@ -2,6 +2,7 @@
 whole relation. Like suggestions they are idempotent per request id, validated (length,
 no control characters but line breaks) and never deleted: withdrawing marks them retracted.
 """
+
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -26,14 +27,27 @@ def _clean(text: object) -> str:
     # above): a tab, a lone carriage return, a form feed… are refused like any other
     control = first_control(text.replace("\n", ""))
     if control is not None:
-        raise InputError(N_("Not saved: the comment contains an invisible character (%(character)s). "
-                            "Type it without invisible characters."), params={"character": describe_char(control)})
+        raise InputError(
+            N_(
+                "Not saved: the comment contains an invisible character (%(character)s). "
+                "Type it without invisible characters."
+            ),
+            params={"character": describe_char(control)},
+        )
     return text
 
 
-def add_comment(session: Session, user: User, assignment: Assignment, text: str, *, relation: str | None = None,
-                item: AssignmentItem | None = None, request_id: str | None = None,
-                source: str = "web") -> tuple[Comment, bool]:
+def add_comment(
+    session: Session,
+    user: User,
+    assignment: Assignment,
+    text: str,
+    *,
+    relation: str | None = None,
+    item: AssignmentItem | None = None,
+    request_id: str | None = None,
+    source: str = "web",
+) -> tuple[Comment, bool]:
     """A comment on `item` (its template) or, without an item, on `relation`. Returns
     (comment, created); a resend with the same request id is a no-op."""
     if item is not None:
@@ -46,8 +60,15 @@ def add_comment(session: Session, user: User, assignment: Assignment, text: str,
     known = replayed(session, Comment, user, request_id)
     if known is not None:
         return known, False
-    row = Comment(user_id=user.id, language=assignment.language, relation_id=relation, template_id=template_id,
-                  text=_clean(text), source=source, request_id=request_id)
+    row = Comment(
+        user_id=user.id,
+        language=assignment.language,
+        relation_id=relation,
+        template_id=template_id,
+        text=_clean(text),
+        source=source,
+        request_id=request_id,
+    )
     return insert_once(session, row)
 
 
@@ -62,12 +83,22 @@ def withdraw_comment(session: Session, user: User, assignment: Assignment, comme
     return row
 
 
-def list_comments(session: Session, user: User, assignment: Assignment, *, relation: str | None = None,
-                  template_id: int | None = None, only_relation: bool = False) -> list[dict]:
+def list_comments(
+    session: Session,
+    user: User,
+    assignment: Assignment,
+    *,
+    relation: str | None = None,
+    template_id: int | None = None,
+    only_relation: bool = False,
+) -> list[dict]:
     """Your standing comments in the language, oldest first; narrowed to one relation, one
     template, or (only_relation) the comments on the relation as a whole."""
-    query = select(Comment).where(Comment.user_id == user.id, Comment.language == assignment.language,
-                                  Comment.retracted.is_(False)).order_by(Comment.id)
+    query = (
+        select(Comment)
+        .where(Comment.user_id == user.id, Comment.language == assignment.language, Comment.retracted.is_(False))
+        .order_by(Comment.id)
+    )
     if relation is not None:
         query = query.where(Comment.relation_id == relation)
     if template_id is not None:
@@ -78,5 +109,11 @@ def list_comments(session: Session, user: User, assignment: Assignment, *, relat
 
 
 def comment_dict(c: Comment) -> dict:
-    return {"id": c.id, "relation": c.relation_id, "template_id": c.template_id, "text": c.text,
-            "created_at": c.created_at.isoformat(timespec="seconds"), "retracted": c.retracted}
+    return {
+        "id": c.id,
+        "relation": c.relation_id,
+        "template_id": c.template_id,
+        "text": c.text,
+        "created_at": c.created_at.isoformat(timespec="seconds"),
+        "retracted": c.retracted,
+    }

@@ -6,6 +6,7 @@ The default text below follows mParaRel's instructions to its reviewers (Fierro 
 to the default). The text is plain: blank lines separate paragraphs and lines starting with
 "- " are bullet points (`blocks`); the pages render it escaped, never as HTML.
 """
+
 from __future__ import annotations
 
 import re

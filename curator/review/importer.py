@@ -5,6 +5,7 @@ One line per decision: {"reviewer", "language", "relation", "template", "decisio
 counted apart and never merged). The template is matched after
 the same cleaning as ingest. The whole file is one transaction.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,11 +17,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.ingest.clean import check
 from curator.core.enums import ImportKind, values
 from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.formats.jsonl import iter_jsonl, optional, read_bytes, require
 from curator.core.models import Template
+from curator.ingest.clean import check
 from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
 from curator.review.service import decide, get_assignment
@@ -64,13 +65,20 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
                 text = correction or obj.get("template")
                 if not isinstance(text, str):
                     raise InputError("a suggestion needs its text in 'correction' (or 'template')")
-                _, created = suggest(session, user, _with_relation(session, assignment, language, relation),
-                                     relation, text, source="import")
+                _, created = suggest(
+                    session,
+                    user,
+                    _with_relation(session, assignment, language, relation),
+                    relation,
+                    text,
+                    source="import",
+                )
             else:
                 template = _find_template(session, language, relation, require(obj, "template", str, where, number))
                 item = add_item(session, assignment, template)
-                _, created = decide(session, user, get_assignment(session, user, language), item, kind, correction,
-                                    source="import")
+                _, created = decide(
+                    session, user, get_assignment(session, user, language), item, kind, correction, source="import"
+                )
         except CuratorError as exc:
             raise InputError(where, exc.message, line=number) from None
         summary.stored += created
@@ -87,8 +95,12 @@ def _slug(name: str) -> str:
 
 def _with_relation(session: Session, assignment, language: str, relation: str):
     """Suggestions are per relation: make sure the relation is in the reviewer's sample."""
-    template = session.scalar(select(Template).where(Template.language == language, Template.relation_id == relation,
-                                                     Template.is_candidate).order_by(Template.id).limit(1))
+    template = session.scalar(
+        select(Template)
+        .where(Template.language == language, Template.relation_id == relation, Template.is_candidate)
+        .order_by(Template.id)
+        .limit(1)
+    )
     if template is None:
         raise NotFound(f"no candidate templates for {language}/{relation}")
     add_item(session, assignment, template)
@@ -98,8 +110,11 @@ def _with_relation(session: Session, assignment, language: str, relation: str):
 def _find_template(session: Session, language: str, relation: str, text: str) -> Template:
     outcome = check(text, language, keep_invisible=True)  # data: matched with its invisible characters
     cleaned = outcome.cleaned or text
-    template = session.scalar(select(Template).where(Template.language == language, Template.relation_id == relation,
-                                                     Template.text == cleaned))
+    template = session.scalar(
+        select(Template).where(
+            Template.language == language, Template.relation_id == relation, Template.text == cleaned
+        )
+    )
     if template is None:
         raise NotFound(f"no template {cleaned!r} in {language}/{relation}")
     return template

@@ -10,6 +10,7 @@ take "relations covered", "candidates" and "patterns" from, so the three pages a
 - patterns: the candidates in usable relations, i.e. what `release build` snapshots;
 - phrases: patterns × tuples summed over relations, as stored by the coverage step.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import InputError
-from curator.core.models import (Comment, LanguageCoverage, RelationCoverage, Template, TemplateSignal, User)
+from curator.core.models import Comment, LanguageCoverage, RelationCoverage, Template, TemplateSignal, User
 from curator.quality.signals import BANDS, band, risk
 from curator.review.stats import standing_decisions
 
@@ -45,14 +46,17 @@ def language_counts(session: Session, codes: list[str] | None = None) -> dict[st
     """{code: counts} for every language with coverage or candidates (or only `codes`)."""
     coverage = {c.language: c for c in session.scalars(select(LanguageCoverage))}
     usable: dict[str, set[str]] = defaultdict(set)
-    for lang, rel in session.execute(select(RelationCoverage.language, RelationCoverage.relation_id)
-                                     .where(RelationCoverage.usable)):
+    for lang, rel in session.execute(
+        select(RelationCoverage.language, RelationCoverage.relation_id).where(RelationCoverage.usable)
+    ):
         usable[lang].add(rel)
     candidates: dict[str, int] = defaultdict(int)
     patterns: dict[str, int] = defaultdict(int)
-    for lang, rel, n in session.execute(select(Template.language, Template.relation_id, func.count())
-                                        .where(Template.is_candidate)
-                                        .group_by(Template.language, Template.relation_id)):
+    for lang, rel, n in session.execute(
+        select(Template.language, Template.relation_id, func.count())
+        .where(Template.is_candidate)
+        .group_by(Template.language, Template.relation_id)
+    ):
         candidates[lang] += n
         if rel in usable[lang]:
             patterns[lang] += n
@@ -61,8 +65,14 @@ def language_counts(session: Session, codes: list[str] | None = None) -> dict[st
         if codes is not None and lang not in codes:
             continue
         c = coverage.get(lang)
-        out[lang] = LanguageCounts(lang, bool(c and c.included), len(usable.get(lang, ())), candidates.get(lang, 0),
-                                   patterns.get(lang, 0), c.phrases if c else 0)
+        out[lang] = LanguageCounts(
+            lang,
+            bool(c and c.included),
+            len(usable.get(lang, ())),
+            candidates.get(lang, 0),
+            patterns.get(lang, 0),
+            c.phrases if c else 0,
+        )
     return out
 
 
@@ -111,7 +121,7 @@ class RowFilter:
     order: str = "relation"  # relation | risk
     page: int = 1
 
-    def check(self) -> "RowFilter":
+    def check(self) -> RowFilter:
         if self.decision and self.decision not in DECISION_FILTERS:
             raise InputError(f"decision must be one of {', '.join(DECISION_FILTERS)}, not {self.decision!r}")
         if self.band and self.band not in RISK_BANDS:
@@ -161,31 +171,51 @@ def _reviewer(user: User | None) -> tuple[str, str]:
     return (user.name or user.email), user.email
 
 
-def language_rows(session: Session, code: str, flt: RowFilter | None = None,
-                  page_size: int = PAGE_SIZE) -> LanguagePage:
+def language_rows(
+    session: Session, code: str, flt: RowFilter | None = None, page_size: int = PAGE_SIZE
+) -> LanguagePage:
     """Every candidate template of `code` with its reviewers' standing decisions, comments and
     risk; those matching `flt`, one page of them."""
     flt = (flt or RowFilter()).check()
-    usable = set(session.scalars(select(RelationCoverage.relation_id).where(RelationCoverage.language == code,
-                                                                            RelationCoverage.usable)))
+    usable = set(
+        session.scalars(
+            select(RelationCoverage.relation_id).where(RelationCoverage.language == code, RelationCoverage.usable)
+        )
+    )
     rows: dict[int, TemplateRow] = {}
-    for t, s in session.execute(select(Template, TemplateSignal)
-                                .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
-                                .where(Template.language == code, Template.is_candidate)
-                                .order_by(Template.relation_id, Template.first_position, Template.text)):
+    for t, s in session.execute(
+        select(Template, TemplateSignal)
+        .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)
+        .where(Template.language == code, Template.is_candidate)
+        .order_by(Template.relation_id, Template.first_position, Template.text)
+    ):
         score = risk(t.votes, s)
-        rows[t.id] = TemplateRow(t.id, t.relation_id, t.text, t.votes, list(t.systems or []), t.repaired,
-                                 t.relation_id in usable, score, band(score), s)
+        rows[t.id] = TemplateRow(
+            t.id,
+            t.relation_id,
+            t.text,
+            t.votes,
+            list(t.systems or []),
+            t.repaired,
+            t.relation_id in usable,
+            score,
+            band(score),
+            s,
+        )
     users = {u.id: u for u in session.scalars(select(User))}
     for _, user_id, template_id, decision, correction, _, _ in standing_decisions(session, code):
         if template_id in rows:
             name, email = _reviewer(users.get(user_id))
             rows[template_id].decisions.append(ReviewerDecision(name, email, decision, correction))
     relation_comments: dict[str, list[dict]] = defaultdict(list)
-    for c in session.scalars(select(Comment).where(Comment.language == code, Comment.retracted.is_(False))
-                             .order_by(Comment.id)):
-        entry = {"reviewer": _reviewer(users.get(c.user_id))[0], "text": c.text,
-                 "created": c.created_at.isoformat(timespec="minutes").replace("T", " ")}
+    for c in session.scalars(
+        select(Comment).where(Comment.language == code, Comment.retracted.is_(False)).order_by(Comment.id)
+    ):
+        entry = {
+            "reviewer": _reviewer(users.get(c.user_id))[0],
+            "text": c.text,
+            "created": c.created_at.isoformat(timespec="minutes").replace("T", " "),
+        }
         if c.template_id is None:
             if not flt.relation or flt.relation == c.relation_id:
                 relation_comments[c.relation_id].append(entry)
@@ -197,6 +227,13 @@ def language_rows(session: Session, code: str, flt: RowFilter | None = None,
     matched = [r for r in every if flt.matches(r)]
     pages = max(1, math.ceil(len(matched) / page_size))
     page = min(flt.page, pages)
-    return LanguagePage(code, matched[(page - 1) * page_size: page * page_size], len(every), len(matched), page,
-                        pages, sorted({r.relation for r in every}), dict(relation_comments))
-
+    return LanguagePage(
+        code,
+        matched[(page - 1) * page_size : page * page_size],
+        len(every),
+        len(matched),
+        page,
+        pages,
+        sorted({r.relation for r in every}),
+        dict(relation_comments),
+    )

@@ -1,6 +1,7 @@
 """A reviewer's queue and progress: the items in order with their standing decisions, the next
 undecided one, and the counts and time left every screen shows — for the hot path (a decision
 and what comes next) in one statement (`progress_and_next`)."""
+
 from __future__ import annotations
 
 import functools
@@ -25,25 +26,42 @@ class QueueItem:
     correction: str | None
 
     def to_dict(self) -> dict:
-        return dict(id=self.id, position=self.position, relation=self.relation, template=self.template,
-                    decision=self.decision, correction=self.correction)
+        return dict(
+            id=self.id,
+            position=self.position,
+            relation=self.relation,
+            template=self.template,
+            decision=self.decision,
+            correction=self.correction,
+        )
 
 
 def current_decision_id(item_id_column):
     """The id of an item's standing decision (the latest not retracted), as a correlated subquery."""
-    return (select(func.max(Decision.id)).where(Decision.item_id == item_id_column, Decision.retracted.is_(False))
-            .correlate(AssignmentItem).scalar_subquery())
+    return (
+        select(func.max(Decision.id))
+        .where(Decision.item_id == item_id_column, Decision.retracted.is_(False))
+        .correlate(AssignmentItem)
+        .scalar_subquery()
+    )
 
 
 def queue(session: Session, assignment: Assignment) -> list[QueueItem]:
     current = current_decision_id(AssignmentItem.id)
     rows = session.execute(
-        select(AssignmentItem.id, AssignmentItem.position, AssignmentItem.relation_id, Template.text,
-               Decision.decision, Decision.correction)
+        select(
+            AssignmentItem.id,
+            AssignmentItem.position,
+            AssignmentItem.relation_id,
+            Template.text,
+            Decision.decision,
+            Decision.correction,
+        )
         .join(Template, Template.id == AssignmentItem.template_id)
         .outerjoin(Decision, Decision.id == current)
         .where(AssignmentItem.assignment_id == assignment.id)
-        .order_by(AssignmentItem.position)).all()
+        .order_by(AssignmentItem.position)
+    ).all()
     return [QueueItem(*row) for row in rows]
 
 
@@ -61,8 +79,9 @@ def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueIte
 
 def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
     if items is not None:
-        return _progress(len(items), sum(i.decision is not None for i in items),
-                         session.scalars(_seconds(assignment.id)))
+        return _progress(
+            len(items), sum(i.decision is not None for i in items), session.scalars(_seconds(assignment.id))
+        )
     return progress_and_next(session, assignment)[0]
 
 
@@ -79,39 +98,59 @@ def progress_and_next(session: Session, assignment: Assignment, after: int | Non
 def _progress_query():
     """`progress_and_next`'s statement, built once; `after` None: from the start."""
     assignment_id = bindparam("assignment_id")
-    undecided = (select(AssignmentItem.id)
-                 .where(AssignmentItem.assignment_id == assignment_id,
-                        ~select(Decision.id).where(Decision.item_id == AssignmentItem.id,
-                                                   Decision.retracted.is_(False)).exists())
-                 .order_by(AssignmentItem.position).limit(1))
+    undecided = (
+        select(AssignmentItem.id)
+        .where(
+            AssignmentItem.assignment_id == assignment_id,
+            ~select(Decision.id).where(Decision.item_id == AssignmentItem.id, Decision.retracted.is_(False)).exists(),
+        )
+        .order_by(AssignmentItem.position)
+        .limit(1)
+    )
     upcoming = func.coalesce(  # COALESCE stops at the first found; position > NULL finds none
         undecided.where(AssignmentItem.position > bindparam("after", type_=Integer)).scalar_subquery(),
-        undecided.scalar_subquery())
+        undecided.scalar_subquery(),
+    )
     head = select(
-        select(func.count()).select_from(AssignmentItem)
-        .where(AssignmentItem.assignment_id == assignment_id).scalar_subquery().label("total"),
+        select(func.count())
+        .select_from(AssignmentItem)
+        .where(AssignmentItem.assignment_id == assignment_id)
+        .scalar_subquery()
+        .label("total"),
         select(func.count(func.distinct(Decision.item_id)))
         .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
         .where(AssignmentItem.assignment_id == assignment_id, Decision.retracted.is_(False))
-        .scalar_subquery().label("done"),
-        upcoming.label("next")).subquery()
+        .scalar_subquery()
+        .label("done"),
+        upcoming.label("next"),
+    ).subquery()
     paces = _seconds(assignment_id).subquery()
     return select(head.c.total, head.c.done, head.c.next, paces.c.seconds).select_from(head).outerjoin(paces, true())
 
 
 def _seconds(assignment_id):
     """The standing decisions' times in the assignment (the reviewer's pace)."""
-    return (select(Decision.seconds).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-            .where(AssignmentItem.assignment_id == assignment_id, Decision.seconds.is_not(None),
-                   Decision.retracted.is_(False)))
+    return (
+        select(Decision.seconds)
+        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+        .where(
+            AssignmentItem.assignment_id == assignment_id, Decision.seconds.is_not(None), Decision.retracted.is_(False)
+        )
+    )
 
 
 def _progress(total: int, done: int, seconds) -> dict:
     paces = [s for s in seconds if s and s > 0]
     pace = statistics.median(paces) if paces else DEFAULT_SECONDS
     remaining = total - done
-    return dict(done=done, total=total, remaining=remaining, seconds_per_item=round(pace, 1),
-                estimate_seconds=round(pace * remaining), estimate_minutes=estimate_minutes(pace * remaining))
+    return dict(
+        done=done,
+        total=total,
+        remaining=remaining,
+        seconds_per_item=round(pace, 1),
+        estimate_seconds=round(pace * remaining),
+        estimate_minutes=estimate_minutes(pace * remaining),
+    )
 
 
 def estimate_minutes(seconds: float) -> int:

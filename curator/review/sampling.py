@@ -1,4 +1,5 @@
 """Reproducible per-reviewer samples (SPEC §3): per relation ⌈fraction·n⌉ templates, at least 2."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,8 @@ from sqlalchemy.orm import Session
 
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.languages import check_code
-from curator.ingest.store import bulk_insert
 from curator.core.models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
+from curator.ingest.store import bulk_insert
 
 DEFAULT_FRACTION = 0.5
 
@@ -31,8 +32,9 @@ def sample_templates(templates_by_relation: dict[str, list[int]], fraction: floa
     return chosen
 
 
-def risk_sample(templates_by_relation: dict[str, list[int]], fraction: float, seed: str,
-                risk: dict[int, float]) -> list[tuple[str, int]]:
+def risk_sample(
+    templates_by_relation: dict[str, list[int]], fraction: float, seed: str, risk: dict[int, float]
+) -> list[tuple[str, int]]:
     """Like `sample_templates`, but each relation contributes its riskiest templates and the
     queue starts with the riskiest overall, so a short session goes where errors are likeliest.
     Equal risks fall back to the seeded random order, so the sample stays reproducible."""
@@ -42,7 +44,7 @@ def risk_sample(templates_by_relation: dict[str, list[int]], fraction: float, se
         shuffled = random.Random(f"{seed}:{relation}").sample(ids, len(ids))
         tie = {t: i for i, t in enumerate(shuffled)}
         ranked = sorted(ids, key=lambda t: (-risk.get(t, 0.0), tie[t]))
-        chosen += [(relation, t, tie[t]) for t in ranked[:sample_size(len(ids), fraction)]]
+        chosen += [(relation, t, tie[t]) for t in ranked[: sample_size(len(ids), fraction)]]
     chosen.sort(key=lambda c: (-risk.get(c[1], 0.0), _relation_order(c[0]), c[2]))
     return [(relation, t) for relation, t, _ in chosen]
 
@@ -54,10 +56,14 @@ def _relation_order(relation: str) -> tuple[int, str]:
 
 def reviewable(session: Session, language: str) -> dict[str, list[int]]:
     """Candidate template ids per relation, in the relations usable in the language."""
-    usable = set(session.scalars(select(RelationCoverage.relation_id).where(RelationCoverage.language == language,
-                                                                            RelationCoverage.usable)))
-    rows = session.execute(select(Template.relation_id, Template.id).where(Template.language == language,
-                                                                           Template.is_candidate)).all()
+    usable = set(
+        session.scalars(
+            select(RelationCoverage.relation_id).where(RelationCoverage.language == language, RelationCoverage.usable)
+        )
+    )
+    rows = session.execute(
+        select(Template.relation_id, Template.id).where(Template.language == language, Template.is_candidate)
+    ).all()
     out: dict[str, list[int]] = {}
     for relation, template_id in rows:
         if relation in usable:
@@ -90,8 +96,9 @@ def assign(session: Session, user: User, language: str, fraction: float | None =
         raise InputError(f"fraction must be in (0, 1], not {fraction}")
     pool = reviewable(session, language)
     if not pool:
-        raise Conflict(f"language {language!r} has no candidate templates to review "
-                          "(ingest it and run `curator candidates build`)")
+        raise Conflict(
+            f"language {language!r} has no candidate templates to review (ingest it and run `curator candidates build`)"
+        )
     assignment = Assignment(user_id=user.id, language=language, fraction=fraction, seed=f"{language}:{user.id}")
     session.add(assignment)
     session.flush()
@@ -101,21 +108,35 @@ def assign(session: Session, user: User, language: str, fraction: float | None =
         sample = risk_sample(pool, fraction, assignment.seed, risks(session, language))
     else:
         sample = sample_templates(pool, fraction, assignment.seed)
-    bulk_insert(session, AssignmentItem.__table__, (
-        dict(assignment_id=assignment.id, template_id=t, relation_id=r, position=i, extra=False)
-        for i, (r, t) in enumerate(sample)))
+    bulk_insert(
+        session,
+        AssignmentItem.__table__,
+        (
+            dict(assignment_id=assignment.id, template_id=t, relation_id=r, position=i, extra=False)
+            for i, (r, t) in enumerate(sample)
+        ),
+    )
     return assignment
 
 
 def add_item(session: Session, assignment: Assignment, template: Template) -> AssignmentItem:
     """Make sure a template is in the assignment (legacy imports may cover unsampled ones)."""
-    item = session.scalar(select(AssignmentItem).where(AssignmentItem.assignment_id == assignment.id,
-                                                       AssignmentItem.template_id == template.id))
+    item = session.scalar(
+        select(AssignmentItem).where(
+            AssignmentItem.assignment_id == assignment.id, AssignmentItem.template_id == template.id
+        )
+    )
     if item is None:
-        last = session.scalar(select(func.max(AssignmentItem.position))
-                              .where(AssignmentItem.assignment_id == assignment.id))
-        item = AssignmentItem(assignment_id=assignment.id, template_id=template.id, relation_id=template.relation_id,
-                              position=(last if last is not None else -1) + 1, extra=True)
+        last = session.scalar(
+            select(func.max(AssignmentItem.position)).where(AssignmentItem.assignment_id == assignment.id)
+        )
+        item = AssignmentItem(
+            assignment_id=assignment.id,
+            template_id=template.id,
+            relation_id=template.relation_id,
+            position=(last if last is not None else -1) + 1,
+            extra=True,
+        )
         session.add(item)
         session.flush()
     return item

@@ -5,6 +5,7 @@ the importer and the tests all share them (the queue and progress: review.progre
 suggestions: review.suggestions; comments: review.comments). Resending a request (same request id, or the
 same decision as the current one) changes nothing.
 """
+
 from __future__ import annotations
 
 import functools
@@ -14,6 +15,24 @@ from sqlalchemy import and_, bindparam, false, func, inspect, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
+from curator.core.enums import DecisionKind, values
+from curator.core.errors import N_, Forbidden, InputError, NotFound
+from curator.core.models import (
+    Assignment,
+    AssignmentItem,
+    Decision,
+    EnglishPattern,
+    Relation,
+    Suggestion,
+    Template,
+    TemplateSignal,
+    TranslationLine,
+    Tuple,
+    TupleList,
+    User,
+)
+from curator.core.models.base import valid_id
+from curator.core.text import describe_char, first_control
 from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
@@ -21,12 +40,6 @@ from curator.ingest.relations import relation_title
 from curator.review.comments import list_comments
 from curator.review.progress import current_decision_id
 from curator.review.writes import check_request_id, insert_once
-from curator.core.enums import DecisionKind, values
-from curator.core.errors import N_, Forbidden, InputError, NotFound
-from curator.core.text import describe_char, first_control
-from curator.core.models import (Assignment, AssignmentItem, Decision, EnglishPattern, Relation, Suggestion, Template,
-                      TemplateSignal, TranslationLine, Tuple, TupleList, User)
-from curator.core.models.base import valid_id
 
 DECISIONS = values(DecisionKind)
 EXAMPLES = 3
@@ -34,8 +47,9 @@ EXAMPLES = 3
 
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
     languages.check_code(language)
-    assignment = session.scalar(select(Assignment).where(Assignment.user_id == user.id,
-                                                         Assignment.language == language))
+    assignment = session.scalar(
+        select(Assignment).where(Assignment.user_id == user.id, Assignment.language == language)
+    )
     if assignment is None:
         raise Forbidden(f"you are not reviewing {language!r}")
     return assignment
@@ -58,6 +72,7 @@ def user_id_of(user: User) -> int:
 class Target:
     """One item of the reviewer's sample with what a request about it needs, read in one
     statement (`find_item`): the review screen's hot path is counted in round trips."""
+
     assignment: Assignment
     item: AssignmentItem
     # held here so that the session (whose identity map keeps only weak references) still has them
@@ -69,8 +84,9 @@ class Target:
     standing: tuple[Decision | None, Decision | None] | None = None  # (replayed, current): see `decide`
 
 
-def find_item(session: Session, user: User, language: str, item_id: int, *, request_id: str | None = None,
-              deciding: bool = False) -> Target:
+def find_item(
+    session: Session, user: User, language: str, item_id: int, *, request_id: str | None = None, deciding: bool = False
+) -> Target:
     """`get_assignment` and `get_item` in one statement (the same Forbidden / NotFound), with the
     item's template and relation — and its quality signals to show it, or (`deciding`) the
     decision stored under `request_id` and the item's standing one to decide on it — loaded
@@ -79,9 +95,15 @@ def find_item(session: Session, user: User, language: str, item_id: int, *, requ
     languages.check_code(language)
     if deciding and request_id is not None:
         check_request_id(request_id)
-    row = session.execute(_find_item_query(deciding), {
-        "user_id": user_id_of(user), "language": language, "item_id": item_id if valid_id(item_id) else None,
-        **({"request_id": request_id} if deciding else {})}).first()
+    row = session.execute(
+        _find_item_query(deciding),
+        {
+            "user_id": user_id_of(user),
+            "language": language,
+            "item_id": item_id if valid_id(item_id) else None,
+            **({"request_id": request_id} if deciding else {}),
+        },
+    ).first()
     if row is None:
         raise Forbidden(f"you are not reviewing {language!r}")
     if row[2] is None:
@@ -97,17 +119,24 @@ def _find_item_query(deciding: bool):
     is a bound parameter; a None item id or request id matches nothing."""
     uid = bindparam("user_id")
     entities = [Assignment, User, AssignmentItem, Template, Relation]
-    query = (select().join_from(Assignment, User, User.id == Assignment.user_id)
-             .outerjoin(AssignmentItem, and_(AssignmentItem.assignment_id == Assignment.id,
-                                             AssignmentItem.id == bindparam("item_id")))
-             .outerjoin(Template, Template.id == AssignmentItem.template_id)
-             .outerjoin(Relation, Relation.id == AssignmentItem.relation_id))
+    query = (
+        select()
+        .join_from(Assignment, User, User.id == Assignment.user_id)
+        .outerjoin(
+            AssignmentItem,
+            and_(AssignmentItem.assignment_id == Assignment.id, AssignmentItem.id == bindparam("item_id")),
+        )
+        .outerjoin(Template, Template.id == AssignmentItem.template_id)
+        .outerjoin(Relation, Relation.id == AssignmentItem.relation_id)
+    )
     if deciding:
         replay, current = aliased(Decision), aliased(Decision)
         entities += [replay, current]
-        query = (query.outerjoin(replay, and_(replay.user_id == uid, replay.request_id == bindparam("request_id")))
-                 .outerjoin(current, and_(current.item_id == AssignmentItem.id,
-                                          current.id == current_decision_id(AssignmentItem.id))))
+        query = query.outerjoin(
+            replay, and_(replay.user_id == uid, replay.request_id == bindparam("request_id"))
+        ).outerjoin(
+            current, and_(current.item_id == AssignmentItem.id, current.id == current_decision_id(AssignmentItem.id))
+        )
     else:
         entities += [TemplateSignal, stored_params().scalar_subquery()]
         query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
@@ -117,65 +146,90 @@ def _find_item_query(deciding: bool):
 def _populate(template: str, subject: str, obj: str) -> list[dict]:
     """The template as parts, so the page can fill the slots without building HTML from data."""
     fill = {"[X]": ("X", subject), "[Y]": ("Y", obj)}
-    return [{"text": fill[p][1], "slot": fill[p][0]} if p in fill else {"text": p}
-            for p in PLACEHOLDER.split(template) if p]
+    return [
+        {"text": fill[p][1], "slot": fill[p][0]} if p in fill else {"text": p} for p in PLACEHOLDER.split(template) if p
+    ]
 
 
-def item_context(session: Session, user: User, assignment: Assignment, item: AssignmentItem,
-                 found: Target | None = None) -> dict:
+def item_context(
+    session: Session, user: User, assignment: Assignment, item: AssignmentItem, found: Target | None = None
+) -> dict:
     """Everything the review screen shows for one item (SPEC §3). `found`: what `find_item`
     read with the item (its signals and the candidates' parameters are then not read again)."""
     template = session.get(Template, item.template_id)
     relation = session.get(Relation, item.relation_id)
-    english = session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == relation.id)
-                              .order_by(EnglishPattern.position)).all()
+    english = session.scalars(
+        select(EnglishPattern).where(EnglishPattern.relation_id == relation.id).order_by(EnglishPattern.position)
+    ).all()
     params = found.params if found is not None else current_params(session)
     lines = template_sources(session, template, params)
     examples = session.execute(
         select(Tuple.sub_label, Tuple.obj_label)
         .join(TupleList, TupleList.id == Tuple.list_id)
-        .where(TupleList.language == template.language, TupleList.relation_id == template.relation_id,
-               TupleList.current, Tuple.from_english.is_(False))
-        .order_by(Tuple.position).limit(EXAMPLES)).all()
+        .where(
+            TupleList.language == template.language,
+            TupleList.relation_id == template.relation_id,
+            TupleList.current,
+            Tuple.from_english.is_(False),
+        )
+        .order_by(Tuple.position)
+        .limit(EXAMPLES)
+    ).all()
     history = session.scalars(select(Decision).where(Decision.item_id == item.id).order_by(Decision.id)).all()
-    suggestions = session.scalars(select(Suggestion).where(Suggestion.user_id == user.id,
-                                                           Suggestion.language == assignment.language,
-                                                           Suggestion.relation_id == relation.id,
-                                                           Suggestion.retracted.is_(False))
-                                  .order_by(Suggestion.id)).all()
+    suggestions = session.scalars(
+        select(Suggestion)
+        .where(
+            Suggestion.user_id == user.id,
+            Suggestion.language == assignment.language,
+            Suggestion.relation_id == relation.id,
+            Suggestion.retracted.is_(False),
+        )
+        .order_by(Suggestion.id)
+    ).all()
     current = next((d for d in reversed(history) if not d.retracted), None)
     mine = list_comments(session, user, assignment, relation=relation.id)
     return {
         "item": {"id": item.id, "position": item.position},
-        "language": {"code": assignment.language, "name": languages.name(assignment.language),
-                     "dir": languages.direction(assignment.language)},
-        "relation": {"id": relation.id, "lemma": relation.lemma, "title": relation_title(relation.id, relation.lemma),
-                     "english": [p.pattern for p in english]},
-        "template": {"id": template.id, "text": template.text, "votes": template.votes,
-                     "systems": template.systems},
+        "language": {
+            "code": assignment.language,
+            "name": languages.name(assignment.language),
+            "dir": languages.direction(assignment.language),
+        },
+        "relation": {
+            "id": relation.id,
+            "lemma": relation.lemma,
+            "title": relation_title(relation.id, relation.lemma),
+            "english": [p.pattern for p in english],
+        },
+        "template": {"id": template.id, "text": template.text, "votes": template.votes, "systems": template.systems},
         "signals": _signals(session, template, found.signal if found is not None else True),
         "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
         "examples": [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in examples],
         "decision": _decision_dict(current) if current else None,
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
-        "comments": {"item": [c for c in mine if c["template_id"] == template.id],
-                     "relation": [c for c in mine if c["template_id"] is None]},
+        "comments": {
+            "item": [c for c in mine if c["template_id"] == template.id],
+            "relation": [c for c in mine if c["template_id"] is None],
+        },
     }
 
 
-def template_sources(session: Session, template: Template,
-                     params: CandidateParams | None) -> list[tuple[str, str, list, str | None]]:
+def template_sources(
+    session: Session, template: Template, params: CandidateParams | None
+) -> list[tuple[str, str, list, str | None]]:
     """The MT lines that yield `template` under the rules its candidates were built with.
 
     The curator profile's outcome is stored per line, so SQL finds them; other profiles are
     re-run on the raw lines of the relation (a few dozen), so a template only the published
     rules make still shows where it came from and what was changed.
     """
-    lines = (select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern)
-             .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
-             .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id)
-             .order_by(TranslationLine.system, TranslationLine.line_no))
+    lines = (
+        select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern)
+        .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
+        .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id)
+        .order_by(TranslationLine.system, TranslationLine.line_no)
+    )
     if params is None or params.rules == "curator":
         key = case_key(template.text) if params is not None and params.keep_case else template.text
         return [tuple(row) for row in session.execute(lines.where(TranslationLine.cleaned == key))]
@@ -188,7 +242,7 @@ def template_sources(session: Session, template: Template,
     return out
 
 
-def _signals(session: Session, template: Template, signal: TemplateSignal | None | bool = True) -> dict:
+def _signals(session: Session, template: Template, signal: TemplateSignal | bool | None = True) -> dict:
     """Quality signals (SPEC §7) for the review screen: every registered check that has a value
     for this template, the risk they add up to, and the back-translation itself."""
     from curator.quality import checks
@@ -196,20 +250,35 @@ def _signals(session: Session, template: Template, signal: TemplateSignal | None
     if signal is True:  # not read yet
         signal = session.get(TemplateSignal, template.id)
     parts = checks.risk_components(template, signal)
-    out = {"repaired": template.repaired, "risk": round(checks.combine(parts), 3),
-           "components": {k: round(v, 3) for k, v in parts.items()}, "similarity": None,
-           "checks": checks.results(template, signal)}
+    out = {
+        "repaired": template.repaired,
+        "risk": round(checks.combine(parts), 3),
+        "components": {k: round(v, 3) for k, v in parts.items()},
+        "similarity": None,
+        "checks": checks.results(template, signal),
+    }
     if signal is not None and signal.similarity is not None:
-        out.update(similarity=round(signal.similarity, 3), back_translation=signal.back_translation,
-                   english=signal.english, warn=checks.CHECKS["similarity"].warns(signal.similarity, signal),
-                   system=signal.back_system)
+        out.update(
+            similarity=round(signal.similarity, 3),
+            back_translation=signal.back_translation,
+            english=signal.english,
+            warn=checks.CHECKS["similarity"].warns(signal.similarity, signal),
+            system=signal.back_system,
+        )
     return out
 
 
 def _decision_dict(d: Decision) -> dict:
-    return {"id": d.id, "item_id": d.item_id, "decision": d.decision, "correction": d.correction,
-            "seconds": d.seconds, "created_at": d.created_at.isoformat(timespec="seconds"),
-            "retracted": d.retracted, "source": d.source}
+    return {
+        "id": d.id,
+        "item_id": d.item_id,
+        "decision": d.decision,
+        "correction": d.correction,
+        "seconds": d.seconds,
+        "created_at": d.created_at.isoformat(timespec="seconds"),
+        "retracted": d.retracted,
+        "source": d.source,
+    }
 
 
 def keeps_case(session: Session) -> bool:
@@ -231,8 +300,13 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
         raise InputError(N_("That template is too long (%(limit)s characters at most)."), params={"limit": 500})
     control = first_control(text)  # before cleaning, which would fold a tab into a space
     if control is not None:
-        raise InputError(N_("Not saved: the template contains an invisible character (%(character)s). "
-                            "Type it without invisible characters."), params={"character": describe_char(control)})
+        raise InputError(
+            N_(
+                "Not saved: the template contains an invisible character (%(character)s). "
+                "Type it without invisible characters."
+            ),
+            params={"character": describe_char(control)},
+        )
     outcome = check_keep_case(text, language) if keep_case else check(text, language)
     if not outcome.valid:
         raise _invalid_template(outcome.reason or "")
@@ -245,26 +319,45 @@ def _invalid_template(reason: str) -> InputError:
 
     repeated = re.fullmatch(r"(\[[XY]\]) appears (\d+) times", reason)
     if reason == "missing [X]":
-        return InputError(N_("Not saved: it needs the subject slot [X]. "
-                             "A template has exactly one [X], one [Y] and some words."), params={})
+        return InputError(
+            N_("Not saved: it needs the subject slot [X]. A template has exactly one [X], one [Y] and some words."),
+            params={},
+        )
     if reason == "missing [Y]":
-        return InputError(N_("Not saved: it needs the object slot [Y]. "
-                             "A template has exactly one [X], one [Y] and some words."), params={})
+        return InputError(
+            N_("Not saved: it needs the object slot [Y]. A template has exactly one [X], one [Y] and some words."),
+            params={},
+        )
     if repeated:
-        return InputError(N_("Not saved: %(slot)s appears %(count)s times. "
-                             "A template has exactly one [X], one [Y] and some words."),
-                          params={"slot": repeated.group(1), "count": int(repeated.group(2))})
+        return InputError(
+            N_("Not saved: %(slot)s appears %(count)s times. A template has exactly one [X], one [Y] and some words."),
+            params={"slot": repeated.group(1), "count": int(repeated.group(2))},
+        )
     if reason == "no text besides the placeholders":
-        return InputError(N_("Not saved: there are no words besides [X] and [Y]. "
-                             "A template has exactly one [X], one [Y] and some words."), params={})
-    return InputError(N_("Not saved: %(reason)s. A template has exactly one [X], one [Y] and some words."),
-                      params={"reason": reason})
+        return InputError(
+            N_(
+                "Not saved: there are no words besides [X] and [Y]. "
+                "A template has exactly one [X], one [Y] and some words."
+            ),
+            params={},
+        )
+    return InputError(
+        N_("Not saved: %(reason)s. A template has exactly one [X], one [Y] and some words."), params={"reason": reason}
+    )
 
 
-def decide(session: Session, user: User, assignment: Assignment, item: AssignmentItem, decision: str,
-           correction: str | None = None, seconds: float | None = None, request_id: str | None = None,
-           source: str = "web",
-           standing: tuple[Decision | None, Decision | None] | None = None) -> tuple[Decision, bool]:
+def decide(
+    session: Session,
+    user: User,
+    assignment: Assignment,
+    item: AssignmentItem,
+    decision: str,
+    correction: str | None = None,
+    seconds: float | None = None,
+    request_id: str | None = None,
+    source: str = "web",
+    standing: tuple[Decision | None, Decision | None] | None = None,
+) -> tuple[Decision, bool]:
     """Store a decision; returns (decision, created). Resends are no-ops. `standing`: the
     decision stored under `request_id` and the item's standing one, when the caller read them
     already (`find_item(deciding=True)`, in the same unit of work)."""
@@ -286,21 +379,35 @@ def decide(session: Session, user: User, assignment: Assignment, item: Assignmen
         seconds = min(float(seconds), 3600.0)
     if current is not None and current.decision == decision and current.correction == cleaned:
         return current, False
-    row = Decision(item_id=item.id, user_id=user_id_of(user), template_id=template.id, language=assignment.language,
-                   relation_id=item.relation_id, decision=decision, correction_raw=raw, correction=cleaned,
-                   seconds=seconds, source=source, request_id=request_id)
+    row = Decision(
+        item_id=item.id,
+        user_id=user_id_of(user),
+        template_id=template.id,
+        language=assignment.language,
+        relation_id=item.relation_id,
+        decision=decision,
+        correction_raw=raw,
+        correction=cleaned,
+        seconds=seconds,
+        source=source,
+        request_id=request_id,
+    )
     return insert_once(session, row)
 
 
-def _standing(session: Session, user: User, item: AssignmentItem,
-              request_id: str | None) -> tuple[Decision | None, Decision | None]:
+def _standing(
+    session: Session, user: User, item: AssignmentItem, request_id: str | None
+) -> tuple[Decision | None, Decision | None]:
     """(the decision this user stored under `request_id`, the item's standing decision), in one query."""
     uid = user_id_of(user)
     if request_id is not None:
         check_request_id(request_id)
     mine = and_(Decision.user_id == uid, Decision.request_id == request_id) if request_id is not None else false()
-    standing_id = (select(func.max(Decision.id)).where(Decision.item_id == item.id, Decision.retracted.is_(False))
-                   .scalar_subquery())
+    standing_id = (
+        select(func.max(Decision.id))
+        .where(Decision.item_id == item.id, Decision.retracted.is_(False))
+        .scalar_subquery()
+    )
     rows = session.scalars(select(Decision).where(or_(mine, Decision.id == standing_id))).all()
     known = next((d for d in rows if request_id is not None and d.user_id == uid and d.request_id == request_id), None)
     # the standing decision is among the rows whenever there is one, and has the highest id of them
@@ -312,10 +419,15 @@ def undo(session: Session, user: User, assignment: Assignment) -> Decision | Non
     """Retract the reviewer's latest standing decision in this language (kept in history)."""
     from curator.core.models.base import utcnow
 
-    latest = session.scalar(select(Decision).join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-                            .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id,
-                                   Decision.retracted.is_(False))
-                            .order_by(Decision.id.desc()).limit(1))
+    latest = session.scalar(
+        select(Decision)
+        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+        .where(
+            AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id, Decision.retracted.is_(False)
+        )
+        .order_by(Decision.id.desc())
+        .limit(1)
+    )
     if latest is not None:
         latest.retracted, latest.retracted_at = True, utcnow()
         session.flush()
@@ -334,16 +446,26 @@ def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
 
     `superseded`: a later decision on the same item stands instead (it is not undone);
     `retracted`: undone. Neither counts; `standing` is the one that does."""
-    rows = session.execute(select(Decision, Template.text).join(Template, Template.id == Decision.template_id)
-                           .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-                           .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
-                           .order_by(Decision.id.desc())).all()
+    rows = session.execute(
+        select(Decision, Template.text)
+        .join(Template, Template.id == Decision.template_id)
+        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+        .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
+        .order_by(Decision.id.desc())
+    ).all()
     titles = relation_titles_of(session, (d.relation_id for d, _ in rows))
     current: dict[int, int] = {}
     for d, _ in rows:
         if not d.retracted:
             current[d.item_id] = max(current.get(d.item_id, 0), d.id)
-    return [{**_decision_dict(d), "template": text, "relation": d.relation_id,
-             "relation_title": titles[d.relation_id],
-             "superseded": not d.retracted and current.get(d.item_id) != d.id,
-             "standing": not d.retracted and current.get(d.item_id) == d.id} for d, text in rows]
+    return [
+        {
+            **_decision_dict(d),
+            "template": text,
+            "relation": d.relation_id,
+            "relation_title": titles[d.relation_id],
+            "superseded": not d.retracted and current.get(d.item_id) != d.id,
+            "standing": not d.retracted and current.get(d.item_id) == d.id,
+        }
+        for d, text in rows
+    ]

@@ -6,6 +6,7 @@ Cohen's kappa over accept / amend / reject, pooled over all pairs of the languag
 "Unsure" decisions are counted apart (`unsure`): they are not verdicts, so they are left out
 of the shares, of agreement and of the merge (release/merge.py).
 """
+
 from __future__ import annotations
 
 import csv
@@ -50,8 +51,12 @@ class LanguageReview:
         return getattr(self, kind) / self.decided if self.decided else None
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "accepted_share": self.share("accepted"), "amended_share": self.share("amended"),
-                "rejected_share": self.share("rejected")}
+        return {
+            **asdict(self),
+            "accepted_share": self.share("accepted"),
+            "amended_share": self.share("amended"),
+            "rejected_share": self.share("rejected"),
+        }
 
 
 @dataclass
@@ -88,10 +93,24 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
 
 def standing_decisions(session: Session, language: str | None = None) -> list[tuple]:
     """(language, user_id, template_id, decision, correction, seconds) of every standing decision."""
-    latest = (select(func.max(Decision.id)).where(Decision.retracted.is_(False))
-              .group_by(Decision.user_id, Decision.template_id))
-    query = select(Decision.language, Decision.user_id, Decision.template_id, Decision.decision, Decision.correction,
-                   Decision.seconds, Decision.id).where(Decision.id.in_(latest)).order_by(Decision.id)
+    latest = (
+        select(func.max(Decision.id))
+        .where(Decision.retracted.is_(False))
+        .group_by(Decision.user_id, Decision.template_id)
+    )
+    query = (
+        select(
+            Decision.language,
+            Decision.user_id,
+            Decision.template_id,
+            Decision.decision,
+            Decision.correction,
+            Decision.seconds,
+            Decision.id,
+        )
+        .where(Decision.id.in_(latest))
+        .order_by(Decision.id)
+    )
     if language is not None:
         query = query.where(Decision.language == language)
     return [tuple(r) for r in session.execute(query)]
@@ -104,9 +123,10 @@ def review_summary(session: Session, languages: list[str] | None = None) -> Revi
         return rows.setdefault(lang, LanguageReview(lang))
 
     for lang, reviewers, assigned in session.execute(
-            select(Assignment.language, func.count(func.distinct(Assignment.user_id)), func.count(AssignmentItem.id))
-            .join(AssignmentItem, AssignmentItem.assignment_id == Assignment.id, isouter=True)
-            .group_by(Assignment.language)):
+        select(Assignment.language, func.count(func.distinct(Assignment.user_id)), func.count(AssignmentItem.id))
+        .join(AssignmentItem, AssignmentItem.assignment_id == Assignment.id, isouter=True)
+        .group_by(Assignment.language)
+    ):
         row(lang).reviewers, row(lang).assigned = reviewers, assigned
     by_template: dict[str, dict[int, dict[int, str]]] = defaultdict(lambda: defaultdict(dict))
     seconds: dict[str, list[float]] = defaultdict(list)
@@ -118,15 +138,17 @@ def review_summary(session: Session, languages: list[str] | None = None) -> Revi
             seconds[lang].append(secs)
         if decision in VERDICTS:
             by_template[lang][template_id][user_id] = decision
-    for lang, n in session.execute(select(Suggestion.language, func.count()).where(Suggestion.retracted.is_(False))
-                                   .group_by(Suggestion.language)):
+    for lang, n in session.execute(
+        select(Suggestion.language, func.count()).where(Suggestion.retracted.is_(False)).group_by(Suggestion.language)
+    ):
         row(lang).suggestions = n
     for lang, r in rows.items():
         if seconds[lang]:
             r.median_seconds = round(statistics.median(seconds[lang]), 1)
             r.total_minutes = round(sum(seconds[lang]) / 60, 1)
-        pairs = [(votes[a], votes[b]) for votes in by_template[lang].values()
-                 for a, b in combinations(sorted(votes), 2)]
+        pairs = [
+            (votes[a], votes[b]) for votes in by_template[lang].values() for a, b in combinations(sorted(votes), 2)
+        ]
         r.pairs_compared = len(pairs)
         if pairs:
             r.agreement = sum(a == b for a, b in pairs) / len(pairs)
@@ -135,9 +157,25 @@ def review_summary(session: Session, languages: list[str] | None = None) -> Revi
     return ReviewSummary([rows[code] for code in wanted])
 
 
-CSV_COLUMNS = ("language", "reviewers", "assigned", "done", "accepted", "amended", "rejected", "unsure", "accepted_share",
-               "amended_share", "rejected_share", "suggestions", "median_seconds", "total_minutes",
-               "pairs_compared", "agreement", "kappa")
+CSV_COLUMNS = (
+    "language",
+    "reviewers",
+    "assigned",
+    "done",
+    "accepted",
+    "amended",
+    "rejected",
+    "unsure",
+    "accepted_share",
+    "amended_share",
+    "rejected_share",
+    "suggestions",
+    "median_seconds",
+    "total_minutes",
+    "pairs_compared",
+    "agreement",
+    "kappa",
+)
 
 
 def summary_csv(summary: ReviewSummary) -> str:
@@ -146,6 +184,7 @@ def summary_csv(summary: ReviewSummary) -> str:
     writer.writerow(CSV_COLUMNS)
     for r in summary.languages:
         d = r.to_dict()
-        writer.writerow(["" if d[c] is None else (f"{d[c]:.4f}" if isinstance(d[c], float) else d[c])
-                         for c in CSV_COLUMNS])
+        writer.writerow(
+            ["" if d[c] is None else (f"{d[c]:.4f}" if isinstance(d[c], float) else d[c]) for c in CSV_COLUMNS]
+        )
     return out.getvalue()

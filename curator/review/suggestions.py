@@ -4,6 +4,7 @@ Like decisions they are stored at most once per request id, validated as templat
 (`service.validate_template`, in the candidates' case) and never deleted: withdrawing marks
 them retracted, and merges add only the standing ones.
 """
+
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -16,21 +17,40 @@ from curator.review.service import keeps_case, relation_titles_of, validate_temp
 from curator.review.writes import check_in_sample, insert_once, replayed
 
 
-def suggest(session: Session, user: User, assignment: Assignment, relation: str, text: str,
-            request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
+def suggest(
+    session: Session,
+    user: User,
+    assignment: Assignment,
+    relation: str,
+    text: str,
+    request_id: str | None = None,
+    source: str = "web",
+) -> tuple[Suggestion, bool]:
     check_in_sample(session, assignment, relation)
     known = replayed(session, Suggestion, user, request_id)
     if known is not None:
         return known, False
     cleaned = validate_template(text, assignment.language, keeps_case(session))
-    same = session.scalar(select(Suggestion).where(Suggestion.user_id == user.id,
-                                                   Suggestion.language == assignment.language,
-                                                   Suggestion.relation_id == relation, Suggestion.text == cleaned,
-                                                   Suggestion.retracted.is_(False)))
+    same = session.scalar(
+        select(Suggestion).where(
+            Suggestion.user_id == user.id,
+            Suggestion.language == assignment.language,
+            Suggestion.relation_id == relation,
+            Suggestion.text == cleaned,
+            Suggestion.retracted.is_(False),
+        )
+    )
     if same is not None:
         return same, False
-    row = Suggestion(user_id=user.id, language=assignment.language, relation_id=relation, text_raw=text,
-                     text=cleaned, source=source, request_id=request_id)
+    row = Suggestion(
+        user_id=user.id,
+        language=assignment.language,
+        relation_id=relation,
+        text_raw=text,
+        text=cleaned,
+        source=source,
+        request_id=request_id,
+    )
     return insert_once(session, row)
 
 
@@ -50,8 +70,15 @@ def withdraw_suggestion(session: Session, user: User, assignment: Assignment, su
     return row
 
 
-def edit_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int, text: str,
-                    request_id: str | None = None, source: str = "web") -> tuple[Suggestion, bool]:
+def edit_suggestion(
+    session: Session,
+    user: User,
+    assignment: Assignment,
+    suggestion_id: int,
+    text: str,
+    request_id: str | None = None,
+    source: str = "web",
+) -> tuple[Suggestion, bool]:
     """Replace a suggestion's text: the new text is validated and added first, then the old one
     withdrawn, so a refused text changes nothing. Returns (new suggestion, created); the old one
     itself when the text is unchanged (nothing to do)."""
@@ -63,9 +90,16 @@ def edit_suggestion(session: Session, user: User, assignment: Assignment, sugges
         except InputError:
             cleaned = None
         done = cleaned is not None and session.scalar(
-            select(Suggestion).where(Suggestion.user_id == user.id, Suggestion.language == old.language,
-                                     Suggestion.relation_id == old.relation_id, Suggestion.text == cleaned,
-                                     Suggestion.retracted.is_(False)).limit(1))
+            select(Suggestion)
+            .where(
+                Suggestion.user_id == user.id,
+                Suggestion.language == old.language,
+                Suggestion.relation_id == old.relation_id,
+                Suggestion.text == cleaned,
+                Suggestion.retracted.is_(False),
+            )
+            .limit(1)
+        )
         if done:
             return done, False
         raise InputError(N_("That suggestion was withdrawn already."), params={})
@@ -80,10 +114,21 @@ def edit_suggestion(session: Session, user: User, assignment: Assignment, sugges
 
 def list_suggestions(session: Session, user: User, assignment: Assignment) -> list[dict]:
     """Your standing suggestions in the language, by relation then age."""
-    rows = session.scalars(select(Suggestion).where(Suggestion.user_id == user.id,
-                                                    Suggestion.language == assignment.language,
-                                                    Suggestion.retracted.is_(False))
-                           .order_by(Suggestion.relation_id, Suggestion.id)).all()
+    rows = session.scalars(
+        select(Suggestion)
+        .where(
+            Suggestion.user_id == user.id, Suggestion.language == assignment.language, Suggestion.retracted.is_(False)
+        )
+        .order_by(Suggestion.relation_id, Suggestion.id)
+    ).all()
     titles = relation_titles_of(session, (s.relation_id for s in rows))
-    return [{"id": s.id, "relation": s.relation_id, "relation_title": titles[s.relation_id], "text": s.text,
-             "created_at": s.created_at.isoformat(timespec="seconds")} for s in rows]
+    return [
+        {
+            "id": s.id,
+            "relation": s.relation_id,
+            "relation_title": titles[s.relation_id],
+            "text": s.text,
+            "created_at": s.created_at.isoformat(timespec="seconds"),
+        }
+        for s in rows
+    ]

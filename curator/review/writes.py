@@ -6,6 +6,7 @@ Decisions (review.service), suggestions (review.suggestions) and comments (revie
 each carry a `request_id` unique per user; a client that lost the answer sends the same
 request again and gets the stored row back, never a second one.
 """
+
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -49,8 +50,11 @@ def insert_once(session: Session, row) -> tuple:
             session.add(row)
     except IntegrityError:
         model = type(row)
-        known = None if row.request_id is None else session.scalar(
-            select(model).where(model.user_id == row.user_id, model.request_id == row.request_id))
+        known = (
+            None
+            if row.request_id is None
+            else session.scalar(select(model).where(model.user_id == row.user_id, model.request_id == row.request_id))
+        )
         if known is None:
             raise
         return known, False
@@ -59,7 +63,10 @@ def insert_once(session: Session, row) -> tuple:
 
 def check_in_sample(session: Session, assignment: Assignment, relation: str) -> None:
     """NotFound unless `relation` has a template in this assignment's sample."""
-    in_sample = session.scalar(select(AssignmentItem.id).where(AssignmentItem.assignment_id == assignment.id,
-                                                               AssignmentItem.relation_id == relation).limit(1))
+    in_sample = session.scalar(
+        select(AssignmentItem.id)
+        .where(AssignmentItem.assignment_id == assignment.id, AssignmentItem.relation_id == relation)
+        .limit(1)
+    )
     if in_sample is None:
         raise NotFound(f"relation {relation!r} is not in your sample")

@@ -1,4 +1,5 @@
 """One error type for translation failures, always naming the system and what went wrong."""
+
 from __future__ import annotations
 
 from curator.core.errors import CuratorError

@@ -9,6 +9,7 @@ but sometimes spell differently. Restoration is tolerant of what systems do to t
 placeholder spellings of `curator/ingest/placeholders.json`) and answers None when a slot
 is missing or doubled, which is the caller's cue to fall back to segment translation.
 """
+
 from __future__ import annotations
 
 import html
@@ -55,7 +56,8 @@ class TagScheme:
         element = re.compile(
             rf"{_MARKS}*{lt}{_SPACE}{tag}(?![\w-])(?P<attrs>[^<>＜＞]*?)"
             rf"(?:/{_SPACE}{gt}|{gt}(?P<inner>[^<>＜＞]*?){lt}{_SPACE}/{_SPACE}{tag}{_SPACE}{gt}){_MARKS}*",
-            re.IGNORECASE)
+            re.IGNORECASE,
+        )
         stray = re.compile(rf"{_MARKS}*{lt}{_SPACE}/?{_SPACE}{tag}(?![\w-])[^<>＜＞]*{gt}{_MARKS}*", re.IGNORECASE)
         return element, stray
 
@@ -71,7 +73,7 @@ class TagScheme:
         for match, slot in zip(found, slots):
             if slot is None:
                 return None
-            pieces.append(html.unescape(stray.sub("", text[last:match.start()])))
+            pieces.append(html.unescape(stray.sub("", text[last : match.start()])))
             pieces.append(f"[{slot}]")
             last = match.end()
         pieces.append(html.unescape(stray.sub("", text[last:])))

@@ -5,24 +5,25 @@ order, exactly what `curator ingest translations` reads. Each is written to a te
 name and renamed, so a file that exists is complete; a re-run skips complete files and a
 failed relation is recorded and left for the next run while the others go on.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages as language_codes
+from curator.core.errors import Conflict, NotFound
 from curator.core.formats.atomic import atomic_write
-from curator.ingest.placeholders import repair
 from curator.core.models import EnglishPattern, TupleList
+from curator.ingest.placeholders import repair
 from curator.translate.backends.base import Translator
 from curator.translate.errors import TranslationError
 from curator.translate.templates import translate_templates_detailed
-from curator.core.errors import Conflict, NotFound
 
 SOURCE_LANGUAGE = "en"
 
@@ -87,15 +88,23 @@ def is_complete(path: Path, expected: int) -> bool:
         return sum(1 for line in fh if line.strip()) == expected
 
 
-def translate_to_files(translator: Translator, english: dict[str, list[EnglishRow]], targets: Iterable[str],
-                       out: str | Path, echo: Callable[[str], None] = lambda _: None) -> RunSummary:
+def translate_to_files(
+    translator: Translator,
+    english: dict[str, list[EnglishRow]],
+    targets: Iterable[str],
+    out: str | Path,
+    echo: Callable[[str], None] = lambda _: None,
+) -> RunSummary:
     """Translate every relation into every target language; failures are collected, not raised."""
     out = Path(out)
     summary = RunSummary(translator.name, out)
     for raw in targets:
         language = language_codes.canonical(raw)
-        todo = [rel for rel, rows in english.items()
-                if not is_complete(output_path(out, translator.name, language, rel), len(rows))]
+        todo = [
+            rel
+            for rel, rows in english.items()
+            if not is_complete(output_path(out, translator.name, language, rel), len(rows))
+        ]
         summary.skipped += len(english) - len(todo)
         if not todo:
             echo(f"{language}: all {len(english)} relations already translated")
@@ -109,12 +118,18 @@ def translate_to_files(translator: Translator, english: dict[str, list[EnglishRo
         for rel in todo:
             rows = english[rel]
             try:
-                results = translate_templates_detailed(translator, [r.pattern for r in rows], SOURCE_LANGUAGE,
-                                                       language)
-                lines = [json.dumps({"pattern": t.text, "lemma": r.lemma, "extended_lemma": r.extended_lemma,
-                                     "tense": r.tense}, ensure_ascii=False) for r, t in zip(rows, results)]
-                atomic_write(output_path(out, translator.name, language, rel),
-                             "".join(line + "\n" for line in lines).encode("utf-8"))
+                results = translate_templates_detailed(translator, [r.pattern for r in rows], SOURCE_LANGUAGE, language)
+                lines = [
+                    json.dumps(
+                        {"pattern": t.text, "lemma": r.lemma, "extended_lemma": r.extended_lemma, "tense": r.tense},
+                        ensure_ascii=False,
+                    )
+                    for r, t in zip(rows, results)
+                ]
+                atomic_write(
+                    output_path(out, translator.name, language, rel),
+                    "".join(line + "\n" for line in lines).encode("utf-8"),
+                )
             except (TranslationError, OSError) as exc:
                 summary.failures.append(Failure(language, rel, str(exc)))
                 echo(f"{language}/{rel}: failed: {exc}")
@@ -135,8 +150,7 @@ def languages_without_tuples(session: Session, codes: Iterable[str]) -> list[str
 
 def failure_table(failures: list[Failure]) -> list[str]:
     """The failures as an aligned text table: language, relation, error."""
-    rows = [("language", "relation", "error")] + [(f.language, f.relation, " ".join(f.error.split()))
-                                                   for f in failures]
+    rows = [("language", "relation", "error")] + [(f.language, f.relation, " ".join(f.error.split())) for f in failures]
     width_lang = max(len(r[0]) for r in rows)
     width_rel = max(len(r[1]) for r in rows)
     return [f"{a:<{width_lang}}  {b:<{width_rel}}  {c}" for a, b, c in rows]

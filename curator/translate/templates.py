@@ -6,6 +6,7 @@ segment by segment and joined around the slots in the English order: a worse sen
 (word order can be wrong) but a usable one, and each such line is marked `fallback` so
 callers can count them and reviewers know where to look.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,15 +14,16 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from curator.translate.protect import SLOT, has_slots_once
 from curator.core.errors import InputError
+from curator.translate.protect import SLOT, has_slots_once
 
 if TYPE_CHECKING:
     from curator.translate.backends.base import Translator
 
 # written without spaces between words: no spaces around the slots either
-NO_SPACE_LANGUAGES = frozenset({"ja", "zh", "zh-hans", "zh-hant", "zh-classical", "th", "lo", "km", "my", "bo",
-                                "yue", "wuu"})
+NO_SPACE_LANGUAGES = frozenset(
+    {"ja", "zh", "zh-hans", "zh-hant", "zh-classical", "th", "lo", "km", "my", "bo", "yue", "wuu"}
+)
 _OPENING = re.escape("([{«“‘¿¡\"'")
 _CLOSING = re.escape(".,;:!?。、)]}»”’\"'")
 # an affix attached with a hyphen or apostrophe ("[Y]-ban", "[X]'in") belongs to the slot: no space there
@@ -47,8 +49,9 @@ def translate_templates(translator: Translator, templates: list[str], source: st
     return [t.text for t in translate_templates_detailed(translator, templates, source, target)]
 
 
-def translate_templates_detailed(translator: Translator, templates: list[str], source: str, target: str
-                                 ) -> list[TemplateTranslation]:
+def translate_templates_detailed(
+    translator: Translator, templates: list[str], source: str, target: str
+) -> list[TemplateTranslation]:
     """Like `translate_templates`, saying per template whether the fallback was needed."""
     for i, template in enumerate(templates):
         if not has_slots_once(template):
@@ -59,12 +62,12 @@ def translate_templates_detailed(translator: Translator, templates: list[str], s
     results: list[TemplateTranslation | None] = []
     for template, raw in zip(templates, raws):
         restored = scheme.restore(raw, target)
-        results.append(None if restored is None else
-                       TemplateTranslation(respace(restored, template, target), "protected", raw))
+        results.append(
+            None if restored is None else TemplateTranslation(respace(restored, template, target), "protected", raw)
+        )
     missing = [i for i, r in enumerate(results) if r is None]
     if missing:
-        for i, text in zip(missing, translate_by_segments(translator, [templates[i] for i in missing], source,
-                                                          target)):
+        for i, text in zip(missing, translate_by_segments(translator, [templates[i] for i in missing], source, target)):
             results[i] = TemplateTranslation(text, "fallback", raws[i])
     return [r for r in results if r is not None]
 
@@ -103,9 +106,9 @@ def respace(text: str, template: str, target: str) -> str:
     for slot in ("X", "Y"):
         token = re.escape(f"[{slot}]")
         at = template.index(f"[{slot}]")
-        if template[at - 1:at].isspace():
+        if template[at - 1 : at].isspace():
             text = re.sub(rf"(?<=[^\s{_OPENING}{_AFFIX}]){token}", f" [{slot}]", text)
-        if template[at + 3:at + 4].isspace():
+        if template[at + 3 : at + 4].isspace():
             text = re.sub(rf"{token}(?=[^\s{_CLOSING}{_AFFIX}])", f"[{slot}] ", text)
     return text
 

@@ -4,6 +4,7 @@
 and session factory, and registers the shared request handling (`context`), the error
 handlers (`errors`) and the blueprints. Nothing in the stage services imports this package.
 """
+
 from __future__ import annotations
 
 from flask import Flask
@@ -21,9 +22,9 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     from curator.web import admin, api, auth, errors, guidance, probe, release, review
     from curator.web.context import init_web
     from curator.web.i18n import init_i18n
-    from curator.web.request_body import read_body_first
     from curator.web.limits import init_limits
     from curator.web.marks import init_marks
+    from curator.web.request_body import read_body_first
 
     app = Flask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
@@ -32,8 +33,9 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.config.from_mapping(config)
     app.extensions["curator.settings"] = settings
     # one pooled connection per thread of the worker (PostgreSQL; a small overflow beside it)
-    engine = make_engine(app.config["DATABASE_URL"], busy_timeout=float(app.config["BUSY_TIMEOUT"]),
-                         pool_size=int(app.config["THREADS"]))
+    engine = make_engine(
+        app.config["DATABASE_URL"], busy_timeout=float(app.config["BUSY_TIMEOUT"]), pool_size=int(app.config["THREADS"])
+    )
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)

@@ -1,4 +1,5 @@
 """Maintainer pages: coverage overview, a language's candidates, reviewers and invitations."""
+
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -9,15 +10,15 @@ from sqlalchemy import func, select
 from curator.core import languages
 from curator.core.errors import Busy, CuratorError
 from curator.core.models import Language, LanguageCoverage, Relation, TranslationLine, User
+from curator.core.models.base import utcnow
 from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, set_queue_order
-from curator.web import fields
-from curator.web.context import db, write
-from curator.web.errors import status_for
 from curator.review.accounts import create_invite, pending_invites, resend_invite, revoke_invite
 from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
-from curator.web.auth import maintainer_required
 from curator.review.progress import progress, queue
-from curator.core.models.base import utcnow
+from curator.web import fields
+from curator.web.auth import maintainer_required
+from curator.web.context import db, write
+from curator.web.errors import status_for
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -27,11 +28,17 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 def overview():
     session = db()
     coverage = session.scalars(select(LanguageCoverage).order_by(LanguageCoverage.language)).all()
-    lines = dict(session.execute(select(TranslationLine.language, func.count())
-                                 .group_by(TranslationLine.language)).all())
-    return render_template("overview.html", coverage=coverage, lines=lines, languages=languages,
-                           counts=language_counts(session),
-                           relations=session.scalar(select(func.count()).select_from(Relation)))
+    lines = dict(
+        session.execute(select(TranslationLine.language, func.count()).group_by(TranslationLine.language)).all()
+    )
+    return render_template(
+        "overview.html",
+        coverage=coverage,
+        lines=lines,
+        languages=languages,
+        counts=language_counts(session),
+        relations=session.scalar(select(func.count()).select_from(Relation)),
+    )
 
 
 FILTER_KEYS = ("q", "decision", "disagreement", "unsure", "band", "relation", "order")
@@ -54,17 +61,34 @@ def language(code: str):
     session = db()
     args = _filter_args()
     page_number = fields.query_int("page", 1)  # absent or empty `page=`: the first page
-    flt = RowFilter(q=args.get("q", ""), decision=args.get("decision", ""), disagreement=_switch(args, "disagreement"),
-                    unsure=_switch(args, "unsure"), band=args.get("band", ""), relation=args.get("relation", ""),
-                    order=args.get("order", "relation"), page=page_number)
+    flt = RowFilter(
+        q=args.get("q", ""),
+        decision=args.get("decision", ""),
+        disagreement=_switch(args, "disagreement"),
+        unsure=_switch(args, "unsure"),
+        band=args.get("band", ""),
+        relation=args.get("relation", ""),
+        order=args.get("order", "relation"),
+        page=page_number,
+    )
     result = language_rows(session, code, flt)
     counts = language_counts(session, [code]).get(code)
     language_row = session.get(Language, code)
-    return render_template("language.html", code=code, name=languages.name(code), dir=languages.direction(code),
-                           coverage=session.get(LanguageCoverage, code), counts=counts, result=result, args=args,
-                           decisions=DECISION_FILTERS, bands=RISK_BANDS,
-                           queue_order=language_row.queue_order if language_row else "random",
-                           warn=WARN_SIMILARITY, orders=QUEUE_ORDERS)
+    return render_template(
+        "language.html",
+        code=code,
+        name=languages.name(code),
+        dir=languages.direction(code),
+        coverage=session.get(LanguageCoverage, code),
+        counts=counts,
+        result=result,
+        args=args,
+        decisions=DECISION_FILTERS,
+        bands=RISK_BANDS,
+        queue_order=language_row.queue_order if language_row else "random",
+        warn=WARN_SIMILARITY,
+        orders=QUEUE_ORDERS,
+    )
 
 
 @bp.post("/languages/<code>/queue-order")
@@ -82,7 +106,9 @@ def queue_order(code: str):
         if request.form["order"] == "risk":
             message = _("New reviewers of %(language)s get their sample riskiest first.", language=languages.name(code))
         else:
-            message = _("New reviewers of %(language)s get their sample in random order.", language=languages.name(code))
+            message = _(
+                "New reviewers of %(language)s get their sample in random order.", language=languages.name(code)
+            )
         flash(message, "info")
     return redirect(url_for("admin.language", code=code))
 
@@ -93,14 +119,27 @@ def _reviewers_page(link: str | None = None, form: dict | None = None, status: i
     rows = []
     for user in users:
         for assignment in user.assignments:
-            rows.append(dict(user=user, language=assignment.language, **progress(session, assignment,
-                                                                                  queue(session, assignment))))
+            rows.append(
+                dict(
+                    user=user, language=assignment.language, **progress(session, assignment, queue(session, assignment))
+                )
+            )
         if not user.assignments:
             rows.append(dict(user=user, language=None))
-    codes = session.scalars(select(LanguageCoverage.language).where(LanguageCoverage.included)
-                            .order_by(LanguageCoverage.language)).all()
-    return render_template("reviewers.html", rows=rows, invites=pending_invites(session), link=link, codes=codes,
-                           languages=languages, form=form or {}, now=utcnow(), resent=resent), status
+    codes = session.scalars(
+        select(LanguageCoverage.language).where(LanguageCoverage.included).order_by(LanguageCoverage.language)
+    ).all()
+    return render_template(
+        "reviewers.html",
+        rows=rows,
+        invites=pending_invites(session),
+        link=link,
+        codes=codes,
+        languages=languages,
+        form=form or {},
+        now=utcnow(),
+        resent=resent,
+    ), status
 
 
 @bp.route("/reviewers", methods=["GET", "POST"])
@@ -110,12 +149,17 @@ def reviewers():
         return _reviewers_page()
     codes = request.form.getlist("languages") or request.form.get("language_codes", "").replace(",", " ").split()
     fraction = request.form.get("fraction", "").strip()
-    form = {"email": request.form.get("email", ""), "languages": codes, "fraction": fraction,
-            "role": request.form.get("role", "reviewer")}
+    form = {
+        "email": request.form.get("email", ""),
+        "languages": codes,
+        "fraction": fraction,
+        "role": request.form.get("role", "reviewer"),
+    }
     try:
         with write() as session:
-            token = create_invite(session, codes, current_user, form["email"], form["role"],
-                                     float(fraction) if fraction else None)[1]
+            token = create_invite(
+                session, codes, current_user, form["email"], form["role"], float(fraction) if fraction else None
+            )[1]
     except Busy:
         raise
     except CuratorError as exc:

@@ -2,6 +2,7 @@
 
 Every value from the URL or the body goes through `fields` (type, length, range) before a
 service sees it, so a malformed request is a JSON 422/404/400, never a 500."""
+
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify
@@ -10,12 +11,12 @@ from flask_login import current_user, login_required
 from curator.core import languages
 from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
+from curator.review import comments, guidelines, service, suggestions
+from curator.review import progress as queueing
 from curator.web import fields
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
 from curator.web.review import with_time_left
-from curator.review import comments, guidelines, service, suggestions
-from curator.review import progress as queueing
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -42,9 +43,18 @@ def _source() -> str:
 @login_required
 def me():
     session = db()
-    return jsonify(id=current_user.id, email=current_user.email, name=current_user.name, role=current_user.role,
-                   languages=[dict(code=a.language, name=languages.name(a.language),
-                                   progress=with_time_left(queueing.progress(session, a))) for a in current_user.assignments])
+    return jsonify(
+        id=current_user.id,
+        email=current_user.email,
+        name=current_user.name,
+        role=current_user.role,
+        languages=[
+            dict(
+                code=a.language, name=languages.name(a.language), progress=with_time_left(queueing.progress(session, a))
+            )
+            for a in current_user.assignments
+        ],
+    )
 
 
 @bp.get("/languages/<lang>/queue")
@@ -54,9 +64,12 @@ def queue(lang: str):
     assignment = service.get_assignment(session, current_user, _lang(lang))
     items = queueing.queue(session, assignment)
     upcoming = queueing.next_undecided(items)
-    return jsonify(items=[i.to_dict() for i in items], progress=with_time_left(queueing.progress(session, assignment, items)),
-                   next=upcoming.id if upcoming else None,
-                   guidelines_seen=assignment.guidelines_seen_at is not None)
+    return jsonify(
+        items=[i.to_dict() for i in items],
+        progress=with_time_left(queueing.progress(session, assignment, items)),
+        next=upcoming.id if upcoming else None,
+        guidelines_seen=assignment.guidelines_seen_at is not None,
+    )
 
 
 @bp.get("/languages/<lang>/items/<int:item_id>")
@@ -66,8 +79,9 @@ def item(lang: str, item_id: int):
     found = service.find_item(session, current_user, _lang(lang), fields.row_id(item_id))
     assignment = found.assignment
     context = service.item_context(session, current_user, assignment, found.item, found)
-    context["probe"] = probe_hint(current_app.config.get("RUNS_DIR"), assignment.language, context["relation"]["id"],
-                                  context["template"]["text"])
+    context["probe"] = probe_hint(
+        current_app.config.get("RUNS_DIR"), assignment.language, context["relation"]["id"], context["template"]["text"]
+    )
     return jsonify(context)
 
 
@@ -84,11 +98,22 @@ def decide(lang: str, item_id: int):
     # progress and the next item (one statement) — 8 round trips in all with the sign-in check
     with write() as session:
         found = service.find_item(session, current_user, lang, item_id, request_id=request_id, deciding=True)
-        decision, created = service.decide(session, current_user, found.assignment, found.item, kind, correction,
-                                           seconds, request_id, source, standing=found.standing)
+        decision, created = service.decide(
+            session,
+            current_user,
+            found.assignment,
+            found.item,
+            kind,
+            correction,
+            seconds,
+            request_id,
+            source,
+            standing=found.standing,
+        )
         progress, upcoming = queueing.progress_and_next(session, found.assignment, after=found.item.position)
-    return jsonify(decision=service._decision_dict(decision), created=created, progress=with_time_left(progress),
-                   next=upcoming), 201 if created else 200
+    return jsonify(
+        decision=service._decision_dict(decision), created=created, progress=with_time_left(progress), next=upcoming
+    ), 201 if created else 200
 
 
 @bp.post("/languages/<lang>/undo")
@@ -98,8 +123,10 @@ def undo(lang: str):
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         undone = service.undo(session, current_user, assignment)
-    return jsonify(undone=service._decision_dict(undone) if undone else None,
-                   progress=with_time_left(queueing.progress(session, assignment)))
+    return jsonify(
+        undone=service._decision_dict(undone) if undone else None,
+        progress=with_time_left(queueing.progress(session, assignment)),
+    )
 
 
 @bp.post("/languages/<lang>/relations/<relation>/suggestions")
@@ -109,10 +136,12 @@ def suggest(lang: str, relation: str):
     text, request_id = fields.text(body, "text", TEXT), _request_id(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
-        suggestion, created = suggestions.suggest(session, current_user, assignment, relation, text, request_id,
-                                              _source())
-    return jsonify(suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text},
-                   created=created), 201 if created else 200
+        suggestion, created = suggestions.suggest(
+            session, current_user, assignment, relation, text, request_id, _source()
+        )
+    return jsonify(
+        suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text}, created=created
+    ), 201 if created else 200
 
 
 @bp.post("/languages/<lang>/suggestions/<int:suggestion_id>/withdraw")
@@ -130,8 +159,9 @@ def withdraw_suggestion(lang: str, suggestion_id: int):
 def get_guidelines(lang: str):
     session = db()
     assignment = service.get_assignment(session, current_user, _lang(lang))
-    return jsonify(text=guidelines.get_guidelines(session, assignment.language),
-                   seen=assignment.guidelines_seen_at is not None)
+    return jsonify(
+        text=guidelines.get_guidelines(session, assignment.language), seen=assignment.guidelines_seen_at is not None
+    )
 
 
 @bp.post("/languages/<lang>/guidelines/seen")
@@ -157,8 +187,9 @@ def comment_item(lang: str, item_id: int):
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         found = service.get_item(session, assignment, item_id)
-        comment, created = comments.add_comment(session, current_user, assignment, text, item=found,
-                                                request_id=request_id, source=_source())
+        comment, created = comments.add_comment(
+            session, current_user, assignment, text, item=found, request_id=request_id, source=_source()
+        )
         return _comment_reply(comment, created)
 
 
@@ -169,8 +200,9 @@ def comment_relation(lang: str, relation: str):
     text, request_id = fields.text(body, "text", TEXT), _request_id(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
-        comment, created = comments.add_comment(session, current_user, assignment, text, relation=relation,
-                                                request_id=request_id, source=_source())
+        comment, created = comments.add_comment(
+            session, current_user, assignment, text, relation=relation, request_id=request_id, source=_source()
+        )
         return _comment_reply(comment, created)
 
 

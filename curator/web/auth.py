@@ -4,6 +4,7 @@ signing out revokes it, a password change revokes all of the account's, so a cop
 or remember cookie stops working (web/context.py's user loader), and the API token is revoked.
 Sign-in, invitations and wrong current passwords on the account page are rate-limited
 (web/limits.py)."""
+
 from __future__ import annotations
 
 from functools import wraps
@@ -13,10 +14,16 @@ from flask import Blueprint, abort, current_app, flash, redirect, render_templat
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
-from curator.web.context import db, write
-from curator.review.accounts import (accept_invite, authenticate, change_password, end_login_session,
-                                     open_invite, start_login_session)
 from curator.core.errors import Busy, CuratorError
+from curator.review.accounts import (
+    accept_invite,
+    authenticate,
+    change_password,
+    end_login_session,
+    open_invite,
+    start_login_session,
+)
+from curator.web.context import db, write
 from curator.web.errors import status_for, translated
 from curator.web.i18n import LOCALES, remember_locale, select_locale
 
@@ -30,6 +37,7 @@ def maintainer_required(view):
         if not current_user.is_maintainer:
             abort(403)
         return view(*args, **kwargs)
+
     return wrapper
 
 
@@ -37,8 +45,14 @@ def _safe_next(target: str | None) -> str:
     """Only same-site paths: an open redirect would let a link send people elsewhere after sign-in."""
     # a backslash too: browsers read "/\\evil.org" as "//evil.org"; control characters (a tab or
     # newline inside "/\t/evil.org") are dropped by browsers before they read the URL
-    if (target and target.startswith("/") and not target.startswith("//") and "\\" not in target
-            and not any(ord(c) < 32 or ord(c) == 127 for c in target) and not urlsplit(target).netloc):
+    if (
+        target
+        and target.startswith("/")
+        and not target.startswith("//")
+        and "\\" not in target
+        and not any(ord(c) < 32 or ord(c) == 127 for c in target)
+        and not urlsplit(target).netloc
+    ):
         return target
     return url_for("review.home")
 
@@ -102,8 +116,9 @@ def invite(token: str):
             return render_template("invite.html", invite=invitation, form=form, signed_in=None), 422
         try:
             with write() as session:
-                user = accept_invite(session, token, form.get("email", ""), form.get("name", ""),
-                                     form.get("password", ""), signed_in)
+                user = accept_invite(
+                    session, token, form.get("email", ""), form.get("name", ""), form.get("password", ""), signed_in
+                )
         except Busy:
             raise  # a 503 with Retry-After (web/errors.py)
         except CuratorError as exc:

@@ -30,6 +30,7 @@ Responses are written by the thread with a `read_timeout` limit for each write. 
 requests work (the bytes after one request stay buffered for the next). TLS is not handled
 here (nginx terminates it): with gunicorn's own TLS the worker behaves as gunicorn's.
 """
+
 from __future__ import annotations
 
 import errno
@@ -37,9 +38,10 @@ import re
 import selectors
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
@@ -50,8 +52,7 @@ MAX_LINGERING = 1000  # closing connections drained at once per worker; beyond, 
 RECV = 256 * 1024  # bytes read from a connection per readiness event
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 BARE_LF = re.compile(rb"(?<!\r)\n")
-REASONS = {400: "Bad Request", 408: "Request Timeout", 411: "Length Required",
-           431: "Request Header Fields Too Large"}
+REASONS = {400: "Bad Request", 408: "Request Timeout", 411: "Length Required", 431: "Request Header Fields Too Large"}
 
 
 class Refused(Exception):
@@ -130,14 +131,14 @@ class BufferedSocket:
         self.closed = False
 
     def recv(self, size: int, flags: int = 0) -> bytes:
-        data = bytes(self.inbox[:min(size, self.ready)])
-        del self.inbox[:len(data)]
+        data = bytes(self.inbox[: min(size, self.ready)])
+        del self.inbox[: len(data)]
         self.ready -= len(data)
         return data
 
     def recv_into(self, buffer, nbytes: int = 0, flags: int = 0) -> int:
         data = self.recv(nbytes or len(buffer))
-        buffer[:len(data)] = data
+        buffer[: len(data)] = data
         return len(data)
 
     def setblocking(self, flag: bool) -> None:
@@ -211,8 +212,9 @@ class BufferingThreadWorker(ThreadWorker):
         if self.cfg.is_ssl:
             return super().enqueue_req(conn)
         if not isinstance(conn.sock, BufferedSocket):
-            conn.sock = BufferedSocket(conn.sock, self.read_timeout,
-                                       linger=partial(self.method_queue.defer, self.linger))
+            conn.sock = BufferedSocket(
+                conn.sock, self.read_timeout, linger=partial(self.method_queue.defer, self.linger)
+            )
         sock = conn.sock
         if sock.ready:  # complete: its turn for a thread
             conn.data_ready = True  # gunicorn's thread would otherwise wait for the socket to be readable
@@ -274,9 +276,11 @@ class BufferingThreadWorker(ThreadWorker):
     def refuse(self, conn, status: int):
         self.stop_arriving(conn)
         text = f"{REASONS[status]}\n".encode()
-        _send_now(conn.sock.sock, b"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                                  b"Content-Length: %d\r\nConnection: close\r\n\r\n%s"
-                  % (status, REASONS[status].encode(), len(text), text))
+        _send_now(
+            conn.sock.sock,
+            b"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (status, REASONS[status].encode(), len(text), text),
+        )
         try:
             conn.sock.sock.shutdown(socket.SHUT_WR)
         except OSError:
@@ -293,8 +297,11 @@ class BufferingThreadWorker(ThreadWorker):
             if deadline > now:
                 break
             if conn.sock.inbox:
-                self.log.warning("closed a connection from %s: its request did not arrive within %g s",
-                                 _peer(conn.sock), self.read_timeout)
+                self.log.warning(
+                    "closed a connection from %s: its request did not arrive within %g s",
+                    _peer(conn.sock),
+                    self.read_timeout,
+                )
                 self.refuse(conn, 408)
             else:  # nothing sent at all (a browser's spare connection, say): close without a word
                 self.stop_arriving(conn)
@@ -346,8 +353,11 @@ class BufferingThreadWorker(ThreadWorker):
     def handle(self, conn):
         keepalive = super().handle(conn)
         sock = conn.sock
-        if keepalive is True and isinstance(sock, BufferedSocket) and (
-                sock.withheld or sock.ready or conn.parser.unreader.buf.getvalue()):
+        if (
+            keepalive is True
+            and isinstance(sock, BufferedSocket)
+            and (sock.withheld or sock.ready or conn.parser.unreader.buf.getvalue())
+        ):
             # a body left unread on the network, or gunicorn's parser and `read_head` disagree
             # on where the request ended: where the next one starts is unknown, so close
             return False

@@ -1,5 +1,6 @@
 """What every page and endpoint shares: the request's database session, sign-in, CSRF,
 security headers, and error pages. Blueprints live with their stage."""
+
 from __future__ import annotations
 
 from flask import Flask, current_app, g, has_request_context, jsonify, request
@@ -33,7 +34,6 @@ def db() -> Session:
     return g.db
 
 
-
 def write():
     """The request's unit of work: `with write() as session:` commits at the end of the block,
     rolls back on any error, and takes SQLite's write lock at its start (see core.db)."""
@@ -57,7 +57,7 @@ def _load_user(login_session: str):
 def bearer_token() -> str | None:
     """The token of an `Authorization: Bearer <token>` header, or None."""
     header = request.headers.get("Authorization", "")
-    return header[len("Bearer "):].strip() if header.startswith("Bearer ") else None
+    return header[len("Bearer ") :].strip() if header.startswith("Bearer ") else None
 
 
 @login_manager.request_loader
@@ -138,9 +138,10 @@ def init_web(app: Flask) -> None:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")  # invitation tokens live in URLs
-        response.headers.setdefault("Content-Security-Policy",
-                                    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
-                                    "frame-ancestors 'none'")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        )
         return response
 
     @app.get("/favicon.ico")

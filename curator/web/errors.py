@@ -7,6 +7,7 @@ review screen (and scripts) retry the same request; a rate limit answers 429 wit
 Retry-After; an unexpected exception answers 500 (JSON under /api/) after rolling the
 request's transaction back.
 """
+
 from __future__ import annotations
 
 import logging
@@ -28,14 +29,24 @@ log = logging.getLogger(__name__)
 
 # most specific first: the first class the error is an instance of wins
 STATUS: tuple[tuple[type[CuratorError], int], ...] = (
-    (Gone, 410), (NotFound, 404), (Forbidden, 403), (Conflict, 409), (InputError, 422),
-    (Busy, 503), (Unreadable, 500), (CuratorError, 400))
+    (Gone, 410),
+    (NotFound, 404),
+    (Forbidden, 403),
+    (Conflict, 409),
+    (InputError, 422),
+    (Busy, 503),
+    (Unreadable, 500),
+    (CuratorError, 400),
+)
 RETRY_AFTER = 2  # seconds; SQLite's write lock is held for milliseconds per transaction
 
 # what a bare abort(status) says (lazy: translated when shown, in the page's language)
-FRIENDLY = {403: _l("You do not have access to this page."), 404: _l("Page not found."),
-            405: _l("Method not allowed."),
-            500: _l("Something went wrong on our side; it has been logged. Please try again.")}
+FRIENDLY = {
+    403: _l("You do not have access to this page."),
+    404: _l("Page not found."),
+    405: _l("Method not allowed."),
+    500: _l("Something went wrong on our side; it has been logged. Please try again."),
+}
 
 # the error page: a title and a plain explanation of what happened and what to do next
 TITLES = {
@@ -55,8 +66,10 @@ TITLES = {
 }
 EXPLAIN = {
     400: _l("Reload the page and try again."),
-    403: _l("This page is for another role or another language. If you think you should see it, ask the "
-            "maintainer who invited you."),
+    403: _l(
+        "This page is for another role or another language. If you think you should see it, ask the "
+        "maintainer who invited you."
+    ),
     404: _l("The address may be mistyped, or the page was moved or removed."),
     409: _l("Someone else changed the same thing. Reload the page to see the current state."),
     410: _l("Ask the person who sent it for a new one."),
@@ -81,9 +94,14 @@ def error_response(message: str, status: int, headers: dict | None = None):
         explain = EXPLAIN.get(status)
         if status in (403, 404, 405) and message == str(FRIENDLY[status]):
             message = ""  # a bare abort: the title says it already
-        response = render_template("error.html", message=message, status=status, title=str(title),
-                                   explain=str(explain) if explain and str(explain) != message else None,
-                                   back=_same_site_referrer())
+        response = render_template(
+            "error.html",
+            message=message,
+            status=status,
+            title=str(title),
+            explain=str(explain) if explain and str(explain) != message else None,
+            back=_same_site_referrer(),
+        )
     return response, status, headers or {}
 
 
@@ -153,8 +171,9 @@ def unstorable_value(exc: DataError):
 
 @bp.app_errorhandler(CSRFError)
 def csrf_error(exc: CSRFError):
-    return error_response(_("The form was refused: %(reason)s Reload the page and try again.",
-                            reason=exc.description), 400)
+    return error_response(
+        _("The form was refused: %(reason)s Reload the page and try again.", reason=exc.description), 400
+    )
 
 
 @bp.app_errorhandler(HTTPException)

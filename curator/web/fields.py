@@ -5,6 +5,7 @@ bits), and each of those used to surface as a 500. Here each is an `InputError` 
 the field; the services keep their own rules (what a template is, which decisions exist).
 The URL's integers are bounded here too: `BoundedInt` is the app's `<int:…>` converter
 (web/context.py registers it), `query_int` reads an integer query parameter."""
+
 from __future__ import annotations
 
 import math
@@ -64,8 +65,9 @@ class BoundedInt(IntegerConverter):
     """The app's `<int:…>` converter: werkzeug's, bounded to what a database integer holds
     (SQLite raises OverflowError beyond 2**63 - 1), so a larger number matches no route: 404."""
 
-    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = MAX_ID,
-                 signed: bool = False) -> None:
+    def __init__(
+        self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = MAX_ID, signed: bool = False
+    ) -> None:
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
@@ -81,8 +83,10 @@ def query_int(name: str, default: int, low: int = 1, high: int = MAX_ID) -> int:
     except ValueError:
         value = None
     if value is None or not low <= value <= high:
-        raise InputError(N_("%(name)s must be a whole number from %(low)s to %(high)s."),
-                         params={"name": name, "low": low, "high": high})
+        raise InputError(
+            N_("%(name)s must be a whole number from %(low)s to %(high)s."),
+            params={"name": name, "low": low, "high": high},
+        )
     return value
 
 

@@ -1,4 +1,5 @@
 """Maintainers edit a language's review guidelines (the default text until they do)."""
+
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -29,13 +30,28 @@ def edit(code: str):
             raise  # 503 with Retry-After (web/errors.py), not a message
         except CuratorError as exc:
             flash(exc.message, "error")
-            return render_template("guidelines_edit.html", code=code, name=name, text=text or "",
-                                   custom=True, default=guidelines.DEFAULT_GUIDELINES), 422
-        flash(_("The guidelines for %(language)s are back to the default.", language=name) if reset
-              else _("Guidelines for %(language)s saved.", language=name), "info")
+            return render_template(
+                "guidelines_edit.html",
+                code=code,
+                name=name,
+                text=text or "",
+                custom=True,
+                default=guidelines.DEFAULT_GUIDELINES,
+            ), 422
+        flash(
+            _("The guidelines for %(language)s are back to the default.", language=name)
+            if reset
+            else _("Guidelines for %(language)s saved.", language=name),
+            "info",
+        )
         return redirect(url_for("guidance.edit", code=code))
     session = db()
-    return render_template("guidelines_edit.html", code=code, name=name,
-                           text=guidelines.get_guidelines(session, code), custom=guidelines.is_custom(session, code),
-                           default=guidelines.DEFAULT_GUIDELINES,
-                           preview=guidelines.blocks(guidelines.get_guidelines(session, code)))
+    return render_template(
+        "guidelines_edit.html",
+        code=code,
+        name=name,
+        text=guidelines.get_guidelines(session, code),
+        custom=guidelines.is_custom(session, code),
+        default=guidelines.DEFAULT_GUIDELINES,
+        preview=guidelines.blocks(guidelines.get_guidelines(session, code)),
+    )

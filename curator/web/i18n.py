@@ -13,6 +13,7 @@ language is used, so there is no compiled `.mo` to forget to rebuild and no buil
 Strings of `review.js` are marked here with `N_` (so `pybabel extract` finds them) and reach
 the browser translated, as a JSON data block (`js_messages`), which the CSP allows.
 """
+
 from __future__ import annotations
 
 import io
@@ -38,53 +39,57 @@ def N_(message: str) -> str:
 
 # strings review.js shows; the page passes their translations in a JSON block (see js_messages)
 JS_MESSAGES: list[str] = [
-    N_('Your session ended — sign in again; your place is kept.'),
-    N_('Sign in'),
-    N_('Something went wrong on the server, so this was not saved. Please try again in a moment.'),
-    N_('The server is busy; saving again in a moment…'),
-    N_('Cannot reach the server. Your last action was not saved; check the connection and try again.'),
-    N_('Connection trouble, retrying…'),
-    N_('%(done)s of %(total)s reviewed · %(left)s'),
-    N_('All %(total)s reviewed — thank you! You can still revise any of them.'),
-    N_('Template %(k)s of %(n)s in this relation · %(i)s of %(total)s overall'),
-    N_('(%(votes)s votes)'),
-    N_('Translates: %(english)s'),
-    N_('Placeholder repaired:'),
-    N_('subject'),
-    N_('object'),
-    N_('(no example tuples for this relation)'),
-    N_('%(decision)s: %(correction)s — you can change it'),
-    N_('%(decision)s — you can change it'),
-    N_('Withdraw'),
-    N_('Back-translated:'),
-    N_('— similarity to the English %(pct)s'),
-    N_('(low: check the meaning)'),
-    N_('Worth a look:'),
-    N_("In the latest probe run (%(model)s), this template's prediction agrees with the relation's other templates for %(pct)s of tuples (relation average %(mean)s)."),
-    N_('That is far below the others: worth a careful look.'),
-    N_('Could not load the template.'),
-    N_('New relation: %(title)s'),
-    N_('Could not load your sample.'),
-    N_('Not saved.'),
-    N_('%(decision)s. Saved.'),
-    N_('All templates reviewed. Thank you!'),
-    N_('— will be saved as “%(cleaned)s”'),
-    N_('✓ valid template'),
-    N_('Could not undo.'),
-    N_('Nothing to undo.'),
-    N_('Undone: your decision (%(decision)s) on this template.'),
-    N_('Suggestion saved. Thank you!'),
-    N_('You already suggested this one.'),
-    N_('Comment saved. Thank you!'),
-    N_('Comment withdrawn.'),
-    N_('Your sample is empty.'),
-    N_('Accepted'),
-    N_('Amended'),
-    N_('Rejected'),
-    N_('Marked unsure'),
-    N_('Invisible character: %(character)s'),
-    N_('Invisible characters were taken out of the text to edit: %(characters)s. '
-       'Saving the correction leaves them out.'),
+    N_("Your session ended — sign in again; your place is kept."),
+    N_("Sign in"),
+    N_("Something went wrong on the server, so this was not saved. Please try again in a moment."),
+    N_("The server is busy; saving again in a moment…"),
+    N_("Cannot reach the server. Your last action was not saved; check the connection and try again."),
+    N_("Connection trouble, retrying…"),
+    N_("%(done)s of %(total)s reviewed · %(left)s"),
+    N_("All %(total)s reviewed — thank you! You can still revise any of them."),
+    N_("Template %(k)s of %(n)s in this relation · %(i)s of %(total)s overall"),
+    N_("(%(votes)s votes)"),
+    N_("Translates: %(english)s"),
+    N_("Placeholder repaired:"),
+    N_("subject"),
+    N_("object"),
+    N_("(no example tuples for this relation)"),
+    N_("%(decision)s: %(correction)s — you can change it"),
+    N_("%(decision)s — you can change it"),
+    N_("Withdraw"),
+    N_("Back-translated:"),
+    N_("— similarity to the English %(pct)s"),
+    N_("(low: check the meaning)"),
+    N_("Worth a look:"),
+    N_(
+        "In the latest probe run (%(model)s), this template's prediction agrees with the relation's other templates for %(pct)s of tuples (relation average %(mean)s)."
+    ),
+    N_("That is far below the others: worth a careful look."),
+    N_("Could not load the template."),
+    N_("New relation: %(title)s"),
+    N_("Could not load your sample."),
+    N_("Not saved."),
+    N_("%(decision)s. Saved."),
+    N_("All templates reviewed. Thank you!"),
+    N_("— will be saved as “%(cleaned)s”"),
+    N_("✓ valid template"),
+    N_("Could not undo."),
+    N_("Nothing to undo."),
+    N_("Undone: your decision (%(decision)s) on this template."),
+    N_("Suggestion saved. Thank you!"),
+    N_("You already suggested this one."),
+    N_("Comment saved. Thank you!"),
+    N_("Comment withdrawn."),
+    N_("Your sample is empty."),
+    N_("Accepted"),
+    N_("Amended"),
+    N_("Rejected"),
+    N_("Marked unsure"),
+    N_("Invisible character: %(character)s"),
+    N_(
+        "Invisible characters were taken out of the text to edit: %(characters)s. "
+        "Saving the correction leaves them out."
+    ),
 ]
 
 
@@ -132,8 +137,14 @@ def remember_locale(response, locale: str):
     """The browser keeps the choice (signed out too): one year, HttpOnly, SameSite=Lax."""
     from flask import current_app
 
-    response.set_cookie(COOKIE, locale, max_age=COOKIE_AGE, httponly=True, samesite="Lax",
-                        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")))
+    response.set_cookie(
+        COOKIE,
+        locale,
+        max_age=COOKIE_AGE,
+        httponly=True,
+        samesite="Lax",
+        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
+    )
     return response
 
 
@@ -165,5 +176,10 @@ def init_i18n(app: Flask) -> None:
     @app.context_processor
     def _ui():
         locale = select_locale()
-        return dict(ui_lang=locale, ui_dir=LOCALES[locale][1], ui_locales=LOCALES, js_messages=js_messages,
-                    language_name=language_name)
+        return dict(
+            ui_lang=locale,
+            ui_dir=LOCALES[locale][1],
+            ui_locales=LOCALES,
+            js_messages=js_messages,
+            language_name=language_name,
+        )

@@ -20,6 +20,7 @@ checks the store before it starts (web/preflight.py).
 The client address is `request.remote_addr`: behind nginx set `CURATOR_PROXY_FIX` so that it
 is the client's, not the proxy's (web/context.py applies werkzeug's ProxyFix).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,13 +57,24 @@ def init_limits(app: Flask) -> Limiter:
     config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on a 429
     # a shared store that stops answering (redis restarting) must not stop sign-in: the same
     # limits are then counted in this process (as with memory://) until the store is back
-    limiter = Limiter(key_func=client_address, storage_uri=config["RATELIMIT_STORAGE_URI"], default_limits=[],
-                      headers_enabled=True, strategy=STRATEGY, in_memory_fallback_enabled=True)
+    limiter = Limiter(
+        key_func=client_address,
+        storage_uri=config["RATELIMIT_STORAGE_URI"],
+        default_limits=[],
+        headers_enabled=True,
+        strategy=STRATEGY,
+        in_memory_fallback_enabled=True,
+    )
     limiter.init_app(app)
-    per_account = limiter.limit(config.get("RATELIMIT_ACCOUNT", "10/minute;50/hour"), key_func=account_key,
-                                methods=["POST"], scope="account")
-    per_address = limiter.limit(config.get("RATELIMIT_ADDRESS", "30/minute;300/hour"), key_func=client_address,
-                                methods=["POST"], scope="address")
+    per_account = limiter.limit(
+        config.get("RATELIMIT_ACCOUNT", "10/minute;50/hour"), key_func=account_key, methods=["POST"], scope="account"
+    )
+    per_address = limiter.limit(
+        config.get("RATELIMIT_ADDRESS", "30/minute;300/hour"),
+        key_func=client_address,
+        methods=["POST"],
+        scope="address",
+    )
     for endpoint in LIMITED:
         app.view_functions[endpoint] = per_address(per_account(app.view_functions[endpoint]))
     _limit_failures(app, limiter)
@@ -112,7 +124,11 @@ def _limit_failures(app: Flask, limiter: Limiter) -> None:
     per_address = limiter.limit(password, key_func=client_address, methods=["POST"], scope="password-address")
     app.view_functions[PASSWORD_CHANGE] = per_address(per_account(app.view_functions[PASSWORD_CHANGE]))
     app.before_request(_check_token_first)
-    refused_token = limiter.shared_limit(config.get("RATELIMIT_TOKEN", "10/minute;50/hour"), scope="bearer",
-                                         key_func=client_address, exempt_when=_not_a_refused_token)
+    refused_token = limiter.shared_limit(
+        config.get("RATELIMIT_TOKEN", "10/minute;50/hour"),
+        scope="bearer",
+        key_func=client_address,
+        exempt_when=_not_a_refused_token,
+    )
     for endpoint in [e for e in app.view_functions if e.startswith(API)]:
         app.view_functions[endpoint] = refused_token(app.view_functions[endpoint])

@@ -9,6 +9,7 @@ small marker such as ⟨LRM⟩ whose title and accessible name say which charact
 override from reordering what is shown. Everything else is escaped as usual: the result is
 Markup built from escaped text and a fixed span.
 """
+
 from __future__ import annotations
 
 from flask import Flask

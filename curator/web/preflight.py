@@ -15,6 +15,7 @@ machines reach it: a second app host must accept this one's cookies, and a resta
 sign everyone out), and then the app itself, built once and thrown away, for anything else.
 The database (reachable, at the code's migration level) is checked by `check_current` before.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -59,25 +60,29 @@ def check_ratelimit_storage(uri: str) -> None:
         storage = storage_from_string(uri)
     except ConfigurationError as exc:  # e.g. "'redis' prerequisite not available": its client is not installed
         if str(exc).startswith("unknown storage scheme"):  # limits' message repeats the whole URI
-            raise InputError(where, f"unknown storage scheme {parts.scheme!r}: memory:// counts in one process, "
-                                    "redis://host:6379 is shared by every worker and host") from None
+            raise InputError(
+                where,
+                f"unknown storage scheme {parts.scheme!r}: memory:// counts in one process, "
+                "redis://host:6379 is shared by every worker and host",
+            ) from None
         raise InputError(where, _reason(exc, secret)) from None
-    except Exception as exc:  # noqa: BLE001 - a malformed URI fails in the storage's own parser
+    except Exception as exc:
         raise InputError(where, f"not a usable storage URI: {_reason(exc, secret)}") from None
     if not isinstance(storage, Storage):
         raise InputError(where, "not a synchronous storage")
     try:
         STRATEGIES[STRATEGY](storage)
     except NotImplementedError:
-        raise InputError(where, f"this storage does not support the {STRATEGY} limits the app uses "
-                                "(use redis:// or memory://)") from None
+        raise InputError(
+            where, f"this storage does not support the {STRATEGY} limits the app uses (use redis:// or memory://)"
+        ) from None
     try:
         storage.get(PROBE_KEY)
-    except Exception as exc:  # noqa: BLE001 - whatever the client raises: refused, timed out, auth
+    except Exception as exc:
         raise InputError(where, f"cannot reach the store: {_reason(exc, secret)}") from None
     try:  # a write too: a read-only replica or ACL user answers reads, and every count would fail
         storage.incr(PROBE_KEY, 1)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise InputError(where, f"the store refuses writes: {_reason(exc, secret)}") from None
     finally:
         _close(storage)
@@ -96,13 +101,17 @@ def check_rate_limits(settings: Settings) -> None:
 
     for f in fields(settings):
         value = getattr(settings, f.name)
-        if f.name.startswith("ratelimit_") and f.name not in ("ratelimit_enabled", "ratelimit_storage") \
-                and isinstance(value, str):
+        if (
+            f.name.startswith("ratelimit_")
+            and f.name not in ("ratelimit_enabled", "ratelimit_storage")
+            and isinstance(value, str)
+        ):
             try:
                 parse_many(value)
             except ValueError:
-                raise InputError(f"CURATOR_{f.name.upper()}={value}",
-                                 "not a rate limit (expected e.g. 10/minute;50/hour)") from None
+                raise InputError(
+                    f"CURATOR_{f.name.upper()}={value}", "not a rate limit (expected e.g. 10/minute;50/hour)"
+                ) from None
 
 
 def is_loopback(host: str) -> bool:
@@ -118,9 +127,12 @@ def check_secret_key(settings: Settings, host: str) -> None:
     """A server other machines reach needs CURATOR_SECRET_KEY: without it each process makes a
     random key, so another app host refuses this one's cookies and a restart signs everyone out."""
     if not settings.secret_key_from_env and not is_loopback(host):
-        raise InputError("CURATOR_SECRET_KEY", f"not set, and the server listens on {host}, beyond this machine: "
-                         "set the same key on every app host (python3 -c \"import secrets; "
-                         "print(secrets.token_hex(32))\"), or each host signs the others' users out")
+        raise InputError(
+            "CURATOR_SECRET_KEY",
+            f"not set, and the server listens on {host}, beyond this machine: "
+            'set the same key on every app host (python3 -c "import secrets; '
+            "print(secrets.token_hex(32))\"), or each host signs the others' users out",
+        )
 
 
 def check_app(settings: Settings) -> None:
@@ -131,7 +143,7 @@ def check_app(settings: Settings) -> None:
         app = create_app(settings)
     except CuratorError:
         raise
-    except Exception as exc:  # noqa: BLE001 - any failure here would kill every worker the same way
+    except Exception as exc:
         raise CuratorError(f"the app cannot start: {type(exc).__name__}: {_reason(exc, None)}") from None
     app.extensions["curator.engine"].dispose()
     limiter = app.extensions.get("curator.limiter")

@@ -7,6 +7,7 @@ published mParaRel evaluation's averaging (convention.py); the page says which o
 `/probe/compare?run=a&run=b…` shows runs side by side, models × languages (analysis/models.py),
 cached by the runs' signatures in the same way.
 """
+
 from __future__ import annotations
 
 import threading
@@ -15,14 +16,14 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
-from curator.core.languages import direction
-from curator.web.auth import maintainer_required
-from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
 from curator.analysis.convention import CHOICES, DEFAULT, parse
 from curator.analysis.models import models_table
 from curator.analysis.report import chart_png, report_data
 from curator.core.errors import Unreadable
+from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
 from curator.core.formats.runs import RunError
+from curator.core.languages import direction
+from curator.web.auth import maintainer_required
 
 bp = Blueprint("probe", __name__, url_prefix="/probe")
 MAX_COMPARED = 20  # runs on one comparison page
@@ -86,8 +87,7 @@ def run(name: str):
     report = _cached(_data, path, convention)
     charts = {chart: url_for("probe.chart", name=name, chart=chart, **_query(convention)) for chart in report["charts"]}
     conventions = [(c, url_for("probe.run", name=name, **_query(c))) for c in CHOICES]
-    return render_template("probe_run.html", report=report, charts=charts, conventions=conventions,
-                           direction=direction)
+    return render_template("probe_run.html", report=report, charts=charts, conventions=conventions, direction=direction)
 
 
 @bp.get("/runs/<name>/<chart>.png")
@@ -98,8 +98,9 @@ def chart(name: str, chart: str):
     report = _cached(_data, path, convention)
     if chart not in report["charts"]:
         abort(404)
-    return Response(_cached(_chart, path, convention, chart), mimetype="image/png",
-                    headers={"Cache-Control": "private, max-age=60"})
+    return Response(
+        _cached(_chart, path, convention, chart), mimetype="image/png", headers={"Cache-Control": "private, max-age=60"}
+    )
 
 
 @bp.get("/compare")
@@ -120,5 +121,6 @@ def compare():
             raise Unreadable(f"This run cannot be read: {exc}") from None
     links = [url_for("probe.run", name=name, **_query(convention)) for name in names]
     conventions = [(c, url_for("probe.compare", run=names, **_query(c))) for c in CHOICES]
-    return render_template("probe_compare.html", table=table, links=links, conventions=conventions,
-                           convention=convention)
+    return render_template(
+        "probe_compare.html", table=table, links=links, conventions=conventions, convention=convention
+    )

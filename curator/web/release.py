@@ -1,5 +1,6 @@
 """Maintainer pages for releases: the review dashboard, the candidates snapshot, merge preview,
 build (named and confirmed), diff, charts and the release as a zip download."""
+
 from __future__ import annotations
 
 import tempfile
@@ -7,24 +8,24 @@ import tempfile
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, send_file, url_for
 from flask_babel import gettext as _
 
+from curator.analysis.outcomes import risk_outcomes
 from curator.core import languages
 from curator.core.enums import VersionKind
 from curator.core.errors import Busy, CuratorError, InputError, NotFound
 from curator.core.models import DatasetVersion
-from curator.analysis.outcomes import risk_outcomes
 from curator.quality.checks import CHECKS
 from curator.quality.signals import signal_summary
-from curator.web.auth import maintainer_required
-from curator.review.overview import language_counts
-from curator.review.stats import ReviewSummary, review_summary, summary_csv
-from curator.web.context import db, write
-from curator.web.errors import status_for
 from curator.release.charts import language_bars
 from curator.release.diff import diff_rules, diff_versions
 from curator.release.export import export_zip, zip_prefix
 from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan
-from curator.release.versions import (build_from_candidates, check_version_name, get_version,
-                                      language_counts as version_language_counts, list_versions, suggest_name)
+from curator.release.versions import build_from_candidates, check_version_name, get_version, list_versions, suggest_name
+from curator.release.versions import language_counts as version_language_counts
+from curator.review.overview import language_counts
+from curator.review.stats import ReviewSummary, review_summary, summary_csv
+from curator.web.auth import maintainer_required
+from curator.web.context import db, write
+from curator.web.errors import status_for
 
 bp = Blueprint("release", __name__, url_prefix="/admin")
 
@@ -47,20 +48,33 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
     summary = review_summary(session)
     summary = ReviewSummary(languages=[r for r in summary.languages if keep(r.language)])
     versions = list_versions(session)
-    return render_template("dashboard.html", summary=summary, versions=versions, languages=languages,
-                           policies=POLICIES, outcomes=[o for o in risk_outcomes(session) if keep(o.language)],
-                           signal_rows=[r for r in signal_summary(session) if keep(r.language)], checks=CHECKS,
-                           counts=[c for code, c in counts.items() if keep(code)], show_all=show_all,
-                           hidden=0 if show_all else len(counts) - len(included & set(counts)),
-                           snapshot_form=form or {}, snapshot_error=error, name_rule=name_rule(),
-                           snapshot_name=suggest_name(session, "candidates")), status
+    return render_template(
+        "dashboard.html",
+        summary=summary,
+        versions=versions,
+        languages=languages,
+        policies=POLICIES,
+        outcomes=[o for o in risk_outcomes(session) if keep(o.language)],
+        signal_rows=[r for r in signal_summary(session) if keep(r.language)],
+        checks=CHECKS,
+        counts=[c for code, c in counts.items() if keep(code)],
+        show_all=show_all,
+        hidden=0 if show_all else len(counts) - len(included & set(counts)),
+        snapshot_form=form or {},
+        snapshot_error=error,
+        name_rule=name_rule(),
+        snapshot_name=suggest_name(session, "candidates"),
+    ), status
 
 
 @bp.get("/dashboard.csv")
 @maintainer_required
 def dashboard_csv():
-    return Response(summary_csv(review_summary(db())), mimetype="text/csv",
-                    headers={"Content-Disposition": "attachment; filename=review-statistics.csv"})
+    return Response(
+        summary_csv(review_summary(db())),
+        mimetype="text/csv",
+        headers={"Content-Disposition": "attachment; filename=review-statistics.csv"},
+    )
 
 
 @bp.get("/versions/<name>/chart.svg")
@@ -86,7 +100,9 @@ def download(name: str):
         out.close()
         raise
     out.seek(0)
-    return send_file(out, mimetype="application/zip", as_attachment=True, download_name=f"{zip_prefix(version.name)}.zip")
+    return send_file(
+        out, mimetype="application/zip", as_attachment=True, download_name=f"{zip_prefix(version.name)}.zip"
+    )
 
 
 @bp.post("/release/snapshot")
@@ -108,16 +124,25 @@ def snapshot():
         if back == "preview":
             return _preview_page(db(), "any", None, snapshot_form=form, snapshot_error=message, status=status)
         return _dashboard_page(db(), form, message, status)
-    flash(_("Snapshot %(name)s of the candidates: %(languages)s languages, %(patterns)s patterns. "
-            "Reviews are applied to it in the preview below.", name=result.name, languages=result.languages,
-            patterns=result.patterns), "info")
+    flash(
+        _(
+            "Snapshot %(name)s of the candidates: %(languages)s languages, %(patterns)s patterns. "
+            "Reviews are applied to it in the preview below.",
+            name=result.name,
+            languages=result.languages,
+            patterns=result.patterns,
+        ),
+        "info",
+    )
     return redirect(url_for("release.preview", parent=result.name))
 
 
 def name_rule() -> str:
     """VERSION_NAME_RULE (English, for the CLI) in the reader's language."""
-    return _("1 to 64 characters: letters, digits, “.”, “_” and “-”, starting with a letter or a digit and not "
-             "ending with “.” (no spaces or slashes, and not a name Windows reserves such as CON or LPT1).")
+    return _(
+        "1 to 64 characters: letters, digits, “.”, “_” and “-”, starting with a letter or a digit and not "
+        "ending with “.” (no spaces or slashes, and not a name Windows reserves such as CON or LPT1)."
+    )
 
 
 def _check_form(name: str, confirm) -> None:
@@ -129,12 +154,24 @@ def _check_form(name: str, confirm) -> None:
     except InputError:
         raise _Refused(_("“%(name)s” is not a valid version name: %(rule)s", name=name, rule=name_rule())) from None
     if not confirm:
-        raise _Refused(_("Tick “I understand a version is permanent” to build it: a version never changes "
-                         "and its name cannot be used again."))
+        raise _Refused(
+            _(
+                "Tick “I understand a version is permanent” to build it: a version never changes "
+                "and its name cannot be used again."
+            )
+        )
 
 
-def _preview_page(session, policy: str, parent: str | None, form: dict | None = None, error: str | None = None,
-                  status: int = 200, snapshot_form: dict | None = None, snapshot_error: str | None = None):
+def _preview_page(
+    session,
+    policy: str,
+    parent: str | None,
+    form: dict | None = None,
+    error: str | None = None,
+    status: int = 200,
+    snapshot_form: dict | None = None,
+    snapshot_error: str | None = None,
+):
     base = None
     if parent:
         base = _version(session, parent)
@@ -143,15 +180,29 @@ def _preview_page(session, policy: str, parent: str | None, form: dict | None = 
             base = latest_candidates(session)
         except NotFound:
             base = None  # the page says how to make one: the snapshot button
-    plans = [] if base is None else [
-        p for p in plan(session, base, policy, request.args.getlist("language") or None) if p.changed()]
+    plans = (
+        []
+        if base is None
+        else [p for p in plan(session, base, policy, request.args.getlist("language") or None) if p.changed()]
+    )
     candidates = [v["name"] for v in list_versions(session) if v["kind"] == VersionKind.CANDIDATES]
     form = form or {}
-    return render_template("preview.html", base=base, policy=policy, plans=plans, policies=POLICIES,
-                           candidates=candidates, languages=languages, form=form, error=error,
-                           name_rule=name_rule(), snapshot_form=snapshot_form or {}, snapshot_error=snapshot_error,
-                           suggested=suggest_name(session, "reviewed"),
-                           snapshot_name=suggest_name(session, "candidates")), status
+    return render_template(
+        "preview.html",
+        base=base,
+        policy=policy,
+        plans=plans,
+        policies=POLICIES,
+        candidates=candidates,
+        languages=languages,
+        form=form,
+        error=error,
+        name_rule=name_rule(),
+        snapshot_form=snapshot_form or {},
+        snapshot_error=snapshot_error,
+        suggested=suggest_name(session, "reviewed"),
+        snapshot_name=suggest_name(session, "candidates"),
+    ), status
 
 
 @bp.get("/release/preview")
@@ -184,10 +235,18 @@ def build():
         return _preview_page(db(), policy, parent, form, str(exc), 422)
     except CuratorError as exc:
         return _preview_page(db(), policy, parent, form, exc.message, status_for(exc))
-    flash(_("Built version %(name)s: %(languages)s languages, %(patterns)s patterns. Download it as a zip below.",
-            name=result.name, languages=result.languages, patterns=result.patterns), "info")
-    return redirect(url_for("release.diff", a=session.get(DatasetVersion, _version(session, name).parent_id).name,
-                            b=name))
+    flash(
+        _(
+            "Built version %(name)s: %(languages)s languages, %(patterns)s patterns. Download it as a zip below.",
+            name=result.name,
+            languages=result.languages,
+            patterns=result.patterns,
+        ),
+        "info",
+    )
+    return redirect(
+        url_for("release.diff", a=session.get(DatasetVersion, _version(session, name).parent_id).name, b=name)
+    )
 
 
 class _Refused(Exception):
@@ -201,8 +260,15 @@ def diff():
     a, b = request.args.get("a", ""), request.args.get("b", "")
     diffs = diff_versions(session, a, b)
     downloadable = bool(version_language_counts(session, _version(session, b))[0])  # the export needs patterns
-    return render_template("diff.html", a=a, b=b, diffs=diffs, rules=diff_rules(session, a, b), languages=languages,
-                           downloadable=downloadable)
+    return render_template(
+        "diff.html",
+        a=a,
+        b=b,
+        diffs=diffs,
+        rules=diff_rules(session, a, b),
+        languages=languages,
+        downloadable=downloadable,
+    )
 
 
 def _version(session, name: str) -> DatasetVersion:

@@ -8,11 +8,11 @@ reads from memory; under any other server (the development server, `LiveServer` 
 it is what keeps views off the network. No gunicorn import here: the middleware is part of
 every app, whatever serves it.
 """
+
 from __future__ import annotations
 
 import io
-import socket
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 CHUNK = 64 * 1024
 
@@ -37,7 +37,7 @@ def read_body_first(app: Callable, max_body: int | None) -> Callable:
                 if not chunk:
                     break
                 body.write(chunk)
-        except (socket.timeout, TimeoutError, ConnectionResetError):  # the server's read deadline passed
+        except (TimeoutError, ConnectionResetError):  # the server's read deadline passed
             environ["wsgi.input"] = io.BytesIO()
             return _plain(start_response, "408 Request Timeout", "The request did not arrive in time.\n")
         if max_body is not None and body.tell() > max_body:
@@ -53,6 +53,8 @@ def read_body_first(app: Callable, max_body: int | None) -> Callable:
 
 def _plain(start_response: Callable, status: str, text: str) -> list[bytes]:
     data = text.encode()
-    start_response(status, [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(data))),
-                            ("Connection", "close")])
+    start_response(
+        status,
+        [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(data))), ("Connection", "close")],
+    )
     return [data]

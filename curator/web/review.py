@@ -1,5 +1,6 @@
 """Reviewer pages: my languages, the review screen, my decisions (with my suggestions and
 comments, which can be edited or withdrawn here)."""
+
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -11,13 +12,13 @@ from curator.core import languages
 from curator.core.errors import Busy, CuratorError
 from curator.review import comments as comment_service
 from curator.review import guidelines
-from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
 from curator.review.progress import progress, queue
 from curator.review.service import get_assignment, history, keeps_case
+from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
 from curator.web import fields
 from curator.web.context import db, write
-from curator.web.i18n import language_name
 from curator.web.errors import translated
+from curator.web.i18n import language_name
 
 bp = Blueprint("review", __name__)
 
@@ -43,8 +44,14 @@ def home():
     rows = []
     for assignment in current_user.assignments:
         items = queue(session, assignment)
-        rows.append(dict(code=assignment.language, name=language_name(assignment.language),
-                         dir=languages.direction(assignment.language), **progress(session, assignment, items)))
+        rows.append(
+            dict(
+                code=assignment.language,
+                name=language_name(assignment.language),
+                dir=languages.direction(assignment.language),
+                **progress(session, assignment, items),
+            )
+        )
     if not rows and current_user.is_maintainer:
         return redirect(url_for("release.dashboard"))
     return render_template("home.html", rows=rows)
@@ -56,9 +63,16 @@ def screen(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
     text = guidelines.get_guidelines(session, lang)
-    return render_template("review.html", lang=lang, name=language_name(lang), dir=languages.direction(lang),
-                           assignment=assignment, keep_case=keeps_case(session),
-                           guidelines=guidelines.blocks(text), guidelines_seen=assignment.guidelines_seen_at is not None)
+    return render_template(
+        "review.html",
+        lang=lang,
+        name=language_name(lang),
+        dir=languages.direction(lang),
+        assignment=assignment,
+        keep_case=keeps_case(session),
+        guidelines=guidelines.blocks(text),
+        guidelines_seen=assignment.guidelines_seen_at is not None,
+    )
 
 
 @bp.get("/review/<lang>/history")
@@ -66,10 +80,15 @@ def screen(lang: str):
 def past(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
-    return render_template("history.html", lang=lang, name=language_name(lang), dir=languages.direction(lang),
-                           rows=history(session, current_user, assignment),
-                           suggestions=list_suggestions(session, current_user, assignment),
-                           comments=comment_service.list_comments(session, current_user, assignment))
+    return render_template(
+        "history.html",
+        lang=lang,
+        name=language_name(lang),
+        dir=languages.direction(lang),
+        rows=history(session, current_user, assignment),
+        suggestions=list_suggestions(session, current_user, assignment),
+        comments=comment_service.list_comments(session, current_user, assignment),
+    )
 
 
 def _act(lang: str, action, done):
@@ -95,21 +114,24 @@ def edit_suggestion_form(lang: str, suggestion_id: int):
     lang, suggestion_id = fields.url_part("language", lang, 32), fields.row_id(suggestion_id)
     text = request.form.get("text", "")
     # the same suggestion back: the text did not change (a resent form gets the one it made)
-    return _act(lang, lambda s, a: edit_suggestion(s, current_user, a, suggestion_id, text),
-                lambda result: _("Nothing changed.") if result[0].id == suggestion_id else _("Suggestion changed."))
+    return _act(
+        lang,
+        lambda s, a: edit_suggestion(s, current_user, a, suggestion_id, text),
+        lambda result: _("Nothing changed.") if result[0].id == suggestion_id else _("Suggestion changed."),
+    )
 
 
 @bp.post("/review/<lang>/suggestions/<int:suggestion_id>/withdraw")
 @login_required
 def withdraw_suggestion_form(lang: str, suggestion_id: int):
     lang, suggestion_id = fields.url_part("language", lang, 32), fields.row_id(suggestion_id)
-    return _act(lang, lambda s, a: withdraw_suggestion(s, current_user, a, suggestion_id),
-                _("Suggestion withdrawn."))
+    return _act(lang, lambda s, a: withdraw_suggestion(s, current_user, a, suggestion_id), _("Suggestion withdrawn."))
 
 
 @bp.post("/review/<lang>/comments/<int:comment_id>/withdraw")
 @login_required
 def withdraw_comment_form(lang: str, comment_id: int):
     lang, comment_id = fields.url_part("language", lang, 32), fields.row_id(comment_id)
-    return _act(lang, lambda s, a: comment_service.withdraw_comment(s, current_user, a, comment_id),
-                _("Comment withdrawn."))
+    return _act(
+        lang, lambda s, a: comment_service.withdraw_comment(s, current_user, a, comment_id), _("Comment withdrawn.")
+    )

@@ -17,9 +17,10 @@ each request whole, without blocking, before a thread serves it, so
 nginx in front (docs/deploy.md) buffers whole requests as well and terminates TLS; the app is
 safe on its own too. `curator serve --dev` keeps Flask's reloader.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from gunicorn.app.base import BaseApplication
 
@@ -30,8 +31,13 @@ class Server(BaseApplication):
     """gunicorn run in-process by `curator serve`: each worker builds its own app (and its
     own connection pool) from the settings, after the fork."""
 
-    def __init__(self, make_app: Callable[[], Callable], options: dict, read_timeout: float = READ_TIMEOUT,
-                 max_body: int | None = None):
+    def __init__(
+        self,
+        make_app: Callable[[], Callable],
+        options: dict,
+        read_timeout: float = READ_TIMEOUT,
+        max_body: int | None = None,
+    ):
         self.make_app = make_app
         self.options = options
         BufferingThreadWorker.read_timeout = read_timeout  # the workers are forks of this process
@@ -47,8 +53,16 @@ class Server(BaseApplication):
         return self.make_app()
 
 
-def gunicorn_options(*, bind: str, workers: int, threads: int, timeout: float, graceful_timeout: float,
-                     keepalive: float, access_log: str | None) -> dict:
+def gunicorn_options(
+    *,
+    bind: str,
+    workers: int,
+    threads: int,
+    timeout: float,
+    graceful_timeout: float,
+    keepalive: float,
+    access_log: str | None,
+) -> dict:
     return {
         "bind": bind,
         "workers": workers,

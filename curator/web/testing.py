@@ -1,6 +1,7 @@
 """Real HTTP servers on localhost for browser tests, load tests and benchmarks:
 `LiveServer` (werkzeug's threaded server in a background thread, in this process) and
 `ServeProcess` (`curator serve` itself — gunicorn — as a child process)."""
+
 from __future__ import annotations
 
 import os
@@ -23,7 +24,7 @@ class LiveServer:
         self.url = f"http://{host}:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "LiveServer":
+    def __enter__(self) -> LiveServer:
         self.thread.start()
         return self
 
@@ -46,16 +47,26 @@ class ServeProcess:
     def __init__(self, database_url: str, *args: str, env: dict | None = None, start_timeout: float = 60.0):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.command = [sys.executable, "-m", "curator.cli", "--database", database_url, "serve",
-                        "--port", str(self.port), *args]
+        self.command = [
+            sys.executable,
+            "-m",
+            "curator.cli",
+            "--database",
+            database_url,
+            "serve",
+            "--port",
+            str(self.port),
+            *args,
+        ]
         self.env = {**os.environ, **(env or {})}
         self.start_timeout = start_timeout
         self.process: subprocess.Popen | None = None
 
-    def __enter__(self) -> "ServeProcess":
+    def __enter__(self) -> ServeProcess:
         self.log_file = tempfile.TemporaryFile("w+")  # a pipe nobody reads could fill and stall the server
-        self.process = subprocess.Popen(self.command, env=self.env, stdout=self.log_file, stderr=subprocess.STDOUT,
-                                        text=True)
+        self.process = subprocess.Popen(
+            self.command, env=self.env, stdout=self.log_file, stderr=subprocess.STDOUT, text=True
+        )
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -1,4 +1,5 @@
 """Writing files and folders so that a reader (or a crash) never sees half of one."""
+
 from __future__ import annotations
 
 import os
@@ -6,9 +7,9 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -16,11 +16,12 @@ Rules (the same for every caller):
 `error` lets a caller raise its own subclass of InputError (the release reader's
 `ReleaseError` is also a ValueError, as its callers expect) with the same message.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from curator.core.errors import InputError
 
@@ -41,8 +42,7 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
         yield number, line[:-1] if line.endswith("\r") else line
 
 
-def iter_jsonl(data: bytes | str, location: str, *, error: type[InputError] = InputError
-               ) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(data: bytes | str, location: str, *, error: type[InputError] = InputError) -> Iterator[tuple[int, dict]]:
     """(1-based line number, object) per non-blank line; bad JSON names file and line."""
     for number, line in _lines(_text(data, location, error)):
         if not line.strip():
@@ -87,8 +87,15 @@ def _is(value, kind: type | tuple[type, ...]) -> bool:
     return isinstance(value, kinds)
 
 
-def require(obj: dict, field: str, kind: type | tuple[type, ...], location: str, line: int, *,
-            error: type[InputError] = InputError):
+def require(
+    obj: dict,
+    field: str,
+    kind: type | tuple[type, ...],
+    location: str,
+    line: int,
+    *,
+    error: type[InputError] = InputError,
+):
     """obj[field], which must be present and of `kind`; otherwise an error naming file, line and field."""
     if field not in obj:
         raise error(location, "missing", line=line, field=field)
@@ -98,16 +105,27 @@ def require(obj: dict, field: str, kind: type | tuple[type, ...], location: str,
     return value
 
 
-def optional(obj: dict, field: str, kind: type | tuple[type, ...], location: str, line: int, default=None, *,
-             null: bool = True, expected: str | None = None, error: type[InputError] = InputError):
+def optional(
+    obj: dict,
+    field: str,
+    kind: type | tuple[type, ...],
+    location: str,
+    line: int,
+    default=None,
+    *,
+    null: bool = True,
+    expected: str | None = None,
+    error: type[InputError] = InputError,
+):
     """obj[field] when present, else `default`; null counts as absent unless `null=False`. A value
     of another type is an error (`expected` words the message, e.g. "expected true or false")."""
     value = obj.get(field, _MISSING)
     if value is _MISSING or (value is None and null):
         return default
     if not _is(value, kind):
-        raise error(location, expected or f"expected {_type_name(kind)}, got {type(value).__name__}",
-                    line=line, field=field)
+        raise error(
+            location, expected or f"expected {_type_name(kind)}, got {type(value).__name__}", line=line, field=field
+        )
     return value
 
 

@@ -1,4 +1,5 @@
 """Which files of a source belong to which layout, with a clear error for strays."""
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,9 @@ from curator.core.languages import check_code
 RELATION_ID = re.compile(r"^P\d+$")
 
 
-def layout_files(source: Source, depth: int, expected: str,
-                 language_at: int | None = None) -> list[tuple[list[str], str]]:
+def layout_files(
+    source: Source, depth: int, expected: str, language_at: int | None = None
+) -> list[tuple[list[str], str]]:
     """The `.jsonl` files `depth` folders down, as (folder parts + relation id, path).
 
     Any `.jsonl` at another depth, or not named after a relation, is an error that names it,
@@ -38,6 +40,8 @@ def refuse_duplicates(source: Source, keyed: list[tuple[tuple, str]], what: str)
     seen: dict[tuple, str] = {}
     for key, path in keyed:
         if key in seen:
-            raise InputError(source.describe(path), f"same {what} ({'/'.join(key)}) as {source.describe(seen[key])}: "
-                                                    "keep one of the two files")
+            raise InputError(
+                source.describe(path),
+                f"same {what} ({'/'.join(key)}) as {source.describe(seen[key])}: keep one of the two files",
+            )
         seen[key] = path

@@ -26,14 +26,15 @@ passes one, never refused, and a release imported and exported again is byte-ide
 would break the structure is refused: a line that is not JSON (raw control characters inside
 a JSON string are not JSON either) and NUL, which no database text column can hold.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, dumps, iter_jsonl, optional, require
@@ -47,8 +48,10 @@ MANIFEST, CARD = "manifest.json", "README.md"
 LAYOUT = "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl"
 TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
 # the flat Hugging Face tables: column names and order (pyarrow types in `_hf_schema`)
-HF_COLUMNS = {PATTERNS: ("language", "relation", "pattern", "checked_by_human"),
-              TUPLES: ("language", "relation") + TUPLE_KEYS}
+HF_COLUMNS = {
+    PATTERNS: ("language", "relation", "pattern", "checked_by_human"),
+    TUPLES: ("language", "relation") + TUPLE_KEYS,
+}
 HF_BATCH_ROWS = 65_536  # rows per Parquet row group
 
 
@@ -72,8 +75,9 @@ class PatternRow:
     line: int  # 1-based line in its file
 
 
-def parse_patterns(data: bytes, where: str, tally: InvisibleTally | None = None,
-                   name: str | None = None) -> list[PatternRow]:
+def parse_patterns(
+    data: bytes, where: str, tally: InvisibleTally | None = None, name: str | None = None
+) -> list[PatternRow]:
     """The templates of one patterns file, in file order; `checked-by-human` defaults to false.
     Invisible characters are kept (and counted into `tally` under `name`, default `where`);
     only NUL is refused."""
@@ -85,8 +89,17 @@ def parse_patterns(data: bytes, where: str, tally: InvisibleTally | None = None,
             raise ReleaseError(where, unstorable, line=number, field="pattern")
         if tally is not None:
             tally.add(name or where, number, pattern)
-        checked = optional(obj, "checked-by-human", bool, where, number, False, null=False,
-                           expected="expected true or false", error=ReleaseError)
+        checked = optional(
+            obj,
+            "checked-by-human",
+            bool,
+            where,
+            number,
+            False,
+            null=False,
+            expected="expected true or false",
+            error=ReleaseError,
+        )
         rows.append(PatternRow(pattern, checked, number))
     return rows
 
@@ -112,8 +125,9 @@ def may_hold_invisible(data: bytes) -> bool:
     return False
 
 
-def parse_tuples(data: bytes, where: str, tally: InvisibleTally | None = None,
-                 name: str | None = None) -> tuple[str, list[dict]]:
+def parse_tuples(
+    data: bytes, where: str, tally: InvisibleTally | None = None, name: str | None = None
+) -> tuple[str, list[dict]]:
     """('clean' | 'raw', rows) of one tuples file with every field checked.
 
     Rows are `{sub_uri, obj_uri, sub_label, obj_label, lineid, from_english}`. The form is
@@ -129,10 +143,16 @@ def parse_tuples(data: bytes, where: str, tally: InvisibleTally | None = None,
         if form is None:
             form = this
         elif this != form:
-            raise ReleaseError(where, f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
-                               line=number, field="from_english")
-        row = {key: require(obj, key, str, where, number, error=ReleaseError)
-               for key in ("sub_uri", "obj_uri", "sub_label", "obj_label")}
+            raise ReleaseError(
+                where,
+                f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
+                line=number,
+                field="from_english",
+            )
+        row = {
+            key: require(obj, key, str, where, number, error=ReleaseError)
+            for key in ("sub_uri", "obj_uri", "sub_label", "obj_label")
+        }
         for key in ("sub_label", "obj_label", "sub_uri", "obj_uri"):
             unstorable = unstorable_reason(row[key])
             if unstorable:
@@ -223,12 +243,18 @@ class Release:
     def describe(self, file: ReleaseFile) -> str:
         return self.source.describe(file.path)
 
-    def pattern_files(self, languages: Iterable[str] | None = None,
-                      relations: Iterable[str] | None = None) -> list[ReleaseFile]:
+    def pattern_files(
+        self, languages: Iterable[str] | None = None, relations: Iterable[str] | None = None
+    ) -> list[ReleaseFile]:
         """The patterns files (optionally of some languages and relations), sorted."""
         languages, relations = set(languages or ()), set(relations or ())
-        return [f for f in self.files if f.kind == PATTERNS and (not languages or f.language in languages)
-                and (not relations or f.relation in relations)]
+        return [
+            f
+            for f in self.files
+            if f.kind == PATTERNS
+            and (not languages or f.language in languages)
+            and (not relations or f.relation in relations)
+        ]
 
     def tuple_files(self) -> list[ReleaseFile]:
         return [f for f in self.files if f.kind == TUPLES]
@@ -268,15 +294,23 @@ class Release:
         file = self._file(TUPLES, language, relation)
         return count_records(self.source.read(file.path)) if file else 0
 
-    def relations(self, languages: Iterable[str] | None = None, relations: Iterable[str] | None = None,
-                  require_tuples: bool = False) -> Iterator[RelationRecord]:
+    def relations(
+        self,
+        languages: Iterable[str] | None = None,
+        relations: Iterable[str] | None = None,
+        require_tuples: bool = False,
+    ) -> Iterator[RelationRecord]:
         """Per patterns file (sorted by language, then file name): its templates and its tuples;
         with `require_tuples`, relations without a tuples file are left out."""
         for file in self.pattern_files(languages, relations):
             if require_tuples and not self.has_tuples(file.language, file.relation):
                 continue
-            yield RelationRecord(file.language, file.relation, self.patterns(file.language, file.relation),
-                                 self.tuples(file.language, file.relation))
+            yield RelationRecord(
+                file.language,
+                file.relation,
+                self.patterns(file.language, file.relation),
+                self.tuples(file.language, file.relation),
+            )
 
     def manifest(self) -> dict | None:
         return read_manifest(self.source)
@@ -330,8 +364,10 @@ class ReleaseWriter:
 
     def write_patterns(self, language: str, relation: str, rows: Iterable[tuple[str, bool]]) -> None:
         """One patterns file from (pattern, checked-by-human) pairs."""
-        self._write(pattern_path(language, relation),
-                    dumps({"pattern": pattern, "checked-by-human": checked} for pattern, checked in rows))
+        self._write(
+            pattern_path(language, relation),
+            dumps({"pattern": pattern, "checked-by-human": checked} for pattern, checked in rows),
+        )
 
     def write_tuples(self, language: str, relation: str, rows: Iterable[dict]) -> None:
         """One tuples file; each row gives TUPLE_KEYS, written in that order."""
@@ -349,8 +385,11 @@ class ReleaseWriter:
             (self.root / HF).mkdir(parents=True, exist_ok=True)
             schema = _hf_schema(kind)
             columns: dict[str, list] = {name: [] for name in HF_COLUMNS[kind]}
-            with (self.root / jsonl_path).open("wb") as jsonl, \
-                    pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet:
+            with (
+                (self.root / jsonl_path).open("wb") as jsonl,
+                pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet,
+            ):
+
                 def flush() -> None:
                     if columns[HF_COLUMNS[kind][0]]:
                         parquet.write_table(pa.table(columns, schema=schema))

@@ -7,6 +7,7 @@ following symlinks — must still be inside the runs folder, so a link planted t
 serve files from elsewhere. `inside` is the one test; every lookup by name uses it. Inside a
 run nothing may be a symbolic link (runs.check_links): a run holding one is not served (404),
 is listed with the reason instead of its counts, and never counts as the latest run."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -48,8 +49,11 @@ def resolve_run(runs_dir: str | Path, name: str) -> Path | None:
 def open_run(runs_dir: str | Path, name: str) -> Path:
     """Like `resolve_run`, for callers that report rather than 404: an InputError that says why."""
     if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
-        raise InputError(str(runs_dir), f"refused run name {name!r}: a plain folder name inside the runs folder "
-                                        "(no '..', '/', '\\' or leading dot)")
+        raise InputError(
+            str(runs_dir),
+            f"refused run name {name!r}: a plain folder name inside the runs folder "
+            "(no '..', '/', '\\' or leading dot)",
+        )
     path = Path(runs_dir) / name
     if not inside(runs_dir, path):
         raise InputError(str(path), f"refused: it leads outside the runs folder {runs_dir}")
@@ -104,9 +108,18 @@ def list_runs(runs_dir: str | Path) -> list[dict]:
         relations = {f.stem for lang in languages for f in (path / lang).glob("*.json")}
         info_file = path / RUN_INFO
         stamp = info_file if info_file.exists() and not info_file.is_symlink() else path
-        rows.append({"name": path.name, "model": info.get("model"), "release": info.get("release"),
-                     "languages": len(languages), "relations": len(relations), "created": created(path),
-                     "mtime": stamp.stat().st_mtime_ns, "error": error})
+        rows.append(
+            {
+                "name": path.name,
+                "model": info.get("model"),
+                "release": info.get("release"),
+                "languages": len(languages),
+                "relations": len(relations),
+                "created": created(path),
+                "mtime": stamp.stat().st_mtime_ns,
+                "error": error,
+            }
+        )
     return sorted(rows, key=lambda r: (-r["mtime"], r["name"]))
 
 

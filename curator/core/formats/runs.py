@@ -21,22 +21,23 @@ between the check and the open) or as its language folder. The run folder itself
 link on the command line (the path a user types is theirs); the web app only serves one that
 resolves inside its runs folder (run_catalog.py).
 """
+
 from __future__ import annotations
 
 import io
 import json
 import os
 import zipfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 import numpy as np
 
 from curator.core.errors import Conflict, InputError
 from curator.core.formats.atomic import atomic_directory, atomic_write
-
 
 FORMAT = 1
 RUN_INFO = "run.json"
@@ -66,8 +67,10 @@ def run_lock(run: str | Path, wait: float | None = 0) -> Iterator[Path]:
     try:
         lock.acquire(timeout=-1 if wait is None else wait)
     except Timeout:
-        raise RunInUse(f"{run}: in use, another `curator probe` is writing this run folder (lock {run / LOCK_FILE});"
-                       " wait for it to finish or give another --out") from None
+        raise RunInUse(
+            f"{run}: in use, another `curator probe` is writing this run folder (lock {run / LOCK_FILE});"
+            " wait for it to finish or give another --out"
+        ) from None
     try:
         yield run
     finally:
@@ -224,11 +227,19 @@ def _read_ours(index: dict, arrays_file: Path, fh: BinaryIO, with_ranking: bool)
         if ranking is not None and ranking.shape[2] == 0:
             ranking = None
         gold_rank = npz["gold_rank"].reshape(T, D) if "gold_rank" in npz.files else None
-    return RelationPredictions(index["language"], index["relation"], index["templates"],
-                               [tuple(s) for s in index["subjects"]], index["objects"],
-                               [tuple(c) for c in index["candidates"]], predicted,
-                               gold_rank == 0 if gold_rank is not None else predicted == gold[None, :],
-                               gold.astype(np.int32), ranking, gold_rank)
+    return RelationPredictions(
+        index["language"],
+        index["relation"],
+        index["templates"],
+        [tuple(s) for s in index["subjects"]],
+        index["objects"],
+        [tuple(c) for c in index["candidates"]],
+        predicted,
+        gold_rank == 0 if gold_rank is not None else predicted == gold[None, :],
+        gold.astype(np.int32),
+        ranking,
+        gold_rank,
+    )
 
 
 def _split_key(key: str, known: set[str]) -> tuple[str, str]:
@@ -284,8 +295,19 @@ def _load_mpararel(path: Path, data: dict, language: str, relation: str) -> Rela
         t, d = map(int, np.argwhere(predicted < 0)[0])
         raise RunError(f"{path}: entry {keys[d]!r} has no prediction for template {templates[t]!r}")
     gold = np.array([cand_index[o] for _, o in parts], dtype=np.int32)
-    return RelationPredictions(language, relation, templates, [(s, s) for s, _ in parts], [o for _, o in parts],
-                               [(label, label) for label in labels], predicted, gold_rank == 0, gold, None, gold_rank)
+    return RelationPredictions(
+        language,
+        relation,
+        templates,
+        [(s, s) for s, _ in parts],
+        [o for _, o in parts],
+        [(label, label) for label in labels],
+        predicted,
+        gold_rank == 0,
+        gold,
+        None,
+        gold_rank,
+    )
 
 
 def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredictions:
@@ -315,14 +337,26 @@ def save_relation(run: str | Path, rel: RelationPredictions, index_extra: dict |
     gold_rank = rel.gold_rank if rel.gold_rank is not None else np.where(rel.correct, 0, -1)
     ranking = rel.ranking if rel.ranking is not None else np.zeros((T, D, 0), dtype=np.int32)
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, template=np.repeat(np.arange(T, dtype=np.int32), D),
-                        tuple=np.tile(np.arange(D, dtype=np.int32), T), predicted=rel.predicted.reshape(-1),
-                        gold=np.tile(rel.gold, T), gold_rank=gold_rank.reshape(-1).astype(np.int32),
-                        ranking=ranking.reshape(T * D, ranking.shape[2] if ranking.ndim == 3 else 0).astype(np.int32))
+    np.savez_compressed(
+        buffer,
+        template=np.repeat(np.arange(T, dtype=np.int32), D),
+        tuple=np.tile(np.arange(D, dtype=np.int32), T),
+        predicted=rel.predicted.reshape(-1),
+        gold=np.tile(rel.gold, T),
+        gold_rank=gold_rank.reshape(-1).astype(np.int32),
+        ranking=ranking.reshape(T * D, ranking.shape[2] if ranking.ndim == 3 else 0).astype(np.int32),
+    )
     atomic_write(folder / f"{rel.relation}.npz", buffer.getvalue())
-    index = {"format": FORMAT, "language": rel.language, "relation": rel.relation, "templates": rel.templates,
-             "subjects": [list(s) for s in rel.subjects], "objects": rel.objects,
-             "candidates": [list(c) for c in rel.candidates], **(index_extra or {})}
+    index = {
+        "format": FORMAT,
+        "language": rel.language,
+        "relation": rel.relation,
+        "templates": rel.templates,
+        "subjects": [list(s) for s in rel.subjects],
+        "objects": rel.objects,
+        "candidates": [list(c) for c in rel.candidates],
+        **(index_extra or {}),
+    }
     atomic_write(folder / f"{rel.relation}.json", json.dumps(index, ensure_ascii=False).encode("utf-8"))
 
 
@@ -336,24 +370,29 @@ def import_mpararel(src: str | Path, out: str | Path) -> int:
         for rel in iter_relations(src):
             save_relation(work, rel)
             count += 1
-        write_run_info(work, {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None,
-                              "release": None})
+        write_run_info(
+            work,
+            {"format": "imported", "source": str(src), "source_format": "mpararel", "model": None, "release": None},
+        )
     return count
 
 
-def relation_files(run: str | Path, languages: list[str] | None = None,
-                   relations: list[str] | None = None) -> list[tuple[str, str]]:
+def relation_files(
+    run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None
+) -> list[tuple[str, str]]:
     """(language, relation) of every prediction file in a run folder, sorted; a run holding a
     symbolic link is refused before any name is listed (check_links)."""
     run = Path(run)
     if not run.is_dir():
         raise RunError(f"{run}: not a folder")
     check_links(run)
-    found = [(lang_dir.name, stem)
-             for lang_dir in sorted(p for p in run.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
-             if not languages or lang_dir.name in languages
-             for stem in sorted({p.stem for p in lang_dir.glob("*.json")} | {p.stem for p in lang_dir.glob("*.jsonl")})
-             if not relations or stem in relations]
+    found = [
+        (lang_dir.name, stem)
+        for lang_dir in sorted(p for p in run.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+        if not languages or lang_dir.name in languages
+        for stem in sorted({p.stem for p in lang_dir.glob("*.json")} | {p.stem for p in lang_dir.glob("*.jsonl")})
+        if not relations or stem in relations
+    ]
     if not found:
         raise RunError(f"{run}: no predictions (<lang>/<REL>.json or .jsonl) for the languages/relations asked")
     return found
@@ -365,8 +404,9 @@ def relation_path(run: str | Path, language: str, relation: str) -> Path:
     return path if path.exists() else path.with_suffix(".jsonl")
 
 
-def iter_relations(run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None,
-                   with_ranking: bool = False) -> Iterator[RelationPredictions]:
+def iter_relations(
+    run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None, with_ranking: bool = False
+) -> Iterator[RelationPredictions]:
     run = Path(run)
     for lang, rel in relation_files(run, languages, relations):
         yield load_relation(relation_path(run, lang, rel), with_ranking)

@@ -15,6 +15,7 @@ gigabytes stops at the limit instead of filling memory. The body goes to a tempo
 (in memory up to 1 MiB, then on disk in the system's temporary folder) while it arrives and
 is read back once whole: one copy of a file, never more than the limit, is held.
 """
+
 from __future__ import annotations
 
 import json
@@ -109,8 +110,13 @@ class _Links(HTMLParser):
 class HttpSource(Source):
     MAX_DEPTH = 4
 
-    def __init__(self, url: str, session: requests.Session | None = None, limit: float | None = None,
-                 max_bytes: int | None = None):
+    def __init__(
+        self,
+        url: str,
+        session: requests.Session | None = None,
+        limit: float | None = None,
+        max_bytes: int | None = None,
+    ):
         self.base = url if url.endswith("/") else url + "/"
         self.location = self.base
         self.http = session or requests.Session()
@@ -125,7 +131,9 @@ class HttpSource(Source):
         resolving `..` and %-escapes) not under the base path."""
         target = urlsplit(url)
         path = posixpath.normpath(unquote(target.path)) + ("/" if target.path.endswith("/") else "")
-        if (target.scheme.lower(), target.hostname, target.port) != self._origin or not path.startswith(self._base_path):
+        if (target.scheme.lower(), target.hostname, target.port) != self._origin or not path.startswith(
+            self._base_path
+        ):
             raise InputError(url, f"refused: outside the source {self.base}")
 
     def _fetch(self, url: str, what: str, missing_ok: bool = False) -> bytes | None:
@@ -151,8 +159,9 @@ class HttpSource(Source):
         raise InputError(url, f"more than {MAX_REDIRECTS} redirects while fetching {what}")
 
     def _too_large(self, url: str, how: str) -> InputError:
-        return InputError(url, f"stopped: {how} than the limit of {self.max_bytes} bytes per file "
-                               "(CURATOR_FETCH_MAX_BYTES)")
+        return InputError(
+            url, f"stopped: {how} than the limit of {self.max_bytes} bytes per file (CURATOR_FETCH_MAX_BYTES)"
+        )
 
     def _check_announced(self, response: requests.Response, url: str) -> None:
         """Refuse before reading a body the server announces above the limit."""
@@ -170,8 +179,10 @@ class HttpSource(Source):
         with tempfile.SpooledTemporaryFile(max_size=SPOOL) as spool:
             while True:
                 if time.monotonic() > deadline:
-                    raise InputError(url, f"stopped after {self.limit:g} s in all (CURATOR_FETCH_TIMEOUT): "
-                                          "the server sends too slowly")
+                    raise InputError(
+                        url,
+                        f"stopped after {self.limit:g} s in all (CURATOR_FETCH_TIMEOUT): the server sends too slowly",
+                    )
                 try:
                     chunk = raw.read1(CHUNK, decode_content=True)  # returns what has arrived
                 except Exception as exc:  # urllib3's timeouts and protocol errors
@@ -216,7 +227,7 @@ class HttpSource(Source):
             target = urlsplit(joined)
             if not joined.startswith(self.base) or target.query or target.fragment:
                 continue
-            rel = unquote(target.path[len(urlsplit(self.base).path):])
+            rel = unquote(target.path[len(urlsplit(self.base).path) :])
             if not rel or rel == prefix or not rel.startswith(prefix):
                 continue
             check_path(rel.rstrip("/"), url)  # a listing naming '..' or a '\\' is refused, not skipped
@@ -237,8 +248,7 @@ class HttpSource(Source):
         return self.base + "/".join(requests.utils.quote(part) for part in path.split("/"))
 
 
-def open_source(location: str | Path, fetch_timeout: float | None = None,
-                fetch_max_bytes: int | None = None) -> Source:
+def open_source(location: str | Path, fetch_timeout: float | None = None, fetch_max_bytes: int | None = None) -> Source:
     """A folder or an http(s) URL; over HTTP, `fetch_timeout` is the total seconds and
     `fetch_max_bytes` the most bytes (on the wire, and decompressed) per file."""
     text = str(location)

@@ -1,4 +1,5 @@
 """Alembic environment: runs against the URL (or the connection) that curator.core.migrate passes in."""
+
 from alembic import context
 
 from curator.core.db import make_engine
@@ -9,8 +10,12 @@ target_metadata = Base.metadata
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=target_metadata,
-                      literal_binds=True, render_as_batch=True)
+    context.configure(
+        url=config.get_main_option("sqlalchemy.url"),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=True,
+    )
     with context.begin_transaction():
         context.run_migrations()
 

@@ -1,18 +1,50 @@
 """Typed SQLAlchemy 2.0 models, one module per stage; import them all from here."""
+
 from curator.core.models.base import Base
 from curator.core.models.core import EnglishPattern, Language, Relation, SourceFile, TranslationSystem
 from curator.core.models.ingest import LanguageCoverage, MlamaTemplate, RelationCoverage, Template, TranslationLine
 from curator.core.models.quality import TemplateSignal
 from curator.core.models.release import DatasetVersion, VersionPattern, VersionTuples
-from curator.core.models.review import (Assignment, AssignmentItem, Comment, Decision, Guideline, Invite, LoginSession,
-                                        Suggestion, User)
+from curator.core.models.review import (
+    Assignment,
+    AssignmentItem,
+    Comment,
+    Decision,
+    Guideline,
+    Invite,
+    LoginSession,
+    Suggestion,
+    User,
+)
 from curator.core.models.tuples import Entity, EntityLabel, Tuple, TupleList
 
 __all__ = [
-    "Assignment", "AssignmentItem", "Comment", "Decision", "Guideline", "Invite", "LoginSession", "Suggestion",
+    "Assignment",
+    "AssignmentItem",
+    "Base",
+    "Comment",
+    "DatasetVersion",
+    "Decision",
+    "EnglishPattern",
+    "Entity",
+    "EntityLabel",
+    "Guideline",
+    "Invite",
+    "Language",
+    "LanguageCoverage",
+    "LoginSession",
+    "MlamaTemplate",
+    "Relation",
+    "RelationCoverage",
+    "SourceFile",
+    "Suggestion",
+    "Template",
+    "TemplateSignal",
+    "TranslationLine",
+    "TranslationSystem",
+    "Tuple",
+    "TupleList",
     "User",
-    "Base", "DatasetVersion", "EnglishPattern", "Entity", "EntityLabel", "Language",
-    "LanguageCoverage", "MlamaTemplate", "Relation", "RelationCoverage", "SourceFile", "Template",
-    "TemplateSignal", "TranslationLine", "TranslationSystem", "Tuple", "TupleList", "VersionPattern",
+    "VersionPattern",
     "VersionTuples",
 ]

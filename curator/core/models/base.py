@@ -1,4 +1,5 @@
 """Declarative base with a naming convention so Alembic migrations get stable constraint names."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone

@@ -1,8 +1,8 @@
 """What every stage shares: languages, relations, the English source and import provenance."""
+
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
 
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -14,8 +14,8 @@ class Language(Base):
     __tablename__ = "languages"
 
     code: Mapped[str] = mapped_column(String(32), primary_key=True)
-    name: Mapped[Optional[str]] = mapped_column(String(100))
-    review_fraction: Mapped[Optional[float]]  # share of each relation's candidates a reviewer samples
+    name: Mapped[str | None] = mapped_column(String(100))
+    review_fraction: Mapped[float | None]  # share of each relation's candidates a reviewer samples
     queue_order: Mapped[str] = mapped_column(String(10), default="random", server_default="random")  # or "risk"
 
 
@@ -23,12 +23,10 @@ class Relation(Base):
     __tablename__ = "relations"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)  # Wikidata property id, e.g. P19
-    lemma: Mapped[Optional[str]] = mapped_column(String(200))  # lemma of its first English pattern
-    description: Mapped[Optional[str]] = mapped_column(String(500))
+    lemma: Mapped[str | None] = mapped_column(String(200))  # lemma of its first English pattern
+    description: Mapped[str | None] = mapped_column(String(500))
 
-    patterns: Mapped[list["EnglishPattern"]] = relationship(
-        back_populates="relation", order_by="EnglishPattern.position"
-    )
+    patterns: Mapped[list[EnglishPattern]] = relationship(back_populates="relation", order_by="EnglishPattern.position")
 
 
 class EnglishPattern(Base):
@@ -41,9 +39,9 @@ class EnglishPattern(Base):
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"), index=True)
     position: Mapped[int]  # 0-based line in <REL>.jsonl
     pattern: Mapped[str] = mapped_column(String(500))
-    lemma: Mapped[Optional[str]] = mapped_column(String(200))
-    extended_lemma: Mapped[Optional[str]] = mapped_column(String(200))
-    tense: Mapped[Optional[str]] = mapped_column(String(50))
+    lemma: Mapped[str | None] = mapped_column(String(200))
+    extended_lemma: Mapped[str | None] = mapped_column(String(200))
+    tense: Mapped[str | None] = mapped_column(String(50))
 
     relation: Mapped[Relation] = relationship(back_populates="patterns")
 
@@ -68,4 +66,4 @@ class SourceFile(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     rows: Mapped[int]
     imported_at: Mapped[datetime] = mapped_column(default=utcnow)
-    details: Mapped[Optional[dict]] = mapped_column(JSON)
+    details: Mapped[dict | None] = mapped_column(JSON)

@@ -1,7 +1,6 @@
 """Raw machine translations and the candidate templates voted from them."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -23,13 +22,13 @@ class TranslationLine(Base):
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
     line_no: Mapped[int]  # 0-based line in the system's file
-    english_pattern_id: Mapped[Optional[int]] = mapped_column(ForeignKey("english_patterns.id"))
+    english_pattern_id: Mapped[int | None] = mapped_column(ForeignKey("english_patterns.id"))
     raw: Mapped[str] = mapped_column(String(2000))
     repaired: Mapped[str] = mapped_column(String(2000))
     repairs: Mapped[list] = mapped_column(JSON, default=list)  # [{"from", "to", "rule"}]
-    cleaned: Mapped[Optional[str]] = mapped_column(String(2000))  # None when invalid
+    cleaned: Mapped[str | None] = mapped_column(String(2000))  # None when invalid
     valid: Mapped[bool]
-    reason: Mapped[Optional[str]] = mapped_column(String(300))
+    reason: Mapped[str | None] = mapped_column(String(300))
 
 
 class Template(Base):

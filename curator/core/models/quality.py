@@ -1,8 +1,8 @@
 """Quality signals per candidate template (SPEC §7): where reviewers' time is best spent."""
+
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
 
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
@@ -18,12 +18,12 @@ class TemplateSignal(Base):
     __tablename__ = "template_signals"
 
     template_id: Mapped[int] = mapped_column(ForeignKey("templates.id", ondelete="CASCADE"), primary_key=True)
-    back_translation: Mapped[Optional[str]] = mapped_column(String(2000))
-    english: Mapped[Optional[str]] = mapped_column(String(500))  # the ParaRel pattern it was compared with
-    similarity: Mapped[Optional[float]]  # cosine(English pattern, back-translation)
-    similarity_model: Mapped[Optional[str]] = mapped_column(String(300))
-    back_system: Mapped[Optional[str]] = mapped_column(String(300))
-    agreement: Mapped[Optional[float]]  # share of (tuple, other template) predicting the same object
-    relation_agreement: Mapped[Optional[float]]  # the relation's mean agreement in that run
-    probe_run: Mapped[Optional[str]] = mapped_column(String(300))
+    back_translation: Mapped[str | None] = mapped_column(String(2000))
+    english: Mapped[str | None] = mapped_column(String(500))  # the ParaRel pattern it was compared with
+    similarity: Mapped[float | None]  # cosine(English pattern, back-translation)
+    similarity_model: Mapped[str | None] = mapped_column(String(300))
+    back_system: Mapped[str | None] = mapped_column(String(300))
+    agreement: Mapped[float | None]  # share of (tuple, other template) predicting the same object
+    relation_agreement: Mapped[float | None]  # the relation's mean agreement in that run
+    probe_run: Mapped[str | None] = mapped_column(String(300))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -1,8 +1,8 @@
 """Reviewers, their samples and every decision they make (history is never overwritten)."""
+
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
 
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -16,14 +16,14 @@ class User(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(320), unique=True)
     name: Mapped[str] = mapped_column(String(200), default="")
-    password_hash: Mapped[Optional[str]] = mapped_column(String(300))  # None: cannot sign in yet
+    password_hash: Mapped[str | None] = mapped_column(String(300))  # None: cannot sign in yet
     role: Mapped[str] = mapped_column(String(20), default="reviewer")  # reviewer | maintainer
-    api_token_hash: Mapped[Optional[str]] = mapped_column(String(64), unique=True)
+    api_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     active: Mapped[bool] = mapped_column(default=True)
-    locale: Mapped[Optional[str]] = mapped_column(String(16))  # interface language; None: the browser's
+    locale: Mapped[str | None] = mapped_column(String(16))  # interface language; None: the browser's
 
-    assignments: Mapped[list["Assignment"]] = relationship(back_populates="user", order_by="Assignment.language")
+    assignments: Mapped[list[Assignment]] = relationship(back_populates="user", order_by="Assignment.language")
 
     # Flask-Login protocol
     @property
@@ -61,7 +61,7 @@ class LoginSession(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    revoked_at: Mapped[Optional[datetime]]
+    revoked_at: Mapped[datetime | None]
 
 
 class Invite(Base):
@@ -69,16 +69,16 @@ class Invite(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 of the secret in the link
-    email: Mapped[Optional[str]] = mapped_column(String(320))
+    email: Mapped[str | None] = mapped_column(String(320))
     role: Mapped[str] = mapped_column(String(20), default="reviewer")
     languages: Mapped[list] = mapped_column(JSON, default=list)
-    fraction: Mapped[Optional[float]]
-    created_by: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+    fraction: Mapped[float | None]
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
-    used_at: Mapped[Optional[datetime]]
-    used_by: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
-    revoked_at: Mapped[Optional[datetime]]  # a maintainer withdrew the link
+    used_at: Mapped[datetime | None]
+    used_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    revoked_at: Mapped[datetime | None]  # a maintainer withdrew the link
 
 
 class Assignment(Base):
@@ -93,15 +93,14 @@ class Assignment(Base):
     fraction: Mapped[float]
     seed: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    guidelines_seen_at: Mapped[Optional[datetime]]  # None: show the guidelines before the first item
+    guidelines_seen_at: Mapped[datetime | None]  # None: show the guidelines before the first item
 
     user: Mapped[User] = relationship(back_populates="assignments")
 
 
 class AssignmentItem(Base):
     __tablename__ = "assignment_items"
-    __table_args__ = (UniqueConstraint("assignment_id", "template_id"),
-                      UniqueConstraint("assignment_id", "position"))
+    __table_args__ = (UniqueConstraint("assignment_id", "template_id"), UniqueConstraint("assignment_id", "position"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
@@ -116,8 +115,10 @@ class Decision(Base):
     an undo retracts it. Rows are never deleted."""
 
     __tablename__ = "decisions"
-    __table_args__ = (UniqueConstraint("user_id", "request_id"),
-                      Index("ix_decisions_item_current", "item_id", "retracted"))
+    __table_args__ = (
+        UniqueConstraint("user_id", "request_id"),
+        Index("ix_decisions_item_current", "item_id", "retracted"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("assignment_items.id"))
@@ -126,14 +127,14 @@ class Decision(Base):
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
     decision: Mapped[str] = mapped_column(String(10))  # accept | amend | reject | unsure
-    correction_raw: Mapped[Optional[str]] = mapped_column(String(2000))
-    correction: Mapped[Optional[str]] = mapped_column(String(2000))  # cleaned
-    seconds: Mapped[Optional[float]]  # time spent on the item
+    correction_raw: Mapped[str | None] = mapped_column(String(2000))
+    correction: Mapped[str | None] = mapped_column(String(2000))  # cleaned
+    seconds: Mapped[float | None]  # time spent on the item
     source: Mapped[str] = mapped_column(String(20), default="web")  # web | api | import
-    request_id: Mapped[Optional[str]] = mapped_column(String(64))  # client key: a resend is a no-op
+    request_id: Mapped[str | None] = mapped_column(String(64))  # client key: a resend is a no-op
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
-    retracted_at: Mapped[Optional[datetime]]
+    retracted_at: Mapped[datetime | None]
 
 
 class Suggestion(Base):
@@ -147,7 +148,7 @@ class Suggestion(Base):
     text_raw: Mapped[str] = mapped_column(String(2000))
     text: Mapped[str] = mapped_column(String(2000))  # cleaned
     source: Mapped[str] = mapped_column(String(20), default="web")
-    request_id: Mapped[Optional[str]] = mapped_column(String(64))
+    request_id: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
 
@@ -157,20 +158,22 @@ class Comment(Base):
     (template_id None), for the maintainers. Withdrawn comments are kept, marked retracted."""
 
     __tablename__ = "comments"
-    __table_args__ = (UniqueConstraint("user_id", "request_id"),
-                      Index("ix_comments_language_relation", "language", "relation_id"))
+    __table_args__ = (
+        UniqueConstraint("user_id", "request_id"),
+        Index("ix_comments_language_relation", "language", "relation_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
-    template_id: Mapped[Optional[int]] = mapped_column(ForeignKey("templates.id"), index=True)
+    template_id: Mapped[int | None] = mapped_column(ForeignKey("templates.id"), index=True)
     text: Mapped[str] = mapped_column(String(2000))
     source: Mapped[str] = mapped_column(String(20), default="web")
-    request_id: Mapped[Optional[str]] = mapped_column(String(64))
+    request_id: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
-    retracted_at: Mapped[Optional[datetime]]
+    retracted_at: Mapped[datetime | None]
 
 
 class Guideline(Base):
@@ -181,5 +184,5 @@ class Guideline(Base):
 
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"), primary_key=True)
     text: Mapped[str] = mapped_column(Text)
-    updated_by: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+    updated_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -4,9 +4,8 @@ Tuples live in immutable, content-addressed lists (one per language and relation
 content), so an ingest and every dataset version can share them without copying a
 million rows, and a released version never changes under its users.
 """
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -57,6 +56,6 @@ class Tuple(Base):
     obj_qid: Mapped[str] = mapped_column(ForeignKey("entities.qid"))
     sub_label: Mapped[str] = mapped_column(String(1000))
     obj_label: Mapped[str] = mapped_column(String(1000))
-    lineid: Mapped[Optional[int]]
+    lineid: Mapped[int | None]
     # Raw T-REx rows without a label in the language are kept but never used.
     from_english: Mapped[bool] = mapped_column(default=False)

@@ -4,11 +4,10 @@ A scorer kind is a `Scorer` subclass in its own module, registered in `SCORERS` 
 kind `detect_kind` returns for a model config. To add one: write the module (see
 masked.py), add it here, and teach `detect_kind` (base.py) which configs belong to it.
 """
+
 from __future__ import annotations
 
-
-from curator.probe.scorers.base import (PUNCT_END, Options, ProbeError, Scorer, detect_kind, pick_device,  # noqa: F401
-                                        pick_dtype)
+from curator.probe.scorers.base import PUNCT_END, Options, ProbeError, Scorer, detect_kind, pick_device, pick_dtype
 from curator.probe.scorers.causal import CausalScorer
 from curator.probe.scorers.masked import MaskedScorer
 from curator.probe.scorers.seq2seq import Seq2SeqScorer
@@ -21,8 +20,15 @@ from curator.core.enums import Attention, values
 ATTENTION = values(Attention)
 
 
-def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", options: Options | None = None,
-                kind: str | None = None, attention: str = "auto", compile: bool = False) -> Scorer:
+def load_scorer(
+    name_or_path: str,
+    device: str = "auto",
+    dtype: str = "auto",
+    options: Options | None = None,
+    kind: str | None = None,
+    attention: str = "auto",
+    compile: bool = False,
+) -> Scorer:
     """Any Hugging Face model by hub name or local path; the kind comes from its config.
 
     `attention` picks the model's own attention implementation (auto: what transformers picks,
@@ -31,8 +37,13 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
     position bias keeps SDPA off its fused kernels and eager is faster); `compile` compiles the model's repeated
     layers with torch.compile (regional compilation: one compiled block serves every layer,
     so compiling takes seconds, and shapes are dynamic so length buckets do not recompile)."""
-    from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM,
-                              AutoTokenizer)
+    from transformers import (
+        AutoConfig,
+        AutoModelForCausalLM,
+        AutoModelForMaskedLM,
+        AutoModelForSeq2SeqLM,
+        AutoTokenizer,
+    )
 
     try:
         config = AutoConfig.from_pretrained(name_or_path)
@@ -61,10 +72,12 @@ def load_scorer(name_or_path: str, device: str = "auto", dtype: str = "auto", op
         raise ProbeError(f"attention {attention!r} is not available here: {str(exc).splitlines()[0]}") from None
     except (OSError, ValueError) as exc:
         if extra and "attn" in str(exc).lower():
-            raise ProbeError(f"model {name_or_path!r} cannot use attention {attention!r}: "
-                             f"{str(exc).splitlines()[0]}") from None
-        raise ProbeError(f"model {name_or_path!r} has no {kind} language-model head usable for probing: "
-                         f"{str(exc).splitlines()[0]}") from None
+            raise ProbeError(
+                f"model {name_or_path!r} cannot use attention {attention!r}: {str(exc).splitlines()[0]}"
+            ) from None
+        raise ProbeError(
+            f"model {name_or_path!r} has no {kind} language-model head usable for probing: {str(exc).splitlines()[0]}"
+        ) from None
     model.to(dev).eval()
     compiled = bool(compile) and compile_layers(model) > 0
     scorer = SCORERS[kind](model, tokenizer, dev, options or Options())

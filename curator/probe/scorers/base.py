@@ -1,9 +1,10 @@
 """What every scorer shares: loading a model of any kind, query text, batching, OOM retry."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import torch
@@ -49,8 +50,10 @@ class Scorer:
         if options.score_mode not in SCORE_MODES:
             raise ProbeError(f"score mode must be one of {', '.join(SCORE_MODES)}")
         if options.score_mode == ScoreMode.PLL and self.kind != "masked":
-            raise ProbeError(f"pll scores sentences with a masked LM; this is {KIND_NAMES.get(self.kind, self.kind)} "
-                             "model: use --score-mode log-prob or mean-logit")
+            raise ProbeError(
+                f"pll scores sentences with a masked LM; this is {KIND_NAMES.get(self.kind, self.kind)} "
+                "model: use --score-mode log-prob or mean-logit"
+            )
         self.model, self.tok, self.device, self.options = model, tokenizer, device, options
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.max_positions = position_limit(model)
@@ -77,14 +80,19 @@ class Scorer:
         if not texts:
             return []
         backend = getattr(self.tok, "backend_tokenizer", None)
-        if self.shortcut and backend.padding is None and backend.truncation is None \
-                and backend.encode_special_tokens == bool(getattr(self.tok, "split_special_tokens", False)):
+        if (
+            self.shortcut
+            and backend.padding is None
+            and backend.truncation is None
+            and backend.encode_special_tokens == bool(getattr(self.tok, "split_special_tokens", False))
+        ):
             # the same ids as the wrapper's, without its per-text Python work (half the time)
             return [e.ids for e in backend.encode_batch(texts, add_special_tokens=True)]
         return self.tok(texts, add_special_tokens=True)["input_ids"]
 
-    def check_fits(self, data: RelationData, lengths: list[int], queries: list[int] | None = None,
-                   candidate: str | None = None) -> None:
+    def check_fits(
+        self, data: RelationData, lengths: list[int], queries: list[int] | None = None, candidate: str | None = None
+    ) -> None:
         """Stop with one line if a tokenized query is longer than the model's position table.
 
         Past it a learnt position embedding is indexed out of range: an IndexError on CPU, a
@@ -100,17 +108,21 @@ class Scorer:
                 uri, label = data.subjects[q % n]
                 shown = label if len(label) <= 60 else label[:57] + "…"
                 what = f" and candidate {candidate!r}" if candidate is not None else ""
-                raise ProbeError(f"{data.language} {data.relation}: template {data.templates[q // n]!r} with subject "
-                                 f"{uri} {shown!r}{what} is {length} tokens, more than this model's "
-                                 f"{self.max_positions} positions")
+                raise ProbeError(
+                    f"{data.language} {data.relation}: template {data.templates[q // n]!r} with subject "
+                    f"{uri} {shown!r}{what} is {length} tokens, more than this model's "
+                    f"{self.max_positions} positions"
+                )
 
     def slot_positions(self, texts: list[str], rows: list[list[int]], token_id: int, count: int) -> list[list[int]]:
         """Where `token_id` sits in each row; it must occur exactly `count` times."""
         out = [[i for i, t in enumerate(row) if t == token_id] for row in rows]
         for text, found in zip(texts, out):
             if len(found) != count:
-                raise ProbeError(f"query {text!r} has {len(found)} slot tokens after tokenizing, expected {count}"
-                                 " (does a subject contain the mask or sentinel token?)")
+                raise ProbeError(
+                    f"query {text!r} has {len(found)} slot tokens after tokenizing, expected {count}"
+                    " (does a subject contain the mask or sentinel token?)"
+                )
         return out
 
     def score_relation(self, data: RelationData) -> np.ndarray:
@@ -123,7 +135,9 @@ class Scorer:
 
     def queries(self, data: RelationData) -> list[tuple[str, str]]:
         """(text before [Y], text after [Y]) per row: template-major, subject filled in."""
-        return [split_template(t, label, self.options.final_punct) for t in data.templates for _, label in data.subjects]
+        return [
+            split_template(t, label, self.options.final_punct) for t in data.templates for _, label in data.subjects
+        ]
 
     def pad(self, rows: list[list[int]], value: int) -> tuple[torch.Tensor, torch.Tensor]:
         """(ids, attention mask), right-padded; filled in numpy (a tensor per row costs more)."""
@@ -131,8 +145,8 @@ class Scorer:
         ids = np.full((len(rows), width), value, dtype=np.int64)
         mask = np.zeros((len(rows), width), dtype=np.int64)
         for i, r in enumerate(rows):
-            ids[i, :len(r)] = r
-            mask[i, :len(r)] = 1
+            ids[i, : len(r)] = r
+            mask[i, : len(r)] = 1
         return self.to_device(ids), self.to_device(mask)
 
     def to_device(self, array: np.ndarray) -> torch.Tensor:
@@ -195,8 +209,21 @@ def fast_shortcut_ok(tokenizer) -> bool:
 
 
 # RoBERTa-style embeddings number positions from pad_token_id + 1 (fairseq's scheme)
-PADDING_OFFSET_TYPES = ("roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "roberta-prelayernorm", "xmod",
-                        "data2vec-text", "longformer", "ibert", "luke", "mluke", "mpnet", "esm")
+PADDING_OFFSET_TYPES = (
+    "roberta",
+    "xlm-roberta",
+    "xlm-roberta-xl",
+    "camembert",
+    "roberta-prelayernorm",
+    "xmod",
+    "data2vec-text",
+    "longformer",
+    "ibert",
+    "luke",
+    "mluke",
+    "mpnet",
+    "esm",
+)
 
 
 def position_limit(model) -> int | None:
@@ -207,8 +234,14 @@ def position_limit(model) -> int | None:
     entries hold 512 tokens. The offset is read from the position table's padding_idx where
     the model has one, else from the model type."""
     config = model.config
-    limit = next((v for v in (getattr(config, n, None) for n in ("max_position_embeddings", "n_positions", "n_ctx"))
-                  if isinstance(v, int) and v > 0), None)
+    limit = next(
+        (
+            v
+            for v in (getattr(config, n, None) for n in ("max_position_embeddings", "n_positions", "n_ctx"))
+            if isinstance(v, int) and v > 0
+        ),
+        None,
+    )
     if limit is None:
         return None
     embeddings = getattr(getattr(model, "base_model", model), "embeddings", None)
@@ -222,8 +255,11 @@ def detect_kind(config) -> str:
     if getattr(config, "is_encoder_decoder", False):
         return "seq2seq"
     architectures = " ".join(getattr(config, "architectures", None) or [])
-    if "CausalLM" in architectures or "LMHead" in architectures and "Masked" not in architectures \
-            or config.model_type in ("gpt2", "gpt_neox", "llama", "mistral", "qwen2", "bloom", "opt", "gemma"):
+    if (
+        "CausalLM" in architectures
+        or ("LMHead" in architectures and "Masked" not in architectures)
+        or config.model_type in ("gpt2", "gpt_neox", "llama", "mistral", "qwen2", "bloom", "opt", "gemma")
+    ):
         return "causal"
     return "masked"
 
@@ -239,5 +275,6 @@ def pick_device(name: str) -> torch.device:
 def pick_dtype(name: str, device: torch.device) -> torch.dtype:
     if name == "auto":
         return torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
-    return {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
-            "float16": torch.float16}[name]
+    return {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}[
+        name
+    ]

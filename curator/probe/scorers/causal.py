@@ -15,10 +15,11 @@ chunks within the token budget on a cache gathered from the prefix pass. The out
 runs only where a token is scored (OutputHead: target logit minus a tiled log-normaliser), the
 distribution after the prefix once per query for all its candidates, and the scores stay on
 the device until the relation is done (no host sync in the loop)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import torch
@@ -53,13 +54,14 @@ class CausalScorer(Scorer):
             return rows
         return [row if row[:1] == [self.bos] else [self.bos] + row for row in rows]
 
-    def split(self, data: RelationData, queries: list[tuple[str, str]], labels: list[str],
-              which: Iterable[int]) -> Iterator[tuple[int, list[int], list[list[int]]]]:
+    def split(
+        self, data: RelationData, queries: list[tuple[str, str]], labels: list[str], which: Iterable[int]
+    ) -> Iterator[tuple[int, list[int], list[list[int]]]]:
         """(query, shared prefix, every candidate's suffix) per query; checks the position limit."""
         which, C = list(which), len(labels)
         sentences = self.sentences([queries[q][0] + label + queries[q][1] for q in which for label in labels])
         for i, q in enumerate(which):
-            rows = sentences[i * C:(i + 1) * C]
+            rows = sentences[i * C : (i + 1) * C]
             if self.max_positions is not None:
                 longest = max(range(C), key=lambda c: len(rows[c]))
                 self.check_fits(data, [len(rows[longest])], [q], labels[longest])
@@ -95,7 +97,7 @@ class CausalScorer(Scorer):
                 if self.head is None:
                     step = max(1, min(step, LOGITS_CAP // (max(1, lp) * self.vocab)))
                 for g0 in range(0, len(group), step):
-                    self._run(group[g0:g0 + step], lp, C, scores)
+                    self._run(group[g0 : g0 + step], lp, C, scores)
         return scores.view(Q, C).cpu().numpy()
 
     def _run(self, group: list, lp: int, C: int, scores: torch.Tensor) -> None:
@@ -107,8 +109,11 @@ class CausalScorer(Scorer):
             out = self.forward(input_ids=prefix, use_cache=True)
             feats, cache = out.logits, out.past_key_values
             n, width = len(group), feats.shape[-1]
-            norm = self.norm(feats.reshape(n * lp, width)).view(n, lp) if log_prob else \
-                torch.zeros((n, lp), dtype=torch.float32, device=feats.device)
+            norm = (
+                self.norm(feats.reshape(n * lp, width)).view(n, lp)
+                if log_prob
+                else torch.zeros((n, lp), dtype=torch.float32, device=feats.device)
+            )
             own = self.logit(feats[:, :-1].reshape(n * (lp - 1), width), prefix[:, 1:].reshape(-1)).view(n, lp - 1)
             # per query: its prefix tokens' log-probs, less the normaliser its candidates' first tokens share
             base, last = (own - norm[:, :-1]).sum(1) - norm[:, -1], feats[:, -1]
@@ -125,15 +130,28 @@ class CausalScorer(Scorer):
             lengths = np.array([len(rows[i][2]) for i in chunk], dtype=np.int64)
             r, t = np.nonzero(np.arange(m - 1)[None, :] < (lengths - 1)[:, None])  # position t predicts t + 1
             at = r * m + t
-            index = self.to_device(np.concatenate([
-                [rows[i][0] for i in chunk], [rows[i][1] for i in chunk],
-                lengths + (lp - 1 if lp else -1), r, at, at + 1]).astype(np.int64))
-            query, flat, count = index[:k], index[k:2 * k], index[2 * k:3 * k]
-            row, at, target = index[3 * k:].view(3, len(r))
+            index = self.to_device(
+                np.concatenate(
+                    [
+                        [rows[i][0] for i in chunk],
+                        [rows[i][1] for i in chunk],
+                        lengths + (lp - 1 if lp else -1),
+                        r,
+                        at,
+                        at + 1,
+                    ]
+                ).astype(np.int64)
+            )
+            query, flat, count = index[:k], index[k : 2 * k], index[2 * k : 3 * k]
+            row, at, target = index[3 * k :].view(3, len(r))
             if lp:
                 past = _select_cache(cache, query)
-                out = self.forward(input_ids=ids, past_key_values=past, use_cache=True,
-                                   attention_mask=torch.cat([attn.new_ones((k, lp)), attn], 1))
+                out = self.forward(
+                    input_ids=ids,
+                    past_key_values=past,
+                    use_cache=True,
+                    attention_mask=torch.cat([attn.new_ones((k, lp)), attn], 1),
+                )
             else:
                 out = self.forward(input_ids=ids, attention_mask=attn)
             f = out.logits.reshape(k * m, -1).index_select(0, at)
@@ -182,7 +200,9 @@ def _select_cache(cache, index: torch.Tensor):
 
     if isinstance(cache, tuple):
         return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
-    legacy = [(layer.keys, layer.values) for layer in cache.layers] if hasattr(cache, "layers") else cache.to_legacy_cache()
+    legacy = (
+        [(layer.keys, layer.values) for layer in cache.layers] if hasattr(cache, "layers") else cache.to_legacy_cache()
+    )
     out = DynamicCache()
     for i, (key, value) in enumerate(legacy):
         out.update(key.index_select(0, index), value.index_select(0, index), i)

@@ -4,6 +4,7 @@
 floor in phrases/s; docs/probe.md states each kind's formula. Only matrix products count
 (2 FLOPs per multiply-add): embeddings, norms, softmax and the like are cheap next to them.
 """
+
 from __future__ import annotations
 
 
@@ -14,14 +15,23 @@ def shape(config) -> dict:
     hidden = get("hidden_size", "d_model", "n_embd")
     ff = get("intermediate_size", "d_ff", "n_inner") or 4 * hidden
     gated = "gated" in str(getattr(config, "feed_forward_proj", "")) or config.model_type in (
-        "llama", "mistral", "qwen2", "gemma")
-    inner = (get("num_heads", "num_attention_heads", "n_head") or 1) * (getattr(config, "d_kv", None) or
-                                                                        hidden // (get("num_heads", "num_attention_heads",
-                                                                                       "n_head") or 1))
-    return {"hidden": hidden, "ff": ff, "ffn_mats": 3 if gated else 2, "vocab": config.vocab_size,
-            "layers": get("num_hidden_layers", "num_layers", "n_layer"),
-            "decoder_layers": get("num_decoder_layers", "num_layers", "num_hidden_layers", "n_layer"),
-            "inner": inner}
+        "llama",
+        "mistral",
+        "qwen2",
+        "gemma",
+    )
+    inner = (get("num_heads", "num_attention_heads", "n_head") or 1) * (
+        getattr(config, "d_kv", None) or hidden // (get("num_heads", "num_attention_heads", "n_head") or 1)
+    )
+    return {
+        "hidden": hidden,
+        "ff": ff,
+        "ffn_mats": 3 if gated else 2,
+        "vocab": config.vocab_size,
+        "layers": get("num_hidden_layers", "num_layers", "n_layer"),
+        "decoder_layers": get("num_decoder_layers", "num_layers", "num_hidden_layers", "n_layer"),
+        "inner": inner,
+    }
 
 
 def layer(s: dict, tokens: int, context: int, cross: int = 0) -> float:

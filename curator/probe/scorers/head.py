@@ -16,10 +16,11 @@ Whether that is exact is checked once at load time against the untouched model; 
 does more after the projection (Gemma's logit soft-capping, a logit scale) fails the check and
 the scorer falls back to full logits.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 import torch
 
@@ -31,8 +32,10 @@ class OutputHead:
         within = within if within is not None else model
         self.owner = None
         if self.decoder is not None:
-            self.owner = next(((m, name) for m in within.modules() for name, child in m.named_children()
-                               if child is self.decoder), None)
+            self.owner = next(
+                ((m, name) for m in within.modules() for name, child in m.named_children() if child is self.decoder),
+                None,
+            )
         device = next(model.parameters()).device
         self.tile_bytes = tile_bytes or ((8 << 20) if device.type == "cpu" else (256 << 20))
 
@@ -92,8 +95,9 @@ class OutputHead:
         return picked
 
 
-def logit_tiles(h: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                tile_bytes: int) -> Iterator[tuple[int, torch.Tensor]]:
+def logit_tiles(
+    h: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, tile_bytes: int
+) -> Iterator[tuple[int, torch.Tensor]]:
     """(first vocabulary id, [rows, tile] logits) of rows `h`, tile by tile. In float32/float64
     every tile is computed into one reused buffer (so a tile is overwritten by the next: reduce it
     before asking for another); in half precision the product is in that dtype and the tile is
@@ -106,7 +110,7 @@ def logit_tiles(h: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None
         v1 = min(vocab, v0 + tile)
         w = weight[v0:v1].t()
         if exact:
-            logits = buf[:rows * (v1 - v0)].view(rows, v1 - v0)
+            logits = buf[: rows * (v1 - v0)].view(rows, v1 - v0)
             if bias is None:
                 torch.mm(h, w, out=logits)
             else:
@@ -116,13 +120,14 @@ def logit_tiles(h: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None
             yield v0, (h @ w + (bias[v0:v1] if bias is not None else 0)).float()
 
 
-def log_normaliser(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                   tile_bytes: int) -> torch.Tensor:
+def log_normaliser(
+    hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, tile_bytes: int
+) -> torch.Tensor:
     """log Σ_v exp(hidden · weight_v + bias_v) per row, tile by tile (online log-sum-exp)."""
     exact = hidden.dtype in (torch.float32, torch.float64)
     out = []
     for r0 in range(0, len(hidden), 1024):
-        h = hidden[r0:r0 + 1024]
+        h = hidden[r0 : r0 + 1024]
         run_max = torch.full((len(h),), float("-inf"), dtype=h.dtype if exact else torch.float32, device=h.device)
         run_sum = torch.zeros_like(run_max)
         for _, logits in logit_tiles(h, weight, bias, tile_bytes):

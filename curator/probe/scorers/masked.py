@@ -2,6 +2,7 @@
 of that token length; the LM head runs only at the mask positions. Each query is the template
 with the masks written into its text and tokenized whole, like the published mParaRel code and
 the fill-mask pipeline, so the model sees what its tokenizer makes of running text."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -46,8 +47,9 @@ class MaskedScorer(Scorer):
         decoder = self.model.get_output_embeddings() if self.head is not None else None
         if not isinstance(decoder, torch.nn.Linear):
             return None
-        owner = next(((m, name) for m in self.head.modules() for name, child in m.named_children()
-                      if child is decoder), None)
+        owner = next(
+            ((m, name) for m in self.head.modules() for name, child in m.named_children() if child is decoder), None
+        )
         if owner is None:
             return None
         parent, name = owner
@@ -108,8 +110,11 @@ class MaskedScorer(Scorer):
         total = 0.0
         for n in lengths:
             for row in self.tokenize([before + self.mask_slot(n) + after for before, after in self.queries(data)]):
-                total += s["layers"] * flops.layer(s, len(row), len(row)) + 2 * n * s["hidden"] ** 2 \
+                total += (
+                    s["layers"] * flops.layer(s, len(row), len(row))
+                    + 2 * n * s["hidden"] ** 2
                     + flops.head(s, n, self.options.score_mode == "log-prob")
+                )
         return total
 
     @torch.inference_mode()

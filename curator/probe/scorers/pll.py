@@ -17,6 +17,7 @@ tiled normaliser of head.py; the [rows, V] logits exist only in the fallback for
 cannot be split). Log-probabilities are added into a [queries × candidates] tensor on the
 device with index_add_; the one copy to the host is at the end of the relation.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,11 +54,13 @@ def sentences(scorer, data: RelationData):
     mask_text = scorer.tok.mask_token
     for text in labels + [part for query in queries for part in query]:
         if mask_text in text:
-            raise ProbeError(f"{data.language} {data.relation}: {text!r} contains the mask token {mask_text!r}; "
-                             "pll masks each token itself")
+            raise ProbeError(
+                f"{data.language} {data.relation}: {text!r} contains the mask token {mask_text!r}; "
+                "pll masks each token itself"
+            )
     step = max(1, CHUNK_SENTENCES // max(1, len(labels)))
     for q0 in range(0, len(queries), step):
-        chunk = queries[q0:q0 + step]
+        chunk = queries[q0 : q0 + step]
         rows = scorer.tokenize([before + label + after for before, after in chunk for label in labels])
         lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
         if scorer.max_positions is not None and len(lengths) and lengths.max() > scorer.max_positions:
@@ -75,8 +78,11 @@ def floor_flops(scorer, data: RelationData) -> float:
     for _, _, lengths in sentences(scorer, data):
         for length, count in zip(*np.unique(lengths, return_counts=True)):
             length, k = int(length), max(0, int(length) - head - tail)
-            total += count * k * (s["layers"] * flops.layer(s, length, length) + 2 * s["hidden"] ** 2
-                                  + flops.head(s, 1, True))
+            total += (
+                count
+                * k
+                * (s["layers"] * flops.layer(s, length, length) + 2 * s["hidden"] ** 2 + flops.head(s, 1, True))
+            )
     return total
 
 
@@ -105,9 +111,11 @@ def score(scorer, data: RelationData) -> np.ndarray:
             for r0 in range(0, len(which), per_pass):
                 r1 = min(len(which), r0 + per_pass)
                 full = int(lens[which[r0:r1]].min()) == width  # no padding in this slice: no mask needed
-                out.index_add_(0, scorer.to_device(sentence_of[r0:r1]),
-                               _variants(scorer, ids, None if full else attn, which[r0:r1], where[r0:r1],
-                                         mask_id).double())
+                out.index_add_(
+                    0,
+                    scorer.to_device(sentence_of[r0:r1]),
+                    _variants(scorer, ids, None if full else attn, which[r0:r1], where[r0:r1], mask_id).double(),
+                )
     scores = out.view(n_queries, n_cands).cpu().numpy()
     # a label that tokenizes to nothing leaves the template alone, whose PLL has the fewest terms:
     # it is no candidate at all (-inf, as log-prob mode scores it)
@@ -116,8 +124,9 @@ def score(scorer, data: RelationData) -> np.ndarray:
     return scores
 
 
-def _variants(scorer, ids: torch.Tensor, attn: torch.Tensor | None, which: np.ndarray, where: np.ndarray,
-              mask_id: int) -> torch.Tensor:
+def _variants(
+    scorer, ids: torch.Tensor, attn: torch.Tensor | None, which: np.ndarray, where: np.ndarray, mask_id: int
+) -> torch.Tensor:
     """log P(token at `where` | its sentence `which` with that token masked), one row each."""
     rows = scorer.to_device(which)
     at = scorer.to_device(where)

@@ -12,6 +12,7 @@ once. The prefix's output at the sentinel is the distribution of every candidate
 per query. Only candidates of n ≥ 2 tokens need decoder rows: c1 … c(n-1) for each (query,
 candidate), batched across the batch's queries, each row's cache gathered from its query's
 prefix cache. The head is applied only at scored positions (head.py)."""
+
 from __future__ import annotations
 
 import copy
@@ -73,8 +74,12 @@ class Seq2SeqScorer(Scorer):
         tail = [n - 1 for n in map(len, self.candidates(data)) if n > 1]
         total = 0.0
         for L in map(len, self.query_rows(data)):
-            total += s["layers"] * flops.layer(s, L, L) + dec * 2 * L * 2 * s["hidden"] * s["inner"] \
-                + dec * flops.layer(s, 2, 2, cross=L) + flops.head(s, 1, log_prob)
+            total += (
+                s["layers"] * flops.layer(s, L, L)
+                + dec * 2 * L * 2 * s["hidden"] * s["inner"]
+                + dec * flops.layer(s, 2, 2, cross=L)
+                + flops.head(s, 1, log_prob)
+            )
             total += sum(dec * flops.layer(s, m, m + 2, cross=L) + flops.head(s, m, log_prob) for m in tail)
         return total
 
@@ -102,7 +107,7 @@ class Seq2SeqScorer(Scorer):
         lengths = np.array([len(c) for c in cands])
         ids = np.full((C, lengths.max() + 1), self.pad_id, dtype=np.int64)  # one spare column: slices stay in range
         for c, row in enumerate(cands):
-            ids[c, :len(row)] = row
+            ids[c, : len(row)] = row
         first = self.to_device(ids[:, 0].copy())
         multi = np.flatnonzero(lengths > 1)  # the candidates that need decoder rows
         total = torch.zeros((Q, C), dtype=torch.float32, device=self.device)  # Σ of token scores, on the device
@@ -113,8 +118,12 @@ class Seq2SeqScorer(Scorer):
             attn = self.additive(attn)
             hidden = self.model.get_encoder()(input_ids=q_ids, attention_mask=attn).last_hidden_state
             # the shared prefix [start, sentinel]: its sentinel output scores every first token
-            out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=hidden), attention_mask=attn,
-                              decoder_input_ids=start.expand(len(batch), 2), use_cache=True)
+            out = self.decode(
+                encoder_outputs=BaseModelOutput(last_hidden_state=hidden),
+                attention_mask=attn,
+                decoder_input_ids=start.expand(len(batch), 2),
+                use_cache=True,
+            )
             total.index_copy_(0, self.to_device(qs), self.first_scores(out.logits[:, 1], first))
             if len(multi):
                 q_len = np.array([len(rows[q]) for q in batch])
@@ -149,8 +158,9 @@ class Seq2SeqScorer(Scorer):
         out, lo = [], 0
         while lo < len(width):
             cap = max(1, self.budget // (width[lo] + length[lo]))  # no chunk from lo holds more rows
-            cost = np.arange(1, cap + 1)[:len(width) - lo] * (np.maximum.accumulate(width[lo:lo + cap])
-                                                              + np.maximum.accumulate(length[lo:lo + cap]))
+            cost = np.arange(1, cap + 1)[: len(width) - lo] * (
+                np.maximum.accumulate(width[lo : lo + cap]) + np.maximum.accumulate(length[lo : lo + cap])
+            )
             hi = lo + max(1, int(np.searchsorted(cost > self.budget, True)))
             out.append((lo, hi))
             lo = hi
@@ -174,18 +184,25 @@ class Seq2SeqScorer(Scorer):
         for lo, hi in self.chunks(width, length):
             c, j, w, L, k = cs[lo:hi], js[lo:hi], width[lo:hi].max(), length[lo:hi].max(), hi - lo
             sel = self.to_device(j)
-            chunk = EncoderDecoderCache(gathered(cache.self_attention_cache, sel, None, buffers[0]),
-                                        gathered(cache.cross_attention_cache, sel, L, buffers[1]))
+            chunk = EncoderDecoderCache(
+                gathered(cache.self_attention_cache, sel, None, buffers[0]),
+                gathered(cache.cross_attention_cache, sel, L, buffers[1]),
+            )
             # the encoder output only lends its shape (masks): every layer's cross keys/values are cached
             stand_in = hidden[:1, :1].expand(k, L, hidden.shape[2])
-            out = self.decode(encoder_outputs=BaseModelOutput(last_hidden_state=stand_in),
-                              attention_mask=attn[..., :L].index_select(0, sel),
-                              decoder_input_ids=self.to_device(ids[c, :w]), past_key_values=chunk, use_cache=True).logits
+            out = self.decode(
+                encoder_outputs=BaseModelOutput(last_hidden_state=stand_in),
+                attention_mask=attn[..., :L].index_select(0, sel),
+                decoder_input_ids=self.to_device(ids[c, :w]),
+                past_key_values=chunk,
+                use_cache=True,
+            ).logits
             # row i scores its positions t < n_i - 1 (token t + 2 of its candidate); padding is never scored
             where = np.flatnonzero(np.arange(w)[None] < width[lo:hi, None])
             at = self.to_device(where)
-            picked = self.scored(out.reshape(k * w, -1).index_select(0, at),
-                                 self.to_device(ids[c, 1:w + 1].reshape(-1)[where]))
+            picked = self.scored(
+                out.reshape(k * w, -1).index_select(0, at), self.to_device(ids[c, 1 : w + 1].reshape(-1)[where])
+            )
             sums = torch.zeros(k * w, device=total.device).index_copy_(0, at, picked).view(k, w).sum(1)
             # each (query, candidate) once: a deterministic gather-add-scatter, no atomics
             flat = self.to_device(qs[j] * C + c)
@@ -207,6 +224,6 @@ def gathered(cache, rows: torch.Tensor, length: int | None, buffers: dict):
             buffer = buffers.get((i, name))
             if buffer is None or buffer.numel() < math.prod(shape):
                 buffer = buffers[(i, name)] = source.new_empty(math.prod(shape))
-            setattr(layer, name, torch.index_select(source, 0, rows, out=buffer[:math.prod(shape)].view(shape)))
+            setattr(layer, name, torch.index_select(source, 0, rows, out=buffer[: math.prod(shape)].view(shape)))
         out.layers.append(layer)
     return out

@@ -11,6 +11,7 @@ Risk: each check gives a component in [0, 1] (1 = most likely wrong), or None wh
 been computed; `risk` folds them as a noisy-OR, 1 − Π(1 − cᵢ), so a missing signal counts as
 no evidence and a warning can only raise a template's risk.
 """
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -47,9 +48,15 @@ class Check:
         if value is None:
             return None
         risk = self.risk(value, signal)
-        return {"id": self.id, "name": self.name, "description": self.description, "value": round(float(value), 4),
-                "display": self.display(value), "warn": bool(self.warns(value, signal)),
-                "risk": None if risk is None else round(risk, 3)}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "value": round(float(value), 4),
+            "display": self.display(value),
+            "warn": bool(self.warns(value, signal)),
+            "risk": None if risk is None else round(risk, 3),
+        }
 
 
 CHECKS: dict[str, Check] = {}
@@ -66,8 +73,10 @@ def register(cls: type[Check]) -> type[Check]:
 class Votes(Check):
     id = "votes"
     name = "MT agreement"
-    description = ("How many translation systems produced this template (the trusted system counts twice). "
-                   "Fewer votes, more risk: 0.15 per vote short of 4.")
+    description = (
+        "How many translation systems produced this template (the trusted system counts twice). "
+        "Fewer votes, more risk: 0.15 per vote short of 4."
+    )
 
     def value(self, template, signal):
         return float(template.votes)
@@ -102,8 +111,10 @@ class Repaired(Check):
 class Similarity(Check):
     id = "similarity"
     name = "Back-translation similarity"
-    description = ("Cosine between the English ParaRel pattern and this template translated back to English "
-                   f"(sentence embeddings); below {WARN_SIMILARITY:.0%} is a warning.")
+    description = (
+        "Cosine between the English ParaRel pattern and this template translated back to English "
+        f"(sentence embeddings); below {WARN_SIMILARITY:.0%} is a warning."
+    )
     computed_by = "curator signals similarity"
 
     def value(self, template, signal):
@@ -124,8 +135,10 @@ class Similarity(Check):
 class Disagreement(Check):
     id = "disagreement"
     name = "Model disagreement"
-    description = ("In a probe run, how often this template predicts what its relation's other templates "
-                   "predict, against the relation's average; 0.4 or more below it is the most risk.")
+    description = (
+        "In a probe run, how often this template predicts what its relation's other templates "
+        "predict, against the relation's average; 0.4 or more below it is the most risk."
+    )
     computed_by = "curator signals disagreement"
 
     def value(self, template, signal):

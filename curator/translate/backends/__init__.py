@@ -1,9 +1,9 @@
 """Translation backends by name: `microsoft`, `google`, `deepl`, `libretranslate`, `local:<model>`."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from curator.translate.errors import TranslationError
 from curator.translate.backends.base import Translator
 from curator.translate.backends.deepl import DeepLTranslator
 from curator.translate.backends.google import GoogleTranslator
@@ -11,6 +11,7 @@ from curator.translate.backends.http import HttpTranslator
 from curator.translate.backends.libretranslate import LibreTranslateTranslator
 from curator.translate.backends.local import LocalTranslator, local_system_name
 from curator.translate.backends.microsoft import MicrosoftTranslator
+from curator.translate.errors import TranslationError
 
 HTTP_BACKENDS: dict[str, type[HttpTranslator]] = {
     "microsoft": MicrosoftTranslator,
@@ -30,7 +31,7 @@ def get_translator(system: str, **options: Any) -> Translator:
     options = {k: v for k, v in options.items() if v is not None}
     settings = options.pop("settings", None)  # keys and URLs of the HTTP APIs (default: the environment)
     if system.startswith("local:"):
-        spec = system[len("local:"):].strip()
+        spec = system[len("local:") :].strip()
         if not spec:
             raise TranslationError(system, "give a model after 'local:', e.g. local:Helsinki-NLP/opus-mt-en-{tgt}")
         return LocalTranslator(spec, **{k: v for k, v in options.items() if k not in HTTP_ONLY})
@@ -44,5 +45,14 @@ def get_translator(system: str, **options: Any) -> Translator:
     return translator
 
 
-__all__ = ["DeepLTranslator", "GoogleTranslator", "HttpTranslator", "LibreTranslateTranslator", "LocalTranslator",
-           "MicrosoftTranslator", "Translator", "get_translator", "local_system_name"]
+__all__ = [
+    "DeepLTranslator",
+    "GoogleTranslator",
+    "HttpTranslator",
+    "LibreTranslateTranslator",
+    "LocalTranslator",
+    "MicrosoftTranslator",
+    "Translator",
+    "get_translator",
+    "local_system_name",
+]

@@ -1,7 +1,8 @@
 """The interface every MT backend implements, and the batching they share."""
+
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from curator.translate.errors import TranslationError
 from curator.translate.protect import BracketScheme, Scheme

@@ -4,20 +4,22 @@ Retries cover what is worth waiting for: 429 (too many requests), 5xx and networ
 with exponential backoff, honouring the server's Retry-After. Any other status is
 permanent and fails at once with the system's name, the status and an excerpt of the body.
 """
+
 from __future__ import annotations
 
-from curator.core.errors import InputError
-from curator.core.settings import Settings
 import re
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable
+from typing import Any
 
 import requests
 
-from curator.translate.errors import TranslationError
+from curator.core.errors import InputError
+from curator.core.settings import Settings
 from curator.translate.backends.base import Translator
+from curator.translate.errors import TranslationError
 
 DEFAULT_TIMEOUT = (10.0, 60.0)  # connect, read (seconds)
 MAX_WAIT = 600.0  # the longest Retry-After worth sleeping through
@@ -26,8 +28,12 @@ MAX_WAIT = 600.0  # the longest Retry-After worth sleeping through
 class RateLimiter:
     """At most `rate` request starts per second (None: no limit)."""
 
-    def __init__(self, rate: float | None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        rate: float | None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         if rate is not None and rate <= 0:
             raise InputError("the rate must be positive (requests per second)")
         self.interval = 1.0 / rate if rate else 0.0
@@ -72,10 +78,18 @@ class HttpTranslator(Translator):
     default_url: str = ""
     key_required: bool = True
 
-    def __init__(self, key: str | None = None, url: str | None = None, rate: float | None = None, retries: int = 5,
-                 timeout: float | tuple[float, float] = DEFAULT_TIMEOUT, backoff: float = 1.0,
-                 batch_size: int | None = None, session: requests.Session | None = None,
-                 settings: Settings | None = None):
+    def __init__(
+        self,
+        key: str | None = None,
+        url: str | None = None,
+        rate: float | None = None,
+        retries: int = 5,
+        timeout: float | tuple[float, float] = DEFAULT_TIMEOUT,
+        backoff: float = 1.0,
+        batch_size: int | None = None,
+        session: requests.Session | None = None,
+        settings: Settings | None = None,
+    ):
         settings = settings or Settings.from_env()
         self.key = key or settings.env(f"{self.env}_KEY")
         if self.key_required and not self.key:
@@ -96,8 +110,9 @@ class HttpTranslator(Translator):
     def base_url(self) -> str:
         return self.default_url
 
-    def post(self, path: str, body: Any, headers: dict[str, str] | None = None,
-             params: dict[str, str] | None = None) -> Any:
+    def post(
+        self, path: str, body: Any, headers: dict[str, str] | None = None, params: dict[str, str] | None = None
+    ) -> Any:
         """POST JSON, retrying 429/5xx/network errors; the parsed JSON answer, or TranslationError."""
         url = self.url + path
         attempts = self.retries + 1
@@ -117,8 +132,9 @@ class HttpTranslator(Translator):
                     try:
                         return response.json()
                     except ValueError:
-                        raise TranslationError(self.name, f"HTTP 200 from {url} but not JSON: "
-                                                          f"{excerpt(response.text)}") from None
+                        raise TranslationError(
+                            self.name, f"HTTP 200 from {url} but not JSON: {excerpt(response.text)}"
+                        ) from None
                 problem = f"HTTP {response.status_code} from {url}: {excerpt(response.text)}"
                 if response.status_code != 429 and response.status_code < 500:
                     raise TranslationError(self.name, problem)

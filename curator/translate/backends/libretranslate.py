@@ -1,9 +1,10 @@
 """LibreTranslate: POST /translate with a list of texts, format=html for protected slots; the key is optional."""
+
 from __future__ import annotations
 
+from curator.translate.backends.http import HttpTranslator
 from curator.translate.codes import LIBRETRANSLATE, code_for
 from curator.translate.protect import TagScheme
-from curator.translate.backends.http import HttpTranslator
 
 
 class LibreTranslateTranslator(HttpTranslator):
@@ -17,8 +18,12 @@ class LibreTranslateTranslator(HttpTranslator):
     PATH = "/translate"
 
     def _translate_batch(self, texts: list[str], source: str, target: str, markup: bool) -> list[str]:
-        body = {"q": texts, "source": code_for(LIBRETRANSLATE, source), "target": code_for(LIBRETRANSLATE, target),
-                "format": "html" if markup else "text"}
+        body = {
+            "q": texts,
+            "source": code_for(LIBRETRANSLATE, source),
+            "target": code_for(LIBRETRANSLATE, target),
+            "format": "html" if markup else "text",
+        }
         if self.key:
             body["api_key"] = self.key
         answer = self.post(self.PATH, body)

@@ -6,16 +6,17 @@ language on the tokenizer and the target as the forced first token, mBART-50 the
 with `es_XX`-style codes, multi-target OPUS-MT a `>>spa<<` prefix, one-pair Marian
 models nothing (put `{tgt}` in the name to load one model per target language).
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from curator.translate.backends.base import Translator
 from curator.translate.codes import M2M100, MBART50, NLLB, NOT_IN_NLLB, code_for, marian_target_tokens
 from curator.translate.errors import TranslationError
 from curator.translate.protect import BracketScheme
-from curator.translate.backends.base import Translator
 
 FAMILIES = ("nllb", "m2m100", "mbart50", "marian", "plain")
 
@@ -42,8 +43,16 @@ class LocalTranslator(Translator):
 
     scheme = BracketScheme()
 
-    def __init__(self, spec: str, device: str = "auto", batch_size: int | None = None, num_beams: int = 4,
-                 max_new_tokens: int | None = None, dtype: str = "auto", name: str | None = None):
+    def __init__(
+        self,
+        spec: str,
+        device: str = "auto",
+        batch_size: int | None = None,
+        num_beams: int = 4,
+        max_new_tokens: int | None = None,
+        dtype: str = "auto",
+        name: str | None = None,
+    ):
         self.spec = spec
         self.name = name or local_system_name(spec)
         self.device_name, self.dtype_name = device, dtype
@@ -86,10 +95,14 @@ class LocalTranslator(Translator):
             config = AutoConfig.from_pretrained(path)
             tokenizer = AutoTokenizer.from_pretrained(path)
             if not getattr(config, "is_encoder_decoder", False):
-                raise TranslationError(self.name, f"{path} is not a sequence-to-sequence model "
-                                                  f"(model type {config.model_type})")
-            dtype = torch.bfloat16 if self.dtype_name == "auto" and self.device.type == "cuda" \
-                and torch.cuda.is_bf16_supported() else torch.float32
+                raise TranslationError(
+                    self.name, f"{path} is not a sequence-to-sequence model (model type {config.model_type})"
+                )
+            dtype = (
+                torch.bfloat16
+                if self.dtype_name == "auto" and self.device.type == "cuda" and torch.cuda.is_bf16_supported()
+                else torch.float32
+            )
             if self.dtype_name not in ("auto", "float32"):
                 dtype = getattr(torch, self.dtype_name)
             model = AutoModelForSeq2SeqLM.from_pretrained(path, dtype=dtype).to(self.device).eval()
@@ -97,8 +110,11 @@ class LocalTranslator(Translator):
             raise TranslationError(self.name, f"cannot load the model {path}: {exc}") from None
         vocab = tokenizer.get_vocab()
         family = detect_family(config.model_type, type(tokenizer).__name__, vocab)
-        targets = frozenset(t for t in vocab if t.startswith(">>") and t.endswith("<<")) if family == "marian" \
+        targets = (
+            frozenset(t for t in vocab if t.startswith(">>") and t.endswith("<<"))
+            if family == "marian"
             else frozenset()
+        )
         self._loaded = _Loaded(path, model, tokenizer, family, targets)
         return self._loaded
 
@@ -117,15 +133,19 @@ class LocalTranslator(Translator):
             for code, lang, token_id in zip((src, tgt), (source, target), ids):
                 if token_id is None:
                     hint = " (NLLB-200 does not cover it)" if family == "nllb" and lang in NOT_IN_NLLB else ""
-                    raise TranslationError(self.name, f"{loaded.path} has no language code for {lang!r}"
-                                                      f" (looked for {code!r}){hint}")
+                    raise TranslationError(
+                        self.name, f"{loaded.path} has no language code for {lang!r} (looked for {code!r}){hint}"
+                    )
             return src, ids[1], ""
         if loaded.target_tokens:
             for token in marian_target_tokens(target):
                 if token in loaded.target_tokens:
                     return None, None, token + " "
-            raise TranslationError(self.name, f"{loaded.path} is a multi-target model without a target token for"
-                                              f" {target!r} (tried {', '.join(marian_target_tokens(target))})")
+            raise TranslationError(
+                self.name,
+                f"{loaded.path} is a multi-target model without a target token for"
+                f" {target!r} (tried {', '.join(marian_target_tokens(target))})",
+            )
         return None, None, ""
 
     # ------------------------------------------------------------ translation
@@ -138,8 +158,9 @@ class LocalTranslator(Translator):
         if src_code is not None:
             tok.src_lang = src_code
         try:
-            encoded = tok([prefix + t for t in texts], return_tensors="pt", padding=True, truncation=True,
-                          max_length=256).to(self.device)
+            encoded = tok(
+                [prefix + t for t in texts], return_tensors="pt", padding=True, truncation=True, max_length=256
+            ).to(self.device)
             longest = int(encoded["input_ids"].shape[1])
             limit = self.max_new_tokens or 2 * longest + 16
             max_positions = getattr(model.config, "max_position_embeddings", None)
@@ -156,8 +177,9 @@ class LocalTranslator(Translator):
             torch.cuda.empty_cache()
             half = len(texts) // 2
             self.max_items = max(1, half)
-            return (self._translate_batch(texts[:half], source, target, markup)
-                    + self._translate_batch(texts[half:], source, target, markup))
+            return self._translate_batch(texts[:half], source, target, markup) + self._translate_batch(
+                texts[half:], source, target, markup
+            )
         except RuntimeError as exc:
             raise TranslationError(self.name, f"generation failed with {loaded.path}: {exc}") from None
         return [t.strip() for t in tok.batch_decode(output, skip_special_tokens=True)]

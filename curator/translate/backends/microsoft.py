@@ -1,11 +1,12 @@
 """Microsoft Translator (Azure AI Translator) v3: POST /translate, HTML mode for protected slots."""
+
 from __future__ import annotations
 
 import uuid
 
+from curator.translate.backends.http import HttpTranslator
 from curator.translate.codes import MICROSOFT, code_for
 from curator.translate.protect import TagScheme
-from curator.translate.backends.http import HttpTranslator
 
 
 class MicrosoftTranslator(HttpTranslator):
@@ -25,8 +26,12 @@ class MicrosoftTranslator(HttpTranslator):
         headers = {"Ocp-Apim-Subscription-Key": self.key or "", "X-ClientTraceId": str(uuid.uuid4())}
         if self.region:
             headers["Ocp-Apim-Subscription-Region"] = self.region
-        params = {"api-version": "3.0", "from": code_for(MICROSOFT, source), "to": code_for(MICROSOFT, target),
-                  "textType": "html" if markup else "plain"}
+        params = {
+            "api-version": "3.0",
+            "from": code_for(MICROSOFT, source),
+            "to": code_for(MICROSOFT, target),
+            "textType": "html" if markup else "plain",
+        }
         answer = self.post(self.PATH, [{"Text": t} for t in texts], headers=headers, params=params)
         try:
             return [item["translations"][0]["text"] for item in answer]
