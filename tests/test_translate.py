@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from curator.cli.translate import expand_greedy
 from curator.ingest.clean import check
 from curator.translate import TranslationError, get_translator, translate_templates, translate_templates_detailed
 from curator.translate.backends.base import Translator
@@ -137,22 +136,6 @@ def test_every_language_of_the_data_has_an_nllb_code_or_is_known_missing():
     assert all(re.fullmatch(r"[a-z]{3}_[A-Z][a-z]{3}", v) for v in NLLB.values())
     assert marian_target_tokens("zh")[:3] == [">>zh-hans<<", ">>zh<<", ">>cmn_Hans<<"]
     assert ">>spa<<" in marian_target_tokens("es")
-
-
-def test_list_options_take_several_values():
-    assert expand_greedy(["--languages", "is", "fo", "--system", "x", "--relations", "P19", "P36"]) == [
-        "--languages",
-        "is",
-        "--languages",
-        "fo",
-        "--system",
-        "x",
-        "--relations",
-        "P19",
-        "--relations",
-        "P36",
-    ]
-    assert expand_greedy(["--languages", "is,fo", "--", "--languages"]) == ["--languages", "is,fo", "--", "--languages"]
 
 
 # ================================================================ local backend on tiny random models
@@ -423,15 +406,13 @@ def test_command_errors_are_one_clear_line(translate, cli, tmp_path, monkeypatch
         "--out",
         tmp_path / "o",
         "--relations",
-        "P19",
-        "P999",
+        "P19,P999",
         code=1,
     )
     assert "Error: translate: no English patterns for relation(s) P999" in result.output
     result = translate(
         "--languages",
-        "is",
-        "br",
+        "is,br",
         "--system",
         "local:/nowhere/model",
         "--out",

@@ -1,7 +1,6 @@
 """`curator translate`: machine-translate the English patterns into new languages and ingest them.
 
-Its list options also take space-separated values (`--languages is fo`, see
-`curator.cli.common`); it has no positional argument they could swallow.
+Its list options take comma-separated values or repeat (`--languages is,fo`, see `curator.cli.common`).
 """
 
 from __future__ import annotations
@@ -10,17 +9,17 @@ from pathlib import Path
 
 import click
 
-from curator.cli.common import Context, GreedyListCommand, expand_greedy, list_option, progress
+from curator.cli.common import Context, list_option, progress
 
-__all__ = ["expand_greedy", "translate_command"]
+__all__ = ["translate_command"]
 
 
-@click.command("translate", cls=GreedyListCommand)
+@click.command("translate")
 @list_option(
     "--languages",
     required=True,
     metavar="LANG…",
-    help="Target languages: `--languages is fo`, `--languages is,fo` or repeated.",
+    help="Target languages: `--languages is,fo` or repeated (`--languages is --languages fo`).",
 )
 @click.option(
     "--system",
@@ -54,7 +53,9 @@ __all__ = ["expand_greedy", "translate_command"]
     show_default=True,
     help="Retries after 429, 5xx and network errors, with exponential backoff.",
 )
-@list_option("--relations", metavar="REL…", help="Only these relations (default: all).")
+@list_option(
+    "--relations", metavar="REL…", help="Only these relations: `--relations P19,P36` or repeated (default: all)."
+)
 @click.option(
     "--device",
     type=click.Choice(["auto", "cpu", "cuda"]),
