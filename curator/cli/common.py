@@ -19,7 +19,6 @@ the values.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from sqlalchemy import inspect
 from curator.core.db import make_engine, make_session_factory
 from curator.core.errors import Conflict, InputError
 from curator.core.languages import check_code
+from curator.core.progress import watching
 from curator.core.settings import Settings
 
 
@@ -67,8 +67,8 @@ pass_ctx = click.make_pass_decorator(Context)
 
 
 def progress() -> bool:
-    """Show per-item progress (on stderr) only when a person is watching."""
-    return sys.stderr.isatty()
+    """Show progress bars (on stderr, core/progress.py) only when a person is watching."""
+    return watching()
 
 
 # ---------------------------------------------------------------- list options

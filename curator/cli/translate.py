@@ -80,6 +80,7 @@ def translate_command(
     """Translate the English ParaRel patterns into LANGUAGES with SYSTEM, then ingest the output."""
     from curator.core.db import reading, transaction
     from curator.core.formats.sources import FolderSource
+    from curator.core.progress import write
     from curator.ingest.translations import ingest_translations
     from curator.translate.backends import get_translator
     from curator.translate.runner import failure_table, languages_without_tuples, load_english, translate_to_files
@@ -99,13 +100,13 @@ def translate_command(
         f"system {translator.name}: {len(english)} relations into {', '.join(targets)};"
         f" files in {out_dir / translator.name}"
     )
-    show_progress = progress()  # one line per relation on a terminal; the summary below always
+    show_progress = progress()  # a bar and one line per relation on a terminal; the summary below always
 
     def echo(message: str) -> None:
         if show_progress:
-            click.echo(message, err=True)
+            write(message)  # above the bar
 
-    summary = translate_to_files(translator, english, targets, out_dir, echo=echo)
+    summary = translate_to_files(translator, english, targets, out_dir, echo=echo, progress=show_progress)
     click.echo(
         f"files: {summary.written} written, {summary.skipped} already complete, {summary.failed} failed;"
         f" {summary.lines} templates translated, {summary.fallbacks} by segments (placeholder lost)"

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import jinja2
 import yaml
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
@@ -25,26 +25,37 @@ from curator.core.errors import Conflict, InputError
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
+from curator.core.progress import progress_bar
 from curator.ingest.profiles import PROFILES
 from curator.release.stats import dataset_stats
 from curator.release.versions import check_version_name, get_version, version_rules
 
 
-def write_release(session: Session, version: DatasetVersion, writer: ReleaseWriter) -> dict[str, str]:
-    """The version's patterns and tuples files through `writer`; returns {relative path: sha256}."""
+def write_release(
+    session: Session, version: DatasetVersion, writer: ReleaseWriter, progress: bool = False
+) -> dict[str, str]:
+    """The version's patterns and tuples files through `writer`; returns {relative path: sha256}.
+    `progress`: bars on stderr (core/progress.py)."""
     patterns = session.scalars(
         select(VersionPattern)
         .where(VersionPattern.version_id == version.id)
         .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position)
     )
-    for (lang, rel), group in groupby(patterns, key=lambda p: (p.language, p.relation_id)):
+    groups = groupby(patterns, key=lambda p: (p.language, p.relation_id))
+    files = None  # the bar's total: one query, only for the bar
+    if progress:
+        pairs = select(VersionPattern.language, VersionPattern.relation_id).where(
+            VersionPattern.version_id == version.id
+        )
+        files = session.scalar(select(func.count()).select_from(pairs.distinct().subquery()))
+    for (lang, rel), group in progress_bar(groups, "export patterns", "file", progress, total=files):
         writer.write_patterns(lang, rel, ((p.pattern, p.checked_by_human) for p in group))
     lists = session.execute(
         select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
         .where(VersionTuples.version_id == version.id)
         .order_by(VersionTuples.language, VersionTuples.relation_id)
     ).all()
-    for lang, rel, list_id in lists:
+    for lang, rel, list_id in progress_bar(lists, "export tuples", "file", progress):
         rows = session.execute(
             select(Tuple.sub_qid, Tuple.obj_qid, Tuple.obj_label, Tuple.sub_label, Tuple.lineid, Tuple.position)
             .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
@@ -142,16 +153,23 @@ def dataset_card(info: dict[str, Any], hf: bool = False) -> str:
     )
 
 
-def export_version(session: Session, name: str, out: str | os.PathLike, force: bool = False, hf: bool = False) -> dict:
+def export_version(
+    session: Session,
+    name: str,
+    out: str | os.PathLike[str],
+    force: bool = False,
+    hf: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
-    or as it was; `force` replaces an existing `out`); returns the manifest."""
+    or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
     version = get_version(session, name)
     target = Path(out).resolve()
     if target.exists() and not force:
         raise Conflict(f"{target}: already exists (use --force to replace it)")
     with atomic_directory(target, replace=force) as staging:
         writer = ReleaseWriter(staging)
-        digests = write_release(session, version, writer)
+        digests = write_release(session, version, writer, progress)
         if not digests:
             raise Conflict(f"version {name!r} has no patterns or tuples to export")
         stats = dataset_stats(staging, invisible=False).to_dict()
