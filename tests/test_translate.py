@@ -103,6 +103,18 @@ class Scripted(Translator):
         return [("[X] [X] " if "born" in t else "") + t.upper() for t in texts]
 
 
+def test_the_runner_draws_a_bar_per_language_only_when_asked(tmp_path, capsys):
+    from curator.translate.runner import EnglishRow, translate_to_files
+
+    english = {rel: [EnglishRow("[X] was born in [Y].", None, None, None)] for rel in ("P19", "P20", "P27")}
+    translate_to_files(Scripted(broken=False), english, ["es", "de"], tmp_path / "quiet")
+    assert capsys.readouterr().err == ""
+    summary = translate_to_files(Scripted(broken=False), english, ["es", "de"], tmp_path / "bar", progress=True)
+    err = capsys.readouterr().err
+    assert summary.written == 6
+    assert re.search(r"translate es: 100%\|[^|]*\| 3/3 ", err) and re.search(r"translate de: 100%\|[^|]*\| 3/3 ", err)
+
+
 def test_fallback_joins_segments_in_source_order_and_keeps_one_of_each_slot():
     translator = Scripted(broken=True)
     templates = ["[X] was born in [Y].", "[Y], the birthplace of [X]", "born: [X] in [Y]"]
