@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from curator.cli.translate import expand_greedy
 from curator.ingest.clean import check
 from curator.translate import TranslationError, get_translator, translate_templates, translate_templates_detailed
 from curator.translate.backends.base import Translator
@@ -104,6 +103,18 @@ class Scripted(Translator):
         return [("[X] [X] " if "born" in t else "") + t.upper() for t in texts]
 
 
+def test_the_runner_draws_a_bar_per_language_only_when_asked(tmp_path, capsys):
+    from curator.translate.runner import EnglishRow, translate_to_files
+
+    english = {rel: [EnglishRow("[X] was born in [Y].", None, None, None)] for rel in ("P19", "P20", "P27")}
+    translate_to_files(Scripted(broken=False), english, ["es", "de"], tmp_path / "quiet")
+    assert capsys.readouterr().err == ""
+    summary = translate_to_files(Scripted(broken=False), english, ["es", "de"], tmp_path / "bar", progress=True)
+    err = capsys.readouterr().err
+    assert summary.written == 6
+    assert re.search(r"translate es: 100%\|[^|]*\| 3/3 ", err) and re.search(r"translate de: 100%\|[^|]*\| 3/3 ", err)
+
+
 def test_fallback_joins_segments_in_source_order_and_keeps_one_of_each_slot():
     translator = Scripted(broken=True)
     templates = ["[X] was born in [Y].", "[Y], the birthplace of [X]", "born: [X] in [Y]"]
@@ -137,22 +148,6 @@ def test_every_language_of_the_data_has_an_nllb_code_or_is_known_missing():
     assert all(re.fullmatch(r"[a-z]{3}_[A-Z][a-z]{3}", v) for v in NLLB.values())
     assert marian_target_tokens("zh")[:3] == [">>zh-hans<<", ">>zh<<", ">>cmn_Hans<<"]
     assert ">>spa<<" in marian_target_tokens("es")
-
-
-def test_list_options_take_several_values():
-    assert expand_greedy(["--languages", "is", "fo", "--system", "x", "--relations", "P19", "P36"]) == [
-        "--languages",
-        "is",
-        "--languages",
-        "fo",
-        "--system",
-        "x",
-        "--relations",
-        "P19",
-        "--relations",
-        "P36",
-    ]
-    assert expand_greedy(["--languages", "is,fo", "--", "--languages"]) == ["--languages", "is,fo", "--", "--languages"]
 
 
 # ================================================================ local backend on tiny random models
@@ -423,15 +418,13 @@ def test_command_errors_are_one_clear_line(translate, cli, tmp_path, monkeypatch
         "--out",
         tmp_path / "o",
         "--relations",
-        "P19",
-        "P999",
+        "P19,P999",
         code=1,
     )
     assert "Error: translate: no English patterns for relation(s) P999" in result.output
     result = translate(
         "--languages",
-        "is",
-        "br",
+        "is,br",
         "--system",
         "local:/nowhere/model",
         "--out",

@@ -63,7 +63,9 @@ class FakeApi:
     """Shared state: scripted failures first, then normal answers; every request is recorded."""
 
     mode: str = "keep"  # keep | mangle | drop-y
-    script: list[tuple[int, dict, str]] = field(default_factory=list)  # (status, headers, body) served first
+    script: list[tuple[int, dict, str]] = field(
+        default_factory=list
+    )  # (status, headers, body) served first; 0: hang up
     fail_when: str | None = None  # a 400 for any request whose texts contain this
     always: tuple[int, dict, str] | None = None  # answer every request with this
     requests: list[dict] = field(default_factory=list)
@@ -110,6 +112,9 @@ class _Handler(BaseHTTPRequestHandler):
         with self.api.lock:
             self.api.requests.append(record)
             scripted = self.api.script.pop(0) if self.api.script else self.api.always
+        if scripted and scripted[0] == 0:  # hang up without an answer: the client sees a dropped connection
+            self.close_connection = True
+            return None
         if scripted:
             return self._send(scripted[0], scripted[2], scripted[1])
         getattr(self, f"answer_{self.kind}")(url.path, query, body)
@@ -367,6 +372,46 @@ def test_a_wrong_key_fails_at_once_naming_system_status_and_body(fake, system, s
     assert any(word in message for word in ("not authorized", "not valid", "Authorization failure", "Invalid API key"))
     assert "wrong" not in message  # the key never appears in errors
     assert len(api.requests) == 1  # not retried
+
+
+def test_a_retry_after_beyond_the_longest_wait_fails_at_once(fake):
+    api, translator = fake("deepl", script=[(429, {"Retry-After": "3600"}, '{"message": "quota"}')])
+    waits: list[float] = []
+    translator.sleep = waits.append
+    with pytest.raises(TranslationError, match=r"deepl: HTTP 429 from .*quota.* \(asked to retry after 3600 s\)"):
+        translator.translate(["x"], "en", "de")
+    assert waits == [] and len(api.requests) == 1
+
+
+def test_an_unreadable_retry_after_falls_back_to_the_backoff(fake):
+    api, translator = fake(
+        "google", script=[(503, {"Retry-After": "soon"}, "{}"), (503, {"Retry-After": "soon"}, "{}")]
+    )
+    waits: list[float] = []
+    translator.sleep = waits.append
+    assert translator.translate(["x"], "en", "de") == ["X"]
+    assert waits == [pytest.approx(0.02)] and len(api.requests) == 3  # urllib3's schedule: 0, then 2 × backoff
+
+
+def test_a_dropped_connection_is_retried_although_the_request_is_a_post(fake):
+    api, translator = fake("microsoft", script=[(0, {}, ""), (0, {}, "")])
+    assert translator.translate(["born in"], "en", "de") == ["BORN IN"]
+    assert len(api.requests) == 3
+
+
+def test_retries_keep_to_the_rate_limit(fake):
+    api, translator = fake("libretranslate", rate=10, script=[(503, {}, "{}"), (503, {}, "{}")])
+    now, waits = [100.0], []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    translator.limiter.clock, translator.limiter.sleep = (lambda: now[0]), sleep
+    translator.sleep = sleep
+    assert translator.translate(["a"], "en", "de") == ["A"]
+    # 1st retry: no backoff, the rate limit's 0.1 s; 2nd: the 0.02 s backoff, then the rest of the 0.1 s
+    assert waits == pytest.approx([0.1, 0.02, 0.08]) and len(api.requests) == 3
 
 
 def test_a_permanent_5xx_gives_up_after_the_retries(fake):

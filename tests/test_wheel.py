@@ -125,6 +125,7 @@ def test_wheel_holds_the_package_data(wheel):
         "curator/core/migrations/script.py.mako",
         "curator/ingest/placeholders.json",
         "curator/demo/data/README.md",
+        "curator/release/templates/card.md.j2",
     ):
         assert needed in names, needed
     assert any(n.startswith("curator/core/migrations/versions/") for n in names)

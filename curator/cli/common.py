@@ -1,12 +1,13 @@
 """What the command modules share: the context object, list options, progress and tables.
 
 List options, one convention. Every option that takes several values (languages, relations)
-uses `list_option`: the type `LIST` splits a value on commas and whitespace, the option may be
-repeated, and the command gets one list, in order, without duplicates (empty when the option
-is not given). So `--languages es,ar`, `--languages "es ar"` and `--languages es --languages ar`
-all mean [es, ar], as do `--language es,ar` and `--language es --language ar`. A command whose
-class is `GreedyListCommand` (`curator translate`, which has no positional argument that could
-be swallowed) also takes space-separated values after the option: `--languages es ar`.
+uses `list_option`: click's own `multiple=True` (the option may be repeated), the type `LIST`
+splits each value on commas and whitespace, and the callback joins them into one list, in
+order, without duplicates (empty when the option is not given). So `--languages es,ar`,
+`--languages "es ar"` and `--languages es --languages ar` all mean [es, ar], as do
+`--language es,ar` and `--language es --language ar`. Values after the option without a comma
+(`--languages es ar`) are not taken: click gives an option a fixed number of values, and
+rewriting argv to get around that would be code of our own for one spelling.
 A non-repeatable option may use `LIST` alone (`--nm-relations`: None when not given, so the
 command can tell "not given" from "given empty").
 
@@ -18,7 +19,6 @@ the values.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +29,7 @@ from sqlalchemy import inspect
 from curator.core.db import make_engine, make_session_factory
 from curator.core.errors import Conflict, InputError
 from curator.core.languages import check_code
+from curator.core.progress import watching
 from curator.core.settings import Settings
 
 
@@ -66,8 +67,8 @@ pass_ctx = click.make_pass_decorator(Context)
 
 
 def progress() -> bool:
-    """Show per-item progress (on stderr) only when a person is watching."""
-    return sys.stderr.isatty()
+    """Show progress bars (on stderr, core/progress.py) only when a person is watching."""
+    return watching()
 
 
 # ---------------------------------------------------------------- list options
@@ -103,39 +104,6 @@ def language_argument(ctx: click.Context, param: click.Parameter, value: str | N
 def list_option(*param_decls: str, **kwargs):
     """A repeatable `LIST` option; the command gets one de-duplicated list."""
     return click.option(*param_decls, type=LIST, multiple=True, callback=_joined, **kwargs)
-
-
-GREEDY_OPTIONS = ("--languages", "--relations")
-
-
-def expand_greedy(args: list[str], options: tuple[str, ...] = GREEDY_OPTIONS) -> list[str]:
-    """Let list options take several values: `--languages is fo` → `--languages is --languages fo`."""
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        out.append(arg)
-        i += 1
-        if arg == "--":
-            out.extend(args[i:])
-            break
-        if arg in options:
-            first = True
-            while i < len(args) and not args[i].startswith("-"):
-                if not first:
-                    out.append(arg)
-                out.append(args[i])
-                first = False
-                i += 1
-    return out
-
-
-class GreedyListCommand(click.Command):
-    """A command whose list options also accept space-separated values. Only for commands
-    without positional arguments: the values run up to the next option."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, expand_greedy(list(args)))
 
 
 # ---------------------------------------------------------------- output

@@ -163,7 +163,7 @@ def release_export(ctx: Context, name: str, out: str, force: bool, hf: bool) -> 
     from curator.release.export import export_version
 
     with reading(ctx.sessions()) as session:
-        info = export_version(session, name, out, force, hf)
+        info = export_version(session, name, out, force, hf, progress=progress())
     c = info["counts"]
     click.echo(
         f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"

@@ -1,7 +1,6 @@
 """`curator translate`: machine-translate the English patterns into new languages and ingest them.
 
-Its list options also take space-separated values (`--languages is fo`, see
-`curator.cli.common`); it has no positional argument they could swallow.
+Its list options take comma-separated values or repeat (`--languages is,fo`, see `curator.cli.common`).
 """
 
 from __future__ import annotations
@@ -10,17 +9,17 @@ from pathlib import Path
 
 import click
 
-from curator.cli.common import Context, GreedyListCommand, expand_greedy, list_option, progress
+from curator.cli.common import Context, list_option, progress
 
-__all__ = ["expand_greedy", "translate_command"]
+__all__ = ["translate_command"]
 
 
-@click.command("translate", cls=GreedyListCommand)
+@click.command("translate")
 @list_option(
     "--languages",
     required=True,
     metavar="LANG…",
-    help="Target languages: `--languages is fo`, `--languages is,fo` or repeated.",
+    help="Target languages: `--languages is,fo` or repeated (`--languages is --languages fo`).",
 )
 @click.option(
     "--system",
@@ -54,7 +53,9 @@ __all__ = ["expand_greedy", "translate_command"]
     show_default=True,
     help="Retries after 429, 5xx and network errors, with exponential backoff.",
 )
-@list_option("--relations", metavar="REL…", help="Only these relations (default: all).")
+@list_option(
+    "--relations", metavar="REL…", help="Only these relations: `--relations P19,P36` or repeated (default: all)."
+)
 @click.option(
     "--device",
     type=click.Choice(["auto", "cpu", "cuda"]),
@@ -79,6 +80,7 @@ def translate_command(
     """Translate the English ParaRel patterns into LANGUAGES with SYSTEM, then ingest the output."""
     from curator.core.db import reading, transaction
     from curator.core.formats.sources import FolderSource
+    from curator.core.progress import write
     from curator.ingest.translations import ingest_translations
     from curator.translate.backends import get_translator
     from curator.translate.runner import failure_table, languages_without_tuples, load_english, translate_to_files
@@ -98,13 +100,13 @@ def translate_command(
         f"system {translator.name}: {len(english)} relations into {', '.join(targets)};"
         f" files in {out_dir / translator.name}"
     )
-    show_progress = progress()  # one line per relation on a terminal; the summary below always
+    show_progress = progress()  # a bar and one line per relation on a terminal; the summary below always
 
     def echo(message: str) -> None:
         if show_progress:
-            click.echo(message, err=True)
+            write(message)  # above the bar
 
-    summary = translate_to_files(translator, english, targets, out_dir, echo=echo)
+    summary = translate_to_files(translator, english, targets, out_dir, echo=echo, progress=show_progress)
     click.echo(
         f"files: {summary.written} written, {summary.skipped} already complete, {summary.failed} failed;"
         f" {summary.lines} templates translated, {summary.fallbacks} by segments (placeholder lost)"

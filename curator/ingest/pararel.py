@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
-from tqdm import tqdm
 
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import iter_jsonl, require
 from curator.core.formats.layout import layout_files
 from curator.core.formats.sources import Source
 from curator.core.models import EnglishPattern, Relation, TranslationLine
+from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally, unstorable_reason
 from curator.ingest.clean import check
 from curator.ingest.store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
@@ -34,7 +34,7 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
     ensure_languages(session, ["en"])
     known = known_sources(session, "pararel")
     records = []
-    for (rel,), path in tqdm(files, desc="ParaRel", unit="file", disable=not progress):
+    for (rel,), path in progress_bar(files, "ParaRel", "file", progress):
         where = source.describe(path)
         data = source.read(path)
         digest = sha256(data)

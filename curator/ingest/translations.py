@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
-from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.errors import InputError
@@ -19,6 +18,7 @@ from curator.core.formats.jsonl import iter_jsonl, require
 from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats.sources import Source
 from curator.core.models import EnglishPattern, Relation, TranslationLine, TranslationSystem
+from curator.core.progress import progress_bar
 from curator.ingest.clean import check
 from curator.ingest.store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
 
@@ -98,7 +98,7 @@ def ingest_translations(
 
     imported = known_sources(session, "translations")
     records = []
-    for (system, raw_lang, rel), path in tqdm(files, desc="translations", unit="file", disable=not progress):
+    for (system, raw_lang, rel), path in progress_bar(files, "translations", "file", progress):
         lang = languages.canonical(raw_lang)
         where = source.describe(path)
         key = f"{system}/{lang}/{rel}"

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
-from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.db import reading, unit_of_work
@@ -21,6 +20,7 @@ from curator.core.formats import release
 from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats.sources import Source
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
+from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally
 from curator.ingest.store import (
     bulk_insert,
@@ -178,7 +178,7 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
         ensure_languages(session, {lang for lang, *_ in changed})
         ensure_relations(session, {rel for _, rel, *_ in changed})
     seen: set[str] = set()
-    bar = tqdm(changed, desc="tuples (store)", unit="file", disable=not progress)
+    bar = progress_bar(changed, "tuples (store)", "file", progress)
     for lang, rel, path, where, digest in bar:
         data = source.read(path)
         if sha256(data) != digest:
@@ -203,7 +203,7 @@ def _layout(source: Source) -> list:
 def _changed(source: Source, files: list, imported: dict[str, str], summary: TupleSummary, desc: str, progress: bool):
     """(language, relation, path, where, bytes, sha256) of each file not imported before as it is
     now; every file is counted in `summary`, the unchanged ones as skipped."""
-    for (raw_lang, rel), path in tqdm(files, desc=desc, unit="file", disable=not progress):
+    for (raw_lang, rel), path in progress_bar(files, desc, "file", progress):
         lang = languages.canonical(raw_lang)
         where, data = source.describe(path), source.read(path)
         digest = sha256(data)

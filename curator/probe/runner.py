@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from curator.core.aliases import Aliases
 from curator.core.formats.runs import (
@@ -37,6 +36,7 @@ from curator.core.formats.runs import (
     save_relation,
     write_run_info,
 )
+from curator.core.progress import progress_bar
 from curator.probe.data import RelationData
 from curator.probe.distributed import Ranks, broadcast, gather, process_group
 from curator.probe.scorers.base import Options, ProbeError, Scorer
@@ -240,7 +240,7 @@ def _decoded(decoder, model: str, aliases: Aliases):
 def _probe_items(task, items: list[RelationData], out: Path, progress: bool) -> tuple[RunSummary, float]:
     summary = RunSummary()
     started = time.perf_counter()
-    bar = tqdm(items, desc="probe", unit="relation", disable=not progress)
+    bar = progress_bar(items, "probe", "relation", progress)
     for data in bar:
         result = task(data, out)
         if result is None:

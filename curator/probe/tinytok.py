@@ -5,6 +5,14 @@ Rust seeds its hash maps at random: two builds from one corpus gave different vo
 Here the merges are learnt in plain Python with every tie broken by the symbols' text, so the
 same corpus always gives the same vocabulary, byte for byte. The corpora are small (a
 release's templates and labels), so a simple incremental BPE is fast enough.
+
+Why this stays hand-written although the project prefers a library: the `tokenizers` trainers
+(BpeTrainer, WordPieceTrainer, UnigramTrainer) are non-deterministic upstream — the same data
+gives a different vocabulary from run to run and with the number of threads, and no seed or
+option turns that off. The tiny models (probe/tiny.py) are test fixtures: the tests compare
+token ids, scores and whole model folders across runs and machines, so their tokenizers must
+come out identical every time. Only the training is done here; the result is loaded into the
+`tokenizers` library's own models (BPE, WordPiece, Unigram), which do all the tokenizing.
 """
 
 from __future__ import annotations

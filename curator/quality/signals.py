@@ -23,11 +23,11 @@ from types import SimpleNamespace
 import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from tqdm import tqdm
 
 from curator.core.enums import QueueOrder, values
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
+from curator.core.progress import progress_bar
 from curator.quality import checks
 from curator.quality.checks import CHECKS, WARN_SIMILARITY
 
@@ -105,7 +105,7 @@ def measure_similarity(
 
     model = model or DEFAULT_MODEL
     out = []
-    for lang in tqdm(languages, desc="similarity", unit="language", disable=not progress):
+    for lang in progress_bar(languages, "similarity", "language", progress):
         rows = session.execute(
             select(Template.id, Template.text, EnglishPattern.pattern)
             .join(

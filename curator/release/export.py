@@ -13,9 +13,11 @@ import tempfile
 import zipfile
 from itertools import groupby
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from sqlalchemy import select
+import jinja2
+import yaml
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
@@ -23,26 +25,37 @@ from curator.core.errors import Conflict, InputError
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
+from curator.core.progress import progress_bar
 from curator.ingest.profiles import PROFILES
 from curator.release.stats import dataset_stats
 from curator.release.versions import check_version_name, get_version, version_rules
 
 
-def write_release(session: Session, version: DatasetVersion, writer: ReleaseWriter) -> dict[str, str]:
-    """The version's patterns and tuples files through `writer`; returns {relative path: sha256}."""
+def write_release(
+    session: Session, version: DatasetVersion, writer: ReleaseWriter, progress: bool = False
+) -> dict[str, str]:
+    """The version's patterns and tuples files through `writer`; returns {relative path: sha256}.
+    `progress`: bars on stderr (core/progress.py)."""
     patterns = session.scalars(
         select(VersionPattern)
         .where(VersionPattern.version_id == version.id)
         .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position)
     )
-    for (lang, rel), group in groupby(patterns, key=lambda p: (p.language, p.relation_id)):
+    groups = groupby(patterns, key=lambda p: (p.language, p.relation_id))
+    files = None  # the bar's total: one query, only for the bar
+    if progress:
+        pairs = select(VersionPattern.language, VersionPattern.relation_id).where(
+            VersionPattern.version_id == version.id
+        )
+        files = session.scalar(select(func.count()).select_from(pairs.distinct().subquery()))
+    for (lang, rel), group in progress_bar(groups, "export patterns", "file", progress, total=files):
         writer.write_patterns(lang, rel, ((p.pattern, p.checked_by_human) for p in group))
     lists = session.execute(
         select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
         .where(VersionTuples.version_id == version.id)
         .order_by(VersionTuples.language, VersionTuples.relation_id)
     ).all()
-    for lang, rel, list_id in lists:
+    for lang, rel, list_id in progress_bar(lists, "export tuples", "file", progress):
         rows = session.execute(
             select(Tuple.sub_qid, Tuple.obj_qid, Tuple.obj_label, Tuple.sub_label, Tuple.lineid, Tuple.position)
             .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
@@ -88,131 +101,75 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
-def review_section(review: dict | None, policy: str | None) -> list[str]:
-    if not review or not review.get("languages"):
-        return []
-    lines = [
-        "",
-        "## Human review",
-        "",
-        f"Reviews applied with the `{policy}` merge policy. Across languages with reviews,"
-        f" {_pct(review['rejected_share_mean'])} ± {_pct(review['rejected_share_sd'])} of the reviewed"
-        f" templates were wrong (rejected) and {_pct(review['amended_share_mean'])} ±"
-        f" {_pct(review['amended_share_sd'])} were amended.",
-        "",
-        "| language | reviewers | reviewed | accepted | amended | rejected | suggestions | median s | agreement | kappa |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for r in review["languages"]:
-        kappa = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
-        lines.append(
-            f"| {r['language']} | {r['reviewers']} | {r['done']} | {_pct(r['accepted_share'])} |"
-            f" {_pct(r['amended_share'])} | {_pct(r['rejected_share'])} | {r['suggestions']} |"
-            f" {r['median_seconds'] if r['median_seconds'] is not None else '–'} |"
-            f" {_pct(r['agreement'])} | {kappa} |"
-        )
-    return lines
+def _cell(value: object) -> str:
+    """A Markdown table cell: a `|` or a line break in the value cannot end the cell or the row."""
+    return re.sub(r"\s*[\r\n]+\s*", " ", str(value)).replace("|", "\\|")
 
 
-def rules_section(rules: dict | None) -> list[str]:
-    if rules is None:
-        return [
-            "",
-            "## Candidate rules",
-            "",
-            "Imported release: the rules its candidates were made with are not known.",
-        ]
-    profile = PROFILES.get(rules["profile"])
-    case = (
-        "words keep their case (votes on a case-folded key, the most frequent cased form kept)"
-        if rules["keep_case"]
-        else "templates are lower-cased except the placeholders, as in mParaRel"
-    )
-    return [
-        "",
-        "## Candidate rules",
-        "",
-        f"Rule profile `{rules['profile']}`: {profile.description if profile else 'unknown'}; {case}.",
-    ]
+# The card's Markdown is written from templates shipped with the package (release/templates);
+# autoescape is off (Markdown, not HTML): the values are made safe where they land instead —
+# the YAML header by yaml.safe_dump, table cells by `cell`.
+CARDS = jinja2.Environment(
+    loader=jinja2.PackageLoader("curator.release", "templates"),
+    autoescape=False,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+CARDS.filters.update(pct=_pct, cell=_cell, fmt=format)
 
 
-def dataset_card(info: dict, hf: bool = False) -> str:
+def review_section(review: dict[str, Any] | None, policy: str | None) -> list[str]:
+    """The "Human review" section's lines (a blank line first), or none without reviews."""
+    text = CARDS.get_template("review.md.j2").render(review=review, policy=policy)
+    return text.splitlines()
+
+
+def hf_front_matter() -> str:
+    """The YAML header the Hugging Face hub reads: `datasets.load_dataset(path, "patterns")`."""
+    configs = [{"config_name": kind, "data_files": f"{HF}/{kind}.parquet"} for kind in ("patterns", "tuples")]
+    return yaml.safe_dump({"configs": configs}, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def dataset_card(info: dict[str, Any], hf: bool = False) -> str:
+    """README.md of an exported version, from release/templates/card.md.j2."""
     stats = info["statistics"]
-    front = []
-    if hf:  # the Hugging Face hub reads this header: `datasets.load_dataset(path, "patterns")`
-        front = [
-            "---",
-            "configs:",
-            "- config_name: patterns",
-            f"  data_files: {HF}/patterns.parquet",
-            "- config_name: tuples",
-            f"  data_files: {HF}/tuples.parquet",
-            "---",
-            "",
-        ]
-    lines = front + [
-        f"# mParaRel-style dataset — version {info['name']}",
-        "",
-        f"Built by curator ({info['kind']} version, created {info['created']}"
-        + (f", parent version {info['parent']}" if info["parent"] else "")
-        + ").",
-        "",
-        "## Layout",
-        '- `patterns/<lang>/<REL>.jsonl`: one template per line, `{"pattern": ..., "checked-by-human": bool}`;'
-        " `[X]` is the subject slot and `[Y]` the object slot.",
-        '- `tuples/<lang>/<REL>.jsonl`: `{"sub_uri", "obj_uri", "obj_label", "sub_label", "lineid"}`'
-        " with Wikidata ids and labels in that language.",
-        "- `manifest.json`: version, parent, counts and the sha256 of every file.",
-        *(
-            [
-                f"- `{HF}/patterns.parquet`, `{HF}/tuples.parquet`: the same data as two flat tables (columns"
-                " `language`, `relation`, then the fields above; `checked-by-human` is `checked_by_human`), the"
-                " `patterns` and `tuples` configs of the header; `.jsonl` files beside them hold the same rows."
-            ]
-            if hf
-            else []
-        ),
-        "",
-        "## Sources",
-        "- English paraphrases: ParaRel (Elazar et al., 2021), MIT licence.",
-        "- Templates: machine translations of ParaRel by several systems, kept when systems agree"
-        " (mParaRel, Fierro & Søgaard, 2022), optionally reviewed by native speakers.",
-        "- Subjects and objects: T-REx / Wikidata labels (CC0 / CC BY-SA as their sources state).",
-        *rules_section(info.get("rules")),
-        "",
-        "## Statistics",
-        f"- languages: {len(stats['languages'])}",
-        f"- average relations per language: {stats['avg_relations']:.2f}",
-        f"- average patterns per language: {stats['avg_total_patterns']:.2f}",
-        f"- patterns per relation: min {stats['min_patterns_in_relation']}, max {stats['max_patterns_in_relation']},"
-        f" average {stats['avg_patterns_in_relation']:.2f}",
-        f"- average string distance between templates of a relation: {stats['avg_string_distance']:.2f}",
-        "",
-        "| language | name | phrases |",
-        "| --- | --- | ---: |",
-    ]
-    lines += [f"| {lang} | {languages.name(lang)} | {n} |" for lang, n in sorted(stats["phrases_per_language"].items())]
-    lines += review_section(info.get("review"), info.get("policy"))
-    lines += [
-        "",
-        "## Licence",
-        "",
-        "ParaRel patterns: MIT. Machine translations: produced for mParaRel from ParaRel. Wikidata labels: CC0."
-        " Reviewed templates: contributed by the volunteer reviewers under the dataset's licence.",
-    ]
-    return "\n".join(lines) + "\n"
+    rules = info.get("rules")
+    profile = PROFILES.get(rules["profile"]) if rules else None
+    return CARDS.get_template("card.md.j2").render(
+        front_matter=hf_front_matter() if hf else "",
+        hf=HF if hf else "",
+        name=info["name"],
+        kind=info["kind"],
+        created=info["created"],
+        parent=info["parent"],
+        rules=rules,
+        profile_description=profile.description if profile else "unknown",
+        stats=stats,
+        phrases=[(code, languages.name(code), n) for code, n in sorted(stats["phrases_per_language"].items())],
+        review=info.get("review"),
+        policy=info.get("policy"),
+    )
 
 
-def export_version(session: Session, name: str, out: str | os.PathLike, force: bool = False, hf: bool = False) -> dict:
+def export_version(
+    session: Session,
+    name: str,
+    out: str | os.PathLike[str],
+    force: bool = False,
+    hf: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
-    or as it was; `force` replaces an existing `out`); returns the manifest."""
+    or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
     version = get_version(session, name)
     target = Path(out).resolve()
     if target.exists() and not force:
         raise Conflict(f"{target}: already exists (use --force to replace it)")
     with atomic_directory(target, replace=force) as staging:
         writer = ReleaseWriter(staging)
-        digests = write_release(session, version, writer)
+        digests = write_release(session, version, writer, progress)
         if not digests:
             raise Conflict(f"version {name!r} has no patterns or tuples to export")
         stats = dataset_stats(staging, invisible=False).to_dict()

@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from tqdm import tqdm
 
 from curator.core import languages
 from curator.core.enums import VersionKind
@@ -28,6 +27,7 @@ from curator.core.models import (
     VersionPattern,
     VersionTuples,
 )
+from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
@@ -191,7 +191,7 @@ def import_release(
     ensure_relations(session, {f.relation for f in files})
     pattern_rows = []
     seen: set[str] = set()
-    for file in tqdm(files, desc="release", unit="file", disable=not progress):
+    for file in progress_bar(files, "release", "file", progress):
         lang, rel = languages.canonical(file.language), file.relation
         where = source.describe(file.path)
         data = source.read(file.path)

@@ -20,6 +20,7 @@ from curator.core import languages as language_codes
 from curator.core.errors import Conflict, NotFound
 from curator.core.formats.atomic import atomic_write
 from curator.core.models import EnglishPattern, TupleList
+from curator.core.progress import progress_bar
 from curator.ingest.placeholders import repair
 from curator.translate.backends.base import Translator
 from curator.translate.errors import TranslationError
@@ -94,8 +95,10 @@ def translate_to_files(
     targets: Iterable[str],
     out: str | Path,
     echo: Callable[[str], None] = lambda _: None,
+    progress: bool = False,
 ) -> RunSummary:
-    """Translate every relation into every target language; failures are collected, not raised."""
+    """Translate every relation into every target language; failures are collected, not raised.
+    `progress`: a bar per language on stderr (core/progress.py)."""
     out = Path(out)
     summary = RunSummary(translator.name, out)
     for raw in targets:
@@ -115,7 +118,7 @@ def translate_to_files(
             summary.failures.append(Failure(language, "*", str(exc)))
             echo(f"{language}: failed: {exc}")
             continue
-        for rel in todo:
+        for rel in progress_bar(todo, f"translate {language}", "relation", progress):
             rows = english[rel]
             try:
                 results = translate_templates_detailed(translator, [r.pattern for r in rows], SOURCE_LANGUAGE, language)
