@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import requests
 
@@ -23,6 +23,20 @@ from curator.translate.errors import TranslationError
 
 DEFAULT_TIMEOUT = (10.0, 60.0)  # connect, read (seconds)
 MAX_WAIT = 600.0  # the longest Retry-After worth sleeping through
+
+
+class HttpOptions(TypedDict, total=False):
+    """`HttpTranslator`'s keyword arguments, for subclasses that pass them on (`**options`)."""
+
+    key: str | None
+    url: str | None
+    rate: float | None
+    retries: int
+    timeout: float | tuple[float, float]
+    backoff: float
+    batch_size: int | None
+    session: requests.Session | None
+    settings: Settings | None
 
 
 class RateLimiter:
