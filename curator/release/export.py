@@ -11,9 +11,10 @@ import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from itertools import groupby
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -24,8 +25,32 @@ from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from curator.ingest.profiles import PROFILES
-from curator.release.stats import dataset_stats
-from curator.release.versions import check_version_name, get_version, version_rules
+from curator.release.stats import StatsSummary, dataset_stats
+from curator.release.versions import Rules, check_version_name, get_version, version_rules
+
+
+class Counts(TypedDict):
+    languages: int
+    pattern_files: int
+    tuple_files: int
+    phrases: int
+
+
+class Manifest(TypedDict):
+    """manifest.json as `release export` writes it (a manifest read back is plain JSON)."""
+
+    name: str
+    parent: str | None
+    kind: str
+    created: str  # ISO time, to the second
+    policy: str | None  # the merge policy of a reviewed version
+    rules: Rules | None
+    params: dict[str, Any]  # the version's other parameters
+    review: dict[str, Any] | None  # the review summary of a reviewed version
+    source: str | None
+    counts: Counts
+    statistics: StatsSummary
+    files: dict[str, str]  # relative path -> sha256
 
 
 def write_release(session: Session, version: DatasetVersion, writer: ReleaseWriter) -> dict[str, str]:
@@ -59,36 +84,36 @@ def write_release(session: Session, version: DatasetVersion, writer: ReleaseWrit
     return dict(writer.digests)
 
 
-def manifest(version: DatasetVersion, digests: dict[str, str], stats: dict) -> dict:
+def manifest(version: DatasetVersion, digests: dict[str, str], stats: StatsSummary) -> Manifest:
     params = dict(version.params or {})
     review = params.pop("review", None)
     params.pop("rules", None)  # an import's recorded rules: written once, as "rules" below
-    return {
-        "name": version.name,
-        "parent": version.parent.name if version.parent else None,
-        "kind": version.kind,
-        "created": version.created_at.isoformat(timespec="seconds"),
-        "policy": params.get("policy"),
-        "rules": version_rules(version),
-        "params": params,
-        "review": review,
-        "source": version.source,
-        "counts": {
-            "languages": len(stats["languages"]),
-            "pattern_files": sum(p.startswith("patterns/") for p in digests),
-            "tuple_files": sum(p.startswith("tuples/") for p in digests),
-            "phrases": sum(stats["phrases_per_language"].values()),
-        },
-        "statistics": stats,
-        "files": dict(sorted(digests.items())),
-    }
+    return Manifest(
+        name=version.name,
+        parent=version.parent.name if version.parent else None,
+        kind=version.kind,
+        created=version.created_at.isoformat(timespec="seconds"),
+        policy=params.get("policy"),
+        rules=version_rules(version),
+        params=params,
+        review=review,
+        source=version.source,
+        counts=Counts(
+            languages=len(stats["languages"]),
+            pattern_files=sum(p.startswith("patterns/") for p in digests),
+            tuple_files=sum(p.startswith("tuples/") for p in digests),
+            phrases=sum(stats["phrases_per_language"].values()),
+        ),
+        statistics=stats,
+        files=dict(sorted(digests.items())),
+    )
 
 
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
-def review_section(review: dict | None, policy: str | None) -> list[str]:
+def review_section(review: Mapping[str, Any] | None, policy: str | None) -> list[str]:
     if not review or not review.get("languages"):
         return []
     lines = [
@@ -114,7 +139,7 @@ def review_section(review: dict | None, policy: str | None) -> list[str]:
     return lines
 
 
-def rules_section(rules: dict | None) -> list[str]:
+def rules_section(rules: Rules | None) -> list[str]:
     if rules is None:
         return [
             "",
@@ -136,7 +161,7 @@ def rules_section(rules: dict | None) -> list[str]:
     ]
 
 
-def dataset_card(info: dict, hf: bool = False) -> str:
+def dataset_card(info: Manifest, hf: bool = False) -> str:
     stats = info["statistics"]
     front = []
     if hf:  # the Hugging Face hub reads this header: `datasets.load_dataset(path, "patterns")`
@@ -203,7 +228,9 @@ def dataset_card(info: dict, hf: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def export_version(session: Session, name: str, out: str | os.PathLike, force: bool = False, hf: bool = False) -> dict:
+def export_version(
+    session: Session, name: str, out: str | os.PathLike[str], force: bool = False, hf: bool = False
+) -> Manifest:
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
     or as it was; `force` replaces an existing `out`); returns the manifest."""
     version = get_version(session, name)
@@ -231,8 +258,8 @@ def zip_entries(root: Path, prefix: str) -> list[tuple[str, Path]]:
 
 def zip_stamp(version: DatasetVersion) -> tuple[int, int, int, int, int, int]:
     """The date every entry of the version's zip carries: its own creation time (the zip format starts in 1980)."""
-    stamp = version.created_at.timetuple()[:6]
-    return (max(stamp[0], 1980),) + tuple(stamp[1:])
+    year, month, day, hour, minute, second = version.created_at.timetuple()[:6]
+    return (max(year, 1980), month, day, hour, minute, second)
 
 
 def zip_prefix(name: str) -> str:
@@ -248,7 +275,7 @@ def zip_prefix(name: str) -> str:
         return "release"
 
 
-def export_zip(session: Session, name: str, out: BinaryIO, hf: bool = False) -> dict:
+def export_zip(session: Session, name: str, out: BinaryIO, hf: bool = False) -> Manifest:
     """Version `name` as a zip written to `out` (a binary file): `export_version` into a temporary
     folder, then every file of it under `<name>/`, in the exact mParaRel layout of `release export`
     (patterns/<lang>/<REL>.jsonl, tuples/…, manifest.json, README.md). Entries are sorted and dated

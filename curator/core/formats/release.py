@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -256,7 +257,7 @@ class RelationRecord:
 class Release:
     """A release folder on disk, read through the one layout (`release_files`)."""
 
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
         if not (self.root / PATTERNS).is_dir():
             raise ReleaseError(str(self.root), f"not a release directory: no {PATTERNS}/ folder")
