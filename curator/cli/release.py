@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +13,9 @@ from curator.core.db import reading, transaction
 from curator.core.enums import Policy, values
 from curator.core.errors import InputError
 from curator.core.text import visible  # templates printed with their invisible characters marked
+
+if TYPE_CHECKING:
+    from curator.release.versions import Rules
 
 
 @click.group()
@@ -121,7 +125,7 @@ def release_diff(ctx: Context, a: str, b: str, as_json: bool) -> None:
             click.echo(f"  ✓ {visible(p)}")
 
 
-def _rules_text(rules: dict | None) -> str:
+def _rules_text(rules: Rules | None) -> str:
     if rules is None:
         return "unknown (imported)"
     return rules["profile"] + (" (case kept)" if rules["keep_case"] else "")

@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from curator.core.errors import InputError
 
@@ -49,6 +50,20 @@ def normal(text: str) -> str:
     return text[start:end]
 
 
+class Labelled(Protocol):
+    """What `Aliases.from_labels` reads of a relation's data (probe's RelationData, which core
+    cannot import): its language and the (entity id, label) pairs of subjects and candidates."""
+
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def subjects(self) -> Sequence[tuple[str, str]]: ...
+
+    @property
+    def candidates(self) -> Sequence[tuple[str, str]]: ...
+
+
 class Aliases:
     """Normal-form names per (language, entity id)."""
 
@@ -65,7 +80,7 @@ class Aliases:
         return self.names.get((language, entity), set()) | self.extra.get(entity, set())
 
     @classmethod
-    def from_labels(cls, items: Iterable) -> Aliases:
+    def from_labels(cls, items: Iterable[Labelled]) -> Aliases:
         """The labels a release gives each entity, from probe RelationData (subjects and candidates)."""
         out = cls()
         for data in items:

@@ -30,12 +30,13 @@ WAL), so there the read transaction ends and `BEGIN IMMEDIATE` starts the write.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -85,13 +86,13 @@ def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S, pool_size: int =
     return engine
 
 
-def _postgresql_begin(conn, busy_timeout: float) -> None:
+def _postgresql_begin(conn: Connection, busy_timeout: float) -> None:
     """A write transaction waits (at most the busy timeout) for the one writer lock."""
     if conn.get_execution_options().get(WRITE):
         _postgresql_lock(conn, busy_timeout)
 
 
-def _postgresql_lock(conn, busy_timeout: float) -> None:
+def _postgresql_lock(conn: Connection, busy_timeout: float) -> None:
     """`lock_timeout` for this transaction and the writer lock, in one round trip. The timeout
     is set in a subquery, which PostgreSQL runs before the outer select waits for the lock (a
     volatile subquery is not merged into the outer one)."""
@@ -101,11 +102,11 @@ def _postgresql_lock(conn, busy_timeout: float) -> None:
     )
 
 
-def _sqlite_begin(conn) -> None:
+def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE) else "BEGIN")
 
 
-def _sqlite_pragmas(dbapi_conn, busy_timeout: float) -> None:
+def _sqlite_pragmas(dbapi_conn: sqlite3.Connection, busy_timeout: float) -> None:
     dbapi_conn.isolation_level = None  # autocommit at the driver; SQLAlchemy issues BEGIN
     cur = dbapi_conn.cursor()
     _wal(cur, busy_timeout)
@@ -115,14 +116,12 @@ def _sqlite_pragmas(dbapi_conn, busy_timeout: float) -> None:
     cur.close()
 
 
-def _wal(cur, busy_timeout: float) -> None:
+def _wal(cur: sqlite3.Cursor, busy_timeout: float) -> None:
     """WAL mode, once per database file (it persists). Turning a new file to WAL needs its
     exclusive lock; two processes opening a new file at once (two `curator init`) can each hold
     a read lock and want it, and SQLite then answers one of them "database is locked" at once,
     without its busy handler. So the change is tried again until the busy timeout, like any wait
     for a lock; a file already in WAL mode needs no lock for this at all."""
-    import sqlite3
-
     deadline = time.monotonic() + busy_timeout
     while True:
         try:
@@ -166,7 +165,7 @@ def unit_of_work(source: sessionmaker[Session] | Session) -> Iterator[Session]:
     with unsaved changes is refused (they would escape the lock). Used again on a session
     already inside a unit of work, it joins that one (all or nothing stays all or nothing)."""
     owned = not isinstance(source, Session)
-    session = source() if owned else source
+    session = source if isinstance(source, Session) else source()
     if not owned and session.info.get(WRITE):
         yield session  # nested: part of the enclosing unit of work
         return

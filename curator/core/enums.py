@@ -12,7 +12,7 @@ from enum import Enum
 
 class StrEnum(str, Enum):
     def __str__(self) -> str:
-        return self.value
+        return str(self.value)
 
 
 def values(enum: type[Enum]) -> tuple[str, ...]:

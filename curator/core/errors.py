@@ -9,6 +9,8 @@ a bug: the web answers 500 (after rolling back) and the CLI shows the traceback.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 def N_(message: str) -> str:
     """Marks a service message for the interface catalogues (`pybabel extract -k N_`, see
@@ -24,9 +26,9 @@ class CuratorError(Exception):
     and `params` let the web layer say it in the page's language."""
 
     msgid: str | None = None
-    params: dict | None = None
+    params: Mapping[str, object] | None = None
 
-    def __init__(self, message: str, *, params: dict | None = None):
+    def __init__(self, message: str, *, params: Mapping[str, object] | None = None):
         if params is not None:
             self.msgid, self.params = message, params
             message = message % params
@@ -46,22 +48,23 @@ class InputError(CuratorError, ValueError):
         line: int | None = None,
         field: str | None = None,
         *,
-        params: dict | None = None,
+        params: Mapping[str, object] | None = None,
     ):
+        place: str | None = location
         if message is None:
-            location, message = None, location
+            place, message = None, location
         if params is not None:
             self.msgid, self.params = message, params
             message = message % params
-        self.location, self.line, self.field = location, line, field
-        where = (location or "") + (f", line {line}" if line is not None else "")
+        self.location, self.line, self.field = place, line, field
+        where = (place or "") + (f", line {line}" if line is not None else "")
         what = f"field '{field}': " if field else ""
         super().__init__(message)
         self.message = message
         self.args = (f"{where}: {what}{message}" if where else f"{what}{message}",)
 
     def __str__(self) -> str:
-        return self.args[0]
+        return str(self.args[0])
 
 
 class NotFound(CuratorError):

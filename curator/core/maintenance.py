@@ -18,7 +18,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import OperationalError
 
 from curator.core.errors import Conflict, CuratorError, InputError, Unreadable
@@ -85,7 +85,7 @@ def check(engine: Engine) -> list[str]:
     return lines
 
 
-def _check_sqlite(conn) -> list[str]:
+def _check_sqlite(conn: Connection) -> list[str]:
     problems = [row[0] for row in conn.exec_driver_sql("PRAGMA integrity_check").all()]
     if problems != ["ok"]:
         raise Unreadable(f"integrity check failed: {'; '.join(map(str, problems[:5]))}")

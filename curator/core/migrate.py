@@ -43,7 +43,10 @@ def current_revision(engine: Engine) -> str | None:
 def head_revision() -> str:
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+    if head is None:  # the package ships its migrations; none found is a broken install
+        raise RuntimeError("no migrations found in curator/core/migrations")
+    return head
 
 
 def check_current(engine: Engine) -> None:

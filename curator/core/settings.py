@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 
 from curator.core.errors import InputError
 
@@ -67,7 +68,7 @@ class Settings:
     translation: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         env = os.environ if environ is None else environ
         instance = Path(overrides.get("instance_path") or env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
         max_body = _number(env, "CURATOR_MAX_BODY", 1 << 20, int, "a number of bytes")
@@ -116,7 +117,7 @@ class Settings:
         """A translation backend's CURATOR_<NAME> value, e.g. env("MICROSOFT_KEY")."""
         return self.translation.get(f"CURATOR_{name}") or None
 
-    def flask_config(self) -> dict:
+    def flask_config(self) -> dict[str, Any]:
         return {
             "DATABASE_URL": self.database_url,
             "SECRET_KEY": self.secret_key,
@@ -141,7 +142,10 @@ class Settings:
         }
 
 
-def _number(env: Mapping[str, str], name: str, default, kind, unit: str):
+_N = TypeVar("_N", int, float)
+
+
+def _number(env: Mapping[str, str], name: str, default: _N, kind: type[_N], unit: str) -> _N:
     try:
         value = kind(env.get(name) or default)
     except ValueError:
@@ -160,13 +164,13 @@ _FLASK_TO_FIELD = {
 }
 
 
-def app_config(settings: Settings | Mapping | None = None) -> tuple[Settings, dict]:
+def app_config(settings: Settings | Mapping[str, Any] | None = None) -> tuple[Settings, dict[str, Any]]:
     """(settings, Flask config) for `create_app`: a Settings as is, or environment settings with
     overrides given as Flask config keys (tests pass {"DATABASE_URL": ..., "TESTING": True})."""
     if isinstance(settings, Settings):
         return settings, settings.flask_config()
     overrides = dict(settings or {})
-    fields = {
+    fields: dict[str, Any] = {
         _FLASK_TO_FIELD[k]: (Path(v) if k == "RUNS_DIR" else v) for k, v in overrides.items() if k in _FLASK_TO_FIELD
     }
     resolved = Settings.from_env(**fields)

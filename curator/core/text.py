@@ -156,7 +156,7 @@ class FileCount:
     characters: Counter[str] = field(default_factory=Counter)
     lines: list[int] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "lines": list(self.lines),
             "characters": {describe_char(ch): n for ch, n in sorted(self.characters.items())},
@@ -197,7 +197,7 @@ class InvisibleTally:
     def __bool__(self) -> bool:
         return bool(self.files)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         totals = self.totals()
         return {
             "lines": self.lines,

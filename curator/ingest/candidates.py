@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.orm import Session
 
 from curator.core.errors import Conflict, InputError
@@ -130,7 +132,7 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     voters: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     first: dict[tuple[str, str, str], int] = {}
     repaired: dict[tuple[str, str, str], bool] = defaultdict(bool)
-    forms: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
+    forms: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
     line_keys: dict[int, tuple[str, str, str]] = {}
     stored = params.rules == DEFAULT_PROFILE  # the curator profile's outcome is stored per line at ingest
     lines = select(
@@ -150,19 +152,21 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     for line_id, lang, rel, raw, fixed, text, system, english_id, line_no, repairs in session.execute(lines):
         if rel not in english_counts or (profile.english_from_pararel and lang == params.reference):
             continue
+        was_repaired = bool(repairs)
         if not stored:
             outcome = profile.check(raw, lang)
             if not outcome.valid:
                 continue
-            text, repairs = outcome.cleaned, outcome.repairs
+            text, was_repaired = outcome.cleaned, bool(outcome.repairs)
+        assert text is not None  # a valid line has its cleaned form (stored lines: only valid ones read)
         shown = clean_keep_case(fixed) if params.keep_case else text
         key = (lang, rel, text)
         line_keys[line_id] = key
         voters[key].add(system)
         forms[key][shown] += 1
-        position = positions.get(english_id, line_no)
+        position = positions.get(english_id, line_no) if english_id is not None else line_no
         first[key] = min(first.get(key, position), position)
-        repaired[key] |= bool(repairs)
+        repaired[key] |= was_repaired
 
     def given(key: tuple[str, str, str], position: int) -> None:
         """A human-made pattern taken as it is, without MT votes (ParaRel, mLAMA)."""
@@ -191,7 +195,7 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     return tally_
 
 
-def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict]]:
+def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict[str, object]]]:
     """Usable relations (≥ min_templates candidates and tuples) and included languages (§2 shares)."""
     per_relation: dict[tuple[str, str], int] = defaultdict(int)
     per_language_templates: dict[str, int] = defaultdict(int)
@@ -199,7 +203,8 @@ def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict]]:
         per_language_templates[key[0]] += 1
         if t.is_candidate(key):
             per_relation[key[0], key[1]] += 1
-    rows, relation_rows = [], []
+    rows: list[LanguageRow] = []
+    relation_rows: list[dict[str, object]] = []
     p = t.params
     for lang in sorted(per_language_templates):
         usable = phrases = candidates = 0
@@ -286,12 +291,12 @@ def current_params(session: Session) -> CandidateParams | None:
     return params_of(session.scalar(stored_params()))
 
 
-def stored_params():
+def stored_params() -> Select[tuple[dict[str, Any]]]:
     """The select `current_params` runs (a caller may add it to a query of its own as a column)."""
     return select(LanguageCoverage.params).limit(1)
 
 
-def params_of(stored: dict | None) -> CandidateParams | None:
+def params_of(stored: Mapping[str, Any] | None) -> CandidateParams | None:
     """`current_params` from the stored value."""
     if not stored:
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -43,7 +44,7 @@ class LanguageComparison:
     other_included: bool
     examples: dict[str, list[Example]] = field(default_factory=lambda: {"added": [], "dropped": [], "merged": []})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -116,7 +117,7 @@ def compare_rules(
     lines_a, lines_b = _lines_of(a), _lines_of(b)
     scope = set(a.english_counts) & set(b.english_counts)
     cand_a, cand_b = _per_language(a, scope), _per_language(b, scope)
-    outside = defaultdict(int)
+    outside: dict[str, int] = defaultdict(int)
     for t in (a, b):
         for key in t.voters:
             if key[1] not in scope and t.is_candidate(key):

@@ -23,7 +23,7 @@ from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.sources import Source
 from curator.core.models import MlamaTemplate, Relation
 from curator.core.text import InvisibleTally, unstorable_reason
-from curator.ingest.store import ensure_languages, known_sources, record_sources, sha256
+from curator.ingest.store import SourceRecord, ensure_languages, known_sources, record_sources, sha256
 
 LAYOUT = "<lang>/templates.jsonl"
 
@@ -53,7 +53,7 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
     refuse_duplicates(source, [((lang,), path) for lang, path in files], "language")
     known = known_sources(session, "mlama")
     summary = MlamaSummary()
-    records = []
+    records: list[SourceRecord] = []
     for lang, path in sorted(files):
         where = source.describe(path)
         data = source.read(path)
@@ -82,7 +82,7 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
         session.execute(delete(MlamaTemplate).where(MlamaTemplate.language == lang))
         session.add_all(MlamaTemplate(language=lang, relation_id=rel, template=text) for rel, text in chosen.items())
         summary.templates += len(chosen)
-        records.append(dict(key=lang, location=where, sha256=digest, rows=len(chosen)))
+        records.append(SourceRecord(key=lang, location=where, sha256=digest, rows=len(chosen)))
     record_sources(session, "mlama", records)
     session.flush()
     return summary

@@ -29,6 +29,7 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TypedDict
 
 from curator.ingest.clean import Checked, slot_reason
 from curator.ingest.placeholders import Repair
@@ -44,10 +45,23 @@ _ONLY_SLOTS = re.compile(r"^[\x08\[\]XY., ]+$")  # "$" also before a final newli
 _DROPPED = re.compile(r"[.:。]")
 
 
+class FixStep(TypedDict, total=False):
+    """One step of a language's fixes in mpararel_fixes.json: a `find` → `replace` (once, or
+    every occurrence with `all`), optionally only `if_present` / `if_absent`; or `step`: "normalise"."""
+
+    step: str
+    find: str
+    replace: str
+    all: bool
+    if_present: str
+    if_absent: str
+    note: str
+
+
 @lru_cache(maxsize=2)
-def load_fixes(path: str = str(FIXES_PATH)) -> dict[str, list[dict]]:
+def load_fixes(path: str = str(FIXES_PATH)) -> dict[str, list[FixStep]]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    fixes = data["languages"]
+    fixes: dict[str, list[FixStep]] = data["languages"]
     for lang, steps in fixes.items():
         for i, step in enumerate(steps):
             if step.get("step") not in (None, "normalise") or (
@@ -122,6 +136,7 @@ def clean(text: str) -> str:
 
 def check(raw: str, language: str | None = None) -> Checked:
     """One raw MT line through the published fix → validate → clean sequence."""
+    repairs: list[Repair]
     if raw.count("[X]") == 1 and raw.count("[Y]") == 1:
         fixed, repairs = raw, []
     else:

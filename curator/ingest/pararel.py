@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
@@ -15,7 +16,7 @@ from curator.core.models import EnglishPattern, Relation, TranslationLine
 from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally, unstorable_reason
 from curator.ingest.clean import check
-from curator.ingest.store import ensure_languages, ensure_relations, known_sources, record_sources, sha256
+from curator.ingest.store import SourceRecord, ensure_languages, ensure_relations, known_sources, record_sources, sha256
 
 LAYOUT = "<REL>.jsonl"
 
@@ -28,13 +29,27 @@ class PararelSummary:
     invisible: InvisibleTally = field(default_factory=InvisibleTally)  # kept in patterns, reported
 
 
+class _EnglishRow(TypedDict):
+    """One line of a ParaRel patterns file, as stored (`EnglishPattern`)."""
+
+    pattern: str
+    lemma: str | None
+    extended_lemma: str | None
+    tense: str | None
+
+
 def ingest_pararel(session: Session, source: Source, progress: bool = False) -> PararelSummary:
     summary = PararelSummary()
     files = layout_files(source, 0, LAYOUT)
     ensure_languages(session, ["en"])
     known = known_sources(session, "pararel")
+<<<<<<< HEAD
     records = []
     for (rel,), path in progress_bar(files, "ParaRel", "file", progress):
+=======
+    records: list[SourceRecord] = []
+    for (rel,), path in tqdm(files, desc="ParaRel", unit="file", disable=not progress):
+>>>>>>> mypya
         where = source.describe(path)
         data = source.read(path)
         digest = sha256(data)
@@ -42,7 +57,7 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
         if known.get(rel) == digest:
             summary.skipped_unchanged += 1
             continue
-        rows = []
+        rows: list[_EnglishRow] = []
         for number, obj in iter_jsonl(data, where):
             pattern = require(obj, "pattern", str, where, number)
             unstorable = unstorable_reason(pattern)
@@ -55,7 +70,7 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
                     where, f"not a usable pattern ({outcome.reason}): {pattern!r}", line=number, field="pattern"
                 )
             rows.append(
-                dict(
+                _EnglishRow(
                     pattern=pattern,
                     lemma=obj.get("lemma"),
                     extended_lemma=obj.get("extended_lemma"),
@@ -65,16 +80,16 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
         if not rows:
             raise InputError(where, "empty file: no patterns")
         _store(session, rel, rows)
-        records.append(dict(key=rel, location=where, sha256=digest, rows=len(rows)))
+        records.append(SourceRecord(key=rel, location=where, sha256=digest, rows=len(rows)))
         summary.patterns += len(rows)
     record_sources(session, "pararel", records)
     return summary
 
 
-def _store(session: Session, rel: str, rows: list[dict]) -> None:
+def _store(session: Session, rel: str, rows: list[_EnglishRow]) -> None:
     """Update patterns in place by position so translation lines keep pointing at them."""
     ensure_relations(session, [rel])
-    relation = session.get(Relation, rel)
+    relation = session.get_one(Relation, rel)
     relation.lemma = rows[0]["lemma"]
     relation.description = rows[0]["pattern"]
     existing = {p.position: p for p in session.scalars(select(EnglishPattern).where(EnglishPattern.relation_id == rel))}

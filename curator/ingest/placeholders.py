@@ -38,7 +38,7 @@ class Repair:
     target: str  # what replaced it
     rule: str  # comma-joined: bracket, spacing, case, lookalike, transliteration, translated, suffix
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str]:
         return {"from": self.source, "to": self.target, "rule": self.rule}
 
 

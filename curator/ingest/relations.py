@@ -15,7 +15,8 @@ from importlib.resources import files
 @lru_cache(maxsize=1)
 def relation_titles() -> dict[str, str]:
     """{relation id: Wikidata property label in English}."""
-    return json.loads((files("curator.ingest") / "relation_titles.json").read_text(encoding="utf-8"))
+    titles: dict[str, str] = json.loads((files("curator.ingest") / "relation_titles.json").read_text(encoding="utf-8"))
+    return titles
 
 
 def relation_title(relation_id: str, lemma: str | None = None) -> str:

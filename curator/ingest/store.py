@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TypedDict, TypeVar
 
-from sqlalchemy import JSON, String, Table, delete, insert, select
+from sqlalchemy import JSON, FromClause, String, Table, delete, insert, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -15,14 +16,29 @@ from curator.core.models import Language, Relation, SourceFile
 from curator.core.models.base import utcnow
 
 BATCH = 20_000
+R = TypeVar("R")
+Row = Mapping[str, object]  # one row to insert: column name -> value
+
+
+class _SourceRecordFields(TypedDict):
+    key: str  # e.g. pararel_bing/es/P19
+    location: str  # the path or URL it came from
+    sha256: str
+    rows: int
+
+
+class SourceRecord(_SourceRecordFields, total=False):
+    """What `record_sources` keeps of one imported file (a `SourceFile` row)."""
+
+    details: dict[str, Any] | None  # JSON
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _batches(rows: Iterable[dict]) -> Iterable[list[dict]]:
-    batch: list[dict] = []
+def _batches(rows: Iterable[R]) -> Iterator[list[R]]:
+    batch: list[R] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= BATCH:
@@ -32,7 +48,14 @@ def _batches(rows: Iterable[dict]) -> Iterable[list[dict]]:
         yield batch
 
 
-def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) -> int:
+def _table(table: FromClause) -> Table:
+    """A model's `__table__` (typed as the wider FromClause by SQLAlchemy) as the Table it is."""
+    if not isinstance(table, Table):
+        raise TypeError(f"not a table: {table!r}")
+    return table
+
+
+def _insert(session: Session, table: Table, rows: Iterable[Row], ignore: bool) -> int:
     """Batched executemany. On SQLite the statement is handed to the driver as it is:
     for a million tuples SQLAlchemy's per-row parameter processing costs more than
     SQLite's own work. On PostgreSQL plain inserts stream through COPY, and inserts that
@@ -64,11 +87,13 @@ def _insert(session: Session, table: Table, rows: Iterable[dict], ignore: bool) 
     return count
 
 
-def _copy(session: Session, table: Table, rows: Iterable[dict]) -> int:
+def _copy(session: Session, table: Table, rows: Iterable[Row]) -> int:
     """COPY … FROM STDIN on the session's own connection, so inside its transaction."""
     import psycopg
 
     driver = session.connection().connection.driver_connection
+    if driver is None:  # only a connection already closed has none
+        raise RuntimeError("COPY: the session's connection is closed")
     count = 0
     for batch in _batches(rows):
         columns = list(batch[0])
@@ -85,7 +110,7 @@ def _copy(session: Session, table: Table, rows: Iterable[dict]) -> int:
     return count
 
 
-def _unnest_ignore(session: Session, table: Table, rows: Iterable[dict]) -> int:
+def _unnest_ignore(session: Session, table: Table, rows: Iterable[Row]) -> int:
     """INSERT … SELECT * FROM unnest(column arrays) ON CONFLICT DO NOTHING, one per batch.
     Strings travel as text[]: the assignment to varchar(n) then refuses a value too long,
     where a cast to varchar(n)[] would cut it silently."""
@@ -112,14 +137,14 @@ def _unnest_ignore(session: Session, table: Table, rows: Iterable[dict]) -> int:
     return count
 
 
-def insert_ignore(session: Session, table: Table, rows: list[dict]) -> None:
+def insert_ignore(session: Session, table: FromClause, rows: Iterable[Row]) -> None:
     """INSERT … ON CONFLICT DO NOTHING, in batches."""
-    _insert(session, table, rows, ignore=True)
+    _insert(session, _table(table), rows, ignore=True)
 
 
-def bulk_insert(session: Session, table: Table, rows: Iterable[dict]) -> int:
+def bulk_insert(session: Session, table: FromClause, rows: Iterable[Row]) -> int:
     """Every row must have the same keys; columns left out take their server default or NULL."""
-    return _insert(session, table, rows, ignore=False)
+    return _insert(session, _table(table), rows, ignore=False)
 
 
 def ensure_languages(session: Session, codes: Iterable[str]) -> None:
@@ -135,7 +160,7 @@ def known_sources(session: Session, kind: str) -> dict[str, str]:
     return dict(session.execute(select(SourceFile.key, SourceFile.sha256).where(SourceFile.kind == kind)).all())
 
 
-def record_sources(session: Session, kind: str, records: list[dict]) -> None:
+def record_sources(session: Session, kind: str, records: list[SourceRecord]) -> None:
     """Remember what was imported from where (dicts with key, location, sha256, rows, details)."""
     keys = [r["key"] for r in records]
     for start in range(0, len(keys), 500):

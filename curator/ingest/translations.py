@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import String, delete, select, update
 from sqlalchemy.orm import Session
 
 from curator.core import languages
@@ -20,7 +20,18 @@ from curator.core.formats.sources import Source
 from curator.core.models import EnglishPattern, Relation, TranslationLine, TranslationSystem
 from curator.core.progress import progress_bar
 from curator.ingest.clean import check
-from curator.ingest.store import bulk_insert, ensure_languages, insert_ignore, known_sources, record_sources, sha256
+from curator.ingest.store import (
+    SourceRecord,
+    bulk_insert,
+    ensure_languages,
+    insert_ignore,
+    known_sources,
+    record_sources,
+    sha256,
+)
+
+# (lemma, extended_lemma, tense) of a pattern: how a translated line is matched to its English one
+Meta = tuple[str | None, str | None, str | None]
 
 LAYOUT = "<system>/<lang>/<REL>.jsonl"
 DEFAULT_TRUSTED = "pararel_bing"
@@ -35,10 +46,10 @@ class TranslationSummary:
     repaired: int = 0
     systems: set[str] = field(default_factory=set)
     languages: set[str] = field(default_factory=set)
-    reasons: Counter = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
 
 
-def align(english: list[EnglishPattern], metas: list[tuple]) -> list[int | None]:
+def align(english: list[EnglishPattern], metas: list[Meta]) -> list[int | None]:
     """Index of the English pattern each translated line renders.
 
     Files normally match ParaRel line for line; a few lost a line, so fall back to
@@ -62,7 +73,13 @@ def align(english: list[EnglishPattern], metas: list[tuple]) -> list[int | None]
 
 # The columns hold 2000 characters. PostgreSQL refuses a longer value (SQLite would store it),
 # so a longer line is kept cut to that length and never valid: no template is that long.
-MAX_LINE = TranslationLine.__table__.c.raw.type.length
+def _length(column_type: object) -> int:
+    if not isinstance(column_type, String) or column_type.length is None:
+        raise TypeError(f"expected a sized String column, not {column_type!r}")
+    return column_type.length
+
+
+MAX_LINE = _length(TranslationLine.__table__.c.raw.type)
 TOO_LONG = f"longer than {MAX_LINE} characters"
 
 
@@ -97,8 +114,13 @@ def ingest_translations(
         session.execute(update(TranslationSystem).values(trusted=TranslationSystem.name == trusted))
 
     imported = known_sources(session, "translations")
+<<<<<<< HEAD
     records = []
     for (system, raw_lang, rel), path in progress_bar(files, "translations", "file", progress):
+=======
+    records: list[SourceRecord] = []
+    for (system, raw_lang, rel), path in tqdm(files, desc="translations", unit="file", disable=not progress):
+>>>>>>> mypya
         lang = languages.canonical(raw_lang)
         where = source.describe(path)
         key = f"{system}/{lang}/{rel}"
@@ -110,7 +132,7 @@ def ingest_translations(
         if imported.get(key) == digest:
             summary.skipped_unchanged += 1
             continue
-        parsed = []
+        parsed: list[tuple[str, Meta]] = []
         for number, obj in iter_jsonl(data, where):
             text = require(obj, "pattern", str, where, number)
             parsed.append((text, (obj.get("lemma"), obj.get("extended_lemma"), obj.get("tense"))))
@@ -151,6 +173,6 @@ def ingest_translations(
                 )
             )
         summary.lines += bulk_insert(session, TranslationLine.__table__, rows)
-        records.append(dict(key=key, location=where, sha256=digest, rows=len(rows)))
+        records.append(SourceRecord(key=key, location=where, sha256=digest, rows=len(rows)))
     record_sources(session, "translations", records)
     return summary

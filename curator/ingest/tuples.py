@@ -8,7 +8,9 @@ Lists are content-addressed, so re-importing the same tuples reuses the stored l
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -23,6 +25,7 @@ from curator.core.models import Entity, EntityLabel, Tuple, TupleList
 from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally
 from curator.ingest.store import (
+    SourceRecord,
     bulk_insert,
     ensure_languages,
     ensure_relations,
@@ -33,6 +36,17 @@ from curator.ingest.store import (
 )
 
 LAYOUT = "<lang>/<REL>.jsonl"
+
+
+class StoredTuple(TypedDict):
+    """One tuple row keyed by the database's column names (`Tuple`), as `parse_tuples` gives it."""
+
+    sub_qid: str
+    obj_qid: str
+    sub_label: str
+    obj_label: str
+    from_english: bool
+    lineid: int
 
 
 @dataclass
@@ -49,7 +63,7 @@ class TupleSummary:
 
 def parse_tuples(
     data: bytes, where: str, tally: InvisibleTally | None = None, name: str | None = None
-) -> tuple[str, list[dict]]:
+) -> tuple[str, list[StoredTuple]]:
     """('clean' | 'raw', rows) with every field checked; errors name file, line and field.
 
     The file is read by the one tuples reader (`curator.core.formats.release.parse_tuples`);
@@ -57,7 +71,7 @@ def parse_tuples(
     characters, counted into `tally` (under `name`, default `where`)."""
     form, rows = release.parse_tuples(data, where, tally, name)
     return form, [
-        dict(
+        StoredTuple(
             sub_qid=r["sub_uri"],
             obj_qid=r["obj_uri"],
             sub_label=r["sub_label"],
@@ -69,7 +83,7 @@ def parse_tuples(
     ]
 
 
-def content_hash(rows: list[dict]) -> str:
+def content_hash(rows: Sequence[StoredTuple]) -> str:
     """Hash of the rows themselves, so the same tuples written differently share one list."""
     text = "\x1e".join(
         f"{r['sub_qid']}\x1f{r['obj_qid']}\x1f{r['sub_label']}\x1f{r['obj_label']}\x1f"
@@ -80,7 +94,7 @@ def content_hash(rows: list[dict]) -> str:
 
 
 def store_tuple_list(
-    session: Session, language: str, relation: str, form: str, rows: list[dict], seen: set[str] | None = None
+    session: Session, language: str, relation: str, form: str, rows: list[StoredTuple], seen: set[str] | None = None
 ) -> int:
     """The id of the list with exactly these rows, storing it if it is new.
 
@@ -143,7 +157,7 @@ def ingest_tuples(session: Session, source: Source, progress: bool = False) -> T
     ensure_languages(session, {languages.canonical(lang) for (lang, _), _ in files})
     ensure_relations(session, {rel for (_, rel), _ in files})
     seen: set[str] = set()
-    records = []
+    records: list[SourceRecord] = []
     for lang, rel, _path, where, data, digest in _changed(
         source, files, known_sources(session, "tuples"), summary, "tuples", progress
     ):
@@ -166,7 +180,7 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     leaves whole files stored (and recorded), and running it again stores only the rest."""
     summary = TupleSummary()
     files = _layout(source)
-    changed = []
+    changed: list[tuple[str, str, str, str, str]] = []
     with reading(factory) as session:
         for lang, rel, path, where, data, digest in _changed(
             source, files, known_sources(session, "tuples"), summary, "tuples (check)", progress
@@ -191,7 +205,7 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     return summary
 
 
-def _layout(source: Source) -> list:
+def _layout(source: Source) -> list[tuple[list[str], str]]:
     """The source's `<lang>/<REL>.jsonl` files; two for one (language, relation) are refused."""
     files = layout_files(source, 1, LAYOUT, language_at=0)
     refuse_duplicates(
@@ -200,7 +214,14 @@ def _layout(source: Source) -> list:
     return files
 
 
-def _changed(source: Source, files: list, imported: dict[str, str], summary: TupleSummary, desc: str, progress: bool):
+def _changed(
+    source: Source,
+    files: list[tuple[list[str], str]],
+    imported: dict[str, str],
+    summary: TupleSummary,
+    desc: str,
+    progress: bool,
+) -> Iterator[tuple[str, str, str, str, bytes, str]]:
     """(language, relation, path, where, bytes, sha256) of each file not imported before as it is
     now; every file is counted in `summary`, the unchanged ones as skipped."""
     for (raw_lang, rel), path in progress_bar(files, desc, "file", progress):
@@ -222,11 +243,11 @@ def _store_file(
     lang: str,
     rel: str,
     form: str,
-    rows: list[dict],
+    rows: list[StoredTuple],
     where: str,
     digest: str,
     seen: set[str],
-) -> dict:
+) -> SourceRecord:
     """Store one file's list, make it the relation's current one; the source record to keep."""
     list_id = store_tuple_list(session, lang, rel, form, rows, seen)
     session.execute(
@@ -238,6 +259,6 @@ def _store_file(
     summary.rows += usable
     summary.from_english += len(rows) - usable
     summary.raw_files += form == "raw"
-    return dict(
+    return SourceRecord(
         key=f"{lang}/{rel}", location=where, sha256=digest, rows=len(rows), details={"form": form, "list_id": list_id}
     )

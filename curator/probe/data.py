@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -41,7 +42,11 @@ class RelationData:
 
 
 def build(
-    language: str, relation: str, templates: list[str], tuples: list[dict], drop_repeated_subjects: bool = True
+    language: str,
+    relation: str,
+    templates: list[str],
+    tuples: Sequence[Mapping[str, Any]],
+    drop_repeated_subjects: bool = True,
 ) -> RelationData:
     """From raw tuple rows ({sub_uri, sub_label, obj_uri, obj_label}): candidate set and filtering.
 

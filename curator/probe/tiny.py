@@ -7,8 +7,9 @@ same classes and code paths as the real ones, a few hundred kilobytes of weights
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from curator.core.enums import ModelKind, values
 from curator.core.errors import InputError
@@ -61,7 +62,7 @@ def corpus_lines(src: str | Path, limit: int = 200_000, seed: int = 0) -> Iterat
             return
 
 
-def _filled(pattern: str, tuples: list[dict], rng: random.Random) -> Iterator[str]:
+def _filled(pattern: str, tuples: Sequence[Mapping[str, Any]], rng: random.Random) -> Iterator[str]:
     for t in rng.sample(tuples, min(5, len(tuples))) or [{"sub_label": "X", "obj_label": "Y"}]:
         yield pattern.replace("[X]", t["sub_label"]).replace("[Y]", t["obj_label"])
 

@@ -17,4 +17,5 @@ def template_agreement(rel: RelationPredictions) -> np.ndarray:
     same = np.zeros((T, D))
     for t in range(T):  # T is small (≤ ~20); each step is vectorised over tuples and templates
         same[t] = (rel.predicted == rel.predicted[t]).sum(axis=0) - 1
-    return same.mean(axis=1) / (T - 1)
+    shares: np.ndarray = same.mean(axis=1) / (T - 1)
+    return shares

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
@@ -19,6 +20,16 @@ from curator.core.formats.runs import RunError, load_relation, run_info
 from curator.quality.agreement import template_agreement
 
 LOW_GAP = 0.2  # this far below the relation's mean is "worth a careful look"
+
+
+class ProbeHint(TypedDict):
+    """A template's agreement in the latest probe run, as the review screen shows it."""
+
+    run: str  # the run folder's name
+    model: str  # the model it probed (the run's name when run.json does not say)
+    agreement: float
+    relation_mean: float  # the relation's templates' mean agreement
+    low: bool  # agreement more than LOW_GAP below the mean
 
 
 @lru_cache(maxsize=512)
@@ -47,7 +58,7 @@ def _mtime(path: Path) -> int:
     return path.stat().st_mtime_ns if path.exists() else 0
 
 
-def probe_hint(runs_dir: str | Path | None, language: str, relation: str, template: str) -> dict | None:
+def probe_hint(runs_dir: str | Path | None, language: str, relation: str, template: str) -> ProbeHint | None:
     """The latest run's agreement for this (language, relation, template text), or None when
     there is no run, the run lacks it, or the relation has a single template."""
     if not runs_dir:
@@ -63,10 +74,10 @@ def probe_hint(runs_dir: str | Path | None, language: str, relation: str, templa
         return None
     agreement, mean = found
     info = run / "run.json"
-    return {
-        "run": run.name,
-        "model": _model(str(info), _mtime(info)) or run.name,
-        "agreement": round(agreement, 4),
-        "relation_mean": round(mean, 4),
-        "low": agreement < mean - LOW_GAP,
-    }
+    return ProbeHint(
+        run=run.name,
+        model=_model(str(info), _mtime(info)) or run.name,
+        agreement=round(agreement, 4),
+        relation_mean=round(mean, 4),
+        low=agreement < mean - LOW_GAP,
+    )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sqlalchemy import select
@@ -31,8 +31,19 @@ from curator.core.progress import progress_bar
 from curator.quality import checks
 from curator.quality.checks import CHECKS, WARN_SIMILARITY
 
+if TYPE_CHECKING:  # the translation backends are imported when similarity is measured
+    from curator.translate import Translator
+
 BANDS = ((0.0, "low"), (1 / 3, "medium"), (2 / 3, "high"))
 QUEUE_ORDERS = values(QueueOrder)
+
+
+@dataclass(frozen=True)
+class _Votes:
+    """A template as the checks see it when only its votes are known (`checks.TemplateFacts`)."""
+
+    votes: int
+    repaired: bool = False
 
 
 def risk_components(
@@ -40,13 +51,13 @@ def risk_components(
 ) -> dict[str, float]:
     """Each known signal as a risk in [0, 1] (1 = most likely wrong), from the registered checks
     (curator.quality.checks): votes, similarity, disagreement."""
-    template = SimpleNamespace(votes=votes, repaired=False)
+    template = _Votes(votes)
     signal = TemplateSignal(similarity=similarity, agreement=agreement, relation_agreement=relation_agreement)
     return checks.risk_components(template, signal)
 
 
 def risk(votes: int, signal: TemplateSignal | None) -> float:
-    return checks.combine(checks.risk_components(SimpleNamespace(votes=votes, repaired=False), signal))
+    return checks.combine(checks.risk_components(_Votes(votes), signal))
 
 
 def band(score: float) -> str:
@@ -95,7 +106,7 @@ class Measured:
 
 
 def measure_similarity(
-    session: Session, translator, languages: list[str], model: str | None = None, progress: bool = False
+    session: Session, translator: Translator, languages: list[str], model: str | None = None, progress: bool = False
 ) -> list[Measured]:
     """Back-translate every candidate template of the languages to English with `translator`
     (placeholders protected) and embed it next to the ParaRel pattern it translates. Only
@@ -155,7 +166,7 @@ def store_similarity(session: Session, measured: list[Measured]) -> list[Similar
 
 
 def compute_similarity(
-    session: Session, translator, languages: list[str], model: str | None = None, progress: bool = False
+    session: Session, translator: Translator, languages: list[str], model: str | None = None, progress: bool = False
 ) -> list[SimilaritySummary]:
     """Measure and store in one session (the CLI measures in a read and stores in a unit of work)."""
     return store_similarity(session, measure_similarity(session, translator, languages, model, progress))

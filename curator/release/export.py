@@ -11,9 +11,14 @@ import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from itertools import groupby
 from pathlib import Path
+<<<<<<< HEAD
 from typing import Any, BinaryIO
+=======
+from typing import Any, BinaryIO, TypedDict
+>>>>>>> mypya
 
 import jinja2
 import yaml
@@ -27,8 +32,32 @@ from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from curator.core.progress import progress_bar
 from curator.ingest.profiles import PROFILES
-from curator.release.stats import dataset_stats
-from curator.release.versions import check_version_name, get_version, version_rules
+from curator.release.stats import StatsSummary, dataset_stats
+from curator.release.versions import Rules, check_version_name, get_version, version_rules
+
+
+class Counts(TypedDict):
+    languages: int
+    pattern_files: int
+    tuple_files: int
+    phrases: int
+
+
+class Manifest(TypedDict):
+    """manifest.json as `release export` writes it (a manifest read back is plain JSON)."""
+
+    name: str
+    parent: str | None
+    kind: str
+    created: str  # ISO time, to the second
+    policy: str | None  # the merge policy of a reviewed version
+    rules: Rules | None
+    params: dict[str, Any]  # the version's other parameters
+    review: dict[str, Any] | None  # the review summary of a reviewed version
+    source: str | None
+    counts: Counts
+    statistics: StatsSummary
+    files: dict[str, str]  # relative path -> sha256
 
 
 def write_release(
@@ -72,35 +101,36 @@ def write_release(
     return dict(writer.digests)
 
 
-def manifest(version: DatasetVersion, digests: dict[str, str], stats: dict) -> dict:
+def manifest(version: DatasetVersion, digests: dict[str, str], stats: StatsSummary) -> Manifest:
     params = dict(version.params or {})
     review = params.pop("review", None)
     params.pop("rules", None)  # an import's recorded rules: written once, as "rules" below
-    return {
-        "name": version.name,
-        "parent": version.parent.name if version.parent else None,
-        "kind": version.kind,
-        "created": version.created_at.isoformat(timespec="seconds"),
-        "policy": params.get("policy"),
-        "rules": version_rules(version),
-        "params": params,
-        "review": review,
-        "source": version.source,
-        "counts": {
-            "languages": len(stats["languages"]),
-            "pattern_files": sum(p.startswith("patterns/") for p in digests),
-            "tuple_files": sum(p.startswith("tuples/") for p in digests),
-            "phrases": sum(stats["phrases_per_language"].values()),
-        },
-        "statistics": stats,
-        "files": dict(sorted(digests.items())),
-    }
+    return Manifest(
+        name=version.name,
+        parent=version.parent.name if version.parent else None,
+        kind=version.kind,
+        created=version.created_at.isoformat(timespec="seconds"),
+        policy=params.get("policy"),
+        rules=version_rules(version),
+        params=params,
+        review=review,
+        source=version.source,
+        counts=Counts(
+            languages=len(stats["languages"]),
+            pattern_files=sum(p.startswith("patterns/") for p in digests),
+            tuple_files=sum(p.startswith("tuples/") for p in digests),
+            phrases=sum(stats["phrases_per_language"].values()),
+        ),
+        statistics=stats,
+        files=dict(sorted(digests.items())),
+    )
 
 
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
+<<<<<<< HEAD
 def _cell(value: object) -> str:
     """A Markdown table cell: a `|` or a line break in the value cannot end the cell or the row."""
     return re.sub(r"\s*[\r\n]+\s*", " ", str(value)).replace("|", "\\|")
@@ -134,6 +164,57 @@ def hf_front_matter() -> str:
 
 def dataset_card(info: dict[str, Any], hf: bool = False) -> str:
     """README.md of an exported version, from release/templates/card.md.j2."""
+=======
+def review_section(review: Mapping[str, Any] | None, policy: str | None) -> list[str]:
+    if not review or not review.get("languages"):
+        return []
+    lines = [
+        "",
+        "## Human review",
+        "",
+        f"Reviews applied with the `{policy}` merge policy. Across languages with reviews,"
+        f" {_pct(review['rejected_share_mean'])} ± {_pct(review['rejected_share_sd'])} of the reviewed"
+        f" templates were wrong (rejected) and {_pct(review['amended_share_mean'])} ±"
+        f" {_pct(review['amended_share_sd'])} were amended.",
+        "",
+        "| language | reviewers | reviewed | accepted | amended | rejected | suggestions | median s | agreement | kappa |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in review["languages"]:
+        kappa = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
+        lines.append(
+            f"| {r['language']} | {r['reviewers']} | {r['done']} | {_pct(r['accepted_share'])} |"
+            f" {_pct(r['amended_share'])} | {_pct(r['rejected_share'])} | {r['suggestions']} |"
+            f" {r['median_seconds'] if r['median_seconds'] is not None else '–'} |"
+            f" {_pct(r['agreement'])} | {kappa} |"
+        )
+    return lines
+
+
+def rules_section(rules: Rules | None) -> list[str]:
+    if rules is None:
+        return [
+            "",
+            "## Candidate rules",
+            "",
+            "Imported release: the rules its candidates were made with are not known.",
+        ]
+    profile = PROFILES.get(rules["profile"])
+    case = (
+        "words keep their case (votes on a case-folded key, the most frequent cased form kept)"
+        if rules["keep_case"]
+        else "templates are lower-cased except the placeholders, as in mParaRel"
+    )
+    return [
+        "",
+        "## Candidate rules",
+        "",
+        f"Rule profile `{rules['profile']}`: {profile.description if profile else 'unknown'}; {case}.",
+    ]
+
+
+def dataset_card(info: Manifest, hf: bool = False) -> str:
+>>>>>>> mypya
     stats = info["statistics"]
     rules = info.get("rules")
     profile = PROFILES.get(rules["profile"]) if rules else None
@@ -154,6 +235,7 @@ def dataset_card(info: dict[str, Any], hf: bool = False) -> str:
 
 
 def export_version(
+<<<<<<< HEAD
     session: Session,
     name: str,
     out: str | os.PathLike[str],
@@ -161,6 +243,10 @@ def export_version(
     hf: bool = False,
     progress: bool = False,
 ) -> dict[str, Any]:
+=======
+    session: Session, name: str, out: str | os.PathLike[str], force: bool = False, hf: bool = False
+) -> Manifest:
+>>>>>>> mypya
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
     or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
     version = get_version(session, name)
@@ -188,8 +274,8 @@ def zip_entries(root: Path, prefix: str) -> list[tuple[str, Path]]:
 
 def zip_stamp(version: DatasetVersion) -> tuple[int, int, int, int, int, int]:
     """The date every entry of the version's zip carries: its own creation time (the zip format starts in 1980)."""
-    stamp = version.created_at.timetuple()[:6]
-    return (max(stamp[0], 1980),) + tuple(stamp[1:])
+    year, month, day, hour, minute, second = version.created_at.timetuple()[:6]
+    return (max(year, 1980), month, day, hour, minute, second)
 
 
 def zip_prefix(name: str) -> str:
@@ -205,7 +291,7 @@ def zip_prefix(name: str) -> str:
         return "release"
 
 
-def export_zip(session: Session, name: str, out: BinaryIO, hf: bool = False) -> dict:
+def export_zip(session: Session, name: str, out: BinaryIO, hf: bool = False) -> Manifest:
     """Version `name` as a zip written to `out` (a binary file): `export_version` into a temporary
     folder, then every file of it under `<name>/`, in the exact mParaRel layout of `release export`
     (patterns/<lang>/<REL>.jsonl, tuples/…, manifest.json, README.md). Entries are sorted and dated

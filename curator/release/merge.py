@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -36,12 +37,30 @@ class Planned:
     origin: str  # candidate | amended | suggested
 
 
+class Removed(TypedDict):
+    """A template the reviews take out of its relation, and the verdicts that did."""
+
+    pattern: str
+    decisions: list[str]  # sorted decision kinds
+
+
+class PlanRecord(TypedDict):
+    """`RelationPlan.to_dict`: what `release plan` prints per relation."""
+
+    language: str
+    relation: str
+    dropped: bool
+    kept: list[dict[str, Any]]  # Planned, as dicts
+    removed: list[Removed]
+    added: list[dict[str, Any]]
+
+
 @dataclass
 class RelationPlan:
     language: str
     relation: str
     kept: list[Planned] = field(default_factory=list)
-    removed: list[dict] = field(default_factory=list)  # {"pattern", "decisions"}
+    removed: list[Removed] = field(default_factory=list)
     added: list[Planned] = field(default_factory=list)
 
     @property
@@ -55,15 +74,15 @@ class RelationPlan:
     def changed(self) -> bool:
         return bool(self.removed or self.added or self.dropped or any(p.checked for p in self.kept))
 
-    def to_dict(self) -> dict:
-        return {
-            "language": self.language,
-            "relation": self.relation,
-            "dropped": self.dropped,
-            "kept": [asdict(p) for p in self.kept],
-            "removed": self.removed,
-            "added": [asdict(p) for p in self.added],
-        }
+    def to_dict(self) -> PlanRecord:
+        return PlanRecord(
+            language=self.language,
+            relation=self.relation,
+            dropped=self.dropped,
+            kept=[asdict(p) for p in self.kept],
+            removed=self.removed,
+            added=[asdict(p) for p in self.added],
+        )
 
 
 IGNORED = frozenset({"unsure"})  # decision kinds that are not verdicts (never merged)
@@ -106,7 +125,7 @@ def plan(
     """What applying the standing reviews to `base` gives, per language and relation."""
     if policy not in POLICIES:
         raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
-    decisions: dict[int, list[tuple]] = defaultdict(list)
+    decisions: dict[int, list[tuple[str, str | None, int]]] = defaultdict(list)
     for lang, user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
         if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
             decisions[template_id].append((decision, correction, decision_id))
@@ -129,9 +148,10 @@ def plan(
         elif stays([d for d, _, _ in ds], policy):
             p.kept.append(Planned(vp.pattern, True, vp.template_id, "candidate"))
         else:
-            p.removed.append({"pattern": vp.pattern, "decisions": sorted(d for d, _, _ in ds)})
+            p.removed.append(Removed(pattern=vp.pattern, decisions=sorted(d for d, _, _ in ds)))
         for decision, correction, _ in sorted(ds, key=lambda d: d[2]):
             if decision == "amend":
+                assert correction is not None  # `decide` stores an amend only with its validated correction
                 _add(p, Planned(correction, True, None, "amended"))
     for (lang, rel), p in plans.items():
         for s in suggestions.get((lang, rel), []):

@@ -8,13 +8,27 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from itertools import combinations, groupby
+from typing import TypedDict
 
 from rapidfuzz.distance import Levenshtein
 
 from curator.core.formats.release import Release
 from curator.core.text import InvisibleTally
 
-__all__ = ["DatasetStats", "dataset_stats", "format_stats"]
+__all__ = ["DatasetStats", "StatsSummary", "dataset_stats", "format_stats"]
+
+
+class StatsSummary(TypedDict):
+    """The SPEC §4 summary (`DatasetStats.to_dict`): a manifest's "statistics"."""
+
+    languages: list[str]
+    avg_relations: float
+    avg_total_patterns: float
+    min_patterns_in_relation: int
+    max_patterns_in_relation: int
+    avg_patterns_in_relation: float
+    avg_string_distance: float
+    phrases_per_language: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -36,24 +50,24 @@ class DatasetStats:
     # reports them; not part of to_dict() (the manifest's statistics).
     invisible: InvisibleTally = field(default_factory=InvisibleTally)
 
-    def to_dict(self) -> dict:
-        return {
-            "languages": list(self.languages),
-            "avg_relations": self.avg_relations,
-            "avg_total_patterns": self.avg_total_patterns,
-            "min_patterns_in_relation": self.min_patterns_in_relation,
-            "max_patterns_in_relation": self.max_patterns_in_relation,
-            "avg_patterns_in_relation": self.avg_patterns_in_relation,
-            "avg_string_distance": self.avg_string_distance,
-            "phrases_per_language": dict(self.phrases_per_language),
-        }
+    def to_dict(self) -> StatsSummary:
+        return StatsSummary(
+            languages=list(self.languages),
+            avg_relations=self.avg_relations,
+            avg_total_patterns=self.avg_total_patterns,
+            min_patterns_in_relation=self.min_patterns_in_relation,
+            max_patterns_in_relation=self.max_patterns_in_relation,
+            avg_patterns_in_relation=self.avg_patterns_in_relation,
+            avg_string_distance=self.avg_string_distance,
+            phrases_per_language=dict(self.phrases_per_language),
+        )
 
 
 def _mean(values: list[float] | list[int]) -> float:
     return float(sum(values)) / len(values) if values else 0.0
 
 
-def dataset_stats(root: str | os.PathLike, invisible: bool = True) -> DatasetStats:
+def dataset_stats(root: str | os.PathLike[str], invisible: bool = True) -> DatasetStats:
     """Statistics of the release at `root` (which must contain `patterns/`; `tuples/` is optional).
 
     Read through the one release reader: a stray file, a malformed line or a pattern without a

@@ -7,7 +7,8 @@ A version is written once; nothing in it changes afterwards, and its tuples are 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -31,6 +32,26 @@ from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
+
+
+class Rules(TypedDict):
+    """The candidate rules a version's templates were made with."""
+
+    profile: str  # a rule profile (curator.ingest.profiles)
+    keep_case: bool
+
+
+class VersionListing(TypedDict):
+    """One version as `list_versions` gives it (the web's and the CLI's list)."""
+
+    name: str
+    languages: int
+    relations: int
+    patterns: int
+    tuple_lists: int
+    kind: str
+    parent: str | None
+    created: str  # ISO time, to the second
 
 
 @dataclass
@@ -83,7 +104,7 @@ def suggest_name(session: Session, prefix: str) -> str:
     return f"{prefix}-{n}"
 
 
-def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVersion:
+def _new_version(session: Session, name: str, kind: str, **fields: Any) -> DatasetVersion:
     check_version_name(name)
     if session.scalar(select(DatasetVersion.id).where(DatasetVersion.name == name)) is not None:
         raise Conflict(f"a dataset version named {name!r} already exists; versions never change, pick a new name")
@@ -93,17 +114,19 @@ def _new_version(session: Session, name: str, kind: str, **fields) -> DatasetVer
     return version
 
 
-def version_rules(version: DatasetVersion) -> dict | None:
+def version_rules(version: DatasetVersion) -> Rules | None:
     """The candidate rule profile a version's templates were made with (a reviewed version
     inherits its parent's; an import takes what its manifest recorded); None when unknown."""
-    while version is not None:
-        if (version.params or {}).get("rules"):  # an imported curator export that recorded them
-            return version.params["rules"]
-        coverage = (version.params or {}).get("coverage")
+    current: DatasetVersion | None = version
+    while current is not None:
+        if (current.params or {}).get("rules"):  # an imported curator export that recorded them
+            recorded: Rules = current.params["rules"]
+            return recorded
+        coverage = (current.params or {}).get("coverage")
         if coverage is not None:
             # versions built before profiles existed used today's default rules
-            return {"profile": coverage.get("rules", "curator"), "keep_case": bool(coverage.get("keep_case", False))}
-        version = version.parent
+            return Rules(profile=coverage.get("rules", "curator"), keep_case=bool(coverage.get("keep_case", False)))
+        current = current.parent
     return None
 
 
@@ -220,26 +243,31 @@ def import_release(
     return summarize(session, version)
 
 
-def recorded_rules(source: Source) -> dict | None:
+def recorded_rules(source: Source) -> Rules | None:
     """The candidate rules a curator export wrote into its manifest.json (None without one:
     the published release has no manifest); a manifest that is not JSON is an error."""
     manifest = read_manifest(source)
     rules = manifest.get("rules") if manifest else None
     if isinstance(rules, dict) and isinstance(rules.get("profile"), str) and isinstance(rules.get("keep_case"), bool):
-        return {"profile": rules["profile"], "keep_case": rules["keep_case"]}
+        return Rules(profile=rules["profile"], keep_case=rules["keep_case"])
     return None
 
 
-def list_versions(session: Session) -> list[dict]:
-    out = []
+def list_versions(session: Session) -> list[VersionListing]:
+    out: list[VersionListing] = []
     for version in session.scalars(select(DatasetVersion).order_by(DatasetVersion.id)):
+        summary = summarize(session, version)
         out.append(
-            {
-                **asdict(summarize(session, version)),
-                "kind": version.kind,
-                "parent": version.parent.name if version.parent else None,
-                "created": version.created_at.isoformat(timespec="seconds"),
-            }
+            VersionListing(
+                name=summary.name,
+                languages=summary.languages,
+                relations=summary.relations,
+                patterns=summary.patterns,
+                tuple_lists=summary.tuple_lists,
+                kind=version.kind,
+                parent=version.parent.name if version.parent else None,
+                created=version.created_at.isoformat(timespec="seconds"),
+            )
         )
     return out
 

@@ -217,7 +217,7 @@ def item_context(
 
 def template_sources(
     session: Session, template: Template, params: CandidateParams | None
-) -> list[tuple[str, str, list, str | None]]:
+) -> list[tuple[str, str, list[dict[str, str]], str | None]]:
     """The MT lines that yield `template` under the rules its candidates were built with.
 
     The curator profile's outcome is stored per line, so SQL finds them; other profiles are
@@ -232,9 +232,9 @@ def template_sources(
     )
     if params is None or params.rules == "curator":
         key = case_key(template.text) if params is not None and params.keep_case else template.text
-        return [tuple(row) for row in session.execute(lines.where(TranslationLine.cleaned == key))]
+        return [(s, r, rep, en) for s, r, rep, en in session.execute(lines.where(TranslationLine.cleaned == key))]
     profile = get_profile(params.rules)
-    out = []
+    out: list[tuple[str, str, list[dict[str, str]], str | None]] = []
     for system, raw, _, english in session.execute(lines):
         outcome = profile.check(raw, template.language)
         if outcome.cleaned == template.text:

@@ -71,7 +71,7 @@ def clean_stale(target: Path) -> list[Path]:
 
 
 @contextmanager
-def atomic_directory(target: str | os.PathLike, replace: bool = False) -> Iterator[Path]:
+def atomic_directory(target: str | os.PathLike[str], replace: bool = False) -> Iterator[Path]:
     """Fill a folder so that `target` is either complete or as it was, never half written.
 
     Yields a hidden temporary sibling (`.<name>.<pid>.<random>.tmp`, same file system) to write into; when

@@ -20,12 +20,18 @@ Rules (the same for every caller):
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any, TypeVar, overload
 
 from curator.core.errors import InputError
 
 _MISSING = object()
+T = TypeVar("T")
+D = TypeVar("D")
+# One parsed JSONL line: a JSON object, whose values are whatever `json.loads` made of them
+# (`require` / `optional` check and narrow a field's type).
+JSONObject = dict[str, Any]
 
 
 def _text(data: bytes | str, location: str, error: type[InputError]) -> str:
@@ -42,7 +48,9 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
         yield number, line[:-1] if line.endswith("\r") else line
 
 
-def iter_jsonl(data: bytes | str, location: str, *, error: type[InputError] = InputError) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(
+    data: bytes | str, location: str, *, error: type[InputError] = InputError
+) -> Iterator[tuple[int, JSONObject]]:
     """(1-based line number, object) per non-blank line; bad JSON names file and line."""
     for number, line in _lines(_text(data, location, error)):
         if not line.strip():
@@ -64,7 +72,7 @@ def read_bytes(path: str | Path, *, error: type[InputError] = InputError) -> byt
         raise error(str(path), f"cannot read: {exc.strerror or exc}") from None
 
 
-def read_jsonl(path: str | Path, *, error: type[InputError] = InputError) -> Iterator[tuple[int, dict]]:
+def read_jsonl(path: str | Path, *, error: type[InputError] = InputError) -> Iterator[tuple[int, JSONObject]]:
     """`iter_jsonl` over a local file."""
     return iter_jsonl(read_bytes(path, error=error), str(path), error=error)
 
@@ -80,22 +88,40 @@ def _type_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(getattr(k, "__name__", str(k)) for k in kinds)
 
 
-def _is(value, kind: type | tuple[type, ...]) -> bool:
+def _is(value: object, kind: type | tuple[type, ...]) -> bool:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool) and bool not in kinds:  # True is an int to Python, not to a JSON schema
         return False
     return isinstance(value, kinds)
 
 
+@overload
 def require(
-    obj: dict,
+    obj: Mapping[str, Any], field: str, kind: type[T], location: str, line: int, *, error: type[InputError] = ...
+) -> T: ...
+
+
+@overload
+def require(
+    obj: Mapping[str, Any],
+    field: str,
+    kind: tuple[type, ...],
+    location: str,
+    line: int,
+    *,
+    error: type[InputError] = ...,
+) -> object: ...
+
+
+def require(
+    obj: Mapping[str, Any],
     field: str,
     kind: type | tuple[type, ...],
     location: str,
     line: int,
     *,
     error: type[InputError] = InputError,
-):
+) -> object:
     """obj[field], which must be present and of `kind`; otherwise an error naming file, line and field."""
     if field not in obj:
         raise error(location, "missing", line=line, field=field)
@@ -105,18 +131,63 @@ def require(
     return value
 
 
+@overload
 def optional(
-    obj: dict,
+    obj: Mapping[str, Any],
+    field: str,
+    kind: type[T],
+    location: str,
+    line: int,
+    default: None = None,
+    *,
+    null: bool = ...,
+    expected: str | None = ...,
+    error: type[InputError] = ...,
+) -> T | None: ...
+
+
+@overload
+def optional(
+    obj: Mapping[str, Any],
+    field: str,
+    kind: type[T],
+    location: str,
+    line: int,
+    default: D,
+    *,
+    null: bool = ...,
+    expected: str | None = ...,
+    error: type[InputError] = ...,
+) -> T | D: ...
+
+
+@overload
+def optional(
+    obj: Mapping[str, Any],
+    field: str,
+    kind: tuple[type, ...],
+    location: str,
+    line: int,
+    default: object = None,
+    *,
+    null: bool = ...,
+    expected: str | None = ...,
+    error: type[InputError] = ...,
+) -> object: ...
+
+
+def optional(
+    obj: Mapping[str, Any],
     field: str,
     kind: type | tuple[type, ...],
     location: str,
     line: int,
-    default=None,
+    default: object = None,
     *,
     null: bool = True,
     expected: str | None = None,
     error: type[InputError] = InputError,
-):
+) -> object:
     """obj[field] when present, else `default`; null counts as absent unless `null=False`. A value
     of another type is an error (`expected` words the message, e.g. "expected true or false")."""
     value = obj.get(field, _MISSING)
@@ -129,7 +200,7 @@ def optional(
     return value
 
 
-def dumps(records: Iterable[dict]) -> bytes:
+def dumps(records: Iterable[Mapping[str, object]]) -> bytes:
     """JSONL bytes as the published mParaRel files are written: `json.dumps` defaults (ASCII
     escapes, ", " and ": "), one object per line, every line ending in "\\n"."""
     return "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")

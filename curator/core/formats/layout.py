@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from curator.core.errors import InputError
 from curator.core.formats.sources import Source
@@ -34,10 +35,10 @@ def layout_files(
     return found
 
 
-def refuse_duplicates(source: Source, keyed: list[tuple[tuple, str]], what: str) -> None:
+def refuse_duplicates(source: Source, keyed: Sequence[tuple[tuple[str, ...], str]], what: str) -> None:
     """Two files for one key (e.g. `zh/P19.jsonl` and `zh-hans/P19.jsonl`, which name the same
     language once aliases are applied) would both write the same rows: refuse, naming both."""
-    seen: dict[tuple, str] = {}
+    seen: dict[tuple[str, ...], str] = {}
     for key, path in keyed:
         if key in seen:
             raise InputError(

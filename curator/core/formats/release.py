@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, dumps, iter_jsonl, optional, require
@@ -42,6 +44,9 @@ from curator.core.formats.layout import RELATION_ID
 from curator.core.formats.sources import FolderSource, Source
 from curator.core.languages import check_code
 from curator.core.text import InvisibleTally, is_invisible, unstorable_reason
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
@@ -68,6 +73,21 @@ def tuple_path(language: str, relation: str) -> str:
 
 
 # ---------------------------------------------------------------- one file's rows
+class TupleRow(TypedDict):
+    """One row of a tuples file as `parse_tuples` gives it (raw or cleaned alike)."""
+
+    sub_uri: str
+    obj_uri: str
+    sub_label: str
+    obj_label: str
+    from_english: bool  # raw T-REx rows: the label exists only in English; cleaned rows: False
+    lineid: int  # cleaned rows: as written; raw rows: the 0-based line
+
+
+# a row of the flat Hugging Face tables (HF_COLUMNS): strings, `checked_by_human` and `lineid`
+HFRow = dict[str, str | bool | int]
+
+
 @dataclass(frozen=True)
 class PatternRow:
     pattern: str
@@ -81,7 +101,7 @@ def parse_patterns(
     """The templates of one patterns file, in file order; `checked-by-human` defaults to false.
     Invisible characters are kept (and counted into `tally` under `name`, default `where`);
     only NUL is refused."""
-    rows = []
+    rows: list[PatternRow] = []
     for number, obj in iter_jsonl(data, where, error=ReleaseError):
         pattern = require(obj, "pattern", str, where, number, error=ReleaseError)
         unstorable = unstorable_reason(pattern)
@@ -127,7 +147,7 @@ def may_hold_invisible(data: bytes) -> bool:
 
 def parse_tuples(
     data: bytes, where: str, tally: InvisibleTally | None = None, name: str | None = None
-) -> tuple[str, list[dict]]:
+) -> tuple[str, list[TupleRow]]:
     """('clean' | 'raw', rows) of one tuples file with every field checked.
 
     Rows are `{sub_uri, obj_uri, sub_label, obj_label, lineid, from_english}`. The form is
@@ -136,7 +156,7 @@ def parse_tuples(
     holds) carry `lineid`. A file mixing the two is an error. Labels keep their invisible
     characters (counted into `tally` under `name`, default `where`; the published labels hold
     339 LEFT-TO-RIGHT MARKs); only NUL is refused."""
-    rows: list[dict] = []
+    rows: list[TupleRow] = []
     form = None
     for number, obj in iter_jsonl(data, where, error=ReleaseError):
         this = "raw" if "from_english" in obj else "clean"
@@ -149,27 +169,36 @@ def parse_tuples(
                 line=number,
                 field="from_english",
             )
-        row = {
+        text = {
             key: require(obj, key, str, where, number, error=ReleaseError)
             for key in ("sub_uri", "obj_uri", "sub_label", "obj_label")
         }
         for key in ("sub_label", "obj_label", "sub_uri", "obj_uri"):
-            unstorable = unstorable_reason(row[key])
+            unstorable = unstorable_reason(text[key])
             if unstorable:
                 raise ReleaseError(where, unstorable, line=number, field=key)
         if tally is not None:
-            tally.add(name or where, number, row["sub_label"], row["obj_label"], row["sub_uri"], row["obj_uri"])
+            tally.add(name or where, number, text["sub_label"], text["obj_label"], text["sub_uri"], text["obj_uri"])
         if form == "raw":
-            row["from_english"] = require(obj, "from_english", bool, where, number, error=ReleaseError)
-            row["lineid"] = number - 1
+            from_english = require(obj, "from_english", bool, where, number, error=ReleaseError)
+            lineid = number - 1
         else:
-            row["from_english"] = False
-            row["lineid"] = require(obj, "lineid", int, where, number, error=ReleaseError)
-        rows.append(row)
+            from_english = False
+            lineid = require(obj, "lineid", int, where, number, error=ReleaseError)
+        rows.append(
+            TupleRow(
+                sub_uri=text["sub_uri"],
+                obj_uri=text["obj_uri"],
+                sub_label=text["sub_label"],
+                obj_label=text["obj_label"],
+                from_english=from_english,
+                lineid=lineid,
+            )
+        )
     return form or "clean", rows
 
 
-def read_manifest(source: Source | str | Path) -> dict | None:
+def read_manifest(source: Source | str | Path) -> dict[str, Any] | None:
     """manifest.json of a release (None without one: the published release has none); a manifest
     that is not a JSON object is an error."""
     source = source if isinstance(source, Source) else FolderSource(source)
@@ -199,7 +228,7 @@ def release_files(source: Source, allow_empty: bool = False) -> list[ReleaseFile
 
     `hf/` (the Hugging Face tables of an `--hf` export) is skipped; any other `.jsonl` off the
     layout is an error naming it; no file at all is an error unless `allow_empty`."""
-    found = []
+    found: list[ReleaseFile] = []
     for path in source.files(".jsonl"):
         parts = path.split("/")
         if parts[0] == HF and len(parts) == 2:
@@ -222,13 +251,13 @@ class RelationRecord:
     language: str
     relation: str
     patterns: list[PatternRow]
-    tuples: list[dict] | None  # None when the release has no tuples file for it
+    tuples: list[TupleRow] | None  # None when the release has no tuples file for it
 
 
 class Release:
     """A release folder on disk, read through the one layout (`release_files`)."""
 
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
         if not (self.root / PATTERNS).is_dir():
             raise ReleaseError(str(self.root), f"not a release directory: no {PATTERNS}/ folder")
@@ -274,7 +303,7 @@ class Release:
     def has_tuples(self, language: str, relation: str) -> bool:
         return self._file(TUPLES, language, relation) is not None
 
-    def tuples(self, language: str, relation: str) -> list[dict] | None:
+    def tuples(self, language: str, relation: str) -> list[TupleRow] | None:
         """The tuple rows of a relation (see `parse_tuples`), None when it has no tuples file."""
         file = self._file(TUPLES, language, relation)
         return parse_tuples(self.source.read(file.path), self.describe(file))[1] if file else None
@@ -312,10 +341,10 @@ class Release:
                 self.tuples(file.language, file.relation),
             )
 
-    def manifest(self) -> dict | None:
+    def manifest(self) -> dict[str, Any] | None:
         return read_manifest(self.source)
 
-    def hf_rows(self, kind: str) -> Iterator[dict]:
+    def hf_rows(self, kind: str) -> Iterator[HFRow]:
         """The rows of the flat Hugging Face table `kind` (PATTERNS or TUPLES), columns as HF_COLUMNS."""
         for file in self.files:
             if file.kind != kind:
@@ -326,8 +355,16 @@ class Release:
                 for row in parse_patterns(data, where):
                     yield {**head, "pattern": row.pattern, "checked_by_human": row.checked_by_human}
             else:
-                for row in parse_tuples(data, where)[1]:
-                    yield {**head, **{key: row[key] for key in TUPLE_KEYS}}
+                for r in parse_tuples(data, where)[1]:
+                    # TUPLE_KEYS, in that order (a TypedDict is indexed by literal keys)
+                    yield {
+                        **head,
+                        "sub_uri": r["sub_uri"],
+                        "obj_uri": r["obj_uri"],
+                        "obj_label": r["obj_label"],
+                        "sub_label": r["sub_label"],
+                        "lineid": r["lineid"],
+                    }
 
 
 # ---------------------------------------------------------------- the writer
@@ -339,7 +376,7 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _hf_schema(kind: str):
+def _hf_schema(kind: str) -> pa.Schema:
     import pyarrow as pa
 
     types = {"checked_by_human": pa.bool_(), "lineid": pa.int64()}
@@ -369,7 +406,7 @@ class ReleaseWriter:
             dumps({"pattern": pattern, "checked-by-human": checked} for pattern, checked in rows),
         )
 
-    def write_tuples(self, language: str, relation: str, rows: Iterable[dict]) -> None:
+    def write_tuples(self, language: str, relation: str, rows: Iterable[Mapping[str, object]]) -> None:
         """One tuples file; each row gives TUPLE_KEYS, written in that order."""
         self._write(tuple_path(language, relation), dumps({key: row[key] for key in TUPLE_KEYS} for row in rows))
 
@@ -384,7 +421,7 @@ class ReleaseWriter:
             jsonl_path, parquet_path = f"{HF}/{kind}.jsonl", f"{HF}/{kind}.parquet"
             (self.root / HF).mkdir(parents=True, exist_ok=True)
             schema = _hf_schema(kind)
-            columns: dict[str, list] = {name: [] for name in HF_COLUMNS[kind]}
+            columns: dict[str, list[str | bool | int]] = {name: [] for name in HF_COLUMNS[kind]}
             with (
                 (self.root / jsonl_path).open("wb") as jsonl,
                 pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet,
@@ -406,7 +443,7 @@ class ReleaseWriter:
             self.digests[jsonl_path] = _sha256(self.root / jsonl_path)
             self.digests[parquet_path] = _sha256(self.root / parquet_path)
 
-    def write_manifest(self, info: dict) -> None:
+    def write_manifest(self, info: Mapping[str, Any]) -> None:
         (self.root / MANIFEST).write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
     def write_card(self, text: str) -> None:

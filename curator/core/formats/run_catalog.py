@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
+from typing import Any, TypedDict
 
 from curator.core.errors import InputError
 from curator.core.formats.runs import RUN_INFO, RunError, check_links, is_run, run_info
@@ -86,13 +87,28 @@ def created(run: Path) -> str:
     return _iso((info if info.exists() and not info.is_symlink() else run).stat().st_mtime_ns)
 
 
-def list_runs(runs_dir: str | Path) -> list[dict]:
+class RunRow(TypedDict):
+    """One run as `list_runs` lists it (the web's run page)."""
+
+    name: str
+    model: str | None  # from run.json; None for an imported or foreign run
+    release: str | None
+    languages: int
+    relations: int
+    created: str  # ISO time (`created`)
+    mtime: int  # ns, the sort key
+    error: str | None  # why its run.json or files cannot be read
+
+
+def list_runs(runs_dir: str | Path) -> list[RunRow]:
     """One row per run in the folder, newest first; an unreadable run.json is shown, not fatal."""
     root = Path(runs_dir)
     if not root.is_dir():
         return []
-    rows = []
+    rows: list[RunRow] = []
     for path in root.iterdir():
+        info: dict[str, Any]
+        error: str | None
         if not PLAIN_NAME.fullmatch(path.name) or not inside(root, path) or not is_run(path):
             continue
         try:
@@ -109,16 +125,16 @@ def list_runs(runs_dir: str | Path) -> list[dict]:
         info_file = path / RUN_INFO
         stamp = info_file if info_file.exists() and not info_file.is_symlink() else path
         rows.append(
-            {
-                "name": path.name,
-                "model": info.get("model"),
-                "release": info.get("release"),
-                "languages": len(languages),
-                "relations": len(relations),
-                "created": created(path),
-                "mtime": stamp.stat().st_mtime_ns,
-                "error": error,
-            }
+            RunRow(
+                name=path.name,
+                model=info.get("model"),
+                release=info.get("release"),
+                languages=len(languages),
+                relations=len(relations),
+                created=created(path),
+                mtime=stamp.stat().st_mtime_ns,
+                error=error,
+            )
         )
     return sorted(rows, key=lambda r: (-r["mtime"], r["name"]))
 

@@ -28,11 +28,11 @@ import io
 import json
 import os
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -156,7 +156,7 @@ def is_run(path: str | Path) -> bool:
     return path.is_dir() and ((path / RUN_INFO).exists() or any(p.name != RUN_INFO for p in path.glob("*/*.json")))
 
 
-def _read_json(path: Path, in_language_folder: bool = True):
+def _read_json(path: Path, in_language_folder: bool = True) -> Any:  # whatever JSON the file holds
     data = _read_bytes(path, in_language_folder)
     try:
         return json.loads(data.decode("utf-8"))
@@ -166,7 +166,7 @@ def _read_json(path: Path, in_language_folder: bool = True):
         raise RunError(f"{path}: cannot be read ({exc})") from None
 
 
-def run_info(path: str | Path) -> dict:
+def run_info(path: str | Path) -> dict[str, Any]:
     """run.json of one of our runs; a minimal stand-in for an imported or foreign one."""
     path = Path(path)
     info_file = path / RUN_INFO
@@ -178,12 +178,12 @@ def run_info(path: str | Path) -> dict:
     return {"model": None, "release": None, "format": "mpararel"}
 
 
-def write_run_info(run: str | Path, info: dict) -> None:
+def write_run_info(run: str | Path, info: Mapping[str, Any]) -> None:
     """run.json, atomically."""
     atomic_write(Path(run) / RUN_INFO, json.dumps(info, indent=2, ensure_ascii=False).encode("utf-8"))
 
 
-def read_stored(run: str | Path, language: str, relation: str) -> tuple[dict, dict[str, np.ndarray]] | None:
+def read_stored(run: str | Path, language: str, relation: str) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
     """(index, arrays) of one relation as `save_relation` stored it, None when it is not (yet)
     complete; the probe runner resumes from this."""
     index_file = Path(run) / language / f"{relation}.json"
@@ -201,7 +201,7 @@ def read_stored(run: str | Path, language: str, relation: str) -> tuple[dict, di
             raise RunError(f"{arrays_file}: damaged ({exc})") from None
 
 
-def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPredictions:
+def _load_ours(index_file: Path, index: dict[str, Any], with_ranking: bool) -> RelationPredictions:
     arrays_file = index_file.with_suffix(".npz")
     if not arrays_file.exists():
         raise RunError(f"{arrays_file}: missing (its index {index_file.name} exists)")
@@ -212,7 +212,7 @@ def _load_ours(index_file: Path, index: dict, with_ranking: bool) -> RelationPre
             raise RunError(f"{arrays_file}: does not match its index {index_file.name} or is damaged ({exc})") from None
 
 
-def _read_ours(index: dict, arrays_file: Path, fh: BinaryIO, with_ranking: bool) -> RelationPredictions:
+def _read_ours(index: dict[str, Any], arrays_file: Path, fh: BinaryIO, with_ranking: bool) -> RelationPredictions:
     T, D = len(index["templates"]), len(index["subjects"])
     with np.load(fh) as npz:
         missing = {"predicted", "gold"} - set(npz.files)
@@ -254,7 +254,7 @@ def _split_key(key: str, known: set[str]) -> tuple[str, str]:
     return subject, obj
 
 
-def _load_mpararel(path: Path, data: dict, language: str, relation: str) -> RelationPredictions:
+def _load_mpararel(path: Path, data: object, language: str, relation: str) -> RelationPredictions:
     """Labels stand in for entity ids: the published format has no ids."""
     if not isinstance(data, dict):
         raise RunError(f"{path}: expected an object mapping 'subject-object' to predictions")
@@ -328,7 +328,7 @@ def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredic
     return _load_mpararel(path, data, language, relation)
 
 
-def save_relation(run: str | Path, rel: RelationPredictions, index_extra: dict | None = None) -> None:
+def save_relation(run: str | Path, rel: RelationPredictions, index_extra: Mapping[str, object] | None = None) -> None:
     """Write in our format (arrays first, index last, each atomically), rankings only when known;
     `index_extra` adds fields to the index (the probe runner's input digest and options key)."""
     folder = Path(run) / rel.language

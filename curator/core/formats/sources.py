@@ -25,7 +25,8 @@ import tempfile
 import time
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urljoin, urlsplit
+from typing import Literal, overload
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import requests
 
@@ -136,6 +137,12 @@ class HttpSource(Source):
         ):
             raise InputError(url, f"refused: outside the source {self.base}")
 
+    @overload
+    def _fetch(self, url: str, what: str, missing_ok: Literal[False] = False) -> bytes: ...
+
+    @overload
+    def _fetch(self, url: str, what: str, missing_ok: bool) -> bytes | None: ...
+
     def _fetch(self, url: str, what: str, missing_ok: bool = False) -> bytes | None:
         """The body of `url` (None when `missing_ok` and the answer is not 200), following
         redirects only inside the base, within `self.limit` seconds and `self.max_bytes` bytes."""
@@ -245,7 +252,7 @@ class HttpSource(Source):
 
     def describe(self, path: str) -> str:
         check_path(path, self.base + path)
-        return self.base + "/".join(requests.utils.quote(part) for part in path.split("/"))
+        return self.base + "/".join(quote(part) for part in path.split("/"))
 
 
 def open_source(location: str | Path, fetch_timeout: float | None = None, fetch_max_bytes: int | None = None) -> Source:

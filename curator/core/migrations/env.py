@@ -1,6 +1,7 @@
 """Alembic environment: runs against the URL (or the connection) that curator.core.migrate passes in."""
 
 from alembic import context
+from sqlalchemy import Connection
 
 from curator.core.db import make_engine
 from curator.core.models import Base
@@ -23,7 +24,10 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     connection = config.attributes.get("connection")
     if connection is None:
-        engine = make_engine(config.get_main_option("sqlalchemy.url"))
+        url = config.get_main_option("sqlalchemy.url")
+        if url is None:  # `alembic_config` always sets it
+            raise RuntimeError("alembic: no sqlalchemy.url configured")
+        engine = make_engine(url)
         with engine.connect() as connection:
             _run(connection)
         engine.dispose()
@@ -31,7 +35,7 @@ def run_migrations_online() -> None:
         _run(connection)
 
 
-def _run(connection) -> None:
+def _run(connection: Connection) -> None:
     # render_as_batch: SQLite can only ALTER tables by copying them.
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -66,4 +67,4 @@ class SourceFile(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     rows: Mapped[int]
     imported_at: Mapped[datetime] = mapped_column(default=utcnow)
-    details: Mapped[dict | None] = mapped_column(JSON)
+    details: Mapped[dict[str, Any] | None] = mapped_column(JSON)

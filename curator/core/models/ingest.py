@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -25,7 +27,7 @@ class TranslationLine(Base):
     english_pattern_id: Mapped[int | None] = mapped_column(ForeignKey("english_patterns.id"))
     raw: Mapped[str] = mapped_column(String(2000))
     repaired: Mapped[str] = mapped_column(String(2000))
-    repairs: Mapped[list] = mapped_column(JSON, default=list)  # [{"from", "to", "rule"}]
+    repairs: Mapped[list[dict[str, str]]] = mapped_column(JSON, default=list)  # [{"from", "to", "rule"}]
     cleaned: Mapped[str | None] = mapped_column(String(2000))  # None when invalid
     valid: Mapped[bool]
     reason: Mapped[str | None] = mapped_column(String(300))
@@ -44,7 +46,7 @@ class Template(Base):
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"))
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
     text: Mapped[str] = mapped_column(String(2000))
-    systems: Mapped[list] = mapped_column(JSON, default=list)  # distinct voters, sorted
+    systems: Mapped[list[str]] = mapped_column(JSON, default=list)  # distinct voters, sorted
     votes: Mapped[int] = mapped_column(default=0)  # trusted system counted twice
     first_position: Mapped[int] = mapped_column(default=0)  # earliest English pattern it translates
     repaired: Mapped[bool] = mapped_column(default=False)  # some voter's line needed a repair
@@ -72,7 +74,7 @@ class LanguageCoverage(Base):
     phrases: Mapped[int]
     phrase_share: Mapped[float]
     included: Mapped[bool]
-    params: Mapped[dict] = mapped_column(JSON, default=dict)
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
 class MlamaTemplate(Base):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint, event
-from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
+from sqlalchemy.orm import Mapped, Session, UOWTransaction, mapped_column, relationship
 
 from curator.core.errors import Conflict
 from curator.core.models.base import Base, utcnow
@@ -19,7 +20,7 @@ class DatasetVersion(Base):
     parent_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_versions.id"))
     kind: Mapped[str] = mapped_column(String(20))  # candidates | import | review
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    params: Mapped[dict] = mapped_column(JSON, default=dict)
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     source: Mapped[str | None] = mapped_column(String(1000))
 
     parent: Mapped[DatasetVersion | None] = relationship(remote_side=[id])
@@ -53,7 +54,7 @@ class ImmutableVersionError(Conflict):
 
 
 @event.listens_for(Session, "before_flush")
-def _refuse_version_edits(session: Session, _context, _instances) -> None:
+def _refuse_version_edits(session: Session, _context: UOWTransaction, _instances: object) -> None:
     """A clear error before the database triggers (migration 0004) would refuse it anyway."""
     for obj in list(session.dirty) + list(session.deleted):
         if isinstance(obj, (DatasetVersion, VersionPattern, VersionTuples)) and (

@@ -71,7 +71,7 @@ class Invite(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 of the secret in the link
     email: Mapped[str | None] = mapped_column(String(320))
     role: Mapped[str] = mapped_column(String(20), default="reviewer")
-    languages: Mapped[list] = mapped_column(JSON, default=list)
+    languages: Mapped[list[str]] = mapped_column(JSON, default=list)
     fraction: Mapped[float | None]
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -14,13 +14,35 @@ no evidence and a warning can only raise a template's risk.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Protocol, TypedDict
 
 import numpy as np
 
-from curator.core.models import Template, TemplateSignal
+from curator.core.models import TemplateSignal
 
 WARN_SIMILARITY = 0.75  # SPEC §7
+
+
+class TemplateFacts(Protocol):
+    """What the checks read of a template: a `Template` row, or a stand-in with its votes."""
+
+    @property
+    def votes(self) -> int: ...
+
+    @property
+    def repaired(self) -> bool: ...
+
+
+class CheckResult(TypedDict):
+    """One computed check of a template, as the review screen, the API and the CLI show it."""
+
+    id: str
+    name: str
+    description: str
+    value: float
+    display: str
+    warn: bool
+    risk: float | None
 
 
 class Check:
@@ -29,7 +51,7 @@ class Check:
     description: ClassVar[str]
     computed_by: ClassVar[str | None] = None  # the command that computes it, when a model is needed
 
-    def value(self, template: Template, signal: TemplateSignal | None) -> float | None:
+    def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
         raise NotImplementedError
 
     def warns(self, value: float, signal: TemplateSignal | None) -> bool:
@@ -42,21 +64,21 @@ class Check:
     def display(self, value: float) -> str:
         return f"{value:g}"
 
-    def result(self, template: Template, signal: TemplateSignal | None) -> dict | None:
+    def result(self, template: TemplateFacts, signal: TemplateSignal | None) -> CheckResult | None:
         """What the review screen and the API show: None when not computed for this template."""
         value = self.value(template, signal)
         if value is None:
             return None
         risk = self.risk(value, signal)
-        return {
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "value": round(float(value), 4),
-            "display": self.display(value),
-            "warn": bool(self.warns(value, signal)),
-            "risk": None if risk is None else round(risk, 3),
-        }
+        return CheckResult(
+            id=self.id,
+            name=self.name,
+            description=self.description,
+            value=round(float(value), 4),
+            display=self.display(value),
+            warn=bool(self.warns(value, signal)),
+            risk=None if risk is None else round(risk, 3),
+        )
 
 
 CHECKS: dict[str, Check] = {}
@@ -78,16 +100,16 @@ class Votes(Check):
         "Fewer votes, more risk: 0.15 per vote short of 4."
     )
 
-    def value(self, template, signal):
+    def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
         return float(template.votes)
 
-    def warns(self, value, signal):
+    def warns(self, value: float, signal: TemplateSignal | None) -> bool:
         return value < 2
 
-    def risk(self, value, signal):
+    def risk(self, value: float, signal: TemplateSignal | None) -> float | None:
         return float(np.clip(0.15 * (4 - value), 0, 0.45))
 
-    def display(self, value):
+    def display(self, value: float) -> str:
         return f"{int(value)} votes"
 
 
@@ -97,13 +119,13 @@ class Repaired(Check):
     name = "Placeholder repair"
     description = "A voter's line needed its [X]/[Y] placeholders repaired before it matched."
 
-    def value(self, template, signal):
+    def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
         return 1.0 if template.repaired else 0.0
 
-    def warns(self, value, signal):
+    def warns(self, value: float, signal: TemplateSignal | None) -> bool:
         return bool(value)
 
-    def display(self, value):
+    def display(self, value: float) -> str:
         return "repaired" if value else "none"
 
 
@@ -117,17 +139,17 @@ class Similarity(Check):
     )
     computed_by = "curator signals similarity"
 
-    def value(self, template, signal):
+    def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
         return None if signal is None else signal.similarity
 
-    def warns(self, value, signal):
+    def warns(self, value: float, signal: TemplateSignal | None) -> bool:
         return value < WARN_SIMILARITY
 
-    def risk(self, value, signal):
+    def risk(self, value: float, signal: TemplateSignal | None) -> float | None:
         # cosine 0.95 or more → 0, 0.75 → 0.44, 0.5 or less → 1
         return float(np.clip((0.95 - value) / 0.45, 0, 1))
 
-    def display(self, value):
+    def display(self, value: float) -> str:
         return f"{value:.0%}"
 
 
@@ -141,28 +163,31 @@ class Disagreement(Check):
     )
     computed_by = "curator signals disagreement"
 
-    def value(self, template, signal):
+    def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
         if signal is None or signal.agreement is None or signal.relation_agreement is None:
             return None
         return signal.agreement
 
-    def warns(self, value, signal):
-        return value < signal.relation_agreement - 0.2
+    # a value exists only with the signal's relation agreement (`value`), so these never see None
+    def warns(self, value: float, signal: TemplateSignal | None) -> bool:
+        return signal is not None and signal.relation_agreement is not None and value < signal.relation_agreement - 0.2
 
-    def risk(self, value, signal):
+    def risk(self, value: float, signal: TemplateSignal | None) -> float | None:
+        if signal is None or signal.relation_agreement is None:
+            return None
         return float(np.clip((signal.relation_agreement - value) / 0.4, 0, 1))
 
-    def display(self, value):
+    def display(self, value: float) -> str:
         return f"{value:.0%}"
 
 
-def results(template: Template, signal: TemplateSignal | None) -> list[dict]:
+def results(template: TemplateFacts, signal: TemplateSignal | None) -> list[CheckResult]:
     """Every computed check of one template, in registry order."""
     return [r for check in CHECKS.values() if (r := check.result(template, signal)) is not None]
 
 
-def risk_components(template: Template, signal: TemplateSignal | None) -> dict[str, float]:
-    out = {}
+def risk_components(template: TemplateFacts, signal: TemplateSignal | None) -> dict[str, float]:
+    out: dict[str, float] = {}
     for check in CHECKS.values():
         value = check.value(template, signal)
         if value is not None and (component := check.risk(value, signal)) is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -33,6 +33,20 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = (10.0, 60.0)  # connect, read (seconds)
 MAX_WAIT = 600.0  # the longest Retry-After worth sleeping through
 RETRY_STATUSES = frozenset([429, *range(500, 600)])  # worth waiting for; any other status is permanent
+
+
+class HttpOptions(TypedDict, total=False):
+    """`HttpTranslator`'s keyword arguments, for subclasses that pass them on (`**options`)."""
+
+    key: str | None
+    url: str | None
+    rate: float | None
+    retries: int
+    timeout: float | tuple[float, float]
+    backoff: float
+    batch_size: int | None
+    session: requests.Session | None
+    settings: Settings | None
 
 
 class RateLimiter:

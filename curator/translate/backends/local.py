@@ -12,11 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curator.translate.backends.base import Translator
 from curator.translate.codes import M2M100, MBART50, NLLB, NOT_IN_NLLB, code_for, marian_target_tokens
 from curator.translate.errors import TranslationError
 from curator.translate.protect import BracketScheme
+
+if TYPE_CHECKING:  # heavy imports, loaded only with a model
+    import torch
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 FAMILIES = ("nllb", "m2m100", "mbart50", "marian", "plain")
 
@@ -32,8 +37,8 @@ def local_system_name(spec: str) -> str:
 @dataclass
 class _Loaded:
     path: str
-    model: object
-    tokenizer: object
+    model: PreTrainedModel
+    tokenizer: PreTrainedTokenizerBase
     family: str
     target_tokens: frozenset[str]  # `>>xx<<` tokens of multi-target Marian models
 
@@ -60,7 +65,7 @@ class LocalTranslator(Translator):
         self.max_items = batch_size or 16
         self.max_chars = 10**9
         self._loaded: _Loaded | None = None
-        self._device = None
+        self._device: torch.device | None = None
 
     # ------------------------------------------------------------ loading
     def path_for(self, source: str, target: str) -> str:
@@ -69,7 +74,7 @@ class LocalTranslator(Translator):
         return str(Path(path).expanduser()) if path.startswith("~") else path
 
     @property
-    def device(self):
+    def device(self) -> torch.device:
         if self._device is None:
             import torch
 
@@ -170,7 +175,9 @@ class LocalTranslator(Translator):
             if forced_bos is not None:
                 generate_options["forced_bos_token_id"] = forced_bos
             with torch.inference_mode():
-                output = model.generate(**encoded, **generate_options)
+                # the Auto seq2seq classes mix GenerationMixin into PreTrainedModel, which alone
+                # has no `generate` (mypy sees torch.nn.Module.__getattr__'s Tensor)
+                output = model.generate(**encoded, **generate_options)  # type: ignore[operator]
         except torch.OutOfMemoryError:
             if len(texts) == 1:
                 raise TranslationError(self.name, "out of memory on a single text; use --device cpu") from None
@@ -198,13 +205,14 @@ def detect_family(model_type: str, tokenizer_class: str, vocab: dict[str, int]) 
     return "plain"
 
 
-def _language_token_id(tok, family: str, code: str) -> int | None:
+def _language_token_id(tok: PreTrainedTokenizerBase, family: str, code: str) -> int | None:
     """The vocabulary id of a language's token, or None when the model does not know the language."""
     if family == "m2m100" and hasattr(tok, "get_lang_id"):
         try:
-            return tok.get_lang_id(code)
+            lang_id: int = tok.get_lang_id(code)
+            return lang_id
         except KeyError:
             return None
     token = f"__{code}__" if family == "m2m100" else code
-    token_id = tok.convert_tokens_to_ids(token)
-    return None if token_id is None or token_id == tok.unk_token_id else token_id
+    token_id = tok.convert_tokens_to_ids(token)  # one token in, one id (or None) out
+    return token_id if isinstance(token_id, int) and token_id != tok.unk_token_id else None

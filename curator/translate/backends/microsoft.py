@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from curator.translate.backends.http import HttpTranslator
 from curator.translate.codes import MICROSOFT, code_for
 from curator.translate.protect import TagScheme
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from curator.translate.backends.http import HttpOptions
 
 
 class MicrosoftTranslator(HttpTranslator):
@@ -18,7 +24,7 @@ class MicrosoftTranslator(HttpTranslator):
     max_chars = 10_000  # characters per request (the documented limit is 10,000 to 50,000 by tier)
     PATH = "/translate"
 
-    def __init__(self, region: str | None = None, **options):
+    def __init__(self, region: str | None = None, **options: Unpack[HttpOptions]) -> None:
         super().__init__(**options)
         self.region = region or self.settings.env("MICROSOFT_REGION")
 
