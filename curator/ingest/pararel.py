@@ -43,13 +43,8 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
     files = layout_files(source, 0, LAYOUT)
     ensure_languages(session, ["en"])
     known = known_sources(session, "pararel")
-<<<<<<< HEAD
-    records = []
-    for (rel,), path in progress_bar(files, "ParaRel", "file", progress):
-=======
     records: list[SourceRecord] = []
-    for (rel,), path in tqdm(files, desc="ParaRel", unit="file", disable=not progress):
->>>>>>> mypya
+    for (rel,), path in progress_bar(files, "ParaRel", "file", progress):
         where = source.describe(path)
         data = source.read(path)
         digest = sha256(data)

@@ -114,13 +114,8 @@ def ingest_translations(
         session.execute(update(TranslationSystem).values(trusted=TranslationSystem.name == trusted))
 
     imported = known_sources(session, "translations")
-<<<<<<< HEAD
-    records = []
-    for (system, raw_lang, rel), path in progress_bar(files, "translations", "file", progress):
-=======
     records: list[SourceRecord] = []
-    for (system, raw_lang, rel), path in tqdm(files, desc="translations", unit="file", disable=not progress):
->>>>>>> mypya
+    for (system, raw_lang, rel), path in progress_bar(files, "translations", "file", progress):
         lang = languages.canonical(raw_lang)
         where = source.describe(path)
         key = f"{system}/{lang}/{rel}"

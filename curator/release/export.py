@@ -14,11 +14,7 @@ import zipfile
 from collections.abc import Mapping
 from itertools import groupby
 from pathlib import Path
-<<<<<<< HEAD
-from typing import Any, BinaryIO
-=======
 from typing import Any, BinaryIO, TypedDict
->>>>>>> mypya
 
 import jinja2
 import yaml
@@ -130,7 +126,6 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
-<<<<<<< HEAD
 def _cell(value: object) -> str:
     """A Markdown table cell: a `|` or a line break in the value cannot end the cell or the row."""
     return re.sub(r"\s*[\r\n]+\s*", " ", str(value)).replace("|", "\\|")
@@ -150,7 +145,7 @@ CARDS = jinja2.Environment(
 CARDS.filters.update(pct=_pct, cell=_cell, fmt=format)
 
 
-def review_section(review: dict[str, Any] | None, policy: str | None) -> list[str]:
+def review_section(review: Mapping[str, Any] | None, policy: str | None) -> list[str]:
     """The "Human review" section's lines (a blank line first), or none without reviews."""
     text = CARDS.get_template("review.md.j2").render(review=review, policy=policy)
     return text.splitlines()
@@ -162,59 +157,8 @@ def hf_front_matter() -> str:
     return yaml.safe_dump({"configs": configs}, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
-def dataset_card(info: dict[str, Any], hf: bool = False) -> str:
-    """README.md of an exported version, from release/templates/card.md.j2."""
-=======
-def review_section(review: Mapping[str, Any] | None, policy: str | None) -> list[str]:
-    if not review or not review.get("languages"):
-        return []
-    lines = [
-        "",
-        "## Human review",
-        "",
-        f"Reviews applied with the `{policy}` merge policy. Across languages with reviews,"
-        f" {_pct(review['rejected_share_mean'])} ± {_pct(review['rejected_share_sd'])} of the reviewed"
-        f" templates were wrong (rejected) and {_pct(review['amended_share_mean'])} ±"
-        f" {_pct(review['amended_share_sd'])} were amended.",
-        "",
-        "| language | reviewers | reviewed | accepted | amended | rejected | suggestions | median s | agreement | kappa |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for r in review["languages"]:
-        kappa = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
-        lines.append(
-            f"| {r['language']} | {r['reviewers']} | {r['done']} | {_pct(r['accepted_share'])} |"
-            f" {_pct(r['amended_share'])} | {_pct(r['rejected_share'])} | {r['suggestions']} |"
-            f" {r['median_seconds'] if r['median_seconds'] is not None else '–'} |"
-            f" {_pct(r['agreement'])} | {kappa} |"
-        )
-    return lines
-
-
-def rules_section(rules: Rules | None) -> list[str]:
-    if rules is None:
-        return [
-            "",
-            "## Candidate rules",
-            "",
-            "Imported release: the rules its candidates were made with are not known.",
-        ]
-    profile = PROFILES.get(rules["profile"])
-    case = (
-        "words keep their case (votes on a case-folded key, the most frequent cased form kept)"
-        if rules["keep_case"]
-        else "templates are lower-cased except the placeholders, as in mParaRel"
-    )
-    return [
-        "",
-        "## Candidate rules",
-        "",
-        f"Rule profile `{rules['profile']}`: {profile.description if profile else 'unknown'}; {case}.",
-    ]
-
-
 def dataset_card(info: Manifest, hf: bool = False) -> str:
->>>>>>> mypya
+    """README.md of an exported version, from release/templates/card.md.j2."""
     stats = info["statistics"]
     rules = info.get("rules")
     profile = PROFILES.get(rules["profile"]) if rules else None
@@ -235,18 +179,13 @@ def dataset_card(info: Manifest, hf: bool = False) -> str:
 
 
 def export_version(
-<<<<<<< HEAD
     session: Session,
     name: str,
     out: str | os.PathLike[str],
     force: bool = False,
     hf: bool = False,
     progress: bool = False,
-) -> dict[str, Any]:
-=======
-    session: Session, name: str, out: str | os.PathLike[str], force: bool = False, hf: bool = False
 ) -> Manifest:
->>>>>>> mypya
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
     or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
     version = get_version(session, name)
