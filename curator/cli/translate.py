@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from curator.cli.common import Context, GreedyListCommand, expand_greedy, list_option, progress
+from curator.core.settings import Settings
 
 __all__ = ["expand_greedy", "translate_command"]
 
@@ -50,9 +51,9 @@ __all__ = ["expand_greedy", "translate_command"]
 @click.option(
     "--retries",
     type=click.IntRange(min=0),
-    default=5,
-    show_default=True,
-    help="Retries after 429, 5xx and network errors, with exponential backoff.",
+    default=None,
+    help="Retries after 429, 5xx and network errors, with exponential backoff "
+    f"[default: $CURATOR_TRANSLATE_RETRIES, else {Settings.translate_retries}].",
 )
 @list_option("--relations", metavar="REL…", help="Only these relations (default: all).")
 @click.option(
@@ -71,7 +72,7 @@ def translate_command(
     out: str | None,
     batch_size: int | None,
     rate: float | None,
-    retries: int,
+    retries: int | None,
     relations: list[str],
     device: str,
     name: str | None,
