@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -45,18 +46,21 @@ def _setting(name: str, what: str) -> str:
     return f"{what} [default: ${ENV[name]}, else {'none' if fallback is None else fallback}]"
 
 
-def _range(name: str, kind: type[click.IntRange] | type[click.FloatRange]) -> click.ParamType:
+def _range(name: str, integer: bool = True) -> click.ParamType:
+    """The option's type: the range of the setting (Settings.RANGES), as the variable has."""
     low, high = Settings.RANGES[name]
-    return kind(low, high)  # type: ignore[arg-type]
+    if integer:
+        return click.IntRange(int(low), None if high is None else int(high))
+    return click.FloatRange(low, high)
 
 
 @click.command()
 @click.option("--host", default=None, help=_setting("host", "Address to listen on."))
-@click.option("--port", default=None, type=_range("port", click.IntRange), help=_setting("port", "Port to listen on."))
+@click.option("--port", default=None, type=_range("port"), help=_setting("port", "Port to listen on."))
 @click.option(
     "--workers",
     default=None,
-    type=_range("workers", click.IntRange),
+    type=_range("workers"),
     help=_setting(
         "workers", "Worker processes (one core each; a few suffice on SQLite, which has one writer at a time)."
     ),
@@ -64,31 +68,31 @@ def _range(name: str, kind: type[click.IntRange] | type[click.FloatRange]) -> cl
 @click.option(
     "--threads",
     default=None,
-    type=_range("threads", click.IntRange),
+    type=_range("threads"),
     help=_setting("threads", "Threads per worker: requests served at once by each process."),
 )
 @click.option(
     "--timeout",
     default=None,
-    type=_range("worker_timeout", click.IntRange),
+    type=_range("worker_timeout"),
     help=_setting("worker_timeout", "Seconds a silent worker lives before it is killed and replaced."),
 )
 @click.option(
     "--graceful-timeout",
     default=None,
-    type=_range("graceful_timeout", click.IntRange),
+    type=_range("graceful_timeout"),
     help=_setting("graceful_timeout", "On restart (SIGHUP) or stop (SIGTERM): seconds to finish requests in flight."),
 )
 @click.option(
     "--read-timeout",
     default=None,
-    type=_range("read_timeout", click.FloatRange),
+    type=_range("read_timeout", integer=False),
     help=_setting("read_timeout", "Seconds a whole request (headers and body) may take to arrive."),
 )
 @click.option(
     "--keepalive",
     default=None,
-    type=_range("keepalive", click.IntRange),
+    type=_range("keepalive"),
     help=_setting("keepalive", "Seconds an idle connection is kept open for the client's next request."),
 )
 @click.option(
@@ -126,7 +130,7 @@ def serve(
     from curator.web.preflight import check_before_fork
 
     # an option given wins over its variable (read into the Settings with the others)
-    given = {
+    given: dict[str, Any] = {
         "host": host,
         "port": port,
         "workers": workers,

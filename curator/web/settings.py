@@ -67,7 +67,7 @@ def resolve(given: Settings | Mapping[str, Any] | None) -> tuple[Settings, dict[
             f"{', '.join(refused)}: derived from the Settings (secure_cookies, remember_days); "
             "pass create_app a Settings with those fields instead",
         )
-    changes = {FIELDS[k]: (Path(v) if k == "RUNS_DIR" else v) for k, v in given.items() if k in FIELDS}
+    changes: dict[str, Any] = {FIELDS[k]: (Path(v) if k == "RUNS_DIR" else v) for k, v in given.items() if k in FIELDS}
     settings = Settings.from_env(**changes)
     return settings, {k: v for k, v in given.items() if k not in FIELDS}
 
