@@ -357,7 +357,6 @@ def test_runs_are_opened_only_inside_the_runs_folder(review_app, tmp_path):
         with pytest.raises(InputError, match=message):
             open_run(runs, name)
 
-    review_app.config["RUNS_DIR"] = str(runs)
     boss = Browser(review_app).login("boss@example.org")
     assert boss.get("/probe/runs/mine").status_code == 200
     assert boss.get("/probe/runs/evil").status_code == 404

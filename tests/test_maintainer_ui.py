@@ -617,7 +617,7 @@ def test_arabic_template_cells_are_rtl_on_every_maintainer_view(chromium, demo_l
         data={"csrf_token": csrf_from(page), "name": "v1", "parent": "v0", "policy": "any", "confirm": "1"},
     )
     assert r.status_code == 302
-    make_run(Path(demo.config["RUNS_DIR"]) / "run-ar", TEMPLATES)
+    make_run(demo.extensions["curator.settings"].runs / "run-ar", TEMPLATES)
 
     ctx = chromium.new_context(viewport={"width": 1200, "height": 900})
     browser_page = ctx.new_page()
@@ -644,7 +644,7 @@ def test_arabic_template_cells_are_rtl_on_every_maintainer_view(chromium, demo_l
     # the standalone report (curator.analysis, no Flask) too
     from curator.analysis.report import build_report
 
-    index = build_report(Path(demo.config["RUNS_DIR"]) / "run-ar", tmp_path / "report")
+    index = build_report(demo.extensions["curator.settings"].runs / "run-ar", tmp_path / "report")
     html = index.read_text(encoding="utf-8")
     cells = re.findall(r'<(?:td|span) class="template-text" lang="ar" dir="(\w+)">', html)
     assert cells and set(cells) == {"rtl"}

@@ -232,7 +232,6 @@ def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cl
     table = json.loads(cli("models-table", runs / "ranked", runs / "decoded", "--json").output)
     notes = {row["run"]: row["note"] for row in table["runs"]}
     assert notes[str(runs / "ranked")] is None and "no RankC" in notes[str(runs / "decoded")]
-    review_app.config["RUNS_DIR"] = str(runs)
     boss = Browser(review_app).login("boss@example.org")
     page = boss.get("/probe/runs/decoded").get_data(as_text=True)
     assert 'id="decoding-table"' in page and "init=independent" in page

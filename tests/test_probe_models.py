@@ -370,8 +370,12 @@ def compare_app(review_app, lab):
         shutil.copytree(lab["alone"]["bert"], runs / "tiny-bert")
         shutil.copytree(lab["alone"]["xlmr"], runs / "tiny-xlmr")
         make_run(runs / "scripted", TEMPLATES, model=SCRIPT)
-    review_app.config["RUNS_DIR"] = str(runs)
-    return review_app, runs
+    from dataclasses import replace
+
+    from curator.web import create_app
+
+    # the same database, another runs folder: a second app (the settings are fixed once made)
+    return create_app(replace(review_app.extensions["curator.settings"], runs_dir=runs)), runs
 
 
 def test_web_compare_page(compare_app):

@@ -256,8 +256,7 @@ def test_report_without_rankings_or_with_one_language(tmp_path: Path):
 
 @pytest.fixture
 def runs_app(review_app, run: Path):
-    review_app.config["RUNS_DIR"] = str(run.parent)
-    return review_app
+    return review_app  # its runs folder (tmp_path / "runs") holds `run`
 
 
 def test_maintainer_pages(runs_app, run: Path):
@@ -367,7 +366,6 @@ def test_reviewer_sees_agreement_of_the_latest_run(review_app, sessions, tmp_pat
     old = seed_run(runs, sessions, "old", "old-model", seed=5)
     os.utime(old["path"] / "run.json", (1_000_000_000, 1_000_000_000))
     new = seed_run(runs, sessions)
-    review_app.config["RUNS_DIR"] = str(runs)
     ana = Browser(review_app).login("ana@example.org")
     item_id, rel_id, text = new["items"][0]
     probe = ana.get(f"/api/v1/languages/es/items/{item_id}").get_json()["probe"]
@@ -424,7 +422,6 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     run = make_run(runs / "mbert-v1", templates, seed=7, bad={("es", "P17"): 2, ("el", "P17"): 1})
     index = build_report(run, tmp_path / "report")
     seed = seed_run(runs, sessions)
-    review_app.config["RUNS_DIR"] = str(runs)
     shots = {}
 
     context = chromium.new_context(viewport={"width": 1280, "height": 1400}, device_scale_factor=1)

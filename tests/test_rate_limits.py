@@ -259,13 +259,13 @@ def test_settings_read_the_limits(tmp_path):
         },
         instance_path=tmp_path,
     )
-    config = settings.flask_config()
-    assert config["RATELIMIT_STORAGE_URI"] == "redis://cache:6379" and config["PROXY_FIX"] == 2
-    assert config["RATELIMIT_ENABLED"] is False and config["RATELIMIT_ACCOUNT"] == "5/minute"
+    config = settings.flask_config()  # what Flask-Limiter reads itself
+    assert config["RATELIMIT_STORAGE_URI"] == "redis://cache:6379" and config["RATELIMIT_ENABLED"] is False
+    assert settings.proxy_fix == 2 and settings.ratelimit_account == "5/minute"
     assert Settings.from_env({}, instance_path=tmp_path).flask_config()["RATELIMIT_STORAGE_URI"] == "memory://"
-    config = Settings.from_env(
+    settings = Settings.from_env(
         {"CURATOR_RATELIMIT_PASSWORD": "3/minute", "CURATOR_RATELIMIT_TOKEN": "4/hour"}, instance_path=tmp_path
-    ).flask_config()
-    assert config["RATELIMIT_PASSWORD"] == "3/minute" and config["RATELIMIT_TOKEN"] == "4/hour"
-    defaults = Settings.from_env({}, instance_path=tmp_path).flask_config()
-    assert defaults["RATELIMIT_PASSWORD"] == "5/minute;20/hour" and defaults["RATELIMIT_TOKEN"] == "10/minute;50/hour"
+    )
+    assert settings.ratelimit_password == "3/minute" and settings.ratelimit_token == "4/hour"
+    defaults = Settings.from_env({}, instance_path=tmp_path)
+    assert defaults.ratelimit_password == "5/minute;20/hour" and defaults.ratelimit_token == "10/minute;50/hour"

@@ -142,3 +142,30 @@ def test_read_only_redis_is_one_line(engine, db_url, redis_server):
     assert lines[0].startswith(f"Error: CURATOR_RATELIMIT_STORAGE={redis_server.url}: the store refuses writes: "), (
         lines
     )
+
+
+def test_a_bad_serve_variable_is_one_line(tmp_path):
+    """`curator serve`'s variables are read with every other setting (core.settings): a bad one
+    is one line naming it (it was click's three-line usage error)."""
+    code, lines = serve(f"sqlite:///{tmp_path / 'x.sqlite'}", env={"CURATOR_WORKERS": "0"})
+    assert (code, lines) == (1, ["Error: CURATOR_WORKERS: expected a number of processes, from 1 to 64, not '0'"])
+
+
+def test_serve_takes_its_defaults_from_the_settings(engine, db_url):
+    """Without options, `curator serve` listens, forks and threads as the Settings say (here
+    from CURATOR_PORT, CURATOR_WORKERS, CURATOR_THREADS), and its help names each default."""
+    from click.testing import CliRunner
+
+    from curator.cli import main
+    from curator.core.settings import ENV, default
+
+    proc = ServeProcess(db_url, env={"CURATOR_WORKERS": "1", "CURATOR_THREADS": "3"})
+    at = proc.command.index("--port")
+    del proc.command[at : at + 2]
+    proc.env["CURATOR_PORT"] = str(proc.port)
+    with proc:
+        log = proc.read_log()
+    assert f"serving on http://127.0.0.1:{proc.port} (1 workers x 3 threads)" in log, log
+    help_text = " ".join(CliRunner().invoke(main, ["serve", "--help"], terminal_width=1000).output.split())
+    for name in ("host", "port", "workers", "threads", "worker_timeout", "graceful_timeout", "read_timeout"):
+        assert f"[default: ${ENV[name]}, else {default(name)}]" in help_text, name

@@ -11,6 +11,7 @@ from curator.cli.common import Column, Context, echo_table, language_argument, l
 from curator.core.db import reading, transaction
 from curator.core.enums import QueueOrder, Role, values
 from curator.core.errors import NotFound
+from curator.core.settings import Settings
 
 
 # ---------------------------------------------------------------- users
@@ -93,7 +94,12 @@ def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
 @click.option("--email", default=None, help="Bind the invitation to this address.")
 @click.option("--role", type=click.Choice(values(Role)), default="reviewer", show_default=True)
 @click.option("--fraction", type=float, default=None, help="Share of each relation's candidates to sample (0.5).")
-@click.option("--base-url", default="http://127.0.0.1:5000", show_default=True, help="Where the app is served.")
+@click.option(
+    "--base-url",
+    default=f"http://{Settings.host}:{Settings.port}",  # `curator serve`'s defaults
+    show_default=True,
+    help="Where the app is served.",
+)
 @pass_ctx
 def user_invite(
     ctx: Context, languages: list[str], email: str | None, role: str, fraction: float | None, base_url: str

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
 from curator.cli.common import Context, pass_ctx
 from curator.core.db import transaction
+from curator.core.settings import ENV, Settings, default
 
 SEED = Path(__file__).resolve().parent.parent / "demo" / "data"
 
@@ -38,63 +40,66 @@ def seed(ctx: Context, path: str, demo_users: bool, demo_password: str) -> None:
             click.echo(f"  sign in as {role}: {email} / {demo_password}")
 
 
+def _setting(name: str, what: str) -> str:
+    """An option's help: what it is, and the variable and default it falls back to (Settings)."""
+    fallback = default(name)
+    return f"{what} [default: ${ENV[name]}, else {'none' if fallback is None else fallback}]"
+
+
+def _range(name: str, integer: bool = True) -> click.ParamType:
+    """The option's type: the range of the setting (Settings.RANGES), as the variable has."""
+    low, high = Settings.RANGES[name]
+    if integer:
+        return click.IntRange(int(low), None if high is None else int(high))
+    return click.FloatRange(low, high)
+
+
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, envvar="CURATOR_HOST")
-@click.option("--port", default=5000, show_default=True, envvar="CURATOR_PORT", type=click.IntRange(0, 65535))
+@click.option("--host", default=None, help=_setting("host", "Address to listen on."))
+@click.option("--port", default=None, type=_range("port"), help=_setting("port", "Port to listen on."))
 @click.option(
     "--workers",
-    default=2,
-    show_default=True,
-    envvar="CURATOR_WORKERS",
-    type=click.IntRange(1, 64),
-    help="Worker processes (one core each; a few suffice on SQLite, which has one writer at a time).",
+    default=None,
+    type=_range("workers"),
+    help=_setting(
+        "workers", "Worker processes (one core each; a few suffice on SQLite, which has one writer at a time)."
+    ),
 )
 @click.option(
     "--threads",
-    default=8,
-    show_default=True,
-    envvar="CURATOR_THREADS",
-    type=click.IntRange(1, 256),
-    help="Threads per worker: requests served at once by each process.",
+    default=None,
+    type=_range("threads"),
+    help=_setting("threads", "Threads per worker: requests served at once by each process."),
 )
 @click.option(
     "--timeout",
-    default=30,
-    show_default=True,
-    envvar="CURATOR_WORKER_TIMEOUT",
-    type=click.IntRange(1),
-    help="Seconds a silent worker lives before it is killed and replaced.",
+    default=None,
+    type=_range("worker_timeout"),
+    help=_setting("worker_timeout", "Seconds a silent worker lives before it is killed and replaced."),
 )
 @click.option(
     "--graceful-timeout",
-    default=30,
-    show_default=True,
-    envvar="CURATOR_GRACEFUL_TIMEOUT",
-    type=click.IntRange(1),
-    help="On restart (SIGHUP) or stop (SIGTERM): seconds to finish requests in flight.",
+    default=None,
+    type=_range("graceful_timeout"),
+    help=_setting("graceful_timeout", "On restart (SIGHUP) or stop (SIGTERM): seconds to finish requests in flight."),
 )
 @click.option(
     "--read-timeout",
-    default=10.0,
-    show_default=True,
-    envvar="CURATOR_READ_TIMEOUT",
-    type=click.FloatRange(0.1),
-    help="Seconds a whole request (headers and body) may take to arrive.",
+    default=None,
+    type=_range("read_timeout", integer=False),
+    help=_setting("read_timeout", "Seconds a whole request (headers and body) may take to arrive."),
 )
 @click.option(
     "--keepalive",
-    default=5,
-    show_default=True,
-    envvar="CURATOR_KEEPALIVE",
-    type=click.IntRange(0),
-    help="Seconds an idle connection is kept open for the client's next request.",
+    default=None,
+    type=_range("keepalive"),
+    help=_setting("keepalive", "Seconds an idle connection is kept open for the client's next request."),
 )
 @click.option(
     "--access-log",
     default=None,
-    envvar="CURATOR_ACCESS_LOG",
     metavar="FILE",
-    help="Access log file ('-' for stderr); none by default.",
+    help=_setting("access_log", "Access log file ('-' for stderr)."),
 )
 @click.option(
     "--dev", is_flag=True, help="Flask's development server with the reloader and debugger (never in production)."
@@ -102,14 +107,14 @@ def seed(ctx: Context, path: str, demo_users: bool, demo_password: str) -> None:
 @pass_ctx
 def serve(
     ctx: Context,
-    host: str,
-    port: int,
-    workers: int,
-    threads: int,
-    timeout: int,
-    graceful_timeout: int,
-    read_timeout: float,
-    keepalive: int,
+    host: str | None,
+    port: int | None,
+    workers: int | None,
+    threads: int | None,
+    timeout: int | None,
+    graceful_timeout: int | None,
+    read_timeout: float | None,
+    keepalive: int | None,
     access_log: str | None,
     dev: bool,
 ) -> None:
@@ -124,7 +129,20 @@ def serve(
     from curator.web import create_app
     from curator.web.preflight import check_before_fork
 
-    settings = replace(ctx.settings, threads=threads)  # each worker's pool: a connection per thread
+    # an option given wins over its variable (read into the Settings with the others)
+    given: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "workers": workers,
+        "threads": threads,  # each worker's pool: a connection per thread
+        "worker_timeout": timeout,
+        "graceful_timeout": graceful_timeout,
+        "read_timeout": read_timeout,
+        "keepalive": keepalive,
+        "access_log": access_log,
+    }
+    settings = replace(ctx.settings, **{k: v for k, v in given.items() if v is not None})
+    host, port = settings.host, settings.port
     check_current(ctx.engine)  # one line ("run `curator init`"), not a worker that fails to boot
     ctx.engine.dispose()  # each worker opens its own connections after the fork
     check_before_fork(settings, host)  # the rate-limit store, limits, secret key, the app: one line each
@@ -138,17 +156,21 @@ def serve(
 
     options = gunicorn_options(
         bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-        workers=workers,
-        threads=threads,
-        timeout=timeout,
-        graceful_timeout=graceful_timeout,
-        keepalive=keepalive,
-        access_log=access_log,
+        workers=settings.workers,
+        threads=settings.threads,
+        timeout=settings.worker_timeout,
+        graceful_timeout=settings.graceful_timeout,
+        keepalive=settings.keepalive,
+        access_log=settings.access_log,
     )
-    click.echo(f"curator: serving on http://{host}:{port} ({workers} workers x {threads} threads)", err=True)
+    click.echo(
+        f"curator: serving on http://{host}:{port} ({settings.workers} workers x {settings.threads} threads)", err=True
+    )
     master = os.getpid()
     try:
-        Server(lambda: create_app(settings), options, read_timeout=read_timeout, max_body=settings.max_body).run()
+        Server(
+            lambda: create_app(settings), options, read_timeout=settings.read_timeout, max_body=settings.max_body
+        ).run()
     except HaltServer as exc:
         # a second worker that failed to boot while the arbiter was already halting for the
         # first: gunicorn raises out of its halt instead of exiting (both workers boot at once)

@@ -64,9 +64,9 @@ def signals_disagreement(ctx: Context, run_dir: str | None, langs: list[str]) ->
     from curator.quality.signals import compute_agreement
 
     if run_dir is None:
-        latest = latest_run(ctx.settings.runs_dir)
+        latest = latest_run(ctx.settings.runs)
         if latest is None:
-            raise NotFound(f"no probe run in {ctx.settings.runs_dir}: give RUN_DIR")
+            raise NotFound(f"no probe run in {ctx.settings.runs}: give RUN_DIR")
         run_dir = str(latest)
     with transaction(ctx.sessions()) as session:
         matched = compute_agreement(session, run_dir, langs or None)

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from curator.cli.common import Context, list_option, progress
+from curator.core.settings import Settings
 
 __all__ = ["translate_command"]
 
@@ -49,9 +50,9 @@ __all__ = ["translate_command"]
 @click.option(
     "--retries",
     type=click.IntRange(min=0),
-    default=5,
-    show_default=True,
-    help="Retries after 429, 5xx and network errors, with exponential backoff.",
+    default=None,
+    help="Retries after 429, 5xx and network errors, with exponential backoff "
+    f"[default: $CURATOR_TRANSLATE_RETRIES, else {Settings.translate_retries}].",
 )
 @list_option(
     "--relations", metavar="REL…", help="Only these relations: `--relations P19,P36` or repeated (default: all)."
@@ -72,7 +73,7 @@ def translate_command(
     out: str | None,
     batch_size: int | None,
     rate: float | None,
-    retries: int,
+    retries: int | None,
     relations: list[str],
     device: str,
     name: str | None,

@@ -43,20 +43,21 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from curator.core.errors import Busy, InputError
+from curator.core.settings import Settings
 
-BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another's lock before `Busy`
 WRITE = "curator_write"  # connection execution option: this transaction will write
 BUSY_OPTION = "curator_busy_timeout"  # engine execution option: the busy timeout it was made with
 AUTOCOMMIT_READS = "curator_autocommit_reads"  # session info: its reads run outside a transaction
 # PostgreSQL advisory lock key every writer takes (any fixed bigint; b"curator" as a number)
 WRITER_LOCK = int.from_bytes(b"curator", "big")
-POOL_SIZE = 8  # PostgreSQL connections kept per process by default: the threads of a web worker
 POOL_OVERFLOW = 2  # connections opened beyond the pool for a moment, closed when given back
 
 
-def make_engine(url: str, busy_timeout: float = BUSY_TIMEOUT_S, pool_size: int = POOL_SIZE) -> Engine:
-    """`pool_size`: connections kept open (PostgreSQL); the web app passes its worker's thread
-    count (CURATOR_THREADS), since each thread holds at most one connection at a time."""
+def make_engine(url: str, busy_timeout: float = Settings.busy_timeout, pool_size: int = Settings.threads) -> Engine:
+    """`busy_timeout`: seconds a writer waits for another's lock before `Busy`. `pool_size`:
+    connections kept open (PostgreSQL); the web app passes its worker's thread count
+    (CURATOR_THREADS), since each thread holds at most one connection at a time. The defaults
+    are the Settings' (curator.core.settings)."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -210,7 +211,7 @@ def _upgraded(session: Session) -> Iterator[None]:
     COMMITTED a read transaction holds no snapshot, so this is the same as a new one."""
     try:
         connection = session.connection()
-        _postgresql_lock(connection, connection.engine.get_execution_options().get(BUSY_OPTION, BUSY_TIMEOUT_S))
+        _postgresql_lock(connection, connection.engine.get_execution_options().get(BUSY_OPTION, Settings.busy_timeout))
         session.expire_all()
         with _writing(session):
             yield

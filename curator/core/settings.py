@@ -4,28 +4,10 @@ Secrets (the session key, translation API keys) come only from the environment, 
 code or the repository. Everything that reads configuration takes a `Settings` (or a value
 from one) as an argument, so a test or a second app in the same process can use its own.
 
-| variable                         | meaning                                               | default              |
-|----------------------------------|-------------------------------------------------------|----------------------|
-| CURATOR_DATABASE_URL             | SQLAlchemy URL                                        | sqlite in instance/  |
-| CURATOR_INSTANCE_PATH            | folder for the SQLite file, runs, translations        | ./instance           |
-| CURATOR_SECRET_KEY               | Flask session key (set it where the app outlives one process; the same on every app host; `curator serve` beyond loopback requires it) | random per process |
-| CURATOR_SECURE_COOKIES           | 1: cookies (session, remember-me) only over HTTPS     | 0                    |
-| CURATOR_REMEMBER_DAYS            | lifetime of "remember me" and of any one sign-in      | 14                   |
-| CURATOR_PROXY_FIX                | trusted reverse proxies in front (nginx: 1); werkzeug's ProxyFix then takes the client address and scheme from X-Forwarded-For/-Proto. 0 ignores those headers (anyone can send them) | 0 |
-| CURATOR_RATELIMIT_ENABLED        | 0 turns the rate limits off (sign-in, invitations, password change, API tokens) | 1 |
-| CURATOR_RATELIMIT_STORAGE        | where the counts live (Flask-Limiter URI); with several gunicorn workers or app hosts use a shared one (redis://host:6379), else each worker counts alone | memory:// |
-| CURATOR_RATELIMIT_ACCOUNT        | sign-in/invitation attempts per submitted e-mail (per invitation link) | 10/minute;50/hour |
-| CURATOR_RATELIMIT_ADDRESS        | sign-in/invitation attempts per client address        | 30/minute;300/hour   |
-| CURATOR_RATELIMIT_PASSWORD       | password changes (each POST) on the account page, per account and per client address | 5/minute;20/hour |
-| CURATOR_RATELIMIT_TOKEN          | refused API tokens (Authorization: Bearer) per client address | 10/minute;50/hour |
-| CURATOR_RUNS_DIR                 | probe runs the app serves and hints come from         | instance/runs        |
-| CURATOR_BUSY_TIMEOUT             | seconds a writer waits for another's write lock       | 30                   |
-| CURATOR_THREADS                  | threads per web worker (`curator serve --threads`); also the PostgreSQL connections each worker keeps | 8 |
-| CURATOR_MAX_BODY                 | largest request body the app accepts, bytes (413)     | 1048576 (1 MiB)      |
-| CURATOR_FETCH_TIMEOUT            | seconds an import may spend on one file over HTTP     | 600                  |
-| CURATOR_FETCH_MAX_BYTES          | bytes one file over HTTP may have, on the wire and decompressed | 67108864 (64 MiB) |
-| CURATOR_<SYSTEM>_KEY / _URL      | translation API key / endpoint (MICROSOFT, GOOGLE, …) | none                 |
-| CURATOR_MICROSOFT_REGION         | Azure region of the Microsoft key                     | none                 |
+Every default lives here, once: the field's default below. The modules that use a value read
+it from a `Settings` (or, as a keyword default, from the field: `Settings.busy_timeout`), the
+CLI's options show it in their help, and README.md's "Configuration" table (checked against
+these fields by tests/test_settings.py) lists each variable of `ENV` with its default.
 """
 
 from __future__ import annotations
@@ -36,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar
 
 from curator.core.errors import InputError
 
@@ -53,7 +35,9 @@ class Settings:
     threads: int = 8  # requests a web worker serves at once: its PostgreSQL pool holds as many connections
     max_body: int = 1 << 20  # bytes; review requests are a few hundred bytes, forms a few KB
     remember_days: float = 14.0  # a stolen remember cookie must not be good for a year (Flask-Login's default)
-    proxy_fix: int = 0  # reverse proxies trusted for X-Forwarded-For/-Proto/-Host
+    # reverse proxies trusted for X-Forwarded-For and -Proto (never -Host: nginx passes the Host
+    # itself, and a client's own X-Forwarded-Host would become the host of invitation links)
+    proxy_fix: int = 0
     ratelimit_enabled: bool = True
     ratelimit_storage: str = "memory://"  # per process: several workers need a shared one (redis://)
     ratelimit_account: str = "10/minute;50/hour"  # guesses at one account's password
@@ -64,22 +48,38 @@ class Settings:
     # bytes per file of a URL source, on the wire and decompressed (an endless stream or a gzip bomb
     # is cut off): 250x the largest real file (253 KiB), and a file at the limit parses in < 1 GB
     fetch_max_bytes: int = 64 << 20
+    # `curator serve` (each also an option of that command, which wins over the variable)
+    host: str = "127.0.0.1"  # loopback: nginx in front, or a private address on an app host
+    port: int = 5000
+    workers: int = 2  # gunicorn processes: about one per core (SQLite has one writer at a time anyway)
+    worker_timeout: int = 30  # seconds a silent worker lives before gunicorn replaces it
+    graceful_timeout: int = 30  # seconds to finish the requests in flight on SIGHUP / SIGTERM
+    read_timeout: float = 10.0  # seconds a whole request (line, headers, body) may take to arrive
+    keepalive: int = 5  # seconds an idle connection waits for the client's next request
+    access_log: str | None = None  # a file, '-' for stderr; none by default
+    translate_retries: int = 5  # retries of an HTTP translation API after 429, 5xx and network errors
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
+
+    # the range a number may take, wherever it comes from (a variable, or `curator serve`'s option)
+    RANGES: ClassVar[dict[str, tuple[float, float | None]]] = {
+        "port": (0, 65535),
+        "workers": (1, 64),
+        "threads": (1, 256),
+        "worker_timeout": (1, None),
+        "graceful_timeout": (1, None),
+        "read_timeout": (0.1, None),
+        "keepalive": (0, None),
+    }
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         env = os.environ if environ is None else environ
         instance = Path(overrides.get("instance_path") or env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
-        max_body = _number(env, "CURATOR_MAX_BODY", 1 << 20, int, "a number of bytes")
-        busy_timeout = _number(env, "CURATOR_BUSY_TIMEOUT", 30.0, float, "seconds")
-        remember_days = _number(env, "CURATOR_REMEMBER_DAYS", 14.0, float, "days")
-        proxy_fix = _number(env, "CURATOR_PROXY_FIX", 0, int, "a number of proxies")
-        fetch_timeout = _number(env, "CURATOR_FETCH_TIMEOUT", 600.0, float, "seconds")
-        threads = _number(env, "CURATOR_THREADS", 8, int, "a number of threads")
+        fetch_timeout = _number(env, "fetch_timeout", float, "seconds")
         if fetch_timeout == 0:
             raise InputError("CURATOR_FETCH_TIMEOUT", "expected seconds > 0, not 0")
-        fetch_max_bytes = _number(env, "CURATOR_FETCH_MAX_BYTES", 64 << 20, int, "a number of bytes")
+        fetch_max_bytes = _number(env, "fetch_max_bytes", int, "a number of bytes")
         if fetch_max_bytes == 0:
             raise InputError("CURATOR_FETCH_MAX_BYTES", "expected a number of bytes > 0, not 0")
         settings = cls(
@@ -88,21 +88,30 @@ class Settings:
             # a random key per process is safe but signs everyone out on restart
             secret_key=env.get("CURATOR_SECRET_KEY") or secrets.token_hex(32),
             secret_key_from_env=bool(env.get("CURATOR_SECRET_KEY") or overrides.get("secret_key")),
-            secure_cookies=env.get("CURATOR_SECURE_COOKIES", "0") == "1",
-            runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else instance / "runs",
-            busy_timeout=busy_timeout,
-            threads=max(threads, 1),
-            max_body=max_body,
-            remember_days=remember_days,
-            proxy_fix=proxy_fix,
-            ratelimit_enabled=env.get("CURATOR_RATELIMIT_ENABLED", "1") != "0",
-            ratelimit_storage=env.get("CURATOR_RATELIMIT_STORAGE") or "memory://",
-            ratelimit_account=env.get("CURATOR_RATELIMIT_ACCOUNT") or "10/minute;50/hour",
-            ratelimit_address=env.get("CURATOR_RATELIMIT_ADDRESS") or "30/minute;300/hour",
-            ratelimit_password=env.get("CURATOR_RATELIMIT_PASSWORD") or "5/minute;20/hour",
-            ratelimit_token=env.get("CURATOR_RATELIMIT_TOKEN") or "10/minute;50/hour",
+            secure_cookies=_flag(env, "secure_cookies"),
+            runs_dir=Path(env["CURATOR_RUNS_DIR"]) if env.get("CURATOR_RUNS_DIR") else None,
+            busy_timeout=_number(env, "busy_timeout", float, "seconds"),
+            threads=_number(env, "threads", int, "a number of threads"),
+            max_body=_number(env, "max_body", int, "a number of bytes"),
+            remember_days=_number(env, "remember_days", float, "days"),
+            proxy_fix=_number(env, "proxy_fix", int, "a number of proxies"),
+            ratelimit_enabled=_flag(env, "ratelimit_enabled"),
+            ratelimit_storage=_text(env, "ratelimit_storage"),
+            ratelimit_account=_text(env, "ratelimit_account"),
+            ratelimit_address=_text(env, "ratelimit_address"),
+            ratelimit_password=_text(env, "ratelimit_password"),
+            ratelimit_token=_text(env, "ratelimit_token"),
             fetch_timeout=fetch_timeout,
             fetch_max_bytes=fetch_max_bytes,
+            host=_text(env, "host"),
+            port=_number(env, "port", int, "a port number"),
+            workers=_number(env, "workers", int, "a number of processes"),
+            worker_timeout=_number(env, "worker_timeout", int, "whole seconds"),
+            graceful_timeout=_number(env, "graceful_timeout", int, "whole seconds"),
+            read_timeout=_number(env, "read_timeout", float, "seconds"),
+            keepalive=_number(env, "keepalive", int, "whole seconds"),
+            access_log=env.get("CURATOR_ACCESS_LOG") or None,
+            translate_retries=_number(env, "translate_retries", int, "a number of retries"),
             translation={
                 k: v
                 for k, v in env.items()
@@ -113,13 +122,20 @@ class Settings:
         )
         return replace(settings, **overrides) if overrides else settings
 
+    @property
+    def runs(self) -> Path:
+        """The folder of probe runs: CURATOR_RUNS_DIR, else `runs` in the instance folder."""
+        return self.runs_dir or self.instance_path / "runs"
+
     def env(self, name: str) -> str | None:
         """A translation backend's CURATOR_<NAME> value, e.g. env("MICROSOFT_KEY")."""
         return self.translation.get(f"CURATOR_{name}") or None
 
     def flask_config(self) -> dict[str, Any]:
+        """The Flask config keys Flask and its extensions read (Flask-Login, Flask-Limiter),
+        derived from these settings. The app's own code reads the Settings itself
+        (`curator.web.settings.current_settings()`), never a copy in `app.config`."""
         return {
-            "DATABASE_URL": self.database_url,
             "SECRET_KEY": self.secret_key,
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
@@ -128,50 +144,66 @@ class Settings:
             "REMEMBER_COOKIE_HTTPONLY": True,
             "REMEMBER_COOKIE_SAMESITE": "Lax",
             "REMEMBER_COOKIE_DURATION": timedelta(days=self.remember_days),
-            "PROXY_FIX": self.proxy_fix,
             "RATELIMIT_ENABLED": self.ratelimit_enabled,
             "RATELIMIT_STORAGE_URI": self.ratelimit_storage,
-            "RATELIMIT_ACCOUNT": self.ratelimit_account,
-            "RATELIMIT_ADDRESS": self.ratelimit_address,
-            "RATELIMIT_PASSWORD": self.ratelimit_password,
-            "RATELIMIT_TOKEN": self.ratelimit_token,
-            "RUNS_DIR": str(self.runs_dir or self.instance_path / "runs"),
-            "BUSY_TIMEOUT": self.busy_timeout,
-            "THREADS": self.threads,
             "MAX_CONTENT_LENGTH": self.max_body,
         }
 
 
-_N = TypeVar("_N", int, float)
-
-
-def _number(env: Mapping[str, str], name: str, default: _N, kind: type[_N], unit: str) -> _N:
-    try:
-        value = kind(env.get(name) or default)
-    except ValueError:
-        raise InputError(name, f"expected {unit}, not {env[name]!r}") from None
-    if value < 0:
-        raise InputError(name, f"expected {unit}, not {env[name]!r}")
-    return value
-
-
-_FLASK_TO_FIELD = {
-    "DATABASE_URL": "database_url",
-    "SECRET_KEY": "secret_key",
-    "RUNS_DIR": "runs_dir",
-    "BUSY_TIMEOUT": "busy_timeout",
-    "THREADS": "threads",
+# the variable each field is read from (the fields not here have no default of their own:
+# database_url, instance_path, secret_key and runs_dir follow the instance folder or the process)
+ENV: dict[str, str] = {
+    "secure_cookies": "CURATOR_SECURE_COOKIES",
+    "busy_timeout": "CURATOR_BUSY_TIMEOUT",
+    "threads": "CURATOR_THREADS",
+    "max_body": "CURATOR_MAX_BODY",
+    "remember_days": "CURATOR_REMEMBER_DAYS",
+    "proxy_fix": "CURATOR_PROXY_FIX",
+    "ratelimit_enabled": "CURATOR_RATELIMIT_ENABLED",
+    "ratelimit_storage": "CURATOR_RATELIMIT_STORAGE",
+    "ratelimit_account": "CURATOR_RATELIMIT_ACCOUNT",
+    "ratelimit_address": "CURATOR_RATELIMIT_ADDRESS",
+    "ratelimit_password": "CURATOR_RATELIMIT_PASSWORD",
+    "ratelimit_token": "CURATOR_RATELIMIT_TOKEN",
+    "fetch_timeout": "CURATOR_FETCH_TIMEOUT",
+    "fetch_max_bytes": "CURATOR_FETCH_MAX_BYTES",
+    "host": "CURATOR_HOST",
+    "port": "CURATOR_PORT",
+    "workers": "CURATOR_WORKERS",
+    "worker_timeout": "CURATOR_WORKER_TIMEOUT",
+    "graceful_timeout": "CURATOR_GRACEFUL_TIMEOUT",
+    "read_timeout": "CURATOR_READ_TIMEOUT",
+    "keepalive": "CURATOR_KEEPALIVE",
+    "access_log": "CURATOR_ACCESS_LOG",
+    "translate_retries": "CURATOR_TRANSLATE_RETRIES",
 }
 
 
-def app_config(settings: Settings | Mapping[str, Any] | None = None) -> tuple[Settings, dict[str, Any]]:
-    """(settings, Flask config) for `create_app`: a Settings as is, or environment settings with
-    overrides given as Flask config keys (tests pass {"DATABASE_URL": ..., "TESTING": True})."""
-    if isinstance(settings, Settings):
-        return settings, settings.flask_config()
-    overrides = dict(settings or {})
-    fields: dict[str, Any] = {
-        _FLASK_TO_FIELD[k]: (Path(v) if k == "RUNS_DIR" else v) for k, v in overrides.items() if k in _FLASK_TO_FIELD
-    }
-    resolved = Settings.from_env(**fields)
-    return resolved, {**resolved.flask_config(), **overrides}
+def default(name: str) -> Any:
+    """The default of the field `name` (what a variable that is unset or empty gives)."""
+    return Settings.__dataclass_fields__[name].default
+
+
+def _text(env: Mapping[str, str], name: str) -> str:
+    return env.get(ENV[name]) or default(name)
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    """1 or 0 (an unset or empty variable: the default)."""
+    value = env.get(ENV[name]) or ("1" if default(name) else "0")
+    if value not in ("0", "1"):
+        raise InputError(ENV[name], f"expected 1 or 0, not {value!r}")
+    return value == "1"
+
+
+def _number(env: Mapping[str, str], name: str, kind: type, unit: str) -> Any:
+    variable = ENV[name]
+    low, high = Settings.RANGES.get(name, (0, None))
+    try:
+        value = kind(env.get(variable) or default(name))
+    except ValueError:
+        raise InputError(variable, f"expected {unit}, not {env[variable]!r}") from None
+    if value < low or (high is not None and value > high):
+        within = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+        raise InputError(variable, f"expected {unit}, {within}, not {env[variable]!r}")
+    return value

@@ -11,12 +11,13 @@ from flask import Flask
 from jinja2 import ChoiceLoader, FileSystemLoader
 
 from curator.core.db import make_engine, make_session_factory
-from curator.core.settings import Settings, app_config
+from curator.core.settings import Settings
 
 
 def create_app(settings: Settings | dict | None = None) -> Flask:
     """App factory: settings, database, blueprints — nothing else. `settings` is a Settings
-    (the CLI passes its own) or Flask config overrides on top of the environment (tests)."""
+    (the CLI passes its own) or Flask config overrides on top of the environment (tests): keys
+    that name a setting go into the Settings (curator.web.settings)."""
     from importlib.resources import files
 
     from curator.web import admin, api, auth, errors, guidance, probe, release, review
@@ -25,23 +26,21 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     from curator.web.limits import init_limits
     from curator.web.marks import init_marks
     from curator.web.request_body import read_body_first
+    from curator.web.settings import CuratorFlask, install, resolve
 
-    app = Flask(__name__)
+    settings, other = resolve(settings)
+    app = CuratorFlask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
     app.jinja_loader = ChoiceLoader([app.jinja_loader, FileSystemLoader(str(files("curator.analysis") / "templates"))])
-    settings, config = app_config(settings)
-    app.config.from_mapping(config)
-    app.extensions["curator.settings"] = settings
+    install(app, settings, other)
     # one pooled connection per thread of the worker (PostgreSQL; a small overflow beside it)
-    engine = make_engine(
-        app.config["DATABASE_URL"], busy_timeout=float(app.config["BUSY_TIMEOUT"]), pool_size=int(app.config["THREADS"])
-    )
+    engine = make_engine(settings.database_url, busy_timeout=settings.busy_timeout, pool_size=settings.threads)
     app.extensions["curator.engine"] = engine
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)
     init_i18n(app)
     init_marks(app)
-    app.wsgi_app = read_body_first(app.wsgi_app, app.config.get("MAX_CONTENT_LENGTH"))
+    app.wsgi_app = read_body_first(app.wsgi_app, settings.max_body)
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views

@@ -5,7 +5,7 @@ service sees it, so a malformed request is a JSON 422/404/400, never a 500."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, jsonify
 from flask_login import current_user, login_required
 
 from curator.core import languages
@@ -17,6 +17,7 @@ from curator.web import fields
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
 from curator.web.review import with_time_left
+from curator.web.settings import current_settings
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -80,7 +81,7 @@ def item(lang: str, item_id: int):
     assignment = found.assignment
     context = service.item_context(session, current_user, assignment, found.item, found)
     context["probe"] = probe_hint(
-        current_app.config.get("RUNS_DIR"), assignment.language, context["relation"]["id"], context["template"]["text"]
+        current_settings().runs, assignment.language, context["relation"]["id"], context["template"]["text"]
     )
     return jsonify(context)
 

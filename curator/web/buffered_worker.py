@@ -45,7 +45,8 @@ from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
-READ_TIMEOUT = 10.0  # seconds for a whole request (line, headers, body) to arrive
+from curator.core.settings import Settings
+
 HEAD_LIMIT = 64 * 1024  # bytes of request line and headers (gunicorn's own limits are checked after)
 LINGER = 2.0  # seconds a closing connection is drained for, as gunicorn's close_graceful (but not blocking)
 MAX_LINGERING = 1000  # closing connections drained at once per worker; beyond, closed at once (file descriptors)
@@ -198,7 +199,7 @@ class BufferingThreadWorker(ThreadWorker):
     bytes); here a connection goes to the thread pool only once its request is complete,
     and until then waits in `arriving` (connection -> deadline, in deadline order)."""
 
-    read_timeout = READ_TIMEOUT  # set by `curator.web.server.Server` before the workers fork
+    read_timeout = Settings.read_timeout  # set by `curator.web.server.Server` before the workers fork
     max_body: int | None = None  # likewise: CURATOR_MAX_BODY
 
     def init_process(self):

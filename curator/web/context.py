@@ -11,6 +11,7 @@ from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.orm import Session
 
 from curator.core.db import autocommit_reads, unit_of_work
+from curator.web.settings import settings_of
 
 login_manager = LoginManager()
 login_manager.login_view = "auth.login"
@@ -108,11 +109,11 @@ def token_authenticated() -> bool:
 def init_web(app: Flask) -> None:
     app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # a volunteer's tab may stay open all afternoon
-    if int(app.config.get("PROXY_FIX") or 0) > 0:
+    hops = settings_of(app).proxy_fix
+    if hops > 0:
         # behind nginx: the client's address (rate limits) and scheme come from the trusted proxies' headers
         from werkzeug.middleware.proxy_fix import ProxyFix
 
-        hops = int(app.config["PROXY_FIX"])
         # X-Forwarded-Host stays ignored: nginx passes the real Host itself, and a client's own
         # X-Forwarded-Host would otherwise become the host of invitation links
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)

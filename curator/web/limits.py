@@ -12,8 +12,8 @@ someone at an unattended browser guessing the password, to change it), and refus
 per client address (`Authorization: Bearer` on the JSON API; a working token and requests
 without that header are never limited).
 
-The limiter is made per app; its counts live in the app's storage, `RATELIMIT_STORAGE_URI`
-(CURATOR_RATELIMIT_STORAGE). memory:// is per process: each gunicorn worker (and each app
+The limiter is made per app from the app's Settings (the limits, CURATOR_RATELIMIT_*); its
+counts live in the app's storage (CURATOR_RATELIMIT_STORAGE). memory:// is per process: each gunicorn worker (and each app
 host) counts alone, so two workers let twice the limit through. redis://host:6379 is shared
 by every worker and every host (docs/deploy.md, "Two or more app hosts"); `curator serve`
 checks the store before it starts (web/preflight.py).
@@ -27,6 +27,8 @@ import hashlib
 
 from flask import Flask, g, request
 from flask_limiter import Limiter
+
+from curator.web.settings import settings_of
 
 # the store must support it (memory://, redis://; not memcached://): checked by web/preflight.py
 STRATEGY = "moving-window"
@@ -51,30 +53,21 @@ def account_key() -> str:
 
 def init_limits(app: Flask) -> Limiter:
     """Wrap the LIMITED views (registered already) in the per-account and per-address limits."""
-    config = app.config
-    config.setdefault("RATELIMIT_ENABLED", True)
-    config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
-    config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on a 429
+    settings = settings_of(app)
+    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)  # Retry-After on a 429
     # a shared store that stops answering (redis restarting) must not stop sign-in: the same
     # limits are then counted in this process (as with memory://) until the store is back
     limiter = Limiter(
         key_func=client_address,
-        storage_uri=config["RATELIMIT_STORAGE_URI"],
+        storage_uri=settings.ratelimit_storage,
         default_limits=[],
         headers_enabled=True,
         strategy=STRATEGY,
         in_memory_fallback_enabled=True,
     )
     limiter.init_app(app)
-    per_account = limiter.limit(
-        config.get("RATELIMIT_ACCOUNT", "10/minute;50/hour"), key_func=account_key, methods=["POST"], scope="account"
-    )
-    per_address = limiter.limit(
-        config.get("RATELIMIT_ADDRESS", "30/minute;300/hour"),
-        key_func=client_address,
-        methods=["POST"],
-        scope="address",
-    )
+    per_account = limiter.limit(settings.ratelimit_account, key_func=account_key, methods=["POST"], scope="account")
+    per_address = limiter.limit(settings.ratelimit_address, key_func=client_address, methods=["POST"], scope="address")
     for endpoint in LIMITED:
         app.view_functions[endpoint] = per_address(per_account(app.view_functions[endpoint]))
     _limit_failures(app, limiter)
@@ -118,14 +111,14 @@ def _limit_failures(app: Flask, limiter: Limiter) -> None:
     count taken after the view, of wrong passwords only, lets a burst through before the first
     is counted), and past it even the right password waits, so a guesser learns nothing. Only
     refused tokens count (see _not_a_refused_token)."""
-    config = app.config
-    password = config.get("RATELIMIT_PASSWORD", "5/minute;20/hour")
+    settings = settings_of(app)
+    password = settings.ratelimit_password
     per_account = limiter.limit(password, key_func=signed_in_account, methods=["POST"], scope="password-account")
     per_address = limiter.limit(password, key_func=client_address, methods=["POST"], scope="password-address")
     app.view_functions[PASSWORD_CHANGE] = per_address(per_account(app.view_functions[PASSWORD_CHANGE]))
     app.before_request(_check_token_first)
     refused_token = limiter.shared_limit(
-        config.get("RATELIMIT_TOKEN", "10/minute;50/hour"),
+        settings.ratelimit_token,
         scope="bearer",
         key_func=client_address,
         exempt_when=_not_a_refused_token,

@@ -14,7 +14,7 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from curator.analysis.convention import CHOICES, DEFAULT, parse
 from curator.analysis.models import models_table
@@ -24,6 +24,7 @@ from curator.core.formats.run_catalog import list_runs, resolve_run, run_signatu
 from curator.core.formats.runs import RunError
 from curator.core.languages import direction
 from curator.web.auth import maintainer_required
+from curator.web.settings import current_settings
 
 bp = Blueprint("probe", __name__, url_prefix="/probe")
 MAX_COMPARED = 20  # runs on one comparison page
@@ -58,7 +59,7 @@ def _query(convention: str) -> dict:
 
 
 def _run(name: str) -> Path:
-    run = resolve_run(current_app.config["RUNS_DIR"], name)
+    run = resolve_run(current_settings().runs, name)
     if run is None:
         abort(404)
     return run
@@ -75,7 +76,7 @@ def _cached(fn, run: Path, *args):
 @bp.get("/runs")
 @maintainer_required
 def runs():
-    runs_dir = current_app.config["RUNS_DIR"]
+    runs_dir = current_settings().runs
     return render_template("probe_runs.html", runs=list_runs(runs_dir), runs_dir=runs_dir)
 
 

@@ -24,7 +24,8 @@ from collections.abc import Callable
 
 from gunicorn.app.base import BaseApplication
 
-from curator.web.buffered_worker import READ_TIMEOUT, BufferingThreadWorker
+from curator.core.settings import Settings
+from curator.web.buffered_worker import BufferingThreadWorker
 
 
 class Server(BaseApplication):
@@ -35,7 +36,7 @@ class Server(BaseApplication):
         self,
         make_app: Callable[[], Callable],
         options: dict,
-        read_timeout: float = READ_TIMEOUT,
+        read_timeout: float = Settings.read_timeout,
         max_body: int | None = None,
     ):
         self.make_app = make_app

@@ -7,9 +7,9 @@ listing pages (python -m http.server, nginx/Apache autoindex).
 Nothing outside the tree is ever read: every relative path (from a folder walk, a manifest or
 a listing) is refused if a part is empty, `.`, `..` or holds a backslash, and over HTTP every URL
 fetched — redirects included — must have the base URL's scheme, host and port and a path
-under the base path. A file over HTTP has a total time limit (CURATOR_FETCH_TIMEOUT, default
-600 s), not only a per-read timeout, so a server that trickles bytes cannot hold an import
-for ever, and a size limit (CURATOR_FETCH_MAX_BYTES, default 64 MiB), counted both on the wire
+under the base path. A file over HTTP has a total time limit (CURATOR_FETCH_TIMEOUT), not
+only a per-read timeout, so a server that trickles bytes cannot hold an import for ever, and
+a size limit (CURATOR_FETCH_MAX_BYTES; defaults in curator.core.settings), counted both on the wire
 and once decompressed, so a server that streams without end or a small gzip that inflates to
 gigabytes stops at the limit instead of filling memory. The body goes to a temporary file
 (in memory up to 1 MiB, then on disk in the system's temporary folder) while it arrives and
@@ -31,13 +31,9 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 import requests
 
 from curator.core.errors import InputError
+from curator.core.settings import Settings
 
 TIMEOUT = 30  # seconds to connect, and between two reads
-FETCH_LIMIT = 600.0  # seconds for a whole file (CURATOR_FETCH_TIMEOUT)
-# bytes per file, on the wire and decompressed (CURATOR_FETCH_MAX_BYTES): the largest real file,
-# mpararel/tuples/my/P530.jsonl, is 253 KiB, so 64 MiB leaves 250x headroom while a file at the
-# limit still parses in well under 1 GB (JSON Lines take about 3x their size once parsed)
-FETCH_MAX_BYTES = 64 << 20
 SPOOL = 1 << 20  # a body above this many bytes goes to disk while it arrives
 CHUNK = 1 << 16  # bytes asked of the connection per read (urllib3 >= 2.6 caps the decompressed output too)
 MAX_REDIRECTS = 5
@@ -121,8 +117,9 @@ class HttpSource(Source):
         self.base = url if url.endswith("/") else url + "/"
         self.location = self.base
         self.http = session or requests.Session()
-        self.limit = FETCH_LIMIT if limit is None else float(limit)
-        self.max_bytes = FETCH_MAX_BYTES if max_bytes is None else int(max_bytes)
+        # the limits per file: the Settings' defaults (CURATOR_FETCH_TIMEOUT, CURATOR_FETCH_MAX_BYTES)
+        self.limit = Settings.fetch_timeout if limit is None else float(limit)
+        self.max_bytes = Settings.fetch_max_bytes if max_bytes is None else int(max_bytes)
         base = urlsplit(self.base)
         self._origin = (base.scheme.lower(), base.hostname, base.port)
         self._base_path = posixpath.normpath(unquote(base.path)).rstrip("/") + "/"

@@ -137,7 +137,7 @@ class HttpTranslator(Translator):
         key: str | None = None,
         url: str | None = None,
         rate: float | None = None,
-        retries: int = 5,
+        retries: int | None = None,
         timeout: float | tuple[float, float] = DEFAULT_TIMEOUT,
         backoff: float = 1.0,
         batch_size: int | None = None,
@@ -150,6 +150,8 @@ class HttpTranslator(Translator):
             raise TranslationError(self.name, f"no API key: set CURATOR_{self.env}_KEY")
         self.url = (url or settings.env(f"{self.env}_URL") or self.base_url()).rstrip("/")
         self.settings = settings
+        if retries is None:
+            retries = settings.translate_retries  # CURATOR_TRANSLATE_RETRIES
         if retries < 0:
             raise InputError("retries must be 0 or more")
         self.retries, self.timeout, self.backoff = retries, timeout, backoff
