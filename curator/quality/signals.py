@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from curator.core.enums import QueueOrder, values
 from curator.core.errors import Conflict, InputError, NotFound
+from curator.core.extras import require
 from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
 from curator.quality import checks
 from curator.quality.checks import CHECKS, WARN_SIMILARITY
@@ -100,6 +101,7 @@ def measure_similarity(
     """Back-translate every candidate template of the languages to English with `translator`
     (placeholders protected) and embed it next to the ParaRel pattern it translates. Only
     reads: the slow part (translation, embeddings) never holds the database's write lock."""
+    require("signals", "back-translation similarity")
     from curator.quality.similarity import DEFAULT_MODEL, pairwise_cosine
     from curator.translate import translate_templates
 
