@@ -72,3 +72,42 @@ def test_layers_below_web_import_without_flask():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert int(result.stdout.split()[0]) > len(BELOW_WEB), result.stdout
+
+
+# what the optional extras install (pyproject.toml; curator/core/extras.py)
+EXTRA_PACKAGES = ("torch", "transformers", "tokenizers", "accelerate", "sentence_transformers", "pyarrow", "psycopg")
+
+_NO_EXTRAS = """
+import importlib, pkgutil, sys, tempfile
+import curator
+assert curator.__file__.startswith({root!r}), curator.__file__
+# walk_packages imports a package to list its modules: curator.probe's own are not walked
+base = ["curator.probe"]
+for info in pkgutil.iter_modules(curator.__path__, "curator."):
+    if info.ispkg and info.name != "curator.probe":
+        module = importlib.import_module(info.name)
+        base += [module.__name__, *(i.name for i in pkgutil.walk_packages(module.__path__, module.__name__ + "."))]
+base = [n for n in base if not n.endswith("__main__") and ".migrations" not in n]
+for name in base:
+    importlib.import_module(name)
+from curator.web import create_app
+folder = tempfile.mkdtemp()
+app = create_app({{"DATABASE_URL": "sqlite:///" + folder + "/c.sqlite", "SECRET_KEY": "x", "RUNS_DIR": folder}})
+assert app.test_client().get("/login").status_code == 200
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in {extras!r})
+assert not loaded, "the base install's modules imported " + ", ".join(loaded)
+print(len(base), "modules")
+"""
+
+
+def test_base_modules_import_no_extra():
+    """Every module of the package but the probe stage's own (walked: the CLI with all its
+    commands, the app factory and a page, the stages) imports none of the optional extras'
+    packages: `pip install curator` without an extra runs them (issue 26). The probe stage's
+    modules are what `curator probe` loads once the 'probe' extra is checked."""
+    code = _NO_EXTRAS.format(root=str(ROOT / "curator"), extras=EXTRA_PACKAGES)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert int(result.stdout.split()[0]) > 50, result.stdout

@@ -1,11 +1,13 @@
 """The wheel is the product: build it, install it in a fresh virtualenv outside the checkout,
 and run the installed `curator` end to end (init, demo seed, serve, pages, static files and
-the JSON API over real HTTP). Anything the wheel forgot (templates, static files, migrations,
-demo data, ingest/*.json) fails here, not on a user's machine.
+the JSON API over real HTTP, a review decision). Anything the wheel forgot (templates, static
+files, migrations, demo data, ingest/*.json) fails here, not on a user's machine.
 
-The fresh venv sees the dev venv's third-party packages through a .pth file (a plain path
-entry, so the dev venv's own .pth files, among them the editable install's pointer to a
-checkout, are not processed) and gets curator itself only from the wheel.
+The fresh venv gets the base wheel alone, its dependencies resolved by pip (the package
+indexes and pip's cache; torch only ever as `torch==2.13.0`, the local CPU wheel, as bin/dev
+installs it): none of PyTorch, transformers, sentence-transformers, pyarrow or psycopg is
+there, and `curator probe` says which extra to install. Then `[probe]` is added to the same
+venv and a tiny model is probed end to end (issue 26: install only what a role needs).
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import sysconfig
 import time
 import urllib.error
 import urllib.parse
@@ -157,6 +158,12 @@ class _Client:
         assert response_headers.get_content_type() == "application/json", response_headers
         return status, json.loads(body)
 
+    def post_json(self, path: str, payload: dict, token: str):
+        headers = {"Accept": "application/json", "Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+        request = urllib.request.Request(self.base + path, data=json.dumps(payload).encode(), headers=headers)
+        with self.opener.open(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+
 
 def _wait_until_serving(client: _Client, server: subprocess.Popen, log: Path, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
@@ -172,43 +179,74 @@ def _wait_until_serving(client: _Client, server: subprocess.Popen, log: Path, se
     pytest.fail(f"curator serve did not answer within {seconds}s:\n{log.read_text()}")
 
 
-def test_installed_wheel_serves_the_app(wheel, tmp_path):
+# what the extras install (pyproject.toml [project.optional-dependencies]): none is in the base venv
+EXTRA_MODULES = ("torch", "transformers", "tokenizers", "accelerate", "sentence_transformers", "pyarrow", "psycopg")
+TORCH = os.environ.get("CURATOR_TORCH", "2.13.0")  # as bin/dev: pinned, so no multi-GB CUDA build is pulled
+
+
+def _pip(venv: Path, *args: str | Path, env: dict, cwd: Path) -> str:
+    """The dev venv's pip installing into `venv` (which has no pip of its own)."""
+    return _run(
+        [sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "--disable-pip-version-check", *args],
+        env=env,
+        cwd=cwd,
+        timeout=900,
+    )
+
+
+class _Venv:
+    def __init__(self, root: Path, env: dict, absent: dict[str, bool], probe_without_extra):
+        self.root, self.env = root, env
+        self.python, self.curator = root / "venv" / "bin" / "python", root / "venv" / "bin" / "curator"
+        self.absent = absent  # module -> whether importing it failed right after the base install
+        self.probe_without_extra = probe_without_extra  # `curator probe` in the base install
+
+
+@pytest.fixture(scope="module")
+def base_venv(wheel, tmp_path_factory) -> _Venv:
+    """A fresh venv with the base wheel alone (dependencies resolved, no extra). What the base
+    install lacks is recorded before any test adds an extra to it."""
+    root = tmp_path_factory.mktemp("installed")
+    env = _clean_env(root)
+    venv = root / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", venv], env=env, cwd=root)
+    _pip(venv, "install", "--no-compile", wheel, env=env, cwd=root)
+    python = venv / "bin" / "python"
+    absent = {
+        name: subprocess.run([python, "-c", f"import {name}"], env=env, cwd=root, capture_output=True).returncode != 0
+        for name in EXTRA_MODULES
+    }
+    probe = subprocess.run(
+        [venv / "bin" / "curator", "probe", root / "v0", "--model", "m", "--out", root / "run"],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return _Venv(root, env, absent, probe)
+
+
+def test_base_wheel_installs_no_extra(base_venv):
+    missing = [name for name, absent in base_venv.absent.items() if not absent]
+    assert not missing, f"the base install imports {missing}: they belong to an extra"
+    probe = base_venv.probe_without_extra
+    assert probe.returncode == 2, (probe.returncode, probe.stdout, probe.stderr)
+    assert probe.stderr.strip().splitlines() == [
+        "Error: curator probe needs the 'probe' extra (no module torch): pip install 'curator[probe]'"
+    ], probe.stderr
+
+
+def test_installed_wheel_serves_the_app(base_venv, tmp_path):
     env = _clean_env(tmp_path)
     (tmp_path / "data").mkdir()
-    # a fresh venv outside the checkout; curator only from the wheel
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", venv], env=env, cwd=tmp_path)
-    python, curator = venv / "bin" / "python", venv / "bin" / "curator"
-    # the dev venv's pip installs into the fresh one (before the .pth exists, so pip sees an empty venv)
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            python,
-            "--disable-pip-version-check",
-            "install",
-            "--no-deps",
-            "--no-index",
-            "--no-compile",
-            wheel,
-        ],
-        env=env,
-        cwd=tmp_path,
-    )
-    fresh_site = Path(
-        _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], env=env, cwd=tmp_path).strip()
-    )
-    dev_site = sysconfig.get_paths()["purelib"]
-    assert Path(dev_site).resolve() != fresh_site.resolve()
-    (fresh_site / "_curator_dev_site_packages.pth").write_text(dev_site + "\n")
+    python, curator, venv = base_venv.python, base_venv.curator, base_venv.python.parent.parent
     where = _run(
         [
             python,
             "-c",
             "import curator, curator.web, flask, sys; print(curator.__file__); "
-            "print(any(p.rstrip('/') == %r for p in sys.path))" % str(ROOT),
+            f"print(any(p.rstrip('/') == {str(ROOT)!r} for p in sys.path))",
         ],
         env=env,
         cwd=tmp_path,
@@ -253,6 +291,13 @@ def test_installed_wheel_serves_the_app(wheel, tmp_path):
         assert {lang["code"] for lang in me["languages"]} == {"es", "ar"}
         status, queue = client.get_json("/api/v1/languages/es/queue", token=token)
         assert status == 200 and queue["items"] and queue["next"] == queue["items"][0]["id"]
+        # a review: the reviewer accepts the first item of the queue, and it is stored
+        item = queue["next"]
+        status, decided = client.post_json(
+            f"/api/v1/languages/es/items/{item}/decision", {"decision": "accept", "seconds": 4}, token
+        )
+        assert status == 201 and decided["created"] and decided["decision"]["decision"] == "accept", decided
+        assert decided["next"] != item and decided["progress"]["done"] == 1, decided
         # no token, no data
         with pytest.raises(urllib.error.HTTPError) as denied:
             client.get_json("/api/v1/me")
@@ -275,3 +320,35 @@ def test_installed_wheel_serves_the_app(wheel, tmp_path):
             server.wait()
     # everything it wrote stayed in tmp_path
     assert (tmp_path / "data" / "curator.sqlite").exists()
+
+
+def test_probe_extra_added_to_the_base_install_probes_a_tiny_model(wheel, base_venv, tmp_path):
+    """`pip install 'curator[probe]'` on top of the base install (torch first, pinned, as
+    bin/dev does) is enough to build a tiny model and probe it on an exported release."""
+    venv, env = base_venv.python.parent.parent, _clean_env(tmp_path)
+    env["HF_HUB_OFFLINE"] = "1"  # a model folder on disk: nothing to download
+    (tmp_path / "data").mkdir()
+    _pip(venv, "install", "--no-compile", f"torch=={TORCH}", env=env, cwd=tmp_path)
+    _pip(venv, "install", "--no-compile", f"{wheel}[probe]", env=env, cwd=tmp_path)
+    curator = base_venv.curator
+    _run([curator, "seed"], env=env, cwd=tmp_path, timeout=300)
+    _run([curator, "release", "build", "v0"], env=env, cwd=tmp_path)
+    _run([curator, "release", "export", "v0", tmp_path / "v0"], env=env, cwd=tmp_path)
+    out = _run(
+        [curator, "models", "tiny", tmp_path / "bert", "--kind", "bert", "--corpus", tmp_path / "v0"],
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert "wrote a tiny bert model" in out, out
+    out = _run(
+        # one language and relation: the point is that the extra is enough, not the scores
+        [curator, "probe", tmp_path / "v0", "--model", tmp_path / "bert", "--out", tmp_path / "run", "--device", "cpu"]
+        + ["--languages", "es", "--relations", "P19"],
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    assert re.search(r"probed 1 relations .* [1-9]\d* queries scored on cpu", out), out
+    out = _run([curator, "metrics", tmp_path / "run"], env=env, cwd=tmp_path)
+    assert "es" in out, out

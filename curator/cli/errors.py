@@ -2,7 +2,8 @@
 
 Services raise `curator.core.errors` classes; `CuratorGroup.invoke` (the `curator` command's
 group class) turns them into `error: <message>` on stderr and the exit code below, so no
-traceback reaches a user for an expected failure. Exit code 2 stays click's: a usage error.
+traceback reaches a user for an expected failure. Exit code 2 is click's usage error, and a
+missing optional extra (`MissingExtra`: the install, not the data, is wrong) exits 2 as well.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from sqlalchemy.exc import OperationalError
 
 from curator.core.db import is_busy
 from curator.core.errors import Busy, CuratorError
+from curator.core.extras import MissingExtra
 
 # first match wins; 75 is EX_TEMPFAIL (sysexits.h): try again later
-EXIT_CODES: tuple[tuple[type[CuratorError], int], ...] = ((Busy, 75), (CuratorError, 1))
+EXIT_CODES: tuple[tuple[type[CuratorError], int], ...] = ((Busy, 75), (MissingExtra, 2), (CuratorError, 1))
 
 
 def exit_code_for(exc: CuratorError) -> int:

@@ -9,6 +9,7 @@ import click
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx, percent, progress
 from curator.core.db import reading, transaction
 from curator.core.errors import NotFound
+from curator.core.extras import require
 from curator.core.text import visible
 
 
@@ -33,6 +34,7 @@ def signals() -> None:
 @pass_ctx
 def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) -> None:
     """Back-translate every candidate template to English and store its cosine with the ParaRel pattern."""
+    require("signals", "curator signals similarity")  # before the back-translation, not after it
     from curator.quality.signals import WARN_SIMILARITY, measure_similarity, store_similarity
     from curator.translate import get_translator
 

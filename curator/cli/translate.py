@@ -92,11 +92,12 @@ def translate_command(
     targets = languages
     out_dir = Path(out) if out else ctx.settings.instance_path / "translations"
     sessions = ctx.sessions()
-    with reading(sessions) as session:
-        english = load_english(session, relations or None)
+    # the system first: a local model whose 'translate' extra is missing stops before anything is read
     translator = get_translator(
         system, batch_size=batch_size, rate=rate, retries=retries, device=device, name=name, settings=ctx.settings
     )
+    with reading(sessions) as session:
+        english = load_english(session, relations or None)
     click.echo(
         f"system {translator.name}: {len(english)} relations into {', '.join(targets)};"
         f" files in {out_dir / translator.name}"

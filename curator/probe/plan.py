@@ -31,6 +31,7 @@ from typing import Any
 
 from curator.core.enums import Attention, ScoreMode, values
 from curator.core.errors import InputError, NotFound
+from curator.core.extras import require
 from curator.core.languages import check_code
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -304,6 +305,8 @@ def probe_jobs(
     relation of the languages probed, so that which relations are probed does not change what a
     decoded string names; by default `items`)."""
     import gc
+
+    require("probe", "curator probe")
 
     from curator.probe.distributed import Ranks, process_group
     from curator.probe.runner import run_probe

