@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +47,8 @@ def test_import_contracts():
 
 
 def _no_flask_contract() -> dict:
+    import tomllib  # Python 3.11+, as in probe/plan.py
+
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
     return next(contract for contract in contracts if contract["id"] == "stages-no-flask")
