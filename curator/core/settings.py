@@ -52,7 +52,7 @@ class Settings:
     threads: int = 8  # requests a web worker serves at once: its PostgreSQL pool holds as many connections
     max_body: int = 1 << 20  # bytes; review requests are a few hundred bytes, forms a few KB
     remember_days: float = 14.0  # a stolen remember cookie must not be good for a year (Flask-Login's default)
-    proxy_fix: int = 0  # reverse proxies trusted for X-Forwarded-For/-Proto/-Host
+    proxy_fix: int = 0  # reverse proxies trusted for X-Forwarded-For/-Proto (never -Host)
     ratelimit_enabled: bool = True
     ratelimit_storage: str = "memory://"  # per process: several workers need a shared one (redis://)
     ratelimit_account: str = "10/minute;50/hour"  # guesses at one account's password
