@@ -3,7 +3,9 @@ pyproject.toml) and, at run time, that the layers below web import without Flask
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,20 +23,75 @@ def _env() -> dict[str, str]:
     return env
 
 
-def test_import_contracts():
-    # lint-imports of this venv: beside the interpreter (not resolved: a venv's python is a symlink)
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """lint-imports of this venv (beside the interpreter, not resolved: a venv's python is a
+    symlink) over the checkout at `root`, with its pyproject's contracts."""
     lint_imports = Path(sys.executable).parent / "lint-imports"
     assert lint_imports.exists(), f"{lint_imports} missing: install the test extra (pip install -e '.[test]')"
-    result = subprocess.run(
-        [str(lint_imports), "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
-        cwd=ROOT,
-        env=_env(),
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
+    return subprocess.run(
+        [str(lint_imports), "--config", str(root / "pyproject.toml"), "--no-cache"],
+        cwd=root,
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def test_import_contracts():
+    result = _lint_imports(ROOT)
     report = result.stdout + result.stderr
     assert result.returncode == 0, f"import contracts broken (lint-imports):\n{report}"
+
+
+def _no_flask_contract() -> dict:
+    import tomllib  # Python 3.11+, as in probe/plan.py
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    return next(contract for contract in contracts if contract["id"] == "stages-no-flask")
+
+
+def _flask_packages() -> set[str]:
+    """Every installed top-level package that is Flask or an extension of it: its import name
+    starts with "flask", or its distribution requires Flask (curator itself aside)."""
+    found = set()
+    for name, distributions in importlib.metadata.packages_distributions().items():
+        if name == "curator":
+            continue
+        if name.startswith("flask"):
+            found.add(name)
+            continue
+        for distribution in distributions:
+            requires = importlib.metadata.requires(distribution) or []
+            if any(req.split(";")[0].strip().lower().startswith("flask") for req in requires):
+                found.add(name)
+    return found
+
+
+def test_no_flask_contract_names_every_installed_flask_package():
+    """A newly installed Flask extension is forbidden below web without anyone remembering it."""
+    forbidden = set(_no_flask_contract()["forbidden_modules"])
+    flask = _flask_packages()
+    assert {"flask", "flask_login", "flask_wtf", "flask_babel", "flask_limiter"} <= flask, flask
+    missing = sorted(flask - forbidden)
+    assert not missing, f"add {missing} to the stages-no-flask contract's forbidden_modules in pyproject.toml"
+    assert {"werkzeug", "gunicorn", "click"} <= forbidden
+
+
+def test_flask_extension_import_in_a_stage_service_breaks_the_contracts(tmp_path):
+    """The contract bites: a copy of the package with `import flask_babel` planted in a stage
+    service fails lint-imports (the three checks above passed on this before the list grew)."""
+    shutil.copytree(ROOT / "curator", tmp_path / "curator", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    service = tmp_path / "curator" / "review" / "service.py"
+    service.write_text(service.read_text(encoding="utf-8") + "\nimport flask_babel  # noqa\n", encoding="utf-8")
+    result = _lint_imports(tmp_path)
+    report = result.stdout + result.stderr
+    assert result.returncode != 0, report
+    assert "curator.review.service -> flask_babel" in report, report
 
 
 def test_curator_root_imports_nothing():
@@ -56,7 +113,7 @@ for package in {packages!r}:
     names += [info.name for info in pkgutil.walk_packages(module.__path__, module.__name__ + ".")]
 for name in names:
     importlib.import_module(name)
-flask = sorted(m for m in sys.modules if m.split(".")[0] in ("flask", "flask_login", "flask_wtf"))
+flask = sorted(m for m in sys.modules if m.split(".")[0] in {flask!r})
 assert not flask, "importing the layers below web imported " + ", ".join(flask)
 assert not [m for m in sys.modules if m.startswith(("curator.web", "curator.cli"))]
 print(len(names), "modules")
@@ -66,7 +123,7 @@ print(len(names), "modules")
 def test_layers_below_web_import_without_flask():
     """Every module of core, the stages and demo (walked, so a Flask import hidden in a
     submodule counts), imported in a fresh interpreter, leaves Flask unimported."""
-    code = _NO_FLASK.format(root=str(ROOT / "curator"), packages=BELOW_WEB)
+    code = _NO_FLASK.format(root=str(ROOT / "curator"), packages=BELOW_WEB, flask=sorted(_flask_packages()))
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300
     )

@@ -203,3 +203,14 @@ def test_aliases_file_adds_names_and_bad_lines_name_file_line_and_field(tmp_path
             assert f"field '{field}'" in message
     with pytest.raises(InputError, match="no such aliases file"):
         Aliases().read(tmp_path / "missing.jsonl")
+
+
+def test_aliases_file_line_holding_a_unicode_line_separator_is_one_line(tmp_path):
+    """U+2028 and U+0085 inside a name are text (JSON allows them raw); `str.splitlines` cut
+    such a line in two and refused the file. Read through core/formats/jsonl, it is one line."""
+    path = tmp_path / "aliases.jsonl"
+    rows = [{"id": "Q1", "aliases": ["a\u2028b"], "language": "es"}, {"id": "Q2", "aliases": ["c\x85d"]}]
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    assert "\u2028" in path.read_text(encoding="utf-8")  # raw, not escaped
+    aliases = Aliases().read(path)
+    assert aliases.of("es", "Q1") == {normal("a\u2028b")} and aliases.of("fr", "Q2") == {normal("c\x85d")}

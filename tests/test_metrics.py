@@ -449,3 +449,37 @@ def test_damaged_runs_are_one_clear_error(tmp_path):
     assert out.exit_code == 1 and "is damaged" in out.output and "Traceback" not in out.output
     bad = CliRunner().invoke(main, ["compare", str(run), str(run), "--bootstrap", "0"])
     assert bad.exit_code == 2 and "--bootstrap" in bad.output
+
+
+# ------------------------------------------------------------------------------------------ adding a metric
+@pytest.fixture
+def added_metric():
+    """A metric registered as docs/architecture.md says (one decorated function), taken out again."""
+    from curator.analysis import metrics
+
+    @metrics.metric("perfect", label="Perfect tuples", short="Perf")
+    def _perfect(p: metrics.Parts) -> float:  # share of tuples every template gets right
+        return float(p.rel.correct.all(axis=0).mean())
+
+    yield "perfect"
+    del metrics.REGISTRY["perfect"], metrics.LABELS["perfect"], metrics.SHORT["perfect"]
+    metrics.METRICS.remove("perfect")
+
+
+def test_a_metric_registered_in_one_step_reaches_the_table_and_json(added_metric, tmp_path):
+    # 2 templates × 4 tuples, gold 0..3: every template right on tuples 0 and 1 only
+    save_relation(tmp_path, make_relation([[0, 1, 0, 0], [0, 1, 2, 0]], [0, 1, 2, 3], language="es"))
+    runner = CliRunner()
+    table = runner.invoke(main, ["metrics", str(tmp_path)])
+    assert table.exit_code == 0, table.output
+    assert "Perf" in table.output and "Perf = Perfect tuples" in table.stderr
+    shown = json.loads(runner.invoke(main, ["metrics", str(tmp_path), "--json"]).output)
+    assert shown["by_language"]["es"]["perfect"]["mean"] == pytest.approx(0.5)
+    assert relation_metrics(make_relation([[0, 1]], [0, 1]))["perfect"] == 1.0
+
+
+def test_every_metric_has_a_label_and_a_short_label():
+    from curator.analysis.metrics import LABELS, MAIN, METRICS, SHORT
+
+    assert set(MAIN) <= set(METRICS) and set(LABELS) == set(SHORT) == set(METRICS)
+    assert len(METRICS) == 9 and METRICS[:3] == list(MAIN)

@@ -451,3 +451,19 @@ def test_respace_puts_back_glued_spaces_but_keeps_affixes(output, english, langu
     from curator.translate.templates import respace
 
     assert respace(output, english, language) == want
+
+
+def test_a_translated_file_counts_as_complete_by_the_readers_line_rules(tmp_path):
+    """`translate` skips a complete file; it counts lines as `ingest translations` reads them
+    (core/formats/jsonl): a lone "\\r" ends no line there, so such a file is one (bad) record,
+    not complete, and is translated again; a raw U+2028 inside a pattern is text."""
+    from curator.core.formats.jsonl import dumps, iter_jsonl
+    from curator.translate.runner import is_complete
+
+    rows = [{"pattern": "[X] nació en\u2028[Y]", "lemma": None}, {"pattern": "[X] vive en [Y]", "lemma": None}]
+    path = tmp_path / "P19.jsonl"
+    path.write_bytes(dumps(rows, ascii=False))
+    assert "\u2028" in path.read_text(encoding="utf-8")
+    assert is_complete(path, 2) and [obj for _, obj in iter_jsonl(path.read_bytes(), str(path))] == rows
+    path.write_bytes(b"\r".join(json.dumps(row).encode() for row in rows) + b"\n")
+    assert not is_complete(path, 2)

@@ -20,7 +20,7 @@ O(T·D), not O(T²·D).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,18 +49,11 @@ DEFAULT_NM_RELATIONS = (
 )
 
 MAIN = ("consistency", "accuracy", "consistency_accuracy")
-METRICS = MAIN + ("succ_patt", "succ_objs", "know_const", "unk_const", "majority", "determinism")
-LABELS = {
-    "consistency": "Consistency",
-    "accuracy": "Accuracy",
-    "consistency_accuracy": "Consistency-accuracy",
-    "succ_patt": "Succ-Patt",
-    "succ_objs": "Succ-Objs",
-    "know_const": "Know-Const",
-    "unk_const": "Unk-Const",
-    "majority": "Majority baseline",
-    "determinism": "Determinism (N-M)",
-}
+# every metric, in the order tables show them, with its label (reports, charts) and short label
+# (`curator metrics` column headers): filled by @metric below, the one step of adding a metric
+METRICS: list[str] = []
+LABELS: dict[str, str] = {}
+SHORT: dict[str, str] = {}
 
 
 @dataclass
@@ -100,28 +93,103 @@ def _mean(x: np.ndarray) -> float:
     return float(x.mean()) if x.size else float("nan")
 
 
+@dataclass(frozen=True)
+class Parts:
+    """What a metric reads of one relation (computed once for all of them)."""
+
+    rel: RelationPredictions
+    scores: TupleScores
+    known: np.ndarray  # [D] whether any template predicts the tuple's gold object
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    compute: Callable[[Parts], float]
+    nm: bool  # computed on N-M relations only (and left out of the others)
+    pairs: bool  # needs two templates or more (undefined with one)
+
+
+REGISTRY: dict[str, Metric] = {}
+
+
+def metric(
+    name: str, *, label: str, short: str, nm: bool = False, pairs: bool = False
+) -> Callable[[Callable[[Parts], float]], Callable[[Parts], float]]:
+    """Register a metric of one relation: the one step (docs/architecture.md). Every table, the
+    JSON, the report and the comparisons iterate METRICS, so they pick it up."""
+
+    def add(compute: Callable[[Parts], float]) -> Callable[[Parts], float]:
+        if name in REGISTRY:
+            raise ValueError(f"metric {name!r} is registered twice")
+        REGISTRY[name] = Metric(name, compute, nm, pairs)
+        METRICS.append(name)
+        LABELS[name] = label
+        SHORT[name] = short
+        return compute
+
+    return add
+
+
+@metric("consistency", label="Consistency", short="Cons", pairs=True)
+def _consistency(p: Parts) -> float:
+    return _mean(p.scores.consistency)
+
+
+@metric("accuracy", label="Accuracy", short="Acc")
+def _accuracy(p: Parts) -> float:
+    return _mean(p.scores.accuracy)
+
+
+@metric("consistency_accuracy", label="Consistency-accuracy", short="C-A", pairs=True)
+def _consistency_accuracy(p: Parts) -> float:
+    return _mean(p.scores.consistency_accuracy)
+
+
+@metric("succ_patt", label="Succ-Patt", short="S-Patt")
+def _succ_patt(p: Parts) -> float:
+    return _mean(np.asarray(p.rel.correct.any(axis=1)))
+
+
+@metric("succ_objs", label="Succ-Objs", short="S-Objs")
+def _succ_objs(p: Parts) -> float:
+    return _mean(p.known)
+
+
+@metric("know_const", label="Know-Const", short="K-Const", pairs=True)
+def _know_const(p: Parts) -> float:
+    return _mean(p.scores.consistency[p.known])
+
+
+@metric("unk_const", label="Unk-Const", short="U-Const", pairs=True)
+def _unk_const(p: Parts) -> float:
+    return _mean(p.scores.consistency[~p.known])
+
+
+@metric("majority", label="Majority baseline", short="Major")
+def _majority(p: Parts) -> float:
+    gold = p.rel.gold[p.rel.gold >= 0]
+    return float(np.bincount(gold).max() / p.rel.shape[1]) if gold.size else 0.0
+
+
+@metric("determinism", label="Determinism (N-M)", short="Determ", nm=True, pairs=True)
+def _determinism(p: Parts) -> float:
+    return _mean(p.scores.consistency)
+
+
 def relation_metrics(rel: RelationPredictions, nm: bool = False) -> dict[str, float]:
-    """Every metric of one relation; N-M relations get only `determinism` (and accuracy-free counts)."""
+    """Every metric of one relation; N-M relations get only the N-M ones (`determinism`) and
+    their counts. A metric that needs template pairs is nan with one template."""
     T, D = rel.shape
     out: dict[str, float] = {m: float("nan") for m in METRICS}
     out.update(templates=T, tuples=D)
     if D == 0 or T == 0:
         return out
-    scores = tuple_scores(rel)
-    if nm:
-        out["determinism"] = _mean(scores.consistency) if T >= 2 else float("nan")
-        return out
-    known = rel.correct.any(axis=0)
-    out["accuracy"] = _mean(scores.accuracy)
-    out["succ_patt"] = _mean(rel.correct.any(axis=1))
-    out["succ_objs"] = _mean(known)
-    gold = rel.gold[rel.gold >= 0]
-    out["majority"] = float(np.bincount(gold).max() / D) if gold.size else 0.0
-    if T >= 2:
-        out["consistency"] = _mean(scores.consistency)
-        out["consistency_accuracy"] = _mean(scores.consistency_accuracy)
-        out["know_const"] = _mean(scores.consistency[known])
-        out["unk_const"] = _mean(scores.consistency[~known])
+    parts = Parts(rel, tuple_scores(rel), np.asarray(rel.correct.any(axis=0)))
+    for name in METRICS:
+        spec = REGISTRY[name]
+        if spec.nm == nm and (T >= 2 or not spec.pairs):
+            out[name] = spec.compute(parts)
     return out
 
 

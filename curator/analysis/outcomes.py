@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from curator.core.enums import DecisionKind
 from curator.core.models import Template, TemplateSignal
 from curator.quality.signals import BANDS, WARN_SIMILARITY, band, risks
 from curator.review.stats import standing_decisions
@@ -45,7 +46,7 @@ def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[
     by the similarity warning, per language (only languages with decisions)."""
     decisions: dict[str, list[tuple[int, str]]] = {}
     for lang, _, template_id, decision, _, _, _ in standing_decisions(session):
-        if decision == "unsure":  # not a verdict
+        if decision == DecisionKind.UNSURE:  # not a verdict
             continue
         if languages is None or lang in languages:
             decisions.setdefault(lang, []).append((template_id, decision))
@@ -68,8 +69,8 @@ def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[
                 seen[group].add(template_id)
                 o.templates += 1
             o.decisions += 1
-            o.rejected += decision == "reject"
-            o.amended += decision == "amend"
+            o.rejected += decision == DecisionKind.REJECT
+            o.amended += decision == DecisionKind.AMEND
 
         for template_id, decision in decisions[lang]:
             if template_id in scores:

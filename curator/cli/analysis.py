@@ -53,19 +53,6 @@ def _convention(convention: str, nm_relations: list[str] | None) -> Convention:
     return chosen
 
 
-SHORT = {
-    "consistency": "Cons",
-    "accuracy": "Acc",
-    "consistency_accuracy": "C-A",
-    "succ_patt": "S-Patt",
-    "succ_objs": "S-Objs",
-    "know_const": "K-Const",
-    "unk_const": "U-Const",
-    "majority": "Major",
-    "determinism": "Determ",
-}
-
-
 def _decoded(run_dir: str, languages: list[str], relations: list[str]) -> dict | None:
     """X-FACTR's accuracies of a run decoded without candidates (None for a ranking run)."""
     from curator.analysis.decoding import decoding_accuracy
@@ -110,7 +97,7 @@ def metrics(
 ) -> None:
     """Consistency, accuracy, consistency-accuracy and friends of a probe run (ours or mParaRel format)."""
     from curator.analysis.convention import as_record, describe
-    from curator.analysis.metrics import LABELS, METRICS, run_metrics
+    from curator.analysis.metrics import LABELS, METRICS, SHORT, run_metrics
     from curator.core.formats.runs import iter_relations
 
     chosen = _convention(convention, nm_relations)

@@ -8,7 +8,7 @@ from dataclasses import asdict
 import click
 
 from curator.cli.common import Column, Context, echo_table, list_option, pass_ctx, progress
-from curator.core.db import transaction
+from curator.core.db import unit_of_work
 from curator.core.errors import NotFound
 from curator.core.languages import canonical
 from curator.ingest.profiles import PROFILES as RULE_PROFILES
@@ -39,7 +39,7 @@ def ingest_pararel_cmd(ctx: Context, src: str) -> None:
     from curator.core.formats.sources import open_source
     from curator.ingest.pararel import ingest_pararel
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         s = ingest_pararel(
             session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes), progress=progress()
         )
@@ -57,7 +57,7 @@ def ingest_mlama_cmd(ctx: Context, src: str) -> None:
     from curator.core.formats.sources import open_source
     from curator.ingest.mlama import ingest_mlama
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         s = ingest_mlama(session, open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes))
     click.echo(
         f"mLAMA: {s.templates} templates of ParaRel relations in {len(s.languages)} languages stored"
@@ -80,7 +80,7 @@ def ingest_translations_cmd(ctx: Context, src: str, trusted: str) -> None:
     from curator.core.formats.sources import open_source
     from curator.ingest.translations import ingest_translations
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         s = ingest_translations(
             session,
             open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes),
@@ -172,7 +172,7 @@ def candidates_build(
     if keep_case and rules != "curator":
         raise click.UsageError("--keep-case is an option of the curator profile; mpararel lower-cases as published")
     params = CandidateParams(min_votes, min_relations, min_phrases, min_templates, rules=rules, keep_case=keep_case)
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         s = build_candidates(session, params)
     if rules == "mpararel" and (params != CandidateParams(rules=rules) or s.trusted != ["pararel_bing"]):
         click.echo(

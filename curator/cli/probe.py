@@ -52,6 +52,12 @@ from curator.probe.plan import DEVICES, DTYPES
     is_flag=True,
     help="torch.compile the model's layers (worth it on a GPU for long runs: compiling takes seconds to minutes).",
 )
+@click.option(
+    "--kind",
+    default=None,
+    help="The model's kind: masked, seq2seq or causal (default: from its config, by transformers' "
+    "own masked-, seq2seq- and causal-LM mappings).",
+)
 @click.option("--final-punct", is_flag=True, help="End every query with sentence-final punctuation.")
 @click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
 @click.option(
@@ -99,6 +105,7 @@ def probe(
     batch_tokens: int,
     attention: str,
     compile_: bool,
+    kind: str | None,
     final_punct: bool,
     keep_repeated_subjects: bool,
     score_mode: str,
@@ -156,6 +163,7 @@ def probe(
             relations=relations or None,
             attention=attention,
             compile=compile_,
+            kind=kind,
             decoding=_decoding(decode, given),
             aliases=aliases,
         )
@@ -202,6 +210,7 @@ _PLAN_OWNS = (
     "score_mode",
     "attention",
     "compile_",
+    "kind",
     "decode",
     "refine",
     "max_masks",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
-from curator.core.db import reading, transaction
+from curator.core.db import reading, unit_of_work
 from curator.core.enums import Policy, values
 from curator.core.errors import InputError
 from curator.core.text import visible  # templates printed with their invisible characters marked
@@ -51,7 +51,7 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str, paren
     from curator.release.merge import build_from_review
     from curator.release.versions import build_from_candidates
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         if from_review:
             s = build_from_review(session, name, policy, parent)
         else:
@@ -142,7 +142,7 @@ def release_import(ctx: Context, src: str, name: str) -> None:
     from curator.release.versions import import_release
 
     tally = InvisibleTally()
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         s = import_release(
             session,
             open_source(src, ctx.settings.fetch_timeout, ctx.settings.fetch_max_bytes),

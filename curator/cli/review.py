@@ -8,7 +8,7 @@ import json
 import click
 
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx
-from curator.core.db import reading, transaction
+from curator.core.db import reading, unit_of_work
 from curator.core.enums import QueueOrder, Role, values
 from curator.core.errors import NotFound
 from curator.core.settings import Settings
@@ -36,7 +36,7 @@ def user_create(ctx: Context, email: str, role: str, name: str, password: str | 
 
     if password is None:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         account = create_user(session, email, password, role, name)
         for code in languages:
             assign(session, account, code)
@@ -56,7 +56,7 @@ def user_password(ctx: Context, email: str, password: str | None) -> None:
 
     if password is None:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         account = find_user(session, email)
         if account is None:
             raise NotFound(f"no user {email}")
@@ -77,7 +77,7 @@ def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
     suggestions and comments are kept."""
     from curator.review.accounts import find_user, set_active
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         account = find_user(session, email)
         if account is None:
             raise NotFound(f"no user {email}")
@@ -107,7 +107,7 @@ def user_invite(
     """Print an invitation link (valid 14 days)."""
     from curator.review.accounts import create_invite
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         _, token = create_invite(session, languages, None, email, role, fraction)
     click.echo(f"{base_url.rstrip('/')}/invite/{token}")
 
@@ -119,7 +119,7 @@ def user_token(ctx: Context, email: str) -> None:
     """Issue an API token for scripts (replaces the previous one); printed once."""
     from curator.review.accounts import find_user, issue_api_token
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         account = find_user(session, email)
         if account is None:
             raise NotFound(f"no user {email}")
@@ -140,7 +140,7 @@ def review_fraction(ctx: Context, language: str, fraction: float) -> None:
     """Set LANGUAGE's sample fraction (default 0.5) for reviewers who join from now on."""
     from curator.review.sampling import set_fraction
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         set_fraction(session, language, fraction)
     click.echo(f"{language}: new reviewers sample {fraction:g} of each relation's candidates (at least 2)")
 
@@ -153,7 +153,7 @@ def review_order(ctx: Context, language: str, order: str) -> None:
     """How new reviewers' samples are drawn: random, or the riskiest templates first."""
     from curator.quality.signals import set_queue_order
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         set_queue_order(session, language, order)
     click.echo(f"new reviewers of {language} get a {order} sample")
 
@@ -223,7 +223,7 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
     """Load decisions from JSONL: reviewer, language, relation, template, decision, correction."""
     from curator.review.importer import import_reviews
 
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         s = import_reviews(session, file, fraction)
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(s.kinds.items()))
     click.echo(

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from curator.cli.common import Context, pass_ctx
-from curator.core.db import transaction
+from curator.core.db import unit_of_work
 from curator.core.settings import ENV, Settings, default
 
 SEED = Path(__file__).resolve().parent.parent / "demo" / "data"
@@ -30,7 +30,7 @@ def seed(ctx: Context, path: str, demo_users: bool, demo_password: str) -> None:
     from curator.demo import DEMO_USERS, create_demo_users, load_seed
 
     upgrade(ctx.engine)
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         summary = load_seed(session, Path(path))
         if demo_users:
             create_demo_users(session, demo_password)

@@ -7,7 +7,7 @@ import json
 import click
 
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx, percent, progress
-from curator.core.db import reading, transaction
+from curator.core.db import reading, unit_of_work
 from curator.core.errors import NotFound
 from curator.core.extras import require
 from curator.core.text import visible
@@ -41,7 +41,7 @@ def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) 
     translator = get_translator(system, settings=ctx.settings)
     with reading(ctx.sessions()) as session:  # translating and embedding take minutes: no lock held
         measured = measure_similarity(session, translator, langs, model, progress=progress())
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         rows = store_similarity(session, measured)
     echo_table(
         [
@@ -70,7 +70,7 @@ def signals_disagreement(ctx: Context, run_dir: str | None, langs: list[str]) ->
         if latest is None:
             raise NotFound(f"no probe run in {ctx.settings.runs}: give RUN_DIR")
         run_dir = str(latest)
-    with transaction(ctx.sessions()) as session:
+    with unit_of_work(ctx.sessions()) as session:
         matched = compute_agreement(session, run_dir, langs or None)
     click.echo(f"stored model agreement for {matched} templates from {run_dir}")
 

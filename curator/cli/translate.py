@@ -79,7 +79,7 @@ def translate_command(
     name: str | None,
 ) -> None:
     """Translate the English ParaRel patterns into LANGUAGES with SYSTEM, then ingest the output."""
-    from curator.core.db import reading, transaction
+    from curator.core.db import reading, unit_of_work
     from curator.core.formats.sources import FolderSource
     from curator.core.progress import write
     from curator.ingest.translations import ingest_translations
@@ -115,7 +115,7 @@ def translate_command(
     )
 
     if any(out_dir.rglob("*.jsonl")):
-        with transaction(sessions) as session:
+        with unit_of_work(sessions) as session:
             ingested = ingest_translations(session, FolderSource(out_dir), trusted=None)
             valid, invalid = _line_counts(session, translator.name, targets)
             missing_tuples = languages_without_tuples(session, targets)

@@ -22,7 +22,6 @@ A bad line is an InputError naming the file, the line and the field.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Protocol
 
 from curator.core.errors import InputError
+from curator.core.formats.jsonl import read_jsonl
 
 _SPACE = re.compile(r"\s+")
 
@@ -91,21 +91,10 @@ class Aliases:
     def read(self, path: str | Path) -> Aliases:
         """Add the aliases of a JSON-lines file (module docstring); returns self."""
         path = Path(path)
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            raise InputError(str(path), "no such aliases file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(str(path), f"cannot be read ({exc})") from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(str(path), f"not valid JSON ({exc.msg})", line=number) from None
-            if not isinstance(row, dict):
-                raise InputError(str(path), "expected a JSON object", line=number)
+        if not path.exists():
+            raise InputError(str(path), "no such aliases file")
+        # the project's one JSONL reader: its line rules (a U+2028 in a name is text) and messages
+        for number, row in read_jsonl(path):
             entity, names, language = row.get("id"), row.get("aliases"), row.get("language")
             if not isinstance(entity, str) or not entity.strip():
                 raise InputError(str(path), 'expected an entity id (a string such as "Q30")', line=number, field="id")

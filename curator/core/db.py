@@ -264,7 +264,3 @@ def reading(factory: sessionmaker[Session]) -> Iterator[Session]:
         finally:
             session.expunge_all()  # what was read stays usable after the block, as after a commit
             session.rollback()
-
-
-# the name the stage code and CLI grew up with: every `transaction` is a unit of work
-transaction = unit_of_work

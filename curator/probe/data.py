@@ -69,10 +69,6 @@ def build(
     )
 
 
-def _filter(items, wanted):
-    return [i for i in items if not wanted or i in wanted]
-
-
 def from_directory(
     root: str | Path,
     languages: list[str] | None = None,

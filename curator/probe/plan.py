@@ -52,6 +52,7 @@ DEFAULTS: dict[str, Any] = {
     "relations": None,
     "attention": "auto",
     "compile": False,
+    "kind": None,  # the scorer kind (masked, seq2seq, causal): None detects it from each model's config
     "decoding": None,
     "aliases": None,
 }
@@ -179,6 +180,9 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
                 raise InputError(str(path), f"expected true or false, not {value!r}", field=where)
         elif key == "decoding":  # [options.decoding]: init, refine, max_masks, beam, length_norm, ...
             value = _decoding(path, where, value)
+        elif key == "kind":
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(str(path), "expected a scorer kind (masked, seq2seq or causal)", field=where)
         elif key == "aliases":
             if not isinstance(value, str) or not value.strip():
                 raise InputError(str(path), "expected the path of an aliases file", field=where)
@@ -343,6 +347,7 @@ def probe_jobs(
                 ranks.device(options["device"]),
                 options["dtype"],
                 scorer_options,
+                kind=options.get("kind"),
                 attention=options.get("attention", "auto"),
                 compile=options.get("compile", False),
             )

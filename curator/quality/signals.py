@@ -167,13 +167,6 @@ def store_similarity(session: Session, measured: list[Measured]) -> list[Similar
     return out
 
 
-def compute_similarity(
-    session: Session, translator: Translator, languages: list[str], model: str | None = None, progress: bool = False
-) -> list[SimilaritySummary]:
-    """Measure and store in one session (the CLI measures in a read and stores in a unit of work)."""
-    return store_similarity(session, measure_similarity(session, translator, languages, model, progress))
-
-
 def compute_agreement(session: Session, run_dir: str | Path, languages: list[str] | None = None) -> int:
     """Store each template's agreement with its relation's other templates in a probe run;
     returns how many templates were matched (by language, relation and text)."""

@@ -18,7 +18,7 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Policy, VersionKind, values
+from curator.core.enums import DecisionKind, Policy, VersionKind, values
 from curator.core.errors import InputError, NotFound
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
@@ -85,7 +85,7 @@ class RelationPlan:
         )
 
 
-IGNORED = frozenset({"unsure"})  # decision kinds that are not verdicts (never merged)
+IGNORED = frozenset({DecisionKind.UNSURE})  # decision kinds that are not verdicts (never merged)
 
 
 def stays(decisions: list[str], policy: str) -> bool:
@@ -94,12 +94,12 @@ def stays(decisions: list[str], policy: str) -> bool:
     decisions = [d for d in decisions if d not in IGNORED]
     if not decisions and policy in POLICIES:
         return True
-    accepted = decisions.count("accept")
-    if policy == "any":
+    accepted = decisions.count(DecisionKind.ACCEPT)
+    if policy == Policy.ANY:
         return accepted >= 1
-    if policy == "majority":
+    if policy == Policy.MAJORITY:
         return accepted * 2 > len(decisions)
-    if policy == "unanimous":
+    if policy == Policy.UNANIMOUS:
         return accepted == len(decisions)
     raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
 
@@ -120,7 +120,7 @@ def latest_candidates(session: Session) -> DatasetVersion:
 
 
 def plan(
-    session: Session, base: DatasetVersion, policy: str = "any", languages: list[str] | None = None
+    session: Session, base: DatasetVersion, policy: str = Policy.ANY, languages: list[str] | None = None
 ) -> list[RelationPlan]:
     """What applying the standing reviews to `base` gives, per language and relation."""
     if policy not in POLICIES:
@@ -150,7 +150,7 @@ def plan(
         else:
             p.removed.append(Removed(pattern=vp.pattern, decisions=sorted(d for d, _, _ in ds)))
         for decision, correction, _ in sorted(ds, key=lambda d: d[2]):
-            if decision == "amend":
+            if decision == DecisionKind.AMEND:
                 assert correction is not None  # `decide` stores an amend only with its validated correction
                 _add(p, Planned(correction, True, None, "amended"))
     for (lang, rel), p in plans.items():
@@ -168,7 +168,9 @@ def _add(p: RelationPlan, new: Planned) -> None:
     p.added.append(new)
 
 
-def build_from_review(session: Session, name: str, policy: str = "any", parent: str | None = None) -> VersionSummary:
+def build_from_review(
+    session: Session, name: str, policy: str = Policy.ANY, parent: str | None = None
+) -> VersionSummary:
     base = get_version(session, parent) if parent else latest_candidates(session)
     plans = plan(session, base, policy)
     summary = review_summary(session, sorted({p.language for p in plans}))

@@ -114,7 +114,7 @@ def check_name(name: object) -> str:
     return name
 
 
-def create_user(session: Session, email: str, password: str | None, role: str = "reviewer", name: str = "") -> User:
+def create_user(session: Session, email: str, password: str | None, role: str = Role.REVIEWER, name: str = "") -> User:
     email = check_email(email)
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
@@ -154,14 +154,14 @@ def create_invite(
     languages: list[str],
     created_by: User | None = None,
     email: str | None = None,
-    role: str = "reviewer",
+    role: str = Role.REVIEWER,
     fraction: float | None = None,
 ) -> tuple[Invite, str]:
     """An invitation and the secret token for its link (shown once, stored hashed)."""
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
     codes = _check_languages(session, languages)
-    if role == "reviewer" and not codes:
+    if role == Role.REVIEWER and not codes:
         raise InputError("invite a reviewer for at least one language")
     if fraction is not None and not 0 < fraction <= 1:
         raise InputError("the sample fraction must be in (0, 1]")
@@ -246,8 +246,8 @@ def accept_invite(
         email = (invite.email or email or "").strip()
         check_password_strength(password)
         user = create_user(session, email, password, invite.role, name)
-    if invite.role == "maintainer" and user.role != "maintainer":
-        user.role = "maintainer"
+    if invite.role == Role.MAINTAINER and user.role != Role.MAINTAINER:
+        user.role = Role.MAINTAINER
     for code in invite.languages:
         try:
             assign(session, user, code, invite.fraction)

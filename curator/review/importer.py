@@ -61,7 +61,7 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
                 user = create_user(session, email, None, "reviewer", name=reviewer)
                 summary.users_created += 1
             assignment = assign(session, user, language, fraction)
-            if kind == "suggest":
+            if kind == ImportKind.SUGGEST:
                 text = correction or obj.get("template")
                 if not isinstance(text, str):
                     raise InputError("a suggestion needs its text in 'correction' (or 'template')")

@@ -103,11 +103,11 @@ class TemplateRow:
     def disagreement(self) -> bool:
         """Two or more reviewers decided it, not all the same way. Unsure is no verdict: it agrees
         and disagrees with nothing (accept + unsure is no disagreement)."""
-        return len({d.decision for d in self.decisions if d.decision != "unsure"}) > 1
+        return len({d.decision for d in self.decisions if d.decision != DecisionKind.UNSURE}) > 1
 
     @property
     def unsure(self) -> bool:
-        return any(d.decision == "unsure" for d in self.decisions)
+        return any(d.decision == DecisionKind.UNSURE for d in self.decisions)
 
 
 @dataclass

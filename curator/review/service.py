@@ -368,7 +368,7 @@ def decide(
         return known, False
     template = session.get(Template, item.template_id)
     cleaned = raw = None
-    if decision == "amend":
+    if decision == DecisionKind.AMEND:
         raw = correction
         cleaned = validate_template(correction or "", assignment.language, keeps_case(session))
         if cleaned == template.text:

@@ -19,11 +19,17 @@ from itertools import combinations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from curator.core.enums import DecisionKind
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
 from curator.review.service import DECISIONS
 
-COUNTER = {"accept": "accepted", "amend": "amended", "reject": "rejected", "unsure": "unsure"}
-VERDICTS = tuple(d for d in DECISIONS if d != "unsure")  # what shares and agreement are over
+COUNTER = {
+    DecisionKind.ACCEPT: "accepted",
+    DecisionKind.AMEND: "amended",
+    DecisionKind.REJECT: "rejected",
+    DecisionKind.UNSURE: "unsure",
+}
+VERDICTS = tuple(d for d in DECISIONS if d != DecisionKind.UNSURE)  # what shares and agreement are over
 
 
 @dataclass

@@ -8,7 +8,6 @@ failed relation is recorded and left for the next run while the others go on.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from sqlalchemy.orm import Session
 from curator.core import languages as language_codes
 from curator.core.errors import Conflict, NotFound
 from curator.core.formats.atomic import atomic_write
+from curator.core.formats.jsonl import count_records, dumps
 from curator.core.models import EnglishPattern, TupleList
 from curator.core.progress import progress_bar
 from curator.ingest.placeholders import repair
@@ -82,11 +82,11 @@ def output_path(out: Path, system: str, language: str, relation: str) -> Path:
 
 
 def is_complete(path: Path, expected: int) -> bool:
-    """A file counts as done when it has one non-blank line per English pattern."""
+    """A file counts as done when it has one non-blank line per English pattern, by the line
+    rules `curator ingest translations` reads it with (core/formats/jsonl)."""
     if not path.is_file():
         return False
-    with path.open(encoding="utf-8") as fh:
-        return sum(1 for line in fh if line.strip()) == expected
+    return count_records(path.read_bytes()) == expected
 
 
 def translate_to_files(
@@ -122,26 +122,20 @@ def translate_to_files(
             rows = english[rel]
             try:
                 results = translate_templates_detailed(translator, [r.pattern for r in rows], SOURCE_LANGUAGE, language)
-                lines = [
-                    json.dumps(
-                        {"pattern": t.text, "lemma": r.lemma, "extended_lemma": r.extended_lemma, "tense": r.tense},
-                        ensure_ascii=False,
-                    )
+                records = [
+                    {"pattern": t.text, "lemma": r.lemma, "extended_lemma": r.extended_lemma, "tense": r.tense}
                     for r, t in zip(rows, results)
                 ]
-                atomic_write(
-                    output_path(out, translator.name, language, rel),
-                    "".join(line + "\n" for line in lines).encode("utf-8"),
-                )
+                atomic_write(output_path(out, translator.name, language, rel), dumps(records, ascii=False))
             except (TranslationError, OSError) as exc:
                 summary.failures.append(Failure(language, rel, str(exc)))
                 echo(f"{language}/{rel}: failed: {exc}")
                 continue
             fallbacks = sum(t.fallback for t in results)
             summary.written += 1
-            summary.lines += len(lines)
+            summary.lines += len(records)
             summary.fallbacks += fallbacks
-            echo(f"{language}/{rel}: {len(lines)} templates" + (f" ({fallbacks} by segments)" if fallbacks else ""))
+            echo(f"{language}/{rel}: {len(records)} templates" + (f" ({fallbacks} by segments)" if fallbacks else ""))
     return summary
 
 

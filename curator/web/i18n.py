@@ -25,16 +25,13 @@ from babel.support import NullTranslations, Translations
 from flask import Flask, g, request
 from flask_babel import Babel, Domain, get_locale
 
+from curator.core.errors import N_
+
 COOKIE = "curator_locale"
 COOKIE_AGE = 365 * 24 * 3600  # a year: the choice outlives sign-out
 # code -> (name in its own language, direction)
 LOCALES = {"en": ("English", "ltr"), "es": ("Español", "ltr"), "ar": ("العربية", "rtl")}
 DEFAULT = "en"
-
-
-def N_(message: str) -> str:
-    """Marks a string for extraction without translating it here (the browser gets it translated)."""
-    return message
 
 
 # strings review.js shows; the page passes their translations in a JSON block (see js_messages)

@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 
 from curator.analysis.outcomes import risk_outcomes
 from curator.core import languages
-from curator.core.enums import VersionKind
+from curator.core.enums import Policy, VersionKind
 from curator.core.errors import Busy, CuratorError, InputError, NotFound
 from curator.core.models import DatasetVersion
 from curator.quality.checks import CHECKS
@@ -122,7 +122,7 @@ def snapshot():
     except (_Refused, CuratorError) as exc:
         message, status = (str(exc), 422) if isinstance(exc, _Refused) else (exc.message, status_for(exc))
         if back == "preview":
-            return _preview_page(db(), "any", None, snapshot_form=form, snapshot_error=message, status=status)
+            return _preview_page(db(), Policy.ANY, None, snapshot_form=form, snapshot_error=message, status=status)
         return _dashboard_page(db(), form, message, status)
     flash(
         _(
@@ -208,7 +208,7 @@ def _preview_page(
 @bp.get("/release/preview")
 @maintainer_required
 def preview():
-    policy = request.args.get("policy", "any")
+    policy = request.args.get("policy", Policy.ANY)
     if policy not in POLICIES:
         abort(404)
     return _preview_page(db(), policy, request.args.get("parent"))
@@ -219,12 +219,12 @@ def preview():
 def build():
     session = db()
     name = request.form.get("name", "").strip()
-    policy = request.form.get("policy", "any")
+    policy = request.form.get("policy", Policy.ANY)
     parent = request.form.get("parent") or None
     form = {"name": name, "confirm": bool(request.form.get("confirm"))}
     if policy not in POLICIES:
         message = _("“%(policy)s” is not a merge policy: choose any, majority or unanimous.", policy=policy)
-        return _preview_page(session, "any", parent, form, message, 422)
+        return _preview_page(session, Policy.ANY, parent, form, message, 422)
     try:
         _check_form(name, request.form.get("confirm"))
         with write() as session:

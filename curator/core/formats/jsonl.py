@@ -200,7 +200,8 @@ def optional(
     return value
 
 
-def dumps(records: Iterable[Mapping[str, object]]) -> bytes:
+def dumps(records: Iterable[Mapping[str, object]], *, ascii: bool = True) -> bytes:
     """JSONL bytes as the published mParaRel files are written: `json.dumps` defaults (ASCII
-    escapes, ", " and ": "), one object per line, every line ending in "\\n"."""
-    return "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
+    escapes, ", " and ": "), one object per line, every line ending in "\\n". `ascii=False`
+    keeps non-ASCII text as UTF-8 (MT output a person reads in an editor)."""
+    return "".join(json.dumps(r, ensure_ascii=ascii) + "\n" for r in records).encode("utf-8")

@@ -60,7 +60,7 @@ HF_COLUMNS = {
 HF_BATCH_ROWS = 65_536  # rows per Parquet row group
 
 
-class ReleaseError(InputError, ValueError):
+class ReleaseError(InputError):
     """A release folder or one of its files cannot be read; the message names file, line and field."""
 
 

@@ -259,7 +259,3 @@ def open_source(location: str | Path, fetch_timeout: float | None = None, fetch_
     if re.match(r"^https?://", text, re.I):
         return HttpSource(text, limit=fetch_timeout, max_bytes=fetch_max_bytes)
     return FolderSource(text)
-
-
-def split_parts(path: str) -> list[str]:
-    return posixpath.normpath(path).split("/")

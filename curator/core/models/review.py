@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from curator.core.enums import Role
 from curator.core.models.base import Base, utcnow
 
 
@@ -48,7 +49,7 @@ class User(Base):
 
     @property
     def is_maintainer(self) -> bool:
-        return self.role == "maintainer"
+        return self.role == Role.MAINTAINER
 
 
 class LoginSession(Base):

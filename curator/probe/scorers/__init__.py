@@ -1,21 +1,33 @@
 """Candidate scorers (SPEC §5): one module per model kind, a registry, and one loader.
 
-A scorer kind is a `Scorer` subclass in its own module, registered in `SCORERS` under the
-kind `detect_kind` returns for a model config. To add one: write the module (see
-masked.py), add it here, and teach `detect_kind` (base.py) which configs belong to it.
+A scorer kind is a `Scorer` subclass in its own module of this package, decorated with
+`@register(kind, auto_class=..., mapping=..., ...)` (base.py). That is the one step: every
+module here is imported below, so the kind is in `SCORERS`, `--kind` takes it, `load_scorer`
+loads its models with its Auto class and `detect_kind` knows its configs from the transformers
+mapping it names (docs/architecture.md, "where to add").
 """
 
 from __future__ import annotations
 
-from curator.probe.scorers.base import PUNCT_END, Options, ProbeError, Scorer, detect_kind, pick_device, pick_dtype
-from curator.probe.scorers.causal import CausalScorer
-from curator.probe.scorers.masked import MaskedScorer
-from curator.probe.scorers.seq2seq import Seq2SeqScorer
-
-SCORERS: dict[str, type[Scorer]] = {"masked": MaskedScorer, "seq2seq": Seq2SeqScorer, "causal": CausalScorer}
-
+import importlib
+import pkgutil
 
 from curator.core.enums import Attention, values
+from curator.probe.scorers.base import (
+    PUNCT_END,
+    SCORERS,
+    Options,
+    ProbeError,
+    Scorer,
+    detect_kind,
+    kinds_in_order,
+    pick_device,
+    pick_dtype,
+)
+
+# every module of the package, so each @register runs (base.py's first: it holds the registry)
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 ATTENTION = values(Attention)
 
@@ -37,14 +49,11 @@ def load_scorer(
     position bias keeps SDPA off its fused kernels and eager is faster); `compile` compiles the model's repeated
     layers with torch.compile (regional compilation: one compiled block serves every layer,
     so compiling takes seconds, and shapes are dynamic so length buckets do not recompile)."""
-    from transformers import (
-        AutoConfig,
-        AutoModelForCausalLM,
-        AutoModelForMaskedLM,
-        AutoModelForSeq2SeqLM,
-        AutoTokenizer,
-    )
+    import transformers
+    from transformers import AutoConfig, AutoTokenizer
 
+    if kind is not None and kind not in SCORERS:
+        raise ProbeError(f"--kind must be one of {', '.join(kinds_in_order())}, not {kind!r}")
     try:
         config = AutoConfig.from_pretrained(name_or_path)
         tokenizer = AutoTokenizer.from_pretrained(name_or_path)
@@ -52,16 +61,16 @@ def load_scorer(
         raise ProbeError(f"cannot load model {name_or_path!r}: {str(exc).splitlines()[0]}") from None
     import torch
 
-    kind = kind or detect_kind(config)
+    kind = kind or detect_kind(config, repr(name_or_path))
     dev = pick_device(device)
     if dev.type == "cuda" and dev.index is not None:
         torch.cuda.set_device(dev)  # this rank's GPU, before anything (the bf16 check, pinned copies) touches one
     torch_dtype = pick_dtype(dtype, dev)
-    auto = {"masked": AutoModelForMaskedLM, "seq2seq": AutoModelForSeq2SeqLM, "causal": AutoModelForCausalLM}[kind]
+    auto = getattr(transformers, SCORERS[kind].auto_class)
     if attention not in ATTENTION:
         raise ProbeError(f"attention must be one of {', '.join(ATTENTION)}")
     extra = {} if attention == "auto" else {"attn_implementation": attention}
-    if attention == "auto" and kind == "seq2seq" and dev.type == "cpu":
+    if attention == "auto" and SCORERS[kind].encoder_decoder and dev.type == "cpu":
         # T5's relative position bias is a float mask, so SDPA takes no fused kernel anyway, and
         # for a decoder row's few queries its CPU kernel's per-(row, head) blocks cost more than
         # eager's batched products (3-10% of a run); the scores are the same. run.json records it.
@@ -100,4 +109,16 @@ def compile_layers(model) -> int:
     return count
 
 
-__all__ = ["ATTENTION", "PUNCT_END", "SCORERS", "Options", "ProbeError", "Scorer", "load_scorer"]
+__all__ = [
+    "ATTENTION",
+    "PUNCT_END",
+    "SCORERS",
+    "Options",
+    "ProbeError",
+    "Scorer",
+    "detect_kind",
+    "kinds_in_order",
+    "load_scorer",
+    "pick_device",
+    "pick_dtype",
+]

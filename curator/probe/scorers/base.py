@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -15,9 +16,6 @@ from curator.probe.data import RelationData
 
 SCORE_MODES = values(ScoreMode)
 PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
-
-
-KIND_NAMES = {"seq2seq": "an encoder-decoder", "causal": "a decoder-only"}
 
 
 class ProbeError(InputError):
@@ -43,15 +41,22 @@ def split_template(template: str, subject: str, final_punct: bool) -> tuple[str,
 
 
 class Scorer:
+    # set by @register (docs/architecture.md, "where to add a scorer")
     kind = ""
+    auto_class = ""  # the transformers Auto class that loads a model of this kind
+    mapping = ""  # transformers' modeling_auto mapping (model_type -> class) of the families it scores
+    described = ""  # "a masked": how messages name a model of this kind
+    precedence = 0  # lower wins when a config's class or model_type is in several kinds' mappings
+    encoder_decoder = False  # preferred over precedence for a config with is_encoder_decoder
+    pll = False  # scores by pseudo-log-likelihood (--score-mode pll) too
     compiled = False  # whether load_scorer compiled the model's layers (run.json records it)
 
     def __init__(self, model, tokenizer, device: torch.device, options: Options):
         if options.score_mode not in SCORE_MODES:
             raise ProbeError(f"score mode must be one of {', '.join(SCORE_MODES)}")
-        if options.score_mode == ScoreMode.PLL and self.kind != "masked":
+        if options.score_mode == ScoreMode.PLL and not self.pll:
             raise ProbeError(
-                f"pll scores sentences with a masked LM; this is {KIND_NAMES.get(self.kind, self.kind)} "
+                f"pll scores sentences with a masked LM; this is {self.described} "
                 "model: use --score-mode log-prob or mean-logit"
             )
         self.model, self.tok, self.device, self.options = model, tokenizer, device, options
@@ -251,17 +256,72 @@ def position_limit(model) -> int | None:
     return limit - (padding_idx + 1) if padding_idx is not None else limit
 
 
-def detect_kind(config) -> str:
-    if getattr(config, "is_encoder_decoder", False):
-        return "seq2seq"
-    architectures = " ".join(getattr(config, "architectures", None) or [])
-    if (
-        "CausalLM" in architectures
-        or ("LMHead" in architectures and "Masked" not in architectures)
-        or config.model_type in ("gpt2", "gpt_neox", "llama", "mistral", "qwen2", "bloom", "opt", "gemma")
-    ):
-        return "causal"
-    return "masked"
+# every scorer kind, by name: filled by @register as probe/scorers/ imports its modules
+SCORERS: dict[str, type[Scorer]] = {}
+
+
+def register(
+    kind: str,
+    *,
+    auto_class: str,
+    mapping: str,
+    described: str,
+    precedence: int,
+    encoder_decoder: bool = False,
+    pll: bool = False,
+) -> Callable[[type[Scorer]], type[Scorer]]:
+    """Class decorator: the one step that makes a Scorer subclass a kind `curator probe` loads
+    (`--kind`), detects (`detect_kind`, from `mapping`) and names in messages."""
+
+    def add(cls: type[Scorer]) -> type[Scorer]:
+        if kind in SCORERS and SCORERS[kind] is not cls:
+            raise ValueError(f"scorer kind {kind!r} is registered twice ({SCORERS[kind].__name__}, {cls.__name__})")
+        cls.kind, cls.auto_class, cls.mapping, cls.described = kind, auto_class, mapping, described
+        cls.precedence, cls.encoder_decoder, cls.pll = precedence, encoder_decoder, pll
+        SCORERS[kind] = cls
+        return cls
+
+    return add
+
+
+def _class_names(mapping: Mapping[str, str | tuple[str, ...]]) -> set[str]:
+    return {name for value in mapping.values() for name in ((value,) if isinstance(value, str) else value)}
+
+
+def detect_kind(config: Any, name: str = "the model") -> str:
+    """The scorer kind of a model config, from transformers' own mappings (masked-LM, seq2seq-LM,
+    causal-LM: each registered kind's `mapping`). A class the config's `architectures` names
+    decides first, then its `model_type`. Where several kinds hold it (XLM's XLMWithLMHeadModel is
+    in the masked and the causal mapping, BERT's model_type in both, BART's class in the masked
+    and the seq2seq one), a kind whose `encoder_decoder` matches the config's wins, then the lowest
+    `precedence` (masked before seq2seq before causal). Anything else is a ProbeError: `--kind`."""
+    from transformers.models.auto import modeling_auto
+
+    families = {kind: getattr(modeling_auto, scorer.mapping) for kind, scorer in SCORERS.items()}
+    encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
+
+    def best(kinds: list[str]) -> str:
+        return min(kinds, key=lambda k: (SCORERS[k].encoder_decoder != encoder_decoder, SCORERS[k].precedence))
+
+    architectures = list(getattr(config, "architectures", None) or [])
+    for architecture in architectures:
+        kinds = [kind for kind, family in families.items() if architecture in _class_names(family)]
+        if kinds:
+            return best(kinds)
+    model_type = getattr(config, "model_type", None)
+    kinds = [kind for kind, family in families.items() if model_type in family]
+    if kinds:
+        return best(kinds)
+    named = f"model_type {model_type!r}" + (f", architectures {', '.join(architectures)}" if architectures else "")
+    raise ProbeError(
+        f"cannot tell what kind of language model {name} is ({named}: in none of transformers' "
+        f"{', '.join(kinds_in_order())} LM mappings); give --kind {'|'.join(kinds_in_order())}"
+    )
+
+
+def kinds_in_order() -> list[str]:
+    """The registered kinds, by precedence (how messages and --help list them)."""
+    return sorted(SCORERS, key=lambda kind: SCORERS[kind].precedence)
 
 
 def pick_device(name: str) -> torch.device:

@@ -26,16 +26,21 @@ import torch
 
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
-from curator.probe.scorers.base import Scorer
+from curator.probe.scorers.base import Scorer, register
 from curator.probe.scorers.head import OutputHead
 
 BLOCK_ROWS = 1 << 15  # sentences tokenized and held at once: enough rows to fill chunks, memory flat
 LOGITS_CAP = 64 << 20  # logit elements per pass where the head cannot be bypassed (full-logits fallback)
 
 
+@register(
+    "causal",
+    auto_class="AutoModelForCausalLM",
+    mapping="MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+    described="a decoder-only",
+    precedence=2,
+)
 class CausalScorer(Scorer):
-    kind = "causal"
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.bos = self.tok.bos_token_id

@@ -13,13 +13,19 @@ import torch
 from curator.core.enums import ScoreMode
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops, pll
-from curator.probe.scorers.base import ProbeError, Scorer
+from curator.probe.scorers.base import ProbeError, Scorer, register
 from curator.probe.scorers.head import log_normaliser
 
 
+@register(
+    "masked",
+    auto_class="AutoModelForMaskedLM",
+    mapping="MODEL_FOR_MASKED_LM_MAPPING_NAMES",
+    described="a masked",
+    precedence=0,
+    pll=True,
+)
 class MaskedScorer(Scorer):
-    kind = "masked"
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.tok.mask_token_id is None:

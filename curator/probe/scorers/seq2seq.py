@@ -25,13 +25,19 @@ from transformers.modeling_outputs import BaseModelOutput
 
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
-from curator.probe.scorers.base import ProbeError, Scorer
+from curator.probe.scorers.base import ProbeError, Scorer, register
 from curator.probe.scorers.head import OutputHead
 
 
+@register(
+    "seq2seq",
+    auto_class="AutoModelForSeq2SeqLM",
+    mapping="MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+    described="an encoder-decoder",
+    precedence=1,
+    encoder_decoder=True,
+)
 class Seq2SeqScorer(Scorer):
-    kind = "seq2seq"
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         sentinel = self.tok.convert_tokens_to_ids("<extra_id_0>")
