@@ -4,7 +4,7 @@ remember cookie's flags, CSRF with a junk Bearer header, common passwords and e-
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, UTC
 from email.utils import parsedate_to_datetime
 
 import pytest
@@ -39,7 +39,7 @@ def test_remember_cookie_flags(review_app):
     remember = next(c for c in response.headers.getlist("Set-Cookie") if c.startswith("remember_token="))
     assert "HttpOnly" in remember and "SameSite=Lax" in remember and "Secure" not in remember
     expires = parsedate_to_datetime(re.search(r"Expires=([^;]+)", remember).group(1))
-    assert timedelta(days=13, hours=23) < expires - datetime.now(timezone.utc) <= timedelta(days=14)  # not a year
+    assert timedelta(days=13, hours=23) < expires - datetime.now(UTC) <= timedelta(days=14)  # not a year
 
 
 def test_secure_cookies_setting_covers_the_remember_cookie(db_url, tmp_path):

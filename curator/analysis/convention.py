@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # numpy and the run reader stay out of the CLI's start-up, wh
     from curator.core.formats.runs import RelationPredictions
 
 
-class Convention(str, Enum):
+class Convention(str, Enum):  # noqa: UP042 -- str() stays "Convention.PARAREL", as callers have seen it
     PARAREL = "pararel"
     MPARAREL = "mpararel"
 

@@ -7,12 +7,7 @@ forms and the services' validation all take their lists from here (`values(...)`
 
 from __future__ import annotations
 
-from enum import Enum
-
-
-class StrEnum(str, Enum):
-    def __str__(self) -> str:
-        return str(self.value)
+from enum import Enum, StrEnum
 
 
 def values(enum: type[Enum]) -> tuple[str, ...]:

@@ -77,7 +77,7 @@ def run_signature(run: str | Path) -> int:
 
 
 def _iso(ns: int) -> str:
-    return dt.datetime.fromtimestamp(ns / 1e9, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return dt.datetime.fromtimestamp(ns / 1e9, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def created(run: Path) -> str:

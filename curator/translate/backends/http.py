@@ -28,7 +28,7 @@ from curator.translate.backends.base import Translator
 from curator.translate.errors import TranslationError
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing import Self
 
 DEFAULT_TIMEOUT = (10.0, 60.0)  # connect, read (seconds)
 MAX_WAIT = 600.0  # the longest Retry-After worth sleeping through
