@@ -115,7 +115,7 @@ def main() -> None:
     for lang in languages:
         files = sum(1 for _ in (work / "a" / lang).glob("*.json"))
         n = sum(r.shape[0] * r.shape[1] for r in iter_relations(work / "a", [lang]))
-        _, s = timed(lambda: run_metrics(iter_relations(work / "a", [lang])))
+        _, s = timed(lambda lang=lang: run_metrics(iter_relations(work / "a", [lang])))
         rows.append((f"metrics, {lang} ({files} relations, {n:,} phrases)", s))
     _, s = timed(lambda: run_metrics(iter_relations(work / "a")))
     rows.append((f"metrics, all {len(languages)} languages", s))

@@ -188,10 +188,7 @@ class Reference:
         while o.refine != "none" and done < T:
             pool = []
             for item in S:
-                if o.refine == "order":
-                    j = step % m
-                else:
-                    j = min(range(m), key=lambda k: (item.logc[k], k))
+                j = step % m if o.refine == "order" else min(range(m), key=lambda k: (item.logc[k], k))
                 for t, p in self.top(self.log_probs(ids, at, item, j), B):
                     new = Item(list(item.tokens), list(item.logc))
                     new.tokens[j], new.logc[j] = t, p

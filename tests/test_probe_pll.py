@@ -172,7 +172,7 @@ def test_pll_input_errors_are_one_line(tiny):
 
 @pytest.mark.parametrize("kind", ["t5", "gpt2"])
 def test_pll_needs_a_masked_lm(tiny, kind):
-    with pytest.raises(ProbeError, match="^pll scores sentences with a masked LM; ") as caught:
+    with pytest.raises(ProbeError, match=r"^pll scores sentences with a masked LM; ") as caught:
         pll_scorer(tiny[kind], 4096)
     assert "\n" not in str(caught.value)
 

@@ -290,7 +290,7 @@ def test_unknown_model_and_missing_head(tiny_models, tmp_path):
 
     with pytest.raises(ProbeError, match="cannot load model"):
         load_scorer(str(tmp_path / "nowhere"), device="cpu")
-    with pytest.raises(ProbeError, match="no seq2seq language-model head|sentinel"):
+    with pytest.raises(ProbeError, match=r"no seq2seq language-model head|sentinel"):
         load_scorer(str(tiny_models["gpt2"]), device="cpu", kind="seq2seq")
 
 

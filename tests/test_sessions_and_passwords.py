@@ -246,7 +246,7 @@ def test_junk_bearer_header_does_not_lift_csrf(review_app, cli):
 def test_common_passwords_are_refused(sessions, password):
     from curator.review.accounts import check_password_strength, create_user
 
-    with pytest.raises(InputError, match="most common|at least"):
+    with pytest.raises(InputError, match=r"most common|at least"):
         check_password_strength(password)
     with sessions() as s, pytest.raises(InputError):
         create_user(s, "new@example.org", password)

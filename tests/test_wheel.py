@@ -207,7 +207,7 @@ def test_installed_wheel_serves_the_app(wheel, tmp_path):
             python,
             "-c",
             "import curator, curator.web, flask, sys; print(curator.__file__); "
-            "print(any(p.rstrip('/') == %r for p in sys.path))" % str(ROOT),
+            f"print(any(p.rstrip('/') == {str(ROOT)!r} for p in sys.path))",
         ],
         env=env,
         cwd=tmp_path,

@@ -33,6 +33,7 @@ here (nginx terminates it): with gunicorn's own TLS the worker behaves as gunico
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import re
 import selectors
@@ -281,10 +282,8 @@ class BufferingThreadWorker(ThreadWorker):
             b"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
             b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (status, REASONS[status].encode(), len(text), text),
         )
-        try:
+        with contextlib.suppress(OSError):
             conn.sock.sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
         self.linger(conn.sock.sock)
 
     def murder_pending(self):
@@ -367,10 +366,8 @@ class BufferingThreadWorker(ThreadWorker):
 def _send_now(sock: socket.socket, data: bytes) -> None:
     """A short answer from the poller: whatever fits in the socket's buffer now (all of it, in
     practice: nothing else was sent on the connection), never waiting."""
-    try:
+    with contextlib.suppress(OSError):  # the client is gone, or not reading: nothing to tell it then
         sock.send(data)
-    except OSError:  # the client is gone, or not reading: nothing to tell it then
-        pass
 
 
 def _peer(sock) -> str:
@@ -378,4 +375,4 @@ def _peer(sock) -> str:
         peer = sock.getpeername()
     except OSError:
         return "a client"
-    return "%s:%s" % peer[:2] if isinstance(peer, tuple) else str(peer or "a client")
+    return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer or "a client")
