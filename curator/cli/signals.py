@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -33,7 +34,8 @@ def signals() -> None:
 @pass_ctx
 def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) -> None:
     """Back-translate every candidate template to English and store its cosine with the ParaRel pattern."""
-    from curator.quality.signals import WARN_SIMILARITY, measure_similarity, store_similarity
+    from curator.quality.checks import WARN_SIMILARITY
+    from curator.quality.signals import measure_similarity, store_similarity
     from curator.translate import get_translator
 
     translator = get_translator(system, settings=ctx.settings)
@@ -64,9 +66,10 @@ def signals_disagreement(ctx: Context, run_dir: str | None, langs: list[str]) ->
     from curator.quality.signals import compute_agreement
 
     if run_dir is None:
-        latest = latest_run(ctx.settings.runs_dir)
+        runs_dir = ctx.settings.runs_dir or ctx.settings.instance_path / "runs"  # as the app's RUNS_DIR
+        latest = latest_run(runs_dir)
         if latest is None:
-            raise NotFound(f"no probe run in {ctx.settings.runs_dir}: give RUN_DIR")
+            raise NotFound(f"no probe run in {runs_dir}: give RUN_DIR")
         run_dir = str(latest)
     with transaction(ctx.sessions()) as session:
         matched = compute_agreement(session, run_dir, langs or None)
@@ -89,7 +92,7 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
     with reading(ctx.sessions()) as session:
         scores = risks(session, language)
         ids = sorted(scores, key=lambda t: -scores[t])[:top]
-        rows = []
+        rows: list[dict[str, Any]] = []
         for template, signal in session.execute(
             sql_select(Template, TemplateSignal)
             .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)

@@ -28,6 +28,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
 
     app = Flask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
+    assert app.jinja_loader is not None  # the package's templates/ folder
     app.jinja_loader = ChoiceLoader([app.jinja_loader, FileSystemLoader(str(files("curator.analysis") / "templates"))])
     settings, config = app_config(settings)
     app.config.from_mapping(config)
@@ -41,7 +42,8 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_web(app)
     init_i18n(app)
     init_marks(app)
-    app.wsgi_app = read_body_first(app.wsgi_app, app.config.get("MAX_CONTENT_LENGTH"))
+    # Flask's documented way to add WSGI middleware; its stubs type wsgi_app as a plain method
+    app.wsgi_app = read_body_first(app.wsgi_app, app.config.get("MAX_CONTENT_LENGTH"))  # type: ignore[method-assign]
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views

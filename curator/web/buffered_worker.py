@@ -92,7 +92,8 @@ def read_head(data: bytes | bytearray, searched: int = 0) -> Head | None:
     if BARE_LF.search(data, max(searched - 1, 0), end + 4):  # a head that came whole in one read too
         raise Refused(400, "a line of the request ends with a bare LF")
     lines = bytes(data[start:end]).split(b"\r\n")
-    lengths, expects_continue = set(), False
+    lengths: set[bytes] = set()
+    expects_continue = False
     http10 = lines[0].endswith(b"HTTP/1.0")  # RFC 9110 10.1.1: an HTTP/1.0 client's Expect is ignored
     for line in lines[1:]:
         name, _, value = line.partition(b":")

@@ -24,6 +24,8 @@ is the client's, not the proxy's (web/context.py applies werkzeug's ProxyFix).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, g, request
 from flask_limiter import Limiter
@@ -76,7 +78,8 @@ def init_limits(app: Flask) -> Limiter:
         scope="address",
     )
     for endpoint in LIMITED:
-        app.view_functions[endpoint] = per_address(per_account(app.view_functions[endpoint]))
+        view: Callable[..., Any] = app.view_functions[endpoint]
+        app.view_functions[endpoint] = per_address(per_account(view))
     _limit_failures(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter
@@ -122,7 +125,8 @@ def _limit_failures(app: Flask, limiter: Limiter) -> None:
     password = config.get("RATELIMIT_PASSWORD", "5/minute;20/hour")
     per_account = limiter.limit(password, key_func=signed_in_account, methods=["POST"], scope="password-account")
     per_address = limiter.limit(password, key_func=client_address, methods=["POST"], scope="password-address")
-    app.view_functions[PASSWORD_CHANGE] = per_address(per_account(app.view_functions[PASSWORD_CHANGE]))
+    view: Callable[..., Any] = app.view_functions[PASSWORD_CHANGE]
+    app.view_functions[PASSWORD_CHANGE] = per_address(per_account(view))
     app.before_request(_check_token_first)
     refused_token = limiter.shared_limit(
         config.get("RATELIMIT_TOKEN", "10/minute;50/hour"),
@@ -131,4 +135,5 @@ def _limit_failures(app: Flask, limiter: Limiter) -> None:
         exempt_when=_not_a_refused_token,
     )
     for endpoint in [e for e in app.view_functions if e.startswith(API)]:
-        app.view_functions[endpoint] = refused_token(app.view_functions[endpoint])
+        api_view: Callable[..., Any] = app.view_functions[endpoint]
+        app.view_functions[endpoint] = refused_token(api_view)
