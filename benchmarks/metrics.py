@@ -24,6 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# E402 below: imported once the checkout is on sys.path, so the script runs without installing curator
 from curator.analysis.compare import compare_runs  # noqa: E402
 from curator.analysis.metrics import run_metrics  # noqa: E402
 from curator.analysis.rankc import run_rankc  # noqa: E402

@@ -40,6 +40,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# E402 below: imported once the checkout is on sys.path, so the script runs without installing curator
 from curator.ingest.clean import check  # noqa: E402
 from curator.probe.data import RelationData, build  # noqa: E402
 from curator.probe.scorers import SCORERS, Options, pick_device, pick_dtype  # noqa: E402

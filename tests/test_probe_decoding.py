@@ -16,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+# E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import build  # noqa: E402
 from curator.probe.decoding import INITS, REFINES, DecodeOptions, MaskedDecoder  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, load_scorer  # noqa: E402

@@ -16,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+# E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import build, from_directory  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, flops, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
