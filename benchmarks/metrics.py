@@ -24,6 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# E402 below: imported once the checkout is on sys.path, so the script runs without installing curator
 from curator.analysis.compare import compare_runs  # noqa: E402
 from curator.analysis.metrics import run_metrics  # noqa: E402
 from curator.analysis.rankc import run_rankc  # noqa: E402
@@ -115,7 +116,7 @@ def main() -> None:
     for lang in languages:
         files = sum(1 for _ in (work / "a" / lang).glob("*.json"))
         n = sum(r.shape[0] * r.shape[1] for r in iter_relations(work / "a", [lang]))
-        _, s = timed(lambda: run_metrics(iter_relations(work / "a", [lang])))
+        _, s = timed(lambda lang=lang: run_metrics(iter_relations(work / "a", [lang])))
         rows.append((f"metrics, {lang} ({files} relations, {n:,} phrases)", s))
     _, s = timed(lambda: run_metrics(iter_relations(work / "a")))
     rows.append((f"metrics, all {len(languages)} languages", s))

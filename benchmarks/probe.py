@@ -40,6 +40,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# E402 below: imported once the checkout is on sys.path, so the script runs without installing curator
 from curator.ingest.clean import check  # noqa: E402
 from curator.probe.data import RelationData, build  # noqa: E402
 from curator.probe.scorers import SCORERS, Options, pick_device, pick_dtype  # noqa: E402
@@ -188,7 +189,7 @@ def published_loop(scorer, data: RelationData, sample: int) -> tuple[int, float]
     queries = scorer.queries(data)[:sample]
     start = time.perf_counter()
     for before, after in queries:
-        best, best_score = None, float("-inf")
+        _best, best_score = None, float("-inf")  # the argmax, as mParaRel computes it
         for n in lengths:
             encoded = tok([before + " ".join([tok.mask_token] * n) + after], return_tensors="pt").to(scorer.device)
             logits = model(**encoded).logits[0]
@@ -198,7 +199,7 @@ def published_loop(scorer, data: RelationData, sample: int) -> tuple[int, float]
                     continue
                 score = sum(at_masks[i, t].item() for i, t in enumerate(cand)) / n
                 if score > best_score:
-                    best, best_score = c, score
+                    _best, best_score = c, score
     return len(queries), time.perf_counter() - start
 
 

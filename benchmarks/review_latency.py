@@ -266,7 +266,7 @@ def scenario(
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
-    return sorted_values[min(len(sorted_values) - 1, max(0, int(round(q * len(sorted_values))) - 1))]
+    return sorted_values[min(len(sorted_values) - 1, max(0, round(q * len(sorted_values)) - 1))]
 
 
 def postgres():

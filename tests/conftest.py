@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
+import shutil
 import threading
 from pathlib import Path
 
@@ -172,6 +174,18 @@ def cli(db_url: str) -> Cli:
 
 
 @pytest.fixture
+def loaded(cli, tmp_path) -> Path:
+    """A database with the seed loaded, and a private copy of the seed to break."""
+    cli("init")
+    cli("ingest", "pararel", SEED / "pararel" / "patterns")
+    cli("ingest", "translations", SEED / "translations")
+    cli("ingest", "tuples", SEED / "tuples")
+    copy = tmp_path / "seed"
+    shutil.copytree(SEED, copy)
+    return copy
+
+
+@pytest.fixture
 def release(cli, tmp_path) -> Path:
     """The demo seed built into version v0 and exported in the mParaRel layout: the probe tests' source."""
     cli("seed")
@@ -265,8 +279,6 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 
 
 # ---------------------------------------------------------------- review app helpers
-import re  # noqa: E402
-
 PASSWORD = "correct horse battery"
 
 

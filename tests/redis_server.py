@@ -36,7 +36,7 @@ class RedisServer:
         return redis.Redis(unix_socket_path=str(self.socket))
 
     def start(self) -> RedisServer:
-        self.log = open(self.root / "log", "w+")
+        self.log = open(self.root / "log", "w+")  # noqa: SIM115  (open while the server runs; stop() closes it)
         self.process = subprocess.Popen(
             [
                 self.binary,
@@ -66,10 +66,12 @@ class RedisServer:
             try:
                 if self.client().ping():
                     return self
-            except Exception:
+            except Exception as err:
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"redis-server did not answer within {START_TIMEOUT} s: {self.read_log()}")
+                    raise RuntimeError(
+                        f"redis-server did not answer within {START_TIMEOUT} s: {self.read_log()}"
+                    ) from err
                 time.sleep(0.05)
 
     def flush(self) -> None:

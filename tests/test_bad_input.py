@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,18 +10,6 @@ import pytest
 from .conftest import SEED, table_snapshot
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
-
-
-@pytest.fixture
-def loaded(cli, tmp_path):
-    """A database with the seed loaded, and a private copy of the seed to break."""
-    cli("init")
-    cli("ingest", "pararel", SEED / "pararel" / "patterns")
-    cli("ingest", "translations", SEED / "translations")
-    cli("ingest", "tuples", SEED / "tuples")
-    copy = tmp_path / "seed"
-    shutil.copytree(SEED, copy)
-    return copy
 
 
 def _rewrite_line(path: Path, number: int, text: str) -> None:

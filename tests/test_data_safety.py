@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select
 
 from .conftest import ROOT, Browser, review_sample
-from .test_bad_input import _fails, loaded  # noqa: F401  (the fixture)
+from .test_bad_input import _fails
 
 RLO = "\u202e"
 

@@ -98,7 +98,7 @@ def test_lines_end_at_newline_only_bom_and_encoding():
 def test_the_caller_chooses_the_error_class(tmp_path):
     exc = _error(b"[]\n", error=ReleaseError)
     assert isinstance(exc, ReleaseError) and isinstance(exc, ValueError)
-    with pytest.raises(InputError, match="missing.jsonl: cannot read"):
+    with pytest.raises(InputError, match=r"missing\.jsonl: cannot read"):
         list(read_jsonl(tmp_path / "missing.jsonl"))
     path = tmp_path / "ok.jsonl"
     path.write_bytes(dumps([{"pattern": "[X] é [Y]", "checked-by-human": False}]))

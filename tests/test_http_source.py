@@ -11,7 +11,7 @@ import pytest
 from curator.core.db import make_engine
 
 from .conftest import SEED, Cli, table_snapshot, tree_bytes
-from .test_bad_input import _fails, loaded  # noqa: F401  (the fixture)
+from .test_bad_input import _fails
 
 
 def _without_locations(snapshot):

@@ -22,7 +22,6 @@ from curator.core.models import AssignmentItem, Decision, Template, TranslationL
 from curator.core.text import InvisibleTally, invisible_characters, parts
 
 from .conftest import Browser, review_sample, tree_bytes
-from .test_bad_input import loaded  # noqa: F401  (the fixture)
 
 NAMES = {
     "\u200e": "U+200E LEFT-TO-RIGHT MARK",
@@ -146,7 +145,7 @@ def test_probe_runs_on_it(cli, published, bert, tmp_path):
     assert arrays["ranking"].shape[0] == len(index["templates"]) * len(index["subjects"])
 
 
-def test_the_mpararel_profile_keeps_them_as_published(cli, sessions, loaded):  # noqa: F811
+def test_the_mpararel_profile_keeps_them_as_published(cli, sessions, loaded):
     """The published procedure never looked at these characters: a line holding one is judged
     by its slots alone and its cleaned form keeps them. The curator profile keeps today's rule:
     the line is stored, invalid, with the reason."""
@@ -191,7 +190,7 @@ def _marker(ch: str, short: str) -> str:
 
 
 def test_language_page_marks_them_visibly(review_app, sessions):
-    item_id, text = _plant(sessions)
+    _item_id, _text = _plant(sessions)
     boss = Browser(review_app).login("boss@example.org")
     html = boss.get("/admin/languages/es?q=naci").get_data(as_text=True)
     cell = html[html.index(_marker("\u202b", "RLE")) :]
@@ -228,7 +227,7 @@ def test_typed_amendment_holding_one_is_refused_naming_it(review_app, sessions):
 def test_review_screen_marks_them_and_the_amendment_leaves_them_out(chromium, live, sessions):
     from .test_review_ui import sign_in, start_reviewing, wait_for_item
 
-    item_id, text = _plant(sessions)
+    item_id, _text = _plant(sessions)
     context = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)
     page = context.new_page()
     sign_in(page, live.url, "ana@example.org")

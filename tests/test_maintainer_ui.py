@@ -14,7 +14,6 @@ import re
 import shutil
 import zipfile
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -609,7 +608,7 @@ def _table(html: str, table_id: str) -> str:
 # ---------------------------------------------------------------- right-to-left templates
 def test_arabic_template_cells_are_rtl_on_every_maintainer_view(chromium, demo_live, demo, sessions, cli, tmp_path):
     cli("release", "build", "v0")
-    decided = decide(sessions, REVIEWER, "ar", [("reject", None), ("accept", None)])
+    decide(sessions, REVIEWER, "ar", [("reject", None), ("accept", None)])  # so v1 differs from v0
     boss = Browser(demo).login(MAINTAINER, DEMO_PASSWORD)
     page = boss.get("/admin/release/preview").get_data(as_text=True)
     r = boss.client.post(

@@ -117,7 +117,7 @@ def test_release_build_export_is_deterministic_and_matches_layout(cli, sessions,
     cli("release", "export", "v0-candidates", out2)
     assert tree_bytes(out1) == tree_bytes(out2)
     files = tree_bytes(out1)
-    assert set(p.split("/")[0] for p in files) == {"patterns", "tuples", "manifest.json", "README.md"}
+    assert {p.split("/")[0] for p in files} == {"patterns", "tuples", "manifest.json", "README.md"}
     manifest = json.loads(files["manifest.json"])
     assert manifest["name"] == "v0-candidates" and manifest["parent"] is None
     import hashlib

@@ -228,7 +228,7 @@ def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cl
     )
     cli("probe", tmp_path / "v0", "--model", bert, "--out", runs / "ranked", *subset)
     compared = json.loads(cli("compare", runs / "ranked", runs / "decoded", "--json").output)
-    assert compared["rows"] if "rows" in compared else compared
+    assert compared.get("rows", compared)
     table = json.loads(cli("models-table", runs / "ranked", runs / "decoded", "--json").output)
     notes = {row["run"]: row["note"] for row in table["runs"]}
     assert notes[str(runs / "ranked")] is None and "no RankC" in notes[str(runs / "decoded")]

@@ -16,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+# E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import build  # noqa: E402
 from curator.probe.decoding import INITS, REFINES, DecodeOptions, MaskedDecoder  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, load_scorer  # noqa: E402
@@ -188,10 +189,7 @@ class Reference:
         while o.refine != "none" and done < T:
             pool = []
             for item in S:
-                if o.refine == "order":
-                    j = step % m
-                else:
-                    j = min(range(m), key=lambda k: (item.logc[k], k))
+                j = step % m if o.refine == "order" else min(range(m), key=lambda k: (item.logc[k], k))
                 for t, p in self.top(self.log_probs(ids, at, item, j), B):
                     new = Item(list(item.tokens), list(item.logc))
                     new.tokens[j], new.logc[j] = t, p

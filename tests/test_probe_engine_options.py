@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+# E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import from_directory  # noqa: E402
 from curator.probe.scorers import Options, load_scorer  # noqa: E402
 

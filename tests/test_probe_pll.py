@@ -16,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+# E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import build, from_directory  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, flops, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
@@ -172,7 +173,7 @@ def test_pll_input_errors_are_one_line(tiny):
 
 @pytest.mark.parametrize("kind", ["t5", "gpt2"])
 def test_pll_needs_a_masked_lm(tiny, kind):
-    with pytest.raises(ProbeError, match="^pll scores sentences with a masked LM; ") as caught:
+    with pytest.raises(ProbeError, match=r"^pll scores sentences with a masked LM; ") as caught:
         pll_scorer(tiny[kind], 4096)
     assert "\n" not in str(caught.value)
 

@@ -22,6 +22,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+# E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import build  # noqa: E402
 from curator.probe.runner import rank  # noqa: E402
 from curator.probe.scorers import PUNCT_END, Options, load_scorer  # noqa: E402

@@ -59,7 +59,7 @@ def test_new_release_version_rescores_only_changed_templates(cli, release, bert,
     latest = run["relations"][-1]
     n_tuples = len(next(from_directory(changed, ["es"], ["P19"])).subjects)
     assert latest["scored"] == n_tuples  # only the new template's rows
-    index, new = load_result(out, "es", "P19")
+    _index, new = load_result(out, "es", "P19")
     assert (new["ranking"][: len(old["ranking"])] == old["ranking"]).all()
     fresh = tmp_path / "fresh"
     cli("probe", changed, "--model", bert, "--out", fresh, "--languages", "es", "--relations", "P19")

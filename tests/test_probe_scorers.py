@@ -18,6 +18,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+# E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import build  # noqa: E402
 from curator.probe.scorers import Options, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
@@ -290,7 +291,7 @@ def test_unknown_model_and_missing_head(tiny_models, tmp_path):
 
     with pytest.raises(ProbeError, match="cannot load model"):
         load_scorer(str(tmp_path / "nowhere"), device="cpu")
-    with pytest.raises(ProbeError, match="no seq2seq language-model head|sentinel"):
+    with pytest.raises(ProbeError, match=r"no seq2seq language-model head|sentinel"):
         load_scorer(str(tiny_models["gpt2"]), device="cpu", kind="seq2seq")
 
 

@@ -219,7 +219,7 @@ def test_back_translation_similarity_end_to_end(cli, review_app, sessions, tmp_p
             select(func.count()).select_from(Template).where(Template.language == "es", Template.is_candidate)
         )
     assert len(rows) == candidates > 0
-    for template, signal in rows:
+    for _template, signal in rows:
         assert -1.0 <= signal.similarity <= 1.0
         assert signal.back_translation.count("[X]") == 1 and signal.back_translation.count("[Y]") == 1
         assert signal.english and signal.back_system.startswith("local-")

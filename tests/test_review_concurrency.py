@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 import requests
 from sqlalchemy import func, select
 
-from curator.core.models import Decision, Suggestion
+from curator.core.models import Decision, Language, Suggestion, Template
 from curator.review.accounts import create_user, issue_api_token
 from curator.review.sampling import assign
+
+from .conftest import WriteLock
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -74,19 +81,6 @@ def test_parallel_reviewers_lose_no_decision(review_app, sessions, live):
 
 
 # ------------------------------------------------------------ a busy database, and the CLI beside the app
-import json  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from curator.core.models import (
-    Language,
-    Template,
-)
-
-from .conftest import WriteLock  # noqa: E402
-
 CURATOR = str(Path(sys.executable).parent / "curator")
 
 

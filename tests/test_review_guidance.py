@@ -578,6 +578,7 @@ def test_the_same_time_estimate_on_home_and_review(chromium, live):
 def test_history_marks_superseded_and_edits_suggestions(chromium, live, review_app, sessions):
     ana = Browser(review_app).login("ana@example.org")
     items = review_sample(sessions, "ana@example.org", "es")
+    # a one-line helper that reads best beside its uses
     decide = lambda item, kind: ana.post(f"/api/v1/languages/es/items/{item}/decision", {"decision": kind})  # noqa: E731
     decide(items[0][0], "accept")
     decide(items[0][0], "reject")  # supersedes the accept

@@ -82,7 +82,7 @@ def test_keyboard_review_of_a_relation_then_resume(chromium, live, sessions):
     field.fill("[X] vino al mundo en [Y]")
     page.wait_for_function("document.getElementById('amend-msg').textContent === '✓ valid template'")
     page.keyboard.press("Enter")
-    for item_id, _, text in in_relation[3:]:  # the rest of the relation, accepted
+    for item_id, _, _text in in_relation[3:]:  # the rest of the relation, accepted
         wait_for_item(page, item_id)
         page.keyboard.press("a")
     nxt = items[len(in_relation)]

@@ -74,7 +74,7 @@ def test_the_cli_refuses_a_run_holding_a_link(cli, linked, tmp_path):
 
 
 def test_the_probe_pages_do_not_serve_a_run_holding_a_link(review_app, linked, tmp_path):
-    run, link = linked
+    _run, link = linked
     make_run(tmp_path / "runs" / "plain", TEMPLATES)
     boss = Browser(review_app).login("boss@example.org")
     for path in (
@@ -136,10 +136,10 @@ def test_the_readers_refuse_each_link_on_their_own(tmp_path):
     outside = _outside(tmp_path)
     run = make_run(tmp_path / "runs" / "r", TEMPLATES)
     _link_prediction(run, outside)
-    with pytest.raises(RunError, match="P17.json: is a symbolic link"):
+    with pytest.raises(RunError, match=r"P17\.json: is a symbolic link"):
         load_relation(run / "es" / "P17.json")
     (run / "es" / "P17.npz").symlink_to(run / "es" / "P36.npz")  # a link to a file inside the run: refused too
-    with pytest.raises(RunError, match="P17.json: is a symbolic link"):
+    with pytest.raises(RunError, match=r"P17\.json: is a symbolic link"):
         read_stored(run, "es", "P17")
     (run / "es" / "P17.json").unlink()
     shutil.copy(run / "es" / "P36.json", run / "es" / "P17.json")  # a real index, its arrays a link
@@ -151,7 +151,7 @@ def test_the_readers_refuse_each_link_on_their_own(tmp_path):
     with pytest.raises(RunError, match="r/ar: is a symbolic link"):  # the language folder is named
         load_relation(run / "ar" / "P36.json")
     _link_run_info(run, outside)
-    with pytest.raises(RunError, match="run.json: is a symbolic link"):
+    with pytest.raises(RunError, match=r"run\.json: is a symbolic link"):
         run_info(run)
 
 

@@ -4,7 +4,7 @@ remember cookie's flags, CSRF with a junk Bearer header, common passwords and e-
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone, UTC
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 import pytest
@@ -246,7 +246,7 @@ def test_junk_bearer_header_does_not_lift_csrf(review_app, cli):
 def test_common_passwords_are_refused(sessions, password):
     from curator.review.accounts import check_password_strength, create_user
 
-    with pytest.raises(InputError, match="most common|at least"):
+    with pytest.raises(InputError, match=r"most common|at least"):
         check_password_strength(password)
     with sessions() as s, pytest.raises(InputError):
         create_user(s, "new@example.org", password)
@@ -255,9 +255,8 @@ def test_common_passwords_are_refused(sessions, password):
 
 
 def test_common_password_list_ships_as_package_data():
-    from pathlib import Path
-
     import tomllib
+    from pathlib import Path
 
     from curator.review.accounts import common_passwords
 

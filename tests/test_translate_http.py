@@ -270,7 +270,7 @@ def test_protected_templates_come_back_translated_with_their_slots(fake, system)
 
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_mangled_markup_is_restored(fake, system):
-    api, translator = fake(system, mode="mangle")
+    _api, translator = fake(system, mode="mangle")
     results = translate_templates_detailed(translator, TEMPLATES, "en", "es")
     assert "\u200f< SPAN" in results[0].raw or "\u200f< X" in results[0].raw
     assert "&#39;" in results[3].raw
@@ -327,7 +327,7 @@ def test_libretranslate_sends_the_optional_key(fake):
 
 
 def test_libretranslate_runs_without_a_key(fake, monkeypatch):
-    api, translator = fake("libretranslate")
+    api, _translator = fake("libretranslate")
     monkeypatch.delenv("CURATOR_LIBRETRANSLATE_KEY")
     keyless = get_translator("libretranslate")
     assert keyless.translate(["hello"], "en", "de") == ["HELLO"]
@@ -473,6 +473,6 @@ def test_blank_texts_are_not_sent(fake):
 
 
 def test_malformed_answer_is_an_error_naming_the_system(fake):
-    api, translator = fake("deepl", always=(200, {}, '{"unexpected": true}'))
+    _api, translator = fake("deepl", always=(200, {}, '{"unexpected": true}'))
     with pytest.raises(TranslationError, match=r"deepl: unexpected answer from http://127.0.0.1:\d+/v2/translate"):
         translator.translate(["a"], "en", "de")

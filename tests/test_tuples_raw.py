@@ -31,6 +31,6 @@ def test_raw_form_keeps_native_labels_and_records_lineid(cli, sessions, shared_d
         ]
         # English-only rows are kept aside, not lost
         assert s.query(Tuple).count() == len(rows)
-        i, first = native[0]
+        _i, first = native[0]
         label = s.get(EntityLabel, (first["sub_uri"], "zh-hans"))
         assert label.label == first["sub_label"]

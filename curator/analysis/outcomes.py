@@ -63,7 +63,15 @@ def risk_outcomes(session: Session, languages: list[str] | None = None) -> list[
         groups: dict[str, Outcome] = {}
         seen: dict[str, set[int]] = {}
 
-        def add(group: str, template_id: int, decision: str) -> None:
+        def add(
+            group: str,
+            template_id: int,
+            decision: str,
+            lang: str = lang,
+            groups: dict[str, Outcome] = groups,
+            seen: dict[str, set[int]] = seen,
+        ) -> None:
+            # this iteration's lang, groups and seen bound as defaults (add only runs within it)
             o = groups.setdefault(group, Outcome(lang, group, 0, 0, 0, 0))
             if template_id not in seen.setdefault(group, set()):
                 seen[group].add(template_id)

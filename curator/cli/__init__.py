@@ -40,7 +40,7 @@ __all__ = ["Context", "main"]
 @click.pass_context
 def main(ctx: click.Context, database: str | None) -> None:
     """Curate machine-translated paraphrase templates into a reviewed multilingual dataset."""
-    ctx.obj = Context(Settings.from_env(**({"database_url": database} if database else {})))
+    ctx.obj = Context(Settings.from_env(database_url=database) if database else Settings.from_env())
 
 
 for _module in (ingest, release, review, probe, analysis, signals, translate, serve, db):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import click
-from sqlalchemy import inspect
+from sqlalchemy import Engine, inspect
 
 from curator.core.db import make_engine, make_session_factory
 from curator.core.errors import Conflict, InputError
@@ -39,10 +39,10 @@ class Context:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.url = settings.database_url
-        self._engine = None
+        self._engine: Engine | None = None
 
     @property
-    def engine(self):
+    def engine(self) -> Engine:
         if self._engine is None:
             from sqlalchemy.exc import ArgumentError
 

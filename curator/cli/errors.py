@@ -28,7 +28,8 @@ class Failed(click.ClickException):
 
     def __init__(self, exc: CuratorError):
         super().__init__(str(exc))
-        self.exit_code = exit_code_for(exc)
+        # click types exit_code as a ClassVar, yet reads it from the instance when exiting
+        self.exit_code = exit_code_for(exc)  # type: ignore[misc]
 
 
 class CuratorGroup(click.Group):

@@ -127,9 +127,9 @@ def probe(
     if plan is not None:
         if src is not None:
             raise InputError("SRC and --plan are mutually exclusive: the plan names its releases")
-        given = [_flag(name) for name in _PLAN_OWNS if _given(name)]
-        if given:
-            raise InputError(f"{', '.join(given)}: with --plan, set models, out and options in the plan file")
+        clashing = [_flag(name) for name in _PLAN_OWNS if _given(name)]
+        if clashing:
+            raise InputError(f"{', '.join(clashing)}: with --plan, set models, out and options in the plan file")
         chosen = load_plan(plan)
         jobs, options = chosen.jobs(), chosen.options
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -35,7 +36,8 @@ def signals() -> None:
 def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) -> None:
     """Back-translate every candidate template to English and store its cosine with the ParaRel pattern."""
     require("signals", "curator signals similarity")  # before the back-translation, not after it
-    from curator.quality.signals import WARN_SIMILARITY, measure_similarity, store_similarity
+    from curator.quality.checks import WARN_SIMILARITY
+    from curator.quality.signals import measure_similarity, store_similarity
     from curator.translate import get_translator
 
     translator = get_translator(system, settings=ctx.settings)
@@ -91,7 +93,7 @@ def signals_show(ctx: Context, language: str, top: int, as_json: bool) -> None:
     with reading(ctx.sessions()) as session:
         scores = risks(session, language)
         ids = sorted(scores, key=lambda t: -scores[t])[:top]
-        rows = []
+        rows: list[dict[str, Any]] = []
         for template, signal in session.execute(
             sql_select(Template, TemplateSignal)
             .outerjoin(TemplateSignal, TemplateSignal.template_id == Template.id)

@@ -300,5 +300,5 @@ def params_of(stored: Mapping[str, Any] | None) -> CandidateParams | None:
     """`current_params` from the stored value."""
     if not stored:
         return None
-    known = {f for f in CandidateParams.__dataclass_fields__}
+    known = set(CandidateParams.__dataclass_fields__)
     return CandidateParams(**{k: v for k, v in stored.items() if k in known})

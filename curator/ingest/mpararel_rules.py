@@ -36,9 +36,9 @@ from curator.ingest.placeholders import Repair
 
 FIXES_PATH = Path(__file__).with_name("mpararel_fixes.json")
 
-_BRACKETED = {slot: re.compile(r"\[+ ?[%s%s] ?\]+" % (slot, slot.lower())) for slot in "XY"}
-_DOUBLED = {slot: re.compile(r"\[+%s\]+" % slot) for slot in "XY"}
-_LOWER_SLOT = {slot: re.compile(r"\[+ ?%s ?\]+" % slot.lower()) for slot in "XY"}
+_BRACKETED = {slot: re.compile(rf"\[+ ?[{slot}{slot.lower()}] ?\]+") for slot in "XY"}
+_DOUBLED = {slot: re.compile(rf"\[+{slot}\]+") for slot in "XY"}
+_LOWER_SLOT = {slot: re.compile(rf"\[+ ?{slot.lower()} ?\]+") for slot in "XY"}
 # The published validity test rejects a template made only of these characters (its regex
 # is a character class holding backspace, brackets, X, Y, dot, comma and space).
 _ONLY_SLOTS = re.compile(r"^[\x08\[\]XY., ]+$")  # "$" also before a final newline, as published

@@ -101,7 +101,7 @@ def ingest_translations(
                 select(EnglishPattern).where(EnglishPattern.relation_id == rel).order_by(EnglishPattern.position)
             )
         )
-    for (system, raw_lang, rel), path in files:
+    for (_system, _raw_lang, rel), path in files:
         if rel not in known:
             raise InputError(
                 source.describe(path),

@@ -119,7 +119,7 @@ class Passes:
                 if flat_targets is not None:
                     tgt[w_rows] = full.gather(1, flat_targets[w_rows][:, None])[:, 0].to(tgt.dtype)
 
-                def tiles():
+                def tiles(full=full):
                     yield 0, full.clone()
 
             run_lse, tv, ti = self._sweep(tiles(), n, k)

@@ -68,7 +68,7 @@ def _reuse(previous: tuple[dict, dict] | None, data: RelationData, okey: str) ->
         return {}
     n = len(index["subjects"])
     return {
-        (index["templates"][q // n], tuple(index["subjects"][q % n])[0] + "\x1f" + index["subjects"][q % n][1]): arrays[
+        (index["templates"][q // n], index["subjects"][q % n][0] + "\x1f" + index["subjects"][q % n][1]): arrays[
             "ranking"
         ][q]
         for q in range(len(index["templates"]) * n)

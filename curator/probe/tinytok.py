@@ -21,6 +21,7 @@ import heapq
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 
 
 def word_counts(lines: Iterable[str], normalizer, pre_tokenizer) -> dict[str, int]:
@@ -42,7 +43,7 @@ def learn_bpe(counts: dict[str, int], size: int, prefix: str = "") -> tuple[list
     pairs: Counter[tuple[str, str]] = Counter()
     where: dict[tuple[str, str], set[int]] = defaultdict(set)
     for i, (syms, n) in enumerate(words):
-        for pair in zip(syms, syms[1:]):
+        for pair in pairwise(syms):
             pairs[pair] += n
             where[pair].add(i)
     heap = [(-n, pair) for pair, n in pairs.items()]
@@ -58,7 +59,7 @@ def learn_bpe(counts: dict[str, int], size: int, prefix: str = "") -> tuple[list
         touched: set[tuple[str, str]] = set()
         for i in sorted(where.pop(pair)):
             syms, n = words[i]
-            for old in zip(syms, syms[1:]):
+            for old in pairwise(syms):
                 pairs[old] -= n
                 touched.add(old)
             out, j = [], 0
@@ -70,7 +71,7 @@ def learn_bpe(counts: dict[str, int], size: int, prefix: str = "") -> tuple[list
                     out.append(syms[j])
                     j += 1
             words[i] = (out, n)
-            for new in zip(out, out[1:]):
+            for new in pairwise(out):
                 pairs[new] += n
                 where[new].add(i)
                 touched.add(new)

@@ -126,7 +126,7 @@ def plan(
     if policy not in POLICIES:
         raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
     decisions: dict[int, list[tuple[str, str | None, int]]] = defaultdict(list)
-    for lang, user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
+    for _lang, _user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
         if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
             decisions[template_id].append((decision, correction, decision_id))
     suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)

@@ -279,14 +279,14 @@ def language_counts(session: Session, version: DatasetVersion) -> tuple[dict[str
         .where(VersionPattern.version_id == version.id)
         .group_by(VersionPattern.language, VersionPattern.relation_id)
     ).all()
-    sizes = dict(
-        ((lang, rel), n)
+    sizes = {
+        (lang, rel): n
         for lang, rel, n in session.execute(
             select(VersionTuples.language, VersionTuples.relation_id, TupleList.rows)
             .join(TupleList, TupleList.id == VersionTuples.list_id)
             .where(VersionTuples.version_id == version.id)
         )
-    )
+    }
     patterns: dict[str, int] = {}
     phrases: dict[str, int] = {}
     for lang, rel, n in per_relation:

@@ -15,9 +15,10 @@ import secrets
 from datetime import timedelta
 from functools import lru_cache
 from importlib.resources import files
+from typing import TYPE_CHECKING, Any, cast
 
 from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import ColumnElement, CursorResult, Select, delete, func, select, update
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -27,6 +28,9 @@ from curator.core.models import Invite, Language, LoginSession, User
 from curator.core.models.base import utcnow
 from curator.core.text import describe_char, first_control
 from curator.review.sampling import assign
+
+if TYPE_CHECKING:
+    pass
 
 ROLES = values(Role)
 MIN_PASSWORD = 8
@@ -286,8 +290,9 @@ def start_login_session(session: Session, user: User, max_age: timedelta | None 
     secret = secrets.token_urlsafe(32)
     session.add(LoginSession(token_hash=_digest(secret), user_id=user.id))
     session.flush()
-    user.login_session = f"{user.id}:{secret}"
-    return user.login_session
+    value = f"{user.id}:{secret}"
+    user.login_session = value
+    return value
 
 
 def prune_login_sessions(session: Session, max_age: timedelta | None = None) -> int:
@@ -295,13 +300,18 @@ def prune_login_sessions(session: Session, max_age: timedelta | None = None) -> 
     user loader refuses both, so deleting one changes nothing a cookie can do); the count.
     Cheap enough for each sign-in: the table holds only the live sign-ins plus those that
     ended since the last sign-in of anyone."""
-    dead = LoginSession.revoked_at.is_not(None)
+    dead: ColumnElement[bool] = LoginSession.revoked_at.is_not(None)
     if max_age is not None:
         dead = dead | (LoginSession.created_at < utcnow() - max_age)
-    return session.execute(delete(LoginSession).where(dead).execution_options(synchronize_session=False)).rowcount or 0
+    # a DELETE's result is a CursorResult (what has rowcount); Session.execute is typed for any statement
+    result = cast(
+        "CursorResult[Any]",
+        session.execute(delete(LoginSession).where(dead).execution_options(synchronize_session=False)),
+    )
+    return result.rowcount or 0
 
 
-def _login_query(value: str, *also):
+def _login_query(value: str, *also: type[User]) -> Select[*tuple[Any, ...]] | None:
     """The select of the login session "user_id:secret" names (with `also` joined to it), or None
     for a malformed value; the caller checks that the row's user is the one named."""
     user_id, _, secret = (value or "").partition(":")
@@ -323,6 +333,8 @@ def user_for_login_session(session: Session, value: str, max_age: timedelta | No
     found = session.execute(query.join(User, User.id == LoginSession.user_id)).first() if query is not None else None
     if found is None:
         return None
+    row: LoginSession
+    user: User
     row, user = found
     if (
         value.partition(":")[0] != str(row.user_id)

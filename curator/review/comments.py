@@ -5,6 +5,8 @@ no control characters but line breaks) and never deleted: withdrawing marks them
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -15,6 +17,17 @@ from curator.core.text import describe_char, first_control
 from curator.review.writes import check_in_sample, insert_once, replayed
 
 MAX_LENGTH = 2000
+
+
+class CommentRecord(TypedDict):
+    """A comment as the pages and the JSON API show it."""
+
+    id: int
+    relation: str
+    template_id: int | None  # None: on the relation as a whole
+    text: str
+    created_at: str  # ISO 8601, to the second
+    retracted: bool
 
 
 def _clean(text: object) -> str:
@@ -91,7 +104,7 @@ def list_comments(
     relation: str | None = None,
     template_id: int | None = None,
     only_relation: bool = False,
-) -> list[dict]:
+) -> list[CommentRecord]:
     """Your standing comments in the language, oldest first; narrowed to one relation, one
     template, or (only_relation) the comments on the relation as a whole."""
     query = (
@@ -108,7 +121,7 @@ def list_comments(
     return [comment_dict(c) for c in session.scalars(query)]
 
 
-def comment_dict(c: Comment) -> dict:
+def comment_dict(c: Comment) -> CommentRecord:
     return {
         "id": c.id,
         "relation": c.relation_id,

@@ -10,6 +10,7 @@ to the default). The text is plain: blank lines separate paragraphs and lines st
 from __future__ import annotations
 
 import re
+from typing import Literal, TypedDict
 
 from sqlalchemy.orm import Session
 
@@ -20,6 +21,14 @@ from curator.core.models.base import utcnow
 from curator.core.text import control_reason
 
 MAX_LENGTH = 20000
+
+
+class Block(TypedDict):
+    """A paragraph ("p") or a bullet list ("ul") of the guidelines, its lines plain text."""
+
+    kind: Literal["p", "ul"]
+    lines: list[str]
+
 
 DEFAULT_GUIDELINES = """\
 You are checking machine translations of English sentence templates. Each template states a \
@@ -116,14 +125,14 @@ def mark_seen(session: Session, assignment: Assignment) -> None:
         session.flush()
 
 
-def blocks(text: str) -> list[dict]:
+def blocks(text: str) -> list[Block]:
     """Plain text as paragraphs and bullet lists: [{"kind": "p"|"ul", "lines": [...]}].
     Blank lines (spaces only count as blank) separate blocks; a line starting with "- " or "* "
     is a bullet, and a plain line right after a bullet continues that bullet (a wrapped bullet)."""
-    out: list[dict] = []
+    out: list[Block] = []
     for chunk in re.split(r"\n[ \t\f\v]*\n", text.replace("\r\n", "\n").replace("\r", "\n")):
         lines = [line.strip() for line in chunk.split("\n") if line.strip()]
-        current: dict | None = None
+        current: Block | None = None
         for line in lines:
             bullet = line[:2] in ("- ", "* ")
             if bullet:

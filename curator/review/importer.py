@@ -20,7 +20,7 @@ from curator.core import languages
 from curator.core.enums import ImportKind, values
 from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.formats.jsonl import iter_jsonl, optional, read_bytes, require
-from curator.core.models import Template
+from curator.core.models import Assignment, Template
 from curator.ingest.clean import check
 from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
@@ -36,7 +36,7 @@ class ImportSummary:
     stored: int = 0
     unchanged: int = 0
     users_created: int = 0
-    kinds: Counter = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
 
 
 def import_reviews(session: Session, path: str | Path, fraction: float | None = None) -> ImportSummary:
@@ -93,7 +93,7 @@ def _slug(name: str) -> str:
     return re.sub(r"[^\w.-]+", "-", name.strip().lower()).strip("-") or "reviewer"
 
 
-def _with_relation(session: Session, assignment, language: str, relation: str):
+def _with_relation(session: Session, assignment: Assignment, language: str, relation: str) -> Assignment:
     """Suggestions are per relation: make sure the relation is in the reviewer's sample."""
     template = session.scalar(
         select(Template)

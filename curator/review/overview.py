@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -30,6 +31,14 @@ PAGE_SIZE = 50
 DECISIONS = values(DecisionKind)  # accept, amend, reject, unsure
 DECISION_FILTERS = (*DECISIONS, "none")  # "none": no reviewer has decided it yet
 RISK_BANDS = tuple(name for _, name in BANDS)
+
+
+class CommentNote(TypedDict):
+    """A reviewer's comment as the maintainers' language page shows it."""
+
+    reviewer: str
+    text: str
+    created: str  # "YYYY-MM-DD HH:MM"
 
 
 @dataclass
@@ -97,7 +106,7 @@ class TemplateRow:
     band: str
     signal: TemplateSignal | None
     decisions: list[ReviewerDecision] = field(default_factory=list)
-    comments: list[dict] = field(default_factory=list)  # {"reviewer", "text", "created"}
+    comments: list[CommentNote] = field(default_factory=list)
 
     @property
     def disagreement(self) -> bool:
@@ -162,7 +171,7 @@ class LanguagePage:
     page: int
     pages: int
     relations: list[str]  # every relation with candidates, for the filter
-    relation_comments: dict[str, list[dict]]  # relation -> comments on the relation itself
+    relation_comments: dict[str, list[CommentNote]]  # relation -> comments on the relation itself
 
 
 def _reviewer(user: User | None) -> tuple[str, str]:
@@ -207,11 +216,11 @@ def language_rows(
         if template_id in rows:
             name, email = _reviewer(users.get(user_id))
             rows[template_id].decisions.append(ReviewerDecision(name, email, decision, correction))
-    relation_comments: dict[str, list[dict]] = defaultdict(list)
+    relation_comments: dict[str, list[CommentNote]] = defaultdict(list)
     for c in session.scalars(
         select(Comment).where(Comment.language == code, Comment.retracted.is_(False)).order_by(Comment.id)
     ):
-        entry = {
+        entry: CommentNote = {
             "reviewer": _reviewer(users.get(c.user_id))[0],
             "text": c.text,
             "created": c.created_at.isoformat(timespec="minutes").replace("T", " "),

@@ -6,14 +6,38 @@ from __future__ import annotations
 
 import functools
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypedDict
 
-from sqlalchemy import Integer, bindparam, func, select, true
+from sqlalchemy import BindParameter, ColumnElement, Integer, Select, SQLColumnExpression, bindparam, func, select, true
 from sqlalchemy.orm import Session
 
 from curator.core.models import Assignment, AssignmentItem, Decision, Template
 
 DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
+
+
+class QueueItemDict(TypedDict):
+    """`QueueItem` as the JSON API sends it."""
+
+    id: int
+    position: int
+    relation: str
+    template: str
+    decision: str | None
+    correction: str | None
+
+
+class Progress(TypedDict):
+    """A reviewer's counts and time left in one language, as every screen shows them."""
+
+    done: int
+    total: int
+    remaining: int
+    seconds_per_item: float
+    estimate_seconds: int
+    estimate_minutes: int
 
 
 @dataclass
@@ -25,8 +49,8 @@ class QueueItem:
     decision: str | None
     correction: str | None
 
-    def to_dict(self) -> dict:
-        return dict(
+    def to_dict(self) -> QueueItemDict:
+        return QueueItemDict(
             id=self.id,
             position=self.position,
             relation=self.relation,
@@ -36,7 +60,7 @@ class QueueItem:
         )
 
 
-def current_decision_id(item_id_column):
+def current_decision_id(item_id_column: SQLColumnExpression[int]) -> ColumnElement[int | None]:
     """The id of an item's standing decision (the latest not retracted), as a correlated subquery."""
     return (
         select(func.max(Decision.id))
@@ -77,7 +101,7 @@ def next_undecided(items: list[QueueItem], after: int | None = None) -> QueueIte
     return open_items[0]
 
 
-def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> dict:
+def progress(session: Session, assignment: Assignment, items: list[QueueItem] | None = None) -> Progress:
     if items is not None:
         return _progress(
             len(items), sum(i.decision is not None for i in items), session.scalars(_seconds(assignment.id))
@@ -85,7 +109,9 @@ def progress(session: Session, assignment: Assignment, items: list[QueueItem] | 
     return progress_and_next(session, assignment)[0]
 
 
-def progress_and_next(session: Session, assignment: Assignment, after: int | None = None) -> tuple[dict, int | None]:
+def progress_and_next(
+    session: Session, assignment: Assignment, after: int | None = None
+) -> tuple[Progress, int | None]:
     """`progress` and the next undecided item after position `after` (wrapping round, as
     `next_undecided`) in one statement, what the screen needs after each decision: the counts
     and the next item in a one-row subquery, joined to the paces (one row each)."""
@@ -95,9 +121,9 @@ def progress_and_next(session: Session, assignment: Assignment, after: int | Non
 
 
 @functools.cache
-def _progress_query():
+def _progress_query() -> Select[int, int, int | None, float | None]:
     """`progress_and_next`'s statement, built once; `after` None: from the start."""
-    assignment_id = bindparam("assignment_id")
+    assignment_id: BindParameter[int] = bindparam("assignment_id")
     undecided = (
         select(AssignmentItem.id)
         .where(
@@ -128,7 +154,7 @@ def _progress_query():
     return select(head.c.total, head.c.done, head.c.next, paces.c.seconds).select_from(head).outerjoin(paces, true())
 
 
-def _seconds(assignment_id):
+def _seconds(assignment_id: SQLColumnExpression[int] | int) -> Select[float | None]:
     """The standing decisions' times in the assignment (the reviewer's pace)."""
     return (
         select(Decision.seconds)
@@ -139,11 +165,11 @@ def _seconds(assignment_id):
     )
 
 
-def _progress(total: int, done: int, seconds) -> dict:
+def _progress(total: int, done: int, seconds: Iterable[float | None]) -> Progress:
     paces = [s for s in seconds if s and s > 0]
     pace = statistics.median(paces) if paces else DEFAULT_SECONDS
     remaining = total - done
-    return dict(
+    return Progress(
         done=done,
         total=total,
         remaining=remaining,

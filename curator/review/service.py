@@ -9,9 +9,11 @@ same decision as the current one) changes nothing.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
 
-from sqlalchemy import and_, bindparam, false, func, inspect, or_, select
+from sqlalchemy import BindParameter, Select, and_, bindparam, false, func, inspect, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
@@ -37,12 +39,127 @@ from curator.ingest.candidates import CandidateParams, current_params, params_of
 from curator.ingest.clean import PLACEHOLDER, check
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
 from curator.ingest.relations import relation_title
-from curator.review.comments import list_comments
+from curator.review.comments import CommentRecord, list_comments
 from curator.review.progress import current_decision_id
 from curator.review.writes import check_request_id, insert_once
 
 DECISIONS = values(DecisionKind)
 EXAMPLES = 3
+
+
+# ---- what the services hand the pages and the JSON API (plain, JSON-ready values)
+class DecisionRecord(TypedDict):
+    id: int
+    item_id: int
+    decision: str
+    correction: str | None
+    seconds: float | None
+    created_at: str  # ISO 8601, to the second
+    retracted: bool
+    source: str
+
+
+class HistoryEntry(DecisionRecord):
+    """One row of `history`."""
+
+    template: str
+    relation: str
+    relation_title: str
+    superseded: bool  # a later decision on the same item stands instead
+    standing: bool
+
+
+class _TextPart(TypedDict):
+    text: str
+
+
+class TemplatePart(_TextPart, total=False):
+    """A piece of a filled-in template: plain text, or a slot's value (`slot` "X" or "Y")."""
+
+    slot: str
+
+
+class Example(TypedDict):
+    subject: str
+    object: str
+    parts: list[TemplatePart]
+
+
+class SourceLine(TypedDict):
+    """An MT line behind a template: the system, its raw output, the repairs made, the English."""
+
+    system: str
+    raw: str
+    repairs: list[Any]  # Repair.to_dict()s, as stored (JSON)
+    english: str | None
+
+
+class _Signals(TypedDict):
+    repaired: bool
+    risk: float
+    components: dict[str, float]
+    similarity: float | None
+    checks: Sequence[Mapping[str, object]]  # quality.checks.results
+
+
+class Signals(_Signals, total=False):
+    """The quality signals the review screen shows; the back-translation's only when measured."""
+
+    back_translation: str | None
+    english: str | None
+    warn: bool
+    system: str | None
+
+
+class ItemRef(TypedDict):
+    id: int
+    position: int
+
+
+class LanguageRef(TypedDict):
+    code: str
+    name: str
+    dir: str
+
+
+class RelationInfo(TypedDict):
+    id: str
+    lemma: str | None
+    title: str
+    english: list[str]
+
+
+class TemplateInfo(TypedDict):
+    id: int
+    text: str
+    votes: int
+    systems: list[str]
+
+
+class SuggestionRef(TypedDict):
+    id: int
+    text: str
+
+
+class ItemComments(TypedDict):
+    item: list[CommentRecord]
+    relation: list[CommentRecord]
+
+
+class ItemContext(TypedDict):
+    """Everything the review screen shows for one item (`item_context`)."""
+
+    item: ItemRef
+    language: LanguageRef
+    relation: RelationInfo
+    template: TemplateInfo
+    signals: Signals
+    sources: list[SourceLine]
+    examples: list[Example]
+    decision: DecisionRecord | None
+    history: list[DecisionRecord]
+    suggestions: list[SuggestionRef]
+    comments: ItemComments
 
 
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
@@ -65,7 +182,9 @@ def get_item(session: Session, assignment: Assignment, item_id: int) -> Assignme
 def user_id_of(user: User) -> int:
     """The user's id without reading the row again: after a unit of work began, the signed-in
     user is expired, and `user.id` alone would cost a SELECT."""
-    return inspect(user).identity[0]
+    identity = inspect(user).identity
+    assert identity is not None  # a signed-in user is a persistent row
+    return int(identity[0])
 
 
 @dataclass
@@ -114,11 +233,11 @@ def find_item(
 
 
 @functools.cache
-def _find_item_query(deciding: bool):
+def _find_item_query(deciding: bool) -> Select[Any, Any, Any, Any, Any, Any, Any]:
     """`find_item`'s statement, built once (building it costs more than running it): every value
     is a bound parameter; a None item id or request id matches nothing."""
-    uid = bindparam("user_id")
-    entities = [Assignment, User, AssignmentItem, Template, Relation]
+    uid: BindParameter[int] = bindparam("user_id")
+    entities: list[Any] = [Assignment, User, AssignmentItem, Template, Relation]
     query = (
         select()
         .join_from(Assignment, User, User.id == Assignment.user_id)
@@ -143,21 +262,23 @@ def _find_item_query(deciding: bool):
     return query.add_columns(*entities).where(Assignment.user_id == uid, Assignment.language == bindparam("language"))
 
 
-def _populate(template: str, subject: str, obj: str) -> list[dict]:
+def _populate(template: str, subject: str, obj: str) -> list[TemplatePart]:
     """The template as parts, so the page can fill the slots without building HTML from data."""
     fill = {"[X]": ("X", subject), "[Y]": ("Y", obj)}
     return [
-        {"text": fill[p][1], "slot": fill[p][0]} if p in fill else {"text": p} for p in PLACEHOLDER.split(template) if p
+        TemplatePart(text=fill[p][1], slot=fill[p][0]) if p in fill else TemplatePart(text=p)
+        for p in PLACEHOLDER.split(template)
+        if p
     ]
 
 
 def item_context(
     session: Session, user: User, assignment: Assignment, item: AssignmentItem, found: Target | None = None
-) -> dict:
+) -> ItemContext:
     """Everything the review screen shows for one item (SPEC §3). `found`: what `find_item`
     read with the item (its signals and the candidates' parameters are then not read again)."""
-    template = session.get(Template, item.template_id)
-    relation = session.get(Relation, item.relation_id)
+    template = session.get_one(Template, item.template_id)
+    relation = session.get_one(Relation, item.relation_id)
     english = session.scalars(
         select(EnglishPattern).where(EnglishPattern.relation_id == relation.id).order_by(EnglishPattern.position)
     ).all()
@@ -242,15 +363,16 @@ def template_sources(
     return out
 
 
-def _signals(session: Session, template: Template, signal: TemplateSignal | bool | None = True) -> dict:
+def _signals(session: Session, template: Template, signal: TemplateSignal | Literal[True] | None = True) -> Signals:
     """Quality signals (SPEC §7) for the review screen: every registered check that has a value
     for this template, the risk they add up to, and the back-translation itself."""
     from curator.quality import checks
 
     if signal is True:  # not read yet
         signal = session.get(TemplateSignal, template.id)
+    assert signal is not True  # for mypy: replaced just above
     parts = checks.risk_components(template, signal)
-    out = {
+    out: Signals = {
         "repaired": template.repaired,
         "risk": round(checks.combine(parts), 3),
         "components": {k: round(v, 3) for k, v in parts.items()},
@@ -259,16 +381,18 @@ def _signals(session: Session, template: Template, signal: TemplateSignal | bool
     }
     if signal is not None and signal.similarity is not None:
         out.update(
-            similarity=round(signal.similarity, 3),
-            back_translation=signal.back_translation,
-            english=signal.english,
-            warn=checks.CHECKS["similarity"].warns(signal.similarity, signal),
-            system=signal.back_system,
+            {
+                "similarity": round(signal.similarity, 3),
+                "back_translation": signal.back_translation,
+                "english": signal.english,
+                "warn": checks.CHECKS["similarity"].warns(signal.similarity, signal),
+                "system": signal.back_system,
+            }
         )
     return out
 
 
-def _decision_dict(d: Decision) -> dict:
+def _decision_dict(d: Decision) -> DecisionRecord:
     return {
         "id": d.id,
         "item_id": d.item_id,
@@ -310,6 +434,7 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
     outcome = check_keep_case(text, language) if keep_case else check(text, language)
     if not outcome.valid:
         raise _invalid_template(outcome.reason or "")
+    assert outcome.cleaned is not None  # a valid outcome always has its cleaned text
     return outcome.cleaned
 
 
@@ -366,7 +491,7 @@ def decide(
     known, current = standing if standing is not None else _standing(session, user, item, request_id)
     if known is not None:
         return known, False
-    template = session.get(Template, item.template_id)
+    template = session.get_one(Template, item.template_id)
     cleaned = raw = None
     if decision == DecisionKind.AMEND:
         raw = correction
@@ -434,14 +559,16 @@ def undo(session: Session, user: User, assignment: Assignment) -> Decision | Non
     return latest
 
 
-def relation_titles_of(session: Session, relation_ids) -> dict[str, str]:
+def relation_titles_of(session: Session, relation_ids: Iterable[str]) -> dict[str, str]:
     """Plain-language titles for these relations, with the lemma fallback of `item_context`."""
     ids = set(relation_ids)
-    lemmas = dict(session.execute(select(Relation.id, Relation.lemma).where(Relation.id.in_(ids))).all()) if ids else {}
+    lemmas: dict[str, str | None] = (
+        dict(session.execute(select(Relation.id, Relation.lemma).where(Relation.id.in_(ids))).all()) if ids else {}
+    )
     return {r: relation_title(r, lemmas.get(r)) for r in ids}
 
 
-def history(session: Session, user: User, assignment: Assignment) -> list[dict]:
+def history(session: Session, user: User, assignment: Assignment) -> list[HistoryEntry]:
     """All of the reviewer's decisions in the language, newest first, with template text.
 
     `superseded`: a later decision on the same item stands instead (it is not undone);

@@ -15,6 +15,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -23,13 +24,16 @@ from curator.core.enums import DecisionKind
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
 from curator.review.service import DECISIONS
 
-COUNTER = {
+COUNTER: dict[str, str] = {  # stored decision kind -> its counter (keys are DecisionKind members)
     DecisionKind.ACCEPT: "accepted",
     DecisionKind.AMEND: "amended",
     DecisionKind.REJECT: "rejected",
     DecisionKind.UNSURE: "unsure",
 }
 VERDICTS = tuple(d for d in DECISIONS if d != DecisionKind.UNSURE)  # what shares and agreement are over
+
+# (language, user_id, template_id, decision, correction, seconds, decision id): `standing_decisions`
+StandingDecision = tuple[str, int, int, str, str | None, float | None, int]
 
 
 @dataclass
@@ -56,7 +60,7 @@ class LanguageReview:
     def share(self, kind: str) -> float | None:
         return getattr(self, kind) / self.decided if self.decided else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             **asdict(self),
             "accepted_share": self.share("accepted"),
@@ -71,13 +75,13 @@ class ReviewSummary:
 
     def across(self, kind: str) -> tuple[float, float] | None:
         """mean ± sd over languages with decisions, as mParaRel reports (e.g. 16% ± 8% wrong)."""
-        shares = [row.share(kind) for row in self.languages if row.decided]
+        shares = [share for row in self.languages if (share := row.share(kind)) is not None]  # None: undecided
         if not shares:
             return None
         return statistics.mean(shares), statistics.stdev(shares) if len(shares) > 1 else 0.0
 
-    def to_dict(self) -> dict:
-        out = {"languages": [row.to_dict() for row in self.languages]}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"languages": [row.to_dict() for row in self.languages]}
         for kind in ("rejected", "amended", "accepted"):
             pair = self.across(kind)
             out[f"{kind}_share_mean"], out[f"{kind}_share_sd"] = pair if pair else (None, None)
@@ -97,8 +101,9 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
-def standing_decisions(session: Session, language: str | None = None) -> list[tuple]:
-    """(language, user_id, template_id, decision, correction, seconds) of every standing decision."""
+def standing_decisions(session: Session, language: str | None = None) -> list[StandingDecision]:
+    """(language, user_id, template_id, decision, correction, seconds, decision id) of every
+    standing decision."""
     latest = (
         select(func.max(Decision.id))
         .where(Decision.retracted.is_(False))
@@ -119,7 +124,7 @@ def standing_decisions(session: Session, language: str | None = None) -> list[tu
     )
     if language is not None:
         query = query.where(Decision.language == language)
-    return [tuple(r) for r in session.execute(query)]
+    return [r._tuple() for r in session.execute(query)]
 
 
 def review_summary(session: Session, languages: list[str] | None = None) -> ReviewSummary:

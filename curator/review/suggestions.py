@@ -7,6 +7,8 @@ them retracted, and merges add only the standing ones.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -15,6 +17,16 @@ from curator.core.models import Assignment, Suggestion, User
 from curator.core.models.base import valid_id
 from curator.review.service import keeps_case, relation_titles_of, validate_template
 from curator.review.writes import check_in_sample, insert_once, replayed
+
+
+class SuggestionRecord(TypedDict):
+    """A standing suggestion as the pages and the JSON API list it."""
+
+    id: int
+    relation: str
+    relation_title: str
+    text: str
+    created_at: str  # ISO 8601, to the second
 
 
 def suggest(
@@ -112,7 +124,7 @@ def edit_suggestion(
     return new, created
 
 
-def list_suggestions(session: Session, user: User, assignment: Assignment) -> list[dict]:
+def list_suggestions(session: Session, user: User, assignment: Assignment) -> list[SuggestionRecord]:
     """Your standing suggestions in the language, by relation then age."""
     rows = session.scalars(
         select(Suggestion)

@@ -9,13 +9,18 @@ request again and gets the stored row back, never a second one.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from curator.core.db import WRITE
 from curator.core.errors import InputError, NotFound
-from curator.core.models import Assignment, AssignmentItem, User
+from curator.core.models import Assignment, AssignmentItem, Comment, Decision, Suggestion, User
+
+# a reviewer's write: the three kinds of row stored under a request id
+Write = TypeVar("Write", Decision, Suggestion, Comment)
 
 
 def check_request_id(request_id: object) -> None:
@@ -25,7 +30,7 @@ def check_request_id(request_id: object) -> None:
         raise InputError("request_id must be a string of at most 64 characters")
 
 
-def replayed(session: Session, model, user: User, request_id: object):
+def replayed(session: Session, model: type[Write], user: User, request_id: object) -> Write | None:
     """The row of `model` this user already stored under `request_id`, or None (also without one)."""
     if request_id is None:
         return None
@@ -33,7 +38,7 @@ def replayed(session: Session, model, user: User, request_id: object):
     return session.scalar(select(model).where(model.user_id == user.id, model.request_id == request_id))
 
 
-def insert_once(session: Session, row) -> tuple:
+def insert_once(session: Session, row: Write) -> tuple[Write, bool]:
     """Add a decision, suggestion or comment; returns (row, created). When the same request
     (user, request id) raced in on another thread, the unique constraint refuses this copy and
     the stored one is returned instead — a resend is stored at most once.
@@ -61,7 +66,7 @@ def insert_once(session: Session, row) -> tuple:
     return row, True
 
 
-def check_in_sample(session: Session, assignment: Assignment, relation: str) -> None:
+def check_in_sample(session: Session, assignment: Assignment, relation: str | None) -> None:
     """NotFound unless `relation` has a template in this assignment's sample."""
     in_sample = session.scalar(
         select(AssignmentItem.id)

@@ -31,6 +31,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     settings, other = resolve(settings)
     app = CuratorFlask(__name__)
     # the probe report's body is shared with the standalone HTML report (curator.analysis)
+    assert app.jinja_loader is not None  # the package's templates/ folder
     app.jinja_loader = ChoiceLoader([app.jinja_loader, FileSystemLoader(str(files("curator.analysis") / "templates"))])
     install(app, settings, other)
     # one pooled connection per thread of the worker (PostgreSQL; a small overflow beside it)
@@ -40,7 +41,8 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_web(app)
     init_i18n(app)
     init_marks(app)
-    app.wsgi_app = read_body_first(app.wsgi_app, settings.max_body)
+    # Flask's documented way to add WSGI middleware; its stubs type wsgi_app as a plain method
+    app.wsgi_app = read_body_first(app.wsgi_app, settings.max_body)  # type: ignore[method-assign]
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views

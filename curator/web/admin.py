@@ -11,7 +11,8 @@ from curator.core import languages
 from curator.core.errors import Busy, CuratorError
 from curator.core.models import Language, LanguageCoverage, Relation, TranslationLine, User
 from curator.core.models.base import utcnow
-from curator.quality.signals import QUEUE_ORDERS, WARN_SIMILARITY, set_queue_order
+from curator.quality.checks import WARN_SIMILARITY
+from curator.quality.signals import QUEUE_ORDERS, set_queue_order
 from curator.review.accounts import create_invite, pending_invites, resend_invite, revoke_invite
 from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
 from curator.review.progress import progress, queue
@@ -149,17 +150,11 @@ def reviewers():
         return _reviewers_page()
     codes = request.form.getlist("languages") or request.form.get("language_codes", "").replace(",", " ").split()
     fraction = request.form.get("fraction", "").strip()
-    form = {
-        "email": request.form.get("email", ""),
-        "languages": codes,
-        "fraction": fraction,
-        "role": request.form.get("role", "reviewer"),
-    }
+    email, role = request.form.get("email", ""), request.form.get("role", "reviewer")
+    form = {"email": email, "languages": codes, "fraction": fraction, "role": role}
     try:
         with write() as session:
-            token = create_invite(
-                session, codes, current_user, form["email"], form["role"], float(fraction) if fraction else None
-            )[1]
+            token = create_invite(session, codes, current_user, email, role, float(fraction) if fraction else None)[1]
     except Busy:
         raise
     except CuratorError as exc:

@@ -5,6 +5,8 @@ service sees it, so a malformed request is a JSON 422/404/400, never a 500."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, jsonify
 from flask_login import current_user, login_required
 
@@ -32,7 +34,7 @@ def _lang(lang: str) -> str:
     return fields.url_part("language", lang, CODE)
 
 
-def _request_id(body: dict) -> str | None:
+def _request_id(body: dict[str, Any]) -> str | None:
     return fields.text(body, "request_id", REQUEST_ID, required=False, allow_empty=False)
 
 
@@ -80,10 +82,10 @@ def item(lang: str, item_id: int):
     found = service.find_item(session, current_user, _lang(lang), fields.row_id(item_id))
     assignment = found.assignment
     context = service.item_context(session, current_user, assignment, found.item, found)
-    context["probe"] = probe_hint(
+    probe = probe_hint(
         current_settings().runs, assignment.language, context["relation"]["id"], context["template"]["text"]
     )
-    return jsonify(context)
+    return jsonify({**context, "probe": probe})
 
 
 @bp.post("/languages/<lang>/items/<int:item_id>/decision")
@@ -172,6 +174,7 @@ def guidelines_seen(lang: str):
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         guidelines.mark_seen(session, assignment)
+        assert assignment.guidelines_seen_at is not None  # mark_seen set it
         seen_at = assignment.guidelines_seen_at.isoformat(timespec="seconds")
     return jsonify(seen=True, seen_at=seen_at)
 

@@ -33,6 +33,7 @@ here (nginx terminates it): with gunicorn's own TLS the worker behaves as gunico
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import re
 import selectors
@@ -92,7 +93,8 @@ def read_head(data: bytes | bytearray, searched: int = 0) -> Head | None:
     if BARE_LF.search(data, max(searched - 1, 0), end + 4):  # a head that came whole in one read too
         raise Refused(400, "a line of the request ends with a bare LF")
     lines = bytes(data[start:end]).split(b"\r\n")
-    lengths, expects_continue = set(), False
+    lengths: set[bytes] = set()
+    expects_continue = False
     http10 = lines[0].endswith(b"HTTP/1.0")  # RFC 9110 10.1.1: an HTTP/1.0 client's Expect is ignored
     for line in lines[1:]:
         name, _, value = line.partition(b":")
@@ -282,10 +284,8 @@ class BufferingThreadWorker(ThreadWorker):
             b"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
             b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (status, REASONS[status].encode(), len(text), text),
         )
-        try:
+        with contextlib.suppress(OSError):
             conn.sock.sock.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
         self.linger(conn.sock.sock)
 
     def murder_pending(self):
@@ -368,10 +368,8 @@ class BufferingThreadWorker(ThreadWorker):
 def _send_now(sock: socket.socket, data: bytes) -> None:
     """A short answer from the poller: whatever fits in the socket's buffer now (all of it, in
     practice: nothing else was sent on the connection), never waiting."""
-    try:
+    with contextlib.suppress(OSError):  # the client is gone, or not reading: nothing to tell it then
         sock.send(data)
-    except OSError:  # the client is gone, or not reading: nothing to tell it then
-        pass
 
 
 def _peer(sock) -> str:
@@ -379,4 +377,4 @@ def _peer(sock) -> str:
         peer = sock.getpeername()
     except OSError:
         return "a client"
-    return "%s:%s" % peer[:2] if isinstance(peer, tuple) else str(peer or "a client")
+    return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer or "a client")

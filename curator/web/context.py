@@ -116,7 +116,8 @@ def init_web(app: Flask) -> None:
 
         # X-Forwarded-Host stays ignored: nginx passes the real Host itself, and a client's own
         # X-Forwarded-Host would otherwise become the host of invitation links
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)
+        # Flask's documented way to add WSGI middleware; its stubs type wsgi_app as a plain method
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=0)  # type: ignore[method-assign]
     from curator.web.fields import BoundedInt
 
     # before any blueprint adds its rules: every <int:…> in a URL is a database id, so one

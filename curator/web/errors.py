@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, g, jsonify, render_template
+from flask import Blueprint, Response, g, jsonify, render_template
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
@@ -86,9 +86,12 @@ def status_for(exc: CuratorError) -> int:
     return next(status for cls, status in STATUS if isinstance(exc, cls))
 
 
-def error_response(message: str, status: int, headers: dict | None = None):
+def error_response(
+    message: object, status: int, headers: dict[str, str] | None = None
+) -> tuple[Response | str, int, dict[str, str]]:
     """`{"error": message}` under /api/, else the error page: title, the message, what to do next."""
     message = str(message)
+    response: Response | str
     if wants_json():
         response = jsonify(error=message)
     else:
@@ -182,7 +185,7 @@ def csrf_error(exc: CSRFError):
 def http_error(exc: HTTPException):
     # an abort(400, "what was wrong") keeps its own words; a bare abort(404) gets ours
     custom = exc.description and exc.description != type(exc).description
-    message = exc.description if custom else FRIENDLY.get(exc.code, exc.name)
+    message = exc.description if custom else (FRIENDLY.get(exc.code, exc.name) if exc.code is not None else exc.name)
     headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}  # e.g. Allow on a 405
     return error_response(message, exc.code or 500, headers)
 

@@ -9,6 +9,7 @@ The URL's integers are bounded here too: `BoundedInt` is the app's `<int:…>` c
 from __future__ import annotations
 
 import math
+from typing import Any, Literal, overload
 
 from flask import abort
 from werkzeug.routing import IntegerConverter
@@ -26,7 +27,17 @@ def _encodable(name: str, value: str) -> str:
     return value
 
 
-def text(body: dict, name: str, max_length: int, required: bool = True, allow_empty: bool = True) -> str | None:
+@overload
+def text(
+    body: dict[str, Any], name: str, max_length: int, required: Literal[True] = True, allow_empty: bool = True
+) -> str: ...
+@overload
+def text(
+    body: dict[str, Any], name: str, max_length: int, required: bool = True, allow_empty: bool = True
+) -> str | None: ...
+def text(
+    body: dict[str, Any], name: str, max_length: int, required: bool = True, allow_empty: bool = True
+) -> str | None:
     """A string field of at most `max_length` characters (None when absent and not required)."""
     value = body.get(name)
     if value is None and not required:
@@ -40,7 +51,7 @@ def text(body: dict, name: str, max_length: int, required: bool = True, allow_em
     return _encodable(name, value)
 
 
-def number(body: dict, name: str, low: float, high: float) -> float | None:
+def number(body: dict[str, Any], name: str, low: float, high: float) -> float | None:
     """A finite JSON number in [low, high] (None when absent); true/false are not numbers."""
     value = body.get(name)
     if value is None:
@@ -97,7 +108,7 @@ def row_id(value: int) -> int:
     return value
 
 
-def body() -> dict:
+def body() -> dict[str, Any]:
     """The request's JSON object, or 400."""
     from flask import request
 

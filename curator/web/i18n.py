@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 from importlib.resources import files
+from typing import ClassVar
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -93,7 +94,7 @@ JS_MESSAGES: list[str] = [
 class PoDomain(Domain):
     """A Flask-Babel domain that reads `.po` catalogues directly (compiled once, in memory)."""
 
-    _cache: dict[str, NullTranslations] = {}
+    _cache: ClassVar[dict[str, NullTranslations]] = {}  # shared by every instance: one compile per locale
 
     def get_translations(self):
         locale = str(get_locale() or DEFAULT)

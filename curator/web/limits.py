@@ -24,6 +24,8 @@ is the client's, not the proxy's (web/context.py applies werkzeug's ProxyFix).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, g, request
 from flask_limiter import Limiter
@@ -69,7 +71,8 @@ def init_limits(app: Flask) -> Limiter:
     per_account = limiter.limit(settings.ratelimit_account, key_func=account_key, methods=["POST"], scope="account")
     per_address = limiter.limit(settings.ratelimit_address, key_func=client_address, methods=["POST"], scope="address")
     for endpoint in LIMITED:
-        app.view_functions[endpoint] = per_address(per_account(app.view_functions[endpoint]))
+        view: Callable[..., Any] = app.view_functions[endpoint]
+        app.view_functions[endpoint] = per_address(per_account(view))
     _limit_failures(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter
@@ -115,7 +118,8 @@ def _limit_failures(app: Flask, limiter: Limiter) -> None:
     password = settings.ratelimit_password
     per_account = limiter.limit(password, key_func=signed_in_account, methods=["POST"], scope="password-account")
     per_address = limiter.limit(password, key_func=client_address, methods=["POST"], scope="password-address")
-    app.view_functions[PASSWORD_CHANGE] = per_address(per_account(app.view_functions[PASSWORD_CHANGE]))
+    view: Callable[..., Any] = app.view_functions[PASSWORD_CHANGE]
+    app.view_functions[PASSWORD_CHANGE] = per_address(per_account(view))
     app.before_request(_check_token_first)
     refused_token = limiter.shared_limit(
         settings.ratelimit_token,
@@ -124,4 +128,5 @@ def _limit_failures(app: Flask, limiter: Limiter) -> None:
         exempt_when=_not_a_refused_token,
     )
     for endpoint in [e for e in app.view_functions if e.startswith(API)]:
-        app.view_functions[endpoint] = refused_token(app.view_functions[endpoint])
+        api_view: Callable[..., Any] = app.view_functions[endpoint]
+        app.view_functions[endpoint] = refused_token(api_view)

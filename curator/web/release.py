@@ -93,7 +93,8 @@ def download(name: str):
     """The version exported by the same service as `curator release export`, zipped under `<name>/`."""
     session = db()
     version = _version(session, name)
-    out = tempfile.TemporaryFile()  # deleted when closed, i.e. once the response is sent
+    # deleted when closed, i.e. once the response is sent: send_file owns it, so no `with` here
+    out = tempfile.TemporaryFile()  # noqa: SIM115
     try:
         export_zip(session, version.name, out)
     except BaseException:

@@ -3,6 +3,8 @@ comments, which can be edited or withdrawn here)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
@@ -12,7 +14,7 @@ from curator.core import languages
 from curator.core.errors import Busy, CuratorError
 from curator.review import comments as comment_service
 from curator.review import guidelines
-from curator.review.progress import progress, queue
+from curator.review.progress import Progress, progress, queue
 from curator.review.service import get_assignment, history, keeps_case
 from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
 from curator.web import fields
@@ -24,7 +26,7 @@ bp = Blueprint("review", __name__)
 
 
 @bp.app_template_global()
-def time_left(p: dict) -> str:
+def time_left(p: Mapping[str, object]) -> str:
     """The one wording of the time left, on the home page and the review screen (the API sends
     it with every `progress` as `time_left`): from progress()'s `estimate_minutes`."""
     if not p.get("remaining"):
@@ -33,7 +35,7 @@ def time_left(p: dict) -> str:
     return ngettext("about %(num)s minute left", "about %(num)s minutes left", minutes)
 
 
-def with_time_left(p: dict) -> dict:
+def with_time_left(p: Progress) -> dict[str, object]:
     return {**p, "time_left": time_left(p)}
 
 

@@ -416,6 +416,13 @@ class ReleaseWriter:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        def flush(parquet: pq.ParquetWriter, columns: Mapping[str, list[Any]], schema: pa.Schema) -> None:
+            """Write the rows gathered in `columns` (if any) as one row group, and empty it."""
+            if next(iter(columns.values())):
+                parquet.write_table(pa.table(columns, schema=schema))
+                for values in columns.values():
+                    values.clear()
+
         release = Release(self.root)
         for kind in (PATTERNS, TUPLES):
             jsonl_path, parquet_path = f"{HF}/{kind}.jsonl", f"{HF}/{kind}.parquet"
@@ -426,20 +433,13 @@ class ReleaseWriter:
                 (self.root / jsonl_path).open("wb") as jsonl,
                 pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet,
             ):
-
-                def flush() -> None:
-                    if columns[HF_COLUMNS[kind][0]]:
-                        parquet.write_table(pa.table(columns, schema=schema))
-                        for values in columns.values():
-                            values.clear()
-
                 for row in release.hf_rows(kind):
                     jsonl.write((json.dumps(row) + "\n").encode("utf-8"))
                     for name in HF_COLUMNS[kind]:
                         columns[name].append(row[name])
                     if len(columns[HF_COLUMNS[kind][0]]) >= HF_BATCH_ROWS:
-                        flush()
-                flush()
+                        flush(parquet, columns, schema)
+                flush(parquet, columns, schema)
             self.digests[jsonl_path] = _sha256(self.root / jsonl_path)
             self.digests[parquet_path] = _sha256(self.root / parquet_path)
 

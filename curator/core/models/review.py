@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -42,7 +43,12 @@ class User(Base):
     # set at sign-in or by the web app's user loader: "user_id:secret" of the LoginSession this
     # request runs under; Flask-Login keeps it in the session and the remember cookie, so a
     # revoked login session turns both cookies into nothing (see review.accounts)
-    login_session = None  # str | None, not a column
+    # not a column: a plain annotation in the class body would be read as one by SQLAlchemy's
+    # declarative mapping, so the type is given to the type checker alone
+    if TYPE_CHECKING:
+        login_session: str | None
+    else:
+        login_session = None
 
     def get_id(self) -> str:
         return self.login_session or f"{self.id}:"  # no login session: a loader refuses it

@@ -182,9 +182,11 @@ class Scorer:
         while True:
             try:
                 return fn()
-            except torch.OutOfMemoryError:
+            except torch.OutOfMemoryError as err:
                 if self.budget <= 64:
-                    raise ProbeError("out of memory even with the smallest batches; use a smaller model or the CPU")
+                    raise ProbeError(
+                        "out of memory even with the smallest batches; use a smaller model or the CPU"
+                    ) from err
                 self.budget //= 2
                 if self.device.type == "cuda":
                     torch.cuda.empty_cache()
