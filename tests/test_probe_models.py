@@ -236,6 +236,18 @@ def test_bad_plan_is_one_line_naming_file_and_key(cli, tmp_path, text, expected)
     assert re.search(expected, lines[0]), lines[0]
 
 
+def test_plan_is_read_without_tomllib(tmp_path, monkeypatch):
+    """Python 3.10, which requires-python admits, has no tomllib: the plan is read with tomli."""
+    import sys
+
+    tomllib = pytest.importorskip("tomllib", reason="3.11's tomllib stands in for tomli")
+    plan = write_plan(tmp_path, 'models = ["m"]\nreleases = ["v0"]\nout = "elsewhere"\n')
+    monkeypatch.setattr(sys, "version_info", (3, 10, 14, "final", 0))
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # `import tomllib` fails, as on 3.10
+    monkeypatch.setitem(sys.modules, "tomli", tomllib)  # the backport: the same parser under its own name
+    assert load_plan(plan).out == tmp_path / "elsewhere"
+
+
 def test_plan_and_src_or_options_are_exclusive(cli, tmp_path):
     plan = write_plan(tmp_path, 'models = ["m"]\nreleases = ["v0"]\n')
     for args, message in (

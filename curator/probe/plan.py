@@ -24,6 +24,7 @@ are skipped by the runner's digest. torch is imported only when a model is loade
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,7 +229,10 @@ def load_plan(path: str | Path) -> Plan:
     languages = ["es", "ar"]
     ```
     """
-    import tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10 (requires-python): tomli, the package tomllib was made from
+        import tomli as tomllib
 
     path = Path(path)
     try:
