@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core.formats.release import Release
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -41,7 +44,11 @@ class RelationData:
 
 
 def build(
-    language: str, relation: str, templates: list[str], tuples: list[dict], drop_repeated_subjects: bool = True
+    language: str,
+    relation: str,
+    templates: Sequence[str],
+    tuples: Sequence[Mapping[str, str]],
+    drop_repeated_subjects: bool = True,
 ) -> RelationData:
     """From raw tuple rows ({sub_uri, sub_label, obj_uri, obj_label}): candidate set and filtering.
 
@@ -64,7 +71,7 @@ def build(
     )
 
 
-def _filter(items, wanted):
+def _filter(items: Iterable[T], wanted: Collection[T] | None) -> list[T]:
     return [i for i in items if not wanted or i in wanted]
 
 
@@ -79,6 +86,7 @@ def from_directory(
     label only in English (raw T-REx rows marked `from_english`) are left out, as `release
     export` and `from_version` leave them out."""
     for record in Release(root).relations(languages, relations, require_tuples=True):
+        assert record.tuples is not None  # require_tuples
         tuples = [t for t in record.tuples if not t["from_english"]]
         yield build(
             record.language, record.relation, [p.pattern for p in record.patterns], tuples, drop_repeated_subjects

@@ -7,10 +7,15 @@ masked.py), add it here, and teach `detect_kind` (base.py) which configs belong 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from curator.probe.scorers.base import PUNCT_END, Options, ProbeError, Scorer, detect_kind, pick_device, pick_dtype
 from curator.probe.scorers.causal import CausalScorer
 from curator.probe.scorers.masked import MaskedScorer
 from curator.probe.scorers.seq2seq import Seq2SeqScorer
+
+if TYPE_CHECKING:
+    import torch
 
 SCORERS: dict[str, type[Scorer]] = {"masked": MaskedScorer, "seq2seq": Seq2SeqScorer, "causal": CausalScorer}
 
@@ -85,7 +90,7 @@ def load_scorer(
     return scorer
 
 
-def compile_layers(model) -> int:
+def compile_layers(model: torch.nn.Module) -> int:
     """torch.compile every block of the model's layer stacks (a ModuleList of one class), in
     place; returns how many. The scorers call parts of the model apart (the body without its
     head, the decoder with a cache), which a whole-model compile would not cover."""
