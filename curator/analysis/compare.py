@@ -12,12 +12,13 @@ one convention (convention.py), which decides which relations and tuples are ave
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
-from curator.analysis.convention import DEFAULT, Convention, as_record, select
+from curator.analysis.convention import DEFAULT, Convention, ConventionRecord, as_record, select
 from curator.analysis.metrics import DEFAULT_NM_RELATIONS, MAIN, tuple_scores
 from curator.core.formats.runs import RunError, iter_relations
 
@@ -39,9 +40,35 @@ class Difference:
         return not (self.low <= 0.0 <= self.high)
 
 
-def _per_tuple(run: Path, languages, relations, nm: set[str], convention: Convention) -> dict[str, dict[str, dict]]:
+# {language: {relation: {metric: {(subject, object): value}}}}
+PerTuple = dict[str, dict[str, dict[str, dict[tuple[str, str], float]]]]
+
+
+class DifferenceRecord(TypedDict):
+    """A Difference as JSON, under its language and metric."""
+
+    a: float
+    b: float
+    diff: float
+    low: float
+    high: float
+    relations: int
+    tuples: int
+    significant: bool
+
+
+class CompareRecord(TypedDict):
+    """`curator compare --json`: the convention, then {language: {metric: difference}}."""
+
+    convention: ConventionRecord
+    by_language: dict[str, dict[str, DifferenceRecord]]
+
+
+def _per_tuple(
+    run: Path, languages: list[str] | None, relations: list[str] | None, nm: set[str], convention: Convention
+) -> PerTuple:
     """{language: {relation: {metric: {(subject, object): value}}}} for the relations the convention averages."""
-    out: dict[str, dict[str, dict]] = {}
+    out: PerTuple = {}
     for found in iter_relations(run, languages, relations):
         rel, is_nm = select(found, convention, nm)
         if rel is None or is_nm or rel.shape[1] == 0:
@@ -111,13 +138,18 @@ def compare_runs(
 
 def as_json(
     rows: list[Difference], convention: Convention = DEFAULT, nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS
-) -> dict:
+) -> CompareRecord:
     """{"convention": {...}, "by_language": {language: {metric: {a, b, diff, low, high, ...}}}}."""
-    result: dict[str, dict] = {}
+    result: dict[str, dict[str, DifferenceRecord]] = {}
     for row in rows:
-        data = asdict(row)
-        data["significant"] = row.significant
-        result.setdefault(row.language, {})[row.metric] = {
-            k: v for k, v in data.items() if k not in ("language", "metric")
-        }
+        result.setdefault(row.language, {})[row.metric] = DifferenceRecord(
+            a=row.a,
+            b=row.b,
+            diff=row.diff,
+            low=row.low,
+            high=row.high,
+            relations=row.relations,
+            tuples=row.tuples,
+            significant=row.significant,
+        )
     return {"convention": as_record(convention, nm_relations), "by_language": result}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:  # numpy and the run reader stay out of the CLI's start-up, which only needs the names
     from curator.core.formats.runs import RelationPredictions
@@ -65,7 +65,15 @@ def describe(convention: Convention, nm_relations: Iterable[str] = ()) -> str:
     return line
 
 
-def as_record(convention: Convention, nm_relations: Iterable[str] = ()) -> dict:
+class ConventionRecord(TypedDict):
+    """The convention as JSON output and reports record it."""
+
+    name: str
+    averages: str
+    nm_relations: list[str]
+
+
+def as_record(convention: Convention, nm_relations: Iterable[str] = ()) -> ConventionRecord:
     """The convention as JSON output and reports record it."""
     convention = parse(convention)
     return {

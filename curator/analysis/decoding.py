@@ -12,7 +12,9 @@ consistency metrics of SPEC §6 on the decoded strings come from `curator metric
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, TypedDict
 
 from curator.core.aliases import normal
 from curator.core.formats.runs import read_stored, relation_files
@@ -26,7 +28,7 @@ LABELS = {
 }
 
 
-def relation_counts(index: dict) -> dict[str, tuple[int, int]] | None:
+def relation_counts(index: Mapping[str, Any]) -> dict[str, tuple[int, int]] | None:  # index: a stored relation's JSON
     """{column: (correct, total)} of one stored relation; None when it was not decoded."""
     decoded = index.get("decoded")
     if not decoded:
@@ -49,9 +51,17 @@ def relation_counts(index: dict) -> dict[str, tuple[int, int]] | None:
     return {c: (a, b) for c, (a, b) in out.items()}
 
 
+class Accuracy(TypedDict):
+    """One column of one language: the share correct (None when nothing was asked) and its counts."""
+
+    value: float | None
+    correct: int
+    total: int
+
+
 def decoding_accuracy(
     run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None
-) -> dict[str, dict[str, dict]]:
+) -> dict[str, dict[str, Accuracy]]:
     """{language: {column: {"value": share or None, "correct": k, "total": n}}}."""
     totals: dict[str, dict[str, list[int]]] = {}
     for language, relation in relation_files(run, languages, relations):
@@ -64,6 +74,6 @@ def decoding_accuracy(
             into[column][0] += k
             into[column][1] += n
     return {
-        lang: {c: {"value": (k / n) if n else None, "correct": k, "total": n} for c, (k, n) in cols.items()}
+        lang: {c: Accuracy(value=(k / n) if n else None, correct=k, total=n) for c, (k, n) in cols.items()}
         for lang, cols in sorted(totals.items())
     }

@@ -22,12 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from curator.analysis.convention import DEFAULT, Convention, select
 from curator.core.formats.runs import RelationPredictions
-from curator.quality.agreement import template_agreement  # noqa: F401  (a metric of the report too)
+from curator.quality.agreement import template_agreement as template_agreement  # a metric of the report too
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 # LAMA types these relations of ParaRel as N-M (its `relations.jsonl`); ParaRel's determinism
 # split comes from that typing. Configurable with --nm-relations.
@@ -65,7 +69,7 @@ class TupleScores:
     consistency_accuracy: np.ndarray  # [D] share of template pairs equal and correct (nan when T < 2)
 
 
-def equal_pairs(predicted: np.ndarray) -> np.ndarray:
+def equal_pairs(predicted: np.ndarray) -> npt.NDArray[np.float64]:
     """[D] number of template pairs (i<j) with the same prediction, per tuple."""
     T, D = predicted.shape
     if T < 2 or D == 0:
@@ -76,7 +80,8 @@ def equal_pairs(predicted: np.ndarray) -> np.ndarray:
     starts = np.ones((T, D), dtype=bool)
     starts[1:] = ordered[1:] != ordered[:-1]
     run_start = np.maximum.accumulate(np.where(starts, row, 0), axis=0)
-    return (row - run_start).sum(axis=0).astype(float)
+    counts: npt.NDArray[np.float64] = (row - run_start).sum(axis=0).astype(float)
+    return counts
 
 
 def tuple_scores(rel: RelationPredictions) -> TupleScores:
@@ -89,7 +94,7 @@ def tuple_scores(rel: RelationPredictions) -> TupleScores:
     return TupleScores(equal_pairs(rel.predicted) / pairs, n_correct / T, n_correct * (n_correct - 1) / 2 / pairs)
 
 
-def _mean(x: np.ndarray) -> float:
+def _mean(x: np.ndarray | np.generic) -> float:  # .any(axis=…) is typed as maybe a scalar
     return float(x.mean()) if x.size else float("nan")
 
 

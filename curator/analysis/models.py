@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 from markupsafe import Markup
 
-from curator.analysis.convention import DEFAULT, Convention, as_record, parse
+from curator.analysis.convention import DEFAULT, Convention, ConventionRecord, as_record, parse
 from curator.analysis.metrics import DEFAULT_NM_RELATIONS, MAIN, run_metrics
 from curator.analysis.metrics import LABELS as METRIC_LABELS
 from curator.analysis.rankc import RankCResult, run_rankc
@@ -34,6 +35,58 @@ from curator.core.formats.runs import RankingMissing, RunError, iter_relations, 
 
 COLUMNS = MAIN + ("rankc",)
 LABELS = {**{m: METRIC_LABELS[m] for m in MAIN}, "rankc": "RankC (mean)"}
+
+Values = dict[str, float | None]  # {column: value}
+
+
+class RunColumns(TypedDict):
+    """One run's columns of the table."""
+
+    run: str
+    name: str
+    model: str | None
+    release: str | None
+    note: str | None  # why a column is missing (no RankC)
+    by_language: dict[str, Values]
+    label: str  # its heading
+    mean: Values  # over the languages every run has
+
+
+class LanguageHeading(TypedDict):
+    code: str
+    name: str
+    dir: str
+
+
+class ModelsTable(TypedDict):
+    """What `models_table` returns and the pages render."""
+
+    convention: ConventionRecord
+    columns: list[str]
+    labels: dict[str, str]
+    languages: list[LanguageHeading]
+    common: list[str]
+    runs: list[RunColumns]
+
+
+class RunJson(TypedDict):
+    run: str
+    model: str | None
+    release: str | None
+    label: str
+    note: str | None
+    by_language: dict[str, Values]
+    mean: Values
+
+
+class ModelsJson(TypedDict):
+    """`curator models-table --json`."""
+
+    convention: ConventionRecord
+    columns: list[str]
+    common_languages: list[str]
+    languages: list[str]
+    runs: list[RunJson]
 
 
 def _clean(x: float | None) -> float | None:
@@ -60,7 +113,7 @@ def run_values(
     relations: list[str] | None = None,
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
     convention: Convention = DEFAULT,
-) -> tuple[dict[str, dict[str, float | None]], str | None]:
+) -> tuple[dict[str, Values], str | None]:
     """({language: {column: value}}, a note when the run has no RankC) of one run."""
     by_language, _ = run_metrics(iter_relations(run, languages, relations), nm_relations, convention)
     note = None
@@ -80,7 +133,7 @@ def _short(model: str) -> str:
     return "/".join(parts[-2:]) if len(parts) > 2 else model
 
 
-def labels(runs: list[dict]) -> list[str]:
+def labels(runs: Sequence[RunColumns]) -> list[str]:
     """A heading per run: its model, plus its release when the runs differ in release, plus the run
     folder's name where that still leaves two alike."""
     with_release = len({r["release"] for r in runs}) > 1
@@ -98,7 +151,7 @@ def models_table(
     relations: list[str] | None = None,
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
     convention: Convention = DEFAULT,
-) -> dict:
+) -> ModelsTable:
     """Everything the models × languages table shows, as plain values; RunError for an unreadable run.
 
     {"convention", "columns", "labels", "languages": [{code, name, dir}], "common": [codes in every
@@ -109,19 +162,21 @@ def models_table(
     paths = [Path(r) for r in runs]
     if not paths:
         raise RunError("no runs to compare")
-    rows = []
+    rows: list[RunColumns] = []
     for path in paths:
         info = run_info(path)
         values, note = run_values(path, languages, relations, nm, convention)
         rows.append(
-            {
-                "run": str(path),
-                "name": path.name,
-                "model": info.get("model"),
-                "release": info.get("release"),
-                "note": note,
-                "by_language": values,
-            }
+            RunColumns(
+                run=str(path),
+                name=path.name,
+                model=info.get("model"),
+                release=info.get("release"),
+                note=note,
+                by_language=values,
+                label="",  # below, from all the rows
+                mean={},
+            )
         )
     for row, label in zip(rows, labels(rows)):
         row["label"] = label
@@ -130,14 +185,14 @@ def models_table(
     for row in rows:
         row["mean"] = {}
         for column in COLUMNS:
-            got = [row["by_language"][code][column] for code in common if row["by_language"][code][column] is not None]
+            got = [v for code in common if (v := row["by_language"][code][column]) is not None]
             row["mean"][column] = _clean(float(np.mean(got))) if got else None
 
-    def order(code: str) -> tuple:
+    def order(code: str) -> tuple[bool, float, str]:
         got = [
-            row["by_language"][code]["consistency"]
+            v
             for row in rows
-            if code in row["by_language"] and row["by_language"][code]["consistency"] is not None
+            if code in row["by_language"] and (v := row["by_language"][code]["consistency"]) is not None
         ]
         return (not got, -float(np.mean(got)) if got else 0.0, code)
 
@@ -145,13 +200,15 @@ def models_table(
         "convention": as_record(convention, nm),
         "columns": list(COLUMNS),
         "labels": LABELS,
-        "languages": [{"code": c, "name": langs.name(c), "dir": langs.direction(c)} for c in sorted(codes, key=order)],
+        "languages": [
+            LanguageHeading(code=c, name=langs.name(c), dir=langs.direction(c)) for c in sorted(codes, key=order)
+        ],
         "common": common,
         "runs": rows,
     }
 
 
-def as_json(table: dict) -> dict:
+def as_json(table: ModelsTable) -> ModelsJson:
     """The table as `curator models-table --json` prints it."""
     return {
         "convention": table["convention"],
@@ -159,7 +216,15 @@ def as_json(table: dict) -> dict:
         "common_languages": table["common"],
         "languages": [lang["code"] for lang in table["languages"]],
         "runs": [
-            {k: row[k] for k in ("run", "model", "release", "label", "note", "by_language", "mean")}
+            RunJson(
+                run=row["run"],
+                model=row["model"],
+                release=row["release"],
+                label=row["label"],
+                note=row["note"],
+                by_language=row["by_language"],
+                mean=row["mean"],
+            )
             for row in table["runs"]
         ],
     }
@@ -170,7 +235,7 @@ def _folder(i: int, name: str) -> str:
     return f"{i + 1}-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", name).lstrip("._-") or "run")
 
 
-def render_static(table: dict, links: list[str]) -> str:
+def render_static(table: ModelsTable, links: list[str]) -> str:
     from curator.analysis.report import CSS, environment
 
     css = Markup(CSS.read_text(encoding="utf-8"))  # our own stylesheet, inlined so the folder stands alone

@@ -6,14 +6,28 @@ template's risk (quality)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind
 from curator.core.models import Template, TemplateSignal
-from curator.quality.signals import BANDS, WARN_SIMILARITY, band, risks
+from curator.quality.checks import WARN_SIMILARITY
+from curator.quality.signals import BANDS, band, risks
 from curator.review.stats import standing_decisions
+
+
+class OutcomeRecord(TypedDict):
+    """An Outcome as JSON (`curator signals outcomes --json`)."""
+
+    language: str
+    group: str
+    templates: int
+    decisions: int
+    rejected: int
+    amended: int
+    reject_rate: float | None
 
 
 @dataclass
@@ -29,7 +43,7 @@ class Outcome:
     def reject_rate(self) -> float | None:
         return self.rejected / self.decisions if self.decisions else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> OutcomeRecord:
         return {
             "language": self.language,
             "group": self.group,

@@ -18,18 +18,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
 from curator.core.formats.runs import RankingMissing, RelationPredictions, load_relation, relation_files, relation_path
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 TOP_K = 40
 
 
-def weights(n: int) -> np.ndarray:
+def weights(n: int) -> npt.NDArray[np.float64]:
     """w_1..w_n of RankC, computed as e^-(j-1) / Σ e^-k so that large n does not overflow."""
-    w = np.exp(-np.arange(n, dtype=float))
-    return w / w.sum()
+    w: npt.NDArray[np.float64] = np.exp(-np.arange(n, dtype=np.float64))
+    return w / float(w.sum())
 
 
 def positions(order: np.ndarray) -> np.ndarray:
@@ -40,7 +44,7 @@ def positions(order: np.ndarray) -> np.ndarray:
     return pos
 
 
-def consist(order_a: np.ndarray, order_b: np.ndarray, top_k: int = TOP_K) -> np.ndarray:
+def consist(order_a: np.ndarray, order_b: np.ndarray, top_k: int = TOP_K) -> npt.NDArray[np.float64]:
     """[Q] RankC consistency of query pairs; orders are [Q, N] permutations of the same N candidates."""
     Q, N = order_a.shape
     if N == 0:
@@ -51,10 +55,11 @@ def consist(order_a: np.ndarray, order_b: np.ndarray, top_k: int = TOP_K) -> np.
     both = np.maximum(np.take_along_axis(pos_b, order_a[:, :K], axis=1), np.arange(K))
     j = np.arange(1, K + 1)
     overlap = (both[:, :, None] < j[None, None, :]).sum(axis=1)  # [Q, K] |top-j ∩ top-j|
-    return (overlap / j) @ weights(N)[:K]
+    out: npt.NDArray[np.float64] = (overlap / j) @ weights(N)[:K]
+    return out
 
 
-def consensus(ranking: np.ndarray) -> np.ndarray:
+def consensus(ranking: np.ndarray) -> npt.NDArray[np.int32]:
     """[D, N] candidates by mean rank over the templates of [T, D, N] rankings (stable: ties by index)."""
     return np.argsort(positions(ranking).sum(axis=0), axis=1, kind="stable").astype(np.int32)
 
@@ -70,8 +75,18 @@ class _Side:
 
 def _restrict(order: np.ndarray, candidates: list[str], shared: dict[str, int]) -> np.ndarray:
     lut = np.array([shared.get(c, -1) for c in candidates], dtype=np.int32)
-    mapped = lut[order]
+    mapped: npt.NDArray[np.int32] = lut[order]
     return mapped[mapped >= 0].reshape(len(order), len(shared))
+
+
+class RankCRecord(TypedDict):
+    """A RankCResult as JSON (`curator rankc --json`): {language: {language: value}} tables."""
+
+    languages: list[str]
+    rankc: dict[str, dict[str, float | None]]
+    coverlap: dict[str, dict[str, float | None]]
+    queries: dict[str, dict[str, int]]
+    accuracy: dict[str, float]
 
 
 @dataclass
@@ -82,8 +97,8 @@ class RankCResult:
     queries: np.ndarray  # [L, L] shared queries
     accuracy: dict[str, float] = field(default_factory=dict)  # consensus accuracy per language
 
-    def as_dict(self) -> dict:
-        def table(m):
+    def as_dict(self) -> RankCRecord:
+        def table(m: np.ndarray) -> dict[str, dict[str, float | None]]:
             return {
                 a: {b: (None if np.isnan(m[i, j]) else round(float(m[i, j]), 6)) for j, b in enumerate(self.languages)}
                 for i, a in enumerate(self.languages)
@@ -124,6 +139,7 @@ def rankc_matrix(
             T, D = rel.shape
             if T == 0 or D == 0:
                 continue
+            assert rel.ranking is not None  # every relation of the group was checked above
             order = consensus(rel.ranking)
             keys = np.array([fact_ids.setdefault((s[0], o), len(fact_ids)) for s, o in zip(rel.subjects, rel.objects)])
             keys, rows = np.unique(keys, return_index=True)

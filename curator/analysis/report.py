@@ -8,21 +8,24 @@ drift apart.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any, TypedDict
 
 import numpy as np
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from curator.analysis.charts import metric_bars, rankc_heatmap
-from curator.analysis.convention import DEFAULT, Convention, as_record, parse
-from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS, MAIN, METRICS, run_metrics, template_agreement
+from curator.analysis.convention import DEFAULT, Convention, ConventionRecord, as_record, parse
+from curator.analysis.decoding import Accuracy
+from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS, MAIN, METRICS, run_metrics
 from curator.analysis.rankc import run_rankc
 from curator.core import languages as langs
 from curator.core.formats.atomic import atomic_write
 from curator.core.formats.run_catalog import created
 from curator.core.formats.runs import RankingMissing, RelationPredictions, iter_relations, run_info
+from curator.quality.agreement import template_agreement
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # the same stylesheet the web app serves, read as a file (the report never imports the web layer)
@@ -51,11 +54,83 @@ SUMMARY_FIELDS = (
 )
 
 
+class Agreement(TypedDict):
+    """One template's agreement with the other templates of its relation."""
+
+    language: str
+    relation: str
+    nm: bool
+    template: str
+    agreement: float
+    relation_mean: float
+
+
+class Summary(TypedDict):
+    """A metric of a language: the macro average over relations and its population std."""
+
+    mean: float | None
+    std: float | None
+    relations: int
+
+
+class RelationRow(TypedDict):
+    relation: str
+    nm: bool
+    templates: int
+    tuples: int
+    values: dict[str, float | None]  # {metric: value}
+
+
+class LanguageRow(TypedDict):
+    code: str
+    name: str
+    dir: str
+    metrics: dict[str, Summary]
+    relations: list[RelationRow]
+    worst: list[Agreement]
+
+
+class RankCView(TypedDict):
+    languages: list[str]
+    matrix: list[list[float | None]]
+    accuracy: dict[str, float]
+    queries: list[list[int]]
+
+
+class DecodingView(TypedDict):
+    """X-FACTR's accuracies of a run decoded without candidates."""
+
+    columns: list[str]
+    labels: dict[str, str]
+    by_language: dict[str, dict[str, Accuracy]]
+
+
+class ReportData(TypedDict):
+    """What `report_data` returns: the static report and the web page render it."""
+
+    name: str
+    info: dict[str, Any]  # run.json
+    summary: list[tuple[str, str]]
+    created: str
+    convention: ConventionRecord
+    nm_relations: list[str]
+    main: list[str]
+    metrics: list[str]
+    labels: dict[str, str]
+    languages: list[LanguageRow]
+    relations: int
+    worst: list[Agreement]
+    rankc: RankCView | None
+    rankc_note: str | None
+    decoding: DecodingView | None
+    charts: list[str]
+
+
 def _clean(x: float | None) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 6)
 
 
-def _summary(info: dict) -> list[tuple[str, str]]:
+def _summary(info: Mapping[str, Any]) -> list[tuple[str, str]]:
     rows = []
     for key, label in SUMMARY_FIELDS:
         value = info.get(key)
@@ -67,26 +142,26 @@ def _summary(info: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def _agreements(rel: RelationPredictions, nm: bool) -> list[dict]:
+def _agreements(rel: RelationPredictions, nm: bool) -> list[Agreement]:
     agreement = template_agreement(rel)
     if not len(agreement) or np.isnan(agreement).all():
         return []
     mean = float(np.nanmean(agreement))
-    return [
+    return [  # neither value is NaN here, so both are rounded as _clean rounds
         {
             "language": rel.language,
             "relation": rel.relation,
             "nm": nm,
             "template": text,
-            "agreement": _clean(a),
-            "relation_mean": _clean(mean),
+            "agreement": round(float(a), 6),
+            "relation_mean": round(mean, 6),
         }
         for text, a in zip(rel.templates, agreement)
         if not np.isnan(a)
     ]
 
 
-def _worst(rows: Iterable[dict], n: int) -> list[dict]:
+def _worst(rows: Iterable[Agreement], n: int) -> list[Agreement]:
     return sorted(
         rows,
         key=lambda r: (
@@ -99,13 +174,13 @@ def _worst(rows: Iterable[dict], n: int) -> list[dict]:
     )[:n]
 
 
-def _consistency_first(metrics: dict, code: str) -> tuple:
+def _consistency_first(metrics: Mapping[str, Mapping[str, float]], code: str) -> tuple[bool, float, str]:
     """Sort key: consistency descending (figure 2 of mParaRel), languages without it last."""
     c = metrics["consistency"]["mean"]
     return (math.isnan(c), 0.0 if math.isnan(c) else -c, code)
 
 
-def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[dict | None, str | None]:
+def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[RankCView | None, str | None]:
     if len(found) < 2:
         return None, "RankC compares languages: this report has only one."
     try:
@@ -131,7 +206,7 @@ def report_data(
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
     languages: list[str] | None = None,
     convention: Convention = DEFAULT,
-) -> dict:
+) -> ReportData:
     """Everything the report shows, as plain values; raises RunError for an unreadable run.
     The convention is recorded with the numbers: the same run reads differently under each."""
     run = Path(run_dir)
@@ -139,7 +214,7 @@ def report_data(
     nm = set(nm_relations)
     set_apart = nm if convention is Convention.PARAREL else set()  # relations shown as N-M
     info = run_info(run)
-    agreements: list[dict] = []
+    agreements: list[Agreement] = []
 
     def visit() -> Iterator[RelationPredictions]:
         for rel in iter_relations(run, languages):
@@ -148,7 +223,7 @@ def report_data(
 
     by_language, by_relation = run_metrics(visit(), nm, convention)
     order = sorted(by_language, key=lambda code: _consistency_first(by_language[code], code))
-    rows = []
+    rows: list[LanguageRow] = []
     for code in order:
         mine = [a for a in agreements if a["language"] == code]
         rows.append(
@@ -157,7 +232,7 @@ def report_data(
                 "name": langs.name(code),
                 "dir": langs.direction(code),
                 "metrics": {
-                    m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": v["relations"]}
+                    m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": int(v["relations"])}
                     for m, v in by_language[code].items()
                 },
                 "relations": [
@@ -174,7 +249,7 @@ def report_data(
             }
         )
     rankc, rankc_note = _rankc(run, languages, order)
-    decoding = None
+    decoding: DecodingView | None = None
     if info.get("decoding"):  # decoded without candidates: X-FACTR's accuracies too (analysis/decoding.py)
         from curator.analysis import decoding as xfactr
 
@@ -203,7 +278,7 @@ def report_data(
     }
 
 
-def chart_png(data: dict, chart: str) -> bytes:
+def chart_png(data: ReportData, chart: str) -> bytes:
     """One of `data["charts"]` as PNG bytes; KeyError for a chart the data does not have."""
     if chart not in data["charts"]:
         raise KeyError(chart)
@@ -213,6 +288,7 @@ def chart_png(data: dict, chart: str) -> bytes:
             codes, {row["code"]: {m: row["metrics"][m]["mean"] for m in MAIN} for row in data["languages"]}
         )
     rankc = data["rankc"]
+    assert rankc is not None  # "rankc" is among the charts only when there is a RankC
     return rankc_heatmap(rankc["languages"], rankc["matrix"], rankc["accuracy"])
 
 
@@ -225,12 +301,12 @@ def environment() -> Environment:
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
     )
-    env.install_null_translations(newstyle=True)  # the templates mark their strings with _() for the web app
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]  # added by jinja2.ext.i18n; the templates mark their strings with _() for the web app
     env.globals["direction"] = langs.direction  # a template cell's dir, from its language
     return env
 
 
-def render_static(data: dict) -> str:
+def render_static(data: ReportData) -> str:
     charts = {name: f"{name}.png" for name in data["charts"]}
     css = Markup(CSS.read_text(encoding="utf-8"))  # our own stylesheet, inlined so the folder stands alone
     return environment().get_template("probe_report.html").render(report=data, charts=charts, css=css)

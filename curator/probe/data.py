@@ -44,7 +44,7 @@ class RelationData:
 def build(
     language: str,
     relation: str,
-    templates: list[str],
+    templates: Sequence[str],
     tuples: Sequence[Mapping[str, Any]],
     drop_repeated_subjects: bool = True,
 ) -> RelationData:
@@ -80,6 +80,7 @@ def from_directory(
     label only in English (raw T-REx rows marked `from_english`) are left out, as `release
     export` and `from_version` leave them out."""
     for record in Release(root).relations(languages, relations, require_tuples=True):
+        assert record.tuples is not None  # require_tuples
         tuples = [t for t in record.tuples if not t["from_english"]]
         yield build(
             record.language, record.relation, [p.pattern for p in record.patterns], tuples, drop_repeated_subjects

@@ -26,6 +26,7 @@ import json
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,11 +35,14 @@ from curator.core.formats.runs import RelationPredictions, read_stored, save_rel
 from curator.probe.data import RelationData
 from curator.probe.summary import RelationResult
 
+if TYPE_CHECKING:
+    from curator.probe.decoding import MaskedDecoder
+
 TEXT = "text:"
 NONE = "none:"  # + the query's row: a string with no letters or digits names nothing, not even itself
 
 
-def decoding_key(model: str, decoder) -> str:
+def decoding_key(model: str, decoder: MaskedDecoder) -> str:
     """What the stored result depends on besides the data: resumed runs re-decode when it changes."""
     settings = [
         model,
@@ -79,7 +83,9 @@ def to_predictions(
     return candidates, predicted, correct
 
 
-def decode_relation(decoder, data: RelationData, out: Path, model: str, aliases: Aliases):
+def decode_relation(
+    decoder: MaskedDecoder, data: RelationData, out: Path, model: str, aliases: Aliases
+) -> RelationResult | None:
     """Decode one relation into the run folder (None when the stored result is current)."""
     # every candidate's names decide what a string is stored as, not only the gold objects'
     all_names = {c: sorted(aliases.of(data.language, c)) for c, _ in data.candidates}

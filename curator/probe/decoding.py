@@ -60,6 +60,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import torch
@@ -69,6 +70,10 @@ from curator.probe.data import RelationData
 from curator.probe.decoding_passes import Passes
 from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError
+
+if TYPE_CHECKING:
+    from curator.probe.scorers.base import Scorer
+    from curator.probe.scorers.masked import MaskedScorer
 
 INITS = values(DecodeInit)  # independent, order, confidence
 REFINES = values(Refine)  # none, order, confidence
@@ -130,10 +135,11 @@ class _Pool:
 
 
 class MaskedDecoder(Passes):
-    def __init__(self, scorer, options: DecodeOptions):
+    def __init__(self, scorer: Scorer, options: DecodeOptions) -> None:
         options.validate()
         if getattr(scorer, "kind", None) != "masked":
             raise ProbeError("decoding without candidates needs a masked language model")
+        scorer = cast("MaskedScorer", scorer)  # the kind just checked
         self.scorer, self.options = scorer, options
         self.tok, self.device = scorer.tok, scorer.device
         self.dtype = next(scorer.model.parameters()).dtype
@@ -144,7 +150,8 @@ class MaskedDecoder(Passes):
         # the reductions over it; 8 MB tiles decode ~12% slower), on GPU the scorer's 256 MB
         self.tile_bytes = (2 << 20) * torch.get_num_threads() if self.device.type == "cpu" else scorer.tile_bytes
         self.passes = 0
-        self._work: Counter = Counter()  # (row length, predicted positions) -> rows, of the last relation
+        # (row length, predicted positions) -> rows, of the last relation
+        self._work: Counter[tuple[int, int]] = Counter()
         self._decoded: str | None = None
 
     # ---- public -------------------------------------------------------------------------
@@ -188,7 +195,10 @@ class MaskedDecoder(Passes):
             for q in range(Q):
                 tokens[q][m - 1] = got[q].tolist()
             confidence[:, m - 1] = value
-        strings = [[self.tok.decode(ids, skip_special_tokens=True).strip() for ids in per_q] for per_q in tokens]
+        # one sequence of ids decodes to one string (transformers types decode as str | list[str])
+        strings = [
+            [cast(str, self.tok.decode(ids, skip_special_tokens=True)).strip() for ids in per_q] for per_q in tokens
+        ]
         confidence = confidence.astype(np.float32)  # as stored: best agrees with what is written
         best = np.argmax(confidence, axis=1).astype(np.int32)  # the first (smaller m) on ties
         self._decoded = data.digest()
@@ -200,8 +210,8 @@ class MaskedDecoder(Passes):
         Q, B = len(rows), o.beam
         self._lengths = np.array([len(r) for r in rows], dtype=np.int64)
         self._base = np.full((Q, int(self._lengths.max())), self.scorer.pad_id, dtype=np.int64)
-        for q, r in enumerate(rows):
-            self._base[q, : len(r)] = r
+        for q, row in enumerate(rows):
+            self._base[q, : len(row)] = row
         self._at = np.array(where, dtype=np.int64).reshape(Q, m)
         self.S_tokens = np.full((Q, B, m), -1, dtype=np.int64)
         self.S_logc = np.zeros((Q, B, m), dtype=np.float64)
@@ -241,7 +251,7 @@ class MaskedDecoder(Passes):
 
     def _score(self, tokens: np.ndarray, logc: np.ndarray) -> np.ndarray:
         filled = tokens >= 0
-        total = np.where(filled, logc, 0.0).sum(-1)
+        total: np.ndarray = np.where(filled, logc, 0.0).sum(-1)
         if self.options.length_norm:
             total = total / np.maximum(filled.sum(-1), 1)
         return total
@@ -254,7 +264,7 @@ class MaskedDecoder(Passes):
 
     def _sentences(self, u: np.ndarray, b: np.ndarray, remask: np.ndarray | None = None) -> np.ndarray:
         """[R, W] ids: each item's sentence, with position `remask` (a mask index per row) masked."""
-        ids = self._base[u].copy()
+        ids: np.ndarray = self._base[u].copy()
         tk = self.S_tokens[u, b]
         filled = tk >= 0
         if remask is not None:
@@ -263,7 +273,9 @@ class MaskedDecoder(Passes):
         ids[r_idx, self._at[u[r_idx], j_idx]] = tk[r_idx, j_idx]
         return ids
 
-    def _successors(self, u, b, j, y, lp, changed) -> _Pool:
+    def _successors(
+        self, u: np.ndarray, b: np.ndarray, j: np.ndarray, y: np.ndarray, lp: np.ndarray, changed: np.ndarray | None
+    ) -> _Pool:
         """Pool entries: [R, K] arrays of (position, token, log p) per row -> flat candidates."""
         R, K = j.shape
         tokens = np.repeat(self.S_tokens[u, b], K, axis=0)
@@ -377,7 +389,7 @@ class MaskedDecoder(Passes):
         if o.recompute:
             self._recompute(u, rank, pool.changed[sel], pool.predicted[sel])
 
-    def _recompute(self, u, b, changed, predicted) -> None:
+    def _recompute(self, u: np.ndarray, b: np.ndarray, changed: np.ndarray, predicted: np.ndarray) -> None:
         """c_j = p(ŷ_j | sentence with j masked) for every filled j of the changed items, except
         the position just predicted (its c is that already)."""
         tk = self.S_tokens[u, b]

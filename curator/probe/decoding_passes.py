@@ -17,18 +17,39 @@ and the counters `passes` and `_work` (rows per (length, positions): the compute
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
 from curator.probe.scorers.head import logit_tiles
 
+if TYPE_CHECKING:
+    from curator.probe.scorers.masked import MaskedScorer
+
+# log-sum-exp [R, P], top-k logits [R, P, k] and ids, target logits [R, P] (empty when not asked)
+PassResult = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 ROW_CHUNK = 1024  # predicted positions per vocabulary sweep
 
 
 class Passes:
+    # provided by MaskedDecoder (see the module's docstring)
+    scorer: MaskedScorer
+    device: torch.device
+    out_dtype: torch.dtype
+    tile_bytes: int
+    special: list[int]
+    _lengths: np.ndarray
+    _at: np.ndarray
+    passes: int
+    _work: Counter[tuple[int, int]]
+
     def _pass(
         self, ids: np.ndarray, units: np.ndarray, mask_index: np.ndarray, k: int, targets: np.ndarray | None = None
-    ):
+    ) -> PassResult:
         """Rows `ids` [R, W] (sentences of `units`), predicting at mask indices [R, P]: log-sum-exp
         [R, P], the top-k non-special tokens' logits [R, P, k] and ids, and `targets`' logits
         [R, P], as numpy (one device-to-host copy)."""
@@ -49,7 +70,7 @@ class Passes:
         pending: list[tuple[torch.Tensor, torch.Tensor]] = []
         held = 0
 
-        def flush():
+        def flush() -> None:
             nonlocal pending, held
             if not pending:
                 return
@@ -85,22 +106,37 @@ class Passes:
             out[3] = torch.empty(0)
         if not k:
             out[1] = out[2] = torch.empty(0)
-        return tuple(x.cpu().numpy() for x in out)
+        lse_n, top_v_n, top_i_n, tgt_n = (x.cpu().numpy() for x in out)
+        return lse_n, top_v_n, top_i_n, tgt_n
 
-    def _reduce(self, feats, logits, where, k, flat_targets, lse, top_v, top_i, tgt) -> None:
+    def _reduce(
+        self,
+        feats: torch.Tensor | None,
+        logits: torch.Tensor | None,
+        where: torch.Tensor,
+        k: int,
+        flat_targets: torch.Tensor | None,
+        lse: torch.Tensor,
+        top_v: torch.Tensor,
+        top_i: torch.Tensor,
+        tgt: torch.Tensor,
+    ) -> None:
         """Rows of features (split head; the output projection runs tile by tile) or of full
         logits: write their log-sum-exp, top-k and target logits at rows `where`."""
         if feats is not None:
+            assert self.scorer.split is not None  # features come only from a split head
             decoder = self.scorer.split[1]
             weight, bias = decoder.weight, decoder.bias
             rows_total = len(feats)
         else:
+            assert logits is not None  # one of the two is given
             rows_total = len(logits)
         tile_bytes = self.tile_bytes
         for r0 in range(0, rows_total, ROW_CHUNK):
             r1 = min(rows_total, r0 + ROW_CHUNK)
             w_rows = where[r0:r1]
             n = r1 - r0
+            tiles: Iterator[tuple[int, torch.Tensor]]
             if feats is not None:
                 h = feats[r0:r1]
                 if flat_targets is not None:
@@ -110,28 +146,31 @@ class Passes:
                     if bias is not None:
                         picked = picked + bias[t].to(self.out_dtype)
                     tgt[w_rows] = picked.to(tgt.dtype)
-
-                def tiles(h=h):
-                    return logit_tiles(h, weight, bias, tile_bytes)
+                tiles = logit_tiles(h, weight, bias, tile_bytes)
             else:
+                assert logits is not None
                 full = logits[r0:r1]
                 full = full if full.dtype in (torch.float32, torch.float64) else full.float()
                 if flat_targets is not None:
                     tgt[w_rows] = full.gather(1, flat_targets[w_rows][:, None])[:, 0].to(tgt.dtype)
+                tiles = iter([(0, full.clone())])
 
-                def tiles(full=full):
-                    yield 0, full.clone()
-
-            run_lse, tv, ti = self._sweep(tiles(), n, k)
+            run_lse, tv, ti = self._sweep(tiles, n, k)
             lse[w_rows] = run_lse.to(lse.dtype)
             if k:
+                assert tv is not None and ti is not None  # a top-k is kept when k > 0
                 top_v[w_rows] = tv.to(top_v.dtype)
                 top_i[w_rows] = ti
 
-    def _sweep(self, tiles, n: int, k: int):
+    def _sweep(
+        self, tiles: Iterable[tuple[int, torch.Tensor]], n: int, k: int
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         """Online log-sum-exp over all logits and top-k over the non-special ones, tile by tile
-        (each tile is overwritten)."""
-        run_max = run_sum = top_v = top_i = None
+        (each tile is overwritten); the top-k values and ids are None when k is 0."""
+        run_max: torch.Tensor | None = None
+        run_sum: torch.Tensor | None = None
+        top_v: torch.Tensor | None = None
+        top_i: torch.Tensor | None = None
         for v0, logits in tiles:
             width = logits.shape[1]
             if run_max is None:
@@ -140,8 +179,10 @@ class Passes:
                 if k:
                     top_v = torch.full((n, k), float("-inf"), dtype=logits.dtype, device=logits.device)
                     top_i = torch.zeros((n, k), dtype=torch.int64, device=logits.device)
+            assert run_sum is not None  # set with run_max, on the first tile
             special = [s - v0 for s in self.special if v0 <= s < v0 + width]
             if k:
+                assert top_v is not None and top_i is not None  # set on the first tile when k > 0
                 cand = logits
                 if special:
                     cand = logits.clone()
@@ -163,7 +204,9 @@ class Passes:
             new_max = torch.maximum(run_max, tile_max)
             run_sum = run_sum * (run_max - new_max).exp() + logits.sub_(new_max[:, None]).exp_().sum(-1)
             run_max = new_max
+        assert run_max is not None and run_sum is not None  # there is at least one tile
         if k > 1:  # a defined order among the top k: by value, then the lower id (topk leaves ties unordered)
+            assert top_v is not None and top_i is not None
             order = top_i.argsort(-1)
             top_v, top_i = top_v.gather(1, order), top_i.gather(1, order)
             order = torch.sort(top_v, dim=-1, descending=True, stable=True).indices

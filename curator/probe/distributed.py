@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TypeVar
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 GROUP_TIMEOUT = timedelta(days=7)
@@ -106,7 +106,7 @@ def process_group(ranks: Ranks) -> Iterator[None]:
             dist.destroy_process_group()
 
 
-def broadcast(value, ranks: Ranks):
+def broadcast(value: T, ranks: Ranks) -> T:
     """Rank 0's value on every rank."""
     if not ranks.distributed:
         return value
@@ -117,12 +117,12 @@ def broadcast(value, ranks: Ranks):
     return box[0]
 
 
-def gather(value, ranks: Ranks) -> list:
+def gather(value: T, ranks: Ranks) -> list[T]:
     """Every rank's value, in rank order, on every rank."""
     if not ranks.distributed:
         return [value]
     import torch.distributed as dist
 
-    out = [None] * ranks.world
+    out: list[T | None] = [None] * ranks.world
     dist.all_gather_object(out, value)
-    return out
+    return cast("list[T]", out)  # every slot filled by its rank

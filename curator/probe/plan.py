@@ -27,12 +27,16 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.core.enums import Attention, ScoreMode, values
 from curator.core.errors import InputError, NotFound
 from curator.core.extras import require
 from curator.core.languages import check_code
+
+if TYPE_CHECKING:
+    from curator.probe.data import RelationData
+    from curator.probe.summary import RunSummary
 
 DEVICES = ("auto", "cpu", "cuda")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
@@ -233,7 +237,7 @@ def load_plan(path: str | Path) -> Plan:
     languages = ["es", "ar"]
     ```
     """
-    import tomllib
+    import tomllib  # Python >= 3.11 (requires-python)
 
     path = Path(path)
     try:
@@ -272,7 +276,7 @@ def load_plan(path: str | Path) -> Plan:
 # ---------------------------------------------------------------- running
 def read_release(
     src: str, languages: list[str] | None, relations: list[str] | None, drop_repeated: bool, sessions: Callable[[], Any]
-) -> list:
+) -> list[RelationData]:
     """Every relation of SRC (a release folder, else a version name read through `sessions()`)
     as `RelationData`; NotFound when the languages/relations asked leave nothing."""
     from curator.core.db import reading
@@ -291,17 +295,17 @@ def read_release(
 @dataclass
 class Finished:
     job: Job
-    summary: Any  # runner.RunSummary
+    summary: RunSummary
     device: str
 
 
 def probe_jobs(
     jobs: list[Job],
-    items: dict[str, list],
+    items: dict[str, list[RelationData]],
     options: dict[str, Any],
     progress: bool = False,
     on_finished: Callable[[Finished], None] | None = None,
-    names_from: dict[str, list] | None = None,
+    names_from: dict[str, list[RelationData]] | None = None,
 ) -> list[Finished]:
     """Run every job, loading each model once (jobs of one model in a row) and freeing it before
     the next loads; `items[job.release]` are the relations to probe (read before any model).

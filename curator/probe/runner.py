@@ -17,10 +17,11 @@ import hashlib
 import json
 import platform
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -42,6 +43,14 @@ from curator.probe.distributed import Ranks, broadcast, gather, process_group
 from curator.probe.scorers.base import Options, ProbeError, Scorer
 from curator.probe.summary import RelationResult, RunSummary
 
+if TYPE_CHECKING:
+    from curator.probe.decoding import MaskedDecoder
+
+# a stored relation: its index (the JSON) and its arrays
+Stored = tuple[dict[str, Any], dict[str, np.ndarray]]
+# how one relation is probed into the run folder: its result, None when the stored one is current
+Task = Callable[[RelationData, Path], RelationResult | None]
+
 
 def rank(scores: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(ranking: candidate indices best first, gold_rank: 0-based position of the gold object)."""
@@ -54,12 +63,12 @@ def options_key(model: str, options: Options, kind: str) -> str:
     return hashlib.sha256(json.dumps([model, kind, options.score_mode, options.final_punct]).encode()).hexdigest()[:16]
 
 
-def load_result(out: Path, language: str, relation: str) -> tuple[dict, dict[str, np.ndarray]] | None:
+def load_result(out: Path, language: str, relation: str) -> Stored | None:
     """(index, arrays) of a stored relation, None when there is none (`runs.read_stored`)."""
     return read_stored(out, language, relation)
 
 
-def _reuse(previous: tuple[dict, dict] | None, data: RelationData, okey: str) -> dict[tuple[str, str], np.ndarray]:
+def _reuse(previous: Stored | None, data: RelationData, okey: str) -> dict[tuple[str, str], np.ndarray]:
     """Ranking rows of the previous result that are still valid, keyed by (template, subject)."""
     if previous is None:
         return {}
@@ -150,7 +159,7 @@ def run_probe(
     progress: bool = True,
     wait: float | None = 0,
     ranks: Ranks | None = None,
-    decoder=None,
+    decoder: MaskedDecoder | None = None,
     aliases: Aliases | None = None,
     aliases_file: str | None = None,
 ) -> RunSummary:
@@ -227,17 +236,17 @@ def run_probe(
         return merged
 
 
-def _ranked(scorer: Scorer, model: str):
+def _ranked(scorer: Scorer, model: str) -> Task:
     return lambda data, out: probe_relation(scorer, data, out, model)
 
 
-def _decoded(decoder, model: str, aliases: Aliases):
+def _decoded(decoder: MaskedDecoder, model: str, aliases: Aliases) -> Task:
     from curator.probe.decoded import decode_relation
 
     return lambda data, out: decode_relation(decoder, data, out, model, aliases)
 
 
-def _probe_items(task, items: list[RelationData], out: Path, progress: bool) -> tuple[RunSummary, float]:
+def _probe_items(task: Task, items: list[RelationData], out: Path, progress: bool) -> tuple[RunSummary, float]:
     summary = RunSummary()
     started = time.perf_counter()
     bar = progress_bar(items, "probe", "relation", progress)
@@ -262,10 +271,10 @@ def _write_run(
     summary: RunSummary,
     wall: float,
     devices: list[str],
-    extra: dict | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     """run.json: what ran, where and how fast; a resumed run keeps the history of earlier ones."""
-    run = {
+    run: dict[str, Any] = {  # run.json
         "model": model,
         "kind": scorer.kind,
         "release": release,

@@ -9,13 +9,19 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.core import extras
 from curator.core.enums import ModelKind, values
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import read_jsonl, require
 from curator.core.formats.release import Release
+
+if TYPE_CHECKING:
+    from tokenizers import AddedToken, Tokenizer
+    from tokenizers.normalizers import Normalizer
+    from tokenizers.pre_tokenizers import PreTokenizer
+    from transformers import PreTrainedModel
 
 KINDS = values(ModelKind)
 SENTINELS = [f"<extra_id_{i}>" for i in range(100)]  # as many as T5 has
@@ -79,21 +85,23 @@ def _release_lines(release: Release, rng: random.Random, limit: int) -> Iterator
         if count >= limit:
             return
     for file in release.tuple_files():
-        for row in release.tuples(file.language, file.relation):
-            yield row["sub_label"]
-            yield row["obj_label"]
+        for t in release.tuples(file.language, file.relation) or []:  # (a tuple file: never None)
+            yield t["sub_label"]
+            yield t["obj_label"]
             count += 2
         if count >= limit:
             return
 
 
-def _added(content: str, lstrip: bool = False, normalized: bool = False):
+def _added(content: str, lstrip: bool = False, normalized: bool = False) -> AddedToken:
     from tokenizers import AddedToken
 
     return AddedToken(content, lstrip=lstrip, rstrip=False, single_word=False, normalized=normalized, special=True)
 
 
-def train_tokenizer(kind: str, lines: list[str], vocab_size: int):
+def train_tokenizer(
+    kind: str, lines: list[str], vocab_size: int
+) -> tuple[Tokenizer, dict[str, str | AddedToken | list[str]]]:
     """(tokenizers.Tokenizer, special tokens for transformers) laid out like the real family's
     published tokenizer.json: same model type, pre-tokenizer, special tokens and their flags,
     post-processor. The vocabulary is learnt by tinytok (deterministic), not by the Rust trainers."""
@@ -102,10 +110,10 @@ def train_tokenizer(kind: str, lines: list[str], vocab_size: int):
     from curator.probe.tinytok import learn_bpe, merged_tokens, unigram_pieces, word_counts
 
     if kind == "bert":  # bert-base-multilingual-cased: WordPiece, cased, [CLS] … [SEP]
-        normalizer = normalizers.BertNormalizer(
+        normalizer: Normalizer = normalizers.BertNormalizer(
             clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=False
         )
-        pre = pre_tokenizers.BertPreTokenizer()
+        pre: PreTokenizer = pre_tokenizers.BertPreTokenizer()
         specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
         alphabet, merges, _ = learn_bpe(word_counts(lines, normalizer, pre), vocab_size - len(specials), "##")
         vocab = list(dict.fromkeys(specials + alphabet + merged_tokens(merges, "##")))
@@ -220,10 +228,12 @@ def build_tiny(
     # BertTokenizer.from_pretrained reads do_lower_case from tokenizer_config.json and lowercases
     # unless told otherwise: stored, as bert-base-multilingual-cased stores it
     extra = dict(do_lower_case=False) if kind == "bert" else {}
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=128, **specials, **extra)
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]  # its __init__ is unannotated in transformers
+        tokenizer_object=tok, model_max_length=128, **specials, **extra
+    )
     torch.manual_seed(seed)
     n = tok.get_vocab_size()
-    common = dict(vocab_size=n)
+    model: PreTrainedModel
     if kind == "bert":
         model = BertForMaskedLM(
             BertConfig(
@@ -233,7 +243,7 @@ def build_tiny(
                 intermediate_size=2 * hidden,
                 max_position_embeddings=128,
                 pad_token_id=tok.token_to_id("[PAD]"),
-                **common,
+                vocab_size=n,
             )
         )
     elif kind == "xlm-roberta":
@@ -247,12 +257,12 @@ def build_tiny(
                 pad_token_id=tok.token_to_id("<pad>"),
                 bos_token_id=tok.token_to_id("<s>"),
                 eos_token_id=tok.token_to_id("</s>"),
-                **common,
+                vocab_size=n,
             )
         )
     elif kind == "t5":
         model = T5ForConditionalGeneration(
-            T5Config(
+            T5Config(  # type: ignore[call-arg]  # decoder_start_token_id: accepted (kwargs), not in its typed signature
                 d_model=hidden,
                 d_kv=hidden // heads,
                 d_ff=2 * hidden,
@@ -261,11 +271,12 @@ def build_tiny(
                 pad_token_id=tok.token_to_id("<pad>"),
                 eos_token_id=tok.token_to_id("</s>"),
                 decoder_start_token_id=tok.token_to_id("<pad>"),
-                **common,
+                vocab_size=n,
             )
         )
     elif kind == "marian":
         pad, eos = tok.token_to_id("<pad>"), tok.token_to_id("</s>")
+        assert pad is not None  # a special token of the tokenizer trained above
         model = MarianMTModel(
             MarianConfig(
                 d_model=hidden,
@@ -281,7 +292,7 @@ def build_tiny(
                 eos_token_id=eos,
                 forced_eos_token_id=eos,
                 decoder_start_token_id=pad,
-                **common,
+                vocab_size=n,
             )
         )
     else:
@@ -294,12 +305,12 @@ def build_tiny(
                 n_positions=128,
                 bos_token_id=eos,
                 eos_token_id=eos,
-                **common,
+                vocab_size=n,
             )
         )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    model.eval()
+    model.eval()  # type: ignore[no-untyped-call]  # unannotated in transformers
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out

@@ -22,9 +22,14 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from itertools import pairwise
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tokenizers.normalizers import Normalizer
+    from tokenizers.pre_tokenizers import PreTokenizer
 
 
-def word_counts(lines: Iterable[str], normalizer, pre_tokenizer) -> dict[str, int]:
+def word_counts(lines: Iterable[str], normalizer: Normalizer | None, pre_tokenizer: PreTokenizer) -> dict[str, int]:
     """Pre-tokenized words and their counts, through the tokenizer's own normalizer and pre-tokenizer."""
     counts: Counter[str] = Counter()
     for line in lines:
@@ -33,7 +38,9 @@ def word_counts(lines: Iterable[str], normalizer, pre_tokenizer) -> dict[str, in
     return dict(sorted(counts.items()))
 
 
-def learn_bpe(counts: dict[str, int], size: int, prefix: str = "") -> tuple[list[str], list[tuple[str, str]], dict]:
+def learn_bpe(
+    counts: dict[str, int], size: int, prefix: str = ""
+) -> tuple[list[str], list[tuple[str, str]], dict[str, int]]:
     """(alphabet, merges in order, final symbol counts): merges until alphabet + merges reach `size`.
 
     `prefix` marks symbols that continue a word (WordPiece's "##"). The most frequent pair is

@@ -17,8 +17,8 @@ from pathlib import Path
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from curator.analysis.convention import CHOICES, DEFAULT, parse
-from curator.analysis.models import models_table
-from curator.analysis.report import chart_png, report_data
+from curator.analysis.models import ModelsTable, models_table
+from curator.analysis.report import ReportData, chart_png, report_data
 from curator.core.errors import Unreadable
 from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
 from curator.core.formats.runs import RunError
@@ -32,7 +32,7 @@ _LOCK = threading.Lock()  # one computation per run at a time, not one per concu
 
 
 @lru_cache(maxsize=8)
-def _data(path: str, signature: int, convention: str) -> dict:
+def _data(path: str, signature: int, convention: str) -> ReportData:
     return report_data(path, convention=parse(convention))
 
 
@@ -42,7 +42,7 @@ def _chart(path: str, signature: int, convention: str, chart: str) -> bytes:
 
 
 @lru_cache(maxsize=8)
-def _table(runs: tuple[tuple[str, int], ...], convention: str) -> dict:
+def _table(runs: tuple[tuple[str, int], ...], convention: str) -> ModelsTable:
     return models_table([path for path, _signature in runs], convention=parse(convention))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import TYPE_CHECKING
 
 from curator.core.enums import Attention, values
 from curator.probe.scorers.base import (
@@ -24,6 +25,9 @@ from curator.probe.scorers.base import (
     pick_device,
     pick_dtype,
 )
+
+if TYPE_CHECKING:
+    import torch
 
 # every module of the package, so each @register runs (base.py's first: it holds the registry)
 for _module in pkgutil.iter_modules(__path__):
@@ -94,7 +98,7 @@ def load_scorer(
     return scorer
 
 
-def compile_layers(model) -> int:
+def compile_layers(model: torch.nn.Module) -> int:
     """torch.compile every block of the model's layer stacks (a ModuleList of one class), in
     place; returns how many. The scorers call parts of the model apart (the body without its
     head, the decoder with a cache), which a whole-model compile would not cover."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import torch
@@ -13,6 +13,11 @@ import torch
 from curator.core.enums import ScoreMode, values
 from curator.core.errors import InputError
 from curator.probe.data import RelationData
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+T = TypeVar("T")
 
 SCORE_MODES = values(ScoreMode)
 PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
@@ -51,7 +56,9 @@ class Scorer:
     pll = False  # scores by pseudo-log-likelihood (--score-mode pll) too
     compiled = False  # whether load_scorer compiled the model's layers (run.json records it)
 
-    def __init__(self, model, tokenizer, device: torch.device, options: Options):
+    def __init__(
+        self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, device: torch.device, options: Options
+    ) -> None:
         if options.score_mode not in SCORE_MODES:
             raise ProbeError(f"score mode must be one of {', '.join(SCORE_MODES)}")
         if options.score_mode == ScoreMode.PLL and not self.pll:
@@ -74,7 +81,8 @@ class Scorer:
         pipeline tokenize their candidates."""
         if not texts:
             return []
-        return self.tok(texts, add_special_tokens=False)["input_ids"]
+        ids: list[list[int]] = self.tok(texts, add_special_tokens=False)["input_ids"]
+        return ids
 
     def tokenize(self, texts: list[str]) -> list[list[int]]:
         """Whole queries, special tokens included, exactly as the model family sees text.
@@ -87,13 +95,15 @@ class Scorer:
         backend = getattr(self.tok, "backend_tokenizer", None)
         if (
             self.shortcut
+            and backend is not None  # (always, where shortcut is)
             and backend.padding is None
             and backend.truncation is None
             and backend.encode_special_tokens == bool(getattr(self.tok, "split_special_tokens", False))
         ):
             # the same ids as the wrapper's, without its per-text Python work (half the time)
             return [e.ids for e in backend.encode_batch(texts, add_special_tokens=True)]
-        return self.tok(texts, add_special_tokens=True)["input_ids"]
+        ids: list[list[int]] = self.tok(texts, add_special_tokens=True)["input_ids"]
+        return ids
 
     def check_fits(
         self, data: RelationData, lengths: list[int], queries: list[int] | None = None, candidate: str | None = None
@@ -165,7 +175,9 @@ class Scorer:
     def batches(self, lengths: list[int], cost: Callable[[int, int], int]) -> list[list[int]]:
         """Indices grouped by similar length (sorted), each batch within the token budget."""
         order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-        out, current, longest = [], [], 0
+        out: list[list[int]] = []
+        current: list[int] = []
+        longest = 0
         for i in order:
             longest_next = max(longest, lengths[i])
             if current and cost(len(current) + 1, longest_next) > self.budget:
@@ -177,7 +189,7 @@ class Scorer:
             out.append(current)
         return out
 
-    def with_oom_retry(self, fn: Callable[[], np.ndarray]) -> np.ndarray:
+    def with_oom_retry(self, fn: Callable[[], T]) -> T:
         """Run, halving the batch budget after an out-of-memory error (down to one row)."""
         while True:
             try:
@@ -202,7 +214,7 @@ class Scorer:
 TOKENIZE_PATH = ("__call__", "_call_one", "encode_plus", "batch_encode_plus", "_encode_plus", "_batch_encode_plus")
 
 
-def fast_shortcut_ok(tokenizer) -> bool:
+def fast_shortcut_ok(tokenizer: PreTrainedTokenizerBase) -> bool:
     """Whether `backend_tokenizer.encode_batch` gives exactly what `tokenizer(texts)` gives: a
     plain fast tokenizer whose class keeps the base class's methods on the way to the backend."""
     try:
@@ -233,7 +245,7 @@ PADDING_OFFSET_TYPES = (
 )
 
 
-def position_limit(model) -> int | None:
+def position_limit(model: PreTrainedModel) -> int | None:
     """Most tokens one row may hold, or None where positions are relative (T5, mT5: no table).
 
     The config's `max_position_embeddings` (GPT-2: `n_positions`), less the padding offset of

@@ -20,14 +20,34 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import torch
 
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
-from curator.probe.scorers.base import Scorer, register
+from curator.probe.scorers.base import Options, Scorer, register
 from curator.probe.scorers.head import OutputHead
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers.cache_utils import Cache
+
+# (query, the token prefix its candidates' sentences share, each candidate's suffix)
+Split = tuple[int, list[int], list[list[int]]]
+
+
+class LMOutput(Protocol):
+    """What the scorer reads of a causal LM's output (`CausalLMOutputWithPast`, whose fields
+    transformers types as optional: these two are set when logits are computed and use_cache is on)."""
+
+    @property
+    def logits(self) -> torch.Tensor: ...
+
+    @property
+    def past_key_values(self) -> Cache: ...
+
 
 BLOCK_ROWS = 1 << 15  # sentences tokenized and held at once: enough rows to fill chunks, memory flat
 LOGITS_CAP = 64 << 20  # logit elements per pass where the head cannot be bypassed (full-logits fallback)
@@ -41,10 +61,12 @@ LOGITS_CAP = 64 << 20  # logit elements per pass where the head cannot be bypass
     precedence=2,
 )
 class CausalScorer(Scorer):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, device: torch.device, options: Options
+    ) -> None:
+        super().__init__(model, tokenizer, device, options)
         self.bos = self.tok.bos_token_id
-        self.vocab = self.model.get_output_embeddings().weight.shape[0]
+        self.vocab = self.model.get_output_embeddings().weight.shape[0]  # type: ignore[no-untyped-call]  # unannotated in transformers
         head = OutputHead(self.model)
         probe = torch.tensor([[self.bos or 0, 1, 2]], device=self.device)
         # None: the model's head does more than the projection (soft-capping...): full logits
@@ -61,7 +83,7 @@ class CausalScorer(Scorer):
 
     def split(
         self, data: RelationData, queries: list[tuple[str, str]], labels: list[str], which: Iterable[int]
-    ) -> Iterator[tuple[int, list[int], list[list[int]]]]:
+    ) -> Iterator[Split]:
         """(query, shared prefix, every candidate's suffix) per query; checks the position limit."""
         which, C = list(which), len(labels)
         sentences = self.sentences([queries[q][0] + label + queries[q][1] for q in which for label in labels])
@@ -94,7 +116,7 @@ class CausalScorer(Scorer):
         scores = torch.empty(Q * C, dtype=torch.float32, device=self.device)  # row q*C + c
         per_block = max(1, BLOCK_ROWS // C)
         for q0 in range(0, Q, per_block):
-            by_length: dict[int, list] = defaultdict(list)
+            by_length: dict[int, list[Split]] = defaultdict(list)
             for item in self.split(data, queries, labels, range(q0, min(Q, q0 + per_block))):
                 by_length[len(item[1])].append(item)
             for lp, group in sorted(by_length.items()):
@@ -105,7 +127,7 @@ class CausalScorer(Scorer):
                     self._run(group[g0 : g0 + step], lp, C, scores)
         return scores.view(Q, C).cpu().numpy()
 
-    def _run(self, group: list, lp: int, C: int, scores: torch.Tensor) -> None:
+    def _run(self, group: list[Split], lp: int, C: int, scores: torch.Tensor) -> None:
         """One pass over the prefixes (all lp tokens long) of `group`'s queries, then all their
         (query, candidate) rows in chunks; writes the rows' scores into `scores`."""
         log_prob = self.options.score_mode == "log-prob"
@@ -168,12 +190,15 @@ class CausalScorer(Scorer):
                 total += base.index_select(0, query) + self.logit(last.index_select(0, query), ids[:, 0])
             scores.index_copy_(0, flat, total / count.clamp(min=1))
 
-    def forward(self, **inputs):
+    def forward(self, **inputs: Any) -> LMOutput:  # inputs: keyword arguments of the model's forward
         """The model's output; its .logits are the head's input features where the head is bypassed."""
+        out: LMOutput
         if self.head is None:
-            return self.model(**inputs)
+            out = self.model(**inputs)
+            return out
         with self.head.bypassed():
-            return self.model(**inputs)
+            out = self.model(**inputs)
+            return out
 
     def logit(self, features: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """[N, H] features (or [N, V] logits) and [N] token ids -> [N] float32 logits."""
@@ -198,7 +223,9 @@ def shared_prefix(rows: list[list[int]]) -> int:
     return n
 
 
-def _select_cache(cache, index: torch.Tensor):
+def _select_cache(
+    cache: Cache | tuple[tuple[torch.Tensor, ...], ...], index: torch.Tensor
+) -> Cache | tuple[tuple[torch.Tensor, ...], ...]:
     """A fresh key/value cache of the prefix rows `index` (one per candidate row; a row's
     suffix is appended to its own copy, so the prefix cache serves every chunk)."""
     from transformers import DynamicCache
@@ -206,7 +233,9 @@ def _select_cache(cache, index: torch.Tensor):
     if isinstance(cache, tuple):
         return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
     legacy = (
-        [(layer.keys, layer.values) for layer in cache.layers] if hasattr(cache, "layers") else cache.to_legacy_cache()
+        [(layer.keys, layer.values) for layer in cache.layers]  # type: ignore[union-attr]  # attention layers: keys and values
+        if hasattr(cache, "layers")
+        else cache.to_legacy_cache()  # type: ignore[attr-defined]  # older transformers' caches (no .layers)
     )
     out = DynamicCache()
     for i, (key, value) in enumerate(legacy):

@@ -7,11 +7,31 @@ floor in phrases/s; docs/probe.md states each kind's formula. Only matrix produc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypedDict
 
-def shape(config) -> dict:
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig
+
+
+class Shape(TypedDict):
+    """The sizes of a model the FLOPs count takes."""
+
+    hidden: int
+    ff: int
+    ffn_mats: int
+    vocab: int
+    layers: int
+    decoder_layers: int
+    inner: int
+
+
+def shape(config: PretrainedConfig) -> Shape:
     """Hidden size, layers, feed-forward width, vocabulary and FFN matrices of a config, across
     the BERT/XLM-R, T5 and GPT-2/Llama naming schemes."""
-    get = lambda *names: next((getattr(config, n) for n in names if getattr(config, n, None)), None)  # noqa: E731
+
+    def get(*names: str) -> Any:  # the first of these config attributes that is set (each scheme names its own)
+        return next((getattr(config, n) for n in names if getattr(config, n, None)), None)
+
     hidden = get("hidden_size", "d_model", "n_embd")
     ff = get("intermediate_size", "d_ff", "n_inner") or 4 * hidden
     gated = "gated" in str(getattr(config, "feed_forward_proj", "")) or config.model_type in (
@@ -34,7 +54,7 @@ def shape(config) -> dict:
     }
 
 
-def layer(s: dict, tokens: int, context: int, cross: int = 0) -> float:
+def layer(s: Shape, tokens: int, context: int, cross: int = 0) -> float:
     """One transformer layer on `tokens` new tokens attending to `context` positions (itself
     included), plus a cross-attention over `cross` encoder positions whose keys and values are
     already computed (T5's decoder)."""
@@ -45,7 +65,7 @@ def layer(s: dict, tokens: int, context: int, cross: int = 0) -> float:
     return flops
 
 
-def head(s: dict, positions: int, log_prob: bool) -> float:
+def head(s: Shape, positions: int, log_prob: bool) -> float:
     """The output projection at `positions` scored positions: every vocabulary entry in log-prob
     mode (the normaliser), none worth counting in mean-logit mode (one dot product each)."""
     return 2 * positions * s["hidden"] * s["vocab"] if log_prob else 0.0

@@ -21,16 +21,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import torch
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
+
 
 class OutputHead:
-    def __init__(self, model: torch.nn.Module, within: torch.nn.Module | None = None, tile_bytes: int | None = None):
-        decoder = model.get_output_embeddings()
+    def __init__(
+        self, model: PreTrainedModel, within: torch.nn.Module | None = None, tile_bytes: int | None = None
+    ) -> None:
+        decoder = model.get_output_embeddings()  # type: ignore[no-untyped-call]  # unannotated in transformers
         self.decoder = decoder if isinstance(decoder, torch.nn.Linear) else None
         within = within if within is not None else model
-        self.owner = None
+        self.owner: tuple[torch.nn.Module, str] | None = None  # (module, attribute) holding the decoder
         if self.decoder is not None:
             self.owner = next(
                 ((m, name) for m in within.modules() for name, child in m.named_children() if child is self.decoder),
@@ -45,15 +51,18 @@ class OutputHead:
 
     @property
     def weight(self) -> torch.Tensor:
+        assert self.decoder is not None  # asked only of a usable head
         return self.decoder.weight
 
     @property
     def bias(self) -> torch.Tensor | None:
+        assert self.decoder is not None  # asked only of a usable head
         return self.decoder.bias
 
     @contextmanager
     def bypassed(self) -> Iterator[None]:
         """Within the block the model outputs the projection's input instead of logits."""
+        assert self.owner is not None  # asked only of a usable head
         parent, name = self.owner
         setattr(parent, name, torch.nn.Identity())
         try:
@@ -72,6 +81,7 @@ class OutputHead:
                 features = whole()
             if features.shape[-1] != self.weight.shape[1]:
                 return False
+            assert self.decoder is not None  # it has an owner
             got = self.decoder(features).float()
         return got.shape == expected.shape and torch.allclose(got, expected, rtol=1e-3, atol=1e-3)
 
@@ -109,7 +119,7 @@ def logit_tiles(
     for v0 in range(0, vocab, tile):
         v1 = min(vocab, v0 + tile)
         w = weight[v0:v1].t()
-        if exact:
+        if buf is not None:  # exact
             logits = buf[: rows * (v1 - v0)].view(rows, v1 - v0)
             if bias is None:
                 torch.mm(h, w, out=logits)

@@ -6,6 +6,7 @@ the fill-mask pipeline, so the model sees what its tokenizer makes of running te
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -13,8 +14,16 @@ import torch
 from curator.core.enums import ScoreMode
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops, pll
-from curator.probe.scorers.base import ProbeError, Scorer, register
+from curator.probe.scorers.base import Options, ProbeError, Scorer, register
 from curator.probe.scorers.head import log_normaliser
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    # (the head's transform, its output projection): the LM head taken apart
+    SplitHead = tuple[Callable[[torch.Tensor], torch.Tensor], torch.nn.Linear]
 
 
 @register(
@@ -26,12 +35,16 @@ from curator.probe.scorers.head import log_normaliser
     pll=True,
 )
 class MaskedScorer(Scorer):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, device: torch.device, options: Options
+    ) -> None:
+        super().__init__(model, tokenizer, device, options)
         if self.tok.mask_token_id is None:
             raise ProbeError("this masked language model's tokenizer has no mask token")
         # ELECTRA's generator_lm_head is only the decoder of its head, so it takes the fallback
-        self.head = next((getattr(self.model, n) for n in ("cls", "lm_head") if hasattr(self.model, n)), None)
+        self.head: torch.nn.Module | None = next(
+            (getattr(self.model, n) for n in ("cls", "lm_head") if hasattr(self.model, n)), None
+        )
         self.split = self.split_head()
         self.tile_bytes = (8 << 20) if self.device.type == "cpu" else (256 << 20)  # logits per vocabulary tile
 
@@ -43,18 +56,21 @@ class MaskedScorer(Scorer):
             picked = picked - logits.logsumexp(-1, keepdim=True)
         return picked
 
-    def split_head(self):
+    def split_head(self) -> SplitHead | None:
         """(transform, decoder) of the LM head, checked against the head itself, or None.
 
         With them apart a candidate's logit is one dot product with its token's output embedding,
         and the [rows, V] logits are never held at once: the log-softmax normaliser is
         accumulated over vocabulary tiles in one reused buffer (a whole batch's logits would be
         hundreds of MB, fresh pages on every allocation on CPU and a memory peak on GPU)."""
-        decoder = self.model.get_output_embeddings() if self.head is not None else None
+        head = self.head
+        if head is None:
+            return None
+        decoder = self.model.get_output_embeddings()  # type: ignore[no-untyped-call]  # unannotated in transformers
         if not isinstance(decoder, torch.nn.Linear):
             return None
         owner = next(
-            ((m, name) for m in self.head.modules() for name, child in m.named_children() if child is decoder), None
+            ((m, name) for m in head.modules() for name, child in m.named_children() if child is decoder), None
         )
         if owner is None:
             return None
@@ -64,14 +80,15 @@ class MaskedScorer(Scorer):
         def transform(hidden: torch.Tensor) -> torch.Tensor:
             setattr(parent, name, identity)
             try:
-                return self.head(hidden)
+                out: torch.Tensor = head(hidden)
+                return out
             finally:
                 setattr(parent, name, decoder)
 
         with torch.inference_mode():
             weight = decoder.weight
             x = torch.randn(3, weight.shape[1], device=weight.device, dtype=weight.dtype)
-            whole, apart = self.head(x).float(), decoder(transform(x)).float()
+            whole, apart = head(x).float(), decoder(transform(x)).float()
         if whole.shape != apart.shape or not torch.allclose(whole, apart, rtol=1e-3, atol=1e-3):
             return None
         return transform, decoder
@@ -79,6 +96,7 @@ class MaskedScorer(Scorer):
     def head_scores(self, at_masks: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """[B, n, H] hidden states at the masks, [n, Cn] candidate tokens -> [B, n, Cn] scores."""
         if self.split is None:
+            assert self.head is not None  # head_scores is asked only of a model with a head
             return self.pick(self.head(at_masks), targets)
         transform, decoder = self.split
         hidden = transform(at_masks)  # [B, n, H]
@@ -130,9 +148,9 @@ class MaskedScorer(Scorer):
         # on the device until the relation is done: no host sync inside the batch loop on a GPU
         scores = torch.full((len(queries), len(cand_ids)), float("-inf"), device=self.device)
         by_length: dict[int, list[int]] = defaultdict(list)
-        for c, ids in enumerate(cand_ids):
-            if ids:
-                by_length[len(ids)].append(c)
+        for c, tokens in enumerate(cand_ids):
+            if tokens:
+                by_length[len(tokens)].append(c)
         for n, members in sorted(by_length.items()):
             targets = self.to_device(np.array([cand_ids[c] for c in members], dtype=np.int64).T)  # [n, Cn]
             columns = self.to_device(np.array(members, dtype=np.int64))

@@ -20,6 +20,9 @@ device with index_add_; the one copy to the host is at the end of the relation.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
@@ -28,12 +31,18 @@ from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError
 from curator.probe.scorers.head import log_normaliser
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from transformers import PreTrainedTokenizerBase
+
+    from curator.probe.scorers.masked import MaskedScorer
+
 # sentences tokenized at once: bounds the host memory of the token lists on big relations while
 # leaving enough sentences of each length that the length-sorted batches are full
 CHUNK_SENTENCES = 32_768
 
 
-def special_edges(tok) -> tuple[int, int]:
+def special_edges(tok: PreTrainedTokenizerBase) -> tuple[int, int]:
     """How many special tokens the tokenizer adds before and after a text ([CLS] … [SEP]: 1, 1).
 
     Read from the tokenizer's own special-tokens mask, so only what it adds around a text is
@@ -46,7 +55,7 @@ def special_edges(tok) -> tuple[int, int]:
     return head, tail
 
 
-def sentences(scorer, data: RelationData):
+def sentences(scorer: MaskedScorer, data: RelationData) -> Iterator[tuple[int, list[list[int]], npt.NDArray[np.int64]]]:
     """(first query, token id lists) per chunk of queries: every query × every candidate,
     sentence q * C + c of the relation, tokenized whole in one call per chunk."""
     queries = scorer.queries(data)
@@ -69,7 +78,7 @@ def sentences(scorer, data: RelationData):
         yield q0, rows, lengths
 
 
-def floor_flops(scorer, data: RelationData) -> float:
+def floor_flops(scorer: MaskedScorer, data: RelationData) -> float:
     """Per sentence of L tokens with k scored tokens: k × (layers × layer(L, L) + 2H² head
     transform + head(1)): one encoder pass per masked variant, the vocabulary at one position."""
     s = flops.shape(scorer.model.config)
@@ -87,7 +96,7 @@ def floor_flops(scorer, data: RelationData) -> float:
 
 
 @torch.inference_mode()
-def score(scorer, data: RelationData) -> np.ndarray:
+def score(scorer: MaskedScorer, data: RelationData) -> np.ndarray:
     """[queries, candidates] PLLs of the filled sentences (see the module's docstring)."""
     n_cands = len(data.candidates)
     n_queries = len(data.templates) * len(data.subjects)
@@ -125,7 +134,12 @@ def score(scorer, data: RelationData) -> np.ndarray:
 
 
 def _variants(
-    scorer, ids: torch.Tensor, attn: torch.Tensor | None, which: np.ndarray, where: np.ndarray, mask_id: int
+    scorer: MaskedScorer,
+    ids: torch.Tensor,
+    attn: torch.Tensor | None,
+    which: np.ndarray,
+    where: np.ndarray,
+    mask_id: int,
 ) -> torch.Tensor:
     """log P(token at `where` | its sentence `which` with that token masked), one row each."""
     rows = scorer.to_device(which)
@@ -136,9 +150,9 @@ def _variants(
     x[arange, at] = mask_id
     mask = attn[rows] if attn is not None else None
     if scorer.head is None:  # no separable head: the whole model's logits, then the masked positions
-        logits = scorer.model(input_ids=x, attention_mask=mask).logits[arange, at].float()
+        logits: torch.Tensor = scorer.model(input_ids=x, attention_mask=mask).logits[arange, at].float()
         return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
-    hidden = scorer.model.base_model(input_ids=x, attention_mask=mask)[0][arange, at]  # [R, H]
+    hidden: torch.Tensor = scorer.model.base_model(input_ids=x, attention_mask=mask)[0][arange, at]  # [R, H]
     if scorer.split is None:  # a head we cannot take apart: full logits at the masked positions only
         logits = scorer.head(hidden).float()
         return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)

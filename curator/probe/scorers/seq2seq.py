@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import torch
@@ -25,8 +26,26 @@ from transformers.modeling_outputs import BaseModelOutput
 
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
-from curator.probe.scorers.base import ProbeError, Scorer, register
+from curator.probe.scorers.base import Options, ProbeError, Scorer, register
 from curator.probe.scorers.head import OutputHead
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers.cache_utils import Cache
+
+    # buffers reused from chunk to chunk, by (layer, "keys" or "values")
+    Buffers = dict[tuple[int, str], torch.Tensor]
+
+
+class Seq2SeqOutput(Protocol):
+    """What the scorer reads of the model's output (`Seq2SeqLMOutput`, whose fields transformers
+    types as optional: these two are set when logits are computed and use_cache is on)."""
+
+    @property
+    def logits(self) -> torch.Tensor: ...
+
+    @property
+    def past_key_values(self) -> EncoderDecoderCache: ...
 
 
 @register(
@@ -38,13 +57,17 @@ from curator.probe.scorers.head import OutputHead
     encoder_decoder=True,
 )
 class Seq2SeqScorer(Scorer):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        sentinel = self.tok.convert_tokens_to_ids("<extra_id_0>")
-        if sentinel is None or sentinel == self.tok.unk_token_id:
+    def __init__(
+        self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, device: torch.device, options: Options
+    ) -> None:
+        super().__init__(model, tokenizer, device, options)
+        sentinel = self.tok.convert_tokens_to_ids("<extra_id_0>")  # one token in, one id (or None) out
+        if not isinstance(sentinel, int) or sentinel == self.tok.unk_token_id:
             raise ProbeError("this encoder-decoder model's tokenizer has no <extra_id_0> sentinel token")
         self.sentinel = sentinel
-        self.sentinel_text = self.tok.convert_ids_to_tokens(sentinel)
+        sentinel_text = self.tok.convert_ids_to_tokens(sentinel)
+        assert isinstance(sentinel_text, str)  # one id in, one token out
+        self.sentinel_text = sentinel_text
         self.start = self.model.config.decoder_start_token_id
         if self.start is None:
             self.start = self.pad_id
@@ -98,12 +121,15 @@ class Seq2SeqScorer(Scorer):
         picked = logits.gather(1, targets[:, None])[:, 0]
         return picked - logits.logsumexp(-1) if log_prob else picked
 
-    def decode(self, **kwargs):
+    def decode(self, **kwargs: Any) -> Seq2SeqOutput:  # kwargs: keyword arguments of the model's forward
         """The model's output: features where the head is split (its projection bypassed), else logits."""
+        out: Seq2SeqOutput
         if not self.split:
-            return self.model(**kwargs)
+            out = self.model(**kwargs)
+            return out
         with self.head.bypassed():
-            return self.model(**kwargs)
+            out = self.model(**kwargs)
+            return out
 
     @torch.inference_mode()
     def _score(self, data: RelationData) -> np.ndarray:
@@ -172,7 +198,18 @@ class Seq2SeqScorer(Scorer):
             lo = hi
         return out
 
-    def decode_rows(self, cache, hidden, attn, qs, q_len, multi, lengths, ids, total) -> None:
+    def decode_rows(
+        self,
+        cache: EncoderDecoderCache,
+        hidden: torch.Tensor,
+        attn: torch.Tensor,
+        qs: np.ndarray,
+        q_len: np.ndarray,
+        multi: np.ndarray,
+        lengths: np.ndarray,
+        ids: np.ndarray,
+        total: torch.Tensor,
+    ) -> None:
         """Score c2 … cn of every (query of the batch, candidate in `multi`) row.
 
         Rows run by candidate width, then query (the batch is sorted by length), so a chunk's
@@ -186,7 +223,8 @@ class Seq2SeqScorer(Scorer):
         cs = np.concatenate([np.tile(g, B) for g in groups])
         js = np.concatenate([np.repeat(np.arange(B), len(g)) for g in groups])
         width, length = lengths[cs] - 1, q_len[js]
-        flat_total, buffers = total.view(-1), ({}, {})
+        flat_total = total.view(-1)
+        buffers: tuple[Buffers, Buffers] = ({}, {})
         for lo, hi in self.chunks(width, length):
             c, j, w, L, k = cs[lo:hi], js[lo:hi], width[lo:hi].max(), length[lo:hi].max(), hi - lo
             sel = self.to_device(j)
@@ -215,7 +253,7 @@ class Seq2SeqScorer(Scorer):
             flat_total.index_copy_(0, flat, flat_total.index_select(0, flat) + sums)
 
 
-def gathered(cache, rows: torch.Tensor, length: int | None, buffers: dict):
+def gathered(cache: Cache, rows: torch.Tensor, length: int | None, buffers: Buffers) -> Cache:
     """The cache's rows `rows` (with repeats), positions cut to `length`, the prefix cache left
     as it is: its layers shallow-copied, each tensor index_selected into a buffer reused from
     chunk to chunk (as beam search reorders a cache, without a fresh tensor each time: on CPU
