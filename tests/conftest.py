@@ -6,6 +6,12 @@ test on both — ids `[sqlite]` and `[postgresql]` — the PostgreSQL one on a t
 (tests/postgres.py), skipped with the reason when its binaries are missing. Unmarked
 modules run on SQLite only: their tests are not about the database, or about SQLite itself
 (`CURATOR_TEST_BACKENDS=sqlite,postgresql` runs them on both as well).
+
+Speed without weaker checks (issue 26 §5): migrating and seeding are done once per session
+(per xdist worker) into template databases, and each test gets a copy of its own — an SQLite
+file copy, a PostgreSQL `CREATE DATABASE … TEMPLATE`. Passwords are hashed with a cheap method
+in this process (`TEST_PASSWORD_METHOD`); tests/test_sessions_and_passwords.py keeps one test
+on the real scrypt end to end.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import shutil
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -22,6 +30,7 @@ from click.testing import CliRunner
 from curator.cli import main
 from curator.core.db import make_engine, make_session_factory
 from curator.core.migrate import upgrade
+from curator.review import accounts
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -46,10 +55,17 @@ DEFAULT_BACKENDS = tuple(
 ) or ("sqlite",)
 
 
+# werkzeug's pbkdf2 with one iteration: microseconds instead of scrypt's ~0.1 s per hash (a
+# review_app made four, and every sign-in checks one). Set here, in the test process only:
+# production has no way to change accounts.PASSWORD_METHOD (scrypt).
+TEST_PASSWORD_METHOD = "pbkdf2:sha256:1"
+
+
 def pytest_configure(config) -> None:
     config.addinivalue_line(
         "markers", "backends(*names): run the module's database tests on these backends (default: sqlite only)"
     )
+    accounts.PASSWORD_METHOD = TEST_PASSWORD_METHOD
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -85,6 +101,75 @@ def postgres():
     server.stop()
 
 
+# ---------------------------------------------------------------- template databases
+REVIEW_TEMPLATE = "curator_review_template"
+
+
+def seed_review_database(url: str) -> None:
+    """What `review_app` serves: the demo seed (`curator seed`) with a maintainer and two
+    Spanish reviewers (Ana also Arabic) and a Greek one; every connection closed afterwards."""
+    from curator.demo import load_seed
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign
+
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+        with make_session_factory(engine).begin() as s:
+            load_seed(s, SEED)
+        with make_session_factory(engine).begin() as s:
+            create_user(s, "boss@example.org", PASSWORD, "maintainer")
+            ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
+            assign(s, ana, "es")
+            assign(s, ana, "ar")
+            bo = create_user(s, "bo@example.org", PASSWORD, "reviewer", "Bo")
+            assign(s, bo, "es")
+            el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
+            assign(s, el, "el")
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def sqlite_templates(tmp_path_factory):
+    """Template SQLite files made on first use: "migrated" (empty, at head) and "review"
+    (seeded with review_app's accounts). Each is checkpointed and closed, so copying the one
+    file copies the whole database."""
+    root = tmp_path_factory.mktemp("templates")
+    made: dict[str, Path] = {}
+
+    def template(kind: str) -> Path:
+        if kind not in made:
+            path = root / f"{kind}.sqlite"
+            url = f"sqlite:///{path}"
+            if kind == "review":
+                seed_review_database(url)
+            else:
+                engine = make_engine(url)
+                upgrade(engine)
+                engine.dispose()
+            with sqlite3.connect(path) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.close()
+            made[kind] = path
+        return made[kind]
+
+    return template
+
+
+def postgres_template(server, kind: str) -> str:
+    """The server's template database of that kind ("migrated" or "review"), made on first use."""
+    from tests.postgres import TEMPLATE
+
+    if kind == "migrated":
+        return TEMPLATE
+    if not getattr(server, "review_template", False):
+        server.admin(f"CREATE DATABASE {REVIEW_TEMPLATE} TEMPLATE {TEMPLATE}")
+        seed_review_database(server.url(REVIEW_TEMPLATE))
+        server.review_template = True
+    return REVIEW_TEMPLATE
+
+
 @pytest.fixture(scope="session")
 def redis_server():
     """The session's redis-server (tests/redis_server.py: a Unix socket in a temporary folder)."""
@@ -113,13 +198,17 @@ def db_backend(request) -> str:
 
 @pytest.fixture
 def db_url(db_backend: str, tmp_path: Path, request):
-    """A migrated database of its own for this test: an SQLite file, or a PostgreSQL database
-    copied from the migrated template and dropped afterwards."""
+    """A migrated database of its own for this test: an SQLite file, or a PostgreSQL database,
+    copied from the session's template (dropped afterwards). A test that uses `review_app`
+    gets the seeded template, so the app, `sessions` and `cli` all see the same database."""
+    kind = "review" if "review_app" in request.fixturenames else "migrated"
     if db_backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'curator.sqlite'}"
+        path = tmp_path / "curator.sqlite"
+        shutil.copyfile(request.getfixturevalue("sqlite_templates")(kind), path)
+        yield f"sqlite:///{path}"
         return
     server = request.getfixturevalue("postgres")
-    name = server.new_database()
+    name = server.new_database(template=postgres_template(server, kind))
     yield server.url(name)
     server.drop_database(name)
 
@@ -322,21 +411,10 @@ class Browser:
 
 @pytest.fixture
 def review_app(cli, db_url, sessions, tmp_path):
-    """The seeded app with a maintainer and two Spanish reviewers (one also Arabic)."""
-    from curator.review.accounts import create_user
-    from curator.review.sampling import assign
+    """The seeded app with a maintainer and two Spanish reviewers (one also Arabic) and a Greek
+    one: `db_url` is already a copy of the seeded template (seed_review_database)."""
     from curator.web import create_app
 
-    cli("seed")
-    with sessions.begin() as s:
-        create_user(s, "boss@example.org", PASSWORD, "maintainer")
-        ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
-        assign(s, ana, "es")
-        assign(s, ana, "ar")
-        bo = create_user(s, "bo@example.org", PASSWORD, "reviewer", "Bo")
-        assign(s, bo, "es")
-        el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
-        assign(s, el, "el")
     # an empty runs folder of its own: a developer's instance/runs must not reach the tests
     # RATELIMIT_ENABLED: tests sign in often; tests/test_rate_limits.py turns the limits on
     return create_app(
