@@ -32,6 +32,9 @@ from curator.core.db import make_engine, make_session_factory
 from curator.core.migrate import upgrade
 from curator.review import accounts
 
+# in CI (CURATOR_STRICT_SKIPS=1) a skip whose reason is not in tests/skips_allowed.txt fails the run
+pytest_plugins = ("tests.skip_policy",)
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
 SEED = ROOT / "curator" / "demo" / "data"
@@ -72,6 +75,17 @@ def pytest_generate_tests(metafunc) -> None:
     if "db_backend" in metafunc.fixturenames:
         marker = metafunc.definition.get_closest_marker("backends")
         metafunc.parametrize("db_backend", marker.args if marker else DEFAULT_BACKENDS, indirect=True)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The `browser` and `postgresql` markers (pyproject.toml), from what each test uses."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "chromium" in names:
+            item.add_marker(pytest.mark.browser)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgres" in names or params.get("db_backend") == "postgresql":
+            item.add_marker(pytest.mark.postgresql)
 
 
 def _started(make, *prepare):
