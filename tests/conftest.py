@@ -214,11 +214,16 @@ def db_backend(request) -> str:
 def db_url(db_backend: str, tmp_path: Path, request):
     """A migrated database of its own for this test: an SQLite file, or a PostgreSQL database,
     copied from the session's template (dropped afterwards). A test that uses `review_app`
-    gets the seeded template, so the app, `sessions` and `cli` all see the same database."""
+    gets the seeded template, so the app, `sessions` and `cli` all see the same database (and
+    with `chromium`, on SQLite, the seeded one with the accounts signed in: browser_template)."""
     kind = "review" if "review_app" in request.fixturenames else "migrated"
     if db_backend == "sqlite":
         path = tmp_path / "curator.sqlite"
-        shutil.copyfile(request.getfixturevalue("sqlite_templates")(kind), path)
+        if kind == "review" and "chromium" in request.fixturenames:
+            template = request.getfixturevalue("browser_template").path
+        else:
+            template = request.getfixturevalue("sqlite_templates")(kind)
+        shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
     server = request.getfixturevalue("postgres")
@@ -459,9 +464,65 @@ def chromium():
         browser.close()
 
 
+REVIEW_ACCOUNTS = ("boss@example.org", "ana@example.org", "bo@example.org", "eleni@example.org")
+
+
+class BrowserTemplate:
+    """The "review" template after each of its accounts signed in once, through the sign-in form
+    in Chromium: `path`, and `states` (e-mail -> Playwright storage state of that browser)."""
+
+    def __init__(self, path: Path, states: dict[str, dict]):
+        self.path, self.states = path, states
+
+
+@pytest.fixture(scope="session")
+def browser_template(chromium, sqlite_templates, tmp_path_factory) -> BrowserTemplate:
+    """Browser tests skip the sign-in form (Playwright storage_state): their database is a copy
+    of this one, which holds the sign-ins their cookies name. A template of its own, so that the
+    other tests do not see these sign-ins (login sessions are counted)."""
+    from curator.web import create_app
+    from curator.web.testing import LiveServer
+
+    root = tmp_path_factory.mktemp("browser-template")
+    path = root / "browser.sqlite"
+    shutil.copyfile(sqlite_templates("review"), path)
+    app = create_app({"DATABASE_URL": f"sqlite:///{path}", "SECRET_KEY": "test-secret", "RUNS_DIR": str(root / "runs")})
+    states = {}
+    with LiveServer(app) as server:
+        for email in REVIEW_ACCOUNTS:
+            context = chromium.new_context()
+            page = context.new_page()
+            page.goto(server.url + "/login")
+            page.fill("input[name=email]", email)
+            page.fill("input[name=password]", PASSWORD)
+            page.keyboard.press("Enter")
+            page.wait_for_url(lambda url: "/login" not in url)  # a maintainer lands on /admin/
+            states[email] = context.storage_state()
+            context.close()
+    app.extensions["curator.engine"].dispose()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return BrowserTemplate(path, states)
+
+
+# live server URL -> its accounts' storage states, while it runs on a copy of browser_template
+SIGNED_IN: dict[str, dict[str, dict]] = {}
+
+
+def signed_in_state(base: str, email: str) -> dict | None:
+    """The storage state of a browser signed in as `email` on the live server at `base`, or None
+    (then sign in through the form)."""
+    return SIGNED_IN.get(base, {}).get(email)
+
+
 @pytest.fixture
-def live(review_app):
+def live(review_app, request):
     from curator.web.testing import LiveServer
 
     with LiveServer(review_app) as server:
+        copied = "chromium" in request.fixturenames and request.getfixturevalue("db_backend") == "sqlite"
+        if copied:
+            SIGNED_IN[server.url] = request.getfixturevalue("browser_template").states
         yield server
+        SIGNED_IN.pop(server.url, None)
