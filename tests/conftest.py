@@ -460,8 +460,29 @@ def chromium():
         pytest.skip("no chromium binary (apt-get install chromium)")
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield browser
+        yield PatientBrowser(browser)
         browser.close()
+
+
+# Playwright's default wait (30 s) is a wall-clock limit on the path under test: a busy machine
+# exceeded it. Each context waits up to this instead; a guard against a hang, not a speed limit.
+BROWSER_GUARD_MS = 300_000
+
+
+class PatientBrowser:
+    """The Playwright browser, whose contexts wait on selectors, functions and navigations up to
+    BROWSER_GUARD_MS; everything else is the browser's own."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(BROWSER_GUARD_MS)
+        return context
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
 
 
 REVIEW_ACCOUNTS = ("boss@example.org", "ana@example.org", "bo@example.org", "eleni@example.org")
