@@ -30,7 +30,7 @@ def allowed_patterns() -> list[re.Pattern[str]]:
     return [re.compile(line) for line in lines if line and not line.startswith("#")]
 
 
-def _reason(report: pytest.TestReport) -> str:
+def _reason(report: pytest.TestReport | pytest.CollectReport) -> str:
     longrepr = report.longrepr
     reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
     return reason.removeprefix("Skipped: ")
@@ -41,12 +41,19 @@ class SkipPolicy:
         self.patterns = allowed_patterns()
         self.refused: list[tuple[str, str]] = []
 
-    @pytest.hookimpl
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def _check(self, report: pytest.TestReport | pytest.CollectReport) -> None:
         if report.skipped and not hasattr(report, "wasxfail"):
             reason = _reason(report)
             if not any(p.search(reason) for p in self.patterns):
                 self.refused.append((report.nodeid, reason))
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._check(report)
+
+    @pytest.hookimpl
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self._check(report)  # a whole module skipped (pytest.importorskip at its top)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -31,8 +31,20 @@ def test_needs_a_gpu(gpu):
 """
 
 
+MODULE_SKIP = """
+import pytest
+
+pytest.importorskip("no_such_module_for_curator", reason="no_such_module_for_curator is not installed")
+
+
+def test_never_collected():
+    pass
+"""
+
+
 def run_pytest(tmp_path: Path, allowed: str, strict: bool, *args: str) -> subprocess.CompletedProcess:
     (tmp_path / "test_tiny.py").write_text(TESTS)
+    (tmp_path / "test_module_skip.py").write_text(MODULE_SKIP)
     (tmp_path / "allowed.txt").write_text(allowed)
     env = {
         **os.environ,
@@ -42,7 +54,7 @@ def run_pytest(tmp_path: Path, allowed: str, strict: bool, *args: str) -> subpro
     }
     command = [sys.executable, "-m", "pytest", "-p", "tests.skip_policy", "-p", "no:cacheprovider", "-rs", *args]
     return subprocess.run(
-        [*command, "test_tiny.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        [*command, "test_tiny.py", "test_module_skip.py"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
 
 
@@ -58,13 +70,14 @@ def test_a_skip_not_in_the_allow_list_fails_the_run_with_its_reason(tmp_path, ar
     assert "skips not in the allow-list" in result.stdout
     assert "test_tiny.py::test_needs_a_browser: no chromium binary (apt-get install chromium)" in result.stdout
     assert "test_tiny.py::test_needs_a_gpu:" not in result.stdout
-    assert "1 passed, 2 skipped" in result.stdout
+    assert "test_module_skip.py: no_such_module_for_curator is not installed" in result.stdout
+    assert "1 passed, 3 skipped" in result.stdout
 
 
 @pytest.mark.parametrize("args", [PLAIN, XDIST])
 def test_allowed_skips_pass_and_are_reported(tmp_path, args):
     pytest.importorskip("xdist") if args else None
-    result = run_pytest(tmp_path, "no CUDA device\n^no chromium binary\n", True, *args)
+    result = run_pytest(tmp_path, "no CUDA device\n^no chromium binary\n^no_such_module_for_curator\n", True, *args)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "skips not in the allow-list" not in result.stdout
     assert "SKIPPED" in result.stdout and "no chromium binary" in result.stdout  # -rs lists every skip
