@@ -22,7 +22,7 @@ import requests
 
 from curator.web.buffered_worker import Head, Refused, read_head
 from curator.web.testing import ServeProcess
-from tests.conftest import PASSWORD, csrf_from, review_sample
+from tests.conftest import PASSWORD, Cli, csrf_from, review_sample
 
 READ_TIMEOUT = 1.5
 # Only a guard against a hang, never a measure of speed: a request, a cut-off or a reload that
@@ -213,8 +213,8 @@ def test_sighup_reloads_workers_without_failing_a_request(served):
     assert "Handling signal: hup" in served.read_log()
 
 
-def test_serve_refuses_an_uninitialised_database(cli):
-    result = cli("serve", "--port", "1", ok=False)
+def test_serve_refuses_an_uninitialised_database(empty_db_url):
+    result = Cli(empty_db_url)("serve", "--port", "1", ok=False)
     assert result.exit_code != 0
     assert "not initialised: run `curator init`" in result.output
     assert "Traceback" not in result.output
