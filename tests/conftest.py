@@ -69,6 +69,11 @@ def pytest_configure(config) -> None:
         "markers", "backends(*names): run the module's database tests on these backends (default: sqlite only)"
     )
     accounts.PASSWORD_METHOD = TEST_PASSWORD_METHOD
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:  # each xdist worker's share of the cores: torch's threads would oversubscribe them
+        share = str(max(1, (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) // workers))
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, share)
 
 
 def pytest_generate_tests(metafunc) -> None:
