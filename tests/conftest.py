@@ -6,6 +6,12 @@ test on both — ids `[sqlite]` and `[postgresql]` — the PostgreSQL one on a t
 (tests/postgres.py), skipped with the reason when its binaries are missing. Unmarked
 modules run on SQLite only: their tests are not about the database, or about SQLite itself
 (`CURATOR_TEST_BACKENDS=sqlite,postgresql` runs them on both as well).
+
+Speed without weaker checks (issue 26 §5): migrating and seeding are done once per session
+(per xdist worker) into template databases, and each test gets a copy of its own — an SQLite
+file copy, a PostgreSQL `CREATE DATABASE … TEMPLATE`. Passwords are hashed with a cheap method
+in this process (`TEST_PASSWORD_METHOD`); tests/test_sessions_and_passwords.py keeps one test
+on the real scrypt end to end.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import http.server
 import os
 import re
 import shutil
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -24,6 +31,10 @@ from click.testing import CliRunner
 from curator.cli import main
 from curator.core.db import make_engine, make_session_factory
 from curator.core.migrate import upgrade
+from curator.review import accounts
+
+# in CI (CURATOR_STRICT_SKIPS=1) a skip whose reason is not in tests/skips_allowed.txt fails the run
+pytest_plugins = ("tests.skip_policy",)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -48,16 +59,39 @@ DEFAULT_BACKENDS = tuple(
 ) or ("sqlite",)
 
 
+# werkzeug's pbkdf2 with one iteration: microseconds instead of scrypt's ~0.1 s per hash (a
+# review_app made four, and every sign-in checks one). Set here, in the test process only:
+# production has no way to change accounts.PASSWORD_METHOD (scrypt).
+TEST_PASSWORD_METHOD = "pbkdf2:sha256:1"
+
+
 def pytest_configure(config) -> None:
     config.addinivalue_line(
         "markers", "backends(*names): run the module's database tests on these backends (default: sqlite only)"
     )
+    accounts.PASSWORD_METHOD = TEST_PASSWORD_METHOD
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:  # each xdist worker's share of the cores: torch's threads would oversubscribe them
+        share = str(max(1, (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) // workers))
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, share)
 
 
 def pytest_generate_tests(metafunc) -> None:
     if "db_backend" in metafunc.fixturenames:
         marker = metafunc.definition.get_closest_marker("backends")
         metafunc.parametrize("db_backend", marker.args if marker else DEFAULT_BACKENDS, indirect=True)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The `browser` and `postgresql` markers (pyproject.toml), from what each test uses."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "chromium" in names:
+            item.add_marker(pytest.mark.browser)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgres" in names or params.get("db_backend") == "postgresql":
+            item.add_marker(pytest.mark.postgresql)
 
 
 def _started(make, *prepare):
@@ -85,6 +119,75 @@ def postgres():
     server = _started(Server, Server.make_template)
     yield server
     server.stop()
+
+
+# ---------------------------------------------------------------- template databases
+REVIEW_TEMPLATE = "curator_review_template"
+
+
+def seed_review_database(url: str) -> None:
+    """What `review_app` serves: the demo seed (`curator seed`) with a maintainer and two
+    Spanish reviewers (Ana also Arabic) and a Greek one; every connection closed afterwards."""
+    from curator.demo import load_seed
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign
+
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+        with make_session_factory(engine).begin() as s:
+            load_seed(s, SEED)
+        with make_session_factory(engine).begin() as s:
+            create_user(s, "boss@example.org", PASSWORD, "maintainer")
+            ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
+            assign(s, ana, "es")
+            assign(s, ana, "ar")
+            bo = create_user(s, "bo@example.org", PASSWORD, "reviewer", "Bo")
+            assign(s, bo, "es")
+            el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
+            assign(s, el, "el")
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def sqlite_templates(tmp_path_factory):
+    """Template SQLite files made on first use: "migrated" (empty, at head) and "review"
+    (seeded with review_app's accounts). Each is checkpointed and closed, so copying the one
+    file copies the whole database."""
+    root = tmp_path_factory.mktemp("templates")
+    made: dict[str, Path] = {}
+
+    def template(kind: str) -> Path:
+        if kind not in made:
+            path = root / f"{kind}.sqlite"
+            url = f"sqlite:///{path}"
+            if kind == "review":
+                seed_review_database(url)
+            else:
+                engine = make_engine(url)
+                upgrade(engine)
+                engine.dispose()
+            with sqlite3.connect(path) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.close()
+            made[kind] = path
+        return made[kind]
+
+    return template
+
+
+def postgres_template(server, kind: str) -> str:
+    """The server's template database of that kind ("migrated" or "review"), made on first use."""
+    from tests.postgres import TEMPLATE
+
+    if kind == "migrated":
+        return TEMPLATE
+    if not getattr(server, "review_template", False):
+        server.admin(f"CREATE DATABASE {REVIEW_TEMPLATE} TEMPLATE {TEMPLATE}")
+        seed_review_database(server.url(REVIEW_TEMPLATE))
+        server.review_template = True
+    return REVIEW_TEMPLATE
 
 
 @pytest.fixture(scope="session")
@@ -115,13 +218,22 @@ def db_backend(request) -> str:
 
 @pytest.fixture
 def db_url(db_backend: str, tmp_path: Path, request):
-    """A migrated database of its own for this test: an SQLite file, or a PostgreSQL database
-    copied from the migrated template and dropped afterwards."""
+    """A migrated database of its own for this test: an SQLite file, or a PostgreSQL database,
+    copied from the session's template (dropped afterwards). A test that uses `review_app`
+    gets the seeded template, so the app, `sessions` and `cli` all see the same database (and
+    with `chromium`, on SQLite, the seeded one with the accounts signed in: browser_template)."""
+    kind = "review" if "review_app" in request.fixturenames else "migrated"
     if db_backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'curator.sqlite'}"
+        path = tmp_path / "curator.sqlite"
+        if kind == "review" and "chromium" in request.fixturenames:
+            template = request.getfixturevalue("browser_template").path
+        else:
+            template = request.getfixturevalue("sqlite_templates")(kind)
+        shutil.copyfile(template, path)
+        yield f"sqlite:///{path}"
         return
     server = request.getfixturevalue("postgres")
-    name = server.new_database()
+    name = server.new_database(template=postgres_template(server, kind))
     yield server.url(name)
     server.drop_database(name)
 
@@ -334,21 +446,10 @@ class Browser:
 
 @pytest.fixture
 def review_app(cli, db_url, sessions, tmp_path):
-    """The seeded app with a maintainer and two Spanish reviewers (one also Arabic)."""
-    from curator.review.accounts import create_user
-    from curator.review.sampling import assign
+    """The seeded app with a maintainer and two Spanish reviewers (one also Arabic) and a Greek
+    one: `db_url` is already a copy of the seeded template (seed_review_database)."""
     from curator.web import create_app
 
-    cli("seed")
-    with sessions.begin() as s:
-        create_user(s, "boss@example.org", PASSWORD, "maintainer")
-        ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
-        assign(s, ana, "es")
-        assign(s, ana, "ar")
-        bo = create_user(s, "bo@example.org", PASSWORD, "reviewer", "Bo")
-        assign(s, bo, "es")
-        el = create_user(s, "eleni@example.org", PASSWORD, "reviewer", "Eleni")
-        assign(s, el, "el")
     # an empty runs folder of its own: a developer's instance/runs must not reach the tests
     # RATELIMIT_ENABLED: tests sign in often; tests/test_rate_limits.py turns the limits on
     return create_app(
@@ -375,13 +476,90 @@ def chromium():
         pytest.skip("no chromium binary (apt-get install chromium)")
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield browser
+        yield PatientBrowser(browser)
         browser.close()
 
 
+# Playwright's default wait (30 s) is a wall-clock limit on the path under test: a busy machine
+# exceeded it. Each context waits up to this instead; a guard against a hang, not a speed limit.
+BROWSER_GUARD_MS = 300_000
+
+
+class PatientBrowser:
+    """The Playwright browser, whose contexts wait on selectors, functions and navigations up to
+    BROWSER_GUARD_MS; everything else is the browser's own."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(BROWSER_GUARD_MS)
+        return context
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+
+REVIEW_ACCOUNTS = ("boss@example.org", "ana@example.org", "bo@example.org", "eleni@example.org")
+
+
+class BrowserTemplate:
+    """The "review" template after each of its accounts signed in once, through the sign-in form
+    in Chromium: `path`, and `states` (e-mail -> Playwright storage state of that browser)."""
+
+    def __init__(self, path: Path, states: dict[str, dict]):
+        self.path, self.states = path, states
+
+
+@pytest.fixture(scope="session")
+def browser_template(chromium, sqlite_templates, tmp_path_factory) -> BrowserTemplate:
+    """Browser tests skip the sign-in form (Playwright storage_state): their database is a copy
+    of this one, which holds the sign-ins their cookies name. A template of its own, so that the
+    other tests do not see these sign-ins (login sessions are counted)."""
+    from curator.web import create_app
+    from curator.web.testing import LiveServer
+
+    root = tmp_path_factory.mktemp("browser-template")
+    path = root / "browser.sqlite"
+    shutil.copyfile(sqlite_templates("review"), path)
+    app = create_app({"DATABASE_URL": f"sqlite:///{path}", "SECRET_KEY": "test-secret", "RUNS_DIR": str(root / "runs")})
+    states = {}
+    with LiveServer(app) as server:
+        for email in REVIEW_ACCOUNTS:
+            context = chromium.new_context()
+            page = context.new_page()
+            page.goto(server.url + "/login")
+            page.fill("input[name=email]", email)
+            page.fill("input[name=password]", PASSWORD)
+            page.keyboard.press("Enter")
+            page.wait_for_url(lambda url: "/login" not in url)  # a maintainer lands on /admin/
+            states[email] = context.storage_state()
+            context.close()
+    app.extensions["curator.engine"].dispose()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return BrowserTemplate(path, states)
+
+
+# live server URL -> its accounts' storage states, while it runs on a copy of browser_template
+SIGNED_IN: dict[str, dict[str, dict]] = {}
+
+
+def signed_in_state(base: str, email: str) -> dict | None:
+    """The storage state of a browser signed in as `email` on the live server at `base`, or None
+    (then sign in through the form)."""
+    return SIGNED_IN.get(base, {}).get(email)
+
+
 @pytest.fixture
-def live(review_app):
+def live(review_app, request):
     from curator.web.testing import LiveServer
 
     with LiveServer(review_app) as server:
+        copied = "chromium" in request.fixturenames and request.getfixturevalue("db_backend") == "sqlite"
+        if copied:
+            SIGNED_IN[server.url] = request.getfixturevalue("browser_template").states
         yield server
+        SIGNED_IN.pop(server.url, None)

@@ -18,6 +18,8 @@ pytest.importorskip("transformers")
 
 from curator.probe.distributed import Ranks
 
+pytestmark = pytest.mark.distributed
+
 ARRAYS = ("template", "tuple", "predicted", "gold", "gold_rank", "ranking")
 
 

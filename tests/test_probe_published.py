@@ -29,6 +29,8 @@ from curator.probe.scorers import PUNCT_END, Options, load_scorer  # noqa: E402
 
 from . import probe_real  # noqa: E402
 
+pytestmark = pytest.mark.slow  # real published patterns and a real model
+
 TIE = 1e-5  # scores this close count as a tie (curator scores in float32, the reference in float64)
 
 

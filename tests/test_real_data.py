@@ -23,6 +23,8 @@ from curator.ingest.profiles import case_key
 
 from .conftest import Cli, need_shared, tree_bytes
 
+pytestmark = pytest.mark.slow  # the whole real mParaRel ingested, built and exported (minutes)
+
 
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):

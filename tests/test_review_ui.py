@@ -8,10 +8,16 @@ from sqlalchemy import select
 
 from curator.core.models import AssignmentItem, Decision, Suggestion, Template
 
-from .conftest import PASSWORD, WriteLock, review_sample
+from .conftest import PASSWORD, WriteLock, review_sample, signed_in_state
 
 
 def sign_in(page, base: str, email: str) -> None:
+    state = signed_in_state(base, email)  # signed in once per session (conftest.browser_template)
+    if state is not None:
+        page.context.add_cookies(state["cookies"])
+        page.goto(base + "/")
+        page.wait_for_url(base + "/")
+        return
     page.goto(base + "/login")
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", PASSWORD)

@@ -3,7 +3,10 @@ remember cookie's flags, CSRF with a junk Bearer header, common passwords and e-
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
@@ -32,6 +35,27 @@ def _replay(app, name, value):
     client = app.test_client()
     client.set_cookie(name, value)
     return client
+
+
+def test_passwords_are_hashed_with_scrypt_outside_the_test_suite(review_app, db_url, sessions):
+    """The suite hashes with a cheap method for speed (tests/conftest.py); this test keeps the
+    real one end to end: `curator user create` in a fresh process stores a scrypt hash, that
+    account signs in (and not with a wrong password), and so do the suite's cheap-hash accounts."""
+    env = {**os.environ, "CURATOR_PASSWORD": NEW_PASSWORD}
+    command = [sys.executable, "-m", "curator.cli", "--database", db_url, "user", "create", "sc@example.org"]
+    created = subprocess.run([*command, "--language", "es"], env=env, capture_output=True, text=True)
+    assert created.returncode == 0, created.stdout + created.stderr
+    with sessions() as s:
+        stored = dict(s.execute(select(User.email, User.password_hash)).all())
+    assert stored["sc@example.org"].startswith("scrypt:32768:8:1$")
+    assert stored["ana@example.org"].startswith("pbkdf2:sha256:1$")
+    client, _ = _sign_in(review_app, "sc@example.org", NEW_PASSWORD)
+    assert "Spanish" in client.get("/").get_data(as_text=True)
+    _sign_in(review_app, "ana@example.org")
+    stranger = review_app.test_client()
+    token = csrf_from(stranger.get("/login").get_data(as_text=True))
+    wrong = {"email": "sc@example.org", "password": PASSWORD, "csrf_token": token}
+    assert stranger.post("/login", data=wrong).status_code != 302
 
 
 def test_remember_cookie_flags(review_app):

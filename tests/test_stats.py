@@ -171,6 +171,7 @@ def test_missing_pattern_field_is_an_error(tmp_path: Path) -> None:
 REAL_LANGS = ["de", "es", "fr"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not (DATA / "tuples").is_dir() or not (DATA / "translations" / "pararel_bing").is_dir(),
     reason=f"real mParaRel data not found at {DATA} (../shared beside the checkout)",

@@ -40,6 +40,15 @@ MAX_EMAIL = 320
 # reserved for exactly that (RFC 2606); the validator refuses special-use names otherwise
 PLACEHOLDER_DOMAIN = ".invalid"
 INVITE_DAYS = 14
+# How new password hashes are made: werkzeug's scrypt at its default cost. Only the test suite
+# changes it (tests/conftest.py sets a cheap method, for speed); there is deliberately no setting
+# or environment variable for it, so no deployment can weaken it by mistake. Checking reads the
+# method from the stored hash, so hashes made either way (and older ones) are checked right.
+PASSWORD_METHOD = "scrypt"
+
+
+def hash_password(password: str) -> str:
+    return generate_password_hash(password, method=PASSWORD_METHOD)
 
 
 def _digest(token: str) -> str:
@@ -128,7 +137,7 @@ def create_user(session: Session, email: str, password: str | None, role: str = 
     user = User(email=email, name=name, role=role)
     if password is not None:
         check_password_strength(password)
-        user.password_hash = generate_password_hash(password)
+        user.password_hash = hash_password(password)
     session.add(user)
     session.flush()
     return user
@@ -139,7 +148,7 @@ def authenticate(session: Session, email: str, password: str) -> User | None:
         email, password = "", ""
     user = find_user(session, email or "")
     if user is None or not user.active or not user.password_hash:
-        generate_password_hash("timing-equaliser")  # same cost whether or not the user exists
+        hash_password("timing-equaliser")  # same cost whether or not the user exists
         return None
     return user if check_password_hash(user.password_hash, password or "") else None
 
@@ -375,7 +384,7 @@ def _sign_out_everywhere(session: Session, user: User) -> None:
 def set_password(session: Session, user: User, password: str) -> None:
     """A new password (checked); every existing sign-in of the account and its API token revoked."""
     check_password_strength(password)
-    user.password_hash = generate_password_hash(password)
+    user.password_hash = hash_password(password)
     _sign_out_everywhere(session, user)
 
 

@@ -94,5 +94,7 @@ class ServeProcess:
                 self.process.wait()
 
     def read_log(self) -> str:
-        self.log_file.seek(0)
-        return self.log_file.read()
+        # pread: the child writes through the same open file, so moving its offset (seek) could
+        # make it overwrite the log while a test reads it
+        fd = self.log_file.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")
