@@ -92,6 +92,15 @@ def pytest_collection_modifyitems(items) -> None:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if "postgres" in names or params.get("db_backend") == "postgresql":
             item.add_marker(pytest.mark.postgresql)
+    # the longest files first: pytest-xdist hands files to workers in collection order, so the
+    # wheel test (a fresh venv, then torch and [probe] installed into it) and the multi-process
+    # runs start at once beside the rest instead of last, alone, on the critical path
+    first = ("packaging", "distributed", "slow")
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, name in enumerate(first) if item.get_closest_marker(name)), len(first))
+
+    items.sort(key=rank)  # stable: the order within each file and among the rest is kept
 
 
 def _started(make, *prepare):

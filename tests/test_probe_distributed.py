@@ -57,7 +57,7 @@ def accelerate(n: int) -> list[str]:
     underneath, so on a CPU-only machine the ranks run on the CPU."""
     script = Path(sys.executable).parent / "accelerate"
     if not script.exists():
-        pytest.skip("accelerate is not installed (pip install -e '.[test]' installs it)")
+        pytest.skip("accelerate is not installed (pip install -e '.[all,test]' installs it)")
     return [
         str(script),
         "launch",
