@@ -9,7 +9,7 @@ from click.core import ParameterSource
 from curator.cli.common import Context, list_option, pass_ctx, progress
 from curator.core.enums import Attention, DecodeInit, ModelKind, Refine, ScoreMode, values
 from curator.core.errors import InputError
-from curator.core.extras import require
+from curator.core.extras import require_extra
 from curator.probe.plan import DEVICES, DTYPES
 
 
@@ -121,7 +121,7 @@ def probe(
     """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT;
     or every model × release of a --plan. With --decode, masked models predict the object as
     text instead of ranking the candidates (docs/probe.md)."""
-    require("probe", "curator probe")  # first: --decode's checks import torch too
+    require_extra("probe", "curator probe")  # first: --decode's checks import torch too
     from curator.probe.plan import load_plan, model_jobs, probe_jobs, read_release
 
     if plan is not None:
