@@ -6,10 +6,11 @@ comparison follows. An AST scan of curator/ fails on a new raw one."""
 from __future__ import annotations
 
 import ast
+import re
 from enum import Enum
 from pathlib import Path
 
-from curator.core.enums import DecisionKind, ImportKind, Policy, Role, VersionKind
+from curator.core.enums import DecisionKind, ImportKind, Policy, QueueOrder, Role, VersionKind
 
 ROOT = Path(__file__).resolve().parent.parent
 ENUMS: tuple[type[Enum], ...] = (DecisionKind, ImportKind, Role, Policy, VersionKind)
@@ -125,3 +126,63 @@ def test_the_scan_catches_each_planted_raw_string_and_nothing_else():
     assert [line for line, _ in found] == [2, 3, 5, 5, 5, 8, 10, 11, 12], found
     assert found[1] == (3, 'compared with "reject" (DecisionKind or ImportKind)')
     assert raw_enum_strings(CLEAN) == []
+
+
+# ---------------------------------------------------------------- templates and scripts
+# The web pages compare with the members too: the app puts the enums in the templates' globals
+# (`v.kind == VersionKind.CANDIDATES`) and review.js reads the decision kinds from a JSON block
+# of the page (`kind === KINDS.AMEND`). A regular expression over the text (Jinja and JavaScript
+# have no Python AST) finds a quoted value compared with ==, !=, ===, !== or tested with `in (…)`.
+WEB_ENUMS: tuple[type[Enum], ...] = (*ENUMS, QueueOrder)
+WEB_VALUES = sorted({member.value for enum in WEB_ENUMS for member in enum}, key=len, reverse=True)
+_QUOTED = r"""['"]({values})['"]""".format(values="|".join(map(re.escape, WEB_VALUES)))
+_OPERATOR = r"[!=]==?"  # ==, !=, ===, !==
+_COMPARED = re.compile(rf"{_OPERATOR}\s*{_QUOTED}|{_QUOTED}\s*{_OPERATOR}")
+_IN = re.compile(r"\bin\s*[(\[]([^)\]]*)[)\]]")  # `in (…)`, `in […]`
+
+
+def raw_enum_strings_in_web(text: str) -> list[tuple[int, str]]:
+    """(line, value) for every quoted enum value compared in a template or script."""
+    found: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        found += [(number, match.group(1) or match.group(2)) for match in _COMPARED.finditer(line)]
+        for match in _IN.finditer(line):
+            found += [(number, element.group(1)) for element in re.finditer(_QUOTED, match.group(1))]
+    return found
+
+
+def test_no_raw_enum_strings_in_the_templates_and_scripts():
+    web = ROOT / "curator" / "web"
+    problems = []
+    for path in sorted([*(web / "templates").rglob("*.html"), *(web / "static").rglob("*.js")]):
+        for line, value in raw_enum_strings_in_web(path.read_text(encoding="utf-8")):
+            problems.append(f"{path.relative_to(ROOT).as_posix()}:{line}: compared with '{value}': use the enum")
+    assert not problems, "\n".join(problems)
+
+
+PLANTED_WEB = """
+{% if v.kind == 'candidates' %}x{% endif %}
+{{ _('maintainer') if r.user.role != "maintainer" }}
+{% if "unsure" == d.decision %}{% endif %}
+      if (kind === "amend") body.correction = correction;
+      if (x !== 'reject' && y) {}
+{% if d.decision in ('accept', "amend") %}{% endif %}
+{{ 'selected' if o == 'risk' }}
+{% if v.kind == VersionKind.CANDIDATES %}{% if dir == 'rtl' %}{% endif %}{% endif %}
+      if (kind === KINDS.AMEND && part.slot === "Y") {}
+<option value="maintainer">{{ _("accept: a correct paraphrase") }}</option>
+{% if code in form.get('languages', []) %}{% endif %}
+"""
+
+
+def test_the_web_scan_catches_each_planted_comparison_and_nothing_else():
+    assert raw_enum_strings_in_web(PLANTED_WEB) == [
+        (2, "candidates"),
+        (3, "maintainer"),
+        (4, "unsure"),
+        (5, "amend"),
+        (6, "reject"),
+        (7, "accept"),
+        (7, "amend"),
+        (8, "risk"),
+    ]

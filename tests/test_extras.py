@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from curator.core.errors import CuratorError
-from curator.core.extras import MissingExtra, require
+from curator.core.extras import MissingExtra, require_extra
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,12 +138,12 @@ def test_a_module_that_is_there_but_broken_is_not_a_missing_extra(tmp_path, monk
     """Only an absent module names the extra: a dependency missing inside an installed one
     (a broken install) keeps its own error, which says what is actually wrong."""
     with pytest.raises(MissingExtra) as missing:
-        require("hf", "a test", ("curator_test_absent_module",))
+        require_extra("hf", "a test", ("curator_test_absent_module",))
     assert missing.value.extra == "hf" and isinstance(missing.value, CuratorError)
     (tmp_path / "curator_test_broken_module.py").write_text("import curator_test_its_missing_dependency\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ModuleNotFoundError) as broken:
-        require("hf", "a test", ("curator_test_broken_module",))
+        require_extra("hf", "a test", ("curator_test_broken_module",))
     assert broken.value.name == "curator_test_its_missing_dependency"
 
 

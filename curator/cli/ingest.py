@@ -11,6 +11,7 @@ from curator.cli.common import Column, Context, echo_table, list_option, pass_ct
 from curator.core.db import unit_of_work
 from curator.core.errors import NotFound
 from curator.core.languages import canonical
+from curator.ingest.candidates import CandidateParams
 from curator.ingest.profiles import PROFILES as RULE_PROFILES
 
 
@@ -133,17 +134,39 @@ def candidates() -> None:
     """Candidate templates: agreement voting and coverage filters."""
 
 
+# the options' defaults are CandidateParams' own: one source for each
+_CANDIDATE_DEFAULTS = CandidateParams()
+
+
 @candidates.command("build")
-@click.option("--min-votes", default=2, show_default=True, help="Votes a template needs (trusted system counts twice).")
 @click.option(
-    "--min-relations", default=0.6, show_default=True, help="Share of English relations a language must cover."
+    "--min-votes",
+    default=_CANDIDATE_DEFAULTS.min_votes,
+    show_default=True,
+    help="Votes a template needs (trusted system counts twice).",
 )
-@click.option("--min-phrases", default=0.2, show_default=True, help="Share of English phrases a language must cover.")
-@click.option("--min-templates", default=2, show_default=True, help="Candidates a relation needs to be usable.")
+@click.option(
+    "--min-relations",
+    default=_CANDIDATE_DEFAULTS.min_relations,
+    show_default=True,
+    help="Share of English relations a language must cover.",
+)
+@click.option(
+    "--min-phrases",
+    default=_CANDIDATE_DEFAULTS.min_phrases,
+    show_default=True,
+    help="Share of English phrases a language must cover.",
+)
+@click.option(
+    "--min-templates",
+    default=_CANDIDATE_DEFAULTS.min_templates,
+    show_default=True,
+    help="Candidates a relation needs to be usable.",
+)
 @click.option(
     "--rules",
     type=click.Choice(list(RULE_PROFILES)),
-    default="curator",
+    default=_CANDIDATE_DEFAULTS.rules,
     show_default=True,
     help="Rule profile: 'mpararel' = the published procedure exactly (reproduces the published candidate "
     "sets); 'curator' = broader placeholder repairs.",
@@ -167,7 +190,7 @@ def candidates_build(
     as_json: bool,
 ) -> None:
     """Vote, find usable relations and languages; print a per-language summary."""
-    from curator.ingest.candidates import CandidateParams, build_candidates
+    from curator.ingest.candidates import build_candidates
 
     if keep_case and rules != "curator":
         raise click.UsageError("--keep-case is an option of the curator profile; mpararel lower-cases as published")
@@ -250,7 +273,6 @@ def candidates_compare_rules(
     several candidates; 'apart' = candidates in relations only one profile takes part in (P1001),
     left out of the other columns; relations and included: BASE→OTHER.
     """
-    from curator.ingest.candidates import CandidateParams
     from curator.ingest.compare_rules import compare_rules
 
     if keep_case and other != "curator":

@@ -9,8 +9,8 @@ from click.core import ParameterSource
 from curator.cli.common import Context, list_option, pass_ctx, progress
 from curator.core.enums import Attention, DecodeInit, ModelKind, Refine, ScoreMode, values
 from curator.core.errors import InputError
-from curator.core.extras import require
-from curator.probe.plan import DEVICES, DTYPES
+from curator.core.extras import require_extra
+from curator.probe.plan import DEFAULTS, DEVICES, DTYPES
 
 
 @click.command()
@@ -38,7 +38,12 @@ from curator.probe.plan import DEVICES, DTYPES
 @list_option("--relations", help="Comma-separated relation ids (default: all).")
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
 @click.option("--dtype", type=click.Choice(DTYPES), default="auto", show_default=True)
-@click.option("--batch-tokens", default=8192, show_default=True, help="Tokens per forward pass (halved on OOM).")
+@click.option(
+    "--batch-tokens",
+    default=DEFAULTS["batch_tokens"],
+    show_default=True,
+    help="Tokens per forward pass (halved on OOM).",
+)
 @click.option(
     "--attention",
     type=click.Choice(values(Attention)),
@@ -121,7 +126,7 @@ def probe(
     """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT;
     or every model × release of a --plan. With --decode, masked models predict the object as
     text instead of ranking the candidates (docs/probe.md)."""
-    require("probe", "curator probe")  # first: --decode's checks import torch too
+    require_extra("probe", "curator probe")  # first: --decode's checks import torch too
     from curator.probe.plan import load_plan, model_jobs, probe_jobs, read_release
 
     if plan is not None:

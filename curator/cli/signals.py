@@ -10,7 +10,7 @@ import click
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx, percent, progress
 from curator.core.db import reading, unit_of_work
 from curator.core.errors import NotFound
-from curator.core.extras import require
+from curator.core.extras import require_extra
 from curator.core.text import visible
 
 
@@ -35,7 +35,7 @@ def signals() -> None:
 @pass_ctx
 def signals_similarity(ctx: Context, langs: list[str], system: str, model: str) -> None:
     """Back-translate every candidate template to English and store its cosine with the ParaRel pattern."""
-    require("signals", "curator signals similarity")  # before the back-translation, not after it
+    require_extra("signals", "curator signals similarity")  # before the back-translation, not after it
     from curator.quality.checks import WARN_SIMILARITY
     from curator.quality.signals import measure_similarity, store_similarity
     from curator.translate import get_translator

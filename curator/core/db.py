@@ -43,7 +43,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from curator.core.errors import Busy, InputError
-from curator.core.extras import require
+from curator.core.extras import require_extra
 from curator.core.settings import Settings
 
 WRITE = "curator_write"  # connection execution option: this transaction will write
@@ -70,7 +70,7 @@ def make_engine(url: str, busy_timeout: float = Settings.busy_timeout, pool_size
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() == "psycopg":
-        require("postgresql", "a PostgreSQL database (postgresql+psycopg://)")
+        require_extra("postgresql", "a PostgreSQL database (postgresql+psycopg://)")
     # READ COMMITTED set, not assumed from the server's default: the write transaction that
     # upgrades a request's reads in place and the autocommit reads rely on each statement seeing
     # what was committed before it (under REPEATABLE READ the snapshot would predate the lock)

@@ -3,7 +3,7 @@
 `pip install curator` is the review server and the CLI's ingest, review, release, metrics and
 reports; PyTorch, transformers, sentence-transformers, pyarrow and psycopg come with an extra
 (`curator[probe]`, `[signals]`, `[translate]`, `[hf]`, `[postgresql]`; `[all]`: every one). Code
-that needs one imports it inside the function that uses it, after `require(...)`: a base install
+that needs one imports it inside the function that uses it, after `require_extra(...)`: a base install
 then imports none of them, and a command whose extra is missing stops with one line naming the
 extra to install (the CLI exits 2, the web answers 501), never an ImportError's traceback.
 """
@@ -33,7 +33,7 @@ class MissingExtra(CuratorError):
         super().__init__(f"{what} needs the '{extra}' extra (no module {module}): pip install 'curator[{extra}]'")
 
 
-def require(extra: str, what: str, modules: tuple[str, ...] | None = None) -> None:
+def require_extra(extra: str, what: str, modules: tuple[str, ...] | None = None) -> None:
     """Import the modules of `extra` (or just `modules` of it), or raise `MissingExtra`.
 
     Only an absent module counts as missing: a module that is there but fails to import (a

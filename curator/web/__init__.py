@@ -11,6 +11,7 @@ from flask import Flask
 from jinja2 import ChoiceLoader, FileSystemLoader
 
 from curator.core.db import make_engine, make_session_factory
+from curator.core.enums import DecisionKind, Policy, QueueOrder, Role, VersionKind
 from curator.core.settings import Settings
 
 
@@ -41,6 +42,10 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_web(app)
     init_i18n(app)
     init_marks(app)
+    # templates compare with the enums' members, never their raw strings (tests/test_enums_used.py)
+    app.jinja_env.globals.update(
+        DecisionKind=DecisionKind, Role=Role, VersionKind=VersionKind, Policy=Policy, QueueOrder=QueueOrder
+    )
     # Flask's documented way to add WSGI middleware; its stubs type wsgi_app as a plain method
     app.wsgi_app = read_body_first(app.wsgi_app, settings.max_body)  # type: ignore[method-assign]
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, release.bp, probe.bp):

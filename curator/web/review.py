@@ -11,6 +11,7 @@ from flask_babel import ngettext
 from flask_login import current_user, login_required
 
 from curator.core import languages
+from curator.core.enums import DecisionKind
 from curator.core.errors import Busy, CuratorError
 from curator.review import comments as comment_service
 from curator.review import guidelines
@@ -23,6 +24,13 @@ from curator.web.errors import translated
 from curator.web.i18n import language_name
 
 bp = Blueprint("review", __name__)
+
+
+@bp.app_template_global()
+def decision_kinds() -> dict[str, str]:
+    """The decision kinds by member name, for review.js (a JSON block of the review page): the
+    script compares with `KINDS.AMEND`, never a raw "amend" (tests/test_enums_used.py)."""
+    return {kind.name: kind.value for kind in DecisionKind}
 
 
 @bp.app_template_global()

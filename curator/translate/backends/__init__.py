@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from curator.core.extras import require
+from curator.core.extras import require_extra
 from curator.translate.backends.base import Translator
 from curator.translate.backends.deepl import DeepLTranslator
 from curator.translate.backends.google import GoogleTranslator
@@ -35,7 +35,7 @@ def get_translator(system: str, **options: Any) -> Translator:
         spec = system[len("local:") :].strip()
         if not spec:
             raise TranslationError(system, "give a model after 'local:', e.g. local:Helsinki-NLP/opus-mt-en-{tgt}")
-        require("translate", f"the local translation model {system}")
+        require_extra("translate", f"the local translation model {system}")
         return LocalTranslator(spec, **{k: v for k, v in options.items() if k not in HTTP_ONLY})
     cls = HTTP_BACKENDS.get(system)
     if cls is None:

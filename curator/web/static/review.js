@@ -24,6 +24,9 @@
       params && Object.prototype.hasOwnProperty.call(params, key) ? String(params[key]) : whole);
   }
 
+  // {ACCEPT: "accept", AMEND: "amend", …}: the decision kinds, from core.enums (web/review.py decision_kinds)
+  const KINDS = JSON.parse($("decision-kinds").textContent);
+
   // {character: [short name, "U+200E LEFT-TO-RIGHT MARK"]} (web/marks.py invisible_names)
   let NAMES = {};
   try { NAMES = JSON.parse(($("invisible-names") || {}).textContent || "{}"); } catch (err) { NAMES = {}; }
@@ -164,7 +167,9 @@
     return el;
   }
 
-  const LABELS = {accept: "Accepted", amend: "Amended", reject: "Rejected", unsure: "Marked unsure"};
+  const LABELS = {
+    [KINDS.ACCEPT]: "Accepted", [KINDS.AMEND]: "Amended", [KINDS.REJECT]: "Rejected", [KINDS.UNSURE]: "Marked unsure",
+  };
   const label = (kind) => t(LABELS[kind] || kind);
 
   // Messages about the previous item must not linger on the next one.
@@ -367,11 +372,11 @@
     try {
       const seconds = Math.round((performance.now() - shownAt) / 100) / 10;
       const body = {decision: kind, seconds, request_id: uuid()};
-      if (kind === "amend") body.correction = correction;
+      if (kind === KINDS.AMEND) body.correction = correction;
       const r = await call("POST", `/items/${ctx.item.id}/decision`, body);
       if (!r.ok) {
         const message = failure(r, t("Not saved."));
-        if (kind === "amend" && message) {
+        if (kind === KINDS.AMEND && message) {
           $("amend-msg").textContent = message;
           $("amend-msg").className = "validation invalid";
           $("amend-text").focus();
@@ -541,7 +546,7 @@
     const forward = rtl ? "arrowleft" : "arrowright";
     const back = rtl ? "arrowright" : "arrowleft";
     const actions = {
-      a: () => decide("accept"), r: () => decide("reject"), n: () => decide("unsure"), e: showAmend, u: undo,
+      a: () => decide(KINDS.ACCEPT), r: () => decide(KINDS.REJECT), n: () => decide(KINDS.UNSURE), e: showAmend, u: undo,
       j: () => step(1), k: () => step(-1), [forward]: () => step(1), [back]: () => step(-1),
       s: () => $("suggest-text").focus(), c: () => $("item-comment-text").focus(), "?": toggleHelp, h: toggleHelp,
     };
@@ -575,12 +580,12 @@
   // A press on the bar keeps the focus where it is: on a phone the bar leaves its fixed place while
   // a field has the focus (curator.css), and moving it between press and release would lose the click.
   $("actions").addEventListener("mousedown", (e) => { if (e.target.closest("button")) e.preventDefault(); });
-  $("accept").addEventListener("click", () => decide("accept"));
-  $("reject").addEventListener("click", () => decide("reject"));
-  $("unsure").addEventListener("click", () => decide("unsure"));
+  $("accept").addEventListener("click", () => decide(KINDS.ACCEPT));
+  $("reject").addEventListener("click", () => decide(KINDS.REJECT));
+  $("unsure").addEventListener("click", () => decide(KINDS.UNSURE));
   $("amend").addEventListener("click", showAmend);
   $("amend-cancel").addEventListener("click", hideAmend);
-  $("amend-form").addEventListener("submit", (e) => { e.preventDefault(); decide("amend", $("amend-text").value); });
+  $("amend-form").addEventListener("submit", (e) => { e.preventDefault(); decide(KINDS.AMEND, $("amend-text").value); });
   $("amend-text").addEventListener("input", liveCheck($("amend-text"), $("amend-msg")));
   $("suggest-text").addEventListener("input", liveCheck($("suggest-text"), $("suggest-msg")));
   $("suggest-form").addEventListener("submit", suggest);
