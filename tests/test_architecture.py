@@ -28,7 +28,7 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     """lint-imports of this venv (beside the interpreter, not resolved: a venv's python is a
     symlink) over the checkout at `root`, with its pyproject's contracts."""
     lint_imports = Path(sys.executable).parent / "lint-imports"
-    assert lint_imports.exists(), f"{lint_imports} missing: install the test extra (pip install -e '.[test]')"
+    assert lint_imports.exists(), f"{lint_imports} missing: install the test extra (pip install -e '.[all,test]')"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
     return subprocess.run(
