@@ -374,12 +374,12 @@ def test_a_killed_exports_staging_folder_is_cleaned_by_the_next_export(cli, load
         [
             sys.executable,
             "-c",
-            "import sys, time\n"
+            "import sys, threading\n"
             "from curator.core.formats.atomic import atomic_directory\n"
             "with atomic_directory(sys.argv[1]) as d:\n"
             "    (d / 'half.jsonl').write_text('{}')\n"
             "    print('ready', flush=True)\n"
-            "    time.sleep(60)\n",
+            "    threading.Event().wait()\n",  # until killed, however long the test takes to get there
             str(out),
         ],
         stdout=subprocess.PIPE,
