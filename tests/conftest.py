@@ -373,7 +373,7 @@ class WriteLock:
             import sqlite3
 
             self.conn = sqlite3.connect(
-                db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=5, check_same_thread=False
+                db_url.removeprefix("sqlite:///"), isolation_level=None, timeout=300, check_same_thread=False
             )  # may be released from a timer thread
             self.conn.execute("BEGIN IMMEDIATE")
         else:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import ClassVar
 
 import pytest
 from sqlalchemy import select
@@ -373,12 +374,12 @@ def test_a_killed_exports_staging_folder_is_cleaned_by_the_next_export(cli, load
         [
             sys.executable,
             "-c",
-            "import sys, time\n"
+            "import sys, threading\n"
             "from curator.core.formats.atomic import atomic_directory\n"
             "with atomic_directory(sys.argv[1]) as d:\n"
             "    (d / 'half.jsonl').write_text('{}')\n"
             "    print('ready', flush=True)\n"
-            "    time.sleep(60)\n",
+            "    threading.Event().wait()\n",  # until killed, however long the test takes to get there
             str(out),
         ],
         stdout=subprocess.PIPE,
@@ -402,9 +403,19 @@ def test_a_killed_exports_staging_folder_is_cleaned_by_the_next_export(cli, load
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")) == [live.name]
 
 
+GUARD = 300  # s; only a client with no total limit reaches it (the failure caught below)
+
+
 class _Trickle(http.server.BaseHTTPRequestHandler):
+    """A byte every 0.2 s of a body that takes 300 s (GUARD) to send: only a client with a total
+    limit stops before its end. Records how each response ended: "cut off" (the client hung up
+    while bytes were still to come) or "sent whole"."""
+
+    ended: ClassVar[list[str]] = []
+    has_ended: ClassVar[threading.Event] = threading.Event()
+
     def do_GET(self):
-        body = b'{"pattern": "[X] y [Y]"}\n' * 4
+        body = b'{"pattern": "[X] y [Y]"}\n' * 60
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -412,9 +423,14 @@ class _Trickle(http.server.BaseHTTPRequestHandler):
             for i in range(len(body)):
                 self.wfile.write(body[i : i + 1])
                 self.wfile.flush()
-                time.sleep(0.2)
+                if self.server.stopping.wait(0.2):  # the pace of a slow server, not a wait of the test
+                    return
         except OSError:
-            pass
+            self.ended.append("cut off")
+            self.has_ended.set()
+            return
+        self.ended.append("sent whole")
+        self.has_ended.set()
 
     def log_message(self, *args):
         pass
@@ -424,14 +440,18 @@ def test_a_trickling_server_is_cut_off_after_the_total_limit(cli, engine, monkey
     cli("init")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Trickle)
     server.daemon_threads = True
+    server.stopping = threading.Event()
+    _Trickle.ended, _Trickle.has_ended = [], threading.Event()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("CURATOR_FETCH_TIMEOUT", "1")
     url = f"http://127.0.0.1:{server.server_address[1]}/patterns/"
     try:
-        started = time.monotonic()
         out = _fails(cli, engine, "ingest", "pararel", url)
-        assert time.monotonic() - started < 10
+        # the server sees the hang-up at its next byte: wait for that, however long it takes
+        assert _Trickle.has_ended.wait(GUARD), "the server was still sending after the client reported"
+        assert _Trickle.ended == ["cut off"]  # stopped by the limit, not by the end of the body
     finally:
+        server.stopping.set()
         server.shutdown()
         server.server_close()
     lines = out.strip().splitlines()

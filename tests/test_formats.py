@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -230,11 +229,11 @@ def test_atomic_directory_killed_midway_leaves_no_target(tmp_path):
     """A process killed while writing (no cleanup runs at all): OUT never appears."""
     out = tmp_path / "out"
     script = (
-        "import sys, time\nfrom pathlib import Path\nfrom curator.core.formats.atomic import atomic_directory\n"
+        "import sys, threading\nfrom pathlib import Path\nfrom curator.core.formats.atomic import atomic_directory\n"
         "with atomic_directory(sys.argv[1]) as d:\n"
         "    (Path(d) / 'half.jsonl').write_text('{}')\n"
         "    print('writing', flush=True)\n"
-        "    time.sleep(60)\n"
+        "    threading.Event().wait()\n"  # until killed, however long the test takes to get there
     )
     child = subprocess.Popen(
         [sys.executable, "-c", script, str(out)],
@@ -275,48 +274,78 @@ def _holder(run: Path) -> subprocess.Popen:
     return child
 
 
-def test_a_second_writer_fails_at_once_while_another_process_writes(tmp_path):
+GUARD = 300  # s; only a lock that never gives up or never comes reaches it (the failures these tests catch)
+
+
+def _count_flock_attempts(monkeypatch) -> tuple[list[str], threading.Event]:
+    """Record each non-blocking flock attempt on a run lock ("refused" or "taken") and set the
+    event on a refusal: how often a writer tried and that it is waiting, without timing it."""
+    import fcntl
+
+    attempts: list[str] = []
+    refused = threading.Event()
+    flock = fcntl.flock
+
+    def counting(fd, operation):
+        if not operation & fcntl.LOCK_EX:
+            return flock(fd, operation)
+        try:
+            flock(fd, operation)
+        except BlockingIOError:
+            attempts.append("refused")
+            refused.set()
+            raise
+        attempts.append("taken")
+
+    monkeypatch.setattr(fcntl, "flock", counting)
+    return attempts, refused
+
+
+def test_a_second_writer_fails_at_once_while_another_process_writes(tmp_path, monkeypatch):
     run = tmp_path / "run"
     child = _holder(run)
+    attempts, _ = _count_flock_attempts(monkeypatch)
     try:
         assert (run / LOCK_FILE).exists()
-        start = time.monotonic()
         with pytest.raises(RunInUse) as exc:
             with run_lock(run):
                 pytest.fail("two writers held the lock")
-        assert time.monotonic() - start < 5
+        assert attempts == ["refused"]  # at once: one try, refused, no retry (waiting is retrying)
+        assert child.poll() is None  # and the holder still held it: it was not waited for
         assert isinstance(exc.value, Conflict) and "\n" not in str(exc.value)
         assert str(exc.value).startswith(f"{run}: in use, another `curator probe` is writing this run folder")
         with pytest.raises(RunInUse):
             with run_lock(run, wait=0.3):
                 pass
+        assert attempts[0] == "refused" and set(attempts) == {"refused"} and len(attempts) > 1  # it waited
     finally:
-        child.communicate("\n", timeout=30)
+        child.communicate("\n", timeout=GUARD)
     with run_lock(run):  # released: free again, the lock file left in place
         pass
     assert (run / LOCK_FILE).exists()
 
 
-def test_a_waiting_writer_gets_the_lock_when_the_first_finishes(tmp_path):
+def test_a_waiting_writer_gets_the_lock_when_the_first_finishes(tmp_path, monkeypatch):
     run = tmp_path / "run"
     child = _holder(run)
-    got: list[float] = []
+    _, refused = _count_flock_attempts(monkeypatch)
+    events: list[str] = []  # in the order they happened (list.append is atomic)
 
     def second() -> None:
         with run_lock(run, wait=None):
-            got.append(time.monotonic())
+            events.append("second writer holds the lock")
 
     thread = threading.Thread(target=second)
     try:
         thread.start()
-        time.sleep(0.5)
-        assert got == []  # still waiting
-        released = time.monotonic()
-        child.communicate("\n", timeout=30)
-        thread.join(timeout=30)
+        assert refused.wait(GUARD), "the second writer never tried the lock"  # it is waiting now
+        events.append("first writer releasing")
+        child.communicate("\n", timeout=GUARD)
+        thread.join(timeout=GUARD)
+        assert not thread.is_alive(), "the waiting writer never got the lock"
     finally:
         child.kill()
-    assert len(got) == 1 and got[0] >= released
+    assert events == ["first writer releasing", "second writer holds the lock"]
 
 
 def test_a_killed_writer_never_blocks_the_next(tmp_path):

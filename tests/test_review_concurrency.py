@@ -19,6 +19,8 @@ from curator.review.sampling import assign
 
 from .conftest import WriteLock
 
+GUARD = 300  # s; a guard against a hang, never a measure of speed (issue 26 §5)
+
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 REVIEWERS = 20
@@ -42,11 +44,11 @@ def test_parallel_reviewers_lose_no_decision(review_app, sessions, live):
         http.headers["Authorization"] = f"Bearer {token}"
         lang = ("es", "el", "ar")[n % 3]
         base = f"{live.url}/api/v1/languages/{lang}"
-        items = http.get(f"{base}/queue", timeout=30).json()["items"]
+        items = http.get(f"{base}/queue", timeout=GUARD).json()["items"]
         start.wait()
         for k, item in enumerate(items):
             body = {"decision": ("accept", "reject")[k % 2], "request_id": f"{n}-{item['id']}", "seconds": 1}
-            r = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=60)
+            r = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=GUARD)
             if r.status_code != 201:
                 with lock:
                     errors.append(f"{r.status_code} {r.text}")
@@ -54,13 +56,13 @@ def test_parallel_reviewers_lose_no_decision(review_app, sessions, live):
             with lock:
                 sent.append(r.json()["decision"]["id"])
             if k % 3 == 0:  # the same request again (a double click / a retry): stored once
-                again = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=60)
+                again = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=GUARD)
                 with lock:
                     duplicates.append(again.status_code)
         r = http.post(
             f"{base}/relations/{items[0]['relation']}/suggestions",
             json={"text": f"[X] sugerencia {n} [Y]", "request_id": f"s{n}"},
-            timeout=60,
+            timeout=GUARD,
         )
         if r.status_code != 201:
             with lock:
@@ -70,7 +72,7 @@ def test_parallel_reviewers_lose_no_decision(review_app, sessions, live):
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=300)
+        t.join(timeout=GUARD)
     assert errors == []
     assert set(duplicates) == {200}
     with sessions() as s:
@@ -113,19 +115,19 @@ def test_busy_database_is_a_json_503_and_the_retried_request_is_stored_once(revi
         http = requests.Session()
         http.headers["Authorization"] = f"Bearer {token}"
         base = f"{server.url}/api/v1/languages/es"
-        item = http.get(f"{base}/queue", timeout=30).json()["items"][0]
+        item = http.get(f"{base}/queue", timeout=GUARD).json()["items"][0]
         body = {"decision": "reject", "request_id": "busy-1", "seconds": 2}
         holder = _lock(db_url)
         try:
-            busy = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
+            busy = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=GUARD)
             assert busy.status_code == 503, busy.text
             assert busy.json() == {"error": "database busy, retry"}
             assert int(busy.headers["Retry-After"]) >= 1
-            assert http.get(f"{base}/queue", timeout=30).status_code == 200  # readers are never blocked
+            assert http.get(f"{base}/queue", timeout=GUARD).status_code == 200  # readers are never blocked
         finally:
             holder.release()
-        first = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
-        again = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=30)
+        first = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=GUARD)
+        again = http.post(f"{base}/items/{item['id']}/decision", json=body, timeout=GUARD)
         assert (first.status_code, again.status_code) == (201, 200)
     with sessions() as s:
         assert s.scalars(select(Decision.decision).where(Decision.item_id == item["id"])).all() == ["reject"]
@@ -176,10 +178,10 @@ def test_cli_import_racing_web_reviewers_loses_nothing(review_app, sessions, db_
         http = requests.Session()
         http.headers["Authorization"] = f"Bearer {token}"
         base = f"{live.url}/api/v1/languages/{lang}"
-        for item in http.get(f"{base}/queue", timeout=30).json()["items"]:
+        for item in http.get(f"{base}/queue", timeout=GUARD).json()["items"]:
             r = http.post(
                 f"{base}/items/{item['id']}/decision",
-                timeout=60,
+                timeout=GUARD,
                 json={"decision": "accept", "request_id": f"{token[:8]}-{item['id']}"},
             )
             (sent if r.status_code == 201 else errors).append(r.status_code)
@@ -189,7 +191,7 @@ def test_cli_import_racing_web_reviewers_loses_nothing(review_app, sessions, db_
         t.start()
     result = _cli(db_url, "review", "import", str(legacy))
     for t in threads:
-        t.join(timeout=300)
+        t.join(timeout=GUARD)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     assert f"{len(rows)} lines: {len(rows)} stored" in result.stdout
     assert errors == [] and sent

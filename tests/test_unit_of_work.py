@@ -120,15 +120,30 @@ def test_reading_never_commits(factory):
         assert s.get(Language, "ko") is None
 
 
+GUARD = 300  # s; only a writer that waits for the lock's release reaches it (the failure caught here)
+
+
 def test_a_lock_held_past_the_timeout_is_busy_and_nothing_is_written(factory):
-    started = time.monotonic()
-    with WriteLock(_url(factory)):
-        with pytest.raises(Busy, match="database busy, retry"):
+    outcome: list[BaseException | None] = []
+
+    def writer() -> None:
+        try:
             with unit_of_work(factory) as s:
                 s.add(Language(code="ja", name="Japanese"))
+        except BaseException as exc:
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    with WriteLock(_url(factory)):
+        attempt = threading.Thread(target=writer)
+        attempt.start()
+        attempt.join(GUARD)  # the lock is held until the writer gave up: Busy must not wait for it
+        assert not attempt.is_alive(), "the writer waited for the lock's release instead of answering busy"
+        assert len(outcome) == 1 and isinstance(outcome[0], Busy), outcome
+        assert "database busy, retry" in str(outcome[0])
         with reading(factory) as s:  # a reader is not blocked by the held lock
             assert s.get(Language, "es") is not None
-    assert time.monotonic() - started < 5
     with reading(factory) as s:
         assert s.get(Language, "ja") is None
     with unit_of_work(factory) as s:  # the connection that timed out is usable again

@@ -33,6 +33,10 @@ PASSWORD = "wheel-test-pw-7"
 
 pytestmark = pytest.mark.packaging
 
+# Only a guard against a hang, never a measure of speed: a server that has not answered in this
+# time has failed anyway; on a busy machine it may take many times its usual time to start.
+GUARD = 300
+
 # Build from a copy: setuptools' in-tree build/ folder could carry stale files into the wheel,
 # and the checkout stays untouched (no build/, no *.egg-info).
 _NOT_SOURCE = shutil.ignore_patterns(
@@ -142,12 +146,12 @@ class _Client:
 
     def get(self, path: str, headers: dict | None = None):
         request = urllib.request.Request(self.base + path, headers=headers or {})
-        with self.opener.open(request, timeout=30) as response:
+        with self.opener.open(request, timeout=GUARD) as response:
             return response.status, response.headers, response.read()
 
     def post_form(self, path: str, fields: dict):
         data = urllib.parse.urlencode(fields).encode()
-        with self.opener.open(urllib.request.Request(self.base + path, data=data), timeout=30) as response:
+        with self.opener.open(urllib.request.Request(self.base + path, data=data), timeout=GUARD) as response:
             return response.status, response.geturl(), response.read()
 
     def get_json(self, path: str, token: str | None = None):
@@ -161,11 +165,12 @@ class _Client:
     def post_json(self, path: str, payload: dict, token: str):
         headers = {"Accept": "application/json", "Content-Type": "application/json", "Authorization": f"Bearer {token}"}
         request = urllib.request.Request(self.base + path, data=json.dumps(payload).encode(), headers=headers)
-        with self.opener.open(request, timeout=30) as response:
+        with self.opener.open(request, timeout=GUARD) as response:
             return response.status, json.loads(response.read())
 
 
-def _wait_until_serving(client: _Client, server: subprocess.Popen, log: Path, seconds: float = 60) -> None:
+def _wait_until_serving(client: _Client, server: subprocess.Popen, log: Path, seconds: float = GUARD) -> None:
+    """Poll /healthz until it answers, or the server exits, or the guard passes."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.poll() is not None:
