@@ -226,7 +226,7 @@ def test_an_export_keeps_its_rules_through_import(cli, tmp_path):
 @pytest.mark.parametrize("options", [("--rules", "mpararel"), ("--keep-case",), ()])
 def test_every_candidate_shows_the_lines_it_came_from(cli, sessions, options):
     from curator.ingest.candidates import current_params
-    from curator.review.service import template_sources
+    from curator.review.evidence import template_sources
 
     cli("seed")
     cli("candidates", "build", *options)

@@ -9,9 +9,9 @@ same decision as the current one) changes nothing.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 from sqlalchemy import BindParameter, Select, and_, bindparam, false, func, inspect, or_, select
 from sqlalchemy.orm import Session, aliased
@@ -28,138 +28,28 @@ from curator.core.models import (
     Suggestion,
     Template,
     TemplateSignal,
-    TranslationLine,
     Tuple,
     TupleList,
     User,
 )
 from curator.core.models.base import valid_id
-from curator.core.text import describe_char, first_control
 from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
-from curator.ingest.clean import PLACEHOLDER, check
-from curator.ingest.profiles import case_key, check_keep_case, get_profile
+from curator.ingest.clean import PLACEHOLDER
 from curator.ingest.relations import relation_title
-from curator.review.comments import CommentRecord, list_comments
+from curator.review.comments import list_comments
+from curator.review.evidence import signals_of, template_sources
 from curator.review.progress import current_decision_id
+from curator.review.records import (
+    DecisionRecord,
+    HistoryEntry,
+    ItemContext,
+    TemplatePart,
+)
+from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_request_id, insert_once
 
 DECISIONS = values(DecisionKind)
 EXAMPLES = 3
-
-
-# ---- what the services hand the pages and the JSON API (plain, JSON-ready values)
-class DecisionRecord(TypedDict):
-    id: int
-    item_id: int
-    decision: str
-    correction: str | None
-    seconds: float | None
-    created_at: str  # ISO 8601, to the second
-    retracted: bool
-    source: str
-
-
-class HistoryEntry(DecisionRecord):
-    """One row of `history`."""
-
-    template: str
-    relation: str
-    relation_title: str
-    superseded: bool  # a later decision on the same item stands instead
-    standing: bool
-
-
-class _TextPart(TypedDict):
-    text: str
-
-
-class TemplatePart(_TextPart, total=False):
-    """A piece of a filled-in template: plain text, or a slot's value (`slot` "X" or "Y")."""
-
-    slot: str
-
-
-class Example(TypedDict):
-    subject: str
-    object: str
-    parts: list[TemplatePart]
-
-
-class SourceLine(TypedDict):
-    """An MT line behind a template: the system, its raw output, the repairs made, the English."""
-
-    system: str
-    raw: str
-    repairs: list[Any]  # Repair.to_dict()s, as stored (JSON)
-    english: str | None
-
-
-class _Signals(TypedDict):
-    repaired: bool
-    risk: float
-    components: dict[str, float]
-    similarity: float | None
-    checks: Sequence[Mapping[str, object]]  # quality.checks.results
-
-
-class Signals(_Signals, total=False):
-    """The quality signals the review screen shows; the back-translation's only when measured."""
-
-    back_translation: str | None
-    english: str | None
-    warn: bool
-    system: str | None
-
-
-class ItemRef(TypedDict):
-    id: int
-    position: int
-
-
-class LanguageRef(TypedDict):
-    code: str
-    name: str
-    dir: str
-
-
-class RelationInfo(TypedDict):
-    id: str
-    lemma: str | None
-    title: str
-    english: list[str]
-
-
-class TemplateInfo(TypedDict):
-    id: int
-    text: str
-    votes: int
-    systems: list[str]
-
-
-class SuggestionRef(TypedDict):
-    id: int
-    text: str
-
-
-class ItemComments(TypedDict):
-    item: list[CommentRecord]
-    relation: list[CommentRecord]
-
-
-class ItemContext(TypedDict):
-    """Everything the review screen shows for one item (`item_context`)."""
-
-    item: ItemRef
-    language: LanguageRef
-    relation: RelationInfo
-    template: TemplateInfo
-    signals: Signals
-    sources: list[SourceLine]
-    examples: list[Example]
-    decision: DecisionRecord | None
-    history: list[DecisionRecord]
-    suggestions: list[SuggestionRef]
-    comments: ItemComments
 
 
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
@@ -323,7 +213,7 @@ def item_context(
             "english": [p.pattern for p in english],
         },
         "template": {"id": template.id, "text": template.text, "votes": template.votes, "systems": template.systems},
-        "signals": _signals(session, template, found.signal if found is not None else True),
+        "signals": signals_of(session, template, found.signal if found is not None else True),
         "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
         "examples": [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in examples],
         "decision": _decision_dict(current) if current else None,
@@ -334,62 +224,6 @@ def item_context(
             "relation": [c for c in mine if c["template_id"] is None],
         },
     }
-
-
-def template_sources(
-    session: Session, template: Template, params: CandidateParams | None
-) -> list[tuple[str, str, list[dict[str, str]], str | None]]:
-    """The MT lines that yield `template` under the rules its candidates were built with.
-
-    The curator profile's outcome is stored per line, so SQL finds them; other profiles are
-    re-run on the raw lines of the relation (a few dozen), so a template only the published
-    rules make still shows where it came from and what was changed.
-    """
-    lines = (
-        select(TranslationLine.system, TranslationLine.raw, TranslationLine.repairs, EnglishPattern.pattern)
-        .outerjoin(EnglishPattern, EnglishPattern.id == TranslationLine.english_pattern_id)
-        .where(TranslationLine.language == template.language, TranslationLine.relation_id == template.relation_id)
-        .order_by(TranslationLine.system, TranslationLine.line_no)
-    )
-    if params is None or params.rules == "curator":
-        key = case_key(template.text) if params is not None and params.keep_case else template.text
-        return [(s, r, rep, en) for s, r, rep, en in session.execute(lines.where(TranslationLine.cleaned == key))]
-    profile = get_profile(params.rules)
-    out: list[tuple[str, str, list[dict[str, str]], str | None]] = []
-    for system, raw, _, english in session.execute(lines):
-        outcome = profile.check(raw, template.language)
-        if outcome.cleaned == template.text:
-            out.append((system, raw, [r.to_dict() for r in outcome.repairs], english))
-    return out
-
-
-def _signals(session: Session, template: Template, signal: TemplateSignal | Literal[True] | None = True) -> Signals:
-    """Quality signals (SPEC §7) for the review screen: every registered check that has a value
-    for this template, the risk they add up to, and the back-translation itself."""
-    from curator.quality import checks
-
-    if signal is True:  # not read yet
-        signal = session.get(TemplateSignal, template.id)
-    assert signal is not True  # for mypy: replaced just above
-    parts = checks.risk_components(template, signal)
-    out: Signals = {
-        "repaired": template.repaired,
-        "risk": round(checks.combine(parts), 3),
-        "components": {k: round(v, 3) for k, v in parts.items()},
-        "similarity": None,
-        "checks": checks.results(template, signal),
-    }
-    if signal is not None and signal.similarity is not None:
-        out.update(
-            {
-                "similarity": round(signal.similarity, 3),
-                "back_translation": signal.back_translation,
-                "english": signal.english,
-                "warn": checks.CHECKS["similarity"].warns(signal.similarity, signal),
-                "system": signal.back_system,
-            }
-        )
-    return out
 
 
 def _decision_dict(d: Decision) -> DecisionRecord:
@@ -403,72 +237,6 @@ def _decision_dict(d: Decision) -> DecisionRecord:
         "retracted": d.retracted,
         "source": d.source,
     }
-
-
-def keeps_case(session: Session) -> bool:
-    """Whether the current candidates keep the case of words (curator profile, --keep-case).
-
-    The published rule lower-cases every template; amendments and suggestions are stored
-    the same way as the candidates they sit beside, so German nouns keep their capitals
-    only when the candidates do.
-    """
-    params = current_params(session)
-    return bool(params and params.keep_case)
-
-
-def validate_template(text: str, language: str, keep_case: bool = False) -> str:
-    """The cleaned template as it will be stored, or an InputError saying what is wrong."""
-    if not isinstance(text, str) or not text.strip():
-        raise InputError(N_("Write a template first."), params={})
-    if len(text) > 500:
-        raise InputError(N_("That template is too long (%(limit)s characters at most)."), params={"limit": 500})
-    control = first_control(text)  # before cleaning, which would fold a tab into a space
-    if control is not None:
-        raise InputError(
-            N_(
-                "Not saved: the template contains an invisible character (%(character)s). "
-                "Type it without invisible characters."
-            ),
-            params={"character": describe_char(control)},
-        )
-    outcome = check_keep_case(text, language) if keep_case else check(text, language)
-    if not outcome.valid:
-        raise _invalid_template(outcome.reason or "")
-    assert outcome.cleaned is not None  # a valid outcome always has its cleaned text
-    return outcome.cleaned
-
-
-def _invalid_template(reason: str) -> InputError:
-    """The reason a cleaned template is unusable (ingest.clean), as a message for the reviewer."""
-    import re
-
-    repeated = re.fullmatch(r"(\[[XY]\]) appears (\d+) times", reason)
-    if reason == "missing [X]":
-        return InputError(
-            N_("Not saved: it needs the subject slot [X]. A template has exactly one [X], one [Y] and some words."),
-            params={},
-        )
-    if reason == "missing [Y]":
-        return InputError(
-            N_("Not saved: it needs the object slot [Y]. A template has exactly one [X], one [Y] and some words."),
-            params={},
-        )
-    if repeated:
-        return InputError(
-            N_("Not saved: %(slot)s appears %(count)s times. A template has exactly one [X], one [Y] and some words."),
-            params={"slot": repeated.group(1), "count": int(repeated.group(2))},
-        )
-    if reason == "no text besides the placeholders":
-        return InputError(
-            N_(
-                "Not saved: there are no words besides [X] and [Y]. "
-                "A template has exactly one [X], one [Y] and some words."
-            ),
-            params={},
-        )
-    return InputError(
-        N_("Not saved: %(reason)s. A template has exactly one [X], one [Y] and some words."), params={"reason": reason}
-    )
 
 
 def decide(

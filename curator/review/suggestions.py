@@ -1,7 +1,7 @@
 """A reviewer's suggestions: other paraphrases of a relation, added, edited and withdrawn.
 
 Like decisions they are stored at most once per request id, validated as templates
-(`service.validate_template`, in the candidates' case) and never deleted: withdrawing marks
+(`validation.validate_template`, in the candidates' case) and never deleted: withdrawing marks
 them retracted, and merges add only the standing ones.
 """
 
@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, Suggestion, User
 from curator.core.models.base import valid_id
-from curator.review.service import keeps_case, relation_titles_of, validate_template
+from curator.review.service import relation_titles_of
+from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_in_sample, insert_once, replayed
 
 

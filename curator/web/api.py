@@ -15,6 +15,7 @@ from curator.core.errors import InputError
 from curator.quality.probe_hint import probe_hint
 from curator.review import comments, guidelines, service, suggestions
 from curator.review import progress as queueing
+from curator.review.validation import keeps_case, validate_template
 from curator.web import fields
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
@@ -244,7 +245,7 @@ def validate():
     lang, text = fields.text(body, "language", CODE), fields.text(body, "text", TEXT)
     service.get_assignment(db(), current_user, lang)
     try:
-        cleaned = service.validate_template(text, lang, service.keeps_case(db()))
+        cleaned = validate_template(text, lang, keeps_case(db()))
     except InputError as exc:
         return jsonify(valid=False, message=translated(exc))
     return jsonify(valid=True, cleaned=cleaned)

@@ -16,8 +16,9 @@ from curator.core.errors import Busy, CuratorError
 from curator.review import comments as comment_service
 from curator.review import guidelines
 from curator.review.progress import Progress, progress, queue
-from curator.review.service import get_assignment, history, keeps_case
+from curator.review.service import get_assignment, history
 from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
+from curator.review.validation import keeps_case
 from curator.web import fields
 from curator.web.context import db, write
 from curator.web.errors import translated

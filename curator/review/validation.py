@@ -1,0 +1,82 @@
+"""A template a reviewer types (an amendment, a suggestion): cleaned as the candidates are, or
+refused with a message in the reviewer's language (catalogue messages, `N_`).
+
+The candidates' case rule decides how it is stored (`keeps_case`), so an amendment sits beside
+the candidates it corrects in the same form.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from curator.core.errors import N_, InputError
+from curator.core.text import describe_char, first_control
+from curator.ingest.candidates import current_params
+from curator.ingest.clean import check
+from curator.ingest.profiles import check_keep_case
+
+
+def keeps_case(session: Session) -> bool:
+    """Whether the current candidates keep the case of words (curator profile, --keep-case).
+
+    The published rule lower-cases every template; amendments and suggestions are stored
+    the same way as the candidates they sit beside, so German nouns keep their capitals
+    only when the candidates do.
+    """
+    params = current_params(session)
+    return bool(params and params.keep_case)
+
+
+def validate_template(text: str, language: str, keep_case: bool = False) -> str:
+    """The cleaned template as it will be stored, or an InputError saying what is wrong."""
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(N_("Write a template first."), params={})
+    if len(text) > 500:
+        raise InputError(N_("That template is too long (%(limit)s characters at most)."), params={"limit": 500})
+    control = first_control(text)  # before cleaning, which would fold a tab into a space
+    if control is not None:
+        raise InputError(
+            N_(
+                "Not saved: the template contains an invisible character (%(character)s). "
+                "Type it without invisible characters."
+            ),
+            params={"character": describe_char(control)},
+        )
+    outcome = check_keep_case(text, language) if keep_case else check(text, language)
+    if not outcome.valid:
+        raise _invalid_template(outcome.reason or "")
+    assert outcome.cleaned is not None  # a valid outcome always has its cleaned text
+    return outcome.cleaned
+
+
+def _invalid_template(reason: str) -> InputError:
+    """The reason a cleaned template is unusable (ingest.clean), as a message for the reviewer."""
+    import re
+
+    repeated = re.fullmatch(r"(\[[XY]\]) appears (\d+) times", reason)
+    if reason == "missing [X]":
+        return InputError(
+            N_("Not saved: it needs the subject slot [X]. A template has exactly one [X], one [Y] and some words."),
+            params={},
+        )
+    if reason == "missing [Y]":
+        return InputError(
+            N_("Not saved: it needs the object slot [Y]. A template has exactly one [X], one [Y] and some words."),
+            params={},
+        )
+    if repeated:
+        return InputError(
+            N_("Not saved: %(slot)s appears %(count)s times. A template has exactly one [X], one [Y] and some words."),
+            params={"slot": repeated.group(1), "count": int(repeated.group(2))},
+        )
+    if reason == "no text besides the placeholders":
+        return InputError(
+            N_(
+                "Not saved: there are no words besides [X] and [Y]. "
+                "A template has exactly one [X], one [Y] and some words."
+            ),
+            params={},
+        )
+    return InputError(
+        N_("Not saved: %(reason)s. A template has exactly one [X], one [Y] and some words."), params={"reason": reason}
+    )
