@@ -1,4 +1,5 @@
-"""Accounts: hashed passwords, invitation links, login sessions and API tokens for scripts.
+"""Accounts: hashed passwords, invitation links and API tokens for scripts (login sessions:
+review.login_sessions).
 
 Secrets are only ever stored as hashes: a password with werkzeug's scrypt, an invitation,
 login session or API token as its sha256 (they are long random strings, so a fast hash is
@@ -10,27 +11,24 @@ learnt the old password (or held the account) may have issued one.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import timedelta
 from functools import lru_cache
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any, cast
 
 from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import ColumnElement, CursorResult, Select, delete, func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from curator.core.enums import Role, values
 from curator.core.errors import N_, Conflict, Forbidden, Gone, InputError, NotFound
-from curator.core.models import Invite, Language, LoginSession, User
+from curator.core.models import Invite, Language, User
 from curator.core.models.base import utcnow
 from curator.core.text import describe_char, first_control
+from curator.review.login_sessions import digest as _digest
+from curator.review.login_sessions import revoke_login_sessions
 from curator.review.sampling import assign
-
-if TYPE_CHECKING:
-    pass
 
 ROLES = values(Role)
 MIN_PASSWORD = 8
@@ -49,10 +47,6 @@ PASSWORD_METHOD = "scrypt"
 
 def hash_password(password: str) -> str:
     return generate_password_hash(password, method=PASSWORD_METHOD)
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def find_user(session: Session, email: str) -> User | None:
@@ -291,90 +285,6 @@ def user_for_token(session: Session, token: str) -> User | None:
 
 
 # ---------------------------------------------------------------- login sessions
-def start_login_session(session: Session, user: User, max_age: timedelta | None = None) -> str:
-    """A new sign-in for `user`; returns (and sets as `user.login_session`) "user_id:secret".
-    Every sign-in first removes the rows no cookie can use any more (`prune_login_sessions`),
-    so the table holds about the live sign-ins, not one row per sign-in ever made."""
-    prune_login_sessions(session, max_age)
-    secret = secrets.token_urlsafe(32)
-    session.add(LoginSession(token_hash=_digest(secret), user_id=user.id))
-    session.flush()
-    value = f"{user.id}:{secret}"
-    user.login_session = value
-    return value
-
-
-def prune_login_sessions(session: Session, max_age: timedelta | None = None) -> int:
-    """Delete every revoked login session and, with `max_age`, every one older than that (the
-    user loader refuses both, so deleting one changes nothing a cookie can do); the count.
-    Cheap enough for each sign-in: the table holds only the live sign-ins plus those that
-    ended since the last sign-in of anyone."""
-    dead: ColumnElement[bool] = LoginSession.revoked_at.is_not(None)
-    if max_age is not None:
-        dead = dead | (LoginSession.created_at < utcnow() - max_age)
-    # a DELETE's result is a CursorResult (what has rowcount); Session.execute is typed for any statement
-    result = cast(
-        "CursorResult[Any]",
-        session.execute(delete(LoginSession).where(dead).execution_options(synchronize_session=False)),
-    )
-    return result.rowcount or 0
-
-
-def _login_query(value: str, *also: type[User]) -> Select[*tuple[Any, ...]] | None:
-    """The select of the login session "user_id:secret" names (with `also` joined to it), or None
-    for a malformed value; the caller checks that the row's user is the one named."""
-    user_id, _, secret = (value or "").partition(":")
-    if not user_id.isdigit() or not secret:
-        return None
-    return select(LoginSession, *also).where(LoginSession.token_hash == _digest(secret))
-
-
-def _login_row(session: Session, value: str) -> LoginSession | None:
-    query = _login_query(value)
-    row = session.scalar(query) if query is not None else None
-    return row if row is not None and value.partition(":")[0] == str(row.user_id) else None
-
-
-def user_for_login_session(session: Session, value: str, max_age: timedelta | None = None) -> User | None:
-    """The active user of an unrevoked (and, with `max_age`, not too old) login session, else None.
-    Every request asks this, so the session and its user come in one query."""
-    query = _login_query(value, User)
-    found = session.execute(query.join(User, User.id == LoginSession.user_id)).first() if query is not None else None
-    if found is None:
-        return None
-    row: LoginSession
-    user: User
-    row, user = found
-    if (
-        value.partition(":")[0] != str(row.user_id)
-        or row.revoked_at is not None
-        or (max_age is not None and row.created_at + max_age < utcnow())
-    ):
-        return None
-    if not user.active:
-        return None
-    user.login_session = value
-    return user
-
-
-def end_login_session(session: Session, value: str) -> None:
-    """Sign-out: this browser's session and remember cookies are refused from now on."""
-    row = _login_row(session, value)
-    if row is not None and row.revoked_at is None:
-        row.revoked_at = utcnow()
-        session.flush()
-
-
-def revoke_login_sessions(session: Session, user: User) -> None:
-    """Every sign-in of `user`, on every device (after a password change)."""
-    session.execute(
-        update(LoginSession)
-        .where(LoginSession.user_id == user.id, LoginSession.revoked_at.is_(None))
-        .values(revoked_at=utcnow())
-    )
-    session.flush()
-
-
 def _sign_out_everywhere(session: Session, user: User) -> None:
     """Every sign-in of `user` revoked, and the API token: a script must be given a new one."""
     user.api_token_hash = None

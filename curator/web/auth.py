@@ -19,10 +19,9 @@ from curator.review.accounts import (
     accept_invite,
     authenticate,
     change_password,
-    end_login_session,
     open_invite,
-    start_login_session,
 )
+from curator.review.login_sessions import end_login_session, start_login_session
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
 from curator.web.i18n import LOCALES, remember_locale, select_locale

@@ -50,7 +50,7 @@ def _load_user(login_session: str):
     """The session and remember cookies carry "user_id:secret" of a login session: only an
     unrevoked one of an active user, younger than the remember lifetime, signs the request in.
     A bare user id (a cookie from before login sessions) or a signed-out one is nobody."""
-    from curator.review.accounts import user_for_login_session
+    from curator.review.login_sessions import user_for_login_session
 
     return user_for_login_session(db(), login_session, current_app.config["REMEMBER_COOKIE_DURATION"])
 
