@@ -21,10 +21,10 @@ from curator.core.formats.release import (
     TUPLE_KEYS,
     Release,
     ReleaseError,
-    ReleaseWriter,
     parse_tuples,
     release_files,
 )
+from curator.core.formats.release_writer import ReleaseWriter
 from curator.core.formats.runs import LOCK_FILE, RunInUse, run_lock
 from curator.core.formats.sources import FolderSource
 

@@ -25,7 +25,8 @@ from curator.core import languages
 from curator.core.errors import Conflict, InputError
 from curator.core.extras import require_extra
 from curator.core.formats.atomic import atomic_directory
-from curator.core.formats.release import HF, TUPLE_KEYS, ReleaseWriter
+from curator.core.formats.release import HF, TUPLE_KEYS
+from curator.core.formats.release_writer import ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
 from curator.core.progress import progress_bar
 from curator.ingest.profiles import PROFILES

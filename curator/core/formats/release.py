@@ -13,7 +13,7 @@ Readers: `release_files` lists a release in any `Source` (a folder or a URL; `re
 `Release` reads a local folder (`curator stats`, `curator probe` on a folder, the tiny-model
 corpus, the Hugging Face tables). Every `.jsonl` outside `hf/` must sit in the layout; a stray
 one is an error naming it, because a half-matching tree usually means the wrong folder was
-given. Writer: `ReleaseWriter` (`release export`), into a folder that
+given. Writer: `ReleaseWriter` (core/formats/release_writer.py; `release export`), into a folder that
 `curator.core.formats.atomic.atomic_directory` renames into place when complete.
 
 Errors are `ReleaseError`: an InputError (one line naming file, line and field) that is also
@@ -29,24 +29,23 @@ a JSON string are not JSON either) and NUL, which no database text column can ho
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from curator.core.errors import InputError
-from curator.core.formats.jsonl import count_records, dumps, iter_jsonl, optional, require
+from curator.core.formats.jsonl import count_records, iter_jsonl, optional, require
 from curator.core.formats.layout import RELATION_ID
 from curator.core.formats.sources import FolderSource, Source
 from curator.core.languages import check_code
 from curator.core.text import InvisibleTally, is_invisible, unstorable_reason
 
 if TYPE_CHECKING:
-    import pyarrow as pa
+    pass
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
@@ -365,86 +364,3 @@ class Release:
                         "sub_label": r["sub_label"],
                         "lineid": r["lineid"],
                     }
-
-
-# ---------------------------------------------------------------- the writer
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _hf_schema(kind: str) -> pa.Schema:
-    import pyarrow as pa
-
-    types = {"checked_by_human": pa.bool_(), "lineid": pa.int64()}
-    return pa.schema([(name, types.get(name, pa.string())) for name in HF_COLUMNS[kind]])
-
-
-class ReleaseWriter:
-    """Writes a release folder file by file and keeps the sha256 of each (for the manifest).
-
-    Same rows, same bytes: JSONL as the published files (`jsonl.dumps`), the manifest with
-    sorted file digests and a fixed layout, Parquet without timestamps."""
-
-    def __init__(self, root: str | Path):
-        self.root = Path(root)
-        self.digests: dict[str, str] = {}
-
-    def _write(self, rel_path: str, data: bytes) -> None:
-        path = self.root / rel_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        self.digests[rel_path] = hashlib.sha256(data).hexdigest()
-
-    def write_patterns(self, language: str, relation: str, rows: Iterable[tuple[str, bool]]) -> None:
-        """One patterns file from (pattern, checked-by-human) pairs."""
-        self._write(
-            pattern_path(language, relation),
-            dumps({"pattern": pattern, "checked-by-human": checked} for pattern, checked in rows),
-        )
-
-    def write_tuples(self, language: str, relation: str, rows: Iterable[Mapping[str, object]]) -> None:
-        """One tuples file; each row gives TUPLE_KEYS, written in that order."""
-        self._write(tuple_path(language, relation), dumps({key: row[key] for key in TUPLE_KEYS} for row in rows))
-
-    def write_hf(self) -> None:
-        """hf/<kind>.jsonl and hf/<kind>.parquet from the patterns and tuples written so far, read
-        back through `Release` (so the tables hold exactly what the release files hold)."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        def flush(parquet: pq.ParquetWriter, columns: Mapping[str, list[Any]], schema: pa.Schema) -> None:
-            """Write the rows gathered in `columns` (if any) as one row group, and empty it."""
-            if next(iter(columns.values())):
-                parquet.write_table(pa.table(columns, schema=schema))
-                for values in columns.values():
-                    values.clear()
-
-        release = Release(self.root)
-        for kind in (PATTERNS, TUPLES):
-            jsonl_path, parquet_path = f"{HF}/{kind}.jsonl", f"{HF}/{kind}.parquet"
-            (self.root / HF).mkdir(parents=True, exist_ok=True)
-            schema = _hf_schema(kind)
-            columns: dict[str, list[str | bool | int]] = {name: [] for name in HF_COLUMNS[kind]}
-            with (
-                (self.root / jsonl_path).open("wb") as jsonl,
-                pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet,
-            ):
-                for row in release.hf_rows(kind):
-                    jsonl.write((json.dumps(row) + "\n").encode("utf-8"))
-                    for name in HF_COLUMNS[kind]:
-                        columns[name].append(row[name])
-                    if len(columns[HF_COLUMNS[kind][0]]) >= HF_BATCH_ROWS:
-                        flush(parquet, columns, schema)
-                flush(parquet, columns, schema)
-            self.digests[jsonl_path] = _sha256(self.root / jsonl_path)
-            self.digests[parquet_path] = _sha256(self.root / parquet_path)
-
-    def write_manifest(self, info: Mapping[str, Any]) -> None:
-        (self.root / MANIFEST).write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-    def write_card(self, text: str) -> None:
-        (self.root / CARD).write_text(text, encoding="utf-8")
