@@ -1,5 +1,6 @@
 """Data-parallel probe runs: `torchrun --nproc-per-node N -m curator probe …` on CPU ranks (gloo),
-real processes started by the real launcher, compared with the single-process run byte for byte."""
+real processes started by the real launcher, compared with the single-process run byte for byte
+(`curator probe` run in the test's own process, on one thread as each rank)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,20 @@ def launch(args: list, db: str, launcher: list[str], ok: bool = True) -> subproc
     if ok:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
+
+
+def one_process(cli, args: list) -> None:
+    """The single-process run the ranks are compared with: `curator probe` in this test process
+    (torch is imported already; a launched child would spend seconds importing it again), on one
+    thread as each launched rank runs."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cli("probe", *args)
+    finally:
+        torch.set_num_threads(threads)
 
 
 def torchrun(n: int) -> list[str]:
@@ -78,7 +93,7 @@ def test_two_ranks_equal_one_process_byte_for_byte(cli, db_url, release, tmp_pat
     model = tmp_path / kind
     cli("models", "tiny", model, "--kind", kind, "--corpus", release)
     args = [release, "--model", model, "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
-    launch(["probe", *args, "--out", tmp_path / "single"], db_url, [sys.executable])
+    one_process(cli, [*args, "--out", tmp_path / "single"])
     result = launch(["probe", *args, "--out", tmp_path / "ranks"], db_url, launcher(2))
     single, ranks = stored(tmp_path / "single"), stored(tmp_path / "ranks")
     assert len(single) >= 6 and single.keys() == ranks.keys()
@@ -107,7 +122,7 @@ def test_resume_with_another_number_of_ranks(cli, db_url, release, tmp_path):
     after = stored(tmp_path / "run")
     assert all(after[k] == first[k] for k in done if not k.startswith("el/"))
     assert "already done" in result.stdout and set(after) > set(first) - {k for k in done if k.startswith("el/")}
-    launch(["probe", *args, "--out", tmp_path / "single"], db_url, [sys.executable])
+    one_process(cli, [*args, "--out", tmp_path / "single"])
     assert stored(tmp_path / "single") == after
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["ranks"] == 3 and [h["ranks"] for h in run["history"]] == [2]
@@ -175,7 +190,7 @@ def test_several_models_under_ranks_share_one_process_group(cli, db_url, release
     args = [release, *models, "--languages", "es,el", "--device", "cpu"]
     result = launch(["probe", *args, "--out", tmp_path / "ranks"], db_url, torchrun(2))
     assert result.stdout.count("probed ") == 2 and "2 ranks (cpu on rank 0)" in result.stdout
-    launch(["probe", *args, "--out", tmp_path / "single"], db_url, [sys.executable])
+    one_process(cli, [*args, "--out", tmp_path / "single"])
     runs = sorted(p.name for p in (tmp_path / "ranks").iterdir() if p.is_dir())
     assert len(runs) == 2 and runs == sorted(p.name for p in (tmp_path / "single").iterdir() if p.is_dir())
     for name in runs:

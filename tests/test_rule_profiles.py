@@ -241,3 +241,53 @@ def test_every_candidate_shows_the_lines_it_came_from(cli, sessions, options):
             for _, raw, _, _ in sources:
                 outcome = (check_keep_case if params.keep_case else profile.check)(raw, t.language)
                 assert outcome.cleaned == t.text
+
+
+@pytest.mark.parametrize(
+    "params",
+    [CandidateParams(), CandidateParams(keep_case=True), CandidateParams(rules="mpararel")],
+    ids=["curator", "keep-case", "mpararel"],
+)
+def test_a_tally_of_some_languages_equals_the_full_tally_there(cli, sessions, tmp_path, params):
+    """`candidates compare-rules --language` tallies only the languages asked for: each one's
+    votes, candidates, forms and coverage must come out as in the tally of every language (mLAMA
+    templates included, which the mpararel profile adds without votes)."""
+    from curator.ingest.candidates import coverage, tally
+    from curator.ingest.compare_rules import compare_rules
+
+    cli("seed")
+    mlama = tmp_path / "mlama"
+    for lang, template in (
+        ("es", "[X] nació en [Y] ."),
+        ("ar", "ولد [X] في [Y] ."),
+        ("de", "[X] wurde in [Y] geboren ."),
+    ):
+        (mlama / lang).mkdir(parents=True)
+        (mlama / lang / "templates.jsonl").write_text(json.dumps({"relation": "P19", "template": template}) + "\n")
+    cli("ingest", "mlama", mlama)
+    with sessions() as s:
+        full = tally(s, params)
+        full_rows = {r.language: r for r in coverage(full)[0]}
+        languages = sorted(full_rows)
+        assert len(languages) > 3 and {"es", "ar"} <= set(languages)
+        for lang in languages:
+            part = tally(s, params, {lang})
+
+            def mine(mapping, lang=lang):
+                return {k: v for k, v in mapping.items() if k[0] == lang}
+
+            assert part.voters == mine(full.voters) != {}
+            assert (part.first, part.repaired, part.display) == (
+                mine(full.first),
+                mine(full.repaired),
+                mine(full.display),
+            )
+            assert (part.extra, part.line_keys) == (
+                mine(full.extra),
+                {i: k for i, k in full.line_keys.items() if k[0] == lang},
+            )
+            assert coverage(part)[0] == [full_rows[lang]]
+        assert any(full.extra) == (params.rules == "mpararel")
+        whole = {row.language: row for row in compare_rules(s, params, examples=50)}
+        for lang in ("es", "ar", "de"):
+            assert compare_rules(s, params, languages=[lang], examples=50) == [whole[lang]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import select
 
 from curator.core.models import EntityLabel, Tuple, TupleList
@@ -34,3 +35,50 @@ def test_raw_form_keeps_native_labels_and_records_lineid(cli, sessions, shared_d
         _i, first = native[0]
         label = s.get(EntityLabel, (first["sub_uri"], "zh-hans"))
         assert label.label == first["sub_label"]
+
+
+GOOD = {"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "Ana", "obj_label": "Lima", "lineid": 7}
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({k: v for k, v in GOOD.items() if k != "sub_uri"}, "field 'sub_uri': missing"),
+        ({**GOOD, "obj_label": 3}, "field 'obj_label': expected str, got int"),
+        ({**GOOD, "sub_label": None}, "field 'sub_label': expected str, got NoneType"),
+        ({**GOOD, "obj_uri": "Q\x002"}, "field 'obj_uri': contains U+0000 NULL"),
+        # several faults: the labels are reported before the ids, as the reader always did
+        ({**GOOD, "obj_uri": "Q\x002", "sub_label": "A\x00na"}, "field 'sub_label': contains U+0000 NULL"),
+        ({**GOOD, "sub_uri": 1, "obj_label": "L\x00"}, "field 'sub_uri': expected str, got int"),
+        ({**GOOD, "lineid": True}, "field 'lineid': expected int, got bool"),
+        ({**GOOD, "lineid": "7"}, "field 'lineid': expected int, got str"),
+        ({k: v for k, v in GOOD.items() if k != "lineid"}, "field 'lineid': missing"),
+        ({**GOOD, "from_english": "no"}, "field 'from_english': expected bool, got str"),
+    ],
+)
+def test_a_bad_row_names_its_line_and_field(row, message):
+    """The reader's quick path for good rows must leave every refusal as it was: line and field named."""
+    from curator.core.formats.release import ReleaseError, parse_tuples
+
+    good = dict(GOOD, from_english=False) if "from_english" in row else GOOD
+    data = (json.dumps(good) + "\n" + json.dumps(row) + "\n").encode()
+    with pytest.raises(ReleaseError) as caught:
+        parse_tuples(data, "es/P19.jsonl")
+    assert str(caught.value).startswith(f"es/P19.jsonl, line 2: {message}")
+
+
+def test_invisible_characters_are_counted_raw_or_escaped():
+    from curator.core.formats.release import parse_tuples
+    from curator.core.text import InvisibleTally
+
+    plain = "".join(json.dumps({**GOOD, "lineid": i}) + "\n" for i in range(3)).encode()
+    marked = plain + (json.dumps({**GOOD, "obj_label": "Lima\u200e"}, ensure_ascii=False) + "\n").encode()
+    escaped = plain + (json.dumps({**GOOD, "sub_uri": "Q\u00ad1"}, ensure_ascii=True) + "\n").encode()
+    tally = InvisibleTally()
+    for name, data in (("plain", plain), ("marked", marked), ("escaped", escaped)):
+        form, rows = parse_tuples(data, name, tally)
+        assert form == "clean" and len(rows) == data.count(b"\n")
+    assert {name: count.to_dict() for name, count in tally.files.items()} == {
+        "marked": {"lines": [4], "characters": {"U+200E LEFT-TO-RIGHT MARK": 1}},
+        "escaped": {"lines": [4], "characters": {"U+00AD SOFT HYPHEN": 1}},
+    }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -107,8 +107,14 @@ class Tally:
         return sorted(self.voters[key] | ({self.extra[key]} if key in self.extra else set()))
 
 
-def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tally:
-    """Run the profile over every stored line and count votes; writes nothing."""
+def tally(
+    session: Session, params: CandidateParams = CandidateParams(), languages: Collection[str] | None = None
+) -> Tally:
+    """Run the profile over every stored line and count votes; writes nothing.
+
+    `languages` (canonical codes) limits the tally to those: a language's votes, candidates and
+    coverage depend on its own lines and on the English reference alone, so they come out as
+    in a tally of every language (`candidates compare-rules --language` reads only those)."""
     profile = get_profile(params.rules)
     trusted = sorted(session.scalars(select(TranslationSystem.name).where(TranslationSystem.trusted)))
     patterns = session.execute(
@@ -149,6 +155,8 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
     )
     if stored:
         lines = lines.where(TranslationLine.valid)
+    if languages is not None:
+        lines = lines.where(TranslationLine.language.in_(sorted(languages)))
     for line_id, lang, rel, raw, fixed, text, system, english_id, line_no, repairs in session.execute(lines):
         if rel not in english_counts or (profile.english_from_pararel and lang == params.reference):
             continue
@@ -170,6 +178,8 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
 
     def given(key: tuple[str, str, str], position: int) -> None:
         """A human-made pattern taken as it is, without MT votes (ParaRel, mLAMA)."""
+        if languages is not None and key[0] not in languages:
+            return
         voters.setdefault(key, set())
         forms[key][key[2]] += 1
         first[key] = min(first.get(key, position), position)
@@ -184,6 +194,8 @@ def tally(session: Session, params: CandidateParams = CandidateParams()) -> Tall
         for lang, rel, template in session.execute(
             select(MlamaTemplate.language, MlamaTemplate.relation_id, MlamaTemplate.template)
         ):
+            if languages is not None and lang not in languages:
+                continue
             key = (lang, rel, profile.clean_pattern(template, lang))
             if rel in english_counts and not (key in voters and tally_.is_candidate(key)):
                 given(key, after)

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, true
 from sqlalchemy.orm import Session
 
 from curator.core.languages import canonical
@@ -106,13 +106,18 @@ def compare_rules(
     languages: list[str] | None = None,
     examples: int = 2,
 ) -> list[LanguageComparison]:
-    a = tally(session, replace(params, rules=base, keep_case=False))
-    b = tally(session, replace(params, rules=other))
+    only = {canonical(x) for x in languages} if languages else None
+    a = tally(session, replace(params, rules=base, keep_case=False), only)
+    b = tally(session, replace(params, rules=other), only)
     rows_a = {r.language: r for r in coverage(a)[0]}
     rows_b = {r.language: r for r in coverage(b)[0]}
     lines = {
         i: (system, raw)
-        for i, system, raw in session.execute(select(TranslationLine.id, TranslationLine.system, TranslationLine.raw))
+        for i, system, raw in session.execute(
+            select(TranslationLine.id, TranslationLine.system, TranslationLine.raw).where(
+                TranslationLine.language.in_(sorted(only)) if only is not None else true()
+            )
+        )
     }
     lines_a, lines_b = _lines_of(a), _lines_of(b)
     scope = set(a.english_counts) & set(b.english_counts)
@@ -128,7 +133,7 @@ def compare_rules(
         key_a = a.line_keys.get(line_id)
         if key_a is not None and a.is_candidate(key_a):
             spread[key_b].add(key_a)
-    wanted = {canonical(x) for x in languages} if languages else set(rows_a) | set(rows_b)
+    wanted = only if only is not None else set(rows_a) | set(rows_b)
     out = []
     for lang in sorted(wanted):
         ra, rb = rows_a.get(lang), rows_b.get(lang)

@@ -124,7 +124,7 @@ def standing_decisions(session: Session, language: str | None = None) -> list[St
     )
     if language is not None:
         query = query.where(Decision.language == language)
-    return list(session.execute(query).tuples())
+    return [row._tuple() for row in session.execute(query)]
 
 
 def review_summary(session: Session, languages: list[str] | None = None) -> ReviewSummary:
