@@ -12,6 +12,9 @@ folder, a `filelock` lock released by the system if the process dies) for as lon
 writes, so two `curator probe` processes never interleave their files in one folder.
 Readers take no lock: every file is replaced whole, so they see old or new, never half.
 
+The in-memory shape and its errors are in predictions.py (imported from here too); the
+published format's reader in mpararel_predictions.py.
+
 Nothing inside a run may be a symbolic link: a language folder, prediction file or run.json
 that links elsewhere would make a reader (the CLI, the web app's probe pages) read a file
 outside the run. `check_links` refuses a run holding any link (`relation_files`, the listing
@@ -30,22 +33,21 @@ import os
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 
-from curator.core.errors import Conflict, InputError
+from curator.core.errors import Conflict
 from curator.core.formats.atomic import atomic_directory, atomic_write
+from curator.core.formats.mpararel_predictions import load_mpararel
+from curator.core.formats.predictions import RankingMissing as RankingMissing
+from curator.core.formats.predictions import RelationPredictions as RelationPredictions
+from curator.core.formats.predictions import RunError as RunError
 
 FORMAT = 1
 RUN_INFO = "run.json"
 LOCK_FILE = ".lock"
-
-
-class RunError(InputError):
-    """A run folder or one of its files cannot be read; the message names the file."""
 
 
 class RunInUse(Conflict):
@@ -75,29 +77,6 @@ def run_lock(run: str | Path, wait: float | None = 0) -> Iterator[Path]:
         yield run
     finally:
         lock.release()
-
-
-class RankingMissing(RunError):
-    """The run stores only top-1 predictions where full rankings are needed."""
-
-
-@dataclass
-class RelationPredictions:
-    language: str
-    relation: str
-    templates: list[str]
-    subjects: list[tuple[str, str]]  # (entity id, label) per tuple
-    objects: list[str]  # gold object id per tuple
-    candidates: list[tuple[str, str]]  # (entity id, label)
-    predicted: np.ndarray  # [T, D] candidate index predicted for (template, tuple)
-    correct: np.ndarray  # [T, D] bool
-    gold: np.ndarray  # [D] candidate index of the gold object (-1 when not a candidate)
-    ranking: np.ndarray | None = None  # [T, D, N] candidate indices, best first; None when not stored
-    gold_rank: np.ndarray | None = None  # [T, D] 0-based rank of the gold object, when known
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.predicted.shape
 
 
 LINK_REFUSED = "is a symbolic link; links inside a run are refused, so nothing outside the run is read"
@@ -242,74 +221,6 @@ def _read_ours(index: dict[str, Any], arrays_file: Path, fh: BinaryIO, with_rank
     )
 
 
-def _split_key(key: str, known: set[str]) -> tuple[str, str]:
-    """'subject-object' back into its parts; both may contain '-', so prefer a known object label."""
-    best = None
-    for obj in known:
-        if key.endswith("-" + obj) and (best is None or len(obj) > len(best)):
-            best = obj
-    if best is not None:
-        return key[: -len(best) - 1], best
-    subject, _, obj = key.rpartition("-")
-    return subject, obj
-
-
-def _load_mpararel(path: Path, data: object, language: str, relation: str) -> RelationPredictions:
-    """Labels stand in for entity ids: the published format has no ids."""
-    if not isinstance(data, dict):
-        raise RunError(f"{path}: expected an object mapping 'subject-object' to predictions")
-    templates: list[str] = []
-    template_index: dict[str, int] = {}
-    known_objects: set[str] = set()
-    for key, rows in data.items():
-        if not isinstance(rows, list):
-            raise RunError(f"{path}: entry {key!r}: expected a list of [template, prediction, rank]")
-        for i, row in enumerate(rows):
-            if not (isinstance(row, list) and len(row) == 3):
-                raise RunError(f"{path}: entry {key!r}, item {i + 1}: expected [template, prediction, rank]")
-            template, prediction, rank = row
-            if template not in template_index:
-                template_index[template] = len(templates)
-                templates.append(template)
-            if str(rank) == "0":
-                known_objects.add(str(prediction))
-    keys = list(data)
-    parts = []
-    for key in keys:
-        own = [str(p) for _, p, r in data[key] if str(r) == "0" and key.endswith("-" + str(p))]
-        parts.append((key[: -len(own[0]) - 1], own[0]) if own else _split_key(key, known_objects))
-    labels = sorted({str(row[1]) for rows in data.values() for row in rows} | {o for _, o in parts})
-    cand_index = {label: i for i, label in enumerate(labels)}
-    T, D = len(templates), len(keys)
-    predicted = np.full((T, D), -1, dtype=np.int32)
-    gold_rank = np.full((T, D), -1, dtype=np.int32)
-    for d, key in enumerate(keys):
-        for template, prediction, rank in data[key]:
-            t = template_index[template]
-            predicted[t, d] = cand_index[str(prediction)]
-            try:
-                gold_rank[t, d] = int(rank)
-            except (TypeError, ValueError):
-                raise RunError(f"{path}: entry {key!r}: rank {rank!r} is not an integer") from None
-    if (predicted < 0).any():
-        t, d = map(int, np.argwhere(predicted < 0)[0])
-        raise RunError(f"{path}: entry {keys[d]!r} has no prediction for template {templates[t]!r}")
-    gold = np.array([cand_index[o] for _, o in parts], dtype=np.int32)
-    return RelationPredictions(
-        language,
-        relation,
-        templates,
-        [(s, s) for s, _ in parts],
-        [o for _, o in parts],
-        [(label, label) for label in labels],
-        predicted,
-        gold_rank == 0,
-        gold,
-        None,
-        gold_rank,
-    )
-
-
 def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredictions:
     path = Path(path)
     raw = _read_bytes(path)
@@ -325,7 +236,7 @@ def load_relation(path: str | Path, with_ranking: bool = True) -> RelationPredic
             if field not in data:
                 raise RunError(f"{path}: no field {field!r}")
         return _load_ours(path, data, with_ranking)
-    return _load_mpararel(path, data, language, relation)
+    return load_mpararel(path, data, language, relation)
 
 
 def save_relation(run: str | Path, rel: RelationPredictions, index_extra: Mapping[str, object] | None = None) -> None:
