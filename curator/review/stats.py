@@ -15,7 +15,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -124,7 +124,7 @@ def standing_decisions(session: Session, language: str | None = None) -> list[St
     )
     if language is not None:
         query = query.where(Decision.language == language)
-    return [row._tuple() for row in session.execute(query)]
+    return [cast(StandingDecision, tuple(row)) for row in session.execute(query)]
 
 
 def review_summary(session: Session, languages: list[str] | None = None) -> ReviewSummary:
