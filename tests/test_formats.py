@@ -355,3 +355,21 @@ def test_a_killed_writer_never_blocks_the_next(tmp_path):
     child.wait(timeout=30)
     with run_lock(run):  # the OS dropped the dead process's lock; the left-over file is harmless
         pass
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        dict(sub_uri="Q1", obj_uri="Q2", obj_label="París", sub_label="مصر", lineid=0),
+        # quotes, backslashes, controls, line and paragraph separators, invisible characters, emoji
+        dict(sub_uri='Q"1\\', obj_uri="Q\t2\n", obj_label="a\u2028b\u2029c\x7f", sub_label="\u200e\ufeff😀", lineid=-3),
+        dict(sub_uri="Q1", obj_uri="Q2", obj_label="", sub_label="x", lineid=10**20),
+        dict(sub_uri="Q1", obj_uri="Q2", obj_label="o", sub_label="s", lineid=True),  # not an int: json.dumps path
+        dict(sub_uri="Q1", obj_uri=None, obj_label="o", sub_label="s", lineid=1.5),
+        dict(lineid=4, sub_label="s", obj_label="o", obj_uri="Q2", sub_uri="Q1", extra="ignored"),
+    ],
+)
+def test_a_tuples_line_is_what_json_dumps_writes(row):
+    from curator.core.formats.release_writer import tuple_line
+
+    assert tuple_line(row) == json.dumps({key: row[key] for key in TUPLE_KEYS}) + "\n"

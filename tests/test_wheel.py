@@ -71,13 +71,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# Not passed to the wheel's commands: they must run on the wheel alone, not on this checkout.
+# PYTHONDONTWRITEBYTECODE: pip installs with --no-compile (faster), so the venv's first import
+# of torch compiles it and keeps the bytecode for the commands after it.
+_DROPPED = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONDONTWRITEBYTECODE")
+
+
 def _clean_env(tmp_path: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE")
-        and not k.startswith("CURATOR_")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in _DROPPED and not k.startswith("CURATOR_")}
     env.update(
         CURATOR_DATABASE_URL=f"sqlite:///{tmp_path / 'data' / 'curator.sqlite'}",
         CURATOR_INSTANCE_PATH=str(tmp_path / "instance"),
