@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import Select, delete, select, update
 from sqlalchemy.orm import Session
 
 from curator.core.errors import Conflict, InputError
@@ -246,35 +246,55 @@ def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict[str, object]]]:
 
 def build_candidates(session: Session, params: CandidateParams = CandidateParams()) -> CandidateSummary:
     t = tally(session, params)
-    existing = {(x.language, x.relation_id, x.text): x for x in session.scalars(select(Template))}
+    # Plain rows, not ORM objects, and one UPDATE per changed template (executemany by id): a
+    # real build rewrites tens of thousands of templates, which the unit of work made slow.
+    existing = {
+        (stored.language, stored.relation_id, stored.text): stored
+        for stored in session.execute(
+            select(
+                Template.id,
+                Template.language,
+                Template.relation_id,
+                Template.text,
+                Template.systems,
+                Template.votes,
+                Template.first_position,
+                Template.repaired,
+                Template.is_candidate,
+            )
+        )
+    }
     # A template whose case alone changed (--keep-case switched on or off, or another cased
     # form winning) keeps its row, so the reviews that refer to its id still apply.
     shown = {(key[0], key[1], t.display[key]) for key in t.voters}
     by_folded = {(x.language, x.relation_id, case_key(x.text)): x for k, x in existing.items() if k not in shown}
-    new_rows = []
+    new_rows: list[dict[str, object]] = []
+    updates: list[dict[str, object]] = []
     for key in t.voters:
         text = t.display[key]
-        values = dict(
+        values: dict[str, object] = dict(
             systems=t.systems(key),
             votes=t.votes(key),
             first_position=t.first[key],
             repaired=t.repaired[key],
             is_candidate=t.is_candidate(key),
         )
-        template = existing.pop((key[0], key[1], text), None)
-        if template is None:
-            template = by_folded.pop((key[0], key[1], case_key(text)), None)
-            if template is not None:
-                existing.pop((template.language, template.relation_id, template.text), None)
-                template.text = text
-        if template is None:
+        stored = existing.pop((key[0], key[1], text), None)
+        if stored is None:
+            stored = by_folded.pop((key[0], key[1], case_key(text)), None)
+            if stored is not None:
+                existing.pop((stored.language, stored.relation_id, stored.text), None)
+                values["text"] = text
+        if stored is None:
             new_rows.append(dict(language=key[0], relation_id=key[1], text=text, **values))
-        else:
-            for name, value in values.items():
-                setattr(template, name, value)
-    for template in existing.values():  # no line yields it under these rules: keep the row, drop the votes
-        template.systems, template.votes, template.is_candidate = [], 0, False
-    session.flush()
+        elif any(getattr(stored, name) != value for name, value in values.items()):
+            updates.append(dict(id=stored.id, **values))
+    for stored in existing.values():  # no line yields it under these rules: keep the row, drop the votes
+        if stored.systems or stored.votes or stored.is_candidate:
+            updates.append(dict(id=stored.id, systems=[], votes=0, is_candidate=False))
+    if updates:
+        session.execute(update(Template), updates)
+    session.expire_all()  # Template objects the caller holds must not keep the old votes
     bulk_insert(session, Template.__table__, new_rows)
 
     summary = CandidateSummary(params, t.trusted, len(t.english_counts), t.english_phrases)
