@@ -13,24 +13,30 @@ offsets of the original characters), for highlighting.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
 TATWEEL = "\u0640"
-HARAKAT = frozenset(chr(c) for c in range(0x064B, 0x0660)) | {"\u0670"}
+HARAKAT = frozenset(chr(c) for c in range(0x064B, 0x0660)) | {"\u0670"}  # all of category Mn: dropped as marks
+
+
+def _drop_marks(text: str) -> str:
+    """`text` casefolded and decomposed, without its marks and tatweels."""
+    decomposed = unicodedata.normalize("NFD", text.casefold())
+    return "".join(c for c in decomposed if c != TATWEEL and not unicodedata.category(c).startswith("M"))
 
 
 def _fold_char(ch: str) -> str:
-    if ch == TATWEEL or ch in HARAKAT:
-        return ""
-    return "".join(
-        c for c in unicodedata.normalize("NFD", ch) if not unicodedata.category(c).startswith("M")
-    ).casefold()
+    return _drop_marks(ch)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a language page folds the same templates for every search
 def fold(text: str) -> str:
     """`text` in its folded form (module docstring)."""
-    return unicodedata.normalize("NFC", "".join(_fold_char(ch) for ch in unicodedata.normalize("NFC", text)))
+    if text.isascii():  # the common case, and the fast one
+        return text.casefold()
+    return unicodedata.normalize("NFC", _drop_marks(text))
 
 
 def _folded_with_offsets(text: str) -> tuple[str, list[int]]:
