@@ -42,6 +42,13 @@ def site(tmp_path_factory):
         ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
         assign(s, ana, "es")
         assign(s, ana, "ar")
+    from curator.review.glossary import add_term
+
+    with sessions.begin() as s:  # glossary terms: its page's table, and highlights on the review screen
+        for term, translation in (("born", "nació"), ("capital", "capital"), ("language", "lengua")):
+            add_term(s, "es", term, translation, "a note")
+        for term, translation in (("born", "ولد"), ("capital", "عاصمة"), ("language", "اللغة")):
+            add_term(s, "ar", term, translation)
     cli("release", "build", "v1")
     make_run(tmp / "runs" / "mbert-v1", TEMPLATES)
     app = create_app(
@@ -101,6 +108,7 @@ PAGES = [
     ("maintainer", "/admin/coverage", None, "coverage"),
     ("maintainer", "/admin/reviewers", None, "reviewers"),
     ("maintainer", "/admin/languages/es", None, "language"),
+    ("maintainer", "/admin/languages/es/glossary", None, "glossary"),
     ("maintainer", "/admin/release/preview", None, "preview"),
     ("maintainer", "/admin/diff?a=v1&b=v1", None, "diff"),
     ("maintainer", "/probe/runs", None, "probe-runs"),

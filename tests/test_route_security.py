@@ -103,6 +103,10 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"POST": {**_pages(302), A: SIGN_IN}},
     "/review/<lang>/suggestions/<int:suggestion_id>/withdraw": {"POST": {**_pages(302), A: SIGN_IN}},
     "/review/<lang>/comments/<int:comment_id>/withdraw": {"POST": {**_pages(302), A: SIGN_IN}},
+    # the glossary (issue 27 §6)
+    "/admin/languages/<code>/glossary": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/languages/<code>/glossary/<int:term_id>": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/api/v1/languages/<lang>/items/<int:item_id>/glossary": {"GET": _api()},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -123,6 +127,8 @@ BODIES = {
     "/api/v1/languages/<lang>/relations/<relation>/comments": {"text": "odd"},
     "/admin/languages/<code>/guidelines": {"text": "Be kind.", "action": "save"},
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"text": "[X] vino al mundo en [Y]"},
+    "/admin/languages/<code>/glossary": {"term": "native", "translation": "natural"},
+    "/admin/languages/<code>/glossary/<int:term_id>": {"term": "born", "translation": "nació", "action": "save"},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
@@ -154,6 +160,10 @@ def world(review_app, sessions, cli, tmp_path):
     with sessions.begin() as s:
         invite_id = create_invite(s, ["es"], email="invited@example.org")[0].id
     suggestion_id, comment_id = others_rows(sessions)
+    from curator.review.glossary import add_term
+
+    with sessions.begin() as s:
+        term_id = add_term(s, "es", "born", "nació").id
     values = {
         "invite_id": invite_id,
         "lang": "es",
@@ -165,6 +175,7 @@ def world(review_app, sessions, cli, tmp_path):
         "filename": "curator.css",
         "suggestion_id": suggestion_id,
         "comment_id": comment_id,
+        "term_id": term_id,
     }
     return review_app, values, sessions
 

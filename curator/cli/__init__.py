@@ -11,6 +11,7 @@
 | translate   | translate                                  |
 | serve       | seed, serve                                |
 | db          | db backup, db check                        |
+| glossary    | glossary import, glossary export           |
 
 `common` holds what they share (the context, list options, tables); `errors` maps every
 expected failure (a `curator.core.errors.CuratorError`) to a one-line message and an exit
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import click
 
-from curator.cli import analysis, db, ingest, probe, release, review, serve, signals, translate
+from curator.cli import analysis, db, glossary, ingest, probe, release, review, serve, signals, translate
 from curator.cli.common import Context
 from curator.cli.errors import CuratorGroup
 from curator.core.settings import Settings
@@ -43,6 +44,6 @@ def main(ctx: click.Context, database: str | None) -> None:
     ctx.obj = Context(Settings.from_env(database_url=database) if database else Settings.from_env())
 
 
-for _module in (ingest, release, review, probe, analysis, signals, translate, serve, db):
+for _module in (ingest, release, review, probe, analysis, signals, translate, serve, db, glossary):
     for _command in _module.COMMANDS:
         main.add_command(_command)

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import InputError
+from curator.core.folding import fold
 from curator.core.models import Comment, LanguageCoverage, RelationCoverage, Template, TemplateSignal, User
 from curator.quality.signals import BANDS, band, risk
 from curator.review.stats import standing_decisions
@@ -155,9 +156,10 @@ class RowFilter:
         if self.band and row.band != self.band:
             return False
         if self.q:
-            needle = self.q.casefold()
+            # folded (core.folding): "nacio" finds "nació", plain Arabic finds it with harakat/tatweel
+            needle = fold(self.q)
             haystack = [row.text, *(d.correction or "" for d in row.decisions), *(c["text"] for c in row.comments)]
-            if not any(needle in h.casefold() for h in haystack):
+            if not any(needle in fold(h) for h in haystack):
                 return False
         return True
 

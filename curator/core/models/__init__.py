@@ -2,6 +2,7 @@
 
 from curator.core.models.base import Base
 from curator.core.models.core import EnglishPattern, Language, Relation, SourceFile, TranslationSystem
+from curator.core.models.glossary import GlossaryTerm
 from curator.core.models.ingest import LanguageCoverage, MlamaTemplate, RelationCoverage, Template, TranslationLine
 from curator.core.models.quality import TemplateSignal
 from curator.core.models.release import DatasetVersion, VersionPattern, VersionTuples
@@ -28,6 +29,7 @@ __all__ = [
     "EnglishPattern",
     "Entity",
     "EntityLabel",
+    "GlossaryTerm",
     "Guideline",
     "Invite",
     "Language",

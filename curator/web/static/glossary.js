@@ -1,0 +1,98 @@
+// The glossary on the review screen: the terms of the item's English pattern, each with the
+// language's preferred translation and note, and that translation highlighted in the template
+// and its examples. Kept apart from review.js: it watches the item card (review.js sets
+// data-item after drawing an item) and asks the glossary endpoint (docs/review-api.md).
+// Everything is put in as text nodes: no user text is ever parsed as HTML.
+(() => {
+  "use strict";
+  const root = document.getElementById("review");
+  const card = document.getElementById("item-card");
+  const box = document.getElementById("glossary");
+  if (!root || !card || !box) return;
+  const cache = new Map();  // item id -> its terms
+
+  function bdi(text, lang, dir) {
+    const el = document.createElement("bdi");
+    el.textContent = text;
+    el.lang = lang;
+    el.dir = dir;
+    return el;
+  }
+
+  // Wrap each occurrence of `words` (the template's own spellings) in the text of `container`,
+  // leaving the subject and object of an example (strong, mark) alone.
+  function highlight(container, words, titles) {
+    if (!words.length) return;
+    const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => node.parentElement.closest("strong, mark, .glossary-term") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+    });
+    const nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    nodes.forEach((node) => {
+      let rest = node;
+      for (;;) {
+        let best = null;
+        words.forEach((w) => {
+          const at = rest.data.indexOf(w);
+          if (at >= 0 && (best === null || at < best.at || (at === best.at && w.length > best.word.length))) best = {at, word: w};
+        });
+        if (best === null) break;
+        const hit = rest.splitText(best.at);
+        rest = hit.splitText(best.word.length);
+        const span = document.createElement("span");
+        span.className = "glossary-term";
+        span.title = titles.get(best.word) || "";
+        hit.replaceWith(span);
+        span.appendChild(hit);
+      }
+    });
+  }
+
+  function draw(terms) {
+    box.replaceChildren();
+    box.hidden = !terms.length;
+    if (!terms.length) return;
+    const label = document.createElement("span");
+    label.className = "glossary-label";
+    label.textContent = box.dataset.label + " ";
+    box.appendChild(label);
+    const titles = new Map();
+    const words = [];
+    terms.forEach((t, i) => {
+      if (i) box.append(" · ");
+      const entry = document.createElement("span");
+      entry.className = "glossary-entry" + (t.found.length ? "" : " absent");
+      entry.append(bdi(t.term, "en", "ltr"), " → ", bdi(t.translation, root.dataset.lang, root.dataset.dir));
+      if (t.note) entry.append(" (", bdi(t.note, "", "auto"), ")");
+      if (!t.found.length) {
+        const missing = document.createElement("small");
+        missing.textContent = " " + box.dataset.missing;
+        entry.appendChild(missing);
+      }
+      box.appendChild(entry);
+      t.found.forEach((w) => { if (w && !titles.has(w)) { titles.set(w, t.term + " → " + t.translation); words.push(w); } });
+    });
+    highlight(document.getElementById("template"), words, titles);
+    highlight(document.getElementById("examples"), words, titles);
+  }
+
+  async function update() {
+    const id = card.dataset.item;
+    if (!id) return;
+    if (!cache.has(id)) {
+      let terms = [];
+      try {
+        const response = await fetch(root.dataset.api + "/items/" + id + "/glossary", {credentials: "same-origin", headers: {Accept: "application/json"}});
+        if (response.ok) terms = (await response.json()).terms || [];
+      } catch (e) {
+        terms = null;  // offline: try again when the item is drawn next
+      }
+      if (terms === null) return;
+      cache.set(id, terms);
+    }
+    if (card.dataset.item === id) draw(cache.get(id));
+  }
+
+  new MutationObserver(update).observe(card, {attributes: true, attributeFilter: ["data-item"]});
+  update();
+})();
