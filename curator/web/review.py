@@ -22,7 +22,7 @@ from curator.review.validation import keeps_case
 from curator.web import fields
 from curator.web.context import db, write
 from curator.web.errors import translated
-from curator.web.i18n import language_name
+from curator.web.i18n import language_name, select_locale
 
 bp = Blueprint("review", __name__)
 
@@ -73,7 +73,7 @@ def home():
 def screen(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
-    text = guidelines.get_guidelines(session, lang)
+    text = guidelines.get_guidelines(session, lang, select_locale())
     return render_template(
         "review.html",
         lang=lang,
