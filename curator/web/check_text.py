@@ -13,10 +13,28 @@ from __future__ import annotations
 from typing import Any
 
 from flask_babel import gettext, ngettext
+from flask_babel import lazy_gettext as _l
 
 from curator.ingest.relations import LocalizedTitle, localized_relation_title
 from curator.quality.checks import CHECKS, Check, CheckResult
 from curator.web.i18n import select_locale
+
+
+# how a placeholder was repaired (ingest/placeholders.py `rule`, comma-joined), shown in Details
+REPAIR_RULES = {
+    "bracket": _l("brackets"),
+    "spacing": _l("spacing"),
+    "case": _l("letter case"),
+    "lookalike": _l("look-alike letters"),
+    "transliteration": _l("transliterated"),
+    "translated": _l("translated"),
+    "suffix": _l("suffix"),
+}
+
+
+def repair_rule(rule: str) -> str:
+    """A repair's rule(s) in the page's language: "case,spacing" -> "mayúsculas y minúsculas, espacios"."""
+    return ", ".join(str(REPAIR_RULES.get(part.strip(), part.strip())) for part in rule.split(","))
 
 
 def check_name(check: Check) -> str:
@@ -60,8 +78,13 @@ def translate_item(context: dict[str, Any]) -> dict[str, Any]:
     relation = context["relation"]
     title = relation_title(relation["id"], relation.get("lemma"))
     signals = context.get("signals") or {}
+    sources = [
+        {**source, "repairs": [{**r, "rule": repair_rule(r["rule"])} for r in source.get("repairs", [])]}
+        for source in context.get("sources", [])
+    ]
     return {
         **context,
+        "sources": sources,
         "relation": {**relation, "title": title.text, "title_lang": title.lang},
         "signals": {**signals, "checks": [translated_check(c) for c in signals.get("checks", [])]},
     }

@@ -171,16 +171,17 @@ def js_plurals() -> dict[str, dict[str, str]]:
     `Intl.PluralRules` of the page's language (`tn`), so Arabic gets all six forms. Each form
     is what ngettext gives for a number of that category (the .po's Plural-Forms and CLDR
     agree: the catalogues were made from CLDR by `pybabel init`)."""
-    from flask_babel import ngettext
+    from flask_babel import get_translations
 
-    keep = {"num": "%(num)s"}  # flask-babel fills num only when it is not given
+    def ngettext(singular: str, plural: str, n: int) -> str:  # the form itself, %(num)s left in
+        return get_translations().ngettext(singular, plural, n)
+
     messages = {
-        "(%(num)s vote)": lambda n: ngettext("(%(num)s vote)", "(%(num)s votes)", n, **keep),
+        "(%(num)s vote)": lambda n: ngettext("(%(num)s vote)", "(%(num)s votes)", n),
         "%(num)s template reviewed — thank you! You can still revise it.": lambda n: ngettext(
             "%(num)s template reviewed — thank you! You can still revise it.",
             "All %(num)s templates reviewed — thank you! You can still revise any of them.",
             n,
-            **keep,
         ),
     }
     samples = plural_samples(select_locale())
