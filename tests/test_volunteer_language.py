@@ -88,7 +88,9 @@ def walk_site(chromium, sqlite_templates, tmp_path_factory):
             links[lang] = (token, withdrawn_token)
         patterns = sorted(set(s.scalars(select(EnglishPattern.pattern))), key=len, reverse=True)
     engine.dispose()
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(root / "runs"), "RATELIMIT_ENABLED": False})
+    app = create_app(
+        {"DATABASE_URL": url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(root / "runs"), "RATELIMIT_ENABLED": False}
+    )
     with LiveServer(app) as server:
         yield server.url, links, patterns
     app.extensions["curator.engine"].dispose()
@@ -110,7 +112,9 @@ def test_the_volunteer_path_has_no_english(chromium, walk_site, locale):
     email = f"volunteer-{locale}@example.org"
     flagged = english_only(locale)
     texts: list[tuple[str, str]] = []
-    context = chromium.new_context(locale=locale, bypass_csp=True)  # the browser's Accept-Language; no cookie, no account yet
+    context = chromium.new_context(
+        locale=locale, bypass_csp=True
+    )  # the browser's Accept-Language; no cookie, no account yet
     page = context.new_page()
 
     def read(name: str) -> None:
@@ -176,6 +180,6 @@ def test_the_volunteer_path_has_no_english(chromium, walk_site, locale):
         english = sorted(_words(text) & flagged)
         if english:
             found.append(f"{name}: {', '.join(english)}")
-            for word in english:
-                found.extend(f"    …{m.group(0)}…" for m in re.finditer(rf".{{0,40}}\b{word}\b.{{0,40}}", text, re.I))
+            where = {m.group(0) for word in english for m in re.finditer(rf".{{0,30}}\b{word}\b.{{0,30}}", text, re.I)}
+            found.extend(f"    …{line}…" for line in sorted(where)[:5])
     assert not found, f"English on the {locale} path:\n" + "\n".join(found)

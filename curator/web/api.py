@@ -166,7 +166,8 @@ def get_guidelines(lang: str):
     session = db()
     assignment = service.get_assignment(session, current_user, _lang(lang))
     return jsonify(
-        text=guidelines.get_guidelines(session, assignment.language, select_locale()), seen=assignment.guidelines_seen_at is not None
+        text=guidelines.get_guidelines(session, assignment.language, select_locale()),
+        seen=assignment.guidelines_seen_at is not None,
     )
 
 

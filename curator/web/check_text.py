@@ -19,7 +19,6 @@ from curator.ingest.relations import LocalizedTitle, localized_relation_title
 from curator.quality.checks import CHECKS, Check, CheckResult
 from curator.web.i18n import select_locale
 
-
 # how a placeholder was repaired (ingest/placeholders.py `rule`, comma-joined), shown in Details
 REPAIR_RULES = {
     "bracket": _l("brackets"),
@@ -42,8 +41,10 @@ def check_name(check: Check) -> str:
 
 
 def check_description(check: Check) -> str:
-    return gettext(check.description, **check.description_params) if check.description_params else gettext(
-        check.description
+    return (
+        gettext(check.description, **check.description_params)
+        if check.description_params
+        else gettext(check.description)
     )
 
 
@@ -59,12 +60,13 @@ def translated_check(result: CheckResult) -> CheckResult:
     check = CHECKS.get(result["id"])
     if check is None:
         return result
-    return CheckResult(
-        result,
-        name=check_name(check),
-        description=check_description(check),
-        display=check_display(check, result["value"]),
-    )
+    translated: CheckResult = {
+        **result,
+        "name": check_name(check),
+        "description": check_description(check),
+        "display": check_display(check, result["value"]),
+    }
+    return translated
 
 
 def relation_title(relation_id: str, lemma: str | None = None) -> LocalizedTitle:

@@ -195,7 +195,7 @@ def plural_samples(locale: str) -> dict[str, int]:
 
     rule = Locale.parse(locale).plural_form
     samples: dict[str, int] = {}
-    for n in range(0, 1001):
+    for n in range(1001):
         samples.setdefault(rule(n), n)
     return samples
 

@@ -172,7 +172,7 @@ class Similarity(Check):
         "Cosine between the English ParaRel pattern and this template translated back to English "
         "(sentence embeddings); below %(threshold)s is a warning."
     )
-    description_params = {"threshold": f"{WARN_SIMILARITY:.0%}"}
+    description_params: ClassVar[Mapping[str, object]] = {"threshold": f"{WARN_SIMILARITY:.0%}"}
     computed_by = "curator signals similarity"
 
     def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
