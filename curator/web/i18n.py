@@ -204,8 +204,6 @@ def init_i18n(app: Flask) -> None:
     babel = Babel(app, locale_selector=select_locale)
     babel.domain_instance = PoDomain()  # overrides the cached property: .po files, compiled in memory
 
-    from curator.web import check_text  # (it imports this module)
-
     app.add_template_filter(language_name, "language_name")  # invite.html: codes |map("language_name")
 
     @app.context_processor
@@ -218,7 +216,4 @@ def init_i18n(app: Flask) -> None:
             js_messages=js_messages,
             js_plurals=js_plurals,
             language_name=language_name,
-            relation_title=check_text.relation_title,
-            check_name=check_text.check_name,
-            check_description=check_text.check_description,
         )
