@@ -142,6 +142,7 @@ def test_the_volunteer_path_has_no_english(chromium, walk_site, locale):
         page.click("#start")
         page.wait_for_function("document.getElementById('template').textContent.length > 0")
         page.click("#details summary")
+        assert page.is_visible("#checks")  # the seed's first item has a repaired placeholder: a check's name shows
         read("review screen, details open")
         page.keyboard.press("a")
         page.wait_for_function("document.getElementById('status').textContent.length > 0")
