@@ -21,7 +21,7 @@ from curator.web.i18n import DEFAULT, LOCALES
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "curator" / "web" / "translations"
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "_l": None, "lazy_gettext": None}
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "N_plural": (1, 2), "_l": None, "lazy_gettext": None}
 TRANSLATED = [code for code in LOCALES if code != DEFAULT]
 # the files of the page frame, sign-in, account and error handling: complete now, kept complete
 FRAME = (

@@ -19,6 +19,12 @@ def N_(message: str) -> str:
     return message
 
 
+def N_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a message with a count (`pybabel extract -k N_plural:1,2`), said with ngettext by the
+    web layer: e.g. a quality check's "%(num)s vote" / "%(num)s votes" (quality/checks)."""
+    return singular, plural
+
+
 class CuratorError(Exception):
     """An expected failure, said plainly. A message a volunteer sees in the browser is raised
     as a catalogue message: `InputError(N_("Not saved: %(slot)s appears %(count)s times."),

@@ -126,7 +126,7 @@ def create_user(session: Session, email: str, password: str | None, role: str = 
     if role not in ROLES:
         raise InputError(f"role must be one of {', '.join(ROLES)}")
     if find_user(session, email) is not None:
-        raise Conflict(f"a user with e-mail {email} already exists")
+        raise Conflict(N_("A user with e-mail %(email)s already exists."), params={"email": email})
     name = check_name(name)
     user = User(email=email, name=name, role=role)
     if password is not None:
@@ -191,13 +191,13 @@ def create_invite(
 def open_invite(session: Session, token: str) -> Invite:
     invite = session.scalar(select(Invite).where(Invite.token_hash == _digest(token or "")))
     if invite is None:
-        raise NotFound("This invitation link is not valid.")
+        raise NotFound(N_("This invitation link is not valid."), params={})
     if invite.used_at is not None:
-        raise Gone("This invitation has already been used. Sign in instead.")
+        raise Gone(N_("This invitation has already been used. Sign in instead."), params={})
     if invite.revoked_at is not None:
-        raise Gone("This invitation was withdrawn. Ask a maintainer for a new one.")
+        raise Gone(N_("This invitation was withdrawn. Ask a maintainer for a new one."), params={})
     if invite.expires_at < utcnow():
-        raise Gone("This invitation has expired. Ask a maintainer for a new one.")
+        raise Gone(N_("This invitation has expired. Ask a maintainer for a new one."), params={})
     return invite
 
 
@@ -247,7 +247,10 @@ def accept_invite(
     invite = open_invite(session, token)
     if current is not None:
         if invite.email and invite.email.strip().lower() != current.email.strip().lower():
-            raise Forbidden(f"this invitation is for {invite.email}: sign out and open the link again")
+            raise Forbidden(
+                N_("This invitation is for %(email)s: sign out and open the link again."),
+                params={"email": invite.email},
+            )
         user = current
     else:
         email = (invite.email or email or "").strip()

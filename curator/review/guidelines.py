@@ -5,11 +5,18 @@ The default text below follows mParaRel's instructions to its reviewers (Fierro 
 2022). A maintainer can replace it per language (a `Guideline` row; an empty text goes back
 to the default). The text is plain: blank lines separate paragraphs and lines starting with
 "- " are bullet points (`blocks`); the pages render it escaped, never as HTML.
+
+The default is translated per interface language: `guidelines_translated/<lang>.txt` (package
+data, a whole document so a translator sees it in one piece), English when a language has
+none. The web layer says which interface language it wants; a maintainer's text is shown as
+written, whatever the interface language.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from importlib.resources import files
 from typing import Literal, TypedDict
 
 from sqlalchemy.orm import Session
@@ -80,10 +87,20 @@ You can change any decision later: go back to the template, or use Undo.
 """
 
 
-def get_guidelines(session: Session, language: str) -> str:
-    """The language's guidelines: its maintainers' text, or the default."""
+@lru_cache(maxsize=8)
+def default_guidelines(interface: str = "en") -> str:
+    """The default guidelines in an interface language (`guidelines_translated/<code>.txt`),
+    else in English."""
+    path = files("curator.review") / "guidelines_translated" / f"{interface}.txt"
+    if interface != "en" and interface.isidentifier() and path.is_file():
+        return path.read_text(encoding="utf-8")
+    return DEFAULT_GUIDELINES
+
+
+def get_guidelines(session: Session, language: str, interface: str = "en") -> str:
+    """The language's guidelines: its maintainers' text, or the default in the interface language."""
     row = session.get(Guideline, languages.check_code(language))
-    return row.text if row is not None and row.text.strip() else DEFAULT_GUIDELINES
+    return row.text if row is not None and row.text.strip() else default_guidelines(interface)
 
 
 def is_custom(session: Session, language: str) -> bool:

@@ -17,8 +17,10 @@ from curator.review import comments, guidelines, service, suggestions
 from curator.review import progress as queueing
 from curator.review.validation import keeps_case, validate_template
 from curator.web import fields
+from curator.web.check_text import translate_item
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
+from curator.web.i18n import select_locale
 from curator.web.review import with_time_left
 from curator.web.settings import current_settings
 
@@ -86,7 +88,7 @@ def item(lang: str, item_id: int):
     probe = probe_hint(
         current_settings().runs, assignment.language, context["relation"]["id"], context["template"]["text"]
     )
-    return jsonify({**context, "probe": probe})
+    return jsonify({**translate_item(dict(context)), "probe": probe})
 
 
 @bp.post("/languages/<lang>/items/<int:item_id>/decision")
@@ -164,7 +166,8 @@ def get_guidelines(lang: str):
     session = db()
     assignment = service.get_assignment(session, current_user, _lang(lang))
     return jsonify(
-        text=guidelines.get_guidelines(session, assignment.language), seen=assignment.guidelines_seen_at is not None
+        text=guidelines.get_guidelines(session, assignment.language, select_locale()),
+        seen=assignment.guidelines_seen_at is not None,
     )
 
 

@@ -44,9 +44,7 @@ JS_MESSAGES: list[str] = [
     N_("Cannot reach the server. Your last action was not saved; check the connection and try again."),
     N_("Connection trouble, retrying…"),
     N_("%(done)s of %(total)s reviewed · %(left)s"),
-    N_("All %(total)s reviewed — thank you! You can still revise any of them."),
     N_("Template %(k)s of %(n)s in this relation · %(i)s of %(total)s overall"),
-    N_("(%(votes)s votes)"),
     N_("Translates: %(english)s"),
     N_("Placeholder repaired:"),
     N_("subject"),
@@ -167,9 +165,46 @@ def js_messages() -> dict[str, str]:
     return {m: gettext(m) for m in JS_MESSAGES}
 
 
+def js_plurals() -> dict[str, dict[str, str]]:
+    """review.js's messages with a count, in the page's language: {English singular: {CLDR
+    plural category: form}}, each form with `%(num)s` left in. review.js picks the form with
+    `Intl.PluralRules` of the page's language (`tn`), so Arabic gets all six forms. Each form
+    is what ngettext gives for a number of that category (the .po's Plural-Forms and CLDR
+    agree: the catalogues were made from CLDR by `pybabel init`)."""
+    from flask_babel import get_translations
+
+    def ngettext(singular: str, plural: str, n: int) -> str:  # the form itself, %(num)s left in
+        return get_translations().ngettext(singular, plural, n)
+
+    messages = {
+        "(%(num)s vote)": lambda n: ngettext("(%(num)s vote)", "(%(num)s votes)", n),
+        "%(num)s template reviewed — thank you! You can still revise it.": lambda n: ngettext(
+            "%(num)s template reviewed — thank you! You can still revise it.",
+            "All %(num)s templates reviewed — thank you! You can still revise any of them.",
+            n,
+        ),
+    }
+    samples = plural_samples(select_locale())
+    return {key: {category: form(n) for category, n in samples.items()} for key, form in messages.items()}
+
+
+def plural_samples(locale: str) -> dict[str, int]:
+    """{CLDR plural category: the smallest whole number in it} for a language (Arabic: zero 0,
+    one 1, two 2, few 3, many 11, other 100)."""
+    from babel import Locale
+
+    rule = Locale.parse(locale).plural_form
+    samples: dict[str, int] = {}
+    for n in range(1001):
+        samples.setdefault(rule(n), n)
+    return samples
+
+
 def init_i18n(app: Flask) -> None:
     babel = Babel(app, locale_selector=select_locale)
     babel.domain_instance = PoDomain()  # overrides the cached property: .po files, compiled in memory
+
+    app.add_template_filter(language_name, "language_name")  # invite.html: codes |map("language_name")
 
     @app.context_processor
     def _ui():
@@ -179,5 +214,6 @@ def init_i18n(app: Flask) -> None:
             ui_dir=LOCALES[locale][1],
             ui_locales=LOCALES,
             js_messages=js_messages,
+            js_plurals=js_plurals,
             language_name=language_name,
         )

@@ -19,12 +19,16 @@ from curator.review.progress import Progress, progress, queue
 from curator.review.service import get_assignment, history
 from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
 from curator.review.validation import keeps_case
-from curator.web import fields
+from curator.web import check_text, fields
 from curator.web.context import db, write
 from curator.web.errors import translated
-from curator.web.i18n import language_name
+from curator.web.i18n import language_name, select_locale
 
 bp = Blueprint("review", __name__)
+# relation titles and quality checks in the page's language, for every page (web/check_text.py)
+bp.add_app_template_global(check_text.relation_title, "relation_title")
+bp.add_app_template_global(check_text.check_name, "check_name")
+bp.add_app_template_global(check_text.check_description, "check_description")
 
 
 @bp.app_template_global()
@@ -73,7 +77,7 @@ def home():
 def screen(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
-    text = guidelines.get_guidelines(session, lang)
+    text = guidelines.get_guidelines(session, lang, select_locale())
     return render_template(
         "review.html",
         lang=lang,

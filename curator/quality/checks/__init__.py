@@ -10,14 +10,21 @@ here (plus its column in `TemplateSignal` and a migration, when it stores someth
 Risk: each check gives a component in [0, 1] (1 = most likely wrong), or None when it has not
 been computed; `risk` folds them as a noisy-OR, 1 − Π(1 − cᵢ), so a missing signal counts as
 no evidence and a warning can only raise a template's risk.
+
+Names, descriptions and displayed values are catalogue messages (marked with `N_`, English
+here): `result` gives the English text (CLI, API scripts), and the web layer says them in the
+page's language from `name`, `description` + `description_params` and `display_message`
+(web/check_text.py), so this stage stays free of Flask-Babel.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, TypedDict
+from collections.abc import Mapping
+from typing import ClassVar, NamedTuple, Protocol, TypedDict
 
 import numpy as np
 
+from curator.core.errors import N_, N_plural
 from curator.core.models import TemplateSignal
 
 WARN_SIMILARITY = 0.75  # SPEC §7
@@ -45,10 +52,25 @@ class CheckResult(TypedDict):
     risk: float | None
 
 
+class DisplayMessage(NamedTuple):
+    """A check's value in words, as a catalogue message: `singular` (and `plural` for a count
+    `n`, gettext's ngettext) with `%(name)s` placeholders filled from `params`."""
+
+    singular: str
+    plural: str | None = None
+    n: int = 1
+    params: Mapping[str, object] = {}
+
+    def english(self) -> str:
+        text = self.plural if self.plural is not None and self.n != 1 else self.singular
+        return text % {"num": self.n, **self.params} if (self.plural is not None or self.params) else text
+
+
 class Check:
     id: ClassVar[str]
-    name: ClassVar[str]
-    description: ClassVar[str]
+    name: ClassVar[str]  # N_(...): a catalogue message
+    description: ClassVar[str]  # N_(...), with %(name)s placeholders filled from description_params
+    description_params: ClassVar[Mapping[str, object]] = {}
     computed_by: ClassVar[str | None] = None  # the command that computes it, when a model is needed
 
     def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
@@ -64,6 +86,13 @@ class Check:
     def display(self, value: float) -> str:
         return f"{value:g}"
 
+    def display_message(self, value: float) -> DisplayMessage:
+        """The value in words as a catalogue message; a number (no words) by default."""
+        return DisplayMessage(self.display(value))
+
+    def english_description(self) -> str:
+        return self.description % dict(self.description_params) if self.description_params else self.description
+
     def result(self, template: TemplateFacts, signal: TemplateSignal | None) -> CheckResult | None:
         """What the review screen and the API show: None when not computed for this template."""
         value = self.value(template, signal)
@@ -73,7 +102,7 @@ class Check:
         return CheckResult(
             id=self.id,
             name=self.name,
-            description=self.description,
+            description=self.english_description(),
             value=round(float(value), 4),
             display=self.display(value),
             warn=bool(self.warns(value, signal)),
@@ -94,8 +123,8 @@ def register(cls: type[Check]) -> type[Check]:
 @register
 class Votes(Check):
     id = "votes"
-    name = "MT agreement"
-    description = (
+    name = N_("MT agreement")
+    description = N_(
         "How many translation systems produced this template (the trusted system counts twice). "
         "Fewer votes, more risk: 0.15 per vote short of 4."
     )
@@ -110,14 +139,17 @@ class Votes(Check):
         return float(np.clip(0.15 * (4 - value), 0, 0.45))
 
     def display(self, value: float) -> str:
-        return f"{int(value)} votes"
+        return self.display_message(value).english()
+
+    def display_message(self, value: float) -> DisplayMessage:
+        return DisplayMessage(*N_plural("%(num)s vote", "%(num)s votes"), int(value))
 
 
 @register
 class Repaired(Check):
     id = "repaired"
-    name = "Placeholder repair"
-    description = "A voter's line needed its [X]/[Y] placeholders repaired before it matched."
+    name = N_("Placeholder repair")
+    description = N_("A voter's line needed its [X]/[Y] placeholders repaired before it matched.")
 
     def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
         return 1.0 if template.repaired else 0.0
@@ -126,17 +158,21 @@ class Repaired(Check):
         return bool(value)
 
     def display(self, value: float) -> str:
-        return "repaired" if value else "none"
+        return self.display_message(value).english()
+
+    def display_message(self, value: float) -> DisplayMessage:
+        return DisplayMessage(N_("repaired") if value else N_("none"))
 
 
 @register
 class Similarity(Check):
     id = "similarity"
-    name = "Back-translation similarity"
-    description = (
+    name = N_("Back-translation similarity")
+    description = N_(
         "Cosine between the English ParaRel pattern and this template translated back to English "
-        f"(sentence embeddings); below {WARN_SIMILARITY:.0%} is a warning."
+        "(sentence embeddings); below %(threshold)s is a warning."
     )
+    description_params: ClassVar[Mapping[str, object]] = {"threshold": f"{WARN_SIMILARITY:.0%}"}
     computed_by = "curator signals similarity"
 
     def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
@@ -156,8 +192,8 @@ class Similarity(Check):
 @register
 class Disagreement(Check):
     id = "disagreement"
-    name = "Model disagreement"
-    description = (
+    name = N_("Model disagreement")
+    description = N_(
         "In a probe run, how often this template predicts what its relation's other templates "
         "predict, against the relation's average; 0.4 or more below it is the most risk."
     )

@@ -24,6 +24,17 @@
       params && Object.prototype.hasOwnProperty.call(params, key) ? String(params[key]) : whole);
   }
 
+  // Messages with a count (web/i18n.py js_plurals): {English singular: {CLDR category: form}},
+  // the form chosen by the page language's plural rules (Arabic has six), %(num)s filled with n.
+  let PLURALS = {};
+  try { PLURALS = JSON.parse(($("i18n-plurals") || {}).textContent || "{}"); } catch (err) { PLURALS = {}; }
+  const pluralRules = new Intl.PluralRules(document.documentElement.lang || "en");
+  function tn(singular, plural, n, params) {
+    const forms = Object.prototype.hasOwnProperty.call(PLURALS, singular) ? PLURALS[singular] : null;
+    const form = forms ? (forms[pluralRules.select(n)] || forms.other) : (n === 1 ? singular : plural);
+    return t(form, Object.assign({num: n}, params || {}));
+  }
+
   // {ACCEPT: "accept", AMEND: "amend", …}: the decision kinds, from core.enums (web/review.py decision_kinds)
   const KINDS = JSON.parse($("decision-kinds").textContent);
 
@@ -153,7 +164,8 @@
     $("progress").value = p.done;
     $("progress-text").textContent = p.remaining
       ? t("%(done)s of %(total)s reviewed · %(left)s", {done: p.done, total: p.total, left: p.time_left})
-      : t("All %(total)s reviewed — thank you! You can still revise any of them.", {total: p.total});
+      : tn("%(num)s template reviewed — thank you! You can still revise it.",
+           "All %(num)s templates reviewed — thank you! You can still revise any of them.", p.total);
   }
 
   function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
@@ -188,6 +200,7 @@
     $("position").textContent = t("Template %(k)s of %(n)s in this relation · %(i)s of %(total)s overall",
                                   {k, n: inRelation.length, i: indexOf(c.item.id) + 1, total: items.length});
     $("relation-title").textContent = c.relation.title || c.relation.id;
+    markTitleLanguage(c.relation);
     $("relation-id").textContent = c.relation.id;
     document.querySelectorAll(".relation-name").forEach((el) => { el.textContent = c.relation.title || c.relation.id; });
     const english = $("english");
@@ -196,7 +209,7 @@
     show($("english-first"), c.relation.english[0] || "");
     show($("template"), c.template.text);
     $("systems").textContent = c.template.systems.map((s) => s.replace(/^pararel_/, "")).join(", ");
-    $("votes").textContent = t("(%(votes)s votes)", {votes: c.template.votes});
+    $("votes").textContent = tn("(%(num)s vote)", "(%(num)s votes)", c.template.votes);
 
     const sources = $("sources");
     clear(sources);
@@ -290,6 +303,16 @@
     const bt = document.createElement("q"); bt.lang = "en"; bt.textContent = sig.back_translation;
     el.append(bt, " " + t("— similarity to the English %(pct)s", {pct: Math.round(100 * sig.similarity) + "%"}));
     if (sig.warn) el.append(" " + t("(low: check the meaning)"));
+  }
+
+  // A relation title with no translation in the interface language is English: say so
+  // (web/check_text.py sends `title_lang`), so it is read and hyphenated as English.
+  function markTitleLanguage(relation) {
+    const titled = [$("relation-title"), ...document.querySelectorAll(".relation-name")];
+    titled.forEach((el) => {
+      if (relation.title_lang && relation.title_lang !== document.documentElement.lang) el.lang = relation.title_lang;
+      else el.removeAttribute("lang");
+    });
   }
 
   // The quality checks that warn for this template (the registry in curator/quality/checks),
