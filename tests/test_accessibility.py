@@ -9,6 +9,8 @@ until their templates are fixed.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from .axe import assert_accessible, axe_path
@@ -264,7 +266,8 @@ ES_TOKENS = ["[", "X", "nació", "en", "Y", "]"]
 def reads_in_order(page, selector, tokens, direction):
     """Whether the tokens (in logical order) are drawn left to right (ltr) or right to left (rtl)."""
     xs = page.evaluate(_POSITIONS, [selector, tokens])
-    ordered = all(a < b for a, b in zip(xs, xs[1:])) if direction == "ltr" else all(a > b for a, b in zip(xs, xs[1:]))
+    pairs = list(pairwise(xs))
+    ordered = all(a < b for a, b in pairs) if direction == "ltr" else all(a > b for a, b in pairs)
     return ordered, dict(zip(tokens, xs))
 
 
