@@ -22,8 +22,10 @@ USERS = {"reviewer": "ana@example.org", "maintainer": "boss@example.org"}
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """One seeded app for the module (the pages are only read): a maintainer, a reviewer of
-    Spanish and Arabic, a built version and a probe run; served over real HTTP."""
+    """One seeded app for the module: a maintainer, a reviewer of Spanish and Arabic with
+    every state a page shows (`review_states`: disagreement, unsure, amendments, comments,
+    suggestions), a built version and a probe run; served over real HTTP. The pages are only
+    read, but for the last test's one decision."""
     from curator.core.db import make_engine, make_session_factory
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
@@ -68,6 +70,7 @@ def review_states(s, ana, es, ar) -> dict[str, int]:
     from curator.core.models import AssignmentItem
     from curator.review.accounts import create_user
     from curator.review.comments import add_comment
+    from curator.review.guidelines import mark_seen
     from curator.review.sampling import assign
     from curator.review.service import decide
     from curator.review.suggestions import suggest
@@ -90,6 +93,7 @@ def review_states(s, ana, es, ar) -> dict[str, int]:
     add_comment(s, ana, ar, "علاقة واضحة", relation=ar_items[0].relation_id)
     suggest(s, ana, es, es_items[0].relation_id, "[X] vino al mundo en [Y]")
     suggest(s, ana, ar, ar_items[0].relation_id, "[X] مولود في [Y]")
+    mark_seen(s, ar)  # the Arabic review opens on its items; the Spanish one on the guidelines
     return {"es_amended": es_items[2].id, "ar_amended": ar_items[0].id, "es_undecided": es_items[3].id}
 
 
@@ -123,6 +127,14 @@ def _review_loaded(page):
     page.wait_for_selector("#review[data-ready='1']")
 
 
+def _amended_item_shown(page):
+    """The review screen on Ana's amended Arabic item: its badge, comments and suggestion."""
+    _review_loaded(page)
+    page.evaluate("id => { location.hash = 'item-' + id }", SEEDED["ar_amended"])
+    page.wait_for_selector("#decision-badge:not([hidden])")
+    page.wait_for_selector("#item-comments li")
+
+
 def xfail(rule: str):
     return pytest.mark.xfail(strict=False, reason=f"axe {rule} in a template of another area (fixed at merge)")
 
@@ -135,6 +147,7 @@ PAGES = [
     ("reviewer", "/", None, "home"),
     ("reviewer", "/review/es", _review_loaded, "review"),
     ("reviewer", "/review/ar", _review_loaded, "review-ar"),
+    ("reviewer", "/review/ar", _amended_item_shown, "review-ar-amended"),
     ("reviewer", "/review/es/history", None, "history"),
     ("reviewer", "/account", None, "account"),
     ("reviewer", "/admin/", None, "error-403"),
