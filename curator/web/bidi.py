@@ -20,12 +20,16 @@ from curator.web.marks import mark_invisible
 
 ISOLATE = Markup('<bdi lang="{code}" dir="{dir}">{text}</bdi>')
 ISOLATE_AUTO = Markup('<bdi dir="auto">{text}</bdi>')
+ISOLATE_DIR = Markup('<bdi dir="{dir}">{text}</bdi>')
 
 
-def isolate(text: object, code: str | None = None) -> Markup:
+def isolate(text: object, code: str | None = None, dir: str | None = None) -> Markup:
     """`text` escaped (invisible characters marked, as `|invisible`) inside a `<bdi>` with the
-    direction of language `code`, or `dir="auto"` without one."""
+    direction of language `code`; `dir` alone ("ltr") for text of no language (a path, a version
+    name); `dir="auto"` without either."""
     inner = mark_invisible(text)
+    if dir in ("ltr", "rtl") and not code:
+        return ISOLATE_DIR.format(dir=dir, text=inner)
     if not code:
         return ISOLATE_AUTO.format(text=inner)
     return ISOLATE.format(code=code, dir=languages.direction(code), text=inner)

@@ -305,7 +305,9 @@
       clear(ul);
       list.forEach((c) => {
         const el = li("", "comment");
-        const text = isolate(c.text, "auto");
+        const text = document.createElement("span");
+        text.dir = "auto";  // isolated in its own direction (a [dir] element is an isolate)
+        text.textContent = c.text;
         const button = document.createElement("button");
         button.type = "button";
         button.className = "link withdraw";
