@@ -9,6 +9,8 @@ until their templates are fixed.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from .axe import assert_accessible, axe_path
@@ -20,8 +22,10 @@ USERS = {"reviewer": "ana@example.org", "maintainer": "boss@example.org"}
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """One seeded app for the module (the pages are only read): a maintainer, a reviewer of
-    Spanish and Arabic, a built version and a probe run; served over real HTTP."""
+    """One seeded app for the module: a maintainer, a reviewer of Spanish and Arabic with
+    every state a page shows (`review_states`: disagreement, unsure, amendments, comments,
+    suggestions), a built version and a probe run; served over real HTTP. The pages are only
+    read, but for the last test's one decision."""
     from curator.core.db import make_engine, make_session_factory
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
@@ -40,8 +44,7 @@ def site(tmp_path_factory):
     with sessions.begin() as s:
         create_user(s, "boss@example.org", PASSWORD, "maintainer")
         ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
-        assign(s, ana, "es")
-        assign(s, ana, "ar")
+        SEEDED.update(review_states(s, ana, assign(s, ana, "es"), assign(s, ana, "ar")))
     from curator.review.glossary import add_term
 
     with sessions.begin() as s:  # glossary terms: its page's table, and highlights on the review screen
@@ -57,6 +60,48 @@ def site(tmp_path_factory):
     with LiveServer(app) as server:
         yield server.url
     engine.dispose()
+
+
+SEEDED: dict[str, int] = {}  # what the site fixture decided: name -> assignment item id
+AR_CORRECTION = "[X] ولد في [Y]"  # Arabic, starting and ending with Latin slots
+ES_CORRECTION = "[X] nació en [Y]"
+AR_COMMENT = "القالب [X] غريب"  # an Arabic comment with a Latin slot in the middle
+
+
+def review_states(s, ana, es, ar) -> dict[str, int]:
+    """Every state a page can show: a disagreement (Ana accepts, Bob rejects), an unsure
+    decision, amendments (an Arabic and a Spanish correction), comments on a template and on a
+    relation, and suggestions (proposals) in both languages."""
+    from sqlalchemy import select
+
+    from curator.core.models import AssignmentItem
+    from curator.review.accounts import create_user
+    from curator.review.comments import add_comment
+    from curator.review.guidelines import mark_seen
+    from curator.review.sampling import assign
+    from curator.review.service import decide
+    from curator.review.suggestions import suggest
+
+    def items(assignment):
+        query = select(AssignmentItem).where(AssignmentItem.assignment_id == assignment.id)
+        return list(s.scalars(query.order_by(AssignmentItem.position)))
+
+    es_items, ar_items = items(es), items(ar)
+    bob = create_user(s, "bob@example.org", PASSWORD, "reviewer", "Bob")
+    bob_es = assign(s, bob, "es", fraction=1.0)  # every candidate: Ana's sample is in it
+    bob_item = next(i for i in items(bob_es) if i.template_id == es_items[0].template_id)
+    decide(s, ana, es, es_items[0], "accept")
+    decide(s, bob, bob_es, bob_item, "reject")
+    decide(s, ana, es, es_items[1], "unsure")
+    decide(s, ana, es, es_items[2], "amend", ES_CORRECTION)
+    decide(s, ana, ar, ar_items[0], "amend", AR_CORRECTION)
+    add_comment(s, ana, es, "¿«nació» o «nacida»?", item=es_items[0])
+    add_comment(s, ana, ar, AR_COMMENT, item=ar_items[0])
+    add_comment(s, ana, ar, "علاقة واضحة", relation=ar_items[0].relation_id)
+    suggest(s, ana, es, es_items[0].relation_id, "[X] vino al mundo en [Y]")
+    suggest(s, ana, ar, ar_items[0].relation_id, "[X] مولود في [Y]")
+    mark_seen(s, ar)  # the Arabic review opens on its items; the Spanish one on the guidelines
+    return {"es_amended": es_items[2].id, "ar_amended": ar_items[0].id, "es_undecided": es_items[3].id}
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +134,14 @@ def _review_loaded(page):
     page.wait_for_selector("#review[data-ready='1']")
 
 
+def _amended_item_shown(page):
+    """The review screen on Ana's amended Arabic item: its badge, comments and suggestion."""
+    _review_loaded(page)
+    page.evaluate("id => { location.hash = 'item-' + id }", SEEDED["ar_amended"])
+    page.wait_for_selector("#decision-badge:not([hidden])")
+    page.wait_for_selector("#item-comments li")
+
+
 def xfail(rule: str):
     return pytest.mark.xfail(strict=False, reason=f"axe {rule} in a template of another area (fixed at merge)")
 
@@ -101,6 +154,7 @@ PAGES = [
     ("reviewer", "/", None, "home"),
     ("reviewer", "/review/es", _review_loaded, "review"),
     ("reviewer", "/review/ar", _review_loaded, "review-ar"),
+    ("reviewer", "/review/ar", _amended_item_shown, "review-ar-amended"),
     ("reviewer", "/review/es/history", None, "history"),
     ("reviewer", "/account", None, "account"),
     ("reviewer", "/admin/", None, "error-403"),
@@ -109,6 +163,9 @@ PAGES = [
     ("maintainer", "/admin/reviewers", None, "reviewers"),
     ("maintainer", "/admin/languages/es", None, "language"),
     ("maintainer", "/admin/languages/es/glossary", None, "glossary"),
+    ("maintainer", "/admin/languages/es?disagreement=1", None, "language-disagreement"),
+    ("maintainer", "/admin/languages/ar", None, "language-ar"),
+    ("reviewer", "/review/ar/history", None, "history-ar"),
     ("maintainer", "/admin/release/preview", None, "preview"),
     ("maintainer", "/admin/diff?a=v1&b=v1", None, "diff"),
     ("maintainer", "/probe/runs", None, "probe-runs"),
@@ -200,4 +257,131 @@ def test_phone_width_in_rtl_does_not_overflow(chromium, site, signed_in):
     for path in ("/", "/account"):
         page.goto(site + path)
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), path
+    context.close()
+
+
+# The centre x of each token, found in order in the element's text (its text nodes), by the
+# rectangles the browser laid them out in.
+_POSITIONS = """([selector, tokens]) => {
+  const el = document.querySelector(selector);
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const nodes = []; let text = "";
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, text.length]); text += n.data; }
+  const at = (offset) => { let found = nodes[0];
+    for (const entry of nodes) if (entry[1] <= offset) found = entry; return [found[0], offset - found[1]]; };
+  let from = 0;
+  return tokens.map((token) => {
+    const start = text.indexOf(token, from);
+    if (start < 0) throw new Error(`${token} not in ${text}`);
+    from = start + token.length;
+    const range = document.createRange();
+    range.setStart(...at(start)); range.setEnd(...at(start + token.length - 1)); range.setEnd(range.endContainer, range.endOffset + 1);
+    const r = range.getBoundingClientRect();
+    return r.left + r.width / 2;
+  });
+}"""
+AR_TOKENS = ["[", "X", "ولد", "في", "Y", "]"]
+ES_TOKENS = ["[", "X", "nació", "en", "Y", "]"]
+
+
+def reads_in_order(page, selector, tokens, direction):
+    """Whether the tokens (in logical order) are drawn left to right (ltr) or right to left (rtl)."""
+    xs = page.evaluate(_POSITIONS, [selector, tokens])
+    pairs = list(pairwise(xs))
+    ordered = all(a < b for a, b in pairs) if direction == "ltr" else all(a > b for a, b in pairs)
+    return ordered, dict(zip(tokens, xs))
+
+
+def test_text_inside_messages_reads_in_its_own_direction(chromium, site, signed_in):
+    """An Arabic correction inside the English interface reads right to left, a Spanish one
+    inside the Arabic interface left to right, brackets and all: measured by where the browser
+    draws each word (the amended badge, the live "will be saved as" check, a comment on the
+    language page), not by the markup."""
+    cases = [  # (ui, review language, item, tokens, direction of the text, what to type)
+        ("en", "ar", SEEDED["ar_amended"], AR_TOKENS, "rtl", "[X]  ولد في [Y] ."),
+        ("ar", "es", SEEDED["es_amended"], ES_TOKENS, "ltr", "[X] Nació en [Y]."),
+    ]
+    wrong = []
+    for ui, lang, item, tokens, direction, typed in cases:
+        context, page = open_page(chromium, site, signed_in, "reviewer", ui)
+        page.goto(f"{site}/review/{lang}#item-{item}")
+        _review_loaded(page)
+        if page.locator("#start").is_visible():
+            page.click("#start")
+        page.wait_for_selector("#decision-badge:not([hidden])")
+        assert page.locator("#decision-badge").evaluate("el => getComputedStyle(el).direction") == (
+            "rtl" if ui == "ar" else "ltr"
+        )  # the message keeps the interface's direction
+        ordered, xs = reads_in_order(page, "#decision-badge", tokens, direction)
+        if not ordered:
+            wrong.append(f"badge, {lang} in the {ui} interface: {xs}")
+        page.click("#amend")
+        page.fill("#amend-text", typed)
+        page.wait_for_function(
+            "document.querySelector('#amend-msg').textContent.includes('”') || "
+            "document.querySelector('#amend-msg').textContent.includes('»')"
+        )
+        ordered, xs = reads_in_order(page, "#amend-msg", tokens, direction)
+        if not ordered:
+            wrong.append(f"will be saved as, {lang} in the {ui} interface: {xs}")
+        context.close()
+    context, page = open_page(chromium, site, signed_in, "maintainer", "en")
+    page.goto(f"{site}/admin/languages/ar")
+    ordered, xs = reads_in_order(page, "#candidates-table .comment", ["القالب", "X", "غريب"], "rtl")
+    if not ordered:
+        wrong.append(f"comment on the language page: {xs}")
+    context.close()
+    assert not wrong, "\n".join(wrong)
+
+
+# The characters Chromium reports (KeyboardEvent.key) for the physical keys A, E, H, J under
+# each layout, with KeyboardEvent.code naming the physical key.
+LAYOUTS = {
+    "arabic": {"KeyA": "ش", "KeyE": "ث", "KeyH": "ا", "KeyJ": "ت", "KeyK": "ن"},
+    "hebrew": {"KeyA": "ש", "KeyE": "ק", "KeyH": "י", "KeyJ": "ח", "KeyK": "ל"},
+    "greek": {"KeyA": "α", "KeyE": "ε", "KeyH": "η", "KeyJ": "ξ", "KeyK": "κ"},
+    "russian": {"KeyA": "ф", "KeyE": "у", "KeyH": "р", "KeyJ": "о", "KeyK": "л"},
+    "persian": {"KeyA": "ش", "KeyE": "ث", "KeyH": "ا", "KeyJ": "ت", "KeyK": "ن"},
+}
+_PRESS = """([key, code]) => (document.activeElement || document.body).dispatchEvent(
+  new KeyboardEvent("keydown", {key, code, bubbles: true, cancelable: true}))"""
+
+
+def test_shortcuts_work_under_any_keyboard_layout(chromium, site, signed_in):
+    """The shortcuts follow the physical key under Arabic, Hebrew, Greek, Russian and Persian
+    layouts (the events Chromium sends: the layout's character as key, the key's code), never
+    while typing in a field, and the buttons and the help show the Latin letters."""
+    context, page = open_page(chromium, site, signed_in, "reviewer", "ar")
+    page.goto(f"{site}/review/es#item-{SEEDED['es_undecided']}")
+    _review_loaded(page)
+    if page.locator("#start").is_visible():
+        page.click("#start")
+    assert page.locator("#accept kbd").inner_text() == "A"
+    assert page.locator("#help dl dt").first.inner_text() == "A"
+    press = lambda layout, code: page.evaluate(_PRESS, [LAYOUTS[layout][code], code])  # noqa: E731
+    for layout in LAYOUTS:
+        start = page.evaluate("location.hash")
+        press(layout, "KeyE")
+        assert page.locator("#amend-form").is_visible(), layout
+        press(layout, "KeyA")  # typing in the correction: not a decision
+        page.keyboard.press("Escape")
+        assert page.locator("#amend-form").is_hidden(), layout
+        page.focus("#item-comment-text")
+        for code in ("KeyJ", "KeyH", "KeyE", "KeyA"):
+            press(layout, code)  # typing in a comment: nothing happens
+        assert page.evaluate("location.hash") == start and page.locator("#help").is_hidden(), layout
+        assert page.locator("#amend-form").is_hidden(), layout
+        page.evaluate("document.activeElement.blur()")
+        press(layout, "KeyH")
+        assert page.locator("#help").is_visible(), layout
+        page.keyboard.press("Escape")
+        assert page.locator("#help").is_hidden(), layout
+        page.evaluate("document.activeElement.blur()")
+        press(layout, "KeyJ")
+        page.wait_for_function("hash => location.hash !== hash", arg=start)
+        press(layout, "KeyK")
+        page.wait_for_function("hash => location.hash === hash", arg=start)
+    assert page.locator("#status").inner_text() == ""  # nothing was decided while typing
+    press("arabic", "KeyA")  # and a decision by its physical key
+    page.wait_for_selector("#status.ok")
     context.close()

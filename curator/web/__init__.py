@@ -22,6 +22,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     from importlib.resources import files
 
     from curator.web import admin, api, auth, errors, glossary, guidance, probe, release, review
+    from curator.web.bidi import init_bidi
     from curator.web.context import init_web
     from curator.web.i18n import init_i18n
     from curator.web.limits import init_limits
@@ -42,6 +43,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_web(app)
     init_i18n(app)
     init_marks(app)
+    init_bidi(app)
     # templates compare with the enums' members, never their raw strings (tests/test_enums_used.py)
     app.jinja_env.globals.update(
         DecisionKind=DecisionKind, Role=Role, VersionKind=VersionKind, Policy=Policy, QueueOrder=QueueOrder

@@ -75,6 +75,44 @@
     return out;
   }
 
+  // Bidirectional text (issue 27): a template or a person's text placed inside a message is
+  // isolated in a <bdi> with its own language's direction, so an Arabic correction inside an
+  // English sentence (or a Latin template inside an Arabic one) reads in its own order, and the
+  // message itself keeps the interface's direction (UI_DIR).
+  const UI_DIR = document.documentElement.dir === "rtl" ? "rtl" : "ltr";
+  function isolate(text, dir, language) {
+    const el = document.createElement("bdi");
+    el.dir = dir || "auto";
+    if (language) el.lang = language;
+    el.append(marked(text));
+    return el;
+  }
+  // The language's own text (template, correction, suggestion) as an isolate.
+  const own = (text) => isolate(text, rtl ? "rtl" : "ltr", lang);
+
+  // t() as nodes: a parameter that is a Node (an isolate) is placed where its %(name)s is.
+  function tNodes(msg, params) {
+    const text = Object.prototype.hasOwnProperty.call(MESSAGES, msg) ? MESSAGES[msg] : msg;
+    const out = document.createDocumentFragment();
+    let last = 0;
+    text.replace(/%\((\w+)\)s/g, (whole, key, offset) => {
+      out.append(text.slice(last, offset));
+      const value = params && Object.prototype.hasOwnProperty.call(params, key) ? params[key] : whole;
+      out.append(value instanceof Node ? value : String(value));
+      last = offset + whole.length;
+      return whole;
+    });
+    out.append(text.slice(last));
+    return out;
+  }
+
+  // Replace `el`'s content with a message (text or nodes), in the interface's direction.
+  function setMessage(el, ...content) {
+    while (el.firstChild) el.removeChild(el.firstChild);
+    el.append(...content);
+    el.dir = UI_DIR;
+  }
+
   let items = [];      // the queue: {id, position, relation, template, decision, correction}
   let ctx = null;      // the current item's context
   let shownAt = 0;     // when the current item appeared, for time spent
@@ -202,7 +240,7 @@
     $("relation-title").textContent = c.relation.title || c.relation.id;
     markTitleLanguage(c.relation);
     $("relation-id").textContent = c.relation.id;
-    document.querySelectorAll(".relation-name").forEach((el) => { el.textContent = c.relation.title || c.relation.id; });
+    document.querySelectorAll(".relation-name").forEach((el) => { el.textContent = c.relation.title || c.relation.id; el.dir = "auto"; });
     const english = $("english");
     clear(english);
     c.relation.english.forEach((p) => english.appendChild(li(p)));
@@ -217,7 +255,9 @@
     c.sources.forEach((s) => {
       if (s.english && !seen.has("en:" + s.english)) {
         seen.add("en:" + s.english);
-        sources.appendChild(li(t("Translates: %(english)s", {english: s.english}), "source-en"));
+        const el = li("", "source-en");
+        el.append(tNodes("Translates: %(english)s", {english: isolate(s.english, "ltr", "en")}));
+        sources.appendChild(el);
       }
       s.repairs.forEach((r) => {
         const key = `${r.from}>${r.to}`;
@@ -226,7 +266,7 @@
         const el = li("", "repair");
         el.append(t("Placeholder repaired:") + " ");
         const from = document.createElement("code"); from.append(marked(r.from)); from.dir = "auto";
-        const to = document.createElement("code"); to.append(marked(r.to));
+        const to = document.createElement("code"); to.append(marked(r.to)); to.dir = "auto";
         el.append(from, " → ", to, ` (${r.rule}, ${s.system.replace(/^pararel_/, "")})`);
         sources.appendChild(el);
       });
@@ -258,9 +298,9 @@
     const d = c.decision;
     badge.hidden = !d;
     badge.className = "badge" + (d ? " " + d.decision : "");
-    badge.textContent = d ? (d.correction
-      ? t("%(decision)s: %(correction)s — you can change it", {decision: label(d.decision), correction: d.correction})
-      : t("%(decision)s — you can change it", {decision: label(d.decision)})) : "";
+    setMessage(badge, d ? (d.correction
+      ? tNodes("%(decision)s: %(correction)s — you can change it", {decision: label(d.decision), correction: own(d.correction)})
+      : t("%(decision)s — you can change it", {decision: label(d.decision)})) : "");
 
     const suggestions = $("suggestions");
     clear(suggestions);
@@ -279,6 +319,7 @@
       list.forEach((c) => {
         const el = li("", "comment");
         const text = document.createElement("span");
+        text.dir = "auto";  // isolated in its own direction (a [dir] element is an isolate)
         text.textContent = c.text;
         const button = document.createElement("button");
         button.type = "button";
@@ -300,7 +341,7 @@
     clear(el);
     if (!show) return;
     el.append(t("Back-translated:") + " ");
-    const bt = document.createElement("q"); bt.lang = "en"; bt.textContent = sig.back_translation;
+    const bt = document.createElement("q"); bt.lang = "en"; bt.dir = "ltr"; bt.textContent = sig.back_translation;
     el.append(bt, " " + t("— similarity to the English %(pct)s", {pct: Math.round(100 * sig.similarity) + "%"}));
     if (sig.warn) el.append(" " + t("(low: check the meaning)"));
   }
@@ -340,10 +381,10 @@
     el.classList.toggle("low", Boolean(p && p.low));
     if (!p) { el.textContent = ""; return; }
     const pct = (x) => Math.round(100 * x) + "%";
-    el.textContent = t("In the latest probe run (%(model)s), this template's prediction agrees with the relation's " +
-                       "other templates for %(pct)s of tuples (relation average %(mean)s).",
-                       {model: p.model, pct: pct(p.agreement), mean: pct(p.relation_mean)}) +
-      (p.low ? " " + t("That is far below the others: worth a careful look.") : "");
+    setMessage(el, tNodes("In the latest probe run (%(model)s), this template's prediction agrees with the relation's " +
+                          "other templates for %(pct)s of tuples (relation average %(mean)s).",
+                          {model: isolate(p.model, "ltr"), pct: pct(p.agreement), mean: pct(p.relation_mean)}),
+               p.low ? " " + t("That is far below the others: worth a careful look.") : "");
   }
 
   // Show item `id` at the top of the screen: messages about the previous item cleared, a new
@@ -370,7 +411,7 @@
     // only its text changes, empty when the relation did not change.
     const note = $("relation-note");
     if (before !== null && before !== ctx.relation.id) {
-      note.textContent = t("New relation: %(title)s", {title: ctx.relation.title || ctx.relation.id});
+      setMessage(note, tNodes("New relation: %(title)s", {title: isolate(ctx.relation.title || ctx.relation.id, "auto")}));
     } else if (changedItem) {
       note.textContent = "";
     }
@@ -463,8 +504,9 @@
     if (input.value !== text || !r.ok) return;  // typed on meanwhile, or signed out
     // The server's cleaned form is what will be stored: show it when it differs from the typed text.
     const stored = r.data.valid && r.data.cleaned !== text.trim()
-      ? " " + t("— will be saved as “%(cleaned)s”", {cleaned: r.data.cleaned}) : "";
-    out.textContent = r.data.valid ? t("✓ valid template") + stored : (r.data.message || "");
+      ? [" ", tNodes("— will be saved as “%(cleaned)s”", {cleaned: own(r.data.cleaned)})] : [];
+    if (r.data.valid) setMessage(out, t("✓ valid template"), ...stored);
+    else setMessage(out, r.data.message || "");
     out.className = "validation " + (r.data.valid ? "valid" : "invalid");
     input.setAttribute("aria-invalid", r.data.valid ? "false" : "true");
   }, 150);
@@ -549,9 +591,24 @@
     say(t("Comment withdrawn."), "ok");
   }
 
+  // The shortcut a key press means. A layout that types Latin letters (QWERTY, AZERTY, Dvorak)
+  // means the letter typed; any other layout (Arabic, Hebrew, Greek, Russian, Persian type
+  // their own letter on the key that says A on a US keyboard) means the physical key
+  // (KeyboardEvent.code), whose Latin letter the help and the buttons show. "?" is the typed
+  // character where the layout has one, else Shift and the US "/" key; arrows and Escape are the
+  // same everywhere. Without a code (an old or synthetic event) the typed character is used.
+  function shortcutKey(event) {
+    const key = event.key || "";
+    const physical = (event.code || "").match(/^Key([A-Z])$/);
+    if (key === "?" || (event.code === "Slash" && event.shiftKey)) return "?";
+    if (/^[a-z]$/i.test(key) || !physical) return key.toLowerCase();
+    return physical[1].toLowerCase();
+  }
+
   function onKey(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName);
+    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName) ||
+      document.activeElement.isContentEditable;
     if (typing) {
       if (event.key === "Escape") {
         if (document.activeElement === $("amend-text")) hideAmend();
@@ -560,7 +617,7 @@
       }
       return;
     }
-    const key = event.key.toLowerCase();
+    const key = shortcutKey(event);
     if (intro) {  // only the guidelines' own keys until "Start reviewing"
       if (key === "?" || key === "h") { event.preventDefault(); toggleHelp(); }
       return;
