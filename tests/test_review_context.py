@@ -173,3 +173,65 @@ def test_context_api(review_app):
     bo = Browser(review_app).login("bo@example.org")
     assert bo.get(f"{api}/items/{item}/context").status_code == 404
     assert bo.get(f"/api/v1/languages/ar/items/{item}/context").status_code == 403
+
+
+def _in_viewport(page) -> None:
+    """Every decision button lies wholly inside the window."""
+    size = page.viewport_size
+    for name in ("accept", "amend", "reject", "unsure"):
+        box = page.locator(f"#{name}").bounding_box()
+        assert box is not None, name
+        assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (name, box, size)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (name, box, size)
+
+
+def _walk_the_panels(page, base: str, tap: bool) -> None:
+    from .test_review_ui import sign_in, start_reviewing
+
+    sign_in(page, base, "ana@example.org")
+    page.goto(base + "/review/es")
+    start_reviewing(page)
+    _in_viewport(page)
+    page.keyboard.press("m")
+    page.wait_for_selector("#ctx-mt-lines li[data-n='1']")
+    _in_viewport(page)
+    lines = page.locator("#ctx-mt-lines li[data-n] bdi").all_inner_texts()
+    assert len(lines) >= 2
+    page.keyboard.press("o")
+    assert page.locator("#ctx-mt").is_hidden() and page.locator("#ctx-langs").is_visible()
+    page.get_by_text("Choose languages to see this relation in them.").wait_for()
+    page.locator("#ctx-langs-choose summary").click()
+    page.locator("#ctx-langs-options input[value=ar]").check()
+    page.get_by_role("button", name="Save languages").click()
+    page.wait_for_selector("#ctx-langs-list ul[lang=ar][dir=rtl] li")
+    page.locator("body").click(position={"x": 2, "y": 2})  # the focus back on the page, off the form
+    _in_viewport(page)
+    page.keyboard.press("t")
+    assert page.locator("#ctx-memory").is_visible() and page.locator("#ctx-langs").is_hidden()
+    _in_viewport(page)
+    if tap:
+        page.locator("#ctx-mt-toggle").tap()
+        page.locator("#ctx-mt-lines li[data-n='2'] .ctx-amend").tap()
+    else:
+        page.keyboard.press("2")
+    page.wait_for_selector("#amend-form:not([hidden])")
+    assert page.locator("#amend-text").input_value() == lines[1]
+    page.wait_for_function("document.getElementById('amend-msg').textContent !== ''")  # checked live
+
+
+@pytest.mark.backends("sqlite")
+def test_context_panels_desktop(chromium, live):
+    context = chromium.new_context(viewport={"width": 1366, "height": 800}, bypass_csp=True)
+    _walk_the_panels(context.new_page(), live.url, tap=False)
+    context.close()
+
+
+@pytest.mark.backends("sqlite")
+def test_context_panels_phone(chromium, live):
+    context = chromium.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True
+    )
+    page = context.new_page()
+    _walk_the_panels(page, live.url, tap=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()
