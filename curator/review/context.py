@@ -118,7 +118,7 @@ def machine_translations(session: Session, template: Template) -> list[MachineLi
     order = {pid: k for k, pid in enumerate(ids)}
     rows = session.execute(
         select(
-            TranslationLine.english_pattern_id,
+            EnglishPattern.id,
             EnglishPattern.pattern,
             TranslationLine.system,
             TranslationLine.repaired,
