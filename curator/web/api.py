@@ -12,8 +12,10 @@ from flask_login import current_user, login_required
 
 from curator.core import languages
 from curator.core.errors import InputError
+from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
 from curator.review import comments, guidelines, service, suggestions
+from curator.review import context as item_extras
 from curator.review import progress as queueing
 from curator.review.validation import keeps_case, validate_template
 from curator.web import fields
@@ -89,6 +91,44 @@ def item(lang: str, item_id: int):
         current_settings().runs, assignment.language, context["relation"]["id"], context["template"]["text"]
     )
     return jsonify({**translate_item(dict(context)), "probe": probe})
+
+
+@bp.get("/languages/<lang>/items/<int:item_id>/context")
+@login_required
+def item_context_panels(lang: str, item_id: int):
+    """The review screen's context panels: machine translations, other languages, memory."""
+    session = db()
+    found = service.find_item(session, current_user, _lang(lang), fields.row_id(item_id))
+    template = session.get_one(Template, found.item.template_id)
+    chosen = [c for c in item_extras.chosen_languages(session, current_user) if c != template.language]
+    return jsonify(
+        machine=item_extras.machine_translations(session, template),
+        languages=item_extras.other_languages(session, template.relation_id, chosen),
+        memory=item_extras.translation_memory(session, template),
+    )
+
+
+@bp.get("/me/context-languages")
+@login_required
+def context_languages():
+    session = db()
+    return jsonify(
+        chosen=item_extras.chosen_languages(session, current_user),
+        available=item_extras.available_languages(session),
+    )
+
+
+@bp.post("/me/context-languages")
+@login_required
+def choose_context_languages():
+    body = fields.body()
+    codes = body.get("languages")
+    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+        raise InputError("languages must be a list of language codes")
+    codes = [fields.text({"language": c}, "language", CODE) for c in codes]
+    with write() as session:
+        chosen = item_extras.choose_languages(session, current_user, codes)
+    return jsonify(chosen=chosen)
 
 
 @bp.post("/languages/<lang>/items/<int:item_id>/decision")

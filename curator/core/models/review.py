@@ -193,3 +193,14 @@ class Guideline(Base):
     text: Mapped[str] = mapped_column(Text)
     updated_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ContextLanguage(Base):
+    """A language whose accepted templates a reviewer wants beside each review item (the review
+    screen's "Other languages" panel), in the order they chose; remembered per account."""
+
+    __tablename__ = "context_languages"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"), primary_key=True)
+    position: Mapped[int] = mapped_column(default=0)

@@ -1,0 +1,231 @@
+// The review screen's context panels (templates/_review_context.html; the API's
+// GET …/items/<id>/context and /me/context-languages, curator/review/context.py): machine
+// translations of the template's English pattern, the relation in the languages the reviewer
+// chose, and a translation memory. Kept apart from review.js: it follows the item review.js
+// shows through #item-card's data-item, and starts an amendment through review.js's own
+// Amend button. Keys are physical (KeyboardEvent.code): M, O, T open a panel, 1–9 amend
+// from that machine translation. Text from the server goes in as text nodes only.
+(function () {
+  "use strict";
+  const root = document.getElementById("review");
+  const box = document.getElementById("context");
+  if (!root || !box) return;
+  const $ = (id) => document.getElementById(id);
+  const api = root.dataset.api;  // /api/v1/languages/<lang>
+  const lang = root.dataset.lang;
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  let T = {};
+  try { T = JSON.parse($("context-i18n").textContent); } catch (err) { T = {}; }
+  const say = (key) => (T[key] === undefined ? key : T[key]);
+
+  // A plural message: the form the server rendered for a sample number of the same CLDR
+  // category (Intl.PluralRules, the rules Babel's catalogues follow) as `n`.
+  function plural(forms, n) {
+    const rules = new Intl.PluralRules(document.documentElement.lang || "en");
+    const wanted = rules.select(n);
+    const sample = Object.keys(forms).find((k) => rules.select(Number(k)) === wanted) || "100";
+    return forms[sample].replace("%(num)s", String(n));
+  }
+
+  const PANELS = {mt: "ctx-mt", langs: "ctx-langs", memory: "ctx-memory"};
+  const KEYS = {KeyM: "mt", KeyO: "langs", KeyT: "memory"};
+  let itemId = null;    // the item the panels are about
+  let data = null;      // its context, once loaded
+  let loading = null;   // the request in flight, for itemId
+  let open = null;      // the open panel, kept open from item to item
+
+  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); }
+  function el(tag, text, className) {
+    const node = document.createElement(tag);
+    if (text) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+
+  async function get(path) {
+    const r = await fetch(path, {credentials: "same-origin", headers: {Accept: "application/json"}});
+    if (!r.ok) throw new Error(String(r.status));
+    return r.json();
+  }
+
+  // The context of the item on screen, read once per item.
+  function ensure() {
+    const id = $("item-card").dataset.item;
+    if (!id) return Promise.resolve(null);
+    if (id === itemId && (data || loading)) return data ? Promise.resolve(data) : loading;
+    itemId = id;
+    data = null;
+    loading = get(`${api}/items/${id}/context`).then((d) => {
+      if (itemId !== id) return null;  // moved on meanwhile
+      data = d;
+      loading = null;
+      render();
+      return d;
+    }).catch(() => {
+      loading = null;
+      if (itemId === id) failed();
+      return null;
+    });
+    return loading;
+  }
+
+  function failed() {
+    Object.values(PANELS).forEach((p) => {
+      const target = p === "ctx-langs" ? $("ctx-langs-list") : $(p).querySelector(".context-list");
+      clear(target);
+      target.appendChild(el(target.tagName === "DIV" ? "p" : "li", say("failed"), "validation invalid"));
+    });
+  }
+
+  function render() {
+    renderMachine();
+    renderLanguages();
+    renderMemory();
+    box.dataset.ready = "1";
+  }
+
+  function renderMachine() {
+    const list = $("ctx-mt-lines");
+    clear(list);
+    $("ctx-mt-english").textContent = data.machine.length ? data.machine[0].english : "";
+    if (!data.machine.length) { list.appendChild(el("li", say("no_machine"), "hint")); return; }
+    data.machine.forEach((m) => {
+      const row = el("li");
+      row.dataset.n = m.n;
+      const key = el("kbd", String(m.n));
+      const text = el("bdi", m.text, "ctx-text");
+      const system = el("span", m.system.replace(/^pararel_/, ""), "tag");
+      row.append(key, " ", text, " ", system);
+      if (m.same) row.append(" ", el("span", say("same"), "tag state-standing"));
+      if (!m.valid) row.append(" ", el("span", say("invalid"), "tag state-retracted"));
+      if (m.n <= 9) {
+        const button = el("button", say("amend_from"), "link ctx-amend");
+        button.type = "button";
+        button.setAttribute("aria-keyshortcuts", String(m.n));
+        button.addEventListener("click", () => amendFrom(m.n));
+        row.append(" ", button);
+      }
+      list.appendChild(row);
+    });
+  }
+
+  function status(s) { return el("span", say(s), "tag ctx-" + s); }
+
+  function renderLanguages() {
+    const list = $("ctx-langs-list");
+    clear(list);
+    if (!data.languages.length) { list.appendChild(el("p", say("pick"), "hint")); return; }
+    data.languages.forEach((l) => {
+      const group = el("div", null, "ctx-language");
+      group.appendChild(el("h4", l.name));
+      const ul = el("ul", null, "context-list");
+      ul.lang = l.code;
+      ul.dir = l.dir;
+      if (!l.templates.length) ul.appendChild(el("li", say("none_accepted"), "hint"));
+      l.templates.forEach((t) => {
+        const row = el("li");
+        row.append(el("bdi", t.text, "ctx-text"), " ", status(t.status));
+        ul.appendChild(row);
+      });
+      group.appendChild(ul);
+      list.appendChild(group);
+    });
+  }
+
+  function renderMemory() {
+    const list = $("ctx-memory-list");
+    clear(list);
+    $("ctx-memory-count").textContent = data.memory.length ? plural(T.memory, data.memory.length) : say("no_memory");
+    data.memory.forEach((m) => {
+      const row = el("li");
+      const text = el("bdi", null, "ctx-text");
+      m.parts.forEach((p) => text.append(p.shared ? el("mark", p.text, "ctx-shared") : p.text));
+      const rel = el("span", m.title, "tag");
+      rel.lang = "en";
+      row.append(text, " ", rel, " ", status(m.status));
+      list.appendChild(row);
+    });
+  }
+
+  function toggle(name) {
+    const opening = open !== name;
+    open = opening ? name : null;
+    Object.entries(PANELS).forEach(([key, id]) => {
+      $(id).hidden = key !== open;
+      $(id + "-toggle").setAttribute("aria-expanded", String(key === open));
+    });
+    if (!opening) return;
+    ensure();
+    if (name === "langs") loadChoices();
+    // into view if it is not (on a phone, above the action bar: scroll-margin in curator.css);
+    // the buttons above it stay where they are
+    $(PANELS[name]).scrollIntoView({block: "nearest"});
+  }
+
+  // Amend, starting from machine translation `n`: review.js's Amend (it opens and focuses the
+  // field), then that line's text in the field, checked live like typed text.
+  async function amendFrom(n) {
+    const d = await ensure();
+    const line = d && d.machine.find((m) => m.n === n);
+    if (!line) return;
+    $("amend").click();
+    const input = $("amend-text");
+    if ($("amend-form").hidden) return;  // review.js was busy (the next item loading)
+    input.value = line.text;
+    input.setSelectionRange(input.value.length, input.value.length);
+    input.dispatchEvent(new Event("input", {bubbles: true}));
+  }
+
+  let choices = null;
+  async function loadChoices() {
+    if (choices) return;
+    try { choices = await get("/api/v1/me/context-languages"); } catch (err) { return; }
+    const options = $("ctx-langs-options");
+    clear(options);
+    const chosen = choices.chosen.filter((c) => c !== lang);
+    const rest = choices.available.filter((l) => l.code !== lang && !chosen.includes(l.code));
+    const byCode = Object.fromEntries(choices.available.map((l) => [l.code, l]));
+    [...chosen.map((c) => byCode[c] || {code: c, name: c}), ...rest].forEach((l) => {
+      const label = el("label", null, "plain");
+      const box = el("input");
+      box.type = "checkbox";
+      box.value = l.code;
+      box.checked = chosen.includes(l.code);
+      label.append(box, " ", l.name, " ", el("small", l.code));
+      options.appendChild(label);
+    });
+  }
+
+  $("ctx-langs-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const codes = [...$("ctx-langs-options").querySelectorAll("input:checked")].map((b) => b.value);
+    const r = await fetch("/api/v1/me/context-languages", {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf},
+      body: JSON.stringify({languages: codes}),
+    });
+    const msg = $("ctx-langs-msg");
+    if (!r.ok) { msg.textContent = ((await r.json().catch(() => ({}))).error) || say("failed"); return; }
+    msg.textContent = say("saved");
+    itemId = null;  // read the panels again with the new languages
+    await ensure();
+  });
+
+  Object.entries(PANELS).forEach(([key, id]) => $(id + "-toggle").addEventListener("click", () => toggle(key)));
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
+    if ($("work").hidden || !$("help").hidden) return;  // the guidelines are on screen
+    if (KEYS[event.code]) { event.preventDefault(); toggle(KEYS[event.code]); return; }
+    const digit = /^(?:Digit|Numpad)([1-9])$/.exec(event.code);
+    if (digit) { event.preventDefault(); amendFrom(Number(digit[1])); }
+  });
+
+  // review.js sets data-item on #item-card whenever it shows another item
+  new MutationObserver(() => {
+    if ($("item-card").dataset.item === itemId) return;
+    data = null;
+    if (open) ensure();
+  }).observe($("item-card"), {attributes: true, attributeFilter: ["data-item"]});
+})();

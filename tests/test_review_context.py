@@ -1,0 +1,237 @@
+"""The review screen's context panels (issue 27 §6): machine translations of the template's
+English pattern, the relation in languages the reviewer picked, and the translation memory."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from curator.core.errors import InputError
+from curator.core.models import Template, User
+from curator.review import context
+from curator.review.importer import import_reviews
+from curator.review.service import get_assignment, undo
+
+from .conftest import Browser
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
+
+def _candidates(s, language: str, relation: str) -> list[str]:
+    return list(
+        s.scalars(
+            select(Template.text)
+            .where(Template.language == language, Template.relation_id == relation, Template.is_candidate)
+            .order_by(Template.votes.desc(), Template.first_position, Template.id)
+        )
+    )
+
+
+def _import(s, tmp_path, lines: list[dict[str, str]]) -> None:
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    import_reviews(s, path)
+
+
+def test_context_from_standing_decisions(review_app, sessions, tmp_path):
+    """Accepted = a standing accept (or an amend's correction); a reject is a verdict with
+    nothing accepted; unsure, superseded and undone decisions are no verdict, so the language's
+    candidates show instead."""
+    with sessions() as s:
+        ar = {rel: _candidates(s, "ar", rel) for rel in ("P103", "P19", "P30", "P36")}
+    amended = "[X] لغته الأم هي [Y]"
+    line = {"reviewer": "ana@example.org", "language": "ar"}
+    with sessions.begin() as s:
+        _import(
+            s,
+            tmp_path,
+            [
+                {**line, "relation": "P103", "template": ar["P103"][1], "decision": "accept"},
+                {**line, "relation": "P103", "template": ar["P103"][2], "decision": "amend", "correction": amended},
+                {**line, "relation": "P103", "template": ar["P103"][3], "decision": "reject"},
+                {**line, "relation": "P19", "template": ar["P19"][0], "decision": "accept"},
+                {**line, "relation": "P19", "template": ar["P19"][0], "decision": "reject"},  # supersedes
+                {**line, "relation": "P19", "template": ar["P19"][1], "decision": "unsure"},
+                {**line, "relation": "P30", "template": ar["P30"][0], "decision": "unsure"},
+                {**line, "relation": "P36", "template": ar["P36"][0], "decision": "accept"},
+            ],
+        )
+    with sessions.begin() as s:
+        ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
+        undone = undo(s, ana, get_assignment(s, ana, "ar"))
+        assert undone is not None and undone.relation_id == "P36"
+    with sessions() as s:
+        p103 = context.other_languages(s, "P103", ["ar", "el"])
+        assert [(x["code"], x["dir"]) for x in p103] == [("ar", "rtl"), ("el", "ltr")]
+        assert p103[0]["templates"] == [
+            {"text": ar["P103"][1], "status": "accepted"},
+            {"text": amended, "status": "amended"},
+        ]
+        assert p103[1]["templates"] == [{"text": t, "status": "candidate"} for t in _candidates(s, "el", "P103")]
+        assert context.other_languages(s, "P19", ["ar"])[0]["templates"] == []  # rejected, nothing accepted
+        for rel in ("P30", "P36"):  # only unsure / undone: as if undecided
+            shown = context.other_languages(s, rel, ["ar"])[0]["templates"]
+            assert shown == [{"text": t, "status": "candidate"} for t in ar[rel]]
+
+
+def test_machine_translations_and_memory(review_app, sessions, tmp_path):
+    with sessions() as s:
+        template = s.scalars(
+            select(Template).where(Template.language == "es", Template.text == "el idioma nativo de [X] es [Y]")
+        ).one()
+        machine = context.machine_translations(s, template)
+        assert [m["n"] for m in machine] == [1, 2, 3]
+        assert {m["system"] for m in machine} == {"pararel_bing", "pararel_google", "pararel_opus_mt"}
+        assert {m["english"] for m in machine} == {"The native language of [X] is [Y]."}
+        # each system's repaired output, the disagreeing one included
+        assert sorted(m["text"] for m in machine) == [
+            "El idioma nativo de [X] es [Y].",
+            "El idioma nativo de [X] es [Y].",
+            "La lengua nativa de [X] es [Y].",
+        ]
+        assert [m["same"] for m in machine if m["text"].startswith("La")] == [False]
+        assert context.translation_memory(s, template) == []  # nothing accepted yet
+        assert {"de", "es", "el"} <= context.common_words(s, "es") and "idioma" not in context.common_words(s, "es")
+    line = {"reviewer": "bo@example.org", "language": "es"}
+    with sessions.begin() as s:
+        _import(
+            s,
+            tmp_path,
+            [
+                {**line, "relation": "P37", "template": "el idioma oficial de [X] es [Y]", "decision": "accept"},
+                {
+                    **line,
+                    "relation": "P19",
+                    "template": "[X] nació en [Y]",
+                    "decision": "amend",
+                    "correction": "[X] es nativo de [Y] según el idioma",
+                },
+                {**line, "relation": "P36", "template": "la capital de [X] es [Y]", "decision": "accept"},
+                {**line, "relation": "P103", "template": "la lengua materna de [X] es [Y]", "decision": "accept"},
+            ],
+        )
+    with sessions() as s:
+        memory = context.translation_memory(s, template)
+        # other relations only (not P103's own), most shared words first; "de", "es": too common
+        assert [(m["relation"], m["text"], m["shared"], m["status"]) for m in memory] == [
+            ("P19", "[X] es nativo de [Y] según el idioma", ["idioma", "nativo"], "amended"),
+            ("P37", "el idioma oficial de [X] es [Y]", ["idioma"], "accepted"),
+        ]
+        assert memory[1]["title"] == "official language"
+        assert [p for p in memory[1]["parts"] if p["shared"]] == [{"text": "idioma", "shared": True}]
+        assert "".join(p["text"] for p in memory[0]["parts"]) == memory[0]["text"]
+
+
+def test_chosen_languages_are_remembered_per_account(review_app, sessions):
+    with sessions.begin() as s:
+        ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
+        assert context.chosen_languages(s, ana) == []
+        assert context.choose_languages(s, ana, ["el", "ar", "el"]) == ["el", "ar"]
+    with sessions.begin() as s:
+        ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
+        bo = s.scalars(select(User).where(User.email == "bo@example.org")).one()
+        assert context.chosen_languages(s, ana) == ["el", "ar"] and context.chosen_languages(s, bo) == []
+        with pytest.raises(InputError, match="unknown language 'xx'"):
+            context.choose_languages(s, ana, ["ar", "xx"])
+    with sessions() as s:
+        ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
+        assert context.chosen_languages(s, ana) == ["el", "ar"]  # the refused choice changed nothing
+
+
+@pytest.mark.backends("sqlite")
+def test_context_api(review_app):
+    ana = Browser(review_app).login("ana@example.org")
+    api = "/api/v1/languages/es"
+    item = ana.get(f"{api}/queue").get_json()["next"]
+    assert ana.get("/api/v1/me/context-languages").get_json() == {
+        "chosen": [],
+        "available": [
+            {"code": "ar", "name": "Arabic", "dir": "rtl"},
+            {"code": "en", "name": "English", "dir": "ltr"},
+            {"code": "el", "name": "Greek", "dir": "ltr"},
+            {"code": "es", "name": "Spanish", "dir": "ltr"},
+        ],
+    }
+    for body, error in (
+        ({"languages": "ar"}, "languages must be a list of language codes"),
+        ({"languages": ["ar", 3]}, "languages must be a list of language codes"),
+        ({"languages": ["zz"]}, "languages: unknown language 'zz'"),
+        ({"languages": ["x" * 40]}, "language must be at most 32 characters"),
+    ):
+        answer = ana.post("/api/v1/me/context-languages", json=body)
+        assert (answer.status_code, answer.get_json()) == (422, {"error": error})
+    answer = ana.post("/api/v1/me/context-languages", json={"languages": ["ar", "es", "el"]})
+    assert answer.status_code == 200 and answer.get_json() == {"chosen": ["ar", "es", "el"]}
+    panels = ana.get(f"{api}/items/{item}/context").get_json()
+    assert set(panels) == {"machine", "languages", "memory"}
+    assert panels["machine"] and all(m["n"] == k for k, m in enumerate(panels["machine"], start=1))
+    assert [x["code"] for x in panels["languages"]] == ["ar", "el"]  # not the language under review
+    assert panels["languages"][0]["templates"][0]["status"] == "candidate"
+    # another reviewer's item: 404; a language one does not review: 403
+    bo = Browser(review_app).login("bo@example.org")
+    assert bo.get(f"{api}/items/{item}/context").status_code == 404
+    assert bo.get(f"/api/v1/languages/ar/items/{item}/context").status_code == 403
+
+
+def _in_viewport(page) -> None:
+    """Every decision button lies wholly inside the window."""
+    size = page.viewport_size
+    for name in ("accept", "amend", "reject", "unsure"):
+        box = page.locator(f"#{name}").bounding_box()
+        assert box is not None, name
+        assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (name, box, size)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (name, box, size)
+
+
+def _walk_the_panels(page, base: str, tap: bool) -> None:
+    from .test_review_ui import sign_in, start_reviewing
+
+    sign_in(page, base, "ana@example.org")
+    page.goto(base + "/review/es")
+    start_reviewing(page)
+    _in_viewport(page)
+    page.keyboard.press("m")
+    page.wait_for_selector("#ctx-mt-lines li[data-n='1']")
+    _in_viewport(page)
+    lines = page.locator("#ctx-mt-lines li[data-n] bdi").all_inner_texts()
+    assert len(lines) >= 2
+    page.keyboard.press("o")
+    assert page.locator("#ctx-mt").is_hidden() and page.locator("#ctx-langs").is_visible()
+    page.get_by_text("Choose languages to see this relation in them.").wait_for()
+    page.locator("#ctx-langs-choose summary").click()
+    page.locator("#ctx-langs-options input[value=ar]").check()
+    page.get_by_role("button", name="Save languages").click()
+    page.wait_for_selector("#ctx-langs-list ul[lang=ar][dir=rtl] li")
+    page.locator("body").click(position={"x": 2, "y": 2})  # the focus back on the page, off the form
+    _in_viewport(page)
+    page.keyboard.press("t")
+    assert page.locator("#ctx-memory").is_visible() and page.locator("#ctx-langs").is_hidden()
+    _in_viewport(page)
+    if tap:
+        page.locator("#ctx-mt-toggle").tap()
+        page.locator("#ctx-mt-lines li[data-n='2'] .ctx-amend").tap()
+    else:
+        page.keyboard.press("2")
+    page.wait_for_selector("#amend-form:not([hidden])")
+    assert page.locator("#amend-text").input_value() == lines[1]
+    page.wait_for_function("document.getElementById('amend-msg').textContent !== ''")  # checked live
+
+
+@pytest.mark.backends("sqlite")
+def test_context_panels_desktop(chromium, live):
+    context = chromium.new_context(viewport={"width": 1366, "height": 800}, bypass_csp=True)
+    _walk_the_panels(context.new_page(), live.url, tap=False)
+    context.close()
+
+
+@pytest.mark.backends("sqlite")
+def test_context_panels_phone(chromium, live):
+    context = chromium.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True
+    )
+    page = context.new_page()
+    _walk_the_panels(page, live.url, tap=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()
