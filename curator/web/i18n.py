@@ -20,6 +20,7 @@ import io
 from importlib.resources import files
 from typing import ClassVar
 
+from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
@@ -88,7 +89,35 @@ JS_MESSAGES: list[str] = [
         "Invisible characters were taken out of the text to edit: %(characters)s. "
         "Saving the correction leaves them out."
     ),
+    # offline (static/outbox.js; the plural "Offline — %(num)s decision waiting" is in js_plurals)
+    N_("Offline — the server cannot be reached; trying again…"),
+    N_("No more templates are loaded: the next ones come when the connection is back."),
+    N_("%(decision)s. Kept in this browser; it is sent when the connection is back."),
+    N_("Back online — every decision is saved."),
+    N_("A decision made offline was not saved: %(error)s"),
+    N_("Offline: only decisions still waiting can be undone."),
+    N_("This template is not loaded yet, and the server cannot be reached."),
 ]
+
+
+def js_plurals() -> dict[str, dict[str, str]]:
+    """review.js's messages with a plural, in the page's language: {English singular: {CLDR
+    category: that form, unfilled}}. The browser's Intl.PluralRules names the category of a
+    number (one, two, few, many, other, …); each category's form is the catalogue's for a number
+    of that category (Babel's CLDR rules), so the catalogue's own Plural-Forms order does not
+    matter."""
+    from flask_babel import get_translations
+
+    translations = get_translations()
+    rule = Locale.parse(select_locale()).plural_form
+    samples: dict[str, int] = {}
+    for n in range(200):  # a number of each category (Arabic's "many" starts at 11, "other" at 100)
+        samples.setdefault(rule(n), n)
+    waiting = {
+        category: translations.ngettext("Offline — %(num)s decision waiting", "Offline — %(num)s decisions waiting", n)
+        for category, n in samples.items()
+    }
+    return {"Offline — %(num)s decision waiting": waiting}
 
 
 class PoDomain(Domain):
@@ -179,5 +208,6 @@ def init_i18n(app: Flask) -> None:
             ui_dir=LOCALES[locale][1],
             ui_locales=LOCALES,
             js_messages=js_messages,
+            js_plurals=js_plurals,
             language_name=language_name,
         )
