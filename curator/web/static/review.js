@@ -541,6 +541,7 @@
 
   async function backOnline(data) {
     offline = false;
+    answers.clear();  // answers to decisions sent while offline: nobody waits for them
     items = data.items;
     setProgress(data.progress);
     showConnection();
