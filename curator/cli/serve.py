@@ -146,6 +146,9 @@ def serve(
     check_current(ctx.engine)  # one line ("run `curator init`"), not a worker that fails to boot
     ctx.engine.dispose()  # each worker opens its own connections after the fork
     check_before_fork(settings, host)  # the rate-limit store, limits, secret key, the app: one line each
+    # without CURATOR_SECRET_KEY: the key kept in the instance folder (made once), so a restart
+    # (or --dev's reloader) signs nobody out; read here, once, so every worker has the same
+    settings = settings.with_kept_key()
     if dev:
         create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
         return

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from curator.core.errors import InputError
+from curator.core.secret_key import kept_secret_key
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,9 @@ class Settings:
     database_url: str
     instance_path: Path
     secret_key: str
-    secret_key_from_env: bool = True  # False: CURATOR_SECRET_KEY unset, `secret_key` is this process's random one
+    # False: CURATOR_SECRET_KEY unset, `secret_key` is this process's random one (`curator serve`
+    # replaces it with the key kept in the instance folder: `with_kept_key`)
+    secret_key_from_env: bool = True
     secure_cookies: bool = False
     runs_dir: Path | None = None
     busy_timeout: float = 30.0  # seconds a writer waits for another writer's lock (SQLite or PostgreSQL)
@@ -126,6 +129,19 @@ class Settings:
     def runs(self) -> Path:
         """The folder of probe runs: CURATOR_RUNS_DIR, else `runs` in the instance folder."""
         return self.runs_dir or self.instance_path / "runs"
+
+    @property
+    def secret_key_file(self) -> Path:
+        """Where `curator serve` keeps its key when CURATOR_SECRET_KEY is not set."""
+        return self.instance_path / "secret_key"
+
+    def with_kept_key(self) -> Settings:
+        """These settings with the key kept in `secret_key_file` (generated there once, mode
+        0600; core.secret_key), unless CURATOR_SECRET_KEY or the caller gave one: what `curator
+        serve` runs with, so that a restart signs nobody out."""
+        if self.secret_key_from_env:
+            return self
+        return replace(self, secret_key=kept_secret_key(self.secret_key_file))
 
     def env(self, name: str) -> str | None:
         """A translation backend's CURATOR_<NAME> value, e.g. env("MICROSOFT_KEY")."""

@@ -86,6 +86,14 @@ JS_MESSAGES: list[str] = [
         "Invisible characters were taken out of the text to edit: %(characters)s. "
         "Saving the correction leaves them out."
     ),
+    # offline (static/outbox.js; the plural "Offline — %(num)s decision waiting" is in js_plurals)
+    N_("Offline — the server cannot be reached; trying again…"),
+    N_("No more templates are loaded: the next ones come when the connection is back."),
+    N_("%(decision)s. Kept in this browser; it is sent when the connection is back."),
+    N_("Back online — every decision is saved."),
+    N_("A decision made offline was not saved: %(error)s"),
+    N_("Offline: only decisions still waiting can be undone."),
+    N_("This template is not loaded yet, and the server cannot be reached."),
 ]
 
 
@@ -182,6 +190,9 @@ def js_plurals() -> dict[str, dict[str, str]]:
             "%(num)s template reviewed — thank you! You can still revise it.",
             "All %(num)s templates reviewed — thank you! You can still revise any of them.",
             n,
+        ),
+        "Offline — %(num)s decision waiting": lambda n: ngettext(
+            "Offline — %(num)s decision waiting", "Offline — %(num)s decisions waiting", n
         ),
     }
     samples = plural_samples(select_locale())

@@ -119,6 +119,7 @@
   let busy = false;
   let intro = root.dataset.guidelinesSeen !== "1";  // the guidelines come before the first item
   let signedOut = false;
+  let progress = null; // the last progress shown ({done, total, remaining, time_left})
 
   function uuid() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -157,7 +158,10 @@
     if (message) say(message, "error");
   }
 
-  async function call(method, path, body) {
+  // `quick` (the outbox, see `flush`): a lost connection, or a proxy that cannot reach the app
+  // (502, 504), answers status 0 at once instead of being retried here, and a request hanging
+  // on a dead connection is given up after SEND_LIMIT_MS.
+  async function call(method, path, body, quick) {
     const options = {method, headers: {"Accept": "application/json"}, credentials: "same-origin"};
     if (body !== undefined) {
       options.headers["Content-Type"] = "application/json";
@@ -168,7 +172,9 @@
     // request id), so nothing is stored twice and nothing is lost.
     for (let attempt = 0; ; attempt++) {
       try {
+        if (quick && window.AbortSignal && AbortSignal.timeout) options.signal = AbortSignal.timeout(SEND_LIMIT_MS);
         const response = await fetch(path.startsWith("/api/") ? path : api + path, options);
+        if (quick && (response.status === 502 || response.status === 504)) throw new Error("the app is not reached");
         if (response.status === 503 && attempt < 8) {
           // the database is busy with another writer: wait as told, then send the very same
           // request (same request id), which the server stores at most once
@@ -185,6 +191,7 @@
         }
         return {ok: response.ok, status: response.status, data};
       } catch (err) {
+        if (quick) return {ok: false, status: 0, data: {}};
         if (attempt >= 4) {
           say(t("Cannot reach the server. Your last action was not saved; check the connection and try again."), "error");
           return {ok: false, status: 0, data: {}};
@@ -198,6 +205,7 @@
   function indexOf(id) { return items.findIndex((i) => i.id === id); }
 
   function setProgress(p) {
+    progress = p;
     $("progress").max = p.total || 1;
     $("progress").value = p.done;
     $("progress-text").textContent = p.remaining
@@ -390,8 +398,12 @@
   // Show item `id` at the top of the screen: messages about the previous item cleared, a new
   // relation announced.
   async function load(id) {
-    const r = await call("GET", `/items/${id}`);
-    if (!r.ok) { fail(r, t("Could not load the template.")); return false; }
+    const r = await loadContext(id);
+    if (!r.ok) {
+      if (r.status === 0 && offline) say(t("This template is not loaded yet, and the server cannot be reached."), "warn");
+      else fail(r, t("Could not load the template."));
+      return false;
+    }
     const before = ctx ? ctx.relation.id : null;
     const changedItem = !ctx || ctx.item.id !== r.data.item.id;
     const changedRelation = !ctx || ctx.relation.id !== r.data.relation.id;
@@ -416,6 +428,7 @@
       note.textContent = "";
     }
     toTop();
+    prefetch();
     return true;
   }
 
@@ -437,7 +450,19 @@
       const seconds = Math.round((performance.now() - shownAt) / 100) / 10;
       const body = {decision: kind, seconds, request_id: uuid()};
       if (kind === KINDS.AMEND) body.correction = correction;
-      const r = await call("POST", `/items/${ctx.item.id}/decision`, body);
+      // kept in the browser before it is sent: sent now when nothing waits, else after the others
+      const was = items[indexOf(ctx.item.id)] || {};
+      const entry = {item: ctx.item.id, body, before: {decision: was.decision || null, correction: was.correction || null}};
+      outbox.add(entry);
+      if (offline || outbox.size() > 1) { if (!offline) flush(); await decidedOffline(entry); return; }
+      const result = await flush();
+      const r = answers.get(body.request_id);
+      answers.delete(body.request_id);
+      refused = refused.filter((m) => m.id !== body.request_id);
+      if (!r) {  // not stored yet: it waits (signed out: until the reviewer is back)
+        if (result !== "signed-out") await decidedOffline(entry);
+        return;
+      }
       if (!r.ok) {
         const message = failure(r, t("Not saved."));
         if (kind === KINDS.AMEND && message) {
@@ -466,6 +491,187 @@
       busy = false;
     }
   }
+
+  // ---- Offline: decisions wait in the browser (static/outbox.js) and go to the server in order
+  // when it answers again; meanwhile the reviewer goes on with the templates already loaded.
+
+  const SEND_LIMIT_MS = 40000;  // a request on a dead connection is given up (above the busy timeout)
+  const AHEAD = 10;             // templates loaded ahead of the current one, to go on with offline
+  const outbox = new window.CuratorOutbox.Outbox(`curator.outbox.${root.dataset.user}.${lang}`);
+  const reconnect = new window.CuratorOutbox.Reconnect(tryReconnect);
+  const contexts = new Map();   // item id -> its context as last loaded
+  const answers = new Map();    // request id -> the server's answer, for `decide`
+  let refused = [];             // {id, message}: waiting decisions the server refused
+  let offline = false;
+  let stalled = false;          // offline, and no loaded template left to go on with
+  let flushing = null;          // the running `flush`
+
+  // An item's context: from the server, or while offline the one loaded before (with this
+  // reviewer's decision as the page knows it, waiting ones included).
+  async function loadContext(id) {
+    if (!offline || !contexts.has(id)) {
+      const r = await call("GET", `/items/${id}`, undefined, offline);
+      if (r.ok) { contexts.set(id, r.data); return r; }
+      if (r.status !== 0 || !contexts.has(id)) return r;
+      goOffline();
+    }
+    const data = contexts.get(id);
+    const known = items[indexOf(id)];
+    if (known) data.decision = known.decision ? {decision: known.decision, correction: known.correction || null} : null;
+    return {ok: true, status: 200, data};
+  }
+
+  // The next undecided templates after the current one, loaded in the background (one at a
+  // time, only what is not loaded yet: about one request per decision once under way).
+  let prefetching = false;
+  async function prefetch() {
+    if (prefetching || offline || !ctx) return;
+    prefetching = true;
+    try {
+      const wanted = [];
+      for (let i = indexOf(ctx.item.id) + 1; i < items.length && wanted.length < AHEAD; i++) {
+        if (!items[i].decision) wanted.push(items[i].id);
+      }
+      for (const id of wanted) {
+        if (offline) break;
+        if (contexts.has(id)) continue;
+        const r = await call("GET", `/items/${id}`, undefined, true);
+        if (!r.ok) break;
+        if (!contexts.has(id)) contexts.set(id, r.data);
+      }
+      // how many of the next undecided templates could be shown offline (tests wait on it)
+      root.dataset.ahead = String(wanted.filter((id) => contexts.has(id)).length);
+    } finally {
+      prefetching = false;
+    }
+  }
+
+  // Send the waiting decisions, oldest first, one at a time, each with its request id. Resolves
+  // to "sent" (none left), "unreachable" (no answer: they wait), "later" (busy or failing: they
+  // wait) or "signed-out" (they wait for the reviewer to sign in and come back). A decision the
+  // server refuses (422: an amendment it cannot take; 404: gone) cannot be stored by sending it
+  // again: it leaves the list and the reviewer is told.
+  function flush() {
+    if (flushing) return flushing;
+    flushing = (async () => {
+      for (let entry = outbox.first(); entry; entry = outbox.first()) {
+        const r = await call("POST", `/items/${entry.item}/decision`, entry.body, true);
+        if (r.status === 0 || r.status >= 500) { goOffline(); return r.status === 0 ? "unreachable" : "later"; }
+        if (r.status === 401) return "signed-out";
+        outbox.remove(entry.body.request_id);
+        answers.set(entry.body.request_id, r);
+        if (!r.ok) {
+          refused.push({id: entry.body.request_id,
+                        message: t("A decision made offline was not saved: %(error)s", {error: r.data.error || t("Not saved.")})});
+        }
+        showConnection();
+      }
+      return "sent";
+    })().finally(() => { flushing = null; });
+    return flushing;
+  }
+
+  function goOffline() {
+    if (!offline) { offline = true; reconnect.start(); }
+    showConnection();
+  }
+
+  // One attempt of `reconnect`: send what waits, then ask for the queue (progress and decisions
+  // as stored). True when the server answered (or the session ended: then the page says so).
+  async function tryReconnect() {
+    const result = await flush();
+    if (result === "signed-out") return true;
+    if (result !== "sent") return false;
+    const r = await call("GET", "/queue", undefined, true);
+    if (r.status === 0 || r.status >= 500) return false;
+    if (r.ok) await backOnline(r.data);
+    return true;
+  }
+
+  async function backOnline(data) {
+    offline = false;
+    answers.clear();  // answers to decisions sent while offline: nobody waits for them
+    items = data.items;
+    setProgress(data.progress);
+    showConnection();
+    if (stalled && data.next) await load(data.next);
+    stalled = false;
+    showConnection();
+    if (refused.length) sayRefused();
+    else say(t("Back online — every decision is saved."), "ok");
+    prefetch();
+  }
+
+  function sayRefused() {
+    say(refused.map((m) => m.message).join(" "), "error");
+    refused = [];
+  }
+
+  // "Offline — 3 decisions waiting" while the server cannot be reached; nothing otherwise.
+  function showConnection() {
+    const el = $("connection");
+    const n = outbox.size();
+    const text = !offline ? "" : (n ? tn("Offline — %(num)s decision waiting", "Offline — %(num)s decisions waiting", n)
+      : t("Offline — the server cannot be reached; trying again…")) +
+      (stalled ? " " + t("No more templates are loaded: the next ones come when the connection is back.") : "");
+    if (el.textContent !== text) el.textContent = text;
+    el.hidden = !text;
+  }
+
+  function localProgress(delta) {
+    if (!progress) return;
+    setProgress(Object.assign({}, progress, {done: progress.done + delta, remaining: progress.remaining - delta}));
+  }
+
+  // The next undecided item after `id` in the queue (then from the start), or null.
+  function nextUndecided(id) {
+    const from = indexOf(id);
+    for (let k = 1; k < items.length; k++) {
+      const candidate = items[(from + k) % items.length];
+      if (!candidate.decision) return candidate.id;
+    }
+    return null;
+  }
+
+  // A decision that waits: shown as made, and on to the next undecided template already loaded.
+  async function decidedOffline(entry) {
+    const known = items[indexOf(entry.item)];
+    const kind = entry.body.decision;
+    const correction = entry.body.correction || null;
+    if (known) {
+      if (!known.decision) localProgress(1);
+      known.decision = kind;
+      known.correction = correction;
+    }
+    if (ctx && ctx.item.id === entry.item) ctx.decision = {decision: kind, correction};
+    const next = nextUndecided(entry.item);
+    stalled = next !== null && !contexts.has(next);
+    if (next !== null && !stalled) {
+      await load(next);
+    } else {
+      render();
+      toTop();
+    }
+    say(t("%(decision)s. Kept in this browser; it is sent when the connection is back.", {decision: label(kind)}), "warn");
+    showConnection();
+  }
+
+  // Undo of a decision still waiting: it leaves the list, never reaching the server.
+  async function undoWaiting(entry) {
+    if (!outbox.remove(entry.body.request_id)) return;
+    const known = items[indexOf(entry.item)];
+    if (known) {
+      if (known.decision && !entry.before.decision) localProgress(-1);
+      known.decision = entry.before.decision;
+      known.correction = entry.before.correction;
+    }
+    stalled = false;
+    await load(entry.item);
+    say(t("Undone: your decision (%(decision)s) on this template.", {decision: label(entry.body.decision)}), "ok");
+    showConnection();
+  }
+
+  window.addEventListener("offline", goOffline);
 
   function showAmend() {
     if (!ctx || busy || intro) return;  // the next template is still loading
@@ -515,6 +721,10 @@
     if (busy || intro) return;
     busy = true;
     try {
+      if (flushing && outbox.size()) await flushing;  // sent meanwhile, or still waiting?
+      const waiting = outbox.last();
+      if (waiting) { await undoWaiting(waiting); return; }
+      if (offline) { say(t("Offline: only decisions still waiting can be undone."), "warn"); return; }
       const r = await call("POST", "/undo", {});
       if (!r.ok) { fail(r, t("Could not undo.")); return; }
       if (!r.data.undone) { say(t("Nothing to undo."), "warn"); return; }
@@ -686,12 +896,18 @@
 
   (async function start() {
     showIntro(intro);
+    // decisions left waiting by an earlier visit (the server was away, or the session ended)
+    if (outbox.size()) {
+      const result = await flush();
+      if (result === "unreachable" || result === "later") goOffline();
+    }
     const data = await refreshQueue();
     if (!data) return;
     if (!items.length) { say(t("Your sample is empty."), "warn"); return; }
     const wanted = Number((location.hash.match(/^#item-(\d+)$/) || [])[1]);
     const id = items.some((i) => i.id === wanted) ? wanted : (data.next || items[0].id);
     await load(id);
+    if (refused.length) sayRefused();
     root.dataset.ready = "1";
   })();
 })();
