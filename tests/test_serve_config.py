@@ -169,3 +169,13 @@ def test_serve_takes_its_defaults_from_the_settings(engine, db_url):
     help_text = " ".join(CliRunner().invoke(main, ["serve", "--help"], terminal_width=1000).output.split())
     for name in ("host", "port", "workers", "threads", "worker_timeout", "graceful_timeout", "read_timeout"):
         assert f"[default: ${ENV[name]}, else {default(name)}]" in help_text, name
+
+
+def test_rate_limits_switched_off_still_serve(engine, db_url):
+    """CURATOR_RATELIMIT_ENABLED=0 (a deployment limiting at its proxy): the check before the
+    fork built the app without a limiter store and then tried to close that store (a traceback)."""
+    import urllib.request
+
+    with ServeProcess(db_url, "--workers", "1", env={"CURATOR_RATELIMIT_ENABLED": "0"}) as server:
+        with urllib.request.urlopen(server.url + "/healthz", timeout=GUARD) as response:
+            assert response.status == 200

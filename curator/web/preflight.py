@@ -147,7 +147,7 @@ def check_app(settings: Settings) -> None:
         raise CuratorError(f"the app cannot start: {type(exc).__name__}: {_reason(exc, None)}") from None
     app.extensions["curator.engine"].dispose()
     limiter = app.extensions.get("curator.limiter")
-    if limiter is not None:
+    if limiter is not None and settings.ratelimit_enabled:  # a disabled limiter has no storage to close
         _close(limiter.storage)
 
 

@@ -59,6 +59,12 @@ class ServeProcess:
             *args,
         ]
         self.env = {**os.environ, **(env or {})}
+        # an instance folder of its own unless one is given: the server keeps its secret key
+        # there (and reads runs from it), never in the folder the tests are run from
+        self._instance: tempfile.TemporaryDirectory[str] | None = None
+        if "CURATOR_INSTANCE_PATH" not in self.env:
+            self._instance = tempfile.TemporaryDirectory(prefix="curator-instance-")
+            self.env["CURATOR_INSTANCE_PATH"] = self._instance.name
         self.start_timeout = start_timeout
         self.process: subprocess.Popen | None = None
 
@@ -92,6 +98,8 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self._instance is not None:
+            self._instance.cleanup()
 
     def read_log(self) -> str:
         # pread: the child writes through the same open file, so moving its offset (seek) could
