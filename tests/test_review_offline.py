@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import time
 
+import pytest
 from sqlalchemy import select
 
 from curator.core.db import make_engine, make_session_factory
@@ -16,6 +17,8 @@ from curator.web.testing import ServeProcess
 
 from .conftest import PASSWORD, review_sample
 from .test_review_ui import start_reviewing, wait_for_item
+
+pytestmark = pytest.mark.slow  # a minute of waiting: scheduled first, so the other workers use the cores meanwhile
 
 OUTAGE = 60  # s the server stays down: the scenario (the page used to give up after ~7.5 s)
 
