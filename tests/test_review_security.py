@@ -250,3 +250,17 @@ def test_invitation_to_a_language_without_candidates_is_a_clear_message(review_a
         "[X] est originaire de [Y]",
     ]  # cleaned: no final dot
     assert client.get(path).status_code == 410
+
+
+def test_a_bad_address_on_the_invitation_is_said_in_the_page_language(review_app, cli):
+    """The e-mail validator's own reasons are English only: the invitation page says, in its
+    language, what is wrong and what to do (issue 27: no English on a volunteer's path)."""
+    link = cli("user", "invite", "--language", "es").output.strip()
+    path = link[link.index("/invite/") :]
+    client = review_app.test_client()
+    headers = {"Accept-Language": "es"}
+    page = client.get(path, headers=headers).get_data(as_text=True)
+    form = {"csrf_token": csrf_from(page), "email": "ana@@example", "password": "longenough1", "password2": "longenough1"}
+    body = client.post(path, data=form, headers=headers).get_data(as_text=True)
+    assert "no es una dirección de correo: comprueba que esté escrita como nombre@example.org" in html.unescape(body)
+    assert "is not an e-mail address" not in body

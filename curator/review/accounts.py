@@ -78,11 +78,14 @@ def check_password_strength(password: str) -> None:
         )
 
 
+NOT_AN_EMAIL = N_("%(email)s is not an e-mail address: check it is written like name@example.org.")
+
+
 def check_email(email: str) -> str:
     """The address, normalised, or an InputError: a real syntax check (no DNS lookup), so that an
     invitation bound to a typo or a user named '<script>@x' is refused where it is made."""
     if not isinstance(email, str) or not email.strip() or len(email.strip()) > MAX_EMAIL:
-        raise InputError(f"{email!r} is not an e-mail address")
+        raise InputError(NOT_AN_EMAIL, params={"email": repr(email)})
     email = email.strip()
     try:
         if email.lower().endswith(PLACEHOLDER_DOMAIN):  # same syntax rules, on the reserved test name instead
@@ -91,8 +94,8 @@ def check_email(email: str) -> str:
             )
             return checked.normalized[: -len(".test")] + PLACEHOLDER_DOMAIN
         return validate_email(email, check_deliverability=False).normalized
-    except EmailNotValidError as exc:
-        raise InputError(f"{email.strip()!r} is not an e-mail address: {exc}") from None
+    except EmailNotValidError:  # the validator's own reason is English only: the page says what to do
+        raise InputError(NOT_AN_EMAIL, params={"email": repr(email.strip())}) from None
 
 
 MAX_NAME = 200
