@@ -260,7 +260,12 @@ def test_a_bad_address_on_the_invitation_is_said_in_the_page_language(review_app
     client = review_app.test_client()
     headers = {"Accept-Language": "es"}
     page = client.get(path, headers=headers).get_data(as_text=True)
-    form = {"csrf_token": csrf_from(page), "email": "ana@@example", "password": "longenough1", "password2": "longenough1"}
+    form = {
+        "csrf_token": csrf_from(page),
+        "email": "ana@@example",
+        "password": "longenough1",
+        "password2": "longenough1",
+    }
     body = client.post(path, data=form, headers=headers).get_data(as_text=True)
     assert "no es una dirección de correo: comprueba que esté escrita como nombre@example.org" in html.unescape(body)
     assert "is not an e-mail address" not in body
