@@ -60,6 +60,8 @@ def test_import_and_export_csv(review_app, cli, sessions, tmp_path):
         (HEADER + "es,born,nació,\nes,BÓRN,otra,\n", 3, "term", "the same term as line 2"),
         (HEADER + "es,born,nació,\nes,capital,cap\u202eital,\n", 3, "translation", "U+202E"),
         (HEADER + "es,born,nació,\nes,capital," + "x" * 201 + ",\n", 3, "translation", "longer than 200"),
+        # 150 × ß folds to 300 letters (ss), more than the folded key holds (PostgreSQL refused it raw)
+        (HEADER + "es,born,nació,\nes," + "ß" * 150 + ",x,\n", 3, "term", "too long once folded"),
     ],
 )
 def test_a_bad_line_names_file_line_and_field_and_stores_nothing(

@@ -72,7 +72,9 @@ def _write_private(path: Path, text: str) -> None:
     to disk and renamed over `path`."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        tmp.unlink(missing_ok=True)  # a leftover of a process that died with this pid
+        # O_EXCL | O_NOFOLLOW: a file or link planted under the temporary name is never written through
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as fh:
             fh.write(text)
             fh.flush()

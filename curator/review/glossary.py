@@ -33,6 +33,8 @@ from curator.core.text import control_reason
 
 COLUMNS = ("language", "term", "translation", "note")
 LIMITS = {"language": 32, "term": 200, "translation": 200, "note": 500}
+# folding can lengthen a term (ß → ss): its folded key must fit the same 200 characters
+FOLDED_TOO_LONG = f"is too long once folded (more than {LIMITS['term']} characters)"
 
 
 class TermRecord(TypedDict):
@@ -83,8 +85,13 @@ def _fields(term: object, translation: object, note: object) -> tuple[str, str, 
             values.append(_clean(value, name, required=name != "note"))
         except ValueError as exc:
             raise InputError("glossary", f"the {name} {exc}", field=name) from None
-    if not fold(values[0]).strip():
+    key = fold(values[0])
+    if not key.strip():
         raise InputError("glossary", "the term has no letters", field="term")
+    if len(key) > LIMITS["term"]:  # folding can lengthen a term (ß → ss); the key column holds as many
+        raise InputError(
+            "glossary", f"the term is too long once folded (more than {LIMITS['term']} characters)", field="term"
+        )
     return values[0], values[1], values[2]
 
 
@@ -249,6 +256,8 @@ def import_csv(session: Session, path: Path, user: User | None = None) -> tuple[
         key = fold(clean["term"])
         if not key.strip():
             raise InputError(name, "has no letters", line=line, field="term")
+        if len(key) > LIMITS["term"]:
+            raise InputError(name, FOLDED_TOO_LONG, line=line, field="term")
         if (clean["language"], key) in seen:
             raise InputError(name, f"the same term as line {seen[(clean['language'], key)]}", line=line, field="term")
         seen[(clean["language"], key)] = line
