@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.errors import InputError
-from curator.core.models import Template, User
+from curator.core.models import AssignmentItem, Template, User
 from curator.review import context
 from curator.review.importer import import_reviews
 from curator.review.service import get_assignment, undo
@@ -133,7 +133,7 @@ def test_chosen_languages_are_remembered_per_account(review_app, sessions):
         ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
         bo = s.scalars(select(User).where(User.email == "bo@example.org")).one()
         assert context.chosen_languages(s, ana) == ["el", "ar"] and context.chosen_languages(s, bo) == []
-        with pytest.raises(InputError, match="unknown language 'xx'"):
+        with pytest.raises(InputError, match="no language with the code xx"):
             context.choose_languages(s, ana, ["ar", "xx"])
     with sessions() as s:
         ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
@@ -141,7 +141,7 @@ def test_chosen_languages_are_remembered_per_account(review_app, sessions):
 
 
 @pytest.mark.backends("sqlite")
-def test_context_api(review_app):
+def test_context_api(review_app, sessions, tmp_path):
     ana = Browser(review_app).login("ana@example.org")
     api = "/api/v1/languages/es"
     item = ana.get(f"{api}/queue").get_json()["next"]
@@ -155,9 +155,9 @@ def test_context_api(review_app):
         ],
     }
     for body, error in (
-        ({"languages": "ar"}, "languages must be a list of language codes"),
-        ({"languages": ["ar", 3]}, "languages must be a list of language codes"),
-        ({"languages": ["zz"]}, "languages: unknown language 'zz'"),
+        ({"languages": "ar"}, "Send the languages as a list of language codes."),
+        ({"languages": ["ar", 3]}, "Send the languages as a list of language codes."),
+        ({"languages": ["zz"]}, "There is no language with the code zz."),
         ({"languages": ["x" * 40]}, "language must be at most 32 characters"),
     ):
         answer = ana.post("/api/v1/me/context-languages", json=body)
@@ -169,10 +169,50 @@ def test_context_api(review_app):
     assert panels["machine"] and all(m["n"] == k for k, m in enumerate(panels["machine"], start=1))
     assert [x["code"] for x in panels["languages"]] == ["ar", "el"]  # not the language under review
     assert panels["languages"][0]["templates"][0]["status"] == "candidate"
+    _context_api_in(ana, sessions, tmp_path, item)
     # another reviewer's item: 404; a language one does not review: 403
     bo = Browser(review_app).login("bo@example.org")
     assert bo.get(f"{api}/items/{item}/context").status_code == 404
     assert bo.get(f"/api/v1/languages/ar/items/{item}/context").status_code == 403
+
+
+def _context_api_in(ana: Browser, sessions, tmp_path, item: int) -> None:
+    """Issue 27 §1: in Spanish and Arabic the panels name languages and relations in that
+    language (`title_lang` "en" only where no title is translated) and the errors are translated."""
+    with sessions.begin() as s:
+        text = s.scalars(
+            select(Template.text)
+            .join(AssignmentItem, AssignmentItem.template_id == Template.id)
+            .where(AssignmentItem.id == item)
+        ).one()
+        relation = s.scalars(select(Template.relation_id).join(AssignmentItem).where(AssignmentItem.id == item)).one()
+        assert relation != "P37"
+        # another relation's amended template sharing every word with the item's: in its memory
+        line = {"reviewer": "bo@example.org", "language": "es", "decision": "amend"}
+        official = "el idioma oficial de [X] es [Y]"
+        _import(s, tmp_path, [{**line, "relation": "P37", "template": official, "correction": f"{text} (oficial)"}])
+    expected = {
+        "es": ({"ar": "árabe", "el": "griego"}, "idioma oficial", "Elige como máximo"),
+        "ar": ({"ar": "العربية", "el": "اليونانية"}, "اللغة الرسمية", "اختر"),
+    }
+    for locale, (names, title, too_many) in expected.items():
+        headers = {"Accept-Language": locale}
+        panels = ana.client.get(f"/api/v1/languages/es/items/{item}/context", headers=headers).get_json()
+        assert {x["code"]: x["name"] for x in panels["languages"]} == names, locale
+        memory = [m for m in panels["memory"] if m["relation"] == "P37"]
+        assert [(m["title"], m["title_lang"]) for m in memory] == [(title, locale)], locale
+        available = ana.client.get("/api/v1/me/context-languages", headers=headers).get_json()["available"]
+        assert {x["code"]: x["name"] for x in available if x["code"] in names} == names, locale
+        answer = ana.post(
+            "/api/v1/me/context-languages", json={"languages": [f"x{k}" for k in range(13)]}, headers=headers
+        )
+        assert answer.status_code == 422 and answer.get_json()["error"].startswith(too_many), locale
+        answer = ana.post("/api/v1/me/context-languages", json={"languages": "ar"}, headers=headers)
+        assert answer.status_code == 422 and "Send the languages" not in answer.get_json()["error"], locale
+    answer = ana.client.get(f"/api/v1/languages/es/items/{item}/context").get_json()
+    assert [(m["title"], m["title_lang"]) for m in answer["memory"] if m["relation"] == "P37"] == [
+        ("official language", "en")
+    ]
 
 
 def _in_viewport(page) -> None:

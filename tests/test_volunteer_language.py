@@ -29,7 +29,9 @@ from .conftest import PASSWORD
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "curator" / "web" / "translations"
 # English on purpose, or data: left out of the text that is checked
-ON_PURPOSE = '[lang="en"], kbd, #examples, #template, .history-template, #suggestions'
+ON_PURPOSE = (
+    '[lang="en"], kbd, #examples, #template, .history-template, #suggestions, .ctx-text, #ctx-langs-options small'
+)
 NAMES = {"curator", "mpararel", "pararel", "wikidata", "google", "bing"}  # names, in every language
 
 
@@ -52,14 +54,23 @@ def _catalogue_words(locale: str) -> set[str]:
 
 def english_only(locale: str) -> set[str]:
     """Words of the English interface that are no word of `locale`'s own texts."""
+    from babel import Locale
+
+    from curator.core.languages import NAMES as LANGUAGE_NAMES
     from curator.ingest.relations import relation_titles, translated_relation_titles
     from curator.review.guidelines import DEFAULT_GUIDELINES, default_guidelines
 
-    english = _catalogue_words("en") | _words(DEFAULT_GUIDELINES) | _words(" ".join(relation_titles().values()))
+    english = (
+        _catalogue_words("en")
+        | _words(DEFAULT_GUIDELINES)
+        | _words(" ".join(relation_titles().values()))
+        | _words(" ".join(LANGUAGE_NAMES.values()))  # "Greek" where "griego" is due
+    )
     own = (
         _catalogue_words(locale)
         | _words(default_guidelines(locale))
         | _words(" ".join(translated_relation_titles().get(locale, {}).values()))
+        | _words(" ".join(Locale.parse(locale).languages.values()))
     )
     return english - own - NAMES
 
@@ -87,6 +98,7 @@ def walk_site(chromium, sqlite_templates, tmp_path_factory):
             revoke_invite(s, withdrawn.id)
             links[lang] = (token, withdrawn_token)
         patterns = sorted(set(s.scalars(select(EnglishPattern.pattern))), key=len, reverse=True)
+        _fill_translation_memory(s, root)
     engine.dispose()
     app = create_app(
         {"DATABASE_URL": url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(root / "runs"), "RATELIMIT_ENABLED": False}
@@ -94,6 +106,31 @@ def walk_site(chromium, sqlite_templates, tmp_path_factory):
     with LiveServer(app) as server:
         yield server.url, links, patterns
     app.extensions["curator.engine"].dispose()
+
+
+def _fill_translation_memory(s, root: Path) -> None:
+    """In each walked language, an amended template of a relation other than P19 (the walk's
+    first relation) with every word of the language's other templates: the translation memory
+    panel then lists it, with its relation's title, beside any item the walk shows."""
+    import json
+
+    from curator.core.models import Template
+    from curator.review.context import words
+    from curator.review.importer import import_reviews
+
+    lines = []
+    for lang in ("es", "ar"):
+        rows = s.execute(select(Template.relation_id, Template.text).where(Template.language == lang)).all()
+        relation, text = next((r, t) for r, t in rows if r != "P19")
+        shared = sorted({w for r, t in rows if r != relation for w in words(t)})
+        correction = "[X] " + " ".join(shared) + " [Y]"
+        lines.append(
+            {"reviewer": "ana@example.org", "language": lang, "relation": relation, "template": text}
+            | {"decision": "amend", "correction": correction}
+        )
+    path = root / "memory.jsonl"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    import_reviews(s, path)
 
 
 READ = """(selector) => {
@@ -147,6 +184,24 @@ def test_the_volunteer_path_has_no_english(chromium, walk_site, locale):
         page.keyboard.press("a")
         page.wait_for_function("document.getElementById('status').textContent.length > 0")
         read("review screen after a decision")
+        # the context panels (review_context.js): machine translations, other languages with the
+        # language picker open, the translation memory (relation titles)
+        page.keyboard.press("m")
+        page.wait_for_selector("#context[data-ready='1']")
+        read("machine translations")
+        page.keyboard.press("o")
+        page.locator("#ctx-langs-choose summary").click()
+        page.wait_for_selector("#ctx-langs-options input")
+        page.locator("#ctx-langs-options input").first.check()
+        page.locator("#ctx-langs-form button[type=submit]").click()
+        page.wait_for_selector("#ctx-langs-list .ctx-language")
+        read("other languages")
+        page.locator("body").click(position={"x": 2, "y": 2})  # the focus off the form, for the keys
+        page.keyboard.press("t")
+        page.wait_for_selector("#ctx-memory-list li")
+        read("translation memory")
+        # the memory's relation has a translated title: one marked English there is English shown
+        texts.append(("translation memory titles", page.evaluate(READ, ON_PURPOSE.replace('[lang="en"]', "#details"))))
         page.keyboard.press("?")
         page.wait_for_selector("#help:not([hidden])")
         read("guidelines and keys")

@@ -264,9 +264,13 @@ def accept_invite(
     for code in invite.languages:
         try:
             assign(session, user, code, invite.fraction)
-        except Conflict as exc:  # e.g. no candidate templates in the language (yet): a 422, not a 500
+        except Conflict:  # e.g. no candidate templates in the language (yet): a 422, not a 500
             raise InputError(
-                f"{exc.message}. Ask the maintainer who invited you: this link works once the language has candidates."
+                N_(
+                    "There is nothing to review in %(language)s yet. Ask the maintainer who invited you: "
+                    "this link works once the language has candidates."
+                ),
+                params={"language": code},
             ) from None
     invite.used_at, invite.used_by = utcnow(), user.id
     session.flush()

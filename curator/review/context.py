@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from curator.core import languages as language_names
 from curator.core.enums import DecisionKind
-from curator.core.errors import InputError
+from curator.core.errors import N_, InputError
 from curator.core.models import ContextLanguage, Decision, EnglishPattern, Language, Template, TranslationLine, User
 from curator.ingest.candidates import current_params
 from curator.review.evidence import template_sources
@@ -268,11 +268,11 @@ def choose_languages(session: Session, user: User, codes: Sequence[str]) -> list
     caller's unit of work; an unknown code changes nothing and names itself."""
     wanted = list(dict.fromkeys(codes))
     if len(wanted) > MAX_CHOSEN:
-        raise InputError(f"languages: at most {MAX_CHOSEN} languages")
+        raise InputError(N_("Choose at most %(count)s languages."), params={"count": MAX_CHOSEN})
     known = set(session.scalars(select(Language.code).where(Language.code.in_(wanted))))
     unknown = [c for c in wanted if c not in known]
     if unknown:
-        raise InputError(f"languages: unknown language {unknown[0]!r}")
+        raise InputError(N_("There is no language with the code %(code)s."), params={"code": unknown[0]})
     session.execute(delete(ContextLanguage).where(ContextLanguage.user_id == user.id))
     session.add_all(ContextLanguage(user_id=user.id, language=c, position=k) for k, c in enumerate(wanted))
     session.flush()

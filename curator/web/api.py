@@ -11,7 +11,7 @@ from flask import Blueprint, jsonify
 from flask_login import current_user, login_required
 
 from curator.core import languages
-from curator.core.errors import InputError
+from curator.core.errors import N_, InputError
 from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
 from curator.review import comments, guidelines, service, suggestions
@@ -19,10 +19,10 @@ from curator.review import context as item_extras
 from curator.review import progress as queueing
 from curator.review.validation import keeps_case, validate_template
 from curator.web import fields
-from curator.web.check_text import translate_item
+from curator.web.check_text import relation_title, translate_item
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
-from curator.web.i18n import select_locale
+from curator.web.i18n import language_name, select_locale
 from curator.web.review import with_time_left
 from curator.web.settings import current_settings
 
@@ -103,9 +103,21 @@ def item_context_panels(lang: str, item_id: int):
     chosen = [c for c in item_extras.chosen_languages(session, current_user) if c != template.language]
     return jsonify(
         machine=item_extras.machine_translations(session, template),
-        languages=item_extras.other_languages(session, template.relation_id, chosen),
-        memory=item_extras.translation_memory(session, template),
+        languages=[
+            {**entry, "name": language_name(entry["code"])}
+            for entry in item_extras.other_languages(session, template.relation_id, chosen)
+        ],
+        memory=[_memory_in_ui_language(dict(m)) for m in item_extras.translation_memory(session, template)],
     )
+
+
+def _memory_in_ui_language(match: dict[str, Any]) -> dict[str, Any]:
+    """A translation-memory match with its relation's title in the interface language when there
+    is one, else the English title; `title_lang` says which (the page marks English as such)."""
+    title = relation_title(match["relation"])
+    if title.lang == "en":
+        return {**match, "title_lang": "en"}
+    return {**match, "title": title.text, "title_lang": title.lang}
 
 
 @bp.get("/me/context-languages")
@@ -114,7 +126,10 @@ def context_languages():
     session = db()
     return jsonify(
         chosen=item_extras.chosen_languages(session, current_user),
-        available=item_extras.available_languages(session),
+        available=sorted(
+            ({**entry, "name": language_name(entry["code"])} for entry in item_extras.available_languages(session)),
+            key=lambda entry: (entry["name"].casefold(), entry["code"]),
+        ),
     )
 
 
@@ -124,7 +139,7 @@ def choose_context_languages():
     body = fields.body()
     codes = body.get("languages")
     if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-        raise InputError("languages must be a list of language codes")
+        raise InputError(N_("Send the languages as a list of language codes."), params={})
     codes = [fields.text({"language": c}, "language", CODE) for c in codes]
     with write() as session:
         chosen = item_extras.choose_languages(session, current_user, codes)

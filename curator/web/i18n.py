@@ -194,6 +194,9 @@ def js_plurals() -> dict[str, dict[str, str]]:
         "Offline — %(num)s decision waiting": lambda n: ngettext(
             "Offline — %(num)s decision waiting", "Offline — %(num)s decisions waiting", n
         ),
+        "%(num)s similar template of another relation": lambda n: ngettext(
+            "%(num)s similar template of another relation", "%(num)s similar templates of other relations", n
+        ),
     }
     samples = plural_samples(select_locale())
     return {key: {category: form(n) for category, n in samples.items()} for key, form in messages.items()}

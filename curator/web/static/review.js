@@ -34,6 +34,7 @@
     const form = forms ? (forms[pluralRules.select(n)] || forms.other) : (n === 1 ? singular : plural);
     return t(form, Object.assign({num: n}, params || {}));
   }
+  window.curatorTn = tn;  // review_context.js says its counts with the same forms
 
   // {ACCEPT: "accept", AMEND: "amend", …}: the decision kinds, from core.enums (web/review.py decision_kinds)
   const KINDS = JSON.parse($("decision-kinds").textContent);

@@ -18,14 +18,9 @@
   try { T = JSON.parse($("context-i18n").textContent); } catch (err) { T = {}; }
   const say = (key) => (T[key] === undefined ? key : T[key]);
 
-  // A plural message: the form the server rendered for a sample number of the same CLDR
-  // category (Intl.PluralRules, the rules Babel's catalogues follow) as `n`.
-  function plural(forms, n) {
-    const rules = new Intl.PluralRules(document.documentElement.lang || "en");
-    const wanted = rules.select(n);
-    const sample = Object.keys(forms).find((k) => rules.select(Number(k)) === wanted) || "100";
-    return forms[sample].replace("%(num)s", String(n));
-  }
+  // A message with a count: review.js's tn (web/i18n.py js_plurals holds the forms).
+  const tn = (singular, plural, n) => (window.curatorTn ? window.curatorTn(singular, plural, n)
+    : (n === 1 ? singular : plural).replace("%(num)s", String(n)));
 
   const PANELS = {mt: "ctx-mt", langs: "ctx-langs", memory: "ctx-memory"};
   const KEYS = {KeyM: "mt", KeyO: "langs", KeyT: "memory"};
@@ -135,13 +130,14 @@
   function renderMemory() {
     const list = $("ctx-memory-list");
     clear(list);
-    $("ctx-memory-count").textContent = data.memory.length ? plural(T.memory, data.memory.length) : say("no_memory");
+    $("ctx-memory-count").textContent = data.memory.length ? tn("%(num)s similar template of another relation",
+      "%(num)s similar templates of other relations", data.memory.length) : say("no_memory");
     data.memory.forEach((m) => {
       const row = el("li");
       const text = el("bdi", null, "ctx-text");
       m.parts.forEach((p) => text.append(p.shared ? el("mark", p.text, "ctx-shared") : p.text));
       const rel = el("span", m.title, "tag");
-      rel.lang = "en";
+      if (m.title_lang) rel.lang = m.title_lang;  // "en" only where no translated title exists
       row.append(text, " ", rel, " ", status(m.status));
       list.appendChild(row);
     });
