@@ -1,7 +1,8 @@
 """A flaky connection loses nothing, and a restart signs nobody out: the real server (`curator
 serve`, without CURATOR_SECRET_KEY) is stopped for a minute in the middle of a session while the
 reviewer goes on in Chromium; the decisions wait in the browser and are stored once each, in
-order, when the server is back, and the page recovers by itself."""
+order, when the server is back, and the page recovers by itself. Also behind a proxy that refuses
+a request once (429), and with a server that hangs (SIGSTOP) rather than refusing connections."""
 
 from __future__ import annotations
 
@@ -24,8 +25,6 @@ from curator.web.testing import ServeProcess, free_port
 from .conftest import PASSWORD, review_sample
 from .test_review_ui import start_reviewing, wait_for_item
 
-pytestmark = pytest.mark.slow  # a minute of waiting: scheduled first, so the other workers use the cores meanwhile
-
 OUTAGE = 60  # s the server stays down: the issue's scenario (the page used to give up after ~7.5 s)
 
 WAITING = """n => (document.getElementById('connection').textContent.includes(`Offline — ${n} decision`)
@@ -34,6 +33,7 @@ OUTBOX = """() => Object.keys(localStorage).filter(k => k.startsWith('curator.ou
                   .map(k => JSON.parse(localStorage.getItem(k)).map(e => [e.item, e.body.decision]))"""
 
 
+@pytest.mark.slow  # a minute of waiting: scheduled first, so the other workers use the cores meanwhile
 def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_templates, tmp_path):
     db = tmp_path / "curator.sqlite"
     shutil.copyfile(sqlite_templates("review"), db)
@@ -217,7 +217,9 @@ def test_a_refusing_proxy_and_a_hung_server_lose_nothing(chromium, sqlite_templa
             for pid in stopped:
                 os.kill(pid, signal.SIGSTOP)  # hung: connections are accepted, nothing answers
             page.keyboard.press("a")  # its request hangs: after a moment it waits, and the page goes on
-            page.wait_for_function(WAITING, arg=1)
+            # the page waits ANSWER_WAIT_MS (3 s) for an answer; it used to hold the decision until the
+            # request was given up (SEND_LIMIT_MS, 40 s): a guard between the two, ten times the wait
+            page.wait_for_function(WAITING, arg=1, timeout=30_000)
             assert page.locator("#status").get_attribute("class") != "status error", page.locator(
                 "#status"
             ).inner_text()
