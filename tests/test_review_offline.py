@@ -1,24 +1,29 @@
 """A flaky connection loses nothing, and a restart signs nobody out: the real server (`curator
 serve`, without CURATOR_SECRET_KEY) is stopped for a minute in the middle of a session while the
 reviewer goes on in Chromium; the decisions wait in the browser and are stored once each, in
-order, when the server is back, and the page recovers by itself."""
+order, when the server is back, and the page recovers by itself. Also behind a proxy that refuses
+a request once (429), and with a server that hangs (SIGSTOP) rather than refusing connections."""
 
 from __future__ import annotations
 
+import http.client
+import os
 import shutil
+import signal
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
 from curator.core.db import make_engine, make_session_factory
 from curator.core.models import Decision, User
-from curator.web.testing import ServeProcess
+from curator.web.testing import ServeProcess, free_port
 
 from .conftest import PASSWORD, review_sample
 from .test_review_ui import start_reviewing, wait_for_item
-
-pytestmark = pytest.mark.slow  # a minute of waiting: scheduled first, so the other workers use the cores meanwhile
 
 OUTAGE = 60  # s the server stays down: the issue's scenario (the page used to give up after ~7.5 s)
 
@@ -28,6 +33,7 @@ OUTBOX = """() => Object.keys(localStorage).filter(k => k.startsWith('curator.ou
                   .map(k => JSON.parse(localStorage.getItem(k)).map(e => [e.item, e.body.decision]))"""
 
 
+@pytest.mark.slow  # a minute of waiting: scheduled first, so the other workers use the cores meanwhile
 def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_templates, tmp_path):
     db = tmp_path / "curator.sqlite"
     shutil.copyfile(sqlite_templates("review"), db)
@@ -99,6 +105,153 @@ def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_template
         page.wait_for_function("document.getElementById('status').textContent.includes('Saved')")
         with sessions() as s:
             assert s.scalar(select(Decision.decision).where(Decision.item_id == items[6])) == "reject"
+    context.close()
+    engine.dispose()
+
+
+def _family(pid: int) -> list[int]:
+    """`pid` and all its descendants (the gunicorn master and its workers), parents first."""
+    found, k = [pid], 0
+    while k < len(found):
+        for task in Path(f"/proc/{found[k]}/task").glob("*/children"):
+            found += [int(c) for c in task.read_text().split()]
+        k += 1
+    return found
+
+
+class _Proxy(ThreadingHTTPServer):
+    """A plain HTTP proxy in front of the real server that answers the first decision it sees
+    429 (as a rate-limiting proxy would) and forwards everything else as it is."""
+
+    daemon_threads = True
+
+    def __init__(self, upstream_port: int):
+        self.upstream_port, self.refused = upstream_port, 0
+        super().__init__(("127.0.0.1", free_port()), _Forward)
+
+
+class _Forward(BaseHTTPRequestHandler):
+    server: _Proxy
+
+    def _forward(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.command == "POST" and self.path.endswith("/decision") and not self.server.refused:
+            self.server.refused += 1
+            self.send_response(429)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "17")
+            self.end_headers()
+            self.wfile.write(b"Too many requests")
+            return
+        upstream = http.client.HTTPConnection("127.0.0.1", self.server.upstream_port)  # no timeout: SIGSTOP
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection", "keep-alive")}
+        upstream.request(self.command, self.path, body=body or None, headers=headers)
+        response = upstream.getresponse()
+        data = response.read()
+        self.send_response(response.status)
+        for k, v in response.getheaders():
+            if k.lower() not in ("connection", "keep-alive", "transfer-encoding", "content-length"):
+                self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        upstream.close()
+
+    do_GET = do_POST = _forward
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_refusing_proxy_and_a_hung_server_lose_nothing(chromium, sqlite_templates, tmp_path):
+    """Behind a proxy that answers the first decision 429, the decision is sent again and stored
+    once; then the server hangs (SIGSTOP: the connection stays open, nothing answers) and the page
+    says the decisions wait instead of freezing; one undone while its request hangs is undone on
+    the server too, and all are stored once, in order, when the server answers again (SIGCONT)."""
+    db = tmp_path / "curator.sqlite"
+    shutil.copyfile(sqlite_templates("review"), db)
+    engine = make_engine(f"sqlite:///{db}")
+    sessions = make_session_factory(engine)
+    items = [i[0] for i in review_sample(sessions, "ana@example.org", "es")]
+    proc = ServeProcess(f"sqlite:///{db}", "--workers", "1", "--threads", "4")
+    context = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+
+    def stored() -> list[tuple[int, str, bool]]:
+        with sessions() as s:
+            return [
+                tuple(row)
+                for row in s.execute(
+                    select(Decision.item_id, Decision.decision, Decision.retracted)
+                    .join(User, User.id == Decision.user_id)
+                    .where(User.email == "ana@example.org", Decision.language == "es")
+                    .order_by(Decision.id)
+                ).all()
+            ]
+
+    with proc:
+        proxy = _Proxy(proc.port)
+        threading.Thread(target=proxy.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{proxy.server_address[1]}"
+        stopped: list[int] = []
+        try:
+            page.goto(url + "/login")
+            page.fill("input[name=email]", "ana@example.org")
+            page.fill("input[name=password]", PASSWORD)
+            page.keyboard.press("Enter")
+            page.wait_for_url(url + "/")
+            page.goto(url + "/review/es")
+            start_reviewing(page)
+            wait_for_item(page, items[0])
+            page.keyboard.press("a")  # answered 429 by the proxy: sent again, not dropped
+            page.wait_for_function(
+                "['Back online', 'Saved'].some(t => document.getElementById('status').textContent.includes(t))"
+                " || document.getElementById('status').classList.contains('error')"
+            )
+            assert proxy.refused == 1
+            assert stored() == [(items[0], "accept", False)], page.locator("#status").inner_text()
+            wait_for_item(page, items[1])
+            page.wait_for_function("Number(document.getElementById('review').dataset.ahead) >= 3")
+
+            stopped = _family(proc.process.pid)
+            for pid in stopped:
+                os.kill(pid, signal.SIGSTOP)  # hung: connections are accepted, nothing answers
+            page.keyboard.press("a")  # its request hangs: after a moment it waits, and the page goes on
+            # the page waits ANSWER_WAIT_MS (3 s) for an answer; it used to hold the decision until the
+            # request was given up (SEND_LIMIT_MS, 40 s): a guard between the two, ten times the wait
+            page.wait_for_function(WAITING, arg=1, timeout=30_000)
+            assert page.locator("#status").get_attribute("class") != "status error", page.locator(
+                "#status"
+            ).inner_text()
+            wait_for_item(page, items[2])
+            page.keyboard.press("u")  # undone while its request hangs: undone on the server once stored
+            wait_for_item(page, items[1])
+            page.keyboard.press("r")
+            wait_for_item(page, items[2])
+            page.keyboard.press("n")
+            page.wait_for_function(WAITING, arg=2)
+            assert page.locator("#connection").inner_text() == "Offline — 2 decisions waiting"
+
+            for pid in reversed(stopped):  # workers first: the master finds them alive
+                os.kill(pid, signal.SIGCONT)
+            stopped = []
+            page.wait_for_function(
+                "document.getElementById('status').textContent.includes('Back online')"
+                " || document.getElementById('status').classList.contains('error')"
+            )
+            assert page.locator("#status").inner_text() == "Back online — every decision is saved."
+            assert page.evaluate(OUTBOX) == []
+            assert stored() == [
+                (items[0], "accept", False),
+                (items[1], "accept", True),  # sent, then undone
+                (items[1], "reject", False),
+                (items[2], "unsure", False),
+            ]
+        finally:
+            for pid in reversed(stopped):
+                os.kill(pid, signal.SIGCONT)
+            proxy.shutdown()
+            proxy.server_close()
     context.close()
     engine.dispose()
 

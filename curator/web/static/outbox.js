@@ -44,6 +44,18 @@
     last() { const all = this.entries(); return all[all.length - 1] || null; }
     add(entry) { this.save([...this.entries(), entry]); }
 
+    // The entries still to be stored as made: not those undone after they were tried (`undo`).
+    pending() { return this.entries().filter((e) => !e.undo).length; }
+    // The last entry the reviewer can still undo here (one not undone already), or null.
+    lastKept() { return this.entries().filter((e) => !e.undo).pop() || null; }
+    find(requestId) { return this.entries().find((e) => e.body.request_id === requestId) || null; }
+
+    // Set fields of the entry with this request id (`tried`: it was sent at least once, so the
+    // server may hold it; `undo`: undone after that, so it is sent and then undone there).
+    update(requestId, fields) {
+      this.save(this.entries().map((e) => (e.body.request_id === requestId ? Object.assign({}, e, fields) : e)));
+    }
+
     // Take out the entry with this request id (sent, refused, or undone); true if it was there.
     remove(requestId) {
       const all = this.entries();

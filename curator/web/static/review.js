@@ -456,7 +456,10 @@
       const entry = {item: ctx.item.id, body, before: {decision: was.decision || null, correction: was.correction || null}};
       outbox.add(entry);
       if (offline || outbox.size() > 1) { if (!offline) flush(); await decidedOffline(entry); return; }
-      const result = await flush();
+      // no answer within ANSWER_WAIT_MS (a dead connection, a hung server): the decision waits and
+      // the reviewer goes on; the request runs on, and its answer, if it comes, stores the entry
+      const result = await Promise.race([flush(), new Promise((r) => setTimeout(() => r("slow"), ANSWER_WAIT_MS))]);
+      if (result === "slow") { goOffline(); await decidedOffline(entry); return; }
       const r = answers.get(body.request_id);
       answers.delete(body.request_id);
       refused = refused.filter((m) => m.id !== body.request_id);
@@ -497,6 +500,8 @@
   // when it answers again; meanwhile the reviewer goes on with the templates already loaded.
 
   const SEND_LIMIT_MS = 40000;  // a request on a dead connection is given up (above the busy timeout)
+  const ANSWER_WAIT_MS = 3000;  // a decision unanswered this long waits, and the reviewer goes on
+  const GONE = new Set([404, 409, 422]);  // refusals that sending again cannot change; any other is retried
   const AHEAD = 10;             // templates loaded ahead of the current one, to go on with offline
   const outbox = new window.CuratorOutbox.Outbox(`curator.outbox.${root.dataset.user}.${lang}`);
   const reconnect = new window.CuratorOutbox.Reconnect(tryReconnect);
@@ -556,9 +561,25 @@
     if (flushing) return flushing;
     flushing = (async () => {
       for (let entry = outbox.first(); entry; entry = outbox.first()) {
+        outbox.update(entry.body.request_id, {tried: true});  // from now on the server may hold it
         const r = await call("POST", `/items/${entry.item}/decision`, entry.body, true);
         if (r.status === 0 || r.status >= 500) { goOffline(); return r.status === 0 ? "unreachable" : "later"; }
         if (r.status === 401) return "signed-out";
+        // a proxy's 408, 413 or 429 (or any refusal but GONE's) may pass: sent again with the backoff
+        if (!r.ok && !GONE.has(r.status)) { goOffline(); return "later"; }
+        const now = outbox.find(entry.body.request_id) || entry;
+        if (now.undo) {
+          // undone after it was sent: stored now (or already), so undone there too — unless the
+          // answer says it is undone already (an earlier /undo whose answer was lost)
+          if (r.ok && !r.data.decision.retracted) {
+            const u = await call("POST", "/undo", {}, true);
+            if (u.status === 401) return "signed-out";
+            if (!u.ok) { goOffline(); return u.status === 0 ? "unreachable" : "later"; }
+          }
+          outbox.remove(entry.body.request_id);
+          showConnection();
+          continue;
+        }
         outbox.remove(entry.body.request_id);
         answers.set(entry.body.request_id, r);
         if (!r.ok) {
@@ -611,7 +632,7 @@
   // "Offline — 3 decisions waiting" while the server cannot be reached; nothing otherwise.
   function showConnection() {
     const el = $("connection");
-    const n = outbox.size();
+    const n = outbox.pending();
     const text = !offline ? "" : (n ? tn("Offline — %(num)s decision waiting", "Offline — %(num)s decisions waiting", n)
       : t("Offline — the server cannot be reached; trying again…")) +
       (stalled ? " " + t("No more templates are loaded: the next ones come when the connection is back.") : "");
@@ -657,9 +678,13 @@
     showConnection();
   }
 
-  // Undo of a decision still waiting: it leaves the list, never reaching the server.
+  // Undo of a decision still waiting: one never sent leaves the list; one sent already (its
+  // answer lost or not come yet) may be stored, so it is marked to be sent and then undone there.
   async function undoWaiting(entry) {
-    if (!outbox.remove(entry.body.request_id)) return;
+    if (entry.tried) {
+      outbox.update(entry.body.request_id, {undo: true});
+      if (!offline) flush();
+    } else if (!outbox.remove(entry.body.request_id)) return;
     const known = items[indexOf(entry.item)];
     if (known) {
       if (known.decision && !entry.before.decision) localProgress(-1);
@@ -722,8 +747,7 @@
     if (busy || intro) return;
     busy = true;
     try {
-      if (flushing && outbox.size()) await flushing;  // sent meanwhile, or still waiting?
-      const waiting = outbox.last();
+      const waiting = outbox.lastKept();  // one in flight is `tried`: `undoWaiting` undoes it after it is stored
       if (waiting) { await undoWaiting(waiting); return; }
       if (offline) { say(t("Offline: only decisions still waiting can be undone."), "warn"); return; }
       const r = await call("POST", "/undo", {});
