@@ -334,23 +334,58 @@ def test_text_inside_messages_reads_in_its_own_direction(chromium, site, signed_
     assert not wrong, "\n".join(wrong)
 
 
-# The characters Chromium reports (KeyboardEvent.key) for the physical keys A, E, H, J under
-# each layout, with KeyboardEvent.code naming the physical key.
+# The events Chromium sends for the keys that mean A, E, H, J, K (and M, O, T, the context
+# panels' keys) under each layout: (KeyboardEvent.key, KeyboardEvent.code). Non-Latin layouts
+# type their own letter on the US key; AZERTY and Dvorak type the Latin letter elsewhere.
 LAYOUTS = {
-    "arabic": {"KeyA": "ش", "KeyE": "ث", "KeyH": "ا", "KeyJ": "ت", "KeyK": "ن"},
-    "hebrew": {"KeyA": "ש", "KeyE": "ק", "KeyH": "י", "KeyJ": "ח", "KeyK": "ל"},
-    "greek": {"KeyA": "α", "KeyE": "ε", "KeyH": "η", "KeyJ": "ξ", "KeyK": "κ"},
-    "russian": {"KeyA": "ф", "KeyE": "у", "KeyH": "р", "KeyJ": "о", "KeyK": "л"},
-    "persian": {"KeyA": "ش", "KeyE": "ث", "KeyH": "ا", "KeyJ": "ت", "KeyK": "ن"},
+    "arabic": {
+        "a": ("ش", "KeyA"),
+        "e": ("ث", "KeyE"),
+        "h": ("ا", "KeyH"),
+        "j": ("ت", "KeyJ"),
+        "k": ("ن", "KeyK"),
+        "m": ("ة", "KeyM"),
+        "o": ("خ", "KeyO"),
+        "t": ("ف", "KeyT"),
+    },
+    "hebrew": {"a": ("ש", "KeyA"), "e": ("ק", "KeyE"), "h": ("י", "KeyH"), "j": ("ח", "KeyJ"), "k": ("ל", "KeyK")},
+    "greek": {"a": ("α", "KeyA"), "e": ("ε", "KeyE"), "h": ("η", "KeyH"), "j": ("ξ", "KeyJ"), "k": ("κ", "KeyK")},
+    "russian": {"a": ("ф", "KeyA"), "e": ("у", "KeyE"), "h": ("р", "KeyH"), "j": ("о", "KeyJ"), "k": ("л", "KeyK")},
+    "persian": {"a": ("ش", "KeyA"), "e": ("ث", "KeyE"), "h": ("ا", "KeyH"), "j": ("ت", "KeyJ"), "k": ("ن", "KeyK")},
+    "azerty": {
+        "a": ("a", "KeyQ"),
+        "e": ("e", "KeyE"),
+        "h": ("h", "KeyH"),
+        "j": ("j", "KeyJ"),
+        "k": ("k", "KeyK"),
+        "m": ("m", "Semicolon"),
+        "o": ("o", "KeyO"),
+        "t": ("t", "KeyT"),
+    },
+    "dvorak": {
+        "a": ("a", "KeyA"),
+        "e": ("e", "KeyD"),
+        "h": ("h", "KeyJ"),
+        "j": ("j", "KeyC"),
+        "k": ("k", "KeyV"),
+        "m": ("m", "KeyM"),
+        "o": ("o", "KeyS"),
+        "t": ("t", "KeyK"),
+    },
 }
-_PRESS = """([key, code]) => (document.activeElement || document.body).dispatchEvent(
-  new KeyboardEvent("keydown", {key, code, bubbles: true, cancelable: true}))"""
+# The top-row 2 without Shift: Arabic types an Arabic-Indic digit, AZERTY "é".
+DIGIT_2 = {"arabic": ("٢", "Digit2"), "azerty": ("é", "Digit2")}
+_PRESS = """([key, code, repeat]) => (document.activeElement || document.body).dispatchEvent(
+  new KeyboardEvent("keydown", {key, code, repeat, bubbles: true, cancelable: true}))"""
+_OUTBOX = "() => Object.keys(localStorage).filter((k) => k.startsWith('curator.outbox.')).length"
 
 
 def test_shortcuts_work_under_any_keyboard_layout(chromium, site, signed_in):
     """The shortcuts follow the physical key under Arabic, Hebrew, Greek, Russian and Persian
-    layouts (the events Chromium sends: the layout's character as key, the key's code), never
-    while typing in a field, and the buttons and the help show the Latin letters."""
+    layouts and the typed letter under AZERTY and Dvorak (the events Chromium sends: the
+    layout's character as key, the key's code), the context panels' keys too; never while
+    typing in a field, and the buttons and the help show the Latin letters; a held key decides
+    once."""
     context, page = open_page(chromium, site, signed_in, "reviewer", "ar")
     page.goto(f"{site}/review/es#item-{SEEDED['es_undecided']}")
     _review_loaded(page)
@@ -358,30 +393,56 @@ def test_shortcuts_work_under_any_keyboard_layout(chromium, site, signed_in):
         page.click("#start")
     assert page.locator("#accept kbd").inner_text() == "A"
     assert page.locator("#help dl dt").first.inner_text() == "A"
-    press = lambda layout, code: page.evaluate(_PRESS, [LAYOUTS[layout][code], code])  # noqa: E731
+    press = lambda layout, letter, repeat=False: page.evaluate(_PRESS, [*LAYOUTS[layout][letter], repeat])  # noqa: E731
     for layout in LAYOUTS:
         start = page.evaluate("location.hash")
-        press(layout, "KeyE")
+        press(layout, "e")
         assert page.locator("#amend-form").is_visible(), layout
-        press(layout, "KeyA")  # typing in the correction: not a decision
+        press(layout, "a")  # typing in the correction: not a decision
         page.keyboard.press("Escape")
         assert page.locator("#amend-form").is_hidden(), layout
         page.focus("#item-comment-text")
-        for code in ("KeyJ", "KeyH", "KeyE", "KeyA"):
-            press(layout, code)  # typing in a comment: nothing happens
+        for letter in ("j", "h", "e", "a"):
+            press(layout, letter)  # typing in a comment: nothing happens
         assert page.evaluate("location.hash") == start and page.locator("#help").is_hidden(), layout
         assert page.locator("#amend-form").is_hidden(), layout
         page.evaluate("document.activeElement.blur()")
-        press(layout, "KeyH")
+        press(layout, "h")
         assert page.locator("#help").is_visible(), layout
         page.keyboard.press("Escape")
         assert page.locator("#help").is_hidden(), layout
         page.evaluate("document.activeElement.blur()")
-        press(layout, "KeyJ")
+        press(layout, "j")
         page.wait_for_function("hash => location.hash !== hash", arg=start)
-        press(layout, "KeyK")
+        press(layout, "k")
         page.wait_for_function("hash => location.hash === hash", arg=start)
+    for layout in ("arabic", "azerty", "dvorak"):  # the context panels' keys map the same way
+        for letter, panel in (("m", "#ctx-mt"), ("o", "#ctx-langs"), ("t", "#ctx-memory")):
+            press(layout, letter)
+            assert page.locator(panel).is_visible(), (layout, letter)
+    page.evaluate("""() => { const d = document.createElement("div"); d.id = "editable";
+        d.contentEditable = "true"; document.body.appendChild(d); d.focus(); }""")
+    press("arabic", "m")  # typing in an editable element: no panel
+    assert page.locator("#ctx-memory").is_visible() and page.locator("#ctx-mt").is_hidden()
+    page.evaluate("document.getElementById('editable').remove()")
+    press("arabic", "m")
+    page.wait_for_selector("#ctx-mt-lines li[data-n='2']")
+    line = page.locator("#ctx-mt-lines li[data-n='2'] bdi").inner_text()
+    for layout, (key, code) in DIGIT_2.items():  # a digit amends from that line, Shift or not
+        page.evaluate(_PRESS, [key, code, False])
+        page.wait_for_selector("#amend-form:not([hidden])")
+        assert page.locator("#amend-text").input_value() == line, layout
+        page.fill("#amend-text", "[X] mi corrección [Y]")
+        page.evaluate("document.activeElement.blur()")
+        page.evaluate(_PRESS, [key, code, False])  # the focus left the field: still not replaced
+        assert page.locator("#amend-text").input_value() == "[X] mi corrección [Y]", layout
+        page.focus("#amend-text")
+        page.keyboard.press("Escape")
+        assert page.locator("#amend-form").is_hidden(), layout
     assert page.locator("#status").inner_text() == ""  # nothing was decided while typing
-    press("arabic", "KeyA")  # and a decision by its physical key
+    press("arabic", "a")  # and a decision by its physical key
     page.wait_for_selector("#status.ok")
+    assert page.evaluate(_OUTBOX) == 0  # stored
+    press("arabic", "a", repeat=True)  # the key held down: no second decision
+    assert page.evaluate(_OUTBOX) == 0
     context.close()

@@ -826,25 +826,11 @@
     say(t("Comment withdrawn."), "ok");
   }
 
-  // The shortcut a key press means. A layout that types Latin letters (QWERTY, AZERTY, Dvorak)
-  // means the letter typed; any other layout (Arabic, Hebrew, Greek, Russian, Persian type
-  // their own letter on the key that says A on a US keyboard) means the physical key
-  // (KeyboardEvent.code), whose Latin letter the help and the buttons show. "?" is the typed
-  // character where the layout has one, else Shift and the US "/" key; arrows and Escape are the
-  // same everywhere. Without a code (an old or synthetic event) the typed character is used.
-  function shortcutKey(event) {
-    const key = event.key || "";
-    const physical = (event.code || "").match(/^Key([A-Z])$/);
-    if (key === "?" || (event.code === "Slash" && event.shiftKey)) return "?";
-    if (/^[a-z]$/i.test(key) || !physical) return key.toLowerCase();
-    return physical[1].toLowerCase();
-  }
+  const shortcutKey = window.CuratorKeys.shortcutKey;  // keys.js: one mapping for the whole screen
 
   function onKey(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName) ||
-      document.activeElement.isContentEditable;
-    if (typing) {
+    if (window.CuratorKeys.typing()) {
       if (event.key === "Escape") {
         if (document.activeElement === $("amend-text")) hideAmend();
         document.activeElement.blur();
@@ -854,7 +840,7 @@
     }
     const key = shortcutKey(event);
     if (intro) {  // only the guidelines' own keys until "Start reviewing"
-      if (key === "?" || key === "h") { event.preventDefault(); toggleHelp(); }
+      if (key === "?" || key === "h") { event.preventDefault(); if (!event.repeat) toggleHelp(); }
       return;
     }
     if (event.key === "Escape" && !$("help").hidden) { event.preventDefault(); toggleHelp(); return; }
@@ -865,7 +851,9 @@
       j: () => step(1), k: () => step(-1), [forward]: () => step(1), [back]: () => step(-1),
       s: () => $("suggest-text").focus(), c: () => $("item-comment-text").focus(), "?": toggleHelp, h: toggleHelp,
     };
-    if (actions[key]) { event.preventDefault(); actions[key](); }
+    // a held key repeats: only moving on may repeat, never a decision, undo or a toggle
+    const repeats = ["j", "k", forward, back];
+    if (actions[key]) { event.preventDefault(); if (!event.repeat || repeats.includes(key)) actions[key](); }
   }
 
   function toggleHelp() {

@@ -3,7 +3,7 @@
 // translations of the template's English pattern, the relation in the languages the reviewer
 // chose, and a translation memory. Kept apart from review.js: it follows the item review.js
 // shows through #item-card's data-item, and starts an amendment through review.js's own
-// Amend button. Keys are physical (KeyboardEvent.code): M, O, T open a panel, 1–9 amend
+// Amend button. Keys map as review.js's do (keys.js): M, O, T open a panel, 1–9 amend
 // from that machine translation. Text from the server goes in as text nodes only.
 (function () {
   "use strict";
@@ -23,7 +23,7 @@
     : (n === 1 ? singular : plural).replace("%(num)s", String(n)));
 
   const PANELS = {mt: "ctx-mt", langs: "ctx-langs", memory: "ctx-memory"};
-  const KEYS = {KeyM: "mt", KeyO: "langs", KeyT: "memory"};
+  const KEYS = {m: "mt", o: "langs", t: "memory"};
   let itemId = null;    // the item the panels are about
   let data = null;      // its context, once loaded
   let loading = null;   // the request in flight, for itemId
@@ -211,11 +211,12 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
+    if (window.CuratorKeys.typing()) return;
     if ($("work").hidden || !$("help").hidden) return;  // the guidelines are on screen
-    if (KEYS[event.code]) { event.preventDefault(); toggle(KEYS[event.code]); return; }
-    const digit = /^(?:Digit|Numpad)([1-9])$/.exec(event.code);
-    if (digit) { event.preventDefault(); amendFrom(Number(digit[1])); }
+    const key = window.CuratorKeys.shortcutKey(event);
+    if (KEYS[key]) { event.preventDefault(); if (!event.repeat) toggle(KEYS[key]); return; }
+    // a number starts an amendment, never replaces one in progress (the focus may have left it)
+    if (/^[1-9]$/.test(key) && $("amend-form").hidden) { event.preventDefault(); if (!event.repeat) amendFrom(Number(key)); }
   });
 
   // review.js sets data-item on #item-card whenever it shows another item
