@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import TypedDict
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages as language_names
@@ -29,6 +29,7 @@ from curator.core.models import ContextLanguage, Decision, EnglishPattern, Langu
 from curator.ingest.candidates import current_params
 from curator.review.evidence import template_sources
 from curator.review.service import relation_titles_of
+from curator.review.stats import standing_decision_ids
 
 MAX_CHOSEN = 12  # context languages a reviewer may pick (a compact panel, not a table)
 PER_LANGUAGE = 8  # templates shown per other language
@@ -146,13 +147,9 @@ def accepted_templates(
     every reviewer (oldest decision first), each text once."""
     if not language_codes:
         return {}
-    latest = (
-        select(func.max(Decision.id))
-        .where(Decision.retracted.is_(False), Decision.language.in_(language_codes))
-        .group_by(Decision.user_id, Decision.template_id)
+    latest = standing_decision_ids(
+        Decision.language.in_(language_codes), *([Decision.relation_id == relation] if relation is not None else [])
     )
-    if relation is not None:
-        latest = latest.where(Decision.relation_id == relation)
     rows = session.execute(
         select(Decision.language, Decision.relation_id, Decision.decision, Decision.correction, Template.text)
         .join(Template, Template.id == Decision.template_id)

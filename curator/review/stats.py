@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind
@@ -101,14 +101,20 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
+def standing_decision_ids(*conditions: ColumnElement[bool]) -> Select[int]:
+    """The ids of the standing decisions — each reviewer's latest unretracted decision on a
+    template — among the decisions meeting `conditions`: the one rule of what a reviewer said."""
+    return (
+        select(func.max(Decision.id))
+        .where(Decision.retracted.is_(False), *conditions)
+        .group_by(Decision.user_id, Decision.template_id)
+    )
+
+
 def standing_decisions(session: Session, language: str | None = None) -> list[StandingDecision]:
     """(language, user_id, template_id, decision, correction, seconds, decision id) of every
     standing decision."""
-    latest = (
-        select(func.max(Decision.id))
-        .where(Decision.retracted.is_(False))
-        .group_by(Decision.user_id, Decision.template_id)
-    )
+    latest = standing_decision_ids()
     query = (
         select(
             Decision.language,
