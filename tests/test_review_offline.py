@@ -1,7 +1,8 @@
 """A flaky connection loses nothing, and a restart signs nobody out: the real server (`curator
-serve`, without CURATOR_SECRET_KEY) is stopped for a minute in the middle of a session while the
-reviewer goes on in Chromium; the decisions wait in the browser and are stored once each, in
-order, when the server is back, and the page recovers by itself. Also behind a proxy that refuses
+serve`, without CURATOR_SECRET_KEY) is stopped in the middle of a session while the reviewer goes
+on in Chromium, and a minute passes on the page's clock (Playwright's, moved forward timer by
+timer: every reconnect try really runs and is really refused); the decisions wait in the browser
+and are stored once each, in order, when the server is back, and the page recovers by itself. Also behind a proxy that refuses
 a request once (429), and with a server that hangs (SIGSTOP) rather than refusing connections."""
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ import os
 import shutil
 import signal
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import pytest
 from sqlalchemy import select
 
 from curator.core.db import make_engine, make_session_factory
@@ -25,7 +24,8 @@ from curator.web.testing import ServeProcess, free_port
 from .conftest import PASSWORD, review_sample
 from .test_review_ui import start_reviewing, wait_for_item
 
-OUTAGE = 60  # s the server stays down: the issue's scenario (the page used to give up after ~7.5 s)
+OUTAGE = 60  # s of the page's time with the server down: the issue's scenario (the page used to give up after ~7.5 s)
+RECONNECT_MAX = 5  # s, outbox.js Reconnect.MAX_MS: the longest the page waits between two tries
 
 WAITING = """n => (document.getElementById('connection').textContent.includes(`Offline — ${n} decision`)
                   || document.getElementById('status').classList.contains('error'))"""
@@ -33,7 +33,6 @@ OUTBOX = """() => Object.keys(localStorage).filter(k => k.startsWith('curator.ou
                   .map(k => JSON.parse(localStorage.getItem(k)).map(e => [e.item, e.body.decision]))"""
 
 
-@pytest.mark.slow  # a minute of waiting: scheduled first, so the other workers use the cores meanwhile
 def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_templates, tmp_path):
     db = tmp_path / "curator.sqlite"
     shutil.copyfile(sqlite_templates("review"), db)
@@ -48,6 +47,7 @@ def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_template
 
     context = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)
     page = context.new_page()
+    page.clock.install()  # time flows as usual until the outage moves it on
     with proc:
         page.goto(proc.url + "/login")
         page.fill("input[name=email]", "ana@example.org")
@@ -61,7 +61,6 @@ def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_template
         wait_for_item(page, items[1])
         page.wait_for_function("Number(document.getElementById('review').dataset.ahead) >= 6")
         page.evaluate("window.sameDocument = true")  # gone if the page reloads
-    down = time.monotonic()
 
     # the server is down: six decisions wait in the browser, the last one undone again
     keys = ["r", "n", "a", "r", "a", "n"]
@@ -78,9 +77,20 @@ def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_template
         (items[k], kind) for k, kind in enumerate(["reject", "unsure", "accept", "reject", "accept"], 1)
     ]
     assert page.evaluate(OUTBOX) == [[list(e) for e in expected[1:]]]
-    time.sleep(max(0.0, OUTAGE - (time.monotonic() - down)))  # the outage lasts a minute, whatever the page does
+    # a minute passes on the page's clock, one reconnect delay at a time; each step waits for the
+    # try it fires to be refused (a page that stopped trying fails here), so every try really runs
+    refused: list[str] = []
+    page.on("requestfailed", lambda request: refused.append(request.url))
+    start = page.evaluate("Date.now()")
+    while page.evaluate("Date.now()") - start < OUTAGE * 1000:
+        with page.expect_event("requestfailed"):
+            page.clock.fast_forward(RECONNECT_MAX * 1000)
+    assert len(refused) >= OUTAGE // RECONNECT_MAX  # a try at least every 5 s of the minute
+    assert page.locator("#connection").inner_text() == "Offline — 5 decisions waiting"
+    assert page.evaluate(OUTBOX) == [[list(e) for e in expected[1:]]]
 
     with proc:  # the same command, port and database
+        page.clock.fast_forward(RECONNECT_MAX * 1000)  # the next try is due at once
         page.wait_for_function(
             "document.getElementById('status').textContent.includes('Back online')"
             " || document.getElementById('sign-in-again') !== null"
