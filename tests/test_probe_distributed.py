@@ -88,26 +88,32 @@ def accelerate(n: int) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("kind,launcher", [("bert", torchrun), ("gpt2", torchrun), ("bert", accelerate)])
-def test_two_ranks_equal_one_process_byte_for_byte(cli, db_url, release, tmp_path, kind, launcher):
-    model = tmp_path / kind
-    cli("models", "tiny", model, "--kind", kind, "--corpus", release)
+def assert_same_run(single: Path, ranks: Path) -> None:
+    """The ranks' run folder holds what the single process wrote, byte for byte, and says it was
+    made by two CPU ranks."""
+    one, two = stored(single), stored(ranks)
+    assert len(one) >= 6 and one.keys() == two.keys()
+    for key in one:
+        assert one[key] == two[key], key
+    for path in single.glob("*/*.json"):  # the indexes too
+        assert path.read_bytes() == (ranks / path.relative_to(single)).read_bytes()
+    run = json.loads((ranks / "run.json").read_text())
+    assert run["ranks"] == 2 and run["devices"] == ["cpu", "cpu"]
+    assert sorted((r["language"], r["relation"]) for r in run["relations"]) == sorted(tuple(k.split("/")) for k in one)
+
+
+@pytest.mark.parametrize("launcher", [torchrun, accelerate])
+def test_two_ranks_equal_one_process_byte_for_byte(cli, db_url, release, tmp_path, launcher):
+    """A masked model under each launcher; the decoder-only kind under torchrun is the second run
+    of test_several_models_under_ranks_share_one_process_group."""
+    model = tmp_path / "bert"
+    cli("models", "tiny", model, "--kind", "bert", "--corpus", release)
     args = [release, "--model", model, "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
     one_process(cli, [*args, "--out", tmp_path / "single"])
     result = launch(["probe", *args, "--out", tmp_path / "ranks"], db_url, launcher(2))
-    single, ranks = stored(tmp_path / "single"), stored(tmp_path / "ranks")
-    assert len(single) >= 6 and single.keys() == ranks.keys()
-    for key in single:
-        assert single[key] == ranks[key], key
-    for path in (tmp_path / "single").glob("*/*.json"):  # the indexes too
-        assert path.read_bytes() == (tmp_path / "ranks" / path.relative_to(tmp_path / "single")).read_bytes()
-    run = json.loads((tmp_path / "ranks" / "run.json").read_text())
-    assert run["ranks"] == 2 and run["devices"] == ["cpu", "cpu"]
-    assert sorted((r["language"], r["relation"]) for r in run["relations"]) == sorted(
-        tuple(k.split("/")) for k in single
-    )
+    assert_same_run(tmp_path / "single", tmp_path / "ranks")
     assert result.stdout.count("probed ") == 1  # one summary line, from rank 0, for the whole run
-    assert f"probed {len(single)} relations (0 already done)" in result.stdout
+    assert f"probed {len(stored(tmp_path / 'single'))} relations (0 already done)" in result.stdout
 
 
 def test_resume_with_another_number_of_ranks(cli, db_url, release, tmp_path):
@@ -182,19 +188,20 @@ def test_each_rank_gets_its_own_gpu(monkeypatch):
 
 
 def test_several_models_under_ranks_share_one_process_group(cli, db_url, release, tmp_path):
-    """Two runs in one launched command: the group is not torn down and rebuilt between them."""
+    """Two runs in one launched command (a masked and a decoder-only model): the group is not torn
+    down and rebuilt between them, and each run equals the single process's byte for byte."""
     models = []
     for kind in ("bert", "gpt2"):
         cli("models", "tiny", tmp_path / kind, "--kind", kind, "--corpus", release)
         models += ["--model", tmp_path / kind]
-    args = [release, *models, "--languages", "es,el", "--device", "cpu"]
+    args = [release, *models, "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
     result = launch(["probe", *args, "--out", tmp_path / "ranks"], db_url, torchrun(2))
     assert result.stdout.count("probed ") == 2 and "2 ranks (cpu on rank 0)" in result.stdout
     one_process(cli, [*args, "--out", tmp_path / "single"])
     runs = sorted(p.name for p in (tmp_path / "ranks").iterdir() if p.is_dir())
     assert len(runs) == 2 and runs == sorted(p.name for p in (tmp_path / "single").iterdir() if p.is_dir())
     for name in runs:
-        assert stored(tmp_path / "ranks" / name) == stored(tmp_path / "single" / name) != {}
+        assert_same_run(tmp_path / "single" / name, tmp_path / "ranks" / name)
 
 
 def test_a_failing_rank_stops_every_rank_with_one_line(cli, db_url, release, tmp_path):
