@@ -34,6 +34,52 @@ class ImportKind(StrEnum):
     SUGGEST = "suggest"
 
 
+class ProposalStatus(StrEnum):
+    """Where a reviewer's proposal (an amendment's correction or a suggestion) stands: only a
+    confirmed one ships as checked by a human (issue 28: a second look before an edit ships)."""
+
+    UNCONFIRMED = "unconfirmed"  # one reviewer's text, nobody else has looked: never shipped
+    REVIEWERS = "reviewers"  # a second reviewer of the language accepted it (or proposed the same)
+    TRUSTED = "trusted"  # proposed by a reviewer the maintainers trust for that language
+    MAINTAINER = "maintainer"  # accepted (or written, editing it) by a maintainer
+    IMPORT = "import"  # from `curator review import` of sheets reviewed before (mParaRel's)
+    DROPPED = "dropped"  # a maintainer dropped it
+
+
+class ProposalVerdict(StrEnum):
+    """A maintainer's answer to a proposal on the Proposals page (an edit is a drop of the old
+    text and a confirmed new one)."""
+
+    CONFIRM = "confirm"
+    DROP = "drop"
+
+
+class Activity(StrEnum):
+    """What a maintainer did, as the activity log names it (`curator activity`, /admin/activity)."""
+
+    INVITE = "invite"
+    INVITE_REVOKE = "invite-revoke"
+    INVITE_RESEND = "invite-resend"
+    ROLE = "role"
+    ASSIGN = "assign"
+    UNASSIGN = "unassign"
+    TRUST = "trust"
+    DISTRUST = "distrust"
+    DEACTIVATE = "deactivate"
+    REACTIVATE = "reactivate"
+    PASSWORD_RESET = "password-reset"
+    RESOLUTION = "resolution"
+    PROPOSAL = "proposal"
+    LINE_DROP = "line-drop"
+    LINE_RESTORE = "line-restore"
+    GUIDELINES = "guidelines"
+    GLOSSARY = "glossary"
+    COMMENT_RESOLVE = "comment-resolve"
+    SNAPSHOT = "snapshot"
+    BUILD = "build"
+    EXPORT = "export"
+
+
 class Role(StrEnum):
     REVIEWER = "reviewer"
     MAINTAINER = "maintainer"

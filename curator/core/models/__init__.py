@@ -4,6 +4,7 @@ from curator.core.models.base import Base
 from curator.core.models.core import EnglishPattern, Language, Relation, SourceFile, TranslationSystem
 from curator.core.models.glossary import GlossaryTerm
 from curator.core.models.ingest import LanguageCoverage, MlamaTemplate, RelationCoverage, Template, TranslationLine
+from curator.core.models.oversight import ActivityEntry, LineDrop, PasswordReset, ProposalReview, Resolution
 from curator.core.models.quality import TemplateSignal
 from curator.core.models.release import DatasetVersion, VersionPattern, VersionTuples
 from curator.core.models.review import (
@@ -21,6 +22,7 @@ from curator.core.models.review import (
 from curator.core.models.tuples import Entity, EntityLabel, Tuple, TupleList
 
 __all__ = [
+    "ActivityEntry",
     "Assignment",
     "AssignmentItem",
     "Base",
@@ -36,10 +38,14 @@ __all__ = [
     "Invite",
     "Language",
     "LanguageCoverage",
+    "LineDrop",
     "LoginSession",
     "MlamaTemplate",
+    "PasswordReset",
+    "ProposalReview",
     "Relation",
     "RelationCoverage",
+    "Resolution",
     "SourceFile",
     "Suggestion",
     "Template",

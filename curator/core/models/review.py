@@ -101,6 +101,12 @@ class Assignment(Base):
     seed: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     guidelines_seen_at: Mapped[datetime | None]  # None: show the guidelines before the first item
+    # the maintainers trust this reviewer in this language: their amendments and suggestions
+    # count as confirmed (mParaRel's case: one native speaker per language)
+    trusted: Mapped[bool] = mapped_column(default=False)
+    # taken off the language by a maintainer: hidden from the reviewer, decisions kept and
+    # counted; assigning the language again clears it and the same sample comes back
+    unassigned_at: Mapped[datetime | None]
 
     user: Mapped[User] = relationship(back_populates="assignments")
 
@@ -181,6 +187,11 @@ class Comment(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
     retracted_at: Mapped[datetime | None]
+    # threads: a reply points at the comment that opened its thread (None: it opens one); only
+    # the opening comment is resolved or reopened
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("comments.id"), index=True)
+    resolved_at: Mapped[datetime | None]
+    resolved_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
 
 
 class Guideline(Base):
