@@ -22,7 +22,9 @@ class LiveServer:
     def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0):
         self.server = make_server(host, port, app, threaded=True)
         self.url = f"http://{host}:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for the loop to see its flag, which it checks every poll interval
+        # (socketserver's default 0.5 s: up to half a second per test server stopped)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
