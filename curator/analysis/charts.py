@@ -2,7 +2,9 @@
 and the RankC heatmap between languages.
 
 Figures are built with matplotlib's object API, not pyplot: the web app draws them in
-request threads, and pyplot's global figure state is not thread-safe.
+request threads, and pyplot's global figure state is not thread-safe. matplotlib is imported
+when a chart is drawn: the web app imports this module, and matplotlib's import (and teardown at
+exit) cost every server start and stop a third of a second.
 """
 
 from __future__ import annotations
@@ -10,16 +12,16 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping, Sequence
-
-import matplotlib
-
-matplotlib.use("Agg")  # no display; must precede any pyplot import elsewhere
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from curator.analysis.metrics import LABELS, MAIN
 
 COLORS = {"consistency": "#1f6feb", "accuracy": "#d4a72c", "consistency_accuracy": "#1a7f37"}
 ANNOTATE_MAX = 20  # languages up to which the heatmap prints its values
+
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def _png(fig: Figure) -> bytes:
@@ -36,6 +38,8 @@ def metric_bars(languages: Sequence[str], values: Mapping[str, Mapping[str, floa
     """Grouped bars of consistency, accuracy and consistency-accuracy per language, in the
     order given (the report passes them by consistency, descending, as the paper does)."""
     n = len(languages)
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(max(6.0, 0.42 * n + 1.6), 3.8), layout="constrained")
     ax = fig.add_subplot()
     width = 0.8 / len(MAIN)
@@ -67,6 +71,9 @@ def rankc_heatmap(
     n = len(languages)
     data = [[_value(x) for x in row] for row in matrix]
     side = max(4.5, (0.5 if n <= ANNOTATE_MAX else 0.3) * n + 2.5)  # inches; cells need room only for values
+    import matplotlib
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(side + 1.2, side), layout="constrained")
     ax = fig.add_subplot()
     cmap = matplotlib.colormaps["Blues"].with_extremes(bad="#eaeef2")
