@@ -218,3 +218,24 @@ def test_base_modules_import_no_extra():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert int(result.stdout.split()[0]) > 50, result.stdout
+
+
+_NO_MATPLOTLIB = """
+import sys, tempfile
+from curator.web import create_app
+import curator.cli
+folder = tempfile.mkdtemp()
+app = create_app({"DATABASE_URL": "sqlite:///" + folder + "/c.sqlite", "SECRET_KEY": "x", "RUNS_DIR": folder})
+assert app.test_client().get("/login").status_code == 200
+assert "matplotlib" not in sys.modules, "matplotlib imported by the web app or the CLI"
+"""
+
+
+def test_the_server_and_the_cli_start_without_matplotlib():
+    """matplotlib is imported when a chart is drawn (release/charts.py, analysis/charts.py), not
+    by the app or the CLI: its import and teardown cost every server start and stop, and each
+    gunicorn worker, a third of a second."""
+    result = subprocess.run(
+        [sys.executable, "-c", _NO_MATPLOTLIB], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
