@@ -200,8 +200,10 @@ def test_several_models_under_ranks_share_one_process_group(cli, db_url, release
     one_process(cli, [*args, "--out", tmp_path / "single"])
     runs = sorted(p.name for p in (tmp_path / "ranks").iterdir() if p.is_dir())
     assert len(runs) == 2 and runs == sorted(p.name for p in (tmp_path / "single").iterdir() if p.is_dir())
-    for name in runs:
+    lines = [line for line in result.stdout.splitlines() if line.startswith("probed ")]
+    for name, line in zip(runs, lines, strict=True):  # each model's one summary line, both fresh
         assert_same_run(tmp_path / "single" / name, tmp_path / "ranks" / name)
+        assert line.startswith(f"probed {len(stored(tmp_path / 'single' / name))} relations (0 already done)"), line
 
 
 def test_a_failing_rank_stops_every_rank_with_one_line(cli, db_url, release, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from sqlalchemy import select
@@ -82,3 +83,49 @@ def test_invisible_characters_are_counted_raw_or_escaped():
         "marked": {"lines": [4], "characters": {"U+200E LEFT-TO-RIGHT MARK": 1}},
         "escaped": {"lines": [4], "characters": {"U+00AD SOFT HYPHEN": 1}},
     }
+
+
+def test_no_room_for_the_checked_rows_is_one_line_and_stores_nothing(tmp_path):
+    """`ingest tuples` keeps the rows it checked in a temporary file for the store pass: with no
+    room there (here a file-size limit on the process, so the disk really refuses the write) it
+    stops with one line naming TMPDIR, before anything is stored."""
+    import resource
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    subprocess.run(
+        [sys.executable, "-m", "curator", "--database", url, "init"], env=env, check=True, capture_output=True
+    )
+    tree = tmp_path / "tuples" / "es"
+    tree.mkdir(parents=True)
+    rows = (
+        {"sub_uri": f"Q{n}", "obj_uri": f"Q{n + 1}", "sub_label": f"persona {n}", "obj_label": "Madrid", "lineid": n}
+        for n in range(5000)
+    )
+    (tree / "P19.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    limit = 64 * 1024  # room for SQLite's shared-memory file (32 KiB), not for 5,000 checked rows
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "curator", "--database", url, "ingest", "tuples", tmp_path / "tuples"],
+        env=env,
+        capture_output=True,
+        text=True,
+        preexec_fn=small_files,
+    )
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        f"Error: cannot keep the checked tuples in a temporary file in {tmp_path} (File too large): "
+        "free some space there or set TMPDIR to a folder with room"
+    ], result.stderr
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:
+        assert db.execute("select count(*) from tuples").fetchone() == (0,)

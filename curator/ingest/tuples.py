@@ -7,6 +7,7 @@ Lists are content-addressed, so re-importing the same tuples reuses the stored l
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import pickle
 import tempfile
@@ -190,7 +191,8 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
     summary = TupleSummary()
     files = _layout(source)
     changed: list[tuple[str, str, str, str, str]] = []
-    with tempfile.TemporaryFile() as spool:
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed below, a failed flush ignored); unlinked at once
+    try:
         with reading(factory) as session:
             for lang, rel, _path, where, data, digest in _changed(
                 source, files, known_sources(session, "tuples"), summary, "tuples (check)", progress
@@ -217,6 +219,11 @@ def import_tuples(factory: sessionmaker[Session], source: Source, progress: bool
                     record_sources(session, "tuples", records)
                 batch = []
                 bar.set_postfix(rows=summary.rows)
+    finally:
+        # after a write that found no room the buffer still holds bytes, whose flush fails again
+        # on close: the file is closed all the same, and the error that matters was raised
+        with contextlib.suppress(OSError):
+            spool.close()
     return summary
 
 
@@ -230,7 +237,14 @@ def _spool(file: IO[bytes], rows: list[StoredTuple]) -> None:
     values = [
         (r["sub_qid"], r["obj_qid"], r["sub_label"], r["obj_label"], r["from_english"], r["lineid"]) for r in rows
     ]
-    pickle.dump(values, file, protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        pickle.dump(values, file, protocol=pickle.HIGHEST_PROTOCOL)
+        file.flush()  # a full disk shows here, naming the cause, not at a later read
+    except OSError as exc:  # a full disk: said in one line, before anything is stored
+        raise InputError(
+            f"cannot keep the checked tuples in a temporary file in {tempfile.gettempdir()} "
+            f"({exc.strerror or exc}): free some space there or set TMPDIR to a folder with room"
+        ) from None
 
 
 def _unspool(file: IO[bytes]) -> list[StoredTuple]:
