@@ -161,6 +161,8 @@ PAGES = [
     ("maintainer", "/admin/", None, "dashboard"),
     ("maintainer", "/admin/coverage", None, "coverage"),
     ("maintainer", "/admin/reviewers", None, "reviewers"),
+    ("maintainer", "/admin/users", None, "people"),
+    ("maintainer", "/admin/users/2", None, "person"),  # Ana (the seed's second account)
     ("maintainer", "/admin/languages/es", None, "language"),
     ("maintainer", "/admin/languages/es/glossary", None, "glossary"),
     ("maintainer", "/admin/languages/es?disagreement=1", None, "language-disagreement"),

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from curator.core.models import Assignment, AssignmentItem, User
 
-from .conftest import Browser, csrf_from
+from .conftest import PASSWORD, Browser, csrf_from
 from .test_probe_report import TEMPLATES, make_run
 
 ROLES = ("anonymous", "other_reviewer", "reviewer", "maintainer")
@@ -109,6 +109,14 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/languages/<code>/glossary": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/glossary/<int:term_id>": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/api/v1/languages/<lang>/items/<int:item_id>/glossary": {"GET": _api()},
+    # people (issue 28 §4): Carl, deactivated in `world`, reactivated, assigned, reset, promoted (sorted)
+    "/admin/users": {"GET": MAINTAINER_PAGE},
+    "/admin/users/<int:user_id>": {"GET": MAINTAINER_PAGE},
+    "/admin/users/<int:user_id>/active": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/users/<int:user_id>/languages": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/users/<int:user_id>/reset": {"POST": MAINTAINER_PAGE},  # the page with the link, 200
+    "/admin/users/<int:user_id>/role": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/reset/<token>": {"GET": _all(200), "POST": _all(422)},  # Dora's link, anyone holding it; no password
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -132,6 +140,9 @@ BODIES = {
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"text": "[X] vino al mundo en [Y]"},
     "/admin/languages/<code>/glossary": {"term": "native", "translation": "natural"},
     "/admin/languages/<code>/glossary/<int:term_id>": {"term": "born", "translation": "nació", "action": "save"},
+    "/admin/users/<int:user_id>/active": {"action": "reactivate"},
+    "/admin/users/<int:user_id>/languages": {"action": "assign", "language": "es"},
+    "/admin/users/<int:user_id>/role": {"role": "maintainer"},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
@@ -167,6 +178,13 @@ def world(review_app, sessions, cli, tmp_path):
 
     with sessions.begin() as s:
         term_id = add_term(s, "es", "born", "nació").id
+    from curator.review.accounts import create_user
+
+    with sessions.begin() as s:  # the people pages' accounts: Carl (deactivated) and Dora (reset links)
+        carl = create_user(s, "carl@example.org", PASSWORD, "reviewer")
+        carl.active = False
+        user_id = carl.id
+        create_user(s, "dora@example.org", PASSWORD, "reviewer")
     values = {
         "invite_id": invite_id,
         "lang": "es",
@@ -179,6 +197,7 @@ def world(review_app, sessions, cli, tmp_path):
         "suggestion_id": suggestion_id,
         "comment_id": comment_id,
         "term_id": term_id,
+        "user_id": user_id,
     }
     return review_app, values, sessions
 
@@ -211,7 +230,13 @@ def _url(rule, values, sessions) -> str:
     path = rule.rule
     if rule.rule.startswith("/probe/runs/"):
         values = {**values, "name": "mbert-v1"}
-    if "<token>" in path:
+    if rule.rule.startswith("/reset/"):
+        from curator.review.people import create_reset, get_person
+
+        with sessions.begin() as s:
+            _, token = create_reset(s, None, get_person(s, "dora@example.org"))
+        values = {**values, "token": token}
+    elif "<token>" in path:
         from curator.review.accounts import create_invite
 
         with sessions.begin() as s:

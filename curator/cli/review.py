@@ -69,24 +69,108 @@ def user_password(ctx: Context, email: str, password: str | None) -> None:
 @click.option(
     "--undo",
     is_flag=True,
-    help="Reactivate the account instead (it signs in with its password; a script needs a new token).",
+    help="Reactivate the account instead (same as `curator user reactivate`).",
 )
 @pass_ctx
 def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
     """Stop an account from signing in: every sign-in and its API token are revoked; its decisions,
-    suggestions and comments are kept."""
-    from curator.review.accounts import find_user, set_active
+    suggestions and comments are kept. The last active maintainer cannot be deactivated."""
+    if undo:
+        _reactivate(ctx, email)
+        return
+    from curator.review import people
 
     with unit_of_work(ctx.sessions()) as session:
-        account = find_user(session, email)
-        if account is None:
-            raise NotFound(f"no user {email}")
-        set_active(session, account, active=undo)
-    click.echo(
-        f"{email} reactivated"
-        if undo
-        else f"{email} deactivated; every sign-in of the account and its API token are revoked"
-    )
+        people.deactivate(session, None, people.get_person(session, email))
+    click.echo(f"{email} deactivated; every sign-in of the account and its API token are revoked")
+
+
+@user.command("reactivate")
+@click.argument("email")
+@pass_ctx
+def user_reactivate(ctx: Context, email: str) -> None:
+    """Let a deactivated account sign in again with its password (a script needs a new token)."""
+    _reactivate(ctx, email)
+
+
+def _reactivate(ctx: Context, email: str) -> None:
+    from curator.review import people
+
+    with unit_of_work(ctx.sessions()) as session:
+        people.reactivate(session, None, people.get_person(session, email))
+    click.echo(f"{email} reactivated")
+
+
+@user.command("role")
+@click.argument("email")
+@click.argument("role", type=click.Choice(values(Role)))
+@pass_ctx
+def user_role(ctx: Context, email: str, role: str) -> None:
+    """Make the account a reviewer or a maintainer (the last active maintainer stays one)."""
+    from curator.review import people
+
+    with unit_of_work(ctx.sessions()) as session:
+        people.change_role(session, None, people.get_person(session, email), role)
+    click.echo(f"{email} is now a {role}")
+
+
+@user.command("assign")
+@click.argument("email")
+@click.argument("language")
+@pass_ctx
+def user_assign(ctx: Context, email: str, language: str) -> None:
+    """Give the account LANGUAGE to review: a new sample, or the same one back if it was unassigned."""
+    from curator.review import people
+
+    with unit_of_work(ctx.sessions()) as session:
+        _, restored = people.assign_language(session, None, people.get_person(session, email), language)
+    click.echo(f"{email} reviews {language}" + (" again (the same sample)" if restored else " (a new sample)"))
+
+
+@user.command("unassign")
+@click.argument("email")
+@click.argument("language")
+@pass_ctx
+def user_unassign(ctx: Context, email: str, language: str) -> None:
+    """Take LANGUAGE off the account: hidden from it and refused; its decisions still count."""
+    from curator.review import people
+
+    with unit_of_work(ctx.sessions()) as session:
+        people.unassign_language(session, None, people.get_person(session, email), language)
+    click.echo(f"{email} no longer reviews {language} (decisions kept; `curator user assign` brings the sample back)")
+
+
+@user.command("reset-link")
+@click.argument("email")
+@click.option(
+    "--base-url",
+    default=f"http://{Settings.host}:{Settings.port}",  # `curator serve`'s defaults
+    show_default=True,
+    help="Where the app is served.",
+)
+@pass_ctx
+def user_reset_link(ctx: Context, email: str, base_url: str) -> None:
+    """Print a one-time password-reset link (valid 72 hours); e-mailed too when CURATOR_SMTP_HOST is set."""
+    from curator.review import mail, people
+
+    with unit_of_work(ctx.sessions()) as session:
+        user = people.get_person(session, email)
+        _, token = people.create_reset(session, None, user)
+        address = user.email
+    link = f"{base_url.rstrip('/')}/reset/{token}"
+    click.echo(link)
+    _mail(ctx, address, *mail.password_reset(link, address, people.RESET_HOURS))
+
+
+def _mail(ctx: Context, to: str | None, subject: str, body: str) -> None:
+    """E-mail a link already printed (and committed), when SMTP is configured: a failure is one
+    line on stderr and exit 1, and the printed link still works."""
+    from curator.review import mail
+
+    if not to or not mail.configured(ctx.settings):
+        return
+    mail.send(ctx.settings, to, subject, body)  # MailNotSent: `Error: …`, exit 1 (cli/errors.py)
+    click.echo(f"e-mailed to {to}", err=True)
 
 
 @user.command("invite")
@@ -104,12 +188,16 @@ def user_deactivate(ctx: Context, email: str, undo: bool) -> None:
 def user_invite(
     ctx: Context, languages: list[str], email: str | None, role: str, fraction: float | None, base_url: str
 ) -> None:
-    """Print an invitation link (valid 14 days)."""
-    from curator.review.accounts import create_invite
+    """Print an invitation link (valid 14 days); e-mailed too to --email when CURATOR_SMTP_HOST is set."""
+    from curator.review import mail
+    from curator.review.accounts import INVITE_DAYS, create_invite
 
     with unit_of_work(ctx.sessions()) as session:
-        _, token = create_invite(session, languages, None, email, role, fraction)
-    click.echo(f"{base_url.rstrip('/')}/invite/{token}")
+        invite, token = create_invite(session, languages, None, email, role, fraction)
+        address, codes = invite.email, list(invite.languages)
+    link = f"{base_url.rstrip('/')}/invite/{token}"
+    click.echo(link)
+    _mail(ctx, address, *mail.invitation(link, role, codes, INVITE_DAYS))
 
 
 @user.command("token")

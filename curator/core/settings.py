@@ -61,6 +61,13 @@ class Settings:
     keepalive: int = 5  # seconds an idle connection waits for the client's next request
     access_log: str | None = None  # a file, '-' for stderr; none by default
     translate_retries: int = 5  # retries of an HTTP translation API after 429, 5xx and network errors
+    # e-mail (password-reset links, invitations): sent only when smtp_host is set, else shown to copy
+    smtp_host: str | None = None
+    smtp_port: int = 587  # submission; 465 means TLS from the first byte (SMTP_SSL)
+    smtp_user: str | None = None  # no user: no AUTH (a local relay)
+    smtp_password: str | None = None
+    smtp_from: str | None = None  # the sender address; required with smtp_host
+    smtp_starttls: bool = True  # STARTTLS before AUTH (ignored on port 465)
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -73,6 +80,7 @@ class Settings:
         "graceful_timeout": (1, None),
         "read_timeout": (0.1, None),
         "keepalive": (0, None),
+        "smtp_port": (1, 65535),
     }
 
     @classmethod
@@ -115,6 +123,12 @@ class Settings:
             keepalive=_number(env, "keepalive", int, "whole seconds"),
             access_log=env.get("CURATOR_ACCESS_LOG") or None,
             translate_retries=_number(env, "translate_retries", int, "a number of retries"),
+            smtp_host=env.get("CURATOR_SMTP_HOST") or None,
+            smtp_port=_number(env, "smtp_port", int, "a port number"),
+            smtp_user=env.get("CURATOR_SMTP_USER") or None,
+            smtp_password=env.get("CURATOR_SMTP_PASSWORD") or None,
+            smtp_from=env.get("CURATOR_SMTP_FROM") or None,
+            smtp_starttls=_flag(env, "smtp_starttls"),
             translation={
                 k: v
                 for k, v in env.items()
@@ -123,7 +137,10 @@ class Settings:
                 and k not in ("CURATOR_SECRET_KEY", "CURATOR_DATABASE_URL")
             },
         )
-        return replace(settings, **overrides) if overrides else settings
+        settings = replace(settings, **overrides) if overrides else settings
+        if settings.smtp_host and not settings.smtp_from:
+            raise InputError("CURATOR_SMTP_FROM", "set the sender address of the e-mails (CURATOR_SMTP_HOST is set)")
+        return settings
 
     @property
     def runs(self) -> Path:
@@ -192,6 +209,12 @@ ENV: dict[str, str] = {
     "keepalive": "CURATOR_KEEPALIVE",
     "access_log": "CURATOR_ACCESS_LOG",
     "translate_retries": "CURATOR_TRANSLATE_RETRIES",
+    "smtp_host": "CURATOR_SMTP_HOST",
+    "smtp_port": "CURATOR_SMTP_PORT",
+    "smtp_user": "CURATOR_SMTP_USER",
+    "smtp_password": "CURATOR_SMTP_PASSWORD",
+    "smtp_from": "CURATOR_SMTP_FROM",
+    "smtp_starttls": "CURATOR_SMTP_STARTTLS",
 }
 
 

@@ -263,7 +263,7 @@ def accept_invite(
         user.role = Role.MAINTAINER
     for code in invite.languages:
         try:
-            assign(session, user, code, invite.fraction)
+            assign(session, user, code, invite.fraction).unassigned_at = None  # invited again: the sample is back
         except Conflict:  # e.g. no candidate templates in the language (yet): a 422, not a 500
             raise InputError(
                 N_(

@@ -24,7 +24,7 @@ from curator.core.models import Assignment, Template
 from curator.ingest.clean import check
 from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
-from curator.review.service import decide, get_assignment
+from curator.review.service import decide
 from curator.review.suggestions import suggest
 
 KINDS = values(ImportKind)
@@ -76,9 +76,7 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
             else:
                 template = _find_template(session, language, relation, require(obj, "template", str, where, number))
                 item = add_item(session, assignment, template)
-                _, created = decide(
-                    session, user, get_assignment(session, user, language), item, kind, correction, source="import"
-                )
+                _, created = decide(session, user, assignment, item, kind, correction, source="import")
         except CuratorError as exc:
             raise InputError(where, exc.message, line=number) from None
         summary.stored += created

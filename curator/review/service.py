@@ -55,9 +55,11 @@ EXAMPLES = 3
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
     languages.check_code(language)
     assignment = session.scalar(
-        select(Assignment).where(Assignment.user_id == user.id, Assignment.language == language)
+        select(Assignment).where(
+            Assignment.user_id == user.id, Assignment.language == language, Assignment.unassigned_at.is_(None)
+        )
     )
-    if assignment is None:
+    if assignment is None:  # (or taken off the language by a maintainer: review.people)
         raise Forbidden(f"you are not reviewing {language!r}")
     return assignment
 
@@ -149,7 +151,9 @@ def _find_item_query(deciding: bool) -> Select[Any, Any, Any, Any, Any, Any, Any
     else:
         entities += [TemplateSignal, stored_params().scalar_subquery()]
         query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
-    return query.add_columns(*entities).where(Assignment.user_id == uid, Assignment.language == bindparam("language"))
+    return query.add_columns(*entities).where(
+        Assignment.user_id == uid, Assignment.language == bindparam("language"), Assignment.unassigned_at.is_(None)
+    )
 
 
 def _populate(template: str, subject: str, obj: str) -> list[TemplatePart]:

@@ -13,13 +13,15 @@ from curator.core.models import Language, LanguageCoverage, Relation, Translatio
 from curator.core.models.base import utcnow
 from curator.quality.checks import WARN_SIMILARITY
 from curator.quality.signals import QUEUE_ORDERS, set_queue_order
-from curator.review.accounts import create_invite, pending_invites, resend_invite, revoke_invite
+from curator.review import mail
+from curator.review.accounts import INVITE_DAYS, create_invite, pending_invites, resend_invite, revoke_invite
 from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
 from curator.review.progress import progress, queue
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for
+from curator.web.people import send_link
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -114,12 +116,20 @@ def queue_order(code: str):
     return redirect(url_for("admin.language", code=code))
 
 
-def _reviewers_page(link: str | None = None, form: dict | None = None, status: int = 200, resent: int | None = None):
+def _reviewers_page(
+    link: str | None = None,
+    form: dict | None = None,
+    status: int = 200,
+    resent: int | None = None,
+    mailed: bool = False,
+):
     session = db()
     users = session.scalars(select(User).order_by(User.role.desc(), User.email)).all()
     rows = []
     for user in users:
         for assignment in user.assignments:
+            if assignment.unassigned_at is not None:  # taken off the language: on the people page
+                continue
             rows.append(
                 dict(
                     user=user, language=assignment.language, **progress(session, assignment, queue(session, assignment))
@@ -140,6 +150,7 @@ def _reviewers_page(link: str | None = None, form: dict | None = None, status: i
         form=form or {},
         now=utcnow(),
         resent=resent,
+        mailed=mailed,
     ), status
 
 
@@ -163,7 +174,9 @@ def reviewers():
     except ValueError:
         flash(_("Invalid sample fraction: %(value)s", value=fraction), "error")
         return _reviewers_page(form=form, status=422)
-    return _reviewers_page(link=url_for("auth.invite", token=token, _external=True))
+    link = url_for("auth.invite", token=token, _external=True)
+    mailed = send_link(email.strip(), *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
+    return _reviewers_page(link=link, mailed=mailed)
 
 
 @bp.post("/invites/<int:invite_id>/revoke")
@@ -189,10 +202,12 @@ def resend(invite_id: int):
     try:
         with write() as session:
             invite, token = resend_invite(session, invite_id)
-            invite_id = invite.id
+            invite_id, email, role, codes = invite.id, invite.email, invite.role, list(invite.languages)
     except Busy:
         raise
     except CuratorError as exc:
         flash(exc.message, "error")
         return _reviewers_page(status=status_for(exc))
-    return _reviewers_page(link=url_for("auth.invite", token=token, _external=True), resent=invite_id)
+    link = url_for("auth.invite", token=token, _external=True)
+    mailed = send_link(email, *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
+    return _reviewers_page(link=link, resent=invite_id, mailed=mailed)

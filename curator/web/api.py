@@ -61,6 +61,7 @@ def me():
                 code=a.language, name=languages.name(a.language), progress=with_time_left(queueing.progress(session, a))
             )
             for a in current_user.assignments
+            if a.unassigned_at is None  # taken off the language (review.people)
         ],
     )
 

@@ -35,7 +35,7 @@ from curator.web.settings import settings_of
 # the store must support it (memory://, redis://; not memcached://): checked by web/preflight.py
 STRATEGY = "moving-window"
 
-LIMITED = ("auth.login", "auth.invite")  # the endpoints that check a password or spend an invitation
+LIMITED = ("auth.login", "auth.invite", "people.reset")  # check a password or spend a one-time link
 PASSWORD_CHANGE = "auth.account"  # asks for the current password
 API = "api."  # the endpoints a Bearer token may authenticate (web/context.py)
 

@@ -58,6 +58,8 @@ def home():
     session = db()
     rows = []
     for assignment in current_user.assignments:
+        if assignment.unassigned_at is not None:  # taken off the language (review.people)
+            continue
         items = queue(session, assignment)
         rows.append(
             dict(

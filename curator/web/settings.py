@@ -40,6 +40,10 @@ FIELDS = {
     "RATELIMIT_ADDRESS": "ratelimit_address",
     "RATELIMIT_PASSWORD": "ratelimit_password",
     "RATELIMIT_TOKEN": "ratelimit_token",
+    "SMTP_HOST": "smtp_host",
+    "SMTP_PORT": "smtp_port",
+    "SMTP_FROM": "smtp_from",
+    "SMTP_STARTTLS": "smtp_starttls",
 }
 
 

@@ -1,0 +1,72 @@
+"""E-mail to people: invitation and password-reset links, sent through the SMTP server of the
+settings (CURATOR_SMTP_*) with the standard library's smtplib and email. Without
+CURATOR_SMTP_HOST nothing is sent and the maintainer copies the link from the page or the
+command's output, as before. A link is made (and committed) before its e-mail is sent, so a
+failed send leaves a working link to copy and one clear message, never half an invitation."""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+from email.message import EmailMessage
+
+from curator.core.errors import CuratorError
+from curator.core.settings import Settings
+
+# a guard against a server that accepts the connection and never answers, not a speed limit
+SMTP_TIMEOUT = 60.0
+
+
+class MailNotSent(CuratorError):
+    """The SMTP server refused the message or could not be reached (the link still works)."""
+
+
+def configured(settings: Settings) -> bool:
+    return bool(settings.smtp_host)
+
+
+def send(settings: Settings, to: str, subject: str, body: str) -> None:
+    """Send one plain-text message to `to`; MailNotSent names the server and the reason."""
+    assert settings.smtp_host and settings.smtp_from  # callers check `configured`; Settings demands a sender
+    message = EmailMessage()
+    message["From"] = settings.smtp_from
+    message["To"] = to
+    message["Subject"] = subject
+    message.set_content(body)
+    where = f"{settings.smtp_host}:{settings.smtp_port}"
+    try:
+        if settings.smtp_port == 465:  # TLS from the first byte (RFC 8314)
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(
+                settings.smtp_host, settings.smtp_port, timeout=SMTP_TIMEOUT, context=ssl.create_default_context()
+            )
+        else:
+            smtp = smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=SMTP_TIMEOUT)
+        with smtp:
+            if settings.smtp_starttls and settings.smtp_port != 465:
+                smtp.starttls(context=ssl.create_default_context())
+            if settings.smtp_user:
+                smtp.login(settings.smtp_user, settings.smtp_password or "")
+            smtp.send_message(message)
+    except (smtplib.SMTPException, OSError) as exc:
+        raise MailNotSent(f"the e-mail to {to} was not sent ({where}: {exc}); copy the link instead") from None
+
+
+def invitation(link: str, role: str, languages: list[str], days: int) -> tuple[str, str]:
+    """(subject, body) of an invitation e-mail."""
+    what = f"as {role}" + (f" for {', '.join(languages)}" if languages else "")
+    return (
+        "Your invitation to review on curator",
+        f"You are invited to curator {what}.\n\n"
+        f"Open this link to choose a password and start:\n{link}\n\n"
+        f"The link works once and for {days} days.\n",
+    )
+
+
+def password_reset(link: str, email: str, hours: int) -> tuple[str, str]:
+    """(subject, body) of a password-reset e-mail."""
+    return (
+        "Choose a new password for curator",
+        f"A maintainer made a password-reset link for your account {email}.\n\n"
+        f"Open it to choose a new password (you are then signed out everywhere else):\n{link}\n\n"
+        f"The link works once and for {hours} hours. If you did not ask for it, tell the maintainers.\n",
+    )
