@@ -224,7 +224,8 @@ def item_context(
             "item": [c for c in mine if c["template_id"] == template.id],
             "relation": [c for c in mine if c["template_id"] is None],
         },
-        "proposal": proposal_of(session, template, user_id_of(user)),
+        # only an item added to the sample (extra) can be one: the sampled ones cost no statement more
+        "proposal": proposal_of(session, template, user_id_of(user)) if item.extra else None,
     }
 
 
