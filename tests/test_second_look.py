@@ -134,12 +134,7 @@ def test_suggestions_imports_and_a_later_reviewer(review_app, sessions, cli, tmp
 
 @pytest.mark.backends("sqlite")
 def test_bo_meets_the_proposal_and_accepts_it_by_keyboard(chromium, live, review_app, sessions):
-    ana = Browser(review_app).login("ana@example.org")
-    _, original = amend_first(ana, "amend-1")
     bo_items = review_sample(sessions, "bo@example.org", "es")
-    [(item_id, _, _)] = items_with(sessions, "bo@example.org", "es", AMENDED)
-    assert bo_items[1][0] == item_id
-
     context = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)
     page = context.new_page()
     sign_in(page, live.url, "bo@example.org")
@@ -147,8 +142,15 @@ def test_bo_meets_the_proposal_and_accepts_it_by_keyboard(chromium, live, review
     start_reviewing(page)
     wait_for_item(page, bo_items[0][0])
     assert page.locator("#proposal").is_hidden()
-    page.keyboard.press("a")  # his current item; the proposal comes next
+
+    # Ana amends while Bo's page is open: the item after his current one is now her proposal
+    ana = Browser(review_app).login("ana@example.org")
+    _, original = amend_first(ana, "amend-1")
+    [(item_id, _, _)] = items_with(sessions, "bo@example.org", "es", AMENDED)
+    assert review_sample(sessions, "bo@example.org", "es")[1][0] == item_id
+    page.keyboard.press("a")  # his current item; the proposal comes next, though his page did not list it
     wait_for_item(page, item_id)
+    assert f"2 of {len(bo_items) + 1} overall" in page.locator("#position").inner_text()
     assert page.locator("#proposal .badge").inner_text() == "Proposed by another reviewer"
     assert page.locator("#proposal-original").inner_text() == original
     assert page.locator("#template").inner_text() == AMENDED
