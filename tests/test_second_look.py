@@ -47,6 +47,11 @@ def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(revi
     ana = Browser(review_app).login("ana@example.org")
     bo = Browser(review_app).login("bo@example.org")
     before = bo.get("/api/v1/languages/es/queue").get_json()
+    # a refused correction (no [Y]) is a JSON error naming the field, and enqueues nothing
+    first = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
+    r = ana.post(f"/api/v1/languages/es/items/{first}/decision", {"decision": "amend", "correction": "[X] vio la luz"})
+    assert r.status_code == 422 and "[Y]" in r.get_json()["error"]
+    assert bo.get("/api/v1/languages/es/queue").get_json()["items"] == before["items"]
     ana_item, original = amend_first(ana, "amend-1")
     amend_first(ana, "amend-1")  # the same request resent
     amend_first(ana, "amend-2")  # the same decision again, another request id: it stands already
@@ -103,6 +108,16 @@ def test_suggestions_imports_and_a_later_reviewer(review_app, sessions, cli, tmp
         "kind": "suggest",
         "amends": None,
     }
+    # editing the suggestion on "My decisions" (a form) proposes the new text; a refused one changes nothing
+    suggestion_id = r.get_json()["suggestion"]["id"]
+    edited = "[X] procede de [Y]"
+    for text in ("[X] procede de", edited, edited):
+        r = ana.client.post(
+            f"/review/es/suggestions/{suggestion_id}/edit", data={"text": text, "csrf_token": ana.token}
+        )
+        assert r.status_code == 302
+    assert len(items_with(sessions, "bo@example.org", "es", edited)) == 1
+    assert items_with(sessions, "bo@example.org", "es", "[X] procede de") == []
     amend_first(ana, "amend-1")
 
     # an imported amendment is confirmed by import: nobody gets it for a second look
@@ -125,8 +140,9 @@ def test_suggestions_imports_and_a_later_reviewer(review_app, sessions, cli, tmp
     with sessions.begin() as s:
         dee = create_user(s, "dee@example.org", PASSWORD, "reviewer", "Dee")
         assign(s, dee, "es")
-    got = {text: items_with(sessions, "dee@example.org", "es", text) for text in (SUGGESTED, AMENDED)}
+    got = {text: items_with(sessions, "dee@example.org", "es", text) for text in (edited, AMENDED)}
     assert sorted(position for [(_, position, _)] in got.values()) == [1, 2]
+    assert items_with(sessions, "dee@example.org", "es", SUGGESTED) == []  # withdrawn by the edit
     assert items_with(sessions, "dee@example.org", "es", line["correction"]) == []
     # Carla (imported, assigned by the import after Ana's proposals) got them too, once each
     assert len(items_with(sessions, "carla@imported.invalid", "es", AMENDED)) == 1

@@ -51,8 +51,9 @@ def proposed_template(session: Session, language: str, relation_id: str, text: s
         )
     )
     if template is None:
-        template = Template(language=language, relation_id=relation_id, text=text, systems=[], votes=0)
-        template.is_candidate = False
+        template = Template(
+            language=language, relation_id=relation_id, text=text, systems=[], votes=0, is_candidate=False
+        )
         session.add(template)
         session.flush()
     return template
