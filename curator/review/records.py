@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 from curator.review.comments import CommentRecord
+from curator.review.proposal_queue import ProposalRef
 
 
 class DecisionRecord(TypedDict):
@@ -121,3 +122,4 @@ class ItemContext(TypedDict):
     history: list[DecisionRecord]
     suggestions: list[SuggestionRef]
     comments: ItemComments
+    proposal: ProposalRef | None  # another reviewer's amendment or suggestion, for a second look

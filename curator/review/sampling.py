@@ -12,6 +12,7 @@ from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.languages import check_code
 from curator.core.models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
 from curator.ingest.store import bulk_insert
+from curator.review.proposal_queue import catch_up
 
 DEFAULT_FRACTION = 0.5
 
@@ -116,6 +117,7 @@ def assign(session: Session, user: User, language: str, fraction: float | None =
             for i, (r, t) in enumerate(sample)
         ),
     )
+    catch_up(session, assignment)  # the standing proposals of the others, for a second look
     return assignment
 
 

@@ -39,6 +39,7 @@ from curator.ingest.relations import relation_title
 from curator.review.comments import list_comments
 from curator.review.evidence import signals_of, template_sources
 from curator.review.progress import current_decision_id
+from curator.review.proposal_queue import enqueue, proposal_of
 from curator.review.records import (
     DecisionRecord,
     HistoryEntry,
@@ -227,6 +228,8 @@ def item_context(
             "item": [c for c in mine if c["template_id"] == template.id],
             "relation": [c for c in mine if c["template_id"] is None],
         },
+        # only an item added to the sample (extra) can be one: the sampled ones cost no statement more
+        "proposal": proposal_of(session, template, user_id_of(user)) if item.extra else None,
     }
 
 
@@ -289,7 +292,10 @@ def decide(
         source=source,
         request_id=request_id,
     )
-    return insert_once(session, row)
+    stored, created = insert_once(session, row)
+    if created and cleaned is not None:  # an amendment: a proposal until a second person confirms it
+        enqueue(session, row.user_id, assignment.language, item.relation_id, cleaned, source)
+    return stored, created
 
 
 def _standing(

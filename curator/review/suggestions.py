@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, Suggestion, User
 from curator.core.models.base import valid_id
+from curator.review.proposal_queue import enqueue
 from curator.review.service import relation_titles_of
 from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_in_sample, insert_once, replayed
@@ -64,7 +65,10 @@ def suggest(
         source=source,
         request_id=request_id,
     )
-    return insert_once(session, row)
+    stored, created = insert_once(session, row)
+    if created:  # a proposal until a second person confirms it
+        enqueue(session, row.user_id, assignment.language, relation, cleaned, source)
+    return stored, created
 
 
 def _own_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int) -> Suggestion:

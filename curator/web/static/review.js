@@ -255,6 +255,12 @@
     c.relation.english.forEach((p) => english.appendChild(li(p)));
     show($("english-first"), c.relation.english[0] || "");
     show($("template"), c.template.text);
+    // another reviewer's amendment or suggestion, here for a second look (never who made it)
+    const proposal = c.proposal || null;
+    $("proposal").hidden = !proposal;
+    $("proposal-amends").hidden = !(proposal && proposal.amends);
+    $("proposal-suggested").hidden = !(proposal && !proposal.amends);
+    show($("proposal-original"), proposal && proposal.amends ? proposal.amends : "");
     $("systems").textContent = c.template.systems.map((s) => s.replace(/^pararel_/, "")).join(", ");
     $("votes").textContent = tn("(%(num)s vote)", "(%(num)s votes)", c.template.votes);
 
@@ -408,6 +414,8 @@
     const before = ctx ? ctx.relation.id : null;
     const changedItem = !ctx || ctx.item.id !== r.data.item.id;
     const changedRelation = !ctx || ctx.relation.id !== r.data.relation.id;
+    // an item the queue does not list yet (a proposal added to it since the page loaded it)
+    if (indexOf(r.data.item.id) < 0 && !offline) await refreshQueue();
     ctx = r.data;
     shownAt = performance.now();
     // Drafts belong to what they were typed about: a template's draft goes with the template,
