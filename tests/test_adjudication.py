@@ -123,7 +123,9 @@ def test_disagreements_of_each_kind_in_the_service_cli_page_and_api(disputed, cl
     assert {i["template"] for i in api.json["items"]} == set(by_text)
 
 
-def test_a_resolution_judges_the_template_under_every_policy_and_kappa_keeps_the_reviewers(disputed, cli, sessions):
+def test_a_resolution_judges_the_template_under_every_policy_and_kappa_keeps_the_reviewers(
+    disputed, cli, sessions, tmp_path
+):
     with sessions() as s:
         before = review_summary(s, ["es"]).languages[0].to_dict()
     # without resolutions: any keeps "nació" (one accept); unanimous removes "el idioma oficial…"
@@ -165,6 +167,9 @@ def test_a_resolution_judges_the_template_under_every_policy_and_kappa_keeps_the
             == 3
         )
     assert after == before  # kappa, agreement and shares count the reviewers' own decisions only
+    cli("release", "export", "r-any", tmp_path / "r-any")
+    card = (tmp_path / "r-any" / "README.md").read_text(encoding="utf-8")
+    assert "## Resolutions" in card and "| es | P19 | [X] nació en [Y] | reject |  | born ≠ from |" in card
     assert before["kappa"] is not None and before["pairs_compared"] == 4
     preview = json.loads(cli("release", "preview", "--policy", "any", "--json").output)
     p36 = next(r for r in preview["relations"] if r["language"] == "es" and r["relation"] == "P36")

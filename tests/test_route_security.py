@@ -109,6 +109,15 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/languages/<code>/glossary": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/glossary/<int:term_id>": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/api/v1/languages/<lang>/items/<int:item_id>/glossary": {"GET": _api()},
+    # adjudication (issue 28 §2); retract after resolve, restore after drop (sorted)
+    "/admin/languages/<code>/disagreements": {"GET": MAINTAINER_PAGE},
+    "/admin/languages/<code>/disagreements/<int:template_id>/resolve": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/languages/<code>/disagreements/<int:template_id>/retract": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/api/v1/languages/<lang>/disagreements": {"GET": {A: 401, O: 403, R: 403, M: 200}},
+    "/api/v1/templates/<int:template_id>/resolution": {"POST": {A: 401, O: 403, R: 403, M: 200}},
+    "/api/v1/templates/<int:template_id>/resolution/retract": {"POST": {A: 401, O: 403, R: 403, M: 200}},
+    "/admin/release/drop-line": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/release/restore-line": {"POST": {**MAINTAINER_PAGE, M: 302}},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -132,6 +141,10 @@ BODIES = {
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"text": "[X] vino al mundo en [Y]"},
     "/admin/languages/<code>/glossary": {"term": "native", "translation": "natural"},
     "/admin/languages/<code>/glossary/<int:term_id>": {"term": "born", "translation": "nació", "action": "save"},
+    "/admin/languages/<code>/disagreements/<int:template_id>/resolve": {"verdict": "accept", "reason": "fine"},
+    "/api/v1/templates/<int:template_id>/resolution": {"verdict": "accept", "reason": "fine"},
+    "/admin/release/drop-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]", "reason": "r"},
+    "/admin/release/restore-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]"},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
@@ -167,6 +180,11 @@ def world(review_app, sessions, cli, tmp_path):
 
     with sessions.begin() as s:
         term_id = add_term(s, "es", "born", "nació").id
+        from curator.core.models import Template
+
+        template_id = s.scalar(
+            select(Template.id).where(Template.language == "es", Template.text == "[X] nació en [Y]")
+        )
     values = {
         "invite_id": invite_id,
         "lang": "es",
@@ -179,6 +197,7 @@ def world(review_app, sessions, cli, tmp_path):
         "suggestion_id": suggestion_id,
         "comment_id": comment_id,
         "term_id": term_id,
+        "template_id": template_id,
     }
     return review_app, values, sessions
 
