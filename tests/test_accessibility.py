@@ -166,6 +166,7 @@ PAGES = [
     ("maintainer", "/admin/languages/es", None, "language"),
     ("maintainer", "/admin/languages/es/glossary", None, "glossary"),
     ("maintainer", "/admin/languages/es?disagreement=1", None, "language-disagreement"),
+    ("maintainer", "/admin/languages/es/disagreements", None, "disagreements"),
     ("maintainer", "/admin/languages/ar", None, "language-ar"),
     ("reviewer", "/review/ar/history", None, "history-ar"),
     ("maintainer", "/admin/release/preview", None, "preview"),

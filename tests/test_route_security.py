@@ -117,6 +117,15 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/users/<int:user_id>/reset": {"POST": MAINTAINER_PAGE},  # the page with the link, 200
     "/admin/users/<int:user_id>/role": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/reset/<token>": {"GET": _all(200), "POST": _all(422)},  # Dora's link, anyone holding it; no password
+    # adjudication (issue 28 §2); retract after resolve, restore after drop (sorted)
+    "/admin/languages/<code>/disagreements": {"GET": MAINTAINER_PAGE},
+    "/admin/languages/<code>/disagreements/<int:template_id>/resolve": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/languages/<code>/disagreements/<int:template_id>/retract": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/api/v1/languages/<lang>/disagreements": {"GET": {A: 401, O: 403, R: 403, M: 200}},
+    "/api/v1/templates/<int:template_id>/resolution": {"POST": {A: 401, O: 403, R: 403, M: 200}},
+    "/api/v1/templates/<int:template_id>/resolution/retract": {"POST": {A: 401, O: 403, R: 403, M: 200}},
+    "/admin/release/drop-line": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/release/restore-line": {"POST": {**MAINTAINER_PAGE, M: 302}},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -143,6 +152,10 @@ BODIES = {
     "/admin/users/<int:user_id>/active": {"action": "reactivate"},
     "/admin/users/<int:user_id>/languages": {"action": "assign", "language": "es"},
     "/admin/users/<int:user_id>/role": {"role": "maintainer"},
+    "/admin/languages/<code>/disagreements/<int:template_id>/resolve": {"verdict": "accept", "reason": "fine"},
+    "/api/v1/templates/<int:template_id>/resolution": {"verdict": "accept", "reason": "fine"},
+    "/admin/release/drop-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]", "reason": "r"},
+    "/admin/release/restore-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]"},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
@@ -185,6 +198,11 @@ def world(review_app, sessions, cli, tmp_path):
         carl.active = False
         user_id = carl.id
         create_user(s, "dora@example.org", PASSWORD, "reviewer")
+        from curator.core.models import Template
+
+        template_id = s.scalar(
+            select(Template.id).where(Template.language == "es", Template.text == "[X] nació en [Y]")
+        )
     values = {
         "invite_id": invite_id,
         "lang": "es",
@@ -198,6 +216,7 @@ def world(review_app, sessions, cli, tmp_path):
         "comment_id": comment_id,
         "term_id": term_id,
         "user_id": user_id,
+        "template_id": template_id,
     }
     return review_app, values, sessions
 

@@ -95,6 +95,41 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
             click.echo(f"  - {visible(r['pattern'])}   ({', '.join(r['decisions'])})")
         for a in p.added:
             click.echo(f"  + {visible(a.pattern)}   ({a.origin})")
+        for d in p.line_drops:
+            click.echo(f"  ⊘ {visible(d['pattern'])}   (dropped by {d['by']}: {visible(d['reason'])})")
+
+
+@release.command("drop-line")
+@click.argument("language")
+@click.argument("relation")
+@click.argument("pattern")
+@click.option("--reason", required=True, help="Why the line is left out (recorded in every version built without it).")
+@click.option("--by", "by", required=True, help="The maintainer's e-mail address it is recorded under.")
+@pass_ctx
+def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, reason: str, by: str) -> None:
+    """Leave one line (LANGUAGE RELATION PATTERN) out of every later `build --from-review`."""
+    from curator.cli.review import _maintainer
+    from curator.release.line_drops import drop_line
+
+    with unit_of_work(ctx.sessions()) as session:
+        drop_line(session, _maintainer(session, by), language, relation, pattern, reason)
+    click.echo(f"dropped {language}/{relation}: {visible(pattern)} (until `curator release restore-line`)")
+
+
+@release.command("restore-line")
+@click.argument("language")
+@click.argument("relation")
+@click.argument("pattern")
+@click.option("--by", "by", required=True, help="The maintainer's e-mail address it is recorded under.")
+@pass_ctx
+def release_restore_line(ctx: Context, language: str, relation: str, pattern: str, by: str) -> None:
+    """Put a dropped line back into the builds from reviews."""
+    from curator.cli.review import _maintainer
+    from curator.release.line_drops import restore_line
+
+    with unit_of_work(ctx.sessions()) as session:
+        restore_line(session, _maintainer(session, by), language, relation, pattern)
+    click.echo(f"restored {language}/{relation}: {visible(pattern)}")
 
 
 @release.command("diff")

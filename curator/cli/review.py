@@ -9,7 +9,7 @@ import click
 
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx
 from curator.core.db import reading, unit_of_work
-from curator.core.enums import QueueOrder, Role, values
+from curator.core.enums import DecisionKind, QueueOrder, Role, values
 from curator.core.errors import NotFound
 from curator.core.settings import Settings
 
@@ -318,6 +318,80 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
         f"{s.lines} lines: {s.stored} stored, {s.unchanged} already there ({kinds});"
         f" {s.users_created} reviewers created"
     )
+
+
+def _maintainer(session, email: str):
+    """The account a command line action is recorded under (`--by`): a maintainer's."""
+    from curator.core.errors import Forbidden
+    from curator.review.accounts import find_user
+
+    account = find_user(session, email)
+    if account is None:
+        raise NotFound(f"--by: no user {email}")
+    if not account.is_maintainer:
+        raise Forbidden(f"--by: {email} is not a maintainer")
+    return account
+
+
+BY = click.option("--by", "by", required=True, help="The maintainer's e-mail address it is recorded under.")
+
+
+@review.command("disagreements")
+@click.argument("language", callback=language_argument)
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def review_disagreements(ctx: Context, language: str, as_json: bool) -> None:
+    """LANGUAGE's templates where reviewers disagree or are unsure, with each decision, the
+    comments and the standing resolution."""
+    from curator.core.text import visible
+    from curator.review.resolutions import disagreements
+
+    with reading(ctx.sessions()) as session:
+        items = disagreements(session, language)
+    if as_json:
+        click.echo(json.dumps({"language": language, "items": items}, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{language}: {len(items)} templates to look at")
+    for item in items:
+        click.echo(
+            f"#{item['template_id']} {item['relation']}: {visible(item['template'])}  ({', '.join(item['why'])})"
+        )
+        for d in item["decisions"]:
+            fix = f" -> {visible(d['correction'])}" if d["correction"] else ""
+            click.echo(f"  {d['decision']:<7} {d['reviewer']}{fix}")
+        for c in item["comments"]:
+            click.echo(f"  comment by {c['reviewer']}: {visible(c['text'])}")
+        r = item["resolution"]
+        if r:
+            fix = f" -> {visible(r['correction'])}" if r["correction"] else ""
+            click.echo(f"  RESOLVED {r['verdict']}{fix} by {r['by']} {r['at']}: {visible(r['reason'])}")
+
+
+@review.command("resolve")
+@click.argument("template_id", type=int)
+@click.argument(
+    "verdict", type=click.Choice([*(k for k in values(DecisionKind) if k != DecisionKind.UNSURE), "retract"])
+)
+@click.option("--reason", default=None, help="Why (required, except to retract).")
+@click.option("--correction", default=None, help="The corrected template (amend only).")
+@BY
+@pass_ctx
+def review_resolve(
+    ctx: Context, template_id: int, verdict: str, reason: str | None, correction: str | None, by: str
+) -> None:
+    """Resolve a disagreement on TEMPLATE_ID: every merge policy follows the resolution; a later
+    one supersedes it; `retract` withdraws it."""
+    from curator.review.resolutions import resolve, retract_resolution
+
+    with unit_of_work(ctx.sessions()) as session:
+        maintainer = _maintainer(session, by)
+        if verdict == "retract":
+            retract_resolution(session, maintainer, template_id)
+            click.echo(f"template {template_id}: resolution withdrawn; the reviewers' decisions count again")
+            return
+        row = resolve(session, maintainer, template_id, verdict, reason or "", correction)
+        fix = f" -> {row.correction}" if row.correction else ""
+        click.echo(f"template {template_id} ({row.language}/{row.relation_id}): resolved {verdict}{fix}")
 
 
 COMMANDS = (user, review)

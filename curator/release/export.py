@@ -177,6 +177,9 @@ def dataset_card(info: Manifest, hf: bool = False) -> str:
         phrases=[(code, languages.name(code), n) for code, n in sorted(stats["phrases_per_language"].items())],
         review=info.get("review"),
         policy=info.get("policy"),
+        # issue 28 §2: maintainers' resolutions and dropped lines (release/templates/adjudication.md.j2)
+        resolutions=(info.get("params") or {}).get("resolutions", []),
+        line_drops=(info.get("params") or {}).get("line_drops", []),
     )
 
 

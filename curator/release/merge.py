@@ -5,7 +5,9 @@ accepted it), `majority` (more than half of its reviewers accepted it) or `unani
 (every reviewer accepted it). Whatever the policy, amendments add their correction and
 suggestions are added; templates nobody decided stay, unchecked. "Unsure" decisions are not
 verdicts and are ignored: a template with one accept and one unsure is judged on the accept
-alone, and one that only has unsure decisions stays unchanged, as if undecided. Relations
+alone, and one that only has unsure decisions stays unchanged, as if undecided. A template a
+maintainer resolved (review/resolutions.py) is judged by the resolution alone under every
+policy, and the lines maintainers dropped (release/line_drops.py) are left out. Relations
 left with fewer than 2 templates are dropped, with their tuples.
 """
 
@@ -22,7 +24,9 @@ from curator.core.enums import DecisionKind, Policy, VersionKind, values
 from curator.core.errors import InputError, NotFound
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
+from curator.release.line_drops import LineDropRecord, active_drops
 from curator.release.versions import VersionSummary, _new_version, get_version, summarize
+from curator.review.resolutions import ResolutionRecord, standing_resolutions
 from curator.review.stats import review_summary, standing_decisions
 
 POLICIES = values(Policy)
@@ -53,6 +57,8 @@ class PlanRecord(TypedDict):
     kept: list[dict[str, Any]]  # Planned, as dicts
     removed: list[Removed]
     added: list[dict[str, Any]]
+    resolutions: list[ResolutionRecord]  # maintainers' resolutions that judged templates here
+    line_drops: list[LineDropRecord]  # lines a maintainer dropped from it
 
 
 @dataclass
@@ -62,6 +68,8 @@ class RelationPlan:
     kept: list[Planned] = field(default_factory=list)
     removed: list[Removed] = field(default_factory=list)
     added: list[Planned] = field(default_factory=list)
+    resolutions: list[ResolutionRecord] = field(default_factory=list)
+    line_drops: list[LineDropRecord] = field(default_factory=list)
 
     @property
     def patterns(self) -> list[Planned]:
@@ -72,7 +80,7 @@ class RelationPlan:
         return len(self.patterns) < MIN_TEMPLATES
 
     def changed(self) -> bool:
-        return bool(self.removed or self.added or self.dropped or any(p.checked for p in self.kept))
+        return bool(self.removed or self.added or self.dropped or self.line_drops or any(p.checked for p in self.kept))
 
     def to_dict(self) -> PlanRecord:
         return PlanRecord(
@@ -82,6 +90,8 @@ class RelationPlan:
             kept=[asdict(p) for p in self.kept],
             removed=self.removed,
             added=[asdict(p) for p in self.added],
+            resolutions=self.resolutions,
+            line_drops=self.line_drops,
         )
 
 
@@ -129,6 +139,7 @@ def plan(
     for _lang, _user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
         if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
             decisions[template_id].append((decision, correction, decision_id))
+    resolved = standing_resolutions(session)
     suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
         suggestions[s.language, s.relation_id].append(s)
@@ -143,6 +154,10 @@ def plan(
     for vp in session.scalars(query):
         p = plans.setdefault((vp.language, vp.relation_id), RelationPlan(vp.language, vp.relation_id))
         ds = decisions.get(vp.template_id, []) if vp.template_id is not None else []
+        resolution = resolved.get(vp.template_id) if vp.template_id is not None else None
+        if resolution is not None:  # a maintainer's resolution judges it, whatever the policy
+            _judge_by_resolution(p, vp, resolution, [d for d, _, _ in ds])
+            continue
         if not ds:
             p.kept.append(Planned(vp.pattern, vp.checked_by_human, vp.template_id, "candidate"))
         elif stays([d for d, _, _ in ds], policy):
@@ -156,7 +171,36 @@ def plan(
     for (lang, rel), p in plans.items():
         for s in suggestions.get((lang, rel), []):
             _add(p, Planned(s.text, True, None, "suggested"))
+    _drop_lines(plans, active_drops(session))
     return [plans[key] for key in sorted(plans)]
+
+
+def _judge_by_resolution(p: RelationPlan, vp: VersionPattern, resolution: ResolutionRecord, kinds: list[str]) -> None:
+    """A template a maintainer resolved (review/resolutions.py): accept keeps it, checked; reject
+    removes it; amend removes it and adds the correction, checked (confirmed by a maintainer).
+    The reviewers' own corrections of it are not added: the resolution settled between them."""
+    p.resolutions.append(resolution)
+    verdict = resolution["verdict"]
+    if verdict == DecisionKind.ACCEPT:
+        p.kept.append(Planned(vp.pattern, True, vp.template_id, "candidate"))
+        return
+    p.removed.append(Removed(pattern=vp.pattern, decisions=[*sorted(kinds), f"resolution: {verdict}"]))
+    if verdict == DecisionKind.AMEND:
+        assert resolution["correction"] is not None  # `resolve` stores an amend only with its validated correction
+        _add(p, Planned(resolution["correction"], True, None, "resolved"))
+
+
+def _drop_lines(plans: dict[tuple[str, str], RelationPlan], drops: dict[tuple[str, str, str], LineDropRecord]) -> None:
+    """Take the lines maintainers dropped (release/line_drops.py) out of the plans."""
+    for (lang, rel, pattern), drop in drops.items():
+        p = plans.get((lang, rel))
+        if p is None:
+            continue
+        kept = [k for k in p.kept if k.pattern != pattern]
+        added = [a for a in p.added if a.pattern != pattern]
+        if len(kept) + len(added) < len(p.kept) + len(p.added):
+            p.kept, p.added = kept, added
+            p.line_drops.append(drop)
 
 
 def _add(p: RelationPlan, new: Planned) -> None:
@@ -183,6 +227,8 @@ def build_from_review(
             "policy": policy,
             "min_templates": MIN_TEMPLATES,
             "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
+            "line_drops": [_line_drop_param(d) for p in plans for d in p.line_drops],
+            "resolutions": [_resolution_param(r) for p in plans for r in p.resolutions],
             "review": summary.to_dict(),
         },
     )
@@ -220,3 +266,29 @@ def build_from_review(
         ),
     )
     return summarize(session, version)
+
+
+def _line_drop_param(drop: LineDropRecord) -> dict[str, str]:
+    """A dropped line as the version's params (and so its manifest) record it."""
+    return {
+        "language": drop["language"],
+        "relation": drop["relation"],
+        "pattern": drop["pattern"],
+        "reason": drop["reason"],
+        "by": drop["by"],
+        "at": drop["at"],
+    }
+
+
+def _resolution_param(resolution: ResolutionRecord) -> dict[str, Any]:
+    """A resolution that judged a template, as the version's params record it."""
+    return {
+        "language": resolution["language"],
+        "relation": resolution["relation"],
+        "template": resolution["template"],
+        "verdict": resolution["verdict"],
+        "correction": resolution["correction"],
+        "reason": resolution["reason"],
+        "by": resolution["by"],
+        "at": resolution["at"],
+    }

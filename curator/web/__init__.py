@@ -21,7 +21,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     that name a setting go into the Settings (curator.web.settings)."""
     from importlib.resources import files
 
-    from curator.web import admin, api, auth, errors, glossary, guidance, people, probe, release, review
+    from curator.web import adjudication, admin, api, auth, errors, glossary, guidance, people, probe, release, review
     from curator.web.bidi import init_bidi
     from curator.web.context import init_web
     from curator.web.i18n import init_i18n
@@ -53,6 +53,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, glossary.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
     app.register_blueprint(people.bp)  # people management and password-reset links (issue 28 §4)
+    app.register_blueprint(adjudication.bp)  # issue 28 §2: disagreements, resolutions, dropped lines
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")

@@ -1,0 +1,171 @@
+"""Adjudication pages (issue 28 §2), maintainers only: a language's disagreements side by side
+with the resolve form, the same as JSON for scripts, and dropping or restoring a single line of
+the release from the preview. The services are review/resolutions.py and release/line_drops.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from curator.core import languages
+from curator.core.enums import Policy
+from curator.core.errors import Busy, CuratorError, NotFound
+from curator.core.models import Template
+from curator.release.line_drops import drop_line, restore_line
+from curator.release.merge import POLICIES
+from curator.review.resolutions import VERDICTS, disagreements, resolve, retract_resolution, standing_resolutions
+from curator.web import fields
+from curator.web.auth import maintainer_required
+from curator.web.context import db, write
+from curator.web.errors import status_for
+from curator.web.release import _preview_page
+
+bp = Blueprint("adjudication", __name__)
+
+TEXT = 2000  # a reason or a correction (the services refuse what is too long in their own words)
+CODE = 32
+
+
+def _page(code: str, status: int = 200, form: dict[str, str] | None = None, failed: int | None = None):
+    session = db()
+    return render_template(
+        "disagreements.html",
+        code=code,
+        name=languages.name(code),
+        dir=languages.direction(code),
+        items=disagreements(session, code),
+        verdicts=VERDICTS,
+        form=form or {},
+        failed=failed,
+    ), status
+
+
+def _in_language(session, template_id: int, code: str) -> None:
+    """A template of another language is not on this language's page: 404, nothing changed."""
+    template = session.get(Template, template_id)
+    if template is None or template.language != code:
+        raise NotFound(f"template: no template {template_id} in {code}")
+
+
+@bp.get("/admin/languages/<code>/disagreements")
+@maintainer_required
+def page(code: str):
+    languages.check_code(code, "the URL")
+    return _page(code)
+
+
+@bp.post("/admin/languages/<code>/disagreements/<int:template_id>/resolve")
+@maintainer_required
+def resolve_form(code: str, template_id: int):
+    languages.check_code(code, "the URL")
+    template_id = fields.row_id(template_id)
+    form = {k: request.form.get(k, "") for k in ("verdict", "correction", "reason")}
+    try:
+        with write() as session:
+            _in_language(session, template_id, code)
+            resolve(session, current_user, template_id, form["verdict"], form["reason"], form["correction"] or None)
+    except Busy:
+        raise  # 503 with Retry-After (web/errors.py), not a message
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return _page(code, status_for(exc), form, template_id)
+    flash(_("Resolved: %(verdict)s.", verdict=form["verdict"]), "info")
+    return redirect(url_for("adjudication.page", code=code) + f"#t{template_id}")
+
+
+@bp.post("/admin/languages/<code>/disagreements/<int:template_id>/retract")
+@maintainer_required
+def retract_form(code: str, template_id: int):
+    languages.check_code(code, "the URL")
+    template_id = fields.row_id(template_id)
+    try:
+        with write() as session:
+            _in_language(session, template_id, code)
+            retract_resolution(session, current_user, template_id)
+    except Busy:
+        raise
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return _page(code, status_for(exc))
+    flash(_("Resolution withdrawn: the reviewers' decisions count again."), "info")
+    return redirect(url_for("adjudication.page", code=code) + f"#t{template_id}")
+
+
+# ---------------------------------------------------------------- JSON (docs/review-api.md)
+@bp.get("/api/v1/languages/<lang>/disagreements")
+@maintainer_required
+def api_disagreements(lang: str):
+    code = languages.check_code(fields.url_part("language", lang, CODE), "language")
+    return jsonify(language=code, items=disagreements(db(), code))
+
+
+@bp.post("/api/v1/templates/<int:template_id>/resolution")
+@maintainer_required
+def api_resolve(template_id: int):
+    template_id = fields.row_id(template_id)
+    body: dict[str, Any] = fields.body()
+    verdict = fields.text(body, "verdict", 10)
+    reason = fields.text(body, "reason", TEXT)
+    correction = fields.text(body, "correction", TEXT, required=False)
+    with write() as session:
+        row = resolve(session, current_user, template_id, verdict, reason, correction)
+        record = standing_resolutions(session, row.language)[template_id]
+    return jsonify(resolution=record)
+
+
+@bp.post("/api/v1/templates/<int:template_id>/resolution/retract")
+@maintainer_required
+def api_retract(template_id: int):
+    template_id = fields.row_id(template_id)
+    with write() as session:
+        row = retract_resolution(session, current_user, template_id)
+    return jsonify(retracted=row.id, template_id=template_id)
+
+
+# ---------------------------------------------------------------- a single line, from the preview
+def _preview_args() -> tuple[str, str | None]:
+    policy = request.form.get("policy", Policy.ANY)
+    return (policy if policy in POLICIES else Policy.ANY), (request.form.get("parent") or None)
+
+
+def _back_to_preview(policy: str, parent: str | None, language: str, relation: str):
+    args: dict[str, Any] = {"policy": policy, **({"parent": parent} if parent else {})}
+    target = url_for("release.preview", **args)
+    return redirect(f"{target}#plan-{language}-{relation}")
+
+
+@bp.post("/admin/release/drop-line")
+@maintainer_required
+def drop():
+    policy, parent = _preview_args()
+    line = {k: request.form.get(k, "") for k in ("language", "relation", "pattern", "reason")}
+    try:
+        with write() as session:
+            drop_line(session, current_user, line["language"], line["relation"], line["pattern"], line["reason"])
+    except Busy:
+        raise
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return _preview_page(db(), policy, parent, status=status_for(exc))
+    flash(_("Dropped from the builds from reviews: %(pattern)s", pattern=line["pattern"]), "info")
+    return _back_to_preview(policy, parent, line["language"], line["relation"])
+
+
+@bp.post("/admin/release/restore-line")
+@maintainer_required
+def restore():
+    policy, parent = _preview_args()
+    line = {k: request.form.get(k, "") for k in ("language", "relation", "pattern")}
+    try:
+        with write() as session:
+            restore_line(session, current_user, line["language"], line["relation"], line["pattern"])
+    except Busy:
+        raise
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return _preview_page(db(), policy, parent, status=status_for(exc))
+    flash(_("Restored: %(pattern)s", pattern=line["pattern"]), "info")
+    return _back_to_preview(policy, parent, line["language"], line["relation"])
