@@ -67,16 +67,22 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str, paren
 @pass_ctx
 def release_preview(ctx: Context, policy: str, parent: str | None, languages: list[str], as_json: bool) -> None:
     """What `release build --from-review` would remove, add and drop; nothing is written."""
-    from curator.release.merge import latest_candidates, plan
+    from curator.release.merge import latest_candidates, plan, proposal_counts
     from curator.release.versions import get_version
 
     with reading(ctx.sessions()) as session:
         base = get_version(session, parent) if parent else latest_candidates(session)
         plans = [p for p in plan(session, base, policy, languages or None) if p.changed()]
+    counts = proposal_counts(plans)
     if as_json:
         click.echo(
             json.dumps(
-                {"parent": base.name, "policy": policy, "relations": [p.to_dict() for p in plans]},
+                {
+                    "parent": base.name,
+                    "policy": policy,
+                    "relations": [p.to_dict() for p in plans],
+                    "proposals": counts,
+                },
                 indent=2,
                 ensure_ascii=False,
             )
@@ -95,6 +101,15 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
             click.echo(f"  - {visible(r['pattern'])}   ({', '.join(r['decisions'])})")
         for a in p.added:
             click.echo(f"  + {visible(a.pattern)}   ({a.origin})")
+        for w in p.waiting:
+            click.echo(f"  ? {visible(w.pattern)}   ({w.origin}: waiting for a second look, not shipped)")
+        for d in p.dropped_proposals:
+            click.echo(f"  x {visible(d.pattern)}   ({d.origin}: dropped by a maintainer)")
+    click.echo(
+        f"proposals: {counts['reviewers']} confirmed by two reviewers, {counts['trusted']} by a trusted reviewer, "
+        f"{counts['maintainer']} by a maintainer, {counts['import']} by import; "
+        f"{counts['withheld']} waiting for a second look, {counts['dropped']} dropped"
+    )
 
 
 @release.command("diff")
@@ -217,7 +232,7 @@ def stats(directory: str, as_json: bool, plot: str | None) -> None:
         # kept as they are (core/text.py); counted per file so they can be found and amended away
         for line in result.invisible.report():
             click.echo(line)
-        for line in review_section(info.get("review"), info.get("policy")):
+        for line in review_section(info.get("review"), info.get("policy"), (info.get("params") or {}).get("proposals")):
             click.echo(line)
     if plot:
         from curator.release.charts import FORMATS, write_chart

@@ -147,9 +147,12 @@ CARDS = jinja2.Environment(
 CARDS.filters.update(pct=_pct, cell=_cell, fmt=format)
 
 
-def review_section(review: Mapping[str, Any] | None, policy: str | None) -> list[str]:
-    """The "Human review" section's lines (a blank line first), or none without reviews."""
-    text = CARDS.get_template("review.md.j2").render(review=review, policy=policy)
+def review_section(
+    review: Mapping[str, Any] | None, policy: str | None, proposals: Mapping[str, int] | None = None
+) -> list[str]:
+    """The "Human review" section's lines (a blank line first), or none without reviews;
+    `proposals`: how the version's proposals were confirmed (merge.proposal_counts)."""
+    text = CARDS.get_template("review.md.j2").render(review=review, policy=policy, proposals=proposals)
     return text.splitlines()
 
 
@@ -177,6 +180,7 @@ def dataset_card(info: Manifest, hf: bool = False) -> str:
         phrases=[(code, languages.name(code), n) for code, n in sorted(stats["phrases_per_language"].items())],
         review=info.get("review"),
         policy=info.get("policy"),
+        proposals=(info.get("params") or {}).get("proposals"),
     )
 
 

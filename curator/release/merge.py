@@ -3,7 +3,10 @@
 Policy decides whether a reviewed template stays: `any` (mParaRel: at least one reviewer
 accepted it), `majority` (more than half of its reviewers accepted it) or `unanimous`
 (every reviewer accepted it). Whatever the policy, amendments add their correction and
-suggestions are added; templates nobody decided stay, unchecked. "Unsure" decisions are not
+suggestions are added, checked by a human, once confirmed (review/proposals.py: by a second
+reviewer, a trusted one, a maintainer or an import); unconfirmed and dropped ones are kept
+apart on the plan (`waiting`, `dropped_proposals`) and never shipped; templates nobody
+decided stay, unchecked. "Unsure" decisions are not
 verdicts and are ignored: a template with one accept and one unsure is judged on the accept
 alone, and one that only has unsure decisions stays unchanged, as if undecided. Relations
 left with fewer than 2 templates are dropped, with their tuples.
@@ -18,11 +21,12 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import DecisionKind, Policy, VersionKind, values
+from curator.core.enums import DecisionKind, Policy, ProposalStatus, VersionKind, values
 from curator.core.errors import InputError, NotFound
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
 from curator.release.versions import VersionSummary, _new_version, get_version, summarize
+from curator.review.proposals import CONFIRMED, proposals
 from curator.review.stats import review_summary, standing_decisions
 
 POLICIES = values(Policy)
@@ -34,7 +38,8 @@ class Planned:
     pattern: str
     checked: bool
     template_id: int | None
-    origin: str  # candidate | amended | suggested
+    origin: str  # candidate | amended | suggested | edited (a maintainer's edit of a proposal)
+    confirmed: str | None = None  # a proposal's ProposalStatus that made this line checked
 
 
 class Removed(TypedDict):
@@ -53,6 +58,8 @@ class PlanRecord(TypedDict):
     kept: list[dict[str, Any]]  # Planned, as dicts
     removed: list[Removed]
     added: list[dict[str, Any]]
+    waiting: list[dict[str, Any]]  # unconfirmed proposals, not shipped
+    dropped_proposals: list[dict[str, Any]]  # proposals a maintainer dropped
 
 
 @dataclass
@@ -62,6 +69,8 @@ class RelationPlan:
     kept: list[Planned] = field(default_factory=list)
     removed: list[Removed] = field(default_factory=list)
     added: list[Planned] = field(default_factory=list)
+    waiting: list[Planned] = field(default_factory=list)  # unconfirmed proposals: waiting for a second look
+    dropped_proposals: list[Planned] = field(default_factory=list)  # proposals a maintainer dropped
 
     @property
     def patterns(self) -> list[Planned]:
@@ -72,7 +81,14 @@ class RelationPlan:
         return len(self.patterns) < MIN_TEMPLATES
 
     def changed(self) -> bool:
-        return bool(self.removed or self.added or self.dropped or any(p.checked for p in self.kept))
+        return bool(
+            self.removed
+            or self.added
+            or self.dropped
+            or any(p.checked for p in self.kept)
+            or self.waiting
+            or self.dropped_proposals
+        )
 
     def to_dict(self) -> PlanRecord:
         return PlanRecord(
@@ -82,6 +98,8 @@ class RelationPlan:
             kept=[asdict(p) for p in self.kept],
             removed=self.removed,
             added=[asdict(p) for p in self.added],
+            waiting=[asdict(p) for p in self.waiting],
+            dropped_proposals=[asdict(p) for p in self.dropped_proposals],
         )
 
 
@@ -129,6 +147,8 @@ def plan(
     for _lang, _user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
         if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
             decisions[template_id].append((decision, correction, decision_id))
+    found = proposals(session)
+    status = {p.key: p.status for p in found}  # every proposal's status (review/proposals.py)
     suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
         suggestions[s.language, s.relation_id].append(s)
@@ -152,20 +172,59 @@ def plan(
         for decision, correction, _ in sorted(ds, key=lambda d: d[2]):
             if decision == DecisionKind.AMEND:
                 assert correction is not None  # `decide` stores an amend only with its validated correction
-                _add(p, Planned(correction, True, None, "amended"))
+                _propose(p, Planned(correction, True, None, "amended"), status)
     for (lang, rel), p in plans.items():
         for s in suggestions.get((lang, rel), []):
-            _add(p, Planned(s.text, True, None, "suggested"))
+            _propose(p, Planned(s.text, True, None, "suggested"), status)
+    for proposal in found:  # a maintainer's edit: a confirmed text with no reviewer behind it
+        edited = plans.get((proposal.language, proposal.relation))
+        if edited is not None and not proposal.proposers and proposal.status == ProposalStatus.MAINTAINER:
+            _propose(edited, Planned(proposal.text, True, None, "edited"), status)
     return [plans[key] for key in sorted(plans)]
+
+
+def _propose(p: RelationPlan, new: Planned, status: dict[tuple[str, str, str], ProposalStatus]) -> None:
+    """Add a proposal if it is confirmed; otherwise keep it apart, unchecked, for the preview (an
+    unconfirmed text equal to a candidate leaves that candidate as it was)."""
+    state = status.get((p.language, p.relation, new.pattern), ProposalStatus.UNCONFIRMED)
+    if state in CONFIRMED:
+        new.confirmed = state.value
+        _add(p, new)
+        return
+    apart = p.dropped_proposals if state == ProposalStatus.DROPPED else p.waiting
+    if all(w.pattern != new.pattern for w in apart):
+        new.checked = False
+        apart.append(new)
 
 
 def _add(p: RelationPlan, new: Planned) -> None:
     """Add a human-written template once; if it is already there, it is now human-checked."""
     for existing in p.kept + p.added:
         if existing.pattern == new.pattern:
+            if not existing.checked and existing.confirmed is None:
+                existing.confirmed = new.confirmed
             existing.checked = True
             return
     p.added.append(new)
+
+
+PROPOSAL_COUNTS = ("reviewers", "trusted", "maintainer", "import", "withheld", "dropped")
+
+
+def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
+    """What a reviewed version records (params, manifest, card): the lines of the version that
+    proposals made checked, by who confirmed them (two reviewers, one trusted reviewer, a
+    maintainer, an import), and the proposals withheld unconfirmed or dropped by a maintainer."""
+    counts = dict.fromkeys(PROPOSAL_COUNTS, 0)
+    for p in plans:
+        counts["withheld"] += len(p.waiting)
+        counts["dropped"] += len(p.dropped_proposals)
+        if p.dropped:
+            continue
+        for planned in p.patterns:
+            if planned.confirmed is not None:
+                counts[planned.confirmed] += 1
+    return counts
 
 
 def build_from_review(
@@ -184,6 +243,7 @@ def build_from_review(
             "min_templates": MIN_TEMPLATES,
             "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
             "review": summary.to_dict(),
+            "proposals": proposal_counts(plans),
         },
     )
     rows = []
