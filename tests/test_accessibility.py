@@ -163,6 +163,7 @@ PAGES = [
     ("maintainer", "/admin/reviewers", None, "reviewers"),
     ("maintainer", "/admin/languages/es", None, "language"),
     ("maintainer", "/admin/languages/es/glossary", None, "glossary"),
+    ("maintainer", "/admin/languages/es/proposals", None, "proposals"),
     ("maintainer", "/admin/languages/es?disagreement=1", None, "language-disagreement"),
     ("maintainer", "/admin/languages/ar", None, "language-ar"),
     ("reviewer", "/review/ar/history", None, "history-ar"),

@@ -348,9 +348,8 @@ def test_page_escapes_user_text_and_filters(review_app, sessions):
 
 
 # ---------------------------------------------------------------- one walk in Chromium
-def test_proposals_page_in_the_browser(chromium, live, sessions, cli, db_backend):
-    if db_backend != "sqlite":
-        pytest.skip("one browser walk, on SQLite (the services above run on both)")
+@pytest.mark.backends("sqlite")  # one browser walk; the services above run on both backends
+def test_proposals_page_in_the_browser(chromium, live, sessions, cli):
     cli("release", "build", "v0")
     for text in ("[X] vio la luz en [Y]", "[X] vino al mundo en [Y]", "[X] fue alumbrado en [Y]"):
         _suggest(sessions, "ana@example.org", "P19", text)

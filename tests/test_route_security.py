@@ -109,6 +109,9 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/languages/<code>/glossary": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/glossary/<int:term_id>": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/api/v1/languages/<lang>/items/<int:item_id>/glossary": {"GET": _api()},
+    # proposals (issue 28 §1): Bo's suggestion (`others_rows`) is the proposal answered
+    "/admin/languages/<code>/proposals": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/languages/<code>/trusted": {"POST": {**MAINTAINER_PAGE, M: 302}},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -132,6 +135,8 @@ BODIES = {
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"text": "[X] vino al mundo en [Y]"},
     "/admin/languages/<code>/glossary": {"term": "native", "translation": "natural"},
     "/admin/languages/<code>/glossary/<int:term_id>": {"term": "born", "translation": "nació", "action": "save"},
+    "/admin/languages/<code>/proposals": {"relation": "P19", "text": "[X] es oriundo de [Y]", "action": "confirm"},
+    "/admin/languages/<code>/trusted": {"email": "bo@example.org", "trusted": "1"},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
