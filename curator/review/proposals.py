@@ -45,6 +45,7 @@ CONFIRMED = frozenset(
 STATUSES = values(ProposalStatus)
 VERDICTS = values(ProposalVerdict)
 AMENDMENT, SUGGESTION = "amendment", "suggestion"
+IMPORTED = "import"  # the `source` of a decision or suggestion stored by `curator review import`
 REASON_MAX = 2000
 _CHUNK = 500  # texts per IN (...) when finding the template rows of proposals
 
@@ -155,12 +156,12 @@ def proposals(session: Session, language: str | None = None) -> list[Proposal]:
         if decision == DecisionKind.AMEND and correction is not None:
             draft = drafts[lang, rel, correction]
             draft.users.add(user_id)
-            draft.imported |= source == "import"
+            draft.imported |= source == IMPORTED
             draft.amends.append(amended)
     for lang, rel, user_id, text, source in session.execute(suggested):
         draft = drafts[lang, rel, text]
         draft.users.add(user_id)
-        draft.imported |= source == "import"
+        draft.imported |= source == IMPORTED
     latest: dict[Key, ProposalReview] = {}
     for row in session.scalars(answered):
         latest[row.language, row.relation_id, row.text] = row
@@ -176,7 +177,7 @@ def proposals(session: Session, language: str | None = None) -> list[Proposal]:
             select(Assignment.user_id, Assignment.language).where(Assignment.trusted.is_(True))
         )
     }
-    emails: dict[int, str] = {user_id: email for user_id, email in session.execute(select(User.id, User.email))}
+    emails: dict[int, str] = dict(session.execute(select(User.id, User.email)).all())
     out: list[Proposal] = []
     for key in sorted(drafts):
         lang, rel, text = key
