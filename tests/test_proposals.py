@@ -237,7 +237,8 @@ def test_edit_drop_trust_and_counts_in_manifest_and_card(proposed, sessions, cli
         "[X] fue alumbrado en [Y]": "trusted",
     }
     assert "1 proposals" in cli("review", "proposals", LANG, "--status", "trusted").output
-    cli("release", "build", "r1", "--from-review")
+    built = cli("release", "build", "r1", "--from-review").output
+    assert "proposals: 1 lines confirmed by two reviewers, 1 by a trusted reviewer, 1 by a maintainer" in built
     patterns = _version_patterns(sessions, "r1", "P19")
     assert patterns["[X] vio la luz por primera vez en [Y]"] is True
     assert patterns["[X] fue alumbrado en [Y]"] is True

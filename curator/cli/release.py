@@ -49,14 +49,22 @@ def _echo_version(s) -> None:
 def release_build(ctx: Context, name: str, from_review: bool, policy: str, parent: str | None) -> None:
     """Build version NAME: a snapshot of the candidates, or (--from-review) the reviewed dataset."""
     from curator.release.merge import build_from_review
-    from curator.release.versions import build_from_candidates
+    from curator.release.versions import build_from_candidates, get_version
 
+    counts = None
     with unit_of_work(ctx.sessions()) as session:
         if from_review:
             s = build_from_review(session, name, policy, parent)
+            counts = dict(get_version(session, name).params["proposals"])
         else:
             s = build_from_candidates(session, name, parent)
     _echo_version(s)
+    if counts is not None:
+        click.echo(
+            f"proposals: {counts['reviewers']} lines confirmed by two reviewers, {counts['trusted']} by a trusted"
+            f" reviewer, {counts['maintainer']} by a maintainer, {counts['import']} by import;"
+            f" {counts['withheld']} withheld unconfirmed, {counts['dropped']} dropped"
+        )
 
 
 @release.command("preview")
