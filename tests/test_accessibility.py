@@ -165,6 +165,7 @@ PAGES = [
     ("maintainer", "/admin/users/2", None, "person"),  # Ana (the seed's second account)
     ("maintainer", "/admin/languages/es", None, "language"),
     ("maintainer", "/admin/languages/es/glossary", None, "glossary"),
+    ("maintainer", "/admin/languages/es/proposals", None, "proposals"),
     ("maintainer", "/admin/languages/es?disagreement=1", None, "language-disagreement"),
     ("maintainer", "/admin/languages/es/disagreements", None, "disagreements"),
     ("maintainer", "/admin/languages/ar", None, "language-ar"),

@@ -126,6 +126,9 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/api/v1/templates/<int:template_id>/resolution/retract": {"POST": {A: 401, O: 403, R: 403, M: 200}},
     "/admin/release/drop-line": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/release/restore-line": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    # proposals (issue 28 §1): Bo's suggestion (`others_rows`) is the proposal answered
+    "/admin/languages/<code>/proposals": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/languages/<code>/trusted": {"POST": {**MAINTAINER_PAGE, M: 302}},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -156,6 +159,8 @@ BODIES = {
     "/api/v1/templates/<int:template_id>/resolution": {"verdict": "accept", "reason": "fine"},
     "/admin/release/drop-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]", "reason": "r"},
     "/admin/release/restore-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]"},
+    "/admin/languages/<code>/proposals": {"relation": "P19", "text": "[X] es oriundo de [Y]", "action": "confirm"},
+    "/admin/languages/<code>/trusted": {"email": "bo@example.org", "trusted": "1"},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}

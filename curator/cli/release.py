@@ -49,14 +49,22 @@ def _echo_version(s) -> None:
 def release_build(ctx: Context, name: str, from_review: bool, policy: str, parent: str | None) -> None:
     """Build version NAME: a snapshot of the candidates, or (--from-review) the reviewed dataset."""
     from curator.release.merge import build_from_review
-    from curator.release.versions import build_from_candidates
+    from curator.release.versions import build_from_candidates, get_version
 
+    counts = None
     with unit_of_work(ctx.sessions()) as session:
         if from_review:
             s = build_from_review(session, name, policy, parent)
+            counts = dict(get_version(session, name).params["proposals"])
         else:
             s = build_from_candidates(session, name, parent)
     _echo_version(s)
+    if counts is not None:
+        click.echo(
+            f"proposals: {counts['reviewers']} lines confirmed by two reviewers, {counts['trusted']} by a trusted"
+            f" reviewer, {counts['maintainer']} by a maintainer, {counts['import']} by import;"
+            f" {counts['withheld']} withheld unconfirmed, {counts['dropped']} dropped"
+        )
 
 
 @release.command("preview")
@@ -67,16 +75,22 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str, paren
 @pass_ctx
 def release_preview(ctx: Context, policy: str, parent: str | None, languages: list[str], as_json: bool) -> None:
     """What `release build --from-review` would remove, add and drop; nothing is written."""
-    from curator.release.merge import latest_candidates, plan
+    from curator.release.merge import latest_candidates, plan, proposal_counts
     from curator.release.versions import get_version
 
     with reading(ctx.sessions()) as session:
         base = get_version(session, parent) if parent else latest_candidates(session)
         plans = [p for p in plan(session, base, policy, languages or None) if p.changed()]
+    counts = proposal_counts(plans)
     if as_json:
         click.echo(
             json.dumps(
-                {"parent": base.name, "policy": policy, "relations": [p.to_dict() for p in plans]},
+                {
+                    "parent": base.name,
+                    "policy": policy,
+                    "relations": [p.to_dict() for p in plans],
+                    "proposals": counts,
+                },
                 indent=2,
                 ensure_ascii=False,
             )
@@ -97,6 +111,15 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
             click.echo(f"  + {visible(a.pattern)}   ({a.origin})")
         for d in p.line_drops:
             click.echo(f"  ⊘ {visible(d['pattern'])}   (dropped by {d['by']}: {visible(d['reason'])})")
+        for w in p.waiting:
+            click.echo(f"  ? {visible(w.pattern)}   ({w.origin}: waiting for a second look, not shipped)")
+        for x in p.dropped_proposals:
+            click.echo(f"  x {visible(x.pattern)}   ({x.origin}: dropped by a maintainer)")
+    click.echo(
+        f"proposals: {counts['reviewers']} confirmed by two reviewers, {counts['trusted']} by a trusted reviewer, "
+        f"{counts['maintainer']} by a maintainer, {counts['import']} by import; "
+        f"{counts['withheld']} waiting for a second look, {counts['dropped']} dropped"
+    )
 
 
 @release.command("drop-line")
@@ -104,9 +127,9 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
 @click.argument("relation")
 @click.argument("pattern")
 @click.option("--reason", required=True, help="Why the line is left out (recorded in every version built without it).")
-@click.option("--by", "by", required=True, help="The maintainer's e-mail address it is recorded under.")
+@click.option("--by", "by", default=None, help="The maintainer account (default: the only active one).")
 @pass_ctx
-def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, reason: str, by: str) -> None:
+def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, reason: str, by: str | None) -> None:
     """Leave one line (LANGUAGE RELATION PATTERN) out of every later `build --from-review`."""
     from curator.cli.review import _maintainer
     from curator.release.line_drops import drop_line
@@ -120,9 +143,9 @@ def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, 
 @click.argument("language")
 @click.argument("relation")
 @click.argument("pattern")
-@click.option("--by", "by", required=True, help="The maintainer's e-mail address it is recorded under.")
+@click.option("--by", "by", default=None, help="The maintainer account (default: the only active one).")
 @pass_ctx
-def release_restore_line(ctx: Context, language: str, relation: str, pattern: str, by: str) -> None:
+def release_restore_line(ctx: Context, language: str, relation: str, pattern: str, by: str | None) -> None:
     """Put a dropped line back into the builds from reviews."""
     from curator.cli.review import _maintainer
     from curator.release.line_drops import restore_line
@@ -252,7 +275,7 @@ def stats(directory: str, as_json: bool, plot: str | None) -> None:
         # kept as they are (core/text.py); counted per file so they can be found and amended away
         for line in result.invisible.report():
             click.echo(line)
-        for line in review_section(info.get("review"), info.get("policy")):
+        for line in review_section(info.get("review"), info.get("policy"), (info.get("params") or {}).get("proposals")):
             click.echo(line)
     if plot:
         from curator.release.charts import FORMATS, write_chart

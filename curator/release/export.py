@@ -147,9 +147,12 @@ CARDS = jinja2.Environment(
 CARDS.filters.update(pct=_pct, cell=_cell, fmt=format)
 
 
-def review_section(review: Mapping[str, Any] | None, policy: str | None) -> list[str]:
-    """The "Human review" section's lines (a blank line first), or none without reviews."""
-    text = CARDS.get_template("review.md.j2").render(review=review, policy=policy)
+def review_section(
+    review: Mapping[str, Any] | None, policy: str | None, proposals: Mapping[str, int] | None = None
+) -> list[str]:
+    """The "Human review" section's lines (a blank line first), or none without reviews;
+    `proposals`: how the version's proposals were confirmed (merge.proposal_counts)."""
+    text = CARDS.get_template("review.md.j2").render(review=review, policy=policy, proposals=proposals)
     return text.splitlines()
 
 
@@ -180,6 +183,7 @@ def dataset_card(info: Manifest, hf: bool = False) -> str:
         # issue 28 §2: maintainers' resolutions and dropped lines (release/templates/adjudication.md.j2)
         resolutions=(info.get("params") or {}).get("resolutions", []),
         line_drops=(info.get("params") or {}).get("line_drops", []),
+        proposals=(info.get("params") or {}).get("proposals"),
     )
 
 

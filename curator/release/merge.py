@@ -3,7 +3,10 @@
 Policy decides whether a reviewed template stays: `any` (mParaRel: at least one reviewer
 accepted it), `majority` (more than half of its reviewers accepted it) or `unanimous`
 (every reviewer accepted it). Whatever the policy, amendments add their correction and
-suggestions are added; templates nobody decided stay, unchecked. "Unsure" decisions are not
+suggestions are added, checked by a human, once confirmed (review/proposals.py: by a second
+reviewer, a trusted one, a maintainer or an import); unconfirmed and dropped ones are kept
+apart on the plan (`waiting`, `dropped_proposals`) and never shipped; templates nobody
+decided stay, unchecked. "Unsure" decisions are not
 verdicts and are ignored: a template with one accept and one unsure is judged on the accept
 alone, and one that only has unsure decisions stays unchanged, as if undecided. A template a
 maintainer resolved (review/resolutions.py) is judged by the resolution alone under every
@@ -20,12 +23,13 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import DecisionKind, Policy, VersionKind, values
+from curator.core.enums import DecisionKind, Policy, ProposalStatus, VersionKind, values
 from curator.core.errors import InputError, NotFound
 from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
 from curator.release.line_drops import LineDropRecord, active_drops
 from curator.release.versions import VersionSummary, _new_version, get_version, summarize
+from curator.review.proposals import CONFIRMED, proposals
 from curator.review.resolutions import ResolutionRecord, standing_resolutions
 from curator.review.stats import review_summary, standing_decisions
 
@@ -38,7 +42,8 @@ class Planned:
     pattern: str
     checked: bool
     template_id: int | None
-    origin: str  # candidate | amended | suggested
+    origin: str  # candidate | amended | suggested | edited (a maintainer's edit of a proposal) | resolved
+    confirmed: str | None = None  # a proposal's ProposalStatus that made this line checked
 
 
 class Removed(TypedDict):
@@ -59,6 +64,8 @@ class PlanRecord(TypedDict):
     added: list[dict[str, Any]]
     resolutions: list[ResolutionRecord]  # maintainers' resolutions that judged templates here
     line_drops: list[LineDropRecord]  # lines a maintainer dropped from it
+    waiting: list[dict[str, Any]]  # unconfirmed proposals, not shipped
+    dropped_proposals: list[dict[str, Any]]  # proposals a maintainer dropped
 
 
 @dataclass
@@ -70,6 +77,8 @@ class RelationPlan:
     added: list[Planned] = field(default_factory=list)
     resolutions: list[ResolutionRecord] = field(default_factory=list)
     line_drops: list[LineDropRecord] = field(default_factory=list)
+    waiting: list[Planned] = field(default_factory=list)  # unconfirmed proposals: waiting for a second look
+    dropped_proposals: list[Planned] = field(default_factory=list)  # proposals a maintainer dropped
 
     @property
     def patterns(self) -> list[Planned]:
@@ -80,7 +89,15 @@ class RelationPlan:
         return len(self.patterns) < MIN_TEMPLATES
 
     def changed(self) -> bool:
-        return bool(self.removed or self.added or self.dropped or self.line_drops or any(p.checked for p in self.kept))
+        return bool(
+            self.removed
+            or self.added
+            or self.dropped
+            or self.line_drops
+            or any(p.checked for p in self.kept)
+            or self.waiting
+            or self.dropped_proposals
+        )
 
     def to_dict(self) -> PlanRecord:
         return PlanRecord(
@@ -92,6 +109,8 @@ class RelationPlan:
             added=[asdict(p) for p in self.added],
             resolutions=self.resolutions,
             line_drops=self.line_drops,
+            waiting=[asdict(p) for p in self.waiting],
+            dropped_proposals=[asdict(p) for p in self.dropped_proposals],
         )
 
 
@@ -140,6 +159,8 @@ def plan(
         if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
             decisions[template_id].append((decision, correction, decision_id))
     resolved = standing_resolutions(session)
+    found = proposals(session)
+    status = {p.key: p.status for p in found}  # every proposal's status (review/proposals.py)
     suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
         suggestions[s.language, s.relation_id].append(s)
@@ -167,12 +188,30 @@ def plan(
         for decision, correction, _ in sorted(ds, key=lambda d: d[2]):
             if decision == DecisionKind.AMEND:
                 assert correction is not None  # `decide` stores an amend only with its validated correction
-                _add(p, Planned(correction, True, None, "amended"))
+                _propose(p, Planned(correction, True, None, "amended"), status)
     for (lang, rel), p in plans.items():
         for s in suggestions.get((lang, rel), []):
-            _add(p, Planned(s.text, True, None, "suggested"))
+            _propose(p, Planned(s.text, True, None, "suggested"), status)
+    for proposal in found:  # a maintainer's edit: a confirmed text with no reviewer behind it
+        edited = plans.get((proposal.language, proposal.relation))
+        if edited is not None and not proposal.proposers and proposal.status == ProposalStatus.MAINTAINER:
+            _propose(edited, Planned(proposal.text, True, None, "edited"), status)
     _drop_lines(plans, active_drops(session))
     return [plans[key] for key in sorted(plans)]
+
+
+def _propose(p: RelationPlan, new: Planned, status: dict[tuple[str, str, str], ProposalStatus]) -> None:
+    """Add a proposal if it is confirmed; otherwise keep it apart, unchecked, for the preview (an
+    unconfirmed text equal to a candidate leaves that candidate as it was)."""
+    state = status.get((p.language, p.relation, new.pattern), ProposalStatus.UNCONFIRMED)
+    if state in CONFIRMED:
+        new.confirmed = state.value
+        _add(p, new)
+        return
+    apart = p.dropped_proposals if state == ProposalStatus.DROPPED else p.waiting
+    if all(w.pattern != new.pattern for w in apart):
+        new.checked = False
+        apart.append(new)
 
 
 def _judge_by_resolution(p: RelationPlan, vp: VersionPattern, resolution: ResolutionRecord, kinds: list[str]) -> None:
@@ -187,7 +226,7 @@ def _judge_by_resolution(p: RelationPlan, vp: VersionPattern, resolution: Resolu
     p.removed.append(Removed(pattern=vp.pattern, decisions=[*sorted(kinds), f"resolution: {verdict}"]))
     if verdict == DecisionKind.AMEND:
         assert resolution["correction"] is not None  # `resolve` stores an amend only with its validated correction
-        _add(p, Planned(resolution["correction"], True, None, "resolved"))
+        _add(p, Planned(resolution["correction"], True, None, "resolved", ProposalStatus.MAINTAINER.value))
 
 
 def _drop_lines(plans: dict[tuple[str, str], RelationPlan], drops: dict[tuple[str, str, str], LineDropRecord]) -> None:
@@ -207,9 +246,30 @@ def _add(p: RelationPlan, new: Planned) -> None:
     """Add a human-written template once; if it is already there, it is now human-checked."""
     for existing in p.kept + p.added:
         if existing.pattern == new.pattern:
+            if not existing.checked and existing.confirmed is None:
+                existing.confirmed = new.confirmed
             existing.checked = True
             return
     p.added.append(new)
+
+
+PROPOSAL_COUNTS = ("reviewers", "trusted", "maintainer", "import", "withheld", "dropped")
+
+
+def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
+    """What a reviewed version records (params, manifest, card): the lines of the version that
+    proposals made checked, by who confirmed them (two reviewers, one trusted reviewer, a
+    maintainer, an import), and the proposals withheld unconfirmed or dropped by a maintainer."""
+    counts = dict.fromkeys(PROPOSAL_COUNTS, 0)
+    for p in plans:
+        counts["withheld"] += len(p.waiting)
+        counts["dropped"] += len(p.dropped_proposals)
+        if p.dropped:
+            continue
+        for planned in p.patterns:
+            if planned.confirmed is not None:
+                counts[planned.confirmed] += 1
+    return counts
 
 
 def build_from_review(
@@ -230,6 +290,7 @@ def build_from_review(
             "line_drops": [_line_drop_param(d) for p in plans for d in p.line_drops],
             "resolutions": [_resolution_param(r) for p in plans for r in p.resolutions],
             "review": summary.to_dict(),
+            "proposals": proposal_counts(plans),
         },
     )
     rows = []

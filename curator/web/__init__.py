@@ -21,7 +21,20 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     that name a setting go into the Settings (curator.web.settings)."""
     from importlib.resources import files
 
-    from curator.web import adjudication, admin, api, auth, errors, glossary, guidance, people, probe, release, review
+    from curator.web import (
+        adjudication,
+        admin,
+        api,
+        auth,
+        errors,
+        glossary,
+        guidance,
+        people,
+        probe,
+        proposals,
+        release,
+        review,
+    )
     from curator.web.bidi import init_bidi
     from curator.web.context import init_web
     from curator.web.i18n import init_i18n
@@ -54,6 +67,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
         app.register_blueprint(blueprint)
     app.register_blueprint(people.bp)  # people management and password-reset links (issue 28 §4)
     app.register_blueprint(adjudication.bp)  # issue 28 §2: disagreements, resolutions, dropped lines
+    app.register_blueprint(proposals.bp)  # issue 28 §1: the Proposals page
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")

@@ -18,10 +18,11 @@ from curator.quality.signals import signal_summary
 from curator.release.charts import language_bars
 from curator.release.diff import diff_rules, diff_versions
 from curator.release.export import export_zip, zip_prefix
-from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan
+from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan, proposal_counts
 from curator.release.versions import build_from_candidates, check_version_name, get_version, list_versions, suggest_name
 from curator.release.versions import language_counts as version_language_counts
 from curator.review.overview import language_counts
+from curator.review.proposals import status_counts
 from curator.review.stats import ReviewSummary, review_summary, summary_csv
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
@@ -55,6 +56,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
         languages=languages,
         policies=POLICIES,
         outcomes=[o for o in risk_outcomes(session) if keep(o.language)],
+        proposal_counts=status_counts(session),  # issue 28 §1: unconfirmed proposals per language
         signal_rows=[r for r in signal_summary(session) if keep(r.language)],
         checks=CHECKS,
         counts=[c for code, c in counts.items() if keep(code)],
@@ -193,6 +195,7 @@ def _preview_page(
         base=base,
         policy=policy,
         plans=plans,
+        proposals=proposal_counts(plans),
         policies=POLICIES,
         candidates=candidates,
         languages=languages,

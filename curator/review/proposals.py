@@ -1,0 +1,387 @@
+"""Proposals: the texts reviewers add to a relation (an amendment's correction, a suggestion),
+and whether they have had the second look that lets them ship as checked by a human (issue 28).
+
+A proposal is keyed by (language, relation, cleaned text), exactly as the merge adds it
+(release/merge.py). Its status is the first of these rules that applies:
+
+1. a maintainer's latest answer to that text (`ProposalReview`): drop -> dropped, confirm ->
+   maintainer;
+2. a proposer's decision or suggestion came from `curator review import` (sheets reviewed
+   before, mParaRel's) -> import;
+3. two or more reviewers proposed it, or a reviewer who did not propose it stands by an
+   `accept` of the template row with that text (the queue's "proposed by another reviewer")
+   -> reviewers;
+4. a proposer is trusted in that language (`Assignment.trusted`) -> trusted;
+5. otherwise unconfirmed: the merge keeps it out and the preview lists it apart.
+
+A maintainer's edit is two answers: drop of the old text (`edited_to`) and confirm of the new
+(`edited_from`); a text a maintainer confirmed is a proposal even with no reviewer behind it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from curator.core.enums import Activity, DecisionKind, ProposalStatus, ProposalVerdict, values
+from curator.core.errors import InputError, NotFound
+from curator.core.models import Assignment, Decision, ProposalReview, Suggestion, Template, User
+from curator.review import activity
+from curator.review.accounts import find_user
+from curator.review.stats import standing_decision_ids
+from curator.review.validation import keeps_case, validate_template
+
+Key = tuple[str, str, str]  # (language, relation, cleaned text)
+
+# the statuses under which a proposal ships (checked by a human)
+CONFIRMED = frozenset(
+    {ProposalStatus.REVIEWERS, ProposalStatus.TRUSTED, ProposalStatus.MAINTAINER, ProposalStatus.IMPORT}
+)
+STATUSES = values(ProposalStatus)
+VERDICTS = values(ProposalVerdict)
+AMENDMENT, SUGGESTION = "amendment", "suggestion"
+IMPORTED = "import"  # the `source` of a decision or suggestion stored by `curator review import`
+REASON_MAX = 2000
+_CHUNK = 500  # texts per IN (...) when finding the template rows of proposals
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A second reviewer's standing decision on the template row that holds the proposal's text."""
+
+    reviewer: str  # e-mail address
+    decision: str  # DecisionKind
+    correction: str | None
+
+
+@dataclass(frozen=True)
+class MaintainerReview:
+    """The latest maintainer answer to a proposal: who, when, why."""
+
+    maintainer: str  # e-mail address
+    verdict: str  # ProposalVerdict
+    at: datetime
+    reason: str
+    edited_from: str | None
+    edited_to: str | None
+
+
+@dataclass
+class Proposal:
+    language: str
+    relation: str
+    text: str
+    status: ProposalStatus
+    proposers: list[str] = field(default_factory=list)  # e-mail addresses, sorted
+    kind: str = SUGGESTION  # amendment | suggestion
+    amends: str | None = None  # the template an amendment corrects (the first, if several)
+    template_id: int | None = None  # the template row holding this text, if there is one
+    verdicts: list[Verdict] = field(default_factory=list)
+    review: MaintainerReview | None = None
+
+    @property
+    def key(self) -> Key:
+        return (self.language, self.relation, self.text)
+
+    @property
+    def confirmed(self) -> bool:
+        return self.status in CONFIRMED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (`curator review proposals --json`)."""
+        review = self.review
+        return {
+            "language": self.language,
+            "relation": self.relation,
+            "text": self.text,
+            "status": self.status.value,
+            "kind": self.kind,
+            "proposers": self.proposers,
+            "amends": self.amends,
+            "verdicts": [
+                {"reviewer": v.reviewer, "decision": v.decision, "correction": v.correction} for v in self.verdicts
+            ],
+            "review": None
+            if review is None
+            else {
+                "maintainer": review.maintainer,
+                "verdict": review.verdict,
+                "at": review.at.isoformat(timespec="seconds"),
+                "reason": review.reason,
+                "edited_from": review.edited_from,
+                "edited_to": review.edited_to,
+            },
+        }
+
+
+@dataclass
+class _Draft:
+    """What is known of one proposal while the rows are read."""
+
+    users: set[int] = field(default_factory=set)
+    imported: bool = False
+    amends: list[str] = field(default_factory=list)
+
+
+def proposals(session: Session, language: str | None = None) -> list[Proposal]:
+    """Every proposal (of `language`), with its status, ordered by language, relation and text."""
+    drafts: dict[Key, _Draft] = defaultdict(_Draft)
+    standing = select(
+        Decision.language,
+        Decision.relation_id,
+        Decision.user_id,
+        Decision.template_id,
+        Decision.decision,
+        Decision.correction,
+        Decision.source,
+        Template.text,
+    ).join(Template, Template.id == Decision.template_id)
+    standing = standing.where(Decision.id.in_(standing_decision_ids())).order_by(Decision.id)
+    suggested = select(
+        Suggestion.language, Suggestion.relation_id, Suggestion.user_id, Suggestion.text, Suggestion.source
+    ).where(Suggestion.retracted.is_(False))
+    answered = select(ProposalReview).order_by(ProposalReview.id)
+    if language is not None:
+        standing = standing.where(Decision.language == language)
+        suggested = suggested.where(Suggestion.language == language)
+        answered = answered.where(ProposalReview.language == language)
+    by_template: dict[int, list[tuple[int, str, str | None]]] = defaultdict(list)
+    for lang, rel, user_id, template_id, decision, correction, source, amended in session.execute(standing):
+        by_template[template_id].append((user_id, decision, correction))
+        if decision == DecisionKind.AMEND and correction is not None:
+            draft = drafts[lang, rel, correction]
+            draft.users.add(user_id)
+            draft.imported |= source == IMPORTED
+            draft.amends.append(amended)
+    for lang, rel, user_id, text, source in session.execute(suggested):
+        draft = drafts[lang, rel, text]
+        draft.users.add(user_id)
+        draft.imported |= source == IMPORTED
+    latest: dict[Key, ProposalReview] = {}
+    for row in session.scalars(answered):
+        latest[row.language, row.relation_id, row.text] = row
+    for key, row in latest.items():  # a maintainer's confirmed text is a proposal of its own
+        if row.verdict == ProposalVerdict.CONFIRM and key not in drafts:
+            drafts[key] = _Draft()
+    if not drafts:
+        return []
+    templates = _template_ids(session, set(drafts))
+    trusted: set[tuple[int, str]] = {
+        (user_id, lang)
+        for user_id, lang in session.execute(
+            select(Assignment.user_id, Assignment.language).where(Assignment.trusted.is_(True))
+        )
+    }
+    emails: dict[int, str] = dict(session.execute(select(User.id, User.email)).all())
+    out: list[Proposal] = []
+    for key in sorted(drafts):
+        lang, rel, text = key
+        draft = drafts[key]
+        row_id = templates.get(key)
+        verdicts = (
+            [
+                Verdict(emails.get(user_id, "?"), decision, correction)
+                for user_id, decision, correction in by_template.get(row_id, [])
+                if user_id not in draft.users
+            ]
+            if row_id is not None
+            else []
+        )
+        review = latest.get(key)
+        proposal = Proposal(
+            language=lang,
+            relation=rel,
+            text=text,
+            status=_status(draft, verdicts, review, lang, trusted),
+            proposers=sorted(emails.get(u, "?") for u in draft.users),
+            kind=AMENDMENT if draft.amends else SUGGESTION,
+            amends=draft.amends[0] if draft.amends else None,
+            template_id=row_id,
+            verdicts=sorted(verdicts, key=lambda v: v.reviewer),
+            review=None
+            if review is None
+            else MaintainerReview(
+                emails.get(review.user_id, "?"),
+                review.verdict,
+                review.created_at,
+                review.reason,
+                review.edited_from,
+                review.edited_to,
+            ),
+        )
+        out.append(proposal)
+    _inherit_kind(out)
+    return out
+
+
+def _status(
+    draft: _Draft, verdicts: list[Verdict], review: ProposalReview | None, language: str, trusted: set[tuple[int, str]]
+) -> ProposalStatus:
+    """The rules of the module docstring, in order."""
+    if review is not None:
+        return ProposalStatus.DROPPED if review.verdict == ProposalVerdict.DROP else ProposalStatus.MAINTAINER
+    if draft.imported:
+        return ProposalStatus.IMPORT
+    if len(draft.users) >= 2 or any(v.decision == DecisionKind.ACCEPT for v in verdicts):
+        return ProposalStatus.REVIEWERS
+    if any((user_id, language) in trusted for user_id in draft.users):
+        return ProposalStatus.TRUSTED
+    return ProposalStatus.UNCONFIRMED
+
+
+def _inherit_kind(found: list[Proposal]) -> None:
+    """A maintainer's edit is of the kind of the proposal it replaced (amendment or suggestion)."""
+    by_key = {p.key: p for p in found}
+    for p in found:
+        if not p.proposers and p.review is not None and p.review.edited_from is not None:
+            source = by_key.get((p.language, p.relation, p.review.edited_from))
+            if source is not None:
+                p.kind, p.amends = source.kind, source.amends
+
+
+def _template_ids(session: Session, keys: set[Key]) -> dict[Key, int]:
+    """The template row of each proposal's text, where one exists (another reviewer's queue
+    item "proposed by another reviewer")."""
+    texts = sorted({text for _, _, text in keys})
+    found: dict[Key, int] = {}
+    for start in range(0, len(texts), _CHUNK):
+        rows = session.execute(
+            select(Template.language, Template.relation_id, Template.text, Template.id).where(
+                Template.text.in_(texts[start : start + _CHUNK])
+            )
+        )
+        for lang, rel, text, template_id in rows:
+            if (lang, rel, text) in keys:
+                found[lang, rel, text] = template_id
+    return found
+
+
+def statuses(session: Session, language: str | None = None) -> dict[Key, ProposalStatus]:
+    """Each proposal's status by key: what the merge asks."""
+    return {p.key: p.status for p in proposals(session, language)}
+
+
+def status_counts(session: Session) -> dict[str, dict[str, int]]:
+    """{language: {status: number of proposals}} (statuses with none left out)."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for p in proposals(session):
+        counts[p.language][p.status.value] += 1
+    return {lang: dict(sorted(c.items())) for lang, c in sorted(counts.items())}
+
+
+def find_proposal(session: Session, language: str, relation: str, text: str) -> Proposal:
+    """The proposal with this text (as stored, or as the text cleans to), or NotFound."""
+    found = {p.key: p for p in proposals(session, language)}
+    proposal = found.get((language, relation, text))
+    if proposal is None and isinstance(text, str) and text.strip():
+        try:
+            cleaned = validate_template(text, language, keeps_case(session))
+        except InputError:
+            cleaned = None
+        if cleaned is not None:
+            proposal = found.get((language, relation, cleaned))
+    if proposal is None:
+        raise NotFound(f"no proposal {text!r} in {language}/{relation}")
+    return proposal
+
+
+def review_proposal(
+    session: Session,
+    maintainer: User,
+    language: str,
+    relation: str,
+    text: str,
+    verdict: str,
+    reason: str = "",
+    edited_to: str | None = None,
+) -> Proposal:
+    """A maintainer confirms or drops a proposal, or edits it (`edited_to`: the old text dropped,
+    the new one, validated as a reviewer's template is, confirmed). Recorded in the activity log
+    in the same unit of work. Returns the proposal as it stands now (the new text's, for an edit)."""
+    if verdict not in VERDICTS:
+        raise InputError(f"must be one of {', '.join(VERDICTS)}", field="verdict")
+    if not isinstance(reason, str) or len(reason) > REASON_MAX:
+        raise InputError(f"at most {REASON_MAX} characters", field="reason")
+    reason = reason.strip()
+    proposal = find_proposal(session, language, relation, text)
+    new_text: str | None = None
+    if edited_to is not None:
+        try:
+            new_text = validate_template(edited_to, language, keeps_case(session))
+        except InputError as exc:
+            raise InputError(exc.message, field="edited_to") from None
+        if new_text == proposal.text:
+            new_text = None  # an edit that changes nothing is a confirmation
+            verdict = ProposalVerdict.CONFIRM
+    if new_text is not None:
+        session.add_all(
+            [
+                ProposalReview(
+                    language=language,
+                    relation_id=relation,
+                    text=proposal.text,
+                    verdict=ProposalVerdict.DROP,
+                    edited_to=new_text,
+                    reason=reason,
+                    user_id=maintainer.id,
+                ),
+                ProposalReview(
+                    language=language,
+                    relation_id=relation,
+                    text=new_text,
+                    verdict=ProposalVerdict.CONFIRM,
+                    edited_from=proposal.text,
+                    reason=reason,
+                    user_id=maintainer.id,
+                ),
+            ]
+        )
+        details: dict[str, Any] = {
+            "verdict": "edit",
+            "relation": relation,
+            "text": proposal.text,
+            "edited_to": new_text,
+        }
+    else:
+        session.add(
+            ProposalReview(
+                language=language,
+                relation_id=relation,
+                text=proposal.text,
+                verdict=ProposalVerdict(verdict).value,
+                reason=reason,
+                user_id=maintainer.id,
+            )
+        )
+        details = {"verdict": ProposalVerdict(verdict).value, "relation": relation, "text": proposal.text}
+    if reason:
+        details["reason"] = reason
+    activity.record(
+        session, maintainer, Activity.PROPOSAL, f"{relation}: {proposal.text}", language=language, details=details
+    )
+    session.flush()
+    return find_proposal(session, language, relation, new_text or proposal.text)
+
+
+def set_trusted(session: Session, maintainer: User | None, email: str, language: str, trusted: bool) -> Assignment:
+    """Mark a reviewer of `language` trusted (their proposals count as confirmed) or not; recorded
+    in the activity log (maintainer None: the command line)."""
+    user = find_user(session, email)
+    if user is None:
+        raise NotFound(f"no user {email}")
+    assignment = session.scalar(
+        select(Assignment).where(Assignment.user_id == user.id, Assignment.language == language)
+    )
+    if assignment is None:
+        raise NotFound(f"{user.email} does not review {language}")
+    if assignment.trusted != trusted:
+        assignment.trusted = trusted
+        activity.record(
+            session, maintainer, Activity.TRUST if trusted else Activity.DISTRUST, user.email, language=language
+        )
+    return assignment

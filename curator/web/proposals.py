@@ -1,0 +1,124 @@
+"""A language's Proposals page (issue 28 §1): the amendments and suggestions of its reviewers with
+their status, for maintainers to accept, edit or drop with a reason, and each reviewer's
+"trusted" toggle (curator/review/proposals.py holds the rules)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user
+from sqlalchemy import select
+
+from curator.core import languages
+from curator.core.enums import ProposalVerdict
+from curator.core.errors import Busy, CuratorError, InputError
+from curator.core.models import Assignment, User
+from curator.review import proposals as service
+from curator.web.auth import maintainer_required
+from curator.web.context import db, write
+from curator.web.errors import status_for
+
+bp = Blueprint("proposals", __name__, url_prefix="/admin")
+
+ACTIONS = ("confirm", "edit", "drop")
+
+
+def _status_filter() -> str:
+    status = request.args.get("status", "") or request.form.get("filter", "")
+    return status if status in service.STATUSES else ""
+
+
+def _page(code: str, status: int = 200, form: dict[str, str] | None = None):
+    session = db()
+    every = service.proposals(session, code)
+    wanted = _status_filter()
+    reviewers = session.execute(
+        select(User.email, Assignment.trusted)
+        .join(Assignment, Assignment.user_id == User.id)
+        .where(Assignment.language == code, Assignment.unassigned_at.is_(None))
+        .order_by(User.email)
+    ).all()
+    counts: dict[str, int] = {}
+    for p in every:
+        counts[p.status.value] = counts.get(p.status.value, 0) + 1
+    return render_template(
+        "proposals.html",
+        code=code,
+        name=languages.name(code),
+        dir=languages.direction(code),
+        proposals=[p for p in every if not wanted or p.status == wanted],
+        total=len(every),
+        counts=counts,
+        statuses=service.STATUSES,
+        wanted=wanted,
+        reviewers=reviewers,
+        form=form or {},
+    ), status
+
+
+@bp.get("/languages/<code>/proposals")
+@maintainer_required
+def index(code: str):
+    languages.check_code(code, "the URL")
+    return _page(code)
+
+
+@bp.post("/languages/<code>/proposals")
+@maintainer_required
+def answer(code: str):
+    """Accept, edit or drop one proposal (its relation and text in the form)."""
+    languages.check_code(code, "the URL")
+    form = {k: request.form.get(k, "") for k in ("relation", "text", "action", "edited", "reason")}
+    action = form["action"]
+    try:
+        if action not in ACTIONS:
+            raise InputError(_("Choose accept, edit or drop (field “action”)."))
+        if action == "edit" and not form["edited"].strip():
+            raise InputError(_("Write the edited template (field “edited”)."))
+        with write() as session:
+            proposal = service.review_proposal(
+                session,
+                current_user,
+                code,
+                form["relation"],
+                form["text"],
+                ProposalVerdict.DROP if action == "drop" else ProposalVerdict.CONFIRM,
+                form["reason"],
+                edited_to=form["edited"] if action == "edit" else None,
+            )
+            text = proposal.text
+    except Busy:
+        raise  # 503 with Retry-After (web/errors.py), not a message
+    except CuratorError as exc:
+        flash(str(exc), "error")
+        return _page(code, status_for(exc), form)
+    messages = {
+        "confirm": _("Accepted “%(text)s”: it ships as checked by a human.", text=text),
+        "edit": _("Edited: “%(text)s” replaces the proposal and ships as checked by a human.", text=text),
+        "drop": _("Dropped “%(text)s”: it does not ship.", text=text),
+    }
+    flash(messages[action], "info")
+    return redirect(url_for("proposals.index", code=code, status=_status_filter() or None))
+
+
+@bp.post("/languages/<code>/trusted")
+@maintainer_required
+def trusted(code: str):
+    """Trust a reviewer of the language (their proposals count as confirmed), or stop trusting them."""
+    languages.check_code(code, "the URL")
+    email, value = request.form.get("email", ""), request.form.get("trusted", "")
+    try:
+        if value not in ("0", "1"):
+            raise InputError(_("Choose trusted or not (field “trusted”)."))
+        with write() as session:
+            service.set_trusted(session, current_user, email, code, value == "1")
+    except Busy:
+        raise
+    except CuratorError as exc:
+        flash(str(exc), "error")
+        return _page(code, status_for(exc))
+    if value == "1":
+        flash(_("%(email)s is trusted in this language: their proposals count as confirmed.", email=email), "info")
+    else:
+        flash(_("%(email)s is no longer trusted: their proposals wait for a second look.", email=email), "info")
+    return redirect(url_for("proposals.index", code=code))

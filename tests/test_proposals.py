@@ -1,0 +1,396 @@
+"""Proposals (issue 28 §1): an amendment's correction or a suggestion ships as checked by a human
+only once confirmed — by a second reviewer, a trusted one, a maintainer or an import — under
+every merge policy; the Proposals page, its commands, the version's counts and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from curator.core.enums import ProposalStatus
+from curator.core.errors import InputError, NotFound
+from curator.core.models import (
+    ActivityEntry,
+    DatasetVersion,
+    ProposalReview,
+    Template,
+    VersionPattern,
+)
+from curator.review.accounts import find_user
+from curator.review.proposals import proposals, review_proposal, set_trusted, status_counts
+from curator.review.sampling import add_item
+from curator.review.service import decide, get_assignment
+from curator.review.suggestions import suggest
+
+from .conftest import PASSWORD, Browser, signed_in_state, table_snapshot
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
+LANG = "es"
+
+
+# ---------------------------------------------------------------- helpers
+def _candidates(sessions, relation: str) -> list[str]:
+    with sessions() as s:
+        return list(
+            s.scalars(
+                select(Template.text)
+                .where(Template.language == LANG, Template.relation_id == relation, Template.is_candidate)
+                .order_by(Template.id)
+            )
+        )
+
+
+def _decide(sessions, email: str, relation: str, template: str, kind: str, correction: str | None = None) -> None:
+    with sessions.begin() as s:
+        user = find_user(s, email)
+        assignment = get_assignment(s, user, LANG)
+        row = s.scalar(
+            select(Template).where(
+                Template.language == LANG, Template.relation_id == relation, Template.text == template
+            )
+        )
+        if row is None:  # a proposal's own template row, as the second-reviewer queue makes it
+            row = Template(language=LANG, relation_id=relation, text=template, is_candidate=False)
+            s.add(row)
+            s.flush()
+        decide(s, user, assignment, add_item(s, assignment, row), kind, correction)
+
+
+def _suggest(sessions, email: str, relation: str, text: str) -> None:
+    with sessions.begin() as s:
+        user = find_user(s, email)
+        suggest(s, user, get_assignment(s, user, LANG), relation, text)
+
+
+def _status(sessions, relation: str, text: str) -> ProposalStatus | None:
+    with sessions() as s:
+        found = {(p.relation, p.text): p.status for p in proposals(s, LANG)}
+    return found.get((relation, text))
+
+
+def _boss(s):
+    return find_user(s, "boss@example.org")
+
+
+def _import(cli, tmp_path, rows: list[dict]) -> None:
+    path = tmp_path / f"import-{len(list(tmp_path.glob('import-*')))}.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    cli("review", "import", path)
+
+
+def _version_patterns(sessions, name: str, relation: str) -> dict[str, bool]:
+    with sessions() as s:
+        version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == name))
+        return dict(
+            s.execute(
+                select(VersionPattern.pattern, VersionPattern.checked_by_human).where(
+                    VersionPattern.version_id == version.id,
+                    VersionPattern.language == LANG,
+                    VersionPattern.relation_id == relation,
+                )
+            ).all()
+        )
+
+
+# ---------------------------------------------------------------- the status rule
+def test_status_rule_case_by_case(review_app, sessions, cli, tmp_path):
+    p19 = _candidates(sessions, "P19")
+    # 5. one reviewer's amendment: unconfirmed
+    _decide(sessions, "ana@example.org", "P19", p19[0], "amend", "[X] vio la luz en [Y]")
+    assert _status(sessions, "P19", "[X] vio la luz en [Y]") == ProposalStatus.UNCONFIRMED
+    # 3. a second reviewer proposes the same text (here as a suggestion): reviewers
+    _suggest(sessions, "bo@example.org", "P19", "[X] vio la luz en [Y]")
+    assert _status(sessions, "P19", "[X] vio la luz en [Y]") == ProposalStatus.REVIEWERS
+    # 4. trusted: Ana's own suggestion counts once she is trusted in Spanish, and not after
+    _suggest(sessions, "ana@example.org", "P19", "[X] vino al mundo en [Y]")
+    assert _status(sessions, "P19", "[X] vino al mundo en [Y]") == ProposalStatus.UNCONFIRMED
+    with sessions.begin() as s:
+        set_trusted(s, _boss(s), "ana@example.org", LANG, True)
+    assert _status(sessions, "P19", "[X] vino al mundo en [Y]") == ProposalStatus.TRUSTED
+    with sessions.begin() as s:
+        set_trusted(s, _boss(s), "ana@example.org", LANG, False)
+    assert _status(sessions, "P19", "[X] vino al mundo en [Y]") == ProposalStatus.UNCONFIRMED
+    # 3. a reviewer who did not propose it accepts its template row ("proposed by another reviewer")
+    _suggest(sessions, "ana@example.org", "P36", "[Y] es la capital de [X]")
+    _decide(sessions, "bo@example.org", "P36", "[Y] es la capital de [X]", "reject")
+    assert _status(sessions, "P36", "[Y] es la capital de [X]") == ProposalStatus.UNCONFIRMED
+    _decide(sessions, "bo@example.org", "P36", "[Y] es la capital de [X]", "accept")
+    assert _status(sessions, "P36", "[Y] es la capital de [X]") == ProposalStatus.REVIEWERS
+    with sessions() as s:
+        (p,) = [p for p in proposals(s, LANG) if p.text == "[Y] es la capital de [X]"]
+        assert p.kind == "suggestion" and p.proposers == ["ana@example.org"]
+        assert [(v.reviewer, v.decision) for v in p.verdicts] == [("bo@example.org", "accept")]
+        (amendment,) = [p for p in proposals(s, LANG) if p.text == "[X] vio la luz en [Y]"]
+        assert amendment.kind == "amendment" and amendment.amends == p19[0]
+        assert amendment.proposers == ["ana@example.org", "bo@example.org"]
+    # 2. a line of `review import`: import
+    _import(
+        cli,
+        tmp_path,
+        [
+            {
+                "reviewer": "eve@example.org",
+                "language": LANG,
+                "relation": "P19",
+                "decision": "suggest",
+                "correction": "[X] nació allá en [Y]",
+            }
+        ],
+    )
+    assert _status(sessions, "P19", "[X] nació allá en [Y]") == ProposalStatus.IMPORT
+    # 1. a maintainer's answer comes first: drop beats import, confirm beats unconfirmed
+    with sessions.begin() as s:
+        review_proposal(s, _boss(s), LANG, "P19", "[X] nació allá en [Y]", "drop", "not natural")
+        review_proposal(s, _boss(s), LANG, "P19", "[X] vino al mundo en [Y]", "confirm")
+    assert _status(sessions, "P19", "[X] nació allá en [Y]") == ProposalStatus.DROPPED
+    assert _status(sessions, "P19", "[X] vino al mundo en [Y]") == ProposalStatus.MAINTAINER
+    with sessions() as s:
+        assert status_counts(s)[LANG] == {"dropped": 1, "maintainer": 1, "reviewers": 2}
+        actions = [a for (a,) in s.execute(select(ActivityEntry.action).order_by(ActivityEntry.id))]
+        assert actions == ["trust", "distrust", "proposal", "proposal"]
+        (dropped,) = [p for p in proposals(s, LANG) if p.status == ProposalStatus.DROPPED]
+        assert dropped.review.maintainer == "boss@example.org" and dropped.review.reason == "not natural"
+
+
+# ---------------------------------------------------------------- the merge, under every policy
+@pytest.fixture
+def proposed(review_app, sessions, cli, tmp_path):
+    """v0 snapshotted; in P19: Ana's amendment waiting (unconfirmed), Ana's suggestion equal to an
+    unreviewed candidate (unconfirmed), and a suggestion of Ana's that Bo proposed too (confirmed)."""
+    cli("release", "build", "v0")
+    p19 = _candidates(sessions, "P19")
+    assert len(p19) >= 4
+    _decide(sessions, "ana@example.org", "P19", p19[0], "amend", "[X] vio la luz en [Y]")
+    _decide(sessions, "bo@example.org", "P19", p19[0], "accept")  # the candidate itself stays under `any`
+    _suggest(sessions, "ana@example.org", "P19", p19[-1])  # equals a candidate nobody reviewed
+    for email in ("ana@example.org", "bo@example.org"):
+        _suggest(sessions, email, "P19", "[X] vino al mundo en [Y]")
+    return p19
+
+
+@pytest.mark.parametrize("policy", ["any", "majority", "unanimous"])
+def test_every_policy_ships_no_unconfirmed_proposal(proposed, sessions, cli, policy):
+    p19 = proposed
+    preview = json.loads(cli("release", "preview", "--policy", policy, "--language", LANG, "--json").output)
+    (plan,) = [r for r in preview["relations"] if r["relation"] == "P19"]
+    assert [w["pattern"] for w in plan["waiting"]] == ["[X] vio la luz en [Y]", p19[-1]]
+    assert all(not w["checked"] for w in plan["waiting"])
+    text = cli("release", "preview", "--policy", policy, "--language", LANG).output
+    assert "? [X] vio la luz en [Y]   (amended: waiting for a second look, not shipped)" in text
+    cli("release", "build", f"r-{policy}", "--from-review", "--policy", policy)
+    patterns = _version_patterns(sessions, f"r-{policy}", "P19")
+    assert "[X] vio la luz en [Y]" not in patterns  # the unconfirmed amendment is withheld
+    assert patterns[p19[-1]] is False  # the equal unconfirmed suggestion does not check the candidate
+    assert patterns["[X] vino al mundo en [Y]"] is True  # two reviewers proposed it
+    with sessions() as s:
+        version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == f"r-{policy}"))
+        assert version.params["proposals"] == {
+            "reviewers": 1,
+            "trusted": 0,
+            "maintainer": 0,
+            "import": 0,
+            "withheld": 2,
+            "dropped": 0,
+        }
+
+
+def test_edit_drop_trust_and_counts_in_manifest_and_card(proposed, sessions, cli, tmp_path):
+    p19 = proposed
+    # the maintainer edits the waiting amendment from the command line, with a reason
+    out = cli(
+        "review",
+        "confirm",
+        LANG,
+        "P19",
+        "[X] vio la luz en [Y]",
+        "--edit",
+        "[X] vio la luz por primera vez en [Y]",
+        "--reason",
+        "more natural",
+    ).output
+    assert "[X] vio la luz por primera vez en [Y] is now maintainer" in out
+    with sessions() as s:
+        rows = s.execute(
+            select(
+                ProposalReview.text, ProposalReview.verdict, ProposalReview.edited_from, ProposalReview.edited_to
+            ).order_by(ProposalReview.id)
+        ).all()
+        assert [tuple(r) for r in rows] == [
+            ("[X] vio la luz en [Y]", "drop", None, "[X] vio la luz por primera vez en [Y]"),
+            ("[X] vio la luz por primera vez en [Y]", "confirm", "[X] vio la luz en [Y]", None),
+        ]
+        edited = {p.text: p for p in proposals(s, LANG)}["[X] vio la luz por primera vez en [Y]"]
+        assert edited.kind == "amendment" and edited.proposers == [] and edited.review.reason == "more natural"
+    # the equal-to-a-candidate suggestion is dropped; trusting Bo confirms his later suggestion
+    cli("review", "drop", LANG, "P19", p19[-1])
+    assert "is trusted in es" in cli("user", "trust", "bo@example.org", LANG).output
+    _suggest(sessions, "bo@example.org", "P19", "[X] fue alumbrado en [Y]")
+    listing = json.loads(cli("review", "proposals", LANG, "--json").output)
+    assert {p["text"]: p["status"] for p in listing} == {
+        "[X] vio la luz en [Y]": "dropped",
+        "[X] vio la luz por primera vez en [Y]": "maintainer",
+        p19[-1]: "dropped",
+        "[X] vino al mundo en [Y]": "reviewers",
+        "[X] fue alumbrado en [Y]": "trusted",
+    }
+    assert "1 proposals" in cli("review", "proposals", LANG, "--status", "trusted").output
+    built = cli("release", "build", "r1", "--from-review").output
+    assert "proposals: 1 lines confirmed by two reviewers, 1 by a trusted reviewer, 1 by a maintainer" in built
+    patterns = _version_patterns(sessions, "r1", "P19")
+    assert patterns["[X] vio la luz por primera vez en [Y]"] is True
+    assert patterns["[X] fue alumbrado en [Y]"] is True
+    assert "[X] vio la luz en [Y]" not in patterns and patterns[p19[-1]] is False
+    cli("release", "export", "r1", tmp_path / "r1")
+    manifest = json.loads((tmp_path / "r1" / "manifest.json").read_text(encoding="utf-8"))
+    counts = {"reviewers": 1, "trusted": 1, "maintainer": 1, "import": 0, "withheld": 0, "dropped": 2}
+    assert manifest["params"]["proposals"] == counts
+    card = (tmp_path / "r1" / "README.md").read_text(encoding="utf-8")
+    assert (
+        "1 lines were confirmed by two reviewers, 1 by one trusted reviewer, 1 by a maintainer and 0 by import"
+        " (sheets reviewed before); 0 proposals were withheld unconfirmed and 2 dropped by a maintainer." in card
+    )
+    with sessions() as s:
+        actions = [a for (a,) in s.execute(select(ActivityEntry.action).order_by(ActivityEntry.id))]
+        assert actions == ["proposal", "proposal", "trust"]
+
+
+def test_import_lines_are_confirmed_by_import(review_app, sessions, cli, tmp_path):
+    cli("release", "build", "v0")
+    p19 = _candidates(sessions, "P19")
+    _import(
+        cli,
+        tmp_path,
+        [
+            {
+                "reviewer": "ana@example.org",
+                "language": LANG,
+                "relation": "P19",
+                "template": p19[0],
+                "decision": "amend",
+                "correction": "[X] vio la luz en [Y]",
+            },
+            {
+                "reviewer": "ana@example.org",
+                "language": LANG,
+                "relation": "P19",
+                "decision": "suggest",
+                "correction": "[X] vino al mundo en [Y]",
+            },
+        ],
+    )
+    cli("release", "build", "r-import", "--from-review")
+    patterns = _version_patterns(sessions, "r-import", "P19")
+    assert patterns["[X] vio la luz en [Y]"] is True and patterns["[X] vino al mundo en [Y]"] is True
+    with sessions() as s:
+        version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == "r-import"))
+        assert version.params["proposals"]["import"] == 2 and version.params["proposals"]["withheld"] == 0
+
+
+# ---------------------------------------------------------------- bad input
+def test_bad_input_changes_nothing(review_app, sessions, cli, engine):
+    _suggest(sessions, "ana@example.org", "P19", "[X] vino al mundo en [Y]")
+    before = {k: v for k, v in table_snapshot(engine).items() if k != "login_sessions"}
+    with sessions() as s:
+        with pytest.raises(NotFound, match="no proposal"):
+            review_proposal(s, _boss(s), LANG, "P19", "[X] nunca propuesto [Y]", "confirm")
+        with pytest.raises(InputError, match=r"field 'edited_to'.*object slot"):
+            review_proposal(s, _boss(s), LANG, "P19", "[X] vino al mundo en [Y]", "confirm", edited_to="[X] sin objeto")
+        with pytest.raises(InputError, match="field 'verdict'"):
+            review_proposal(s, _boss(s), LANG, "P19", "[X] vino al mundo en [Y]", "maybe")
+        with pytest.raises(NotFound, match="does not review es"):
+            set_trusted(s, _boss(s), "eleni@example.org", LANG, True)
+        s.rollback()
+    result = cli("review", "drop", LANG, "P19", "[X] nunca propuesto [Y]", ok=False)
+    assert result.exit_code == 1 and "no proposal" in result.output and "Traceback" not in result.output
+    assert cli("user", "trust", "nobody@example.org", LANG, ok=False).exit_code == 1
+    # the web: a reviewer is refused the maintainer routes; a maintainer's bad form is a 4xx
+    # naming the problem, the form kept; no CSRF token: 400
+    url = f"/admin/languages/{LANG}/proposals"
+    ana = Browser(review_app).login("ana@example.org")
+    assert ana.get(url).status_code == 403
+    form = {"relation": "P19", "text": "[X] vino al mundo en [Y]", "action": "confirm"}
+    assert ana.client.post(url, data={**form, "csrf_token": ana.token}).status_code == 403
+    assert (
+        ana.client.post(
+            f"/admin/languages/{LANG}/trusted",
+            data={"email": "ana@example.org", "trusted": "1", "csrf_token": ana.token},
+        ).status_code
+        == 403
+    )
+    boss = Browser(review_app).login("boss@example.org")
+    assert boss.client.post(url, data=form).status_code == 400
+    bad = boss.client.post(url, data={**form, "action": "edit", "edited": "[X] sin objeto", "csrf_token": boss.token})
+    assert bad.status_code == 422 and "field &#39;edited_to&#39;" in bad.get_data(as_text=True)
+    assert 'value="[X] sin objeto"' in bad.get_data(as_text=True)
+    missing = boss.client.post(url, data={**form, "text": "[X] nunca propuesto [Y]", "csrf_token": boss.token})
+    assert missing.status_code == 404 and "no proposal" in missing.get_data(as_text=True)
+    assert boss.client.post(url, data={**form, "action": "hmm", "csrf_token": boss.token}).status_code == 422
+    trust = boss.client.post(
+        f"/admin/languages/{LANG}/trusted",
+        data={"email": "ana@example.org", "trusted": "yes", "csrf_token": boss.token},
+    )
+    assert trust.status_code == 422
+    after = table_snapshot(engine)
+    assert {k: v for k, v in after.items() if k != "login_sessions"} == before  # the sign-ins only
+
+
+def test_page_escapes_user_text_and_filters(review_app, sessions):
+    evil = "[X] <script>alert(1)</script> [Y]"
+    _suggest(sessions, "ana@example.org", "P19", evil)
+    boss = Browser(review_app).login("boss@example.org")
+    assert 'id="proposals-link"' in boss.get(f"/admin/languages/{LANG}").get_data(as_text=True)
+    assert "proposals: 1 waiting" in boss.get("/admin/").get_data(as_text=True)
+    page = boss.get(f"/admin/languages/{LANG}/proposals").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+    assert "&lt;script&gt;" not in boss.get(f"/admin/languages/{LANG}/proposals?status=trusted").get_data(as_text=True)
+
+
+# ---------------------------------------------------------------- one walk in Chromium
+@pytest.mark.backends("sqlite")  # one browser walk; the services above run on both backends
+def test_proposals_page_in_the_browser(chromium, live, sessions, cli):
+    cli("release", "build", "v0")
+    for text in ("[X] vio la luz en [Y]", "[X] vino al mundo en [Y]", "[X] fue alumbrado en [Y]"):
+        _suggest(sessions, "ana@example.org", "P19", text)
+    context = chromium.new_context()
+    page = context.new_page()
+    try:
+        state = signed_in_state(live.url, "boss@example.org")
+        if state is not None:
+            context.add_cookies(state["cookies"])
+        else:
+            page.goto(live.url + "/login")
+            page.fill("input[name=email]", "boss@example.org")
+            page.fill("input[name=password]", PASSWORD)
+            page.keyboard.press("Enter")
+            page.wait_for_url(live.url + "/admin/")
+        page.goto(f"{live.url}/admin/languages/{LANG}")
+        page.click("#proposals-link")
+        row = page.locator('tr[data-text="[X] vio la luz en [Y]"]')
+        row.locator("button[value=confirm]").click()
+        page.wait_for_selector('tr[data-text="[X] vio la luz en [Y]"][data-status="maintainer"]')
+        row = page.locator('tr[data-text="[X] vino al mundo en [Y]"]')
+        row.locator("input[name=edited]").fill("[X] vino al mundo en la ciudad de [Y]")
+        row.locator("input[name=reason]").fill("more precise")
+        row.locator("button[value=edit]").click()
+        page.wait_for_selector('tr[data-text="[X] vino al mundo en la ciudad de [Y]"][data-status="maintainer"]')
+        assert "more precise" in page.locator('tr[data-text="[X] vino al mundo en la ciudad de [Y]"]').inner_text()
+        page.locator('tr[data-text="[X] fue alumbrado en [Y]"] button[value=drop]').click()
+        page.wait_for_selector('tr[data-text="[X] fue alumbrado en [Y]"][data-status="dropped"]')
+        assert "boss@example.org" in page.locator('tr[data-text="[X] fue alumbrado en [Y]"]').inner_text()
+        page.locator('li[data-reviewer="bo@example.org"] button').click()
+        page.wait_for_selector('li[data-reviewer="bo@example.org"][data-trusted="1"]')
+        page.goto(f"{live.url}/admin/release/preview")
+        card = page.locator('.plan-card[data-relation="P19"]')
+        added = card.locator("li.added").all_inner_texts()
+        assert any("[X] vio la luz en [Y]" in t for t in added)
+        assert any("[X] vino al mundo en la ciudad de [Y]" in t for t in added)
+        dropped = card.locator("li.dropped-proposal").all_inner_texts()
+        assert any("[X] vino al mundo en [Y]" in t for t in dropped) and any(
+            "[X] fue alumbrado en [Y]" in t for t in dropped
+        )
+        assert page.locator("#proposal-counts").get_attribute("data-withheld") == "0"
+    finally:
+        context.close()
