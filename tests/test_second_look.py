@@ -43,7 +43,7 @@ def amend_first(ana: Browser, request_id: str) -> tuple[int, str]:
     return first["id"], first["template"]
 
 
-def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(review_app, sessions, cli):
+def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(review_app, sessions, cli, tmp_path):
     ana = Browser(review_app).login("ana@example.org")
     bo = Browser(review_app).login("bo@example.org")
     before = bo.get("/api/v1/languages/es/queue").get_json()
@@ -77,8 +77,22 @@ def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(revi
     assert ctx["sources"] == [] and ctx["decision"] is None and len(ctx["examples"]) == 3
     assert "ana@example.org" not in r.get_data(as_text=True) and '"Ana"' not in r.get_data(as_text=True)
 
+    # end to end with the release (review/proposals.py's rule): one reviewer's amendment waits...
+    cli("release", "build", "v0")
+    preview = json.loads(cli("release", "preview", "--json").output)
+    waiting = [w["pattern"] for p in preview["relations"] if p["language"] == "es" for w in p["waiting"]]
+    assert AMENDED in waiting
     r = bo.post(f"/api/v1/languages/es/items/{item_id}/decision", {"decision": "accept", "request_id": "bo-1"})
     assert r.status_code == 201 and r.get_json()["progress"]["done"] == 1
+    # ...and ships, checked by a human, once the second reviewer accepted it in his queue
+    cli("release", "build", "reviewed", "--from-review")
+    cli("release", "export", "reviewed", tmp_path / "reviewed")
+    lines = [json.loads(line) for f in (tmp_path / "reviewed" / "patterns" / "es").glob("*.jsonl") for line in f.open()]
+    assert {"pattern": AMENDED, "checked-by-human": True} in [
+        {k: line[k] for k in ("pattern", "checked-by-human")} for line in lines
+    ]
+    manifest = json.loads((tmp_path / "reviewed" / "manifest.json").read_text())
+    assert manifest["params"]["proposals"]["reviewers"] >= 1
     with sessions() as s:
         bo_id = s.scalar(select(User.id).where(User.email == "bo@example.org"))
         accepted = s.execute(
