@@ -109,6 +109,9 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/languages/<code>/glossary": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/glossary/<int:term_id>": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/api/v1/languages/<lang>/items/<int:item_id>/glossary": {"GET": _api()},
+    # the activity log (issue 28 §4)
+    "/admin/activity": {"GET": MAINTAINER_PAGE},
+    "/admin/activity.json": {"GET": MAINTAINER_PAGE},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)

@@ -52,6 +52,9 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.wsgi_app = read_body_first(app.wsgi_app, settings.max_body)  # type: ignore[method-assign]
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, glossary.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
+    from curator.web import activity  # issue 28: the activity log
+
+    app.register_blueprint(activity.bp)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")
