@@ -228,14 +228,15 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
 
     with unit_of_work(ctx.sessions()) as session:
         s = import_reviews(session, file, fraction)
-        activity.record(
-            session,
-            None,
-            Activity.IMPORT,
-            Path(file).name,
-            None,
-            {"what": "reviews", "lines": s.lines, "stored": s.stored, "users_created": s.users_created},
-        )
+        if s.stored or s.users_created:  # a re-import that changes nothing logs nothing
+            activity.record(
+                session,
+                None,
+                Activity.IMPORT,
+                Path(file).name,
+                None,
+                {"what": "reviews", "lines": s.lines, "stored": s.stored, "users_created": s.users_created},
+            )
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(s.kinds.items()))
     click.echo(
         f"{s.lines} lines: {s.stored} stored, {s.unchanged} already there ({kinds});"
