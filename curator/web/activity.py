@@ -41,6 +41,17 @@ def _row(e: activity.ActivityRow) -> dict[str, Any]:
     }
 
 
+def detail(value: object) -> str:
+    """A detail's value as a person reads it: a list joined by commas, none as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, list | tuple):
+        return ", ".join(detail(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={detail(v)}" for k, v in value.items())
+    return str(value)
+
+
 @bp.get("/activity")
 @maintainer_required
 def index():
@@ -67,6 +78,7 @@ def index():
         codes=session.scalars(select(Language.code).order_by(Language.code)).all(),
         languages=languages,
         command_line=activity.COMMAND_LINE,
+        detail=detail,
     ), (422 if error else 200)
 
 
