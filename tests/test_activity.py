@@ -225,6 +225,7 @@ def test_activity_page_filters_pages_escapes_and_is_for_maintainers(review_app, 
     first = _entries(page)
     assert len(first) == 50 and first == sorted(first, key=int, reverse=True)  # newest first
     assert EVIL not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&amp;lt;" not in page  # escaped once: the details read as typed
     older = re.search(r'id="older" href="([^"]+)"', page).group(1).replace("&amp;", "&")
     rest = boss.get(older).get_data(as_text=True)
     assert len(_entries(rest)) == 40 and int(_entries(rest)[0]) < int(first[-1]) and 'id="older"' not in rest
