@@ -3,6 +3,7 @@ build (named and confirmed), diff, charts and the release as a zip download."""
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, send_file, url_for
@@ -13,7 +14,7 @@ from curator.analysis.outcomes import risk_outcomes
 from curator.core import languages
 from curator.core.enums import Policy, VersionKind
 from curator.core.errors import Busy, CuratorError, InputError, NotFound
-from curator.core.extras import MissingExtra, require_extra
+from curator.core.extras import EXTRAS
 from curator.core.models import DatasetVersion
 from curator.quality.checks import CHECKS
 from curator.quality.signals import signal_summary
@@ -115,16 +116,15 @@ def download(name: str):
 
 def hf_missing() -> str | None:
     """Why the download with the Hugging Face files cannot be offered (the [hf] extra is not
-    installed: what to install), or None when it can."""
-    try:
-        require_extra("hf", "The download with the Hugging Face files (Parquet)")
-    except MissingExtra as exc:
-        return _(
-            "The download with the Hugging Face files needs the %(extra)s extra: %(command)s",
-            extra=exc.extra,
-            command=f"pip install 'curator[{exc.extra}]'",
-        )
-    return None
+    installed: what to install), or None when it can. Looked up, not imported: showing a link
+    must not load pyarrow into every worker."""
+    if all(importlib.util.find_spec(module) is not None for module in EXTRAS["hf"]):
+        return None
+    return _(
+        "The download with the Hugging Face files needs the %(extra)s extra: %(command)s",
+        extra="hf",
+        command="pip install 'curator[hf]'",
+    )
 
 
 @bp.post("/release/snapshot")
