@@ -175,6 +175,7 @@ PAGES = [
     ("maintainer", "/probe/runs", None, "probe-runs"),
     ("maintainer", "/probe/runs/mbert-v1", None, "probe-run"),
     ("maintainer", "/probe/compare?run=mbert-v1", None, "probe-compare"),
+    ("maintainer", "/admin/activity", None, "activity"),
 ]
 KNOWN: dict[str, str] = {}  # page id -> the axe rule that fails there (others' templates)
 

@@ -129,6 +129,9 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     # proposals (issue 28 §1): Bo's suggestion (`others_rows`) is the proposal answered
     "/admin/languages/<code>/proposals": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/trusted": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    # the activity log (issue 28 §4)
+    "/admin/activity": {"GET": MAINTAINER_PAGE},
+    "/admin/activity.json": {"GET": MAINTAINER_PAGE},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)

@@ -12,6 +12,7 @@
 | serve       | seed, serve                                |
 | db          | db backup, db check                        |
 | glossary    | glossary import, glossary export           |
+| activity    | activity                                   |
 
 `common` holds what they share (the context, list options, tables); `errors` maps every
 expected failure (a `curator.core.errors.CuratorError`) to a one-line message and an exit
@@ -47,3 +48,8 @@ def main(ctx: click.Context, database: str | None) -> None:
 for _module in (ingest, release, review, probe, analysis, signals, translate, serve, db, glossary):
     for _command in _module.COMMANDS:
         main.add_command(_command)
+
+from curator.cli import activity as _activity  # noqa: E402 - issue 28: `curator activity`
+
+for _command in _activity.COMMANDS:
+    main.add_command(_command)

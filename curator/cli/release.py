@@ -53,7 +53,7 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str, paren
 
     counts = None
     with unit_of_work(ctx.sessions()) as session:
-        if from_review:
+        if from_review:  # actor None: the activity log says "command line"
             s = build_from_review(session, name, policy, parent)
             counts = dict(get_version(session, name).params["proposals"])
         else:
@@ -222,10 +222,12 @@ def release_import(ctx: Context, src: str, name: str) -> None:
 @pass_ctx
 def release_export(ctx: Context, name: str, out: str, force: bool, hf: bool) -> None:
     """Write version NAME to OUT: patterns/, tuples/, manifest.json, README.md."""
-    from curator.release.export import export_version
+    from curator.release.export import export_version, log_export
 
     with reading(ctx.sessions()) as session:
         info = export_version(session, name, out, force, hf, progress=progress())
+    with unit_of_work(ctx.sessions()) as session:  # a short write once the files are there
+        log_export(session, None, info, {"out": str(Path(out).resolve()), "hf": hf})
     c = info["counts"]
     click.echo(
         f"wrote {out}: {c['languages']} languages, {c['pattern_files']} pattern files,"

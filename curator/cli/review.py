@@ -4,6 +4,7 @@ legacy decisions)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -245,7 +246,7 @@ def review_fraction(ctx: Context, language: str, fraction: float) -> None:
 @pass_ctx
 def review_order(ctx: Context, language: str, order: str) -> None:
     """How new reviewers' samples are drawn: random, or the riskiest templates first."""
-    from curator.quality.signals import set_queue_order
+    from curator.review.sampling import set_queue_order
 
     with unit_of_work(ctx.sessions()) as session:
         set_queue_order(session, language, order)
@@ -315,10 +316,21 @@ def review_stats(ctx: Context, as_csv: bool, as_json: bool) -> None:
 @pass_ctx
 def review_import(ctx: Context, file: str, fraction: float | None) -> None:
     """Load decisions from JSONL: reviewer, language, relation, template, decision, correction."""
+    from curator.core.enums import Activity
+    from curator.review import activity
     from curator.review.importer import import_reviews
 
     with unit_of_work(ctx.sessions()) as session:
         s = import_reviews(session, file, fraction)
+        if s.stored or s.users_created:  # a re-import that changes nothing logs nothing
+            activity.record(
+                session,
+                None,
+                Activity.IMPORT,
+                Path(file).name,
+                None,
+                {"what": "reviews", "lines": s.lines, "stored": s.stored, "users_created": s.users_created},
+            )
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(s.kinds.items()))
     click.echo(
         f"{s.lines} lines: {s.stored} stored, {s.unchanged} already there ({kinds});"

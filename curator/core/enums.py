@@ -78,6 +78,9 @@ class Activity(StrEnum):
     SNAPSHOT = "snapshot"
     BUILD = "build"
     EXPORT = "export"
+    QUEUE_ORDER = "queue-order"  # a language's queue order for new reviewers
+    SAMPLE_FRACTION = "sample-fraction"  # a language's sample fraction for new reviewers
+    IMPORT = "import"  # `release import` (a version) or `review import` (published decisions)
 
 
 class Role(StrEnum):

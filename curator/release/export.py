@@ -22,16 +22,18 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
+from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError
 from curator.core.extras import require_extra
 from curator.core.formats.atomic import atomic_directory
 from curator.core.formats.release import HF, TUPLE_KEYS
 from curator.core.formats.release_writer import ReleaseWriter
-from curator.core.models import DatasetVersion, Tuple, VersionPattern, VersionTuples
+from curator.core.models import DatasetVersion, Tuple, User, VersionPattern, VersionTuples
 from curator.core.progress import progress_bar
 from curator.ingest.profiles import PROFILES
 from curator.release.stats import StatsSummary, dataset_stats
 from curator.release.versions import Rules, check_version_name, get_version, version_rules
+from curator.review import activity
 
 
 class Counts(TypedDict):
@@ -215,6 +217,13 @@ def export_version(
         writer.write_manifest(info)
         writer.write_card(dataset_card(info, hf))
     return info
+
+
+def log_export(session: Session, actor: User | None, info: Manifest, details: dict[str, Any]) -> None:
+    """The activity entry of an export (`release export`, the browser's download), written by the
+    caller in a short unit of work of its own once the files exist: an export reads and may take
+    seconds, and holding the one writer lock that long would stall every reviewer."""
+    activity.record(session, actor, Activity.EXPORT, info["name"], None, {**details, "counts": dict(info["counts"])})
 
 
 def zip_entries(root: Path, prefix: str) -> list[tuple[str, Path]]:

@@ -23,12 +23,12 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import DecisionKind, Policy, ProposalStatus, VersionKind, values
+from curator.core.enums import Activity, DecisionKind, Policy, ProposalStatus, VersionKind, values
 from curator.core.errors import InputError, NotFound
-from curator.core.models import DatasetVersion, Suggestion, VersionPattern, VersionTuples
+from curator.core.models import DatasetVersion, Suggestion, User, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
 from curator.release.line_drops import LineDropRecord, active_drops
-from curator.release.versions import VersionSummary, _new_version, get_version, summarize
+from curator.release.versions import VersionSummary, _new_version, get_version, log_version, summarize
 from curator.review.proposals import CONFIRMED, proposals
 from curator.review.resolutions import ResolutionRecord, standing_resolutions
 from curator.review.stats import review_summary, standing_decisions
@@ -273,8 +273,10 @@ def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
 
 
 def build_from_review(
-    session: Session, name: str, policy: str = Policy.ANY, parent: str | None = None
+    session: Session, name: str, policy: str = Policy.ANY, parent: str | None = None, actor: User | None = None
 ) -> VersionSummary:
+    """The reviewed version `name`: the reviews applied to `parent` (default: the latest
+    candidates version) under `policy`; in the activity log as `actor`'s (None: the command line)."""
     base = get_version(session, parent) if parent else latest_candidates(session)
     plans = plan(session, base, policy)
     summary = review_summary(session, sorted({p.language for p in plans}))
@@ -326,7 +328,9 @@ def build_from_review(
             if (lang, rel) in kept_pairs
         ),
     )
-    return summarize(session, version)
+    result = summarize(session, version)
+    log_version(session, actor, Activity.BUILD, result, parent=base.name, policy=policy)
+    return result
 
 
 def _line_drop_param(drop: LineDropRecord) -> dict[str, str]:

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.enums import VersionKind
+from curator.core.enums import Activity, VersionKind
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.release import TUPLES, ReleaseError, parse_patterns, read_manifest, release_files
@@ -25,6 +25,7 @@ from curator.core.models import (
     RelationCoverage,
     Template,
     TupleList,
+    User,
     VersionPattern,
     VersionTuples,
 )
@@ -32,6 +33,7 @@ from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
+from curator.review import activity
 
 
 class Rules(TypedDict):
@@ -138,8 +140,11 @@ def summarize(session: Session, version: DatasetVersion) -> VersionSummary:
     return VersionSummary(version.name, len({r[0] for r in rows}), len(set(rows)), len(rows), n_lists)
 
 
-def build_from_candidates(session: Session, name: str, parent: str | None = None) -> VersionSummary:
-    """Snapshot the candidates of every included language's usable relations."""
+def build_from_candidates(
+    session: Session, name: str, parent: str | None = None, actor: User | None = None
+) -> VersionSummary:
+    """Snapshot the candidates of every included language's usable relations (in the activity
+    log as `actor`'s; None: the command line)."""
     coverage = session.scalars(select(LanguageCoverage)).all()
     if not coverage:
         raise Conflict("no candidates yet: run `curator candidates build` first")
@@ -188,11 +193,32 @@ def build_from_candidates(session: Session, name: str, parent: str | None = None
             if (lang, rel) in position
         ),
     )
-    return summarize(session, version)
+    summary = summarize(session, version)
+    log_version(session, actor, Activity.SNAPSHOT, summary, parent=parent)
+    return summary
+
+
+def log_version(
+    session: Session, actor: User | None, action: Activity, summary: VersionSummary, **details: Any
+) -> None:
+    """The activity entry of a version made (snapshot, build, import), with its counts."""
+    activity.record(
+        session,
+        actor,
+        action,
+        summary.name,
+        None,
+        {**details, "languages": summary.languages, "patterns": summary.patterns},
+    )
 
 
 def import_release(
-    session: Session, source: Source, name: str, progress: bool = False, tally: InvisibleTally | None = None
+    session: Session,
+    source: Source,
+    name: str,
+    progress: bool = False,
+    tally: InvisibleTally | None = None,
+    actor: User | None = None,
 ) -> VersionSummary:
     """Load a release in mParaRel layout (patterns/ and tuples/; an --hf export's hf/ is skipped)
     as a new version, read through the one release reader (`curator.core.formats.release`).
@@ -240,7 +266,9 @@ def import_release(
             )
     bulk_insert(session, VersionPattern.__table__, pattern_rows)
     session.flush()
-    return summarize(session, version)
+    summary = summarize(session, version)
+    log_version(session, actor, Activity.IMPORT, summary, what="release", source=source.location)
+    return summary
 
 
 def recorded_rules(source: Source) -> Rules | None:

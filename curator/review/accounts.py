@@ -21,11 +21,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from curator.core.enums import Role, values
+from curator.core.enums import Activity, Role, values
 from curator.core.errors import N_, Conflict, Forbidden, Gone, InputError, NotFound
 from curator.core.models import Invite, Language, User
 from curator.core.models.base import utcnow
 from curator.core.text import describe_char, first_control
+from curator.review import activity
 from curator.review.login_sessions import digest as _digest
 from curator.review.login_sessions import revoke_login_sessions
 from curator.review.sampling import assign
@@ -188,7 +189,25 @@ def create_invite(
     )
     session.add(invite)
     session.flush()
+    _log_invite(session, created_by, Activity.INVITE, invite)
     return invite, token
+
+
+def _log_invite(session: Session, actor: User | None, action: Activity, invite: Invite) -> None:
+    """The activity entry of an invitation made, withdrawn or resent (its one language, if one)."""
+    activity.record(
+        session,
+        actor,
+        action,
+        invite.email or f"invitation #{invite.id}",
+        invite.languages[0] if len(invite.languages) == 1 else None,
+        {
+            "invitation": invite.id,
+            "role": invite.role,
+            "languages": list(invite.languages),
+            "fraction": invite.fraction,
+        },
+    )
 
 
 def open_invite(session: Session, token: str) -> Invite:
@@ -224,15 +243,17 @@ def _open_for_change(session: Session, invite_id: int) -> Invite:
     return invite
 
 
-def revoke_invite(session: Session, invite_id: int) -> Invite:
-    """Withdraw an unused invitation: its link is refused from now on (`open_invite`)."""
+def revoke_invite(session: Session, invite_id: int, actor: User | None = None) -> Invite:
+    """Withdraw an unused invitation: its link is refused from now on (`open_invite`).
+    `actor`: the maintainer, for the activity log (None: the command line)."""
     invite = _open_for_change(session, invite_id)
     invite.revoked_at = utcnow()
     session.flush()
+    _log_invite(session, actor, Activity.INVITE_REVOKE, invite)
     return invite
 
 
-def resend_invite(session: Session, invite_id: int) -> tuple[Invite, str]:
+def resend_invite(session: Session, invite_id: int, actor: User | None = None) -> tuple[Invite, str]:
     """A fresh link for the same invitation (same e-mail, role, languages, fraction), valid
     INVITE_DAYS from now; the old link stops working (its token's hash is replaced)."""
     invite = _open_for_change(session, invite_id)
@@ -240,6 +261,7 @@ def resend_invite(session: Session, invite_id: int) -> tuple[Invite, str]:
     invite.token_hash = _digest(token)
     invite.expires_at = utcnow() + timedelta(days=INVITE_DAYS)
     session.flush()
+    _log_invite(session, actor, Activity.INVITE_RESEND, invite)
     return invite, token
 
 

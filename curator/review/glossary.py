@@ -24,12 +24,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
+from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.folding import find, fold
 from curator.core.formats.atomic import atomic_write
 from curator.core.models import GlossaryTerm, Language, User
 from curator.core.models.base import utcnow
 from curator.core.text import control_reason
+from curator.review import activity
 
 COLUMNS = ("language", "term", "translation", "note")
 LIMITS = {"language": 32, "term": 200, "translation": 200, "note": 500}
@@ -134,7 +136,20 @@ def add_term(
     )
     session.add(row)
     session.flush()
+    _log(session, user, row, "add")
     return row
+
+
+def _log(session: Session, user: User | None, row: GlossaryTerm, change: str) -> None:
+    """The activity entry of one term added, edited or deleted (`user` None: the command line)."""
+    activity.record(
+        session,
+        user,
+        Activity.GLOSSARY,
+        row.term,
+        row.language,
+        {"change": change, "term": row.term, "translation": row.translation, "note": row.note},
+    )
 
 
 def get_term(session: Session, language: str, term_id: int) -> GlossaryTerm:
@@ -159,14 +174,19 @@ def edit_term(
     other = _same_term(session, language, key)
     if other is not None and other.id != row.id:
         raise Conflict(f"the glossary of {language} has {term!r} already: edit that entry")
+    if (row.term, row.translation, row.note) == (term, translation, note):
+        return row  # saved unchanged: nothing to log
     row.term, row.term_key, row.translation, row.note = term, key, translation, note
     row.updated_by, row.updated_at = (user.id if user is not None else None), utcnow()
     session.flush()
+    _log(session, user, row, "edit")
     return row
 
 
-def delete_term(session: Session, language: str, term_id: int) -> None:
-    session.delete(get_term(session, language, term_id))
+def delete_term(session: Session, language: str, term_id: int, user: User | None = None) -> None:
+    row = get_term(session, language, term_id)
+    _log(session, user, row, "delete")
+    session.delete(row)
     session.flush()
 
 
@@ -265,8 +285,10 @@ def import_csv(session: Session, path: Path, user: User | None = None) -> tuple[
     existing = {(r.language, r.term_key): r for r in session.scalars(select(GlossaryTerm))}
     added = updated = 0
     now, by = utcnow(), (user.id if user is not None else None)
+    changes: dict[str, dict[str, int]] = {}  # language -> {"added": n, "updated": n}
     for language, key, term, translation, note in parsed:
         row = existing.get((language, key))
+        counts = changes.setdefault(language, {"added": 0, "updated": 0})
         if row is None:
             session.add(
                 GlossaryTerm(
@@ -280,8 +302,13 @@ def import_csv(session: Session, path: Path, user: User | None = None) -> tuple[
                 )
             )
             added += 1
+            counts["added"] += 1
         elif (row.term, row.translation, row.note) != (term, translation, note):
             row.term, row.translation, row.note, row.updated_by, row.updated_at = term, translation, note, by, now
             updated += 1
+            counts["updated"] += 1
     session.flush()
+    for language, counts in sorted(changes.items()):  # one entry per language the file changed
+        if counts["added"] or counts["updated"]:
+            activity.record(session, user, Activity.GLOSSARY, path.name, language, {"change": "import", **counts})
     return added, updated

@@ -22,10 +22,12 @@ from typing import Literal, TypedDict
 from sqlalchemy.orm import Session
 
 from curator.core import languages
+from curator.core.enums import Activity
 from curator.core.errors import InputError, NotFound
 from curator.core.models import Assignment, Guideline, Language, User
 from curator.core.models.base import utcnow
 from curator.core.text import control_reason
+from curator.review import activity
 
 MAX_LENGTH = 20000
 
@@ -109,7 +111,7 @@ def is_custom(session: Session, language: str) -> bool:
 
 def set_guidelines(session: Session, language: str, text: str | None, user: User | None) -> str:
     """Store a language's guidelines; None or blank text goes back to the default. Returns
-    the text now in force."""
+    the text now in force. A change is in the activity log (`user` None: the command line)."""
     languages.check_code(language)
     if session.get(Language, language) is None:
         raise NotFound(f"no language {language!r}")
@@ -120,6 +122,7 @@ def set_guidelines(session: Session, language: str, text: str | None, user: User
         if row is not None:
             session.delete(row)
             session.flush()
+            activity.record(session, user, Activity.GUIDELINES, "default guidelines", language, {"change": "reset"})
         return DEFAULT_GUIDELINES
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip() + "\n"
     if len(text) > MAX_LENGTH:
@@ -127,11 +130,17 @@ def set_guidelines(session: Session, language: str, text: str | None, user: User
     control = control_reason(text.replace("\n", ""))  # line breaks (CR made LF above) and nothing else
     if control:
         raise InputError(f"Not saved: the text {control}.")
+    if row is not None and row.text == text:
+        return text  # saved unchanged: nothing to log
+    change = "edit" if row is not None else "customise"
     if row is None:
         row = Guideline(language=language, text=text)
         session.add(row)
     row.text, row.updated_by, row.updated_at = text, user.id if user is not None else None, utcnow()
     session.flush()
+    activity.record(
+        session, user, Activity.GUIDELINES, "guidelines", language, {"change": change, "characters": len(text)}
+    )
     return text
 
 

@@ -8,10 +8,13 @@ import random
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.languages import check_code
 from curator.core.models import Assignment, AssignmentItem, Language, RelationCoverage, Template, User
 from curator.ingest.store import bulk_insert
+from curator.quality import signals
+from curator.review import activity
 from curator.review.proposal_queue import catch_up
 
 DEFAULT_FRACTION = 0.5
@@ -72,15 +75,30 @@ def reviewable(session: Session, language: str) -> dict[str, list[int]]:
     return out
 
 
-def set_fraction(session: Session, language: str, fraction: float) -> None:
-    """The language's sample fraction for reviewers who join from now on."""
+def set_fraction(session: Session, language: str, fraction: float, actor: User | None = None) -> None:
+    """The language's sample fraction for reviewers who join from now on; a change is in the
+    activity log (`actor` None: the command line)."""
     check_code(language)
     if not 0 < fraction <= 1:
         raise InputError(f"fraction must be in (0, 1], not {fraction}")
     row = session.get(Language, language)
     if row is None:
         raise NotFound(f"unknown language {language!r}")
-    row.review_fraction = fraction
+    if row.review_fraction != fraction:
+        before, row.review_fraction = row.review_fraction, fraction
+        activity.record(
+            session, actor, Activity.SAMPLE_FRACTION, f"{fraction:g}", language, {"from": before, "to": fraction}
+        )
+
+
+def set_queue_order(session: Session, language: str, order: str, actor: User | None = None) -> None:
+    """How new reviewers' samples of the language are drawn (`quality.signals.set_queue_order`),
+    with a change in the activity log (`actor` None: the command line)."""
+    row = session.get(Language, check_code(language))
+    before = row.queue_order if row is not None else None
+    signals.set_queue_order(session, language, order)
+    if before != order:
+        activity.record(session, actor, Activity.QUEUE_ORDER, order, language, {"from": before, "to": order})
 
 
 def assign(session: Session, user: User, language: str, fraction: float | None = None) -> Assignment:

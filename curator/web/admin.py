@@ -12,11 +12,12 @@ from curator.core.errors import Busy, CuratorError
 from curator.core.models import Language, LanguageCoverage, Relation, TranslationLine, User
 from curator.core.models.base import utcnow
 from curator.quality.checks import WARN_SIMILARITY
-from curator.quality.signals import QUEUE_ORDERS, set_queue_order
+from curator.quality.signals import QUEUE_ORDERS
 from curator.review import mail
 from curator.review.accounts import INVITE_DAYS, create_invite, pending_invites, resend_invite, revoke_invite
 from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
 from curator.review.progress import progress, queue
+from curator.review.sampling import set_queue_order
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
@@ -100,7 +101,7 @@ def queue_order(code: str):
     languages.check_code(code, "the URL")
     try:
         with write() as session:
-            set_queue_order(session, code, request.form.get("order", ""))
+            set_queue_order(session, code, request.form.get("order", ""), current_user)
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
     except CuratorError as exc:
@@ -184,7 +185,7 @@ def reviewers():
 def revoke(invite_id: int):
     try:
         with write() as session:
-            invite = revoke_invite(session, invite_id)
+            invite = revoke_invite(session, invite_id, current_user)
             who = invite.email or _("invitation #%(id)s", id=invite.id)
     except Busy:
         raise
@@ -201,7 +202,7 @@ def resend(invite_id: int):
     """A fresh link for the same invitation; shown once, on the page itself (never in a cookie)."""
     try:
         with write() as session:
-            invite, token = resend_invite(session, invite_id)
+            invite, token = resend_invite(session, invite_id, current_user)
             invite_id, email, role, codes = invite.id, invite.email, invite.role, list(invite.languages)
     except Busy:
         raise

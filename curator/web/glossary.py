@@ -76,7 +76,7 @@ def change(code: str, term_id: int):
     try:
         with write() as session:
             if request.form.get("action") == "delete":
-                glossary.delete_term(session, code, term_id)
+                glossary.delete_term(session, code, term_id, current_user)
                 message = _("The term was deleted from the glossary.")
             else:
                 glossary.edit_term(

@@ -3,21 +3,24 @@ build (named and confirmed), diff, charts and the release as a zip download."""
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, send_file, url_for
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from curator.analysis.outcomes import risk_outcomes
 from curator.core import languages
 from curator.core.enums import Policy, VersionKind
 from curator.core.errors import Busy, CuratorError, InputError, NotFound
+from curator.core.extras import EXTRAS
 from curator.core.models import DatasetVersion
 from curator.quality.checks import CHECKS
 from curator.quality.signals import signal_summary
 from curator.release.charts import language_bars
 from curator.release.diff import diff_rules, diff_versions
-from curator.release.export import export_zip, zip_prefix
+from curator.release.export import export_zip, log_export, zip_prefix
 from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan, proposal_counts
 from curator.release.versions import build_from_candidates, check_version_name, get_version, list_versions, suggest_name
 from curator.release.versions import language_counts as version_language_counts
@@ -66,6 +69,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
         snapshot_error=error,
         name_rule=name_rule(),
         snapshot_name=suggest_name(session, "candidates"),
+        hf_missing=hf_missing(),
     ), status
 
 
@@ -92,19 +96,36 @@ def chart(name: str):
 @bp.get("/versions/<name>/download.zip")
 @maintainer_required
 def download(name: str):
-    """The version exported by the same service as `curator release export`, zipped under `<name>/`."""
+    """The version exported by the same service as `curator release export`, zipped under `<name>/`;
+    `?hf=1`: with the Hugging Face files as `release export --hf` writes them (hf/*.jsonl,
+    hf/*.parquet; the [hf] extra, else a 501 page that names it). In the activity log."""
+    hf = request.args.get("hf", "") == "1"
     session = db()
     version = _version(session, name)
     # deleted when closed, i.e. once the response is sent: send_file owns it, so no `with` here
     out = tempfile.TemporaryFile()  # noqa: SIM115
     try:
-        export_zip(session, version.name, out)
+        info = export_zip(session, version.name, out, hf=hf)
+        with write() as w:  # once the zip is made: a short write, not the writer lock for the whole export
+            log_export(w, current_user, info, {"download": True, "hf": hf})
     except BaseException:
         out.close()
         raise
     out.seek(0)
-    return send_file(
-        out, mimetype="application/zip", as_attachment=True, download_name=f"{zip_prefix(version.name)}.zip"
+    filename = f"{zip_prefix(version.name)}{'-hf' if hf else ''}.zip"
+    return send_file(out, mimetype="application/zip", as_attachment=True, download_name=filename)
+
+
+def hf_missing() -> str | None:
+    """Why the download with the Hugging Face files cannot be offered (the [hf] extra is not
+    installed: what to install), or None when it can. Looked up, not imported: showing a link
+    must not load pyarrow into every worker."""
+    if all(importlib.util.find_spec(module) is not None for module in EXTRAS["hf"]):
+        return None
+    return _(
+        "The download with the Hugging Face files needs the %(extra)s extra: %(command)s",
+        extra="hf",
+        command="pip install 'curator[hf]'",
     )
 
 
@@ -119,7 +140,7 @@ def snapshot():
     try:
         _check_form(name, request.form.get("confirm"))
         with write() as session:
-            result = build_from_candidates(session, name)
+            result = build_from_candidates(session, name, actor=current_user)
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
     except (_Refused, CuratorError) as exc:
@@ -232,7 +253,7 @@ def build():
     try:
         _check_form(name, request.form.get("confirm"))
         with write() as session:
-            result = build_from_review(session, name, policy, parent)
+            result = build_from_review(session, name, policy, parent, current_user)
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
     except _Refused as exc:
@@ -272,6 +293,7 @@ def diff():
         rules=diff_rules(session, a, b),
         languages=languages,
         downloadable=downloadable,
+        hf_missing=hf_missing(),
     )
 
 
