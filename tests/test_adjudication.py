@@ -245,7 +245,8 @@ def test_a_dropped_line_is_left_out_of_builds_recorded_and_restored(disputed, cl
     with sessions() as s:
         assert s.scalar(select(DatasetVersion.params).where(DatasetVersion.name == "v2"))["line_drops"] == []
         actions = s.scalars(select(ActivityEntry.action).order_by(ActivityEntry.id)).all()
-        assert actions == [Activity.LINE_DROP, Activity.LINE_RESTORE]
+        lines = [a for a in actions if a in (Activity.LINE_DROP, Activity.LINE_RESTORE)]  # besides the builds
+        assert lines == [Activity.LINE_DROP, Activity.LINE_RESTORE]
         assert s.scalar(select(LineDrop.restored_by)) is not None
 
 
@@ -328,7 +329,8 @@ def test_bad_input_changes_nothing_and_reviewers_are_refused(disputed, cli, sess
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Resolution)) == 0
         assert s.scalar(select(func.count()).select_from(LineDrop)) == 0
-        assert s.scalar(select(func.count()).select_from(ActivityEntry)) == 0
+        refused_actions = (Activity.RESOLUTION, Activity.LINE_DROP, Activity.LINE_RESTORE)  # builds are logged too
+        assert s.scalar(select(func.count()).where(ActivityEntry.action.in_(refused_actions))) == 0
     ok = boss.post(f"/api/v1/templates/{born}/resolution", json={"verdict": "reject", "reason": "place of birth"})
     assert ok.status_code == 200 and ok.json["resolution"]["verdict"] == "reject"
     assert boss.post(f"/api/v1/templates/{born}/resolution/retract").json["template_id"] == born

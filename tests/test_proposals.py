@@ -150,7 +150,12 @@ def test_status_rule_case_by_case(review_app, sessions, cli, tmp_path):
     with sessions() as s:
         assert status_counts(s)[LANG] == {"dropped": 1, "maintainer": 1, "reviewers": 2}
         actions = [a for (a,) in s.execute(select(ActivityEntry.action).order_by(ActivityEntry.id))]
-        assert actions == ["trust", "distrust", "proposal", "proposal"]
+        assert [a for a in actions if a != "import"] == [
+            "trust",
+            "distrust",
+            "proposal",
+            "proposal",
+        ]  # import: the sheets
         (dropped,) = [p for p in proposals(s, LANG) if p.status == ProposalStatus.DROPPED]
         assert dropped.review.maintainer == "boss@example.org" and dropped.review.reason == "not natural"
 
@@ -254,7 +259,8 @@ def test_edit_drop_trust_and_counts_in_manifest_and_card(proposed, sessions, cli
     )
     with sessions() as s:
         actions = [a for (a,) in s.execute(select(ActivityEntry.action).order_by(ActivityEntry.id))]
-        assert actions == ["proposal", "proposal", "trust"]
+        ours = [a for a in actions if a in ("proposal", "trust", "distrust")]  # besides snapshot, build, export
+        assert ours == ["proposal", "proposal", "trust"]
 
 
 def test_import_lines_are_confirmed_by_import(review_app, sessions, cli, tmp_path):
