@@ -21,7 +21,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     that name a setting go into the Settings (curator.web.settings)."""
     from importlib.resources import files
 
-    from curator.web import admin, api, auth, errors, glossary, guidance, probe, release, review
+    from curator.web import admin, api, auth, errors, glossary, guidance, probe, release, review, threads
     from curator.web.bidi import init_bidi
     from curator.web.context import init_web
     from curator.web.i18n import init_i18n
@@ -52,6 +52,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.wsgi_app = read_body_first(app.wsgi_app, settings.max_body)  # type: ignore[method-assign]
     for blueprint in (errors.bp, auth.bp, review.bp, api.bp, admin.bp, guidance.bp, glossary.bp, release.bp, probe.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(threads.bp)  # comment threads (issue 28 §3)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")
