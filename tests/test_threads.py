@@ -82,6 +82,8 @@ def test_replies_attach_to_the_thread_and_only_people_of_the_language_reply(revi
     r = bo.get(f"{API}/es/threads?state=maybe")
     assert r.status_code == 422 and "state" in r.get_json()["error"]
     assert _reply(bo, 10**6, "nada").status_code == 404
+    r = _reply(ana, thread, "otra vez", "open-1")  # the request id of Ana's comment, not of a reply
+    assert r.status_code == 409 and "request_id" in r.get_json()["error"]
     assert table_snapshot(engine) == before
 
     # a withdrawn reply leaves the thread; a withdrawn opening comment takes the thread along

@@ -22,7 +22,7 @@ from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from curator.core.enums import Activity
-from curator.core.errors import Forbidden, InputError, NotFound
+from curator.core.errors import Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, Template, User
 from curator.core.models.base import utcnow, valid_id
 from curator.review import activity
@@ -111,6 +111,8 @@ def reply(
     takes replies and stays resolved until someone reopens it."""
     known = replayed(session, Comment, user, request_id)
     if known is not None:
+        if known.parent_id is None:  # the id of a comment, not of a reply: not this request resent
+            raise Conflict(f"request_id {request_id!r} was already used for a comment that is not a reply")
         return known, False
     root = _opening(session, user, language, comment_id)
     row = Comment(
