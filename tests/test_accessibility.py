@@ -45,6 +45,15 @@ def site(tmp_path_factory):
         create_user(s, "boss@example.org", PASSWORD, "maintainer")
         ana = create_user(s, "ana@example.org", PASSWORD, "reviewer", "Ana")
         SEEDED.update(review_states(s, ana, assign(s, ana, "es"), assign(s, ana, "ar")))
+    with sessions.begin() as s:  # a maintainer's reply in Ana's Arabic thread (issue 28 §3)
+        from sqlalchemy import select
+
+        from curator.core.models import Comment, User
+        from curator.review.threads import reply
+
+        boss = s.scalar(select(User).where(User.email == "boss@example.org"))
+        thread = s.scalar(select(Comment.id).where(Comment.text == AR_COMMENT))
+        reply(s, boss, "ar", thread, "شكرًا، [X] صحيح هنا")
     from curator.review.glossary import add_term
 
     with sessions.begin() as s:  # glossary terms: its page's table, and highlights on the review screen
@@ -169,6 +178,7 @@ PAGES = [
     ("maintainer", "/admin/languages/es?disagreement=1", None, "language-disagreement"),
     ("maintainer", "/admin/languages/es/disagreements", None, "disagreements"),
     ("maintainer", "/admin/languages/ar", None, "language-ar"),
+    ("maintainer", "/admin/languages/ar/threads", None, "threads-ar"),
     ("reviewer", "/review/ar/history", None, "history-ar"),
     ("maintainer", "/admin/release/preview", None, "preview"),
     ("maintainer", "/admin/diff?a=v1&b=v1", None, "diff"),

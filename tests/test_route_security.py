@@ -132,6 +132,18 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     # the activity log (issue 28 §4)
     "/admin/activity": {"GET": MAINTAINER_PAGE},
     "/admin/activity.json": {"GET": MAINTAINER_PAGE},
+    # comment threads (issue 28 §3): the thread is Bo's comment; any reviewer of the language and
+    # the maintainers reply and read; only the maintainers (and Bo, who opened it) resolve / reopen
+    "/api/v1/languages/<lang>/comments/<int:comment_id>/replies": {"POST": {A: 401, O: 403, R: 201, M: 201}},
+    "/api/v1/languages/<lang>/comments/<int:comment_id>/resolve": {"POST": {A: 401, O: 403, R: 403, M: 200}},
+    "/api/v1/languages/<lang>/comments/<int:comment_id>/reopen": {"POST": {A: 401, O: 403, R: 403, M: 200}},
+    "/api/v1/languages/<lang>/threads": {"GET": {A: 401, O: 403, R: 200, M: 200}},
+    "/api/v1/languages/<lang>/threads/<int:comment_id>": {"GET": {A: 401, O: 403, R: 200, M: 200}},
+    "/api/v1/me/replies": {"GET": {A: 401, O: 200, R: 200, M: 200}},
+    "/admin/languages/<code>/threads": {"GET": MAINTAINER_PAGE},
+    "/admin/languages/<code>/threads/<int:thread_id>/reply": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/languages/<code>/threads/<int:thread_id>/resolve": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/languages/<code>/threads/<int:thread_id>/reopen": {"POST": {**MAINTAINER_PAGE, M: 302}},
 }
 
 # what each POST sends (a valid request, so that the status shows the role, not the input)
@@ -164,6 +176,8 @@ BODIES = {
     "/admin/release/restore-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]"},
     "/admin/languages/<code>/proposals": {"relation": "P19", "text": "[X] es oriundo de [Y]", "action": "confirm"},
     "/admin/languages/<code>/trusted": {"email": "bo@example.org", "trusted": "1"},
+    "/api/v1/languages/<lang>/comments/<int:comment_id>/replies": {"text": "Bien visto."},
+    "/admin/languages/<code>/threads/<int:thread_id>/reply": {"text": "Bien visto."},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}
@@ -222,6 +236,7 @@ def world(review_app, sessions, cli, tmp_path):
         "filename": "curator.css",
         "suggestion_id": suggestion_id,
         "comment_id": comment_id,
+        "thread_id": comment_id,
         "term_id": term_id,
         "user_id": user_id,
         "template_id": template_id,

@@ -50,6 +50,9 @@ def _clean(text: object) -> str:
     return text
 
 
+clean_text = _clean  # review.threads cleans replies by the same rules
+
+
 def add_comment(
     session: Session,
     user: User,
@@ -106,10 +109,16 @@ def list_comments(
     only_relation: bool = False,
 ) -> list[CommentRecord]:
     """Your standing comments in the language, oldest first; narrowed to one relation, one
-    template, or (only_relation) the comments on the relation as a whole."""
+    template, or (only_relation) the comments on the relation as a whole. Replies in threads
+    (review.threads) are not comments of their own here."""
     query = (
         select(Comment)
-        .where(Comment.user_id == user.id, Comment.language == assignment.language, Comment.retracted.is_(False))
+        .where(
+            Comment.user_id == user.id,
+            Comment.language == assignment.language,
+            Comment.retracted.is_(False),
+            Comment.parent_id.is_(None),
+        )
         .order_by(Comment.id)
     )
     if relation is not None:

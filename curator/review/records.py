@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
-from curator.review.comments import CommentRecord
 from curator.review.proposal_queue import ProposalRef
+from curator.review.threads import ThreadRecord
 
 
 class DecisionRecord(TypedDict):
@@ -104,8 +104,10 @@ class SuggestionRef(TypedDict):
 
 
 class ItemComments(TypedDict):
-    item: list[CommentRecord]
-    relation: list[CommentRecord]
+    """The reviewer's threads on the item's template and on its relation (review.threads)."""
+
+    item: list[ThreadRecord]
+    relation: list[ThreadRecord]
 
 
 class ItemContext(TypedDict):

@@ -36,7 +36,6 @@ from curator.core.models.base import valid_id
 from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER
 from curator.ingest.relations import relation_title
-from curator.review.comments import list_comments
 from curator.review.evidence import signals_of, template_sources
 from curator.review.progress import current_decision_id
 from curator.review.proposal_queue import enqueue, proposal_of
@@ -46,6 +45,7 @@ from curator.review.records import (
     ItemContext,
     TemplatePart,
 )
+from curator.review.threads import item_threads
 from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_request_id, insert_once
 
@@ -203,7 +203,7 @@ def item_context(
         .order_by(Suggestion.id)
     ).all()
     current = next((d for d in reversed(history) if not d.retracted), None)
-    mine = list_comments(session, user, assignment, relation=relation.id)
+    on_item, on_relation = item_threads(session, user, assignment.language, relation.id, template.id)
     return {
         "item": {"id": item.id, "position": item.position},
         "language": {
@@ -224,10 +224,7 @@ def item_context(
         "decision": _decision_dict(current) if current else None,
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
-        "comments": {
-            "item": [c for c in mine if c["template_id"] == template.id],
-            "relation": [c for c in mine if c["template_id"] is None],
-        },
+        "comments": {"item": on_item, "relation": on_relation},
         # only an item added to the sample (extra) can be one: the sampled ones cost no statement more
         "proposal": proposal_of(session, template, user_id_of(user)) if item.extra else None,
     }

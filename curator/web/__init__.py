@@ -34,6 +34,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
         proposals,
         release,
         review,
+        threads,
     )
     from curator.web.bidi import init_bidi
     from curator.web.context import init_web
@@ -71,6 +72,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     from curator.web import activity  # issue 28: the activity log
 
     app.register_blueprint(activity.bp)
+    app.register_blueprint(threads.bp)  # comment threads (issue 28 §3)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")

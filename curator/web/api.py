@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 from flask_login import current_user, login_required
 
 from curator.core import languages
 from curator.core.errors import N_, InputError
 from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
-from curator.review import comments, guidelines, service, suggestions
+from curator.review import comments, guidelines, service, suggestions, threads
 from curator.review import context as item_extras
 from curator.review import progress as queueing
 from curator.review.validation import keeps_case, validate_template
@@ -308,3 +308,68 @@ def validate():
     except InputError as exc:
         return jsonify(valid=False, message=translated(exc))
     return jsonify(valid=True, cleaned=cleaned)
+
+
+# ---------------------------------------------------------------- comment threads (review.threads)
+def _thread_state() -> threads.State | None:
+    return threads.check_state(request.args.get("state"))
+
+
+@bp.post("/languages/<lang>/comments/<int:comment_id>/replies")
+@login_required
+def reply_to_comment(lang: str, comment_id: int):
+    """A reply in the thread of that comment (reviewers of the language and maintainers)."""
+    lang, comment_id, body = _lang(lang), fields.row_id(comment_id), fields.body()
+    text, request_id = fields.text(body, "text", TEXT, allow_empty=False), _request_id(body)
+    with write() as session:
+        row, created = threads.reply(
+            session, current_user, lang, comment_id, text, request_id=request_id, source=_source()
+        )
+        assert row.parent_id is not None  # a reply
+        thread = threads.get_thread(session, current_user, lang, row.parent_id)
+    return jsonify(reply=next(r for r in thread["replies"] if r["id"] == row.id), thread=thread, created=created), (
+        201 if created else 200
+    )
+
+
+@bp.post("/languages/<lang>/comments/<int:comment_id>/resolve")
+@login_required
+def resolve_thread(lang: str, comment_id: int):
+    lang, comment_id = _lang(lang), fields.row_id(comment_id)
+    with write() as session:
+        root = threads.resolve(session, current_user, lang, comment_id)
+        thread = threads.get_thread(session, current_user, lang, root.id)
+    return jsonify(thread=thread)
+
+
+@bp.post("/languages/<lang>/comments/<int:comment_id>/reopen")
+@login_required
+def reopen_thread(lang: str, comment_id: int):
+    lang, comment_id = _lang(lang), fields.row_id(comment_id)
+    with write() as session:
+        root = threads.reopen(session, current_user, lang, comment_id)
+        thread = threads.get_thread(session, current_user, lang, root.id)
+    return jsonify(thread=thread)
+
+
+@bp.get("/languages/<lang>/threads")
+@login_required
+def list_threads(lang: str):
+    """The language's threads (`state`: open, resolved or all; `mine=1`: those you opened or wrote in)."""
+    lang, state = _lang(lang), _thread_state()
+    mine = request.args.get("mine", "") in ("1", "true", "on")
+    return jsonify(threads=threads.language_threads(db(), current_user, lang, state, mine=mine))
+
+
+@bp.get("/languages/<lang>/threads/<int:comment_id>")
+@login_required
+def get_thread(lang: str, comment_id: int):
+    return jsonify(thread=threads.get_thread(db(), current_user, _lang(lang), fields.row_id(comment_id)))
+
+
+@bp.get("/me/replies")
+@login_required
+def waiting_replies():
+    """Replies by others waiting for you (review.threads: newer than your own latest post in an open thread)."""
+    waiting = threads.waiting_replies(db(), current_user)
+    return jsonify(count=sum(map(len, waiting.values())), languages=waiting)

@@ -24,6 +24,7 @@ from curator.release.export import export_zip, log_export, zip_prefix
 from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan, proposal_counts
 from curator.release.versions import build_from_candidates, check_version_name, get_version, list_versions, suggest_name
 from curator.release.versions import language_counts as version_language_counts
+from curator.review.follow_up import follow_up
 from curator.review.overview import language_counts
 from curator.review.proposals import status_counts
 from curator.review.stats import ReviewSummary, review_summary, summary_csv
@@ -70,6 +71,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
         name_rule=name_rule(),
         snapshot_name=suggest_name(session, "candidates"),
         hf_missing=hf_missing(),
+        follow_up=[f for code, f in follow_up(session).items() if keep(code)],
     ), status
 
 

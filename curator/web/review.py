@@ -14,7 +14,7 @@ from curator.core import languages
 from curator.core.enums import DecisionKind
 from curator.core.errors import Busy, CuratorError
 from curator.review import comments as comment_service
-from curator.review import guidelines
+from curator.review import guidelines, threads
 from curator.review.progress import Progress, progress, queue
 from curator.review.service import get_assignment, history
 from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
@@ -57,6 +57,7 @@ def with_time_left(p: Progress) -> dict[str, object]:
 def home():
     session = db()
     rows = []
+    waiting = threads.waiting_counts(session, current_user)  # replies to your comments (review.threads)
     for assignment in current_user.assignments:
         if assignment.unassigned_at is not None:  # taken off the language (review.people)
             continue
@@ -66,6 +67,7 @@ def home():
                 code=assignment.language,
                 name=language_name(assignment.language),
                 dir=languages.direction(assignment.language),
+                replies=waiting.get(assignment.language, 0),
                 **progress(session, assignment, items),
             )
         )
@@ -104,7 +106,8 @@ def past(lang: str):
         dir=languages.direction(lang),
         rows=history(session, current_user, assignment),
         suggestions=list_suggestions(session, current_user, assignment),
-        comments=comment_service.list_comments(session, current_user, assignment),
+        comments=threads.language_threads(session, current_user, lang, mine=True),
+        waiting=threads.waiting_replies(session, current_user, lang).get(lang, []),
     )
 
 

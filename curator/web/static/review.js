@@ -326,25 +326,91 @@
     history.replaceState(null, "", "#item-" + c.item.id);
   }
 
-  // Your own comments on this template and on its relation, each with "Withdraw".
+  // Your threads on this template and on its relation (review/threads.py): your comment with
+  // "Withdraw", the replies under it (each author and text isolated in its own direction), and a
+  // reply box. Every text is inserted as text, never as HTML.
   function renderComments() {
     [["item-comments", ctx.comments.item], ["relation-comments", ctx.comments.relation]].forEach(([id, list]) => {
       const ul = $(id);
       clear(ul);
       list.forEach((c) => {
         const el = li("", "comment");
+        el.dataset.thread = c.id;
         const text = document.createElement("span");
         text.dir = "auto";  // isolated in its own direction (a [dir] element is an isolate)
         text.textContent = c.text;
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "link withdraw";
-        button.textContent = t("Withdraw");
-        button.addEventListener("click", () => withdrawComment(c.id));
-        el.append(text, " ", button);
+        if (c.mine === false) el.append(isolate(c.author), " ");
+        el.append(text);
+        if (c.mine !== false) {
+          const button = document.createElement("button");
+          button.type = "button";
+          button.className = "link withdraw";
+          button.textContent = t("Withdraw");
+          button.addEventListener("click", () => withdrawComment(c.id));
+          el.append(" ", button);
+        }
+        if (c.state === "resolved") {
+          const tag = document.createElement("span");
+          tag.className = "tag state-resolved";
+          tag.textContent = t("resolved");
+          el.append(" ", tag);
+        }
+        const replies = document.createElement("ol");
+        replies.className = "thread-replies";
+        (c.replies || []).forEach((r) => {
+          const item = li("", "reply");
+          item.dataset.reply = r.id;
+          const author = document.createElement("strong");
+          author.className = "reply-author";
+          author.append(isolate(r.author));
+          const body = document.createElement("span");
+          body.dir = "auto";
+          body.className = "reply-text";
+          body.append(marked(r.text));
+          item.append(author, " ", body);
+          replies.appendChild(item);
+        });
+        el.append(replies, replyForm(c));
         ul.appendChild(el);
       });
     });
+  }
+
+  // The reply box under a thread: POST …/comments/<id>/replies with a request id (stored once).
+  function replyForm(thread) {
+    const form = document.createElement("form");
+    form.className = "reply-form row";
+    const input = document.createElement("textarea");
+    input.rows = 1;
+    input.maxLength = 2000;
+    input.dir = "auto";
+    input.className = "reply-text-input";
+    input.setAttribute("aria-label", t("Reply"));
+    const button = document.createElement("button");
+    button.type = "submit";
+    button.textContent = t("Reply");
+    const out = document.createElement("p");
+    out.className = "validation";
+    out.setAttribute("aria-live", "polite");
+    form.append(input, button, out);
+    const requestId = uuid();  // one per box: sending the same reply again stores it once
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const shown = ctx;
+      const r = await call("POST", `/comments/${thread.id}/replies`, {text: input.value, request_id: requestId});
+      if (!r.ok) {
+        const message = failure(r, t("Not saved."));
+        if (message) { out.textContent = message; out.className = "validation invalid"; }
+        return;
+      }
+      if (ctx !== shown) return;  // moved on meanwhile: stored, shown when the item is
+      ["item", "relation"].forEach((scope) => {
+        ctx.comments[scope] = ctx.comments[scope].map((c) => (c.id === r.data.thread.id ? r.data.thread : c));
+      });
+      renderComments();
+      say(t("Reply saved."), "ok");
+    });
+    return form;
   }
 
   // Back-translation (SPEC §7): what the template says in English again; a low similarity is a warning.
@@ -819,7 +885,7 @@
     }
     out.textContent = t("Comment saved. Thank you!");
     out.className = "validation valid";
-    if (r.data.created && ctx === shown) ctx.comments[scope].push(r.data.comment);
+    if (r.data.created && ctx === shown) ctx.comments[scope].push(Object.assign({mine: true, state: "open", replies: []}, r.data.comment));
     renderComments();
     if (input.value === text) input.value = "";
     input.blur();

@@ -1,0 +1,373 @@
+"""Comment threads: a reviewer's comment opens a thread; reviewers of its language and the
+maintainers reply to it, and the maintainers (or the reviewer who opened it) resolve and reopen
+it. A reply is a `Comment` row whose `parent_id` names the thread's opening comment (a reply to a
+reply attaches there too: threads are flat, as in Weblate), with the thread's language,
+relation and template. Only the opening comment carries the state (`resolved_at`,
+`resolved_by`). Withdrawn (retracted) comments stay out of every list and count; a withdrawn
+opening comment takes its thread with it. Replies are idempotent per request id, like comments.
+
+"Replies waiting" — the count on a reviewer's home page — needs no column of its own: in an
+open thread the reviewer opened or wrote in, every reply by someone else written after the
+reviewer's own latest post in that thread (by row id, which grows with time) is waiting. Answering
+in the thread clears them; so does resolving it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Literal, TypedDict
+
+from sqlalchemy import Select, func, or_, select
+from sqlalchemy.orm import Session, aliased
+
+from curator.core.enums import Activity
+from curator.core.errors import Conflict, Forbidden, InputError, NotFound
+from curator.core.models import Assignment, AssignmentItem, Comment, Template, User
+from curator.core.models.base import utcnow, valid_id
+from curator.review import activity
+from curator.review.comments import clean_text
+from curator.review.writes import insert_once, replayed
+
+State = Literal["open", "resolved"]
+STATES: tuple[str, ...] = ("open", "resolved")
+
+
+class ReplyRecord(TypedDict):
+    """One reply as the pages and the JSON API show it."""
+
+    id: int
+    author: str  # the author's name, else the part of the e-mail address before the @
+    mine: bool  # written by the user the record was made for
+    text: str
+    created_at: str  # ISO 8601, to the second
+
+
+class ThreadRecord(TypedDict):
+    """A thread: its opening comment (the keys of a `CommentRecord`), its state and replies."""
+
+    id: int  # the opening comment's id: the thread's id
+    language: str
+    relation: str
+    template_id: int | None  # None: on the relation as a whole
+    template: str | None  # the template's text
+    author: str
+    mine: bool
+    text: str
+    created_at: str
+    retracted: bool  # always False: withdrawn threads are not listed
+    state: State
+    resolved_at: str | None
+    resolved_by: str | None  # who resolved it (name, as `author`)
+    replies: list[ReplyRecord]
+
+
+def author_name(user: User) -> str:
+    """What others see of a comment's author: the name, else the e-mail address's local part
+    (the whole address would tell every reviewer of the language who the others are)."""
+    return user.name or user.email.split("@", 1)[0]
+
+
+def _may_take_part(session: Session, user: User, language: str) -> bool:
+    """Maintainers, and reviewers currently assigned the language."""
+    if user.is_maintainer:
+        return True
+    return (
+        session.scalar(
+            select(Assignment.id).where(
+                Assignment.user_id == user.id, Assignment.language == language, Assignment.unassigned_at.is_(None)
+            )
+        )
+        is not None
+    )
+
+
+def _opening(session: Session, user: User, language: str, comment_id: int) -> Comment:
+    """The standing opening comment of the thread `comment_id` belongs to, in `language`, for a
+    user who may take part in it: NotFound for anything else (another language's comment is not
+    shown to exist), Forbidden for a reviewer who does not review the language."""
+    if not _may_take_part(session, user, language):
+        raise Forbidden(f"you are not reviewing {language!r}")
+    row = session.get(Comment, comment_id) if valid_id(comment_id) else None
+    if row is not None and row.parent_id is not None:
+        row = session.get(Comment, row.parent_id)
+    if row is None or row.retracted or row.language != language:
+        raise NotFound("no such comment")
+    return row
+
+
+def reply(
+    session: Session,
+    user: User,
+    language: str,
+    comment_id: int,
+    text: str,
+    *,
+    request_id: str | None = None,
+    source: str = "web",
+) -> tuple[Comment, bool]:
+    """Reply to the thread of comment `comment_id` (a reviewer of its language or a maintainer).
+    Returns (reply, created); a resend with the same request id is a no-op. A resolved thread
+    takes replies and stays resolved until someone reopens it."""
+    known = replayed(session, Comment, user, request_id)
+    if known is not None:
+        if known.parent_id is None:  # the id of a comment, not of a reply: not this request resent
+            raise Conflict(f"request_id {request_id!r} was already used for a comment that is not a reply")
+        return known, False
+    root = _opening(session, user, language, comment_id)
+    row = Comment(
+        user_id=user.id,
+        language=root.language,
+        relation_id=root.relation_id,
+        template_id=root.template_id,
+        parent_id=root.id,
+        text=clean_text(text),
+        source=source,
+        request_id=request_id,
+    )
+    return insert_once(session, row)
+
+
+def _set_state(session: Session, user: User, language: str, comment_id: int, resolved: bool) -> Comment:
+    root = _opening(session, user, language, comment_id)
+    if not user.is_maintainer and root.user_id != user.id:
+        raise Forbidden("only the maintainers and the reviewer who opened a thread resolve or reopen it")
+    if (root.resolved_at is not None) == resolved:
+        return root  # already so: nothing changes, nothing is logged
+    root.resolved_at, root.resolved_by = (utcnow(), user.id) if resolved else (None, None)
+    if user.is_maintainer:
+        where = f"template #{root.template_id}" if root.template_id is not None else "the relation"
+        activity.record(
+            session,
+            user,
+            Activity.COMMENT_RESOLVE,
+            f"thread #{root.id} on {where} ({root.relation_id})",
+            root.language,
+            {"thread": root.id, "state": "resolved" if resolved else "open"},
+        )
+    session.flush()
+    return root
+
+
+def resolve(session: Session, user: User, language: str, comment_id: int) -> Comment:
+    """Mark the thread resolved (maintainers, and the reviewer who opened it); already resolved: no-op."""
+    return _set_state(session, user, language, comment_id, True)
+
+
+def reopen(session: Session, user: User, language: str, comment_id: int) -> Comment:
+    """Open a resolved thread again (the same people as `resolve`); already open: no-op."""
+    return _set_state(session, user, language, comment_id, False)
+
+
+def check_state(state: str | None) -> State | None:
+    """A `state` filter from a URL: open, resolved, or empty/absent/"all" for both."""
+    if state in (None, "", "all"):
+        return None
+    if state == "open":
+        return "open"
+    if state == "resolved":
+        return "resolved"
+    raise InputError(f"state must be open, resolved or all, not {state!r}")
+
+
+def _iso(at: datetime | None) -> str | None:
+    return at.isoformat(timespec="seconds") if at is not None else None
+
+
+def _roots_query(language: str, state: State | None) -> Select[Comment]:
+    query = select(Comment).where(
+        Comment.language == language, Comment.parent_id.is_(None), Comment.retracted.is_(False)
+    )
+    if state == "open":
+        query = query.where(Comment.resolved_at.is_(None))
+    elif state == "resolved":
+        query = query.where(Comment.resolved_at.is_not(None))
+    return query
+
+
+def _records(session: Session, roots: list[Comment], viewer: User | None) -> list[ThreadRecord]:
+    """The threads of these opening comments with their standing replies, oldest first."""
+    if not roots:
+        return []
+    ids = [r.id for r in roots]
+    replies = session.scalars(
+        select(Comment).where(Comment.parent_id.in_(ids), Comment.retracted.is_(False)).order_by(Comment.id)
+    ).all()
+    people = {r.user_id for r in [*roots, *replies]} | {r.resolved_by for r in roots if r.resolved_by is not None}
+    names = {u.id: author_name(u) for u in session.scalars(select(User).where(User.id.in_(people)))}
+    template_ids = {r.template_id for r in roots if r.template_id is not None}
+    texts = dict(session.execute(select(Template.id, Template.text).where(Template.id.in_(template_ids))).all())
+    by_thread: dict[int, list[ReplyRecord]] = defaultdict(list)
+    viewer_id = viewer.id if viewer is not None else None
+    for r in replies:
+        assert r.parent_id is not None  # selected by parent
+        by_thread[r.parent_id].append(
+            {
+                "id": r.id,
+                "author": names[r.user_id],
+                "mine": r.user_id == viewer_id,
+                "text": r.text,
+                "created_at": r.created_at.isoformat(timespec="seconds"),
+            }
+        )
+    return [
+        {
+            "id": c.id,
+            "language": c.language,
+            "relation": c.relation_id,
+            "template_id": c.template_id,
+            "template": texts.get(c.template_id) if c.template_id is not None else None,
+            "author": names[c.user_id],
+            "mine": c.user_id == viewer_id,
+            "text": c.text,
+            "created_at": c.created_at.isoformat(timespec="seconds"),
+            "retracted": False,
+            "state": "resolved" if c.resolved_at is not None else "open",
+            "resolved_at": _iso(c.resolved_at),
+            "resolved_by": names.get(c.resolved_by) if c.resolved_by is not None else None,
+            "replies": by_thread[c.id],
+        }
+        for c in roots
+    ]
+
+
+def _participated(user: User) -> Select[int]:
+    """The ids of the threads `user` opened or replied in (standing comments only)."""
+    return select(func.coalesce(Comment.parent_id, Comment.id)).where(
+        Comment.user_id == user.id, Comment.retracted.is_(False)
+    )
+
+
+def language_threads(
+    session: Session,
+    viewer: User,
+    language: str,
+    state: State | None = None,
+    *,
+    mine: bool = False,
+) -> list[ThreadRecord]:
+    """The threads of a language (open, resolved or both), oldest first; `mine`: only those the
+    viewer opened or wrote in. Only maintainers and reviewers of the language may list them."""
+    if not _may_take_part(session, viewer, language):
+        raise Forbidden(f"you are not reviewing {language!r}")
+    query = _roots_query(language, state)
+    if mine:
+        query = query.where(Comment.id.in_(_participated(viewer)))
+    return _records(session, list(session.scalars(query.order_by(Comment.id))), viewer)
+
+
+def get_thread(session: Session, viewer: User, language: str, comment_id: int) -> ThreadRecord:
+    """One thread (by its opening comment's id or one of its replies' ids)."""
+    root = _opening(session, viewer, language, comment_id)
+    return _records(session, [root], viewer)[0]
+
+
+def item_threads(
+    session: Session, user: User, language: str, relation: str, template_id: int
+) -> tuple[list[ThreadRecord], list[ThreadRecord]]:
+    """What the review screen shows under an item: the threads on its template, and those on its
+    relation as a whole, that `user` opened or wrote in — each with its replies and state."""
+    query = (
+        _roots_query(language, None)
+        .where(Comment.relation_id == relation, Comment.id.in_(_participated(user)))
+        .where(or_(Comment.template_id == template_id, Comment.template_id.is_(None)))
+        .order_by(Comment.id)
+    )
+    threads = _records(session, list(session.scalars(query)), user)
+    return (
+        [t for t in threads if t["template_id"] == template_id],
+        [t for t in threads if t["template_id"] is None],
+    )
+
+
+class WaitingReply(TypedDict):
+    """A reply by someone else waiting for a reviewer (see the module's rule)."""
+
+    thread: int
+    reply: int
+    relation: str
+    template_id: int | None
+    item_id: int | None  # the item of the reviewer's sample to open it at (the relation's first, for a relation)
+    author: str
+    text: str
+    created_at: str
+
+
+def waiting_replies(session: Session, user: User, language: str | None = None) -> dict[str, list[WaitingReply]]:
+    """{language: replies waiting for `user`}, oldest first: in open threads the user opened or
+    wrote in, the replies by others newer than the user's own latest post in the thread."""
+    mine = aliased(Comment)
+    last_own = (
+        select(func.coalesce(mine.parent_id, mine.id).label("thread"), func.max(mine.id).label("last"))
+        .where(mine.user_id == user.id, mine.retracted.is_(False))
+        .group_by(func.coalesce(mine.parent_id, mine.id))
+        .subquery()
+    )
+    root = aliased(Comment)
+    query = (
+        select(Comment, User, root)
+        .join(root, root.id == Comment.parent_id)
+        .join(last_own, last_own.c.thread == Comment.parent_id)
+        .join(User, User.id == Comment.user_id)
+        .where(
+            Comment.user_id != user.id,
+            Comment.retracted.is_(False),
+            Comment.id > last_own.c.last,
+            root.retracted.is_(False),
+            root.resolved_at.is_(None),
+        )
+        .order_by(Comment.id)
+    )
+    if language is not None:
+        query = query.where(Comment.language == language)
+    rows = session.execute(query).all()
+    templates = {c.template_id for c, _, _ in rows if c.template_id is not None}
+    items = dict(
+        session.execute(
+            select(AssignmentItem.template_id, AssignmentItem.id)
+            .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
+            .where(Assignment.user_id == user.id, AssignmentItem.template_id.in_(templates))
+        ).all()
+    )
+    relations = {(c.language, c.relation_id) for c, _, _ in rows if c.template_id is None}
+    first_items = {
+        (lang, rel): item_id
+        for lang, rel, item_id in session.execute(
+            select(Assignment.language, AssignmentItem.relation_id, func.min(AssignmentItem.id))
+            .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
+            .where(Assignment.user_id == user.id, AssignmentItem.relation_id.in_({r for _, r in relations}))
+            .group_by(Assignment.language, AssignmentItem.relation_id)
+        )
+    }
+    out: dict[str, list[WaitingReply]] = defaultdict(list)
+    for c, author, _root in rows:
+        out[c.language].append(
+            {
+                "thread": _root.id,
+                "reply": c.id,
+                "relation": c.relation_id,
+                "template_id": c.template_id,
+                "item_id": items.get(c.template_id)
+                if c.template_id is not None
+                else first_items.get((c.language, c.relation_id)),
+                "author": author_name(author),
+                "text": c.text,
+                "created_at": c.created_at.isoformat(timespec="seconds"),
+            }
+        )
+    return dict(out)
+
+
+def waiting_counts(session: Session, user: User) -> dict[str, int]:
+    """{language: number of replies waiting for `user`} (languages with none left out)."""
+    return {lang: len(rows) for lang, rows in waiting_replies(session, user).items()}
+
+
+def open_thread_counts(session: Session) -> dict[str, int]:
+    """{language: open threads} for the dashboard (languages with none left out)."""
+    rows = session.execute(
+        select(Comment.language, func.count())
+        .where(Comment.parent_id.is_(None), Comment.retracted.is_(False), Comment.resolved_at.is_(None))
+        .group_by(Comment.language)
+    )
+    return dict(rows.all())
