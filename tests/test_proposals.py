@@ -19,6 +19,7 @@ from curator.core.models import (
     VersionPattern,
 )
 from curator.review.accounts import find_user
+from curator.review.policy import POLICIES
 from curator.review.proposals import proposals, review_proposal, set_trusted, status_counts
 from curator.review.sampling import add_item
 from curator.review.service import decide, get_assignment
@@ -400,3 +401,134 @@ def test_proposals_page_in_the_browser(chromium, live, sessions, cli):
         assert page.locator("#proposal-counts").get_attribute("data-withheld") == "0"
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- resolutions and policies decide proposals
+def _cy(sessions) -> None:
+    """A third Spanish reviewer."""
+    from curator.review.accounts import create_user
+    from curator.review.sampling import assign
+
+    with sessions.begin() as s:
+        assign(s, create_user(s, "cy@example.org", PASSWORD, "reviewer", "Cy"), LANG)
+
+
+def _p19_plan(sessions, policy: str):
+    from curator.release.merge import latest_candidates, plan
+
+    with sessions() as s:
+        (p19,) = [p for p in plan(s, latest_candidates(s), policy, [LANG]) if p.relation == "P19"]
+    return p19
+
+
+def _row(sessions, relation: str, text: str) -> int:
+    with sessions() as s:
+        return s.scalar(
+            select(Template.id).where(
+                Template.language == LANG, Template.relation_id == relation, Template.text == text
+            )
+        )
+
+
+def test_a_resolution_decides_proposals_under_every_policy(review_app, sessions, cli):
+    from curator.review.follow_up import follow_up
+    from curator.review.resolutions import disagreements
+
+    cli("release", "build", "v0")
+    _cy(sessions)
+    p19 = _candidates(sessions, "P19")
+    light, first, second = "[X] vio la luz en [Y]", "[X] vino al mundo en [Y]", "[X] fue alumbrado en [Y]"
+    by = ("--by", "boss@example.org")
+    # Ana's amendment: Bo accepts it in his queue, Cy rejects it; the page lists its row; resolved reject
+    _decide(sessions, "ana@example.org", "P19", p19[0], "amend", light)
+    _decide(sessions, "bo@example.org", "P19", light, "accept")
+    _decide(sessions, "cy@example.org", "P19", light, "reject")
+    with sessions() as s:
+        assert light in {d["template"] for d in disagreements(s, LANG)}
+    cli("review", "resolve", str(_row(sessions, "P19", light)), "reject", "--reason", "not P19's wording", *by)
+    # a candidate resolved reject, then suggested by Ana and Bo
+    cli("review", "resolve", str(_row(sessions, "P19", p19[1])), "reject", "--reason", "origin, not birth", *by)
+    for email in ("ana@example.org", "bo@example.org"):
+        _suggest(sessions, email, "P19", p19[1])
+    # Ana's amendment of a template the maintainer then resolved: settled, not shipped
+    _decide(sessions, "bo@example.org", "P19", p19[2], "amend", "[X] nació allá en [Y]")
+    cli("review", "resolve", str(_row(sessions, "P19", p19[2])), "accept", "--reason", "fine as it is", *by)
+    # resolutions of suggestions' rows (their queue items): accept; amend to another text
+    _suggest(sessions, "ana@example.org", "P19", first)
+    _suggest(sessions, "ana@example.org", "P19", second)
+    cli("review", "resolve", str(_row(sessions, "P19", first)), "accept", "--reason", "natural", *by)
+    cli(
+        "review", "resolve", str(_row(sessions, "P19", second)), "amend", "--reason", "tense",
+        "--correction", "[X] fue alumbrada en [Y]", *by,
+    )  # fmt: skip
+    for policy in ("any", "majority", "unanimous"):
+        plan = _p19_plan(sessions, policy)
+        shipped = {e.pattern: (e.checked, e.confirmed) for e in plan.patterns}
+        assert light not in shipped and p19[1] not in shipped and second not in shipped, policy
+        assert "[X] nació allá en [Y]" not in shipped, policy
+        assert shipped[first] == (True, "maintainer") and shipped["[X] fue alumbrada en [Y]"] == (True, "maintainer")
+        apart = {d.pattern: d.reason for d in plan.dropped_proposals}
+        assert apart[light] == "resolution: reject by boss@example.org: not P19's wording", policy
+        assert apart[p19[1]] == "resolution: reject by boss@example.org: origin, not birth", policy
+        assert apart[second].startswith("resolution: amend"), policy
+        assert not plan.waiting, policy
+        assert {r["template"] for r in plan.resolutions} == {light, p19[1], p19[2], first, second}, policy
+    preview = cli("release", "preview", "--language", LANG).output
+    assert f"x {light}   (amended: resolution: reject by boss@example.org: not P19's wording)" in preview
+    with sessions() as s:
+        found = {p.text: p for p in proposals(s, LANG, policy="unanimous")}
+        assert {t: found[t].status for t in (light, p19[1], "[X] nació allá en [Y]", first, second)} == {
+            light: ProposalStatus.DROPPED,
+            p19[1]: ProposalStatus.DROPPED,
+            "[X] nació allá en [Y]": ProposalStatus.SETTLED,
+            first: ProposalStatus.MAINTAINER,
+            second: ProposalStatus.DROPPED,
+        }
+        assert found[light].resolution["reason"] == "not P19's wording"
+        assert found[light].to_dict()["resolution"]["verdict"] == "reject"
+        assert LANG not in follow_up(s)  # nothing left waiting for a maintainer
+    page = Browser(review_app).login("boss@example.org").get(f"/admin/languages/{LANG}/proposals?status=settled")
+    html = page.get_data(as_text=True)
+    assert 'data-status="settled"' in html and 'data-status="dropped"' not in html
+
+
+def test_second_reviewers_verdicts_follow_the_policy(review_app, sessions, cli):
+    cli("release", "build", "v0")
+    _cy(sessions)
+    text = "[X] vino al mundo en [Y]"
+    _suggest(sessions, "ana@example.org", "P19", text)
+    _decide(sessions, "bo@example.org", "P19", text, "accept")
+    _decide(sessions, "cy@example.org", "P19", text, "reject")
+    assert text in {e.pattern for e in _p19_plan(sessions, "any").added}
+    unanimous = _p19_plan(sessions, "unanimous")
+    assert text not in {e.pattern for e in unanimous.patterns} and text in {w.pattern for w in unanimous.waiting}
+    with sessions() as s:
+        status = {policy: {p.text: p.status for p in proposals(s, LANG, policy=policy)}[text] for policy in POLICIES}
+    assert status == {
+        "any": ProposalStatus.REVIEWERS,
+        "majority": ProposalStatus.REVIEWERS,  # Ana (her own text), Bo: two of three
+        "unanimous": ProposalStatus.UNCONFIRMED,  # Cy's reject withholds it
+    }
+
+
+def test_an_unconfirmed_text_equal_to_a_checked_candidate_is_not_withheld(review_app, sessions, cli):
+    cli("release", "build", "v0")
+    p19 = _candidates(sessions, "P19")
+    _decide(sessions, "bo@example.org", "P19", p19[1], "accept")
+    _suggest(sessions, "bo@example.org", "P19", p19[1])
+    assert _status(sessions, "P19", p19[1]) == ProposalStatus.UNCONFIRMED
+    plan = _p19_plan(sessions, "any")
+    assert p19[1] in {k.pattern for k in plan.kept if k.checked}
+    assert p19[1] not in {w.pattern for w in plan.waiting}
+
+
+def test_a_line_a_maintainer_edited_can_be_dropped(review_app, sessions, cli):
+    cli("release", "build", "v0")
+    _suggest(sessions, "ana@example.org", "P19", "[X] vino al mundo en [Y]")
+    cli("review", "confirm", LANG, "P19", "[X] vino al mundo en [Y]", "--edit", "[X] vino al mundo allá en [Y]")
+    line = (LANG, "P19", "[X] vino al mundo allá en [Y]")
+    assert line[2] in {e.pattern for e in _p19_plan(sessions, "any").added}
+    cli("release", "drop-line", *line, "--reason", "regional", "--by", "boss@example.org")
+    plan = _p19_plan(sessions, "any")
+    assert line[2] not in {e.pattern for e in plan.patterns}
+    assert [d["reason"] for d in plan.line_drops] == ["regional"]

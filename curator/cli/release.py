@@ -114,7 +114,7 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
         for w in p.waiting:
             click.echo(f"  ? {visible(w.pattern)}   ({w.origin}: waiting for a second look, not shipped)")
         for x in p.dropped_proposals:
-            click.echo(f"  x {visible(x.pattern)}   ({x.origin}: dropped by a maintainer)")
+            click.echo(f"  x {visible(x.pattern)}   ({x.origin}: {visible(x.reason or 'dropped by a maintainer')})")
     click.echo(
         f"proposals: {counts['reviewers']} confirmed by two reviewers, {counts['trusted']} by a trusted reviewer, "
         f"{counts['maintainer']} by a maintainer, {counts['import']} by import; "

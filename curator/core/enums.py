@@ -43,7 +43,8 @@ class ProposalStatus(StrEnum):
     TRUSTED = "trusted"  # proposed by a reviewer the maintainers trust for that language
     MAINTAINER = "maintainer"  # accepted (or written, editing it) by a maintainer
     IMPORT = "import"  # from `curator review import` of sheets reviewed before (mParaRel's)
-    DROPPED = "dropped"  # a maintainer dropped it
+    DROPPED = "dropped"  # a maintainer dropped it (or rejected its template by a resolution)
+    SETTLED = "settled"  # an amendment of a template a maintainer resolved: the resolution ships instead
 
 
 class ProposalVerdict(StrEnum):

@@ -12,9 +12,18 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.enums import Activity, DecisionKind, VersionKind
+from curator.core.enums import Activity, DecisionKind, ProposalVerdict, VersionKind
 from curator.core.errors import Conflict, Forbidden, InputError, NotFound
-from curator.core.models import DatasetVersion, Decision, LineDrop, Resolution, Suggestion, User, VersionPattern
+from curator.core.models import (
+    DatasetVersion,
+    Decision,
+    LineDrop,
+    ProposalReview,
+    Resolution,
+    Suggestion,
+    User,
+    VersionPattern,
+)
 from curator.core.models.base import utcnow
 from curator.review import activity
 from curator.review.resolutions import check_reason
@@ -70,7 +79,8 @@ def _check(user: User, language: str, relation: str, pattern: str) -> None:
 
 def _line_exists(session: Session, language: str, relation: str, pattern: str) -> bool:
     """Whether a build from reviews could hold the line: a pattern of a candidates snapshot or a
-    human-written template of that relation (an amendment, a suggestion, a resolution's)."""
+    human-written template of that relation (an amendment, a suggestion, a resolution's, a text a
+    maintainer confirmed or wrote editing a proposal)."""
     queries = (
         select(VersionPattern.id)
         .join(DatasetVersion, DatasetVersion.id == VersionPattern.version_id)
@@ -91,6 +101,12 @@ def _line_exists(session: Session, language: str, relation: str, pattern: str) -
         ),
         select(Resolution.id).where(
             Resolution.language == language, Resolution.relation_id == relation, Resolution.correction == pattern
+        ),
+        select(ProposalReview.id).where(
+            ProposalReview.language == language,
+            ProposalReview.relation_id == relation,
+            ProposalReview.text == pattern,
+            ProposalReview.verdict == ProposalVerdict.CONFIRM,
         ),
     )
     return any(session.scalar(query.limit(1)) is not None for query in queries)

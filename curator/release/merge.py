@@ -10,7 +10,10 @@ decided stay, unchecked. "Unsure" decisions are not
 verdicts and are ignored: a template with one accept and one unsure is judged on the accept
 alone, and one that only has unsure decisions stays unchanged, as if undecided. A template a
 maintainer resolved (review/resolutions.py) is judged by the resolution alone under every
-policy, and the lines maintainers dropped (release/line_drops.py) are left out. Relations
+policy — a resolution of a proposal's own template row decides the proposal, and a text a
+resolution rejected is not added back by proposals — and the lines maintainers dropped
+(release/line_drops.py) are left out. `stays` lives in review/policy.py (the proposals' second
+reviewers are judged by the same policy). Relations
 left with fewer than 2 templates are dropped, with their tuples.
 """
 
@@ -23,17 +26,19 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Activity, DecisionKind, Policy, ProposalStatus, VersionKind, values
+from curator.core.enums import Activity, DecisionKind, Policy, ProposalStatus, VersionKind
 from curator.core.errors import InputError, NotFound
 from curator.core.models import DatasetVersion, Suggestion, User, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
 from curator.release.line_drops import LineDropRecord, active_drops
 from curator.release.versions import VersionSummary, _new_version, get_version, log_version, summarize
-from curator.review.proposals import CONFIRMED, proposals
+from curator.review.policy import IGNORED as IGNORED  # re-exported: callers import them from here
+from curator.review.policy import POLICIES as POLICIES
+from curator.review.policy import stays as stays
+from curator.review.proposals import CONFIRMED, Key, Proposal, proposals
 from curator.review.resolutions import ResolutionRecord, standing_resolutions
 from curator.review.stats import review_summary, standing_decisions
 
-POLICIES = values(Policy)
 MIN_TEMPLATES = 2
 
 
@@ -44,6 +49,7 @@ class Planned:
     template_id: int | None
     origin: str  # candidate | amended | suggested | edited (a maintainer's edit of a proposal) | resolved
     confirmed: str | None = None  # a proposal's ProposalStatus that made this line checked
+    reason: str | None = None  # why a proposal is kept apart, when a resolution decided it
 
 
 class Removed(TypedDict):
@@ -114,25 +120,6 @@ class RelationPlan:
         )
 
 
-IGNORED = frozenset({DecisionKind.UNSURE})  # decision kinds that are not verdicts (never merged)
-
-
-def stays(decisions: list[str], policy: str) -> bool:
-    """Whether a template with these standing decisions stays under `policy`. Unsure decisions
-    are left out; with none left the template stays (nobody decided it)."""
-    decisions = [d for d in decisions if d not in IGNORED]
-    if not decisions and policy in POLICIES:
-        return True
-    accepted = decisions.count(DecisionKind.ACCEPT)
-    if policy == Policy.ANY:
-        return accepted >= 1
-    if policy == Policy.MAJORITY:
-        return accepted * 2 > len(decisions)
-    if policy == Policy.UNANIMOUS:
-        return accepted == len(decisions)
-    raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
-
-
 def latest_candidates(session: Session) -> DatasetVersion:
     version = session.scalar(
         select(DatasetVersion)
@@ -159,8 +146,8 @@ def plan(
         if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
             decisions[template_id].append((decision, correction, decision_id))
     resolved = standing_resolutions(session)
-    found = proposals(session)
-    status = {p.key: p.status for p in found}  # every proposal's status (review/proposals.py)
+    found = proposals(session, policy=policy)
+    status = {p.key: p for p in found}  # every proposal and its status (review/proposals.py)
     suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
         suggestions[s.language, s.relation_id].append(s)
@@ -192,22 +179,40 @@ def plan(
     for (lang, rel), p in plans.items():
         for s in suggestions.get((lang, rel), []):
             _propose(p, Planned(s.text, True, None, "suggested"), status)
-    for proposal in found:  # a maintainer's edit: a confirmed text with no reviewer behind it
+    for proposal in found:  # a maintainer's edit (a confirmed text with no reviewer behind it), or
+        # a text a maintainer confirmed that no amendment above adds (one of a resolved template)
         edited = plans.get((proposal.language, proposal.relation))
-        if edited is not None and not proposal.proposers and proposal.status == ProposalStatus.MAINTAINER:
-            _propose(edited, Planned(proposal.text, True, None, "edited"), status)
+        if edited is not None and proposal.status == ProposalStatus.MAINTAINER:
+            origin = "edited" if not proposal.proposers else "amended" if proposal.amends else "suggested"
+            _propose(edited, Planned(proposal.text, True, None, origin), status)
+    for p in plans.values():  # an unconfirmed text that a checked line already ships is not withheld
+        shipped = {e.pattern for e in p.kept + p.added if e.checked}
+        p.waiting = [w for w in p.waiting if w.pattern not in shipped]
     _drop_lines(plans, active_drops(session))
     return [plans[key] for key in sorted(plans)]
 
 
-def _propose(p: RelationPlan, new: Planned, status: dict[tuple[str, str, str], ProposalStatus]) -> None:
+def _propose(p: RelationPlan, new: Planned, status: dict[Key, Proposal]) -> None:
     """Add a proposal if it is confirmed; otherwise keep it apart, unchecked, for the preview (an
-    unconfirmed text equal to a candidate leaves that candidate as it was)."""
-    state = status.get((p.language, p.relation, new.pattern), ProposalStatus.UNCONFIRMED)
+    unconfirmed text equal to a candidate leaves that candidate as it was). A standing resolution
+    of its text's template row decides it (review/proposals.py, rule 1): it is recorded with the
+    relation's resolutions, and a rejected or amended text is kept apart with the reason (an
+    amend adds its correction instead, confirmed by a maintainer)."""
+    proposal = status.get((p.language, p.relation, new.pattern))
+    state = proposal.status if proposal is not None else ProposalStatus.UNCONFIRMED
+    resolution = proposal.resolution if proposal is not None else None
+    if resolution is not None and all(r["id"] != resolution["id"] for r in p.resolutions):
+        p.resolutions.append(resolution)
     if state in CONFIRMED:
         new.confirmed = state.value
         _add(p, new)
         return
+    if state == ProposalStatus.SETTLED:
+        return  # the resolution of the template it amends settled it (`_judge_by_resolution`)
+    if state == ProposalStatus.DROPPED and resolution is not None:
+        new.reason = f"resolution: {resolution['verdict']} by {resolution['by']}: {resolution['reason']}"
+        if resolution["correction"] is not None:
+            _add(p, Planned(resolution["correction"], True, None, "resolved", ProposalStatus.MAINTAINER.value))
     apart = p.dropped_proposals if state == ProposalStatus.DROPPED else p.waiting
     if all(w.pattern != new.pattern for w in apart):
         new.checked = False

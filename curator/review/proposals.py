@@ -4,15 +4,21 @@ and whether they have had the second look that lets them ship as checked by a hu
 A proposal is keyed by (language, relation, cleaned text), exactly as the merge adds it
 (release/merge.py). Its status is the first of these rules that applies:
 
-1. a maintainer's latest answer to that text (`ProposalReview`): drop -> dropped, confirm ->
-   maintainer;
-2. a proposer's decision or suggestion came from `curator review import` (sheets reviewed
+1. a maintainer's latest answer to that text: a `ProposalReview` (drop -> dropped, confirm ->
+   maintainer) or a standing resolution (review/resolutions.py) of the template row with that
+   text — the queue's row of the proposal, or the candidate it equals — (accept -> maintainer;
+   reject, or amend to another text -> dropped), whichever is later; a text that is the
+   correction of a standing resolution -> maintainer;
+2. an amendment only of templates a standing resolution judged (the resolution settled between
+   the reviewers, so the merge does not add it) -> settled;
+3. a proposer's decision or suggestion came from `curator review import` (sheets reviewed
    before, mParaRel's) -> import;
-3. two or more reviewers proposed it, or a reviewer who did not propose it stands by an
-   `accept` of the template row with that text (the queue's "proposed by another reviewer")
-   -> reviewers;
-4. a proposer is trusted in that language (`Assignment.trusted`) -> trusted;
-5. otherwise unconfirmed: the merge keeps it out and the preview lists it apart.
+4. a second person said yes — another reviewer proposed the same text, or a reviewer who did
+   not propose it stands by an `accept` of its template row (the queue's "proposed by another
+   reviewer") — and the merge `policy` keeps it, judging the proposers as accepts beside the
+   other reviewers' verdicts on that row (`unanimous`: one reject withholds it) -> reviewers;
+5. a proposer is trusted in that language (`Assignment.trusted`) -> trusted;
+6. otherwise unconfirmed: the merge keeps it out and the preview lists it apart.
 
 A maintainer's edit is two answers: drop of the old text (`edited_to`) and confirm of the new
 (`edited_from`); a text a maintainer confirmed is a proposal even with no reviewer behind it.
@@ -28,11 +34,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Activity, DecisionKind, ProposalStatus, ProposalVerdict, values
+from curator.core.enums import Activity, DecisionKind, Policy, ProposalStatus, ProposalVerdict, values
 from curator.core.errors import InputError, NotFound
-from curator.core.models import Assignment, Decision, ProposalReview, Suggestion, Template, User
+from curator.core.models import Assignment, Decision, ProposalReview, Resolution, Suggestion, Template, User
 from curator.review import activity
 from curator.review.accounts import find_user
+from curator.review.policy import IGNORED, stays
+from curator.review.resolutions import ResolutionRecord, standing_resolutions
 from curator.review.stats import standing_decision_ids
 from curator.review.validation import keeps_case, validate_template
 
@@ -83,6 +91,7 @@ class Proposal:
     template_id: int | None = None  # the template row holding this text, if there is one
     verdicts: list[Verdict] = field(default_factory=list)
     review: MaintainerReview | None = None
+    resolution: ResolutionRecord | None = None  # the standing resolution that decided it (rule 1)
 
     @property
     def key(self) -> Key:
@@ -116,6 +125,7 @@ class Proposal:
                 "edited_from": review.edited_from,
                 "edited_to": review.edited_to,
             },
+            "resolution": self.resolution,
         }
 
 
@@ -126,10 +136,13 @@ class _Draft:
     users: set[int] = field(default_factory=set)
     imported: bool = False
     amends: list[str] = field(default_factory=list)
+    amended_ids: set[int] = field(default_factory=set)  # the templates it amends
+    suggested: bool = False
 
 
-def proposals(session: Session, language: str | None = None) -> list[Proposal]:
-    """Every proposal (of `language`), with its status, ordered by language, relation and text."""
+def proposals(session: Session, language: str | None = None, policy: str = Policy.ANY) -> list[Proposal]:
+    """Every proposal (of `language`), with its status under the merge `policy` (rule 4; the
+    Proposals page and the dashboard's counts use `any`), ordered by language, relation and text."""
     drafts: dict[Key, _Draft] = defaultdict(_Draft)
     standing = select(
         Decision.language,
@@ -158,10 +171,12 @@ def proposals(session: Session, language: str | None = None) -> list[Proposal]:
             draft.users.add(user_id)
             draft.imported |= source == IMPORTED
             draft.amends.append(amended)
+            draft.amended_ids.add(template_id)
     for lang, rel, user_id, text, source in session.execute(suggested):
         draft = drafts[lang, rel, text]
         draft.users.add(user_id)
         draft.imported |= source == IMPORTED
+        draft.suggested = True
     latest: dict[Key, ProposalReview] = {}
     for row in session.scalars(answered):
         latest[row.language, row.relation_id, row.text] = row
@@ -171,6 +186,17 @@ def proposals(session: Session, language: str | None = None) -> list[Proposal]:
     if not drafts:
         return []
     templates = _template_ids(session, set(drafts))
+    resolved = standing_resolutions(session, language)
+    corrections = {
+        (r["language"], r["relation"], r["correction"]): r for r in resolved.values() if r["correction"] is not None
+    }
+    resolved_at: dict[int, datetime] = {}  # the resolutions of proposals' rows, to compare with their reviews
+    row_ids = [t for t in templates.values() if t in resolved]
+    for start in range(0, len(row_ids), _CHUNK):
+        ids = [resolved[t]["id"] for t in row_ids[start : start + _CHUNK]]
+        query = select(Resolution.template_id, Resolution.created_at).where(Resolution.id.in_(ids))
+        for template_id, at in session.execute(query):
+            resolved_at[template_id] = at
     trusted: set[tuple[int, str]] = {
         (user_id, lang)
         for user_id, lang in session.execute(
@@ -193,11 +219,19 @@ def proposals(session: Session, language: str | None = None) -> list[Proposal]:
             else []
         )
         review = latest.get(key)
+        resolution = resolved.get(row_id) if row_id is not None else None
+        if resolution is not None and review is not None and review.created_at > resolved_at[resolution["template_id"]]:
+            resolution = None  # the maintainer answered the proposal itself since
+        elif resolution is not None:
+            review = None  # the resolution is the maintainer's latest answer
+        if resolution is None and review is None:
+            resolution = corrections.get(key)
+        settled = bool(draft.amended_ids) and not draft.suggested and draft.amended_ids <= resolved.keys()
         proposal = Proposal(
             language=lang,
             relation=rel,
             text=text,
-            status=_status(draft, verdicts, review, lang, trusted),
+            status=_status(text, draft, verdicts, review, resolution, settled, policy, lang, trusted),
             proposers=sorted(emails.get(u, "?") for u in draft.users),
             kind=AMENDMENT if draft.amends else SUGGESTION,
             amends=draft.amends[0] if draft.amends else None,
@@ -213,6 +247,7 @@ def proposals(session: Session, language: str | None = None) -> list[Proposal]:
                 review.edited_from,
                 review.edited_to,
             ),
+            resolution=resolution,
         )
         out.append(proposal)
     _inherit_kind(out)
@@ -220,14 +255,29 @@ def proposals(session: Session, language: str | None = None) -> list[Proposal]:
 
 
 def _status(
-    draft: _Draft, verdicts: list[Verdict], review: ProposalReview | None, language: str, trusted: set[tuple[int, str]]
+    text: str,
+    draft: _Draft,
+    verdicts: list[Verdict],
+    review: ProposalReview | None,
+    resolution: ResolutionRecord | None,
+    settled: bool,
+    policy: str,
+    language: str,
+    trusted: set[tuple[int, str]],
 ) -> ProposalStatus:
     """The rules of the module docstring, in order."""
     if review is not None:
         return ProposalStatus.DROPPED if review.verdict == ProposalVerdict.DROP else ProposalStatus.MAINTAINER
+    if resolution is not None:
+        kept = resolution["verdict"] == DecisionKind.ACCEPT or resolution["correction"] == text
+        return ProposalStatus.MAINTAINER if kept else ProposalStatus.DROPPED  # rejected, or amended to another text
+    if settled:
+        return ProposalStatus.SETTLED
     if draft.imported:
         return ProposalStatus.IMPORT
-    if len(draft.users) >= 2 or any(v.decision == DecisionKind.ACCEPT for v in verdicts):
+    others = [v.decision for v in verdicts if v.decision not in IGNORED]
+    yes = len(draft.users) - 1 + others.count(DecisionKind.ACCEPT)  # people besides one proposer
+    if draft.users and yes >= 1 and stays([DecisionKind.ACCEPT] * len(draft.users) + others, policy):
         return ProposalStatus.REVIEWERS
     if any((user_id, language) in trusted for user_id in draft.users):
         return ProposalStatus.TRUSTED
