@@ -206,6 +206,31 @@ def test_an_unassigned_language_is_hidden_and_refused_everywhere_and_comes_back(
     assert [a[4] for a in _activity(sessions)][1:3] == [{"sample": "restored"}, {"sample": "new"}]
 
 
+def test_a_language_assigned_again_brings_the_proposals_made_meanwhile(review_app, sessions, cli):
+    """Proposals made while a reviewer was off the language reach them when it comes back — by
+    `curator user assign` (or the people page) and by accepting a new invitation to it."""
+    from .test_second_look import AMENDED, SUGGESTED, amend_first, items_with
+
+    ana, bo = Browser(review_app).login("ana@example.org"), Browser(review_app).login("bo@example.org")
+    cli("user", "unassign", "bo@example.org", "es")
+    amend_first(ana, "while-away")
+    assert items_with(sessions, "bo@example.org", "es", AMENDED) == []  # not his to review now
+    cli("user", "assign", "bo@example.org", "es")
+    [(item_id, _position, extra)] = items_with(sessions, "bo@example.org", "es", AMENDED)
+    assert extra and bo.get(f"/api/v1/languages/es/items/{item_id}").get_json()["proposal"]["kind"] == "amend"
+
+    cli("user", "unassign", "bo@example.org", "es")
+    relation = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["relation"]
+    r = ana.post(f"/api/v1/languages/es/relations/{relation}/suggestions", {"text": SUGGESTED, "request_id": "s-1"})
+    assert r.status_code == 201
+    link = cli("user", "invite", "--language", "es", "--email", "bo@example.org").output.strip()
+    path = link[link.index("/invite/") :]
+    assert _form(bo, path).status_code == 302  # Bo, signed in, accepts the invitation
+    assert bo.get("/review/es").status_code == 200
+    [(_item, _position, extra)] = items_with(sessions, "bo@example.org", "es", SUGGESTED)
+    assert extra
+
+
 # ---------------------------------------------------------------- password resets
 def _reset_link(html: str) -> str:
     match = re.search(r'<code class="reset-link">([^<]+)</code>', html)

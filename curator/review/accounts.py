@@ -29,6 +29,7 @@ from curator.core.text import describe_char, first_control
 from curator.review import activity
 from curator.review.login_sessions import digest as _digest
 from curator.review.login_sessions import revoke_login_sessions
+from curator.review.proposal_queue import catch_up
 from curator.review.sampling import assign
 
 ROLES = values(Role)
@@ -285,7 +286,10 @@ def accept_invite(
         user.role = Role.MAINTAINER
     for code in invite.languages:
         try:
-            assign(session, user, code, invite.fraction).unassigned_at = None  # invited again: the sample is back
+            assignment = assign(session, user, code, invite.fraction)
+            if assignment.unassigned_at is not None:  # invited again: the sample is back, with the proposals
+                assignment.unassigned_at = None  # made while they were off the language
+                catch_up(session, assignment)
         except Conflict:  # e.g. no candidate templates in the language (yet): a 422, not a 500
             raise InputError(
                 N_(

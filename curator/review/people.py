@@ -9,7 +9,8 @@ Deactivating revokes every sign-in and the API token at once (`accounts.set_acti
 account's decisions, suggestions and comments stay, attributed to it. Unassigning a language
 sets `Assignment.unassigned_at`: the reviewer no longer sees it or reviews it
 (`service.get_assignment` and `find_item` refuse it), their decisions keep counting; assigning
-it again clears the mark and the same sample comes back.
+it again clears the mark and the same sample comes back, with the proposals made meanwhile
+(`proposal_queue.catch_up`, as for a new assignment).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from curator.core.models.base import utcnow
 from curator.review import activity
 from curator.review.accounts import find_user, set_active, set_password
 from curator.review.login_sessions import digest
+from curator.review.proposal_queue import catch_up
 from curator.review.sampling import assign
 
 RESET_HOURS = 72  # a reset link is a password: short-lived (an invitation lasts 14 days)
@@ -114,6 +116,7 @@ def assign_language(session: Session, actor: User | None, user: User, code: str)
         raise Conflict(f"{user.email} already reviews {code}")
     if existing is not None:
         existing.unassigned_at = None
+        catch_up(session, existing)  # proposals made while they were off the language
         assignment, details = existing, {"sample": "restored"}
     else:
         assignment, details = assign(session, user, code), {"sample": "new"}
