@@ -300,6 +300,29 @@ def test_a_reset_link_works_once_and_expires(review_app, sessions, cli):
     ]
 
 
+def test_deactivation_and_a_new_password_expire_open_reset_links(review_app, sessions, cli):
+    """A link made before a deactivation does not work again after the reactivation; a link made
+    before any password change (the command, the account page) stops working too."""
+    link = _path(cli("user", "reset-link", "ana@example.org").output.strip())
+    cli("user", "deactivate", "ana@example.org")
+    cli("user", "reactivate", "ana@example.org")
+    expired = review_app.test_client().get(link)
+    assert expired.status_code == 410 and "expired" in expired.get_data(as_text=True)
+    assert _choose(review_app, link, NEW_PASSWORD).status_code == 410
+    Browser(review_app).login("ana@example.org")  # the password is unchanged
+
+    link = _path(cli("user", "reset-link", "ana@example.org").output.strip())
+    cli("user", "password", "ana@example.org", "--password", NEW_PASSWORD)
+    assert review_app.test_client().get(link).status_code == 410
+    link = _path(cli("user", "reset-link", "ana@example.org").output.strip())
+    ana = Browser(review_app).login("ana@example.org", NEW_PASSWORD)
+    form = {"current": NEW_PASSWORD, "password": PASSWORD, "password2": PASSWORD, "csrf_token": ana.token}
+    assert ana.client.post("/account", data=form).status_code == 302
+    assert review_app.test_client().get(link).status_code == 410
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(PasswordReset).where(PasswordReset.used_at.is_not(None))) == 0
+
+
 # ---------------------------------------------------------------- e-mail
 class Inbox:
     """An aiosmtpd handler keeping every message it receives."""
