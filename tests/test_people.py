@@ -231,6 +231,24 @@ def test_a_language_assigned_again_brings_the_proposals_made_meanwhile(review_ap
     assert extra
 
 
+def test_a_deactivated_maintainer_is_refused_as_by_on_the_command_line(review_app, sessions, cli):
+    from curator.core.models import Resolution, Template
+
+    strong = "violet tractor umbrella"
+    cli("user", "create", "dora@example.org", "--role", "maintainer", "--password", strong)
+    cli("user", "deactivate", "dora@example.org")
+    with sessions() as s:
+        template = s.scalars(select(Template.id).where(Template.language == "es", Template.is_candidate)).first()
+    result = cli("review", "resolve", str(template), "accept", "--reason", "r", "--by", "dora@example.org", ok=False)
+    assert result.exit_code == 1 and "--by: dora@example.org is deactivated" in result.output
+    assert "Traceback" not in result.output
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(Resolution)) == 0
+    cli("review", "resolve", str(template), "accept", "--reason", "r")  # the only active maintainer: boss
+    with sessions() as s:
+        assert s.scalar(select(User.email).join(Resolution, Resolution.user_id == User.id)) == "boss@example.org"
+
+
 # ---------------------------------------------------------------- password resets
 def _reset_link(html: str) -> str:
     match = re.search(r'<code class="reset-link">([^<]+)</code>', html)

@@ -398,7 +398,8 @@ def review_proposals(ctx: Context, language: str, status: str | None, as_json: b
 
 
 def _maintainer(session: Session, email: str | None) -> User:
-    """The maintainer account a command acts as: --as, or the only maintainer there is."""
+    """The maintainer account a command acts as: --by (an active maintainer), or the only active
+    maintainer there is."""
     from sqlalchemy import select
 
     from curator.core.models import User
@@ -408,6 +409,8 @@ def _maintainer(session: Session, email: str | None) -> User:
         account = find_user(session, email)
         if account is None or account.role != Role.MAINTAINER:
             raise InputError(f"--by: {email} is not a maintainer account")
+        if not account.active:  # a deactivated maintainer acts no more, on the command line either
+            raise InputError(f"--by: {email} is deactivated")
         return account
     maintainers = session.scalars(select(User).where(User.role == Role.MAINTAINER, User.active.is_(True))).all()
     if len(maintainers) != 1:
