@@ -249,6 +249,26 @@ def test_a_deactivated_maintainer_is_refused_as_by_on_the_command_line(review_ap
         assert s.scalar(select(User.email).join(Resolution, Resolution.user_id == User.id)) == "boss@example.org"
 
 
+def test_the_reviewers_page_lists_an_account_with_every_language_unassigned(review_app, sessions, cli):
+    ana_id = _user_id(sessions, "ana@example.org")
+    boss = Browser(review_app).login("boss@example.org")
+    cli("user", "unassign", "ana@example.org", "es")
+    cli("user", "unassign", "ana@example.org", "ar")
+    page = boss.get("/admin/reviewers").get_data(as_text=True)
+    accounts = page[page.index('id="accounts-table"') :]
+    row = re.search(r"<tr><td>ana@example.org</td>.*?</tr>", accounts, re.S)
+    assert row, "ana is not listed"
+    assert re.findall(r'<a href="/admin/users/(\d+)">(\w+)</a> \(unassigned\)', row.group(0)) == [
+        (str(ana_id), "ar"),
+        (str(ana_id), "es"),
+    ]
+    assert "/admin/languages/" not in row.group(0)  # no progress row for a language taken off
+    cli("user", "assign", "ana@example.org", "ar")  # one language back: its usual row, no mark
+    page = boss.get("/admin/reviewers").get_data(as_text=True)
+    rows = re.findall(r"<tr><td>ana@example.org</td>.*?</tr>", page[page.index('id="accounts-table"') :], re.S)
+    assert len(rows) == 1 and "/admin/languages/ar" in rows[0] and "unassigned" not in rows[0]
+
+
 # ---------------------------------------------------------------- password resets
 def _reset_link(html: str) -> str:
     match = re.search(r'<code class="reset-link">([^<]+)</code>', html)
