@@ -80,13 +80,14 @@ def test_deactivation_on_the_page_signs_out_at_once_and_keeps_the_decisions(revi
     Browser(review_app).login("ana@example.org")  # the password works again
     assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 401  # the old token does not
     assert _activity(sessions) == [
+        (None, "api-token", "ana@example.org", None, {}),  # `curator user token`
         ("boss@example.org", "deactivate", "ana@example.org", None, {}),
         ("boss@example.org", "reactivate", "ana@example.org", None, {}),
     ]
     # the same from the command line (actor: none)
     cli("user", "deactivate", "bo@example.org")
     cli("user", "reactivate", "bo@example.org")
-    assert [a[:3] for a in _activity(sessions)[2:]] == [
+    assert [a[:3] for a in _activity(sessions)[3:]] == [
         (None, "deactivate", "bo@example.org"),
         (None, "reactivate", "bo@example.org"),
     ]
