@@ -194,6 +194,31 @@ def test_each_command_leaves_one_entry_by_the_command_line(review_app, cli, sess
     assert log.one(Activity.IMPORT, CLI, None, "sheet.jsonl").details["what"] == "reviews"
 
 
+def test_user_commands_leave_entries_and_never_the_token(review_app, cli, sessions):
+    """`curator user create` (its role, and one `assign` per --language), `user password` and
+    `user token` are maintainer actions too; a refused command logs nothing."""
+    log = Log(sessions)
+    strong = "violet tractor umbrella"
+    cli("user", "create", "carla@example.org", "--role", "reviewer", "--password", strong, "--language", "es")
+    rows = log.new()
+    assert [(r.action, r.actor, r.language, r.target, r.details) for r in rows] == [
+        (Activity.ACCOUNT_CREATE, CLI, None, "carla@example.org", {"role": "reviewer"}),
+        (Activity.ASSIGN, CLI, "es", "carla@example.org", {"sample": "new"}),
+    ]
+    cli("user", "create", "dora@example.org", "--role", "maintainer", "--password", strong)
+    assert log.one(Activity.ACCOUNT_CREATE, CLI, None, "dora@example.org").details == {"role": "maintainer"}
+    assert cli("user", "create", "dora@example.org", "--password", strong, ok=False).exit_code == 1  # taken
+    assert cli("user", "create", "eva@example.org", "--password", strong, "--language", "zz", ok=False).exit_code
+    assert log.new() == []
+    cli("user", "password", "carla@example.org", "--password", "amber kettle horizon")
+    log.one(Activity.PASSWORD_SET, CLI, None, "carla@example.org")
+    assert cli("user", "password", "nobody@example.org", "--password", strong, ok=False).exit_code == 1
+    assert log.new() == []
+    token = cli("user", "token", "carla@example.org").output.strip()
+    row = log.one(Activity.API_TOKEN, CLI, None, "carla@example.org")
+    assert token and token not in json.dumps(row.details) and token not in row.target
+
+
 def _fill(sessions) -> None:
     """90 entries: 4 old invitations (ar) and 61 glossary edits (es) by boss, one of them with a
     target typed to attack the page, and 25 builds by the command line."""

@@ -80,13 +80,14 @@ def test_deactivation_on_the_page_signs_out_at_once_and_keeps_the_decisions(revi
     Browser(review_app).login("ana@example.org")  # the password works again
     assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 401  # the old token does not
     assert _activity(sessions) == [
+        (None, "api-token", "ana@example.org", None, {}),  # `curator user token`
         ("boss@example.org", "deactivate", "ana@example.org", None, {}),
         ("boss@example.org", "reactivate", "ana@example.org", None, {}),
     ]
     # the same from the command line (actor: none)
     cli("user", "deactivate", "bo@example.org")
     cli("user", "reactivate", "bo@example.org")
-    assert [a[:3] for a in _activity(sessions)[2:]] == [
+    assert [a[:3] for a in _activity(sessions)[3:]] == [
         (None, "deactivate", "bo@example.org"),
         (None, "reactivate", "bo@example.org"),
     ]
@@ -206,6 +207,69 @@ def test_an_unassigned_language_is_hidden_and_refused_everywhere_and_comes_back(
     assert [a[4] for a in _activity(sessions)][1:3] == [{"sample": "restored"}, {"sample": "new"}]
 
 
+def test_a_language_assigned_again_brings_the_proposals_made_meanwhile(review_app, sessions, cli):
+    """Proposals made while a reviewer was off the language reach them when it comes back — by
+    `curator user assign` (or the people page) and by accepting a new invitation to it."""
+    from .test_second_look import AMENDED, SUGGESTED, amend_first, items_with
+
+    ana, bo = Browser(review_app).login("ana@example.org"), Browser(review_app).login("bo@example.org")
+    cli("user", "unassign", "bo@example.org", "es")
+    amend_first(ana, "while-away")
+    assert items_with(sessions, "bo@example.org", "es", AMENDED) == []  # not his to review now
+    cli("user", "assign", "bo@example.org", "es")
+    [(item_id, _position, extra)] = items_with(sessions, "bo@example.org", "es", AMENDED)
+    assert extra and bo.get(f"/api/v1/languages/es/items/{item_id}").get_json()["proposal"]["kind"] == "amend"
+
+    cli("user", "unassign", "bo@example.org", "es")
+    relation = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["relation"]
+    r = ana.post(f"/api/v1/languages/es/relations/{relation}/suggestions", {"text": SUGGESTED, "request_id": "s-1"})
+    assert r.status_code == 201
+    link = cli("user", "invite", "--language", "es", "--email", "bo@example.org").output.strip()
+    path = link[link.index("/invite/") :]
+    assert _form(bo, path).status_code == 302  # Bo, signed in, accepts the invitation
+    assert bo.get("/review/es").status_code == 200
+    [(_item, _position, extra)] = items_with(sessions, "bo@example.org", "es", SUGGESTED)
+    assert extra
+
+
+def test_a_deactivated_maintainer_is_refused_as_by_on_the_command_line(review_app, sessions, cli):
+    from curator.core.models import Resolution, Template
+
+    strong = "violet tractor umbrella"
+    cli("user", "create", "dora@example.org", "--role", "maintainer", "--password", strong)
+    cli("user", "deactivate", "dora@example.org")
+    with sessions() as s:
+        template = s.scalars(select(Template.id).where(Template.language == "es", Template.is_candidate)).first()
+    result = cli("review", "resolve", str(template), "accept", "--reason", "r", "--by", "dora@example.org", ok=False)
+    assert result.exit_code == 1 and "--by: dora@example.org is deactivated" in result.output
+    assert "Traceback" not in result.output
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(Resolution)) == 0
+    cli("review", "resolve", str(template), "accept", "--reason", "r")  # the only active maintainer: boss
+    with sessions() as s:
+        assert s.scalar(select(User.email).join(Resolution, Resolution.user_id == User.id)) == "boss@example.org"
+
+
+def test_the_reviewers_page_lists_an_account_with_every_language_unassigned(review_app, sessions, cli):
+    ana_id = _user_id(sessions, "ana@example.org")
+    boss = Browser(review_app).login("boss@example.org")
+    cli("user", "unassign", "ana@example.org", "es")
+    cli("user", "unassign", "ana@example.org", "ar")
+    page = boss.get("/admin/reviewers").get_data(as_text=True)
+    accounts = page[page.index('id="accounts-table"') :]
+    row = re.search(r"<tr><td>ana@example.org</td>.*?</tr>", accounts, re.S)
+    assert row, "ana is not listed"
+    assert re.findall(r'<a href="/admin/users/(\d+)">(\w+)</a> \(unassigned\)', row.group(0)) == [
+        (str(ana_id), "ar"),
+        (str(ana_id), "es"),
+    ]
+    assert "/admin/languages/" not in row.group(0)  # no progress row for a language taken off
+    cli("user", "assign", "ana@example.org", "ar")  # one language back: its usual row, no mark
+    page = boss.get("/admin/reviewers").get_data(as_text=True)
+    rows = re.findall(r"<tr><td>ana@example.org</td>.*?</tr>", page[page.index('id="accounts-table"') :], re.S)
+    assert len(rows) == 1 and "/admin/languages/ar" in rows[0] and "unassigned" not in rows[0]
+
+
 # ---------------------------------------------------------------- password resets
 def _reset_link(html: str) -> str:
     match = re.search(r'<code class="reset-link">([^<]+)</code>', html)
@@ -273,6 +337,29 @@ def test_a_reset_link_works_once_and_expires(review_app, sessions, cli):
         (None, "password-reset", "ana@example.org"),
         (None, "password-reset", "ana@example.org"),
     ]
+
+
+def test_deactivation_and_a_new_password_expire_open_reset_links(review_app, sessions, cli):
+    """A link made before a deactivation does not work again after the reactivation; a link made
+    before any password change (the command, the account page) stops working too."""
+    link = _path(cli("user", "reset-link", "ana@example.org").output.strip())
+    cli("user", "deactivate", "ana@example.org")
+    cli("user", "reactivate", "ana@example.org")
+    expired = review_app.test_client().get(link)
+    assert expired.status_code == 410 and "expired" in expired.get_data(as_text=True)
+    assert _choose(review_app, link, NEW_PASSWORD).status_code == 410
+    Browser(review_app).login("ana@example.org")  # the password is unchanged
+
+    link = _path(cli("user", "reset-link", "ana@example.org").output.strip())
+    cli("user", "password", "ana@example.org", "--password", NEW_PASSWORD)
+    assert review_app.test_client().get(link).status_code == 410
+    link = _path(cli("user", "reset-link", "ana@example.org").output.strip())
+    ana = Browser(review_app).login("ana@example.org", NEW_PASSWORD)
+    form = {"current": NEW_PASSWORD, "password": PASSWORD, "password2": PASSWORD, "csrf_token": ana.token}
+    assert ana.client.post("/account", data=form).status_code == 302
+    assert review_app.test_client().get(link).status_code == 410
+    with sessions() as s:
+        assert s.scalar(select(func.count()).select_from(PasswordReset).where(PasswordReset.used_at.is_not(None))) == 0
 
 
 # ---------------------------------------------------------------- e-mail

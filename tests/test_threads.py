@@ -182,6 +182,20 @@ def test_replies_waiting_for_a_reviewer_and_the_item_json(review_app, sessions):
     assert f"/review/es#item-{item_id}" in history and "Una cosa más." in history and "Visto." in history
 
 
+def test_replies_in_a_language_taken_off_the_reviewer_wait_no_more(review_app, sessions, cli):
+    """The API's count of waiting replies agrees with the home page: a language the reviewer was
+    unassigned from counts nothing; assigned again, the replies wait again."""
+    item_id, _relation, _text = _first_item(sessions)
+    ana, bo = Browser(review_app).login("ana@example.org"), Browser(review_app).login("bo@example.org")
+    _reply(bo, _open_thread(ana, item_id), "Primera respuesta.")
+    assert ana.get("/api/v1/me/replies").get_json()["count"] == 1
+    cli("user", "unassign", "ana@example.org", "es")
+    assert ana.get("/api/v1/me/replies").get_json() == {"count": 0, "languages": {}}
+    assert "replies to your comments" not in ana.get("/").get_data(as_text=True)
+    cli("user", "assign", "ana@example.org", "es")
+    assert ana.get("/api/v1/me/replies").get_json()["count"] == 1
+
+
 def test_hostile_text_is_escaped_everywhere_it_is_shown(review_app, sessions):
     item_id, _relation, _text = _first_item(sessions)
     ana, boss = Browser(review_app).login("ana@example.org"), Browser(review_app).login("boss@example.org")

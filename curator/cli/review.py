@@ -11,7 +11,7 @@ import click
 
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx
 from curator.core.db import reading, unit_of_work
-from curator.core.enums import DecisionKind, ProposalStatus, QueueOrder, Role, values
+from curator.core.enums import Activity, DecisionKind, ProposalStatus, QueueOrder, Role, values
 from curator.core.errors import InputError, NotFound
 from curator.core.settings import Settings
 
@@ -38,6 +38,7 @@ def user() -> None:
 @pass_ctx
 def user_create(ctx: Context, email: str, role: str, name: str, password: str | None, languages: list[str]) -> None:
     """Create an account that can sign in (e.g. the first maintainer)."""
+    from curator.review import activity
     from curator.review.accounts import create_user
     from curator.review.sampling import assign
 
@@ -45,8 +46,10 @@ def user_create(ctx: Context, email: str, role: str, name: str, password: str | 
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
     with unit_of_work(ctx.sessions()) as session:
         account = create_user(session, email, password, role, name)
+        activity.record(session, None, Activity.ACCOUNT_CREATE, account.email, details={"role": role})
         for code in languages:
             assign(session, account, code)
+            activity.record(session, None, Activity.ASSIGN, account.email, language=code, details={"sample": "new"})
     click.echo(f"created {role} {email}" + (f" reviewing {', '.join(languages)}" if languages else ""))
 
 
@@ -59,6 +62,7 @@ def user_create(ctx: Context, email: str, role: str, name: str, password: str | 
 def user_password(ctx: Context, email: str, password: str | None) -> None:
     """Set a new password (e.g. a reviewer who forgot theirs); signs the account out everywhere
     and revokes its API token."""
+    from curator.review import activity
     from curator.review.accounts import find_user, set_password
 
     if password is None:
@@ -68,6 +72,7 @@ def user_password(ctx: Context, email: str, password: str | None) -> None:
         if account is None:
             raise NotFound(f"no user {email}")
         set_password(session, account, password)
+        activity.record(session, None, Activity.PASSWORD_SET, account.email)
     click.echo(f"password of {email} changed; every sign-in of the account and its API token are revoked")
 
 
@@ -212,13 +217,16 @@ def user_invite(
 @pass_ctx
 def user_token(ctx: Context, email: str) -> None:
     """Issue an API token for scripts (replaces the previous one); printed once."""
+    from curator.review import activity
     from curator.review.accounts import find_user, issue_api_token
 
     with unit_of_work(ctx.sessions()) as session:
         account = find_user(session, email)
         if account is None:
             raise NotFound(f"no user {email}")
-        click.echo(issue_api_token(session, account))
+        token = issue_api_token(session, account)
+        activity.record(session, None, Activity.API_TOKEN, account.email)
+    click.echo(token)  # after the commit: a printed token is one that works
 
 
 # ---------------------------------------------------------------- review
@@ -390,7 +398,8 @@ def review_proposals(ctx: Context, language: str, status: str | None, as_json: b
 
 
 def _maintainer(session: Session, email: str | None) -> User:
-    """The maintainer account a command acts as: --as, or the only maintainer there is."""
+    """The maintainer account a command acts as: --by (an active maintainer), or the only active
+    maintainer there is."""
     from sqlalchemy import select
 
     from curator.core.models import User
@@ -400,6 +409,8 @@ def _maintainer(session: Session, email: str | None) -> User:
         account = find_user(session, email)
         if account is None or account.role != Role.MAINTAINER:
             raise InputError(f"--by: {email} is not a maintainer account")
+        if not account.active:  # a deactivated maintainer acts no more, on the command line either
+            raise InputError(f"--by: {email} is deactivated")
         return account
     maintainers = session.scalars(select(User).where(User.role == Role.MAINTAINER, User.active.is_(True))).all()
     if len(maintainers) != 1:

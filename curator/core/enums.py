@@ -82,6 +82,9 @@ class Activity(StrEnum):
     QUEUE_ORDER = "queue-order"  # a language's queue order for new reviewers
     SAMPLE_FRACTION = "sample-fraction"  # a language's sample fraction for new reviewers
     IMPORT = "import"  # `release import` (a version) or `review import` (published decisions)
+    ACCOUNT_CREATE = "account-create"  # `curator user create` (its languages: one `assign` each)
+    PASSWORD_SET = "password-set"  # `curator user password`: a password set for the account
+    API_TOKEN = "api-token"  # `curator user token`: a new API token issued (never the token itself)
 
 
 class Role(StrEnum):

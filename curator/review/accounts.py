@@ -23,12 +23,13 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from curator.core.enums import Activity, Role, values
 from curator.core.errors import N_, Conflict, Forbidden, Gone, InputError, NotFound
-from curator.core.models import Invite, Language, User
+from curator.core.models import Invite, Language, PasswordReset, User
 from curator.core.models.base import utcnow
 from curator.core.text import describe_char, first_control
 from curator.review import activity
 from curator.review.login_sessions import digest as _digest
 from curator.review.login_sessions import revoke_login_sessions
+from curator.review.proposal_queue import catch_up
 from curator.review.sampling import assign
 
 ROLES = values(Role)
@@ -285,7 +286,10 @@ def accept_invite(
         user.role = Role.MAINTAINER
     for code in invite.languages:
         try:
-            assign(session, user, code, invite.fraction).unassigned_at = None  # invited again: the sample is back
+            assignment = assign(session, user, code, invite.fraction)
+            if assignment.unassigned_at is not None:  # invited again: the sample is back, with the proposals
+                assignment.unassigned_at = None  # made while they were off the language
+                catch_up(session, assignment)
         except Conflict:  # e.g. no candidate templates in the language (yet): a 422, not a 500
             raise InputError(
                 N_(
@@ -318,9 +322,24 @@ def user_for_token(session: Session, token: str) -> User | None:
 
 # ---------------------------------------------------------------- login sessions
 def _sign_out_everywhere(session: Session, user: User) -> None:
-    """Every sign-in of `user` revoked, and the API token: a script must be given a new one."""
+    """Every sign-in of `user` revoked, the API token (a script must be given a new one) and the
+    open password-reset links: one made before a deactivation or a new password must not work
+    after a reactivation (a maintainer makes a new one)."""
     user.api_token_hash = None
     revoke_login_sessions(session, user)
+    expire_resets(session, user)
+
+
+def expire_resets(session: Session, user: User) -> None:
+    """The account's unused password-reset links stop working now (people.create_reset, and
+    every sign-out everywhere)."""
+    now = utcnow()
+    for reset in session.scalars(
+        select(PasswordReset).where(
+            PasswordReset.user_id == user.id, PasswordReset.used_at.is_(None), PasswordReset.expires_at > now
+        )
+    ):
+        reset.expires_at = now
 
 
 def set_password(session: Session, user: User, password: str) -> None:

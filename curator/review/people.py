@@ -9,7 +9,8 @@ Deactivating revokes every sign-in and the API token at once (`accounts.set_acti
 account's decisions, suggestions and comments stay, attributed to it. Unassigning a language
 sets `Assignment.unassigned_at`: the reviewer no longer sees it or reviews it
 (`service.get_assignment` and `find_item` refuse it), their decisions keep counting; assigning
-it again clears the mark and the same sample comes back.
+it again clears the mark and the same sample comes back, with the proposals made meanwhile
+(`proposal_queue.catch_up`, as for a new assignment).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from curator.core.errors import N_, Conflict, Gone, InputError, NotFound
 from curator.core.models import Assignment, Decision, Language, LoginSession, PasswordReset, User
 from curator.core.models.base import utcnow
 from curator.review import activity
-from curator.review.accounts import find_user, set_active, set_password
+from curator.review.accounts import expire_resets, find_user, set_active, set_password
 from curator.review.login_sessions import digest
+from curator.review.proposal_queue import catch_up
 from curator.review.sampling import assign
 
 RESET_HOURS = 72  # a reset link is a password: short-lived (an invitation lasts 14 days)
@@ -114,6 +116,7 @@ def assign_language(session: Session, actor: User | None, user: User, code: str)
         raise Conflict(f"{user.email} already reviews {code}")
     if existing is not None:
         existing.unassigned_at = None
+        catch_up(session, existing)  # proposals made while they were off the language
         assignment, details = existing, {"sample": "restored"}
     else:
         assignment, details = assign(session, user, code), {"sample": "new"}
@@ -140,13 +143,8 @@ def create_reset(session: Session, actor: User | None, user: User) -> tuple[Pass
     earlier unused links stop working."""
     if not user.active:
         raise Conflict(f"{user.email} is deactivated: reactivate it first")
+    expire_resets(session, user)
     now = utcnow()
-    for earlier in session.scalars(
-        select(PasswordReset).where(
-            PasswordReset.user_id == user.id, PasswordReset.used_at.is_(None), PasswordReset.expires_at > now
-        )
-    ):
-        earlier.expires_at = now
     token = secrets.token_urlsafe(24)
     reset = PasswordReset(
         token_hash=digest(token),
@@ -169,11 +167,11 @@ def open_reset(session: Session, token: str) -> tuple[PasswordReset, User]:
         raise Gone(
             N_("This password-reset link has already been used. Sign in, or ask a maintainer for a new one."), params={}
         )
+    user = session.get(User, reset.user_id)
+    if user is None or not user.active:  # said before "expired": deactivating expires the links too
+        raise Gone(N_("This account is deactivated. Ask a maintainer."), params={})
     if reset.expires_at < utcnow():
         raise Gone(N_("This password-reset link has expired. Ask a maintainer for a new one."), params={})
-    user = session.get(User, reset.user_id)
-    if user is None or not user.active:
-        raise Gone(N_("This account is deactivated. Ask a maintainer."), params={})
     return reset, user
 
 

@@ -295,7 +295,9 @@ class WaitingReply(TypedDict):
 
 def waiting_replies(session: Session, user: User, language: str | None = None) -> dict[str, list[WaitingReply]]:
     """{language: replies waiting for `user`}, oldest first: in open threads the user opened or
-    wrote in, the replies by others newer than the user's own latest post in the thread."""
+    wrote in, the replies by others newer than the user's own latest post in the thread — for a
+    reviewer only in the languages they still review (the home page's rows; a maintainer may take
+    part in every language's threads, so theirs are all counted)."""
     mine = aliased(Comment)
     last_own = (
         select(func.coalesce(mine.parent_id, mine.id).label("thread"), func.max(mine.id).label("last"))
@@ -320,6 +322,12 @@ def waiting_replies(session: Session, user: User, language: str | None = None) -
     )
     if language is not None:
         query = query.where(Comment.language == language)
+    if not user.is_maintainer:  # as _may_take_part: a language taken off the reviewer waits no more
+        query = query.where(
+            Comment.language.in_(
+                select(Assignment.language).where(Assignment.user_id == user.id, Assignment.unassigned_at.is_(None))
+            )
+        )
     rows = session.execute(query).all()
     templates = {c.template_id for c, _, _ in rows if c.template_id is not None}
     items = dict(

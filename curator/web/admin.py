@@ -136,8 +136,8 @@ def _reviewers_page(
                     user=user, language=assignment.language, **progress(session, assignment, queue(session, assignment))
                 )
             )
-        if not user.assignments:
-            rows.append(dict(user=user, language=None))
+        if all(a.unassigned_at is not None for a in user.assignments):  # none, or every one taken off: listed, marked
+            rows.append(dict(user=user, language=None, unassigned=sorted(a.language for a in user.assignments)))
     codes = session.scalars(
         select(LanguageCoverage.language).where(LanguageCoverage.included).order_by(LanguageCoverage.language)
     ).all()
