@@ -390,7 +390,7 @@ def review_proposals(ctx: Context, language: str, status: str | None, as_json: b
 
 
 def _maintainer(session: Session, email: str | None) -> User:
-    """The maintainer account a command acts as: --as, or the only maintainer there is."""
+    """The maintainer account a command acts as: --by, or the only active maintainer there is."""
     from sqlalchemy import select
 
     from curator.core.models import User
