@@ -305,6 +305,44 @@ def test_an_exported_card_and_manifest_name_maintainers_never_their_addresses(di
         assert s.scalar(select(User.email).join(Resolution, Resolution.user_id == User.id)) == "boss@example.org"
 
 
+def test_the_preview_drops_a_line_nobody_checked(disputed, sessions):
+    """An unchecked candidate of a relation the preview lists can be dropped from the page too:
+    one form per relation, the line chosen from its unchecked ones."""
+    import html as html_module
+    import re
+
+    boss = Browser(disputed).login("boss@example.org")
+    page = boss.get("/admin/release/preview?policy=any&language=es").get_data(as_text=True)
+    card = page[page.index('id="plan-es-P19"') :]
+    card = card[: card.index("</section>")]
+    assert 'class="unchecked-lines"' in card
+    options = [html_module.unescape(o) for o in re.findall(r'<option value="([^"]*)"', card)]
+    with sessions() as s:
+        unchecked = [
+            t
+            for t in s.scalars(
+                select(Template.text).where(
+                    Template.language == "es", Template.relation_id == "P19", Template.is_candidate
+                )
+            )
+            if t != BORN[1]
+        ]
+    assert options and set(options) <= set(unchecked) and BORN[1] not in options
+    form = {
+        "csrf_token": boss.token,
+        "policy": "any",
+        "language": "es",
+        "relation": "P19",
+        "pattern": options[0],
+        "reason": "a calque",
+    }
+    assert boss.client.post("/admin/release/drop-line", data=form).status_code == 302
+    after = boss.get("/admin/release/preview?policy=any&language=es").get_data(as_text=True)
+    assert f'class="line-dropped" data-pattern="{html_module.escape(options[0])}"' in after
+    with sessions() as s:
+        assert s.scalar(select(LineDrop.pattern)) == options[0]
+
+
 def test_bad_input_changes_nothing_and_reviewers_are_refused(disputed, cli, sessions):
     born = template_id(sessions, BORN[1])
     boss = Browser(disputed).login("boss@example.org")
