@@ -160,7 +160,7 @@ def test_a_resolution_judges_the_template_under_every_policy_and_kappa_keeps_the
         version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == "r-unanimous"))
         recorded = {r["template"]: r for r in version.params["resolutions"]}
         assert recorded[BORN[1]]["verdict"] == "reject" and recorded[BORN[1]]["reason"] == "born ≠ from"
-        assert recorded[CAPITAL[1]]["by"] == "boss@example.org"
+        assert recorded[CAPITAL[1]]["by"] == "a maintainer"  # boss has no display name; never the address
         after = review_summary(s, ["es"]).languages[0].to_dict()
         assert (
             s.scalar(select(func.count()).select_from(ActivityEntry).where(ActivityEntry.action == Activity.RESOLUTION))
@@ -229,7 +229,7 @@ def test_a_dropped_line_is_left_out_of_builds_recorded_and_restored(disputed, cl
             "relation": "P30",
             "pattern": line[2],
             "reason": "too close to P131",
-            "by": "boss@example.org",
+            "by": "a maintainer",
         }
         assert recorded["at"]
     out = tmp_path / "v1"
@@ -248,6 +248,99 @@ def test_a_dropped_line_is_left_out_of_builds_recorded_and_restored(disputed, cl
         lines = [a for a in actions if a in (Activity.LINE_DROP, Activity.LINE_RESTORE)]  # besides the builds
         assert lines == [Activity.LINE_DROP, Activity.LINE_RESTORE]
         assert s.scalar(select(LineDrop.restored_by)) is not None
+
+
+def test_an_exported_card_and_manifest_name_maintainers_never_their_addresses(disputed, cli, sessions, tmp_path):
+    """Resolutions and dropped lines are published with the maintainer's display name (or "a
+    maintainer"); an older version whose params still hold addresses is exported without them."""
+    import re
+
+    address = re.compile(r"[^\s@\"|]+@[^\s@\"|]+")
+    with sessions.begin() as s:
+        s.scalar(select(User).where(User.email == "boss@example.org")).name = "Mina Boss"
+    by = ("--by", "boss@example.org")
+    cli("review", "resolve", str(template_id(sessions, BORN[1])), "reject", "--reason", "born ≠ from", *by)
+    cli("release", "drop-line", "es", "P30", CONTINENT[1], "--reason", "too close to P131", *by)
+    cli("release", "build", "named", "--from-review")
+    with sessions.begin() as s:
+        version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == "named"))
+        assert [r["by"] for r in version.params["resolutions"]] == ["Mina Boss"]
+        assert [d["by"] for d in version.params["line_drops"]] == ["Mina Boss"]
+        # as a version built before releases named maintainers recorded them: by address
+        # a version as one built before releases named maintainers recorded them: by address
+        # (versions never change, so a copy of "named" with the old params, line by line)
+        legacy = DatasetVersion(
+            name="legacy",
+            kind=version.kind,
+            parent_id=version.parent_id,
+            params={
+                **version.params,
+                "resolutions": [{**version.params["resolutions"][0], "by": "boss@example.org"}],
+                "line_drops": [{**version.params["line_drops"][0], "by": "gone@example.org"}],  # no such account
+            },
+        )
+        s.add(legacy)
+        s.flush()
+        for line in s.scalars(select(VersionPattern).where(VersionPattern.version_id == version.id)).all():
+            s.add(
+                VersionPattern(
+                    version_id=legacy.id,
+                    language=line.language,
+                    relation_id=line.relation_id,
+                    position=line.position,
+                    pattern=line.pattern,
+                    checked_by_human=line.checked_by_human,
+                    template_id=line.template_id,
+                )
+            )
+    for name, drop_by in (("named", "Mina Boss"), ("legacy", "a maintainer")):
+        cli("release", "export", name, tmp_path / name)
+        manifest = (tmp_path / name / "manifest.json").read_text(encoding="utf-8")
+        card = (tmp_path / name / "README.md").read_text(encoding="utf-8")
+        assert address.findall(manifest) == [] and address.findall(card) == [], name
+        assert "| born ≠ from | Mina Boss |" in card and f"| too close to P131 | {drop_by} |" in card, name
+        params = json.loads(manifest)["params"]
+        assert params["resolutions"][0]["by"] == "Mina Boss" and params["line_drops"][0]["by"] == drop_by, name
+    with sessions() as s:  # the database keeps who did it, by account
+        assert s.scalar(select(User.email).join(Resolution, Resolution.user_id == User.id)) == "boss@example.org"
+
+
+def test_the_preview_drops_a_line_nobody_checked(disputed, sessions):
+    """An unchecked candidate of a relation the preview lists can be dropped from the page too:
+    one form per relation, the line chosen from its unchecked ones."""
+    import html as html_module
+    import re
+
+    boss = Browser(disputed).login("boss@example.org")
+    page = boss.get("/admin/release/preview?policy=any&language=es").get_data(as_text=True)
+    card = page[page.index('id="plan-es-P19"') :]
+    card = card[: card.index("</section>")]
+    assert 'class="unchecked-lines"' in card
+    options = [html_module.unescape(o) for o in re.findall(r'<option value="([^"]*)"', card)]
+    with sessions() as s:
+        unchecked = [
+            t
+            for t in s.scalars(
+                select(Template.text).where(
+                    Template.language == "es", Template.relation_id == "P19", Template.is_candidate
+                )
+            )
+            if t != BORN[1]
+        ]
+    assert options and set(options) <= set(unchecked) and BORN[1] not in options
+    form = {
+        "csrf_token": boss.token,
+        "policy": "any",
+        "language": "es",
+        "relation": "P19",
+        "pattern": options[0],
+        "reason": "a calque",
+    }
+    assert boss.client.post("/admin/release/drop-line", data=form).status_code == 302
+    after = boss.get("/admin/release/preview?policy=any&language=es").get_data(as_text=True)
+    assert f'class="line-dropped" data-pattern="{html_module.escape(options[0])}"' in after
+    with sessions() as s:
+        assert s.scalar(select(LineDrop.pattern)) == options[0]
 
 
 def test_bad_input_changes_nothing_and_reviewers_are_refused(disputed, cli, sessions):

@@ -25,7 +25,7 @@ from curator.review.sampling import add_item
 from curator.review.service import decide, get_assignment
 from curator.review.suggestions import suggest
 
-from .conftest import PASSWORD, Browser, signed_in_state, table_snapshot
+from .conftest import PASSWORD, Browser, csrf_from, signed_in_state, table_snapshot
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -355,6 +355,119 @@ def test_page_escapes_user_text_and_filters(review_app, sessions):
     assert "&lt;script&gt;" not in boss.get(f"/admin/languages/{LANG}/proposals?status=trusted").get_data(as_text=True)
 
 
+# ---------------------------------------------------------------- the JSON API
+def test_the_api_lists_and_answers_proposals(review_app, sessions, engine):
+    for text in ("[X] vio la luz en [Y]", "[X] vino al mundo en [Y]", "[X] fue alumbrado en [Y]"):
+        _suggest(sessions, "ana@example.org", "P19", text)
+    for email in ("ana@example.org", "bo@example.org"):  # confirmed by two reviewers
+        _suggest(sessions, email, "P19", "[X] nació allí en [Y]")
+    url = f"/api/v1/languages/{LANG}/proposals"
+    boss = Browser(review_app).login("boss@example.org")
+    listed = boss.get(url)
+    assert listed.status_code == 200 and listed.json["status"] == "all"
+    assert listed.json["counts"] == {"unconfirmed": 3, "reviewers": 1}
+    waiting = boss.get(url + "?status=unconfirmed").json["proposals"]
+    assert sorted(p["text"] for p in waiting) == [
+        "[X] fue alumbrado en [Y]",
+        "[X] vino al mundo en [Y]",
+        "[X] vio la luz en [Y]",
+    ]
+    assert waiting[0]["proposers"] == ["ana@example.org"] and waiting[0]["review"] is None
+    # bad input: a JSON error naming the field, nothing changed
+    before = {k: v for k, v in table_snapshot(engine).items() if k != "login_sessions"}
+    ok = {"relation": "P19", "text": "[X] vio la luz en [Y]", "action": "confirm"}
+    for body, field, status in [
+        ({**ok, "relation": None}, "relation", 422),
+        ({k: v for k, v in ok.items() if k != "text"}, "text", 422),
+        ({**ok, "action": "maybe"}, "action", 422),
+        ({**ok, "action": "edit"}, "edited_to", 422),  # an edit without its new text
+        ({**ok, "action": "edit", "edited_to": "[X] sin objeto"}, "edited_to", 422),
+        ({**ok, "edited_to": "[X] en [Y]"}, "edited_to", 422),  # only an edit takes one
+        ({**ok, "reason": ["a list"]}, "reason", 422),
+        ({**ok, "text": "[X] nunca propuesto [Y]"}, "no proposal", 404),
+    ]:
+        r = boss.post(url, json=body)
+        assert r.status_code == status and field in r.json["error"], (body, r.json)
+    bad_filter = boss.get(url + "?status=maybe")
+    assert bad_filter.status_code == 422 and bad_filter.json["error"].startswith("status:")
+    assert boss.get("/api/v1/languages/Not-A-Code/proposals").status_code == 422
+    # reviewers are refused (403), anonymous callers asked to sign in (401), with a JSON error
+    ana = Browser(review_app).login("ana@example.org")
+    assert ana.get(url).status_code == 403 and "error" in ana.get(url).json
+    assert ana.post(url, json=ok).status_code == 403
+    anonymous = review_app.test_client()
+    token = csrf_from(anonymous.get("/login").get_data(as_text=True))  # past CSRF: the sign-in is what is missing
+    assert anonymous.get(url).status_code == 401
+    assert anonymous.post(url, json=ok, headers={"X-CSRFToken": token}).status_code == 401
+    after = {k: v for k, v in table_snapshot(engine).items() if k != "login_sessions"}
+    assert after == before
+    # confirm, edit, drop: each answer is the proposal as it stands now, and in the activity log
+    confirmed = boss.post(url, json={**ok, "reason": "natural"})
+    assert confirmed.status_code == 200 and confirmed.json["proposal"]["status"] == "maintainer"
+    assert confirmed.json["proposal"]["review"]["reason"] == "natural"
+    edit = {"relation": "P19", "text": "[X] vino al mundo en [Y]", "action": "edit"}
+    edited = boss.post(url, json={**edit, "edited_to": "[X] vino al mundo en la ciudad de [Y]"}).json["proposal"]
+    assert edited["text"] == "[X] vino al mundo en la ciudad de [Y]" and edited["status"] == "maintainer"
+    assert edited["review"]["edited_from"] == "[X] vino al mundo en [Y]"
+    drop = {"relation": "P19", "text": "[X] fue alumbrado en [Y]", "action": "drop", "reason": "odd"}
+    assert boss.post(url, json=drop).json["proposal"]["status"] == "dropped"
+    assert boss.get(url + "?status=unconfirmed").json["proposals"] == []
+    assert boss.get(url).json["counts"] == {"maintainer": 2, "dropped": 2, "reviewers": 1}
+    with sessions() as s:
+        actions = s.scalars(select(ActivityEntry.action).where(ActivityEntry.action == "proposal")).all()
+        assert len(actions) == 3
+        assert len(s.scalars(select(ProposalReview)).all()) == 4  # an edit: the old text dropped, the new confirmed
+
+
+def test_the_page_shows_unconfirmed_ones_by_default_fifty_a_page(review_app, sessions, cli, tmp_path):
+    with sessions.begin() as s:
+        ana = find_user(s, "ana@example.org")
+        assignment = get_assignment(s, ana, LANG)
+        for n in range(52):
+            suggest(s, ana, assignment, "P19", f"[X] vio la luz número {n:02d} en [Y]")
+    _import(  # an imported line: confirmed, shown under "all" only
+        cli,
+        tmp_path,
+        [
+            {
+                "reviewer": "eve@example.org",
+                "language": LANG,
+                "relation": "P19",
+                "decision": "suggest",
+                "correction": "[X] nació allá en [Y]",
+            }
+        ],
+    )
+    boss = Browser(review_app).login("boss@example.org")
+    url = f"/admin/languages/{LANG}/proposals"
+    first = boss.get(url).get_data(as_text=True)
+    assert first.count('data-status="unconfirmed"') == 50 and 'data-status="import"' not in first
+    assert '<option value="unconfirmed" selected' in first and '<option value="all" >' in first
+    assert "page 1 of 2" in first and f'href="{url}?status=unconfirmed&amp;page=2"' in first
+    second = boss.get(url + "?status=unconfirmed&page=2").get_data(as_text=True)
+    assert second.count('data-status="unconfirmed"') == 2 and f'href="{url}?status=unconfirmed&amp;page=1"' in second
+    every = boss.get(url + "?status=all").get_data(as_text=True)
+    assert every.count("<tr data-relation") == 50 and f'href="{url}?status=all&amp;page=2"' in every
+    assert 'data-status="import"' in boss.get(url + "?status=import").get_data(as_text=True)
+    assert boss.get(url + "?status=maybe").status_code == 422
+    assert boss.get(url + "?page=0").status_code == 422
+    # an answer on page 2 comes back to page 2 of the same filter
+    answered = boss.client.post(
+        url,
+        data={
+            "csrf_token": boss.token,
+            "relation": "P19",
+            "text": "[X] vio la luz número 51 en [Y]",
+            "action": "confirm",
+            "filter": "unconfirmed",
+            "page": "2",
+        },
+    )
+    assert answered.status_code == 302 and answered.headers["Location"].endswith(f"{url}?status=unconfirmed&page=2")
+    again = boss.get(url + "?status=unconfirmed&page=2").get_data(as_text=True)
+    assert again.count('data-status="unconfirmed"') == 1
+
+
 # ---------------------------------------------------------------- one walk in Chromium
 @pytest.mark.backends("sqlite")  # one browser walk; the services above run on both backends
 def test_proposals_page_in_the_browser(chromium, live, sessions, cli):
@@ -375,6 +488,9 @@ def test_proposals_page_in_the_browser(chromium, live, sessions, cli):
             page.wait_for_url(live.url + "/admin/")
         page.goto(f"{live.url}/admin/languages/{LANG}")
         page.click("#proposals-link")
+        page.select_option("#proposal-filter select[name=status]", "all")  # unconfirmed by default
+        page.click("#proposal-filter button[type=submit]")
+        page.wait_for_url("**status=all**")
         row = page.locator('tr[data-text="[X] vio la luz en [Y]"]')
         row.locator("button[value=confirm]").click()
         page.wait_for_selector('tr[data-text="[X] vio la luz en [Y]"][data-status="maintainer"]')

@@ -129,6 +129,10 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     # proposals (issue 28 §1): Bo's suggestion (`others_rows`) is the proposal answered
     "/admin/languages/<code>/proposals": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/trusted": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/api/v1/languages/<lang>/proposals": {
+        "GET": {A: 401, O: 403, R: 403, M: 200},
+        "POST": {A: 401, O: 403, R: 403, M: 200},
+    },
     # the activity log (issue 28 §4)
     "/admin/activity": {"GET": MAINTAINER_PAGE},
     "/admin/activity.json": {"GET": MAINTAINER_PAGE},
@@ -176,6 +180,7 @@ BODIES = {
     "/admin/release/restore-line": {"language": "es", "relation": "P19", "pattern": "[X] nació en [Y]"},
     "/admin/languages/<code>/proposals": {"relation": "P19", "text": "[X] es oriundo de [Y]", "action": "confirm"},
     "/admin/languages/<code>/trusted": {"email": "bo@example.org", "trusted": "1"},
+    "/api/v1/languages/<lang>/proposals": {"relation": "P19", "text": "[X] es oriundo de [Y]", "action": "confirm"},
     "/api/v1/languages/<lang>/comments/<int:comment_id>/replies": {"text": "Bien visto."},
     "/admin/languages/<code>/threads/<int:thread_id>/reply": {"text": "Bien visto."},
 }

@@ -259,6 +259,24 @@ def test_maintainers_threads_page_forms_and_the_dashboard_counts(review_app, ses
         assert s.scalar(select(func.count()).select_from(Decision).where(Decision.decision == "unsure")) == 1
 
 
+def test_the_dashboard_counts_the_unsure_candidates_its_link_lists(review_app, sessions):
+    """A reviewer unsure about a proposal in their second-look queue (not a candidate) is not
+    counted as an unsure candidate: the count is what the language page's unsure filter lists."""
+    ana, bo = Browser(review_app).login("ana@example.org"), Browser(review_app).login("bo@example.org")
+    boss = Browser(review_app).login("boss@example.org")
+    unsure_item = review_sample(sessions, "ana@example.org", "es")[0][0]
+    assert ana.post(f"{API}/es/items/{unsure_item}/decision", {"decision": "unsure"}).status_code == 201
+    relation = review_sample(sessions, "ana@example.org", "es")[0][1]
+    body = {"text": "[X] vino al mundo en [Y]", "request_id": "suggest-1"}
+    assert ana.post(f"{API}/es/relations/{relation}/suggestions", body).status_code == 201
+    (proposal_item,) = [i for i, _r, text in review_sample(sessions, "bo@example.org", "es") if text == body["text"]]
+    assert bo.post(f"{API}/es/items/{proposal_item}/decision", {"decision": "unsure"}).status_code == 201
+    listed = boss.get("/admin/languages/es?unsure=1").get_data(as_text=True)
+    matched = re.search(r'id="result-count" data-matched="(\d+)"', listed)
+    assert matched and matched.group(1) == "1"
+    assert _dashboard_counts(boss)["es"]["unsure"] == "1"
+
+
 def _dashboard_counts(boss: Browser) -> dict[str, dict[str, str]]:
     html = boss.get("/admin/").get_data(as_text=True)
     table = html[html.index('id="follow-up"') :]

@@ -31,6 +31,7 @@ from curator.core.formats.release_writer import ReleaseWriter
 from curator.core.models import DatasetVersion, Tuple, User, VersionPattern, VersionTuples
 from curator.core.progress import progress_bar
 from curator.ingest.profiles import PROFILES
+from curator.release.public_names import public_names, public_params
 from curator.release.stats import StatsSummary, dataset_stats
 from curator.release.versions import Rules, check_version_name, get_version, version_rules
 from curator.review import activity
@@ -101,8 +102,12 @@ def write_release(
     return dict(writer.digests)
 
 
-def manifest(version: DatasetVersion, digests: dict[str, str], stats: StatsSummary) -> Manifest:
-    params = dict(version.params or {})
+def manifest(
+    version: DatasetVersion, digests: dict[str, str], stats: StatsSummary, names: Mapping[str, str] | None = None
+) -> Manifest:
+    """manifest.json of `version`; `names` (release/public_names.py: e-mail -> public name) names
+    maintainers in resolutions and dropped lines even where an older version's params hold addresses."""
+    params = public_params(dict(version.params or {}), names or {})
     review = params.pop("review", None)
     params.pop("rules", None)  # an import's recorded rules: written once, as "rules" below
     return Manifest(
@@ -213,7 +218,7 @@ def export_version(
         stats = dataset_stats(staging, invisible=False).to_dict()
         if hf:
             writer.write_hf()
-        info = manifest(version, writer.digests, stats)
+        info = manifest(version, writer.digests, stats, public_names(session))
         writer.write_manifest(info)
         writer.write_card(dataset_card(info, hf))
     return info

@@ -20,6 +20,7 @@ left with fewer than 2 templates are dropped, with their tuples.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
@@ -31,6 +32,7 @@ from curator.core.errors import InputError, NotFound
 from curator.core.models import DatasetVersion, Suggestion, User, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
 from curator.release.line_drops import LineDropRecord, active_drops
+from curator.release.public_names import public_names, published_by
 from curator.release.versions import VersionSummary, _new_version, get_version, log_version, summarize
 from curator.review.policy import IGNORED as IGNORED  # re-exported: callers import them from here
 from curator.review.policy import POLICIES as POLICIES
@@ -285,6 +287,7 @@ def build_from_review(
     base = get_version(session, parent) if parent else latest_candidates(session)
     plans = plan(session, base, policy)
     summary = review_summary(session, sorted({p.language for p in plans}))
+    names = public_names(session)  # the params are published: maintainers by name, not by address
     version = _new_version(
         session,
         name,
@@ -294,8 +297,8 @@ def build_from_review(
             "policy": policy,
             "min_templates": MIN_TEMPLATES,
             "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
-            "line_drops": [_line_drop_param(d) for p in plans for d in p.line_drops],
-            "resolutions": [_resolution_param(r) for p in plans for r in p.resolutions],
+            "line_drops": [_line_drop_param(d, names) for p in plans for d in p.line_drops],
+            "resolutions": [_resolution_param(r, names) for p in plans for r in p.resolutions],
             "review": summary.to_dict(),
             "proposals": proposal_counts(plans),
         },
@@ -338,20 +341,21 @@ def build_from_review(
     return result
 
 
-def _line_drop_param(drop: LineDropRecord) -> dict[str, str]:
-    """A dropped line as the version's params (and so its manifest) record it."""
+def _line_drop_param(drop: LineDropRecord, names: Mapping[str, str]) -> dict[str, str]:
+    """A dropped line as the version's params (and so its manifest) record it: `by` the
+    maintainer's public name (release/public_names.py), never the address."""
     return {
         "language": drop["language"],
         "relation": drop["relation"],
         "pattern": drop["pattern"],
         "reason": drop["reason"],
-        "by": drop["by"],
+        "by": published_by(drop["by"], names),
         "at": drop["at"],
     }
 
 
-def _resolution_param(resolution: ResolutionRecord) -> dict[str, Any]:
-    """A resolution that judged a template, as the version's params record it."""
+def _resolution_param(resolution: ResolutionRecord, names: Mapping[str, str]) -> dict[str, Any]:
+    """A resolution that judged a template, as the version's params record it (`by` a public name)."""
     return {
         "language": resolution["language"],
         "relation": resolution["relation"],
@@ -359,6 +363,6 @@ def _resolution_param(resolution: ResolutionRecord) -> dict[str, Any]:
         "verdict": resolution["verdict"],
         "correction": resolution["correction"],
         "reason": resolution["reason"],
-        "by": resolution["by"],
+        "by": published_by(resolution["by"], names),
         "at": resolution["at"],
     }

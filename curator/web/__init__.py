@@ -69,6 +69,9 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.register_blueprint(people.bp)  # people management and password-reset links (issue 28 §4)
     app.register_blueprint(adjudication.bp)  # issue 28 §2: disagreements, resolutions, dropped lines
     app.register_blueprint(proposals.bp)  # issue 28 §1: the Proposals page
+    from curator.web import proposals_api  # the proposals as JSON (docs/review-api.md)
+
+    app.register_blueprint(proposals_api.bp)
     from curator.web import activity  # issue 28: the activity log
 
     app.register_blueprint(activity.bp)

@@ -10,10 +10,11 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from curator.core import languages
-from curator.core.enums import ProposalVerdict
+from curator.core.enums import ProposalStatus, ProposalVerdict
 from curator.core.errors import Busy, CuratorError, InputError
 from curator.core.models import Assignment, User
 from curator.review import proposals as service
+from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for
@@ -21,17 +22,37 @@ from curator.web.errors import status_for
 bp = Blueprint("proposals", __name__, url_prefix="/admin")
 
 ACTIONS = ("confirm", "edit", "drop")
+ALL = "all"  # the filter's choice of every status
+DEFAULT_STATUS = ProposalStatus.UNCONFIRMED.value  # what waits on a maintainer; imports are thousands
+PAGE_SIZE = 50
 
 
-def _status_filter() -> str:
+def _status_filter(strict: bool = False) -> str:
+    """The status shown: `status` of the query (a GET) or the form's hidden `filter` (after an
+    answer), "all", or by default the unconfirmed ones. `strict`: an unknown one is a 422 naming
+    the field (a GET); after an answer is stored it falls back to the default instead."""
     status = request.args.get("status", "") or request.form.get("filter", "")
-    return status if status in service.STATUSES else ""
+    if not status:
+        return DEFAULT_STATUS
+    if status == ALL or status in service.STATUSES:
+        return status
+    if strict:
+        raise InputError(_("Choose a status to show, or “all” (field “status”)."))
+    return DEFAULT_STATUS
 
 
-def _page(code: str, status: int = 200, form: dict[str, str] | None = None):
+def _page_number() -> int:
+    """The page asked for (query `page`, or the form's hidden `page` after an answer)."""
+    if "page" in request.args:
+        return fields.query_int("page", 1)
+    raw = request.form.get("page", "")
+    return int(raw) if raw.isdigit() and 0 < len(raw) <= 9 and int(raw) > 0 else 1
+
+
+def _page(code: str, status: int = 200, form: dict[str, str] | None = None, strict: bool = False):
     session = db()
     every = service.proposals(session, code)
-    wanted = _status_filter()
+    wanted = _status_filter(strict)
     reviewers = session.execute(
         select(User.email, Assignment.trusted)
         .join(Assignment, Assignment.user_id == User.id)
@@ -41,12 +62,18 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None):
     counts: dict[str, int] = {}
     for p in every:
         counts[p.status.value] = counts.get(p.status.value, 0) + 1
+    shown = [p for p in every if wanted == ALL or p.status == wanted]
+    pages = max(1, -(-len(shown) // PAGE_SIZE))
+    page = min(_page_number(), pages)  # past the end (the last rows answered): the last page
     return render_template(
         "proposals.html",
         code=code,
         name=languages.name(code),
         dir=languages.direction(code),
-        proposals=[p for p in every if not wanted or p.status == wanted],
+        proposals=shown[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
+        matched=len(shown),
+        page=page,
+        pages=pages,
         total=len(every),
         counts=counts,
         statuses=service.STATUSES,
@@ -60,7 +87,7 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None):
 @maintainer_required
 def index(code: str):
     languages.check_code(code, "the URL")
-    return _page(code)
+    return _page(code, strict=True)
 
 
 @bp.post("/languages/<code>/proposals")
@@ -98,7 +125,7 @@ def answer(code: str):
         "drop": _("Dropped “%(text)s”: it does not ship.", text=text),
     }
     flash(messages[action], "info")
-    return redirect(url_for("proposals.index", code=code, status=_status_filter() or None))
+    return redirect(url_for("proposals.index", code=code, status=_status_filter(), page=_page_number()))
 
 
 @bp.post("/languages/<code>/trusted")

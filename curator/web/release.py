@@ -53,6 +53,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
     summary = review_summary(session)
     summary = ReviewSummary(languages=[r for r in summary.languages if keep(r.language)])
     versions = list_versions(session)
+    proposal_counts = status_counts(session)  # read once: the follow-up counts use it too
     return render_template(
         "dashboard.html",
         summary=summary,
@@ -60,7 +61,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
         languages=languages,
         policies=POLICIES,
         outcomes=[o for o in risk_outcomes(session) if keep(o.language)],
-        proposal_counts=status_counts(session),  # issue 28 §1: unconfirmed proposals per language
+        proposal_counts=proposal_counts,  # issue 28 §1: unconfirmed proposals per language
         signal_rows=[r for r in signal_summary(session) if keep(r.language)],
         checks=CHECKS,
         counts=[c for code, c in counts.items() if keep(code)],
@@ -71,7 +72,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
         name_rule=name_rule(),
         snapshot_name=suggest_name(session, "candidates"),
         hf_missing=hf_missing(),
-        follow_up=[f for code, f in follow_up(session).items() if keep(code)],
+        follow_up=[f for code, f in follow_up(session, proposal_counts).items() if keep(code)],
     ), status
 
 

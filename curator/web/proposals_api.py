@@ -1,0 +1,77 @@
+"""The proposals of a language as JSON, for maintainers' scripts (issue 28 §1; docs/review-api.md):
+list them by status and answer one — confirm, edit or drop with a reason — through the same
+services as the Proposals page (curator/review/proposals.py), so the rules, the activity log and
+the refusals are the page's. Reviewers get 403, an anonymous caller 401, bad input a JSON error
+naming the field, with nothing changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+from flask.typing import ResponseReturnValue
+from flask_login import current_user
+
+from curator.core import languages
+from curator.core.enums import ProposalVerdict
+from curator.core.errors import InputError
+from curator.review import proposals as service
+from curator.web import fields
+from curator.web.auth import maintainer_required
+from curator.web.context import db, write
+
+bp = Blueprint("proposals_api", __name__, url_prefix="/api/v1")
+
+ACTIONS = ("confirm", "edit", "drop")
+ALL = "all"
+CODE = 32  # a language code in the URL
+RELATION = 32
+TEXT = 500  # a template (validation.py refuses longer ones in its own words)
+
+
+def _language(lang: str) -> str:
+    return languages.check_code(fields.url_part("language", lang, CODE), "language")
+
+
+@bp.get("/languages/<lang>/proposals")
+@maintainer_required
+def listing(lang: str) -> ResponseReturnValue:
+    """Every proposal of the language (`?status=` one status, or all), with its status, who
+    proposed it, the second reviewers' verdicts and the latest maintainer answer."""
+    code = _language(lang)
+    status = request.args.get("status", "") or ALL
+    if status != ALL and status not in service.STATUSES:
+        raise InputError(f"status: choose {ALL} or one of {', '.join(service.STATUSES)}")
+    found = service.proposals(db(), code)
+    counts: dict[str, int] = {}
+    for p in found:
+        counts[p.status.value] = counts.get(p.status.value, 0) + 1
+    shown = [p.to_dict() for p in found if status == ALL or p.status == status]
+    return jsonify(language=code, status=status, counts=counts, proposals=shown)
+
+
+@bp.post("/languages/<lang>/proposals")
+@maintainer_required
+def answer(lang: str) -> ResponseReturnValue:
+    """Confirm, edit (`edited_to`) or drop one proposal, named by its relation and text."""
+    code = _language(lang)
+    body: dict[str, Any] = fields.body()
+    relation = fields.text(body, "relation", RELATION, allow_empty=False)
+    text = fields.text(body, "text", TEXT, allow_empty=False)
+    action = fields.text(body, "action", 10)
+    if action not in ACTIONS:
+        raise InputError(f"action: choose {', '.join(ACTIONS)}")
+    reason = fields.text(body, "reason", service.REASON_MAX, required=False) or ""
+    edited_to = fields.text(body, "edited_to", TEXT, required=action == "edit", allow_empty=False)
+    if action != "edit" and edited_to is not None:
+        raise InputError("edited_to: only an edit takes edited_to")
+    verdict = ProposalVerdict.DROP if action == "drop" else ProposalVerdict.CONFIRM
+    try:
+        with write() as session:
+            proposal = service.review_proposal(session, current_user, code, relation, text, verdict, reason, edited_to)
+            answered = proposal.to_dict()
+    except InputError as exc:
+        if exc.field is None:
+            raise
+        raise InputError(f"{exc.field}: {exc.message}") from None  # the JSON error names the field
+    return jsonify(proposal=answered)
