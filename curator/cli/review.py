@@ -353,11 +353,15 @@ def review_import(ctx: Context, file: str, fraction: float | None) -> None:
 @pass_ctx
 def user_trust(ctx: Context, email: str, language: str) -> None:
     """Trust a reviewer in LANGUAGE: their amendments and suggestions count as confirmed."""
+    _set_trusted(ctx, email, language, True)
+    click.echo(f"{email} is trusted in {language}: their proposals count as confirmed")
+
+
+def _set_trusted(ctx: Context, email: str, language: str, trusted: bool) -> None:
     from curator.review.proposals import set_trusted
 
     with unit_of_work(ctx.sessions()) as session:
-        set_trusted(session, None, email, language, True)
-    click.echo(f"{email} is trusted in {language}: their proposals count as confirmed")
+        set_trusted(session, None, email, language, trusted)
 
 
 @user.command("distrust")
@@ -366,10 +370,7 @@ def user_trust(ctx: Context, email: str, language: str) -> None:
 @pass_ctx
 def user_distrust(ctx: Context, email: str, language: str) -> None:
     """Stop trusting a reviewer in LANGUAGE: their proposals wait for a second look again."""
-    from curator.review.proposals import set_trusted
-
-    with unit_of_work(ctx.sessions()) as session:
-        set_trusted(session, None, email, language, False)
+    _set_trusted(ctx, email, language, False)
     click.echo(f"{email} is no longer trusted in {language}: their proposals wait for a second look")
 
 

@@ -332,24 +332,25 @@ def reply_to_comment(lang: str, comment_id: int):
     )
 
 
+def _thread_state_change(change, lang: str, comment_id: int):
+    """Resolve or reopen the thread (`change`: threads.resolve or threads.reopen); the thread as it is now."""
+    lang, comment_id = _lang(lang), fields.row_id(comment_id)
+    with write() as session:
+        root = change(session, current_user, lang, comment_id)
+        thread = threads.get_thread(session, current_user, lang, root.id)
+    return jsonify(thread=thread)
+
+
 @bp.post("/languages/<lang>/comments/<int:comment_id>/resolve")
 @login_required
 def resolve_thread(lang: str, comment_id: int):
-    lang, comment_id = _lang(lang), fields.row_id(comment_id)
-    with write() as session:
-        root = threads.resolve(session, current_user, lang, comment_id)
-        thread = threads.get_thread(session, current_user, lang, root.id)
-    return jsonify(thread=thread)
+    return _thread_state_change(threads.resolve, lang, comment_id)
 
 
 @bp.post("/languages/<lang>/comments/<int:comment_id>/reopen")
 @login_required
 def reopen_thread(lang: str, comment_id: int):
-    lang, comment_id = _lang(lang), fields.row_id(comment_id)
-    with write() as session:
-        root = threads.reopen(session, current_user, lang, comment_id)
-        thread = threads.get_thread(session, current_user, lang, root.id)
-    return jsonify(thread=thread)
+    return _thread_state_change(threads.reopen, lang, comment_id)
 
 
 @bp.get("/languages/<lang>/threads")
