@@ -648,3 +648,28 @@ def test_a_line_a_maintainer_edited_can_be_dropped(review_app, sessions, cli):
     plan = _p19_plan(sessions, "any")
     assert line[2] not in {e.pattern for e in plan.patterns}
     assert [d["reason"] for d in plan.line_drops] == ["regional"]
+
+
+def test_no_line_twice_and_a_dropped_correction_stays_out(review_app, sessions, cli):
+    """Re-review of issue 28: an amendment equal to a LATER candidate, confirmed (trusted), makes
+    that candidate checked rather than shipping the line twice, and a resolution is recorded
+    once; a resolution's correction that a maintainer then drops on the Proposals page does not
+    ship (the page says "it does not ship")."""
+    cli("release", "build", "v0")
+    cli("user", "trust", "ana@example.org", LANG)
+    p19 = _candidates(sessions, "P19")
+    by = ("--by", "boss@example.org")
+    _decide(sessions, "ana@example.org", "P19", p19[0], "amend", p19[-1])  # the text of the last candidate
+    cli("review", "resolve", str(_row(sessions, "P19", p19[-1])), "accept", "--reason", "fine", *by)
+    changed = "[X] fue dado a luz en [Y]"
+    cli("review", "resolve", str(_row(sessions, "P19", p19[1])), "amend", "--reason", "r", "--correction", changed, *by)
+    _suggest(sessions, "bo@example.org", "P19", changed)  # the same text, proposed by a reviewer
+    cli("review", "drop", LANG, "P19", changed, "--reason", "no, after all", *by)
+    for policy in ("any", "majority", "unanimous"):
+        plan = _p19_plan(sessions, policy)
+        lines = [e.pattern for e in plan.patterns]
+        assert len(lines) == len(set(lines)), policy  # no line twice
+        assert lines.count(p19[-1]) == 1 and next(e for e in plan.patterns if e.pattern == p19[-1]).checked
+        ids = [r["id"] for r in plan.resolutions]
+        assert len(ids) == len(set(ids)) == 2, policy  # each resolution once
+        assert changed not in lines and changed in {d.pattern for d in plan.dropped_proposals}, policy

@@ -161,12 +161,15 @@ def plan(
     if languages:
         query = query.where(VersionPattern.language.in_(languages))
     plans: dict[tuple[str, str], RelationPlan] = {}
+    # amendments are proposed once every candidate is placed: one equal to a later candidate then
+    # makes that candidate checked instead of shipping the same line twice
+    amendments: list[tuple[RelationPlan, Planned]] = []
     for vp in session.scalars(query):
         p = plans.setdefault((vp.language, vp.relation_id), RelationPlan(vp.language, vp.relation_id))
         ds = decisions.get(vp.template_id, []) if vp.template_id is not None else []
         resolution = resolved.get(vp.template_id) if vp.template_id is not None else None
         if resolution is not None:  # a maintainer's resolution judges it, whatever the policy
-            _judge_by_resolution(p, vp, resolution, [d for d, _, _ in ds])
+            _judge_by_resolution(p, vp, resolution, [d for d, _, _ in ds], status)
             continue
         if not ds:
             p.kept.append(Planned(vp.pattern, vp.checked_by_human, vp.template_id, "candidate"))
@@ -177,7 +180,9 @@ def plan(
         for decision, correction, _ in sorted(ds, key=lambda d: d[2]):
             if decision == DecisionKind.AMEND:
                 assert correction is not None  # `decide` stores an amend only with its validated correction
-                _propose(p, Planned(correction, True, None, "amended"), status)
+                amendments.append((p, Planned(correction, True, None, "amended")))
+    for p, amended in amendments:
+        _propose(p, amended, status)
     for (lang, rel), p in plans.items():
         for s in suggestions.get((lang, rel), []):
             _propose(p, Planned(s.text, True, None, "suggested"), status)
@@ -213,27 +218,49 @@ def _propose(p: RelationPlan, new: Planned, status: dict[Key, Proposal]) -> None
         return  # the resolution of the template it amends settled it (`_judge_by_resolution`)
     if state == ProposalStatus.DROPPED and resolution is not None:
         new.reason = f"resolution: {resolution['verdict']} by {resolution['by']}: {resolution['reason']}"
-        if resolution["correction"] is not None:
-            _add(p, Planned(resolution["correction"], True, None, "resolved", ProposalStatus.MAINTAINER.value))
+        if resolution["correction"] is not None:  # a maintainer's edit of the proposal, in effect
+            _add_correction(p, resolution, status, of_proposal=True)
     apart = p.dropped_proposals if state == ProposalStatus.DROPPED else p.waiting
     if all(w.pattern != new.pattern for w in apart):
         new.checked = False
         apart.append(new)
 
 
-def _judge_by_resolution(p: RelationPlan, vp: VersionPattern, resolution: ResolutionRecord, kinds: list[str]) -> None:
+def _judge_by_resolution(
+    p: RelationPlan, vp: VersionPattern, resolution: ResolutionRecord, kinds: list[str], status: dict[Key, Proposal]
+) -> None:
     """A template a maintainer resolved (review/resolutions.py): accept keeps it, checked; reject
     removes it; amend removes it and adds the correction, checked (confirmed by a maintainer).
     The reviewers' own corrections of it are not added: the resolution settled between them."""
-    p.resolutions.append(resolution)
+    if all(r["id"] != resolution["id"] for r in p.resolutions):
+        p.resolutions.append(resolution)
     verdict = resolution["verdict"]
     if verdict == DecisionKind.ACCEPT:
         p.kept.append(Planned(vp.pattern, True, vp.template_id, "candidate"))
         return
     p.removed.append(Removed(pattern=vp.pattern, decisions=[*sorted(kinds), f"resolution: {verdict}"]))
     if verdict == DecisionKind.AMEND:
-        assert resolution["correction"] is not None  # `resolve` stores an amend only with its validated correction
-        _add(p, Planned(resolution["correction"], True, None, "resolved", ProposalStatus.MAINTAINER.value))
+        _add_correction(p, resolution, status, of_proposal=False)
+
+
+def _add_correction(
+    p: RelationPlan, resolution: ResolutionRecord, status: dict[Key, Proposal], *, of_proposal: bool
+) -> None:
+    """A resolution's correction, checked — unless a maintainer dropped that text as a proposal
+    afterwards (then it is kept apart, as the Proposals page says). It counts among the
+    proposals confirmed by a maintainer when it corrects a proposal or is one (a reviewer
+    proposed the same text); a candidate's correction is counted with the resolutions alone."""
+    correction = resolution["correction"]
+    assert correction is not None  # `resolve` stores an amend only with its validated correction
+    proposal = status.get((p.language, p.relation, correction))
+    if proposal is not None and proposal.status == ProposalStatus.DROPPED:
+        if all(d.pattern != correction for d in p.dropped_proposals):
+            p.dropped_proposals.append(
+                Planned(correction, False, None, "resolved", reason="dropped on the Proposals page")
+            )
+        return
+    confirmed = ProposalStatus.MAINTAINER.value if of_proposal or proposal is not None else None
+    _add(p, Planned(correction, True, None, "resolved", confirmed))
 
 
 def _drop_lines(plans: dict[tuple[str, str], RelationPlan], drops: dict[tuple[str, str, str], LineDropRecord]) -> None:
