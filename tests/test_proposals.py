@@ -673,3 +673,16 @@ def test_no_line_twice_and_a_dropped_correction_stays_out(review_app, sessions, 
         ids = [r["id"] for r in plan.resolutions]
         assert len(ids) == len(set(ids)) == 2, policy  # each resolution once
         assert changed not in lines and changed in {d.pattern for d in plan.dropped_proposals}, policy
+
+
+def test_a_dropped_proposal_that_ships_as_a_candidate_is_not_counted_dropped(review_app, sessions, cli):
+    """Re-review of issue 28: dropping a suggestion whose text is a candidate reviewers accepted
+    leaves the candidate shipping; the preview and the card do not count it as dropped."""
+    cli("release", "build", "v0")
+    p19 = _candidates(sessions, "P19")
+    _decide(sessions, "ana@example.org", "P19", p19[1], "accept")
+    _suggest(sessions, "bo@example.org", "P19", p19[1])
+    cli("review", "drop", LANG, "P19", p19[1], "--reason", "a duplicate", "--by", "boss@example.org")
+    plan = _p19_plan(sessions, "any")
+    assert next(e for e in plan.patterns if e.pattern == p19[1]).checked
+    assert p19[1] not in {d.pattern for d in plan.dropped_proposals}

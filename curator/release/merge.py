@@ -192,10 +192,11 @@ def plan(
         if edited is not None and proposal.status == ProposalStatus.MAINTAINER:
             origin = "edited" if not proposal.proposers else "amended" if proposal.amends else "suggested"
             _propose(edited, Planned(proposal.text, True, None, origin), status)
-    for p in plans.values():  # an unconfirmed text that a checked line already ships is not withheld
+    _drop_lines(plans, active_drops(session))
+    for p in plans.values():  # a proposal whose text a checked line ships anyway is neither withheld nor dropped
         shipped = {e.pattern for e in p.kept + p.added if e.checked}
         p.waiting = [w for w in p.waiting if w.pattern not in shipped]
-    _drop_lines(plans, active_drops(session))
+        p.dropped_proposals = [d for d in p.dropped_proposals if d.pattern not in shipped]
     return [plans[key] for key in sorted(plans)]
 
 

@@ -148,4 +148,4 @@ def trusted(code: str):
         flash(_("%(email)s is trusted in this language: their proposals count as confirmed.", email=email), "info")
     else:
         flash(_("%(email)s is no longer trusted: their proposals wait for a second look.", email=email), "info")
-    return redirect(url_for("proposals.index", code=code))
+    return redirect(url_for("proposals.index", code=code, status=_status_filter(), page=_page_number()))
