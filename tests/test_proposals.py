@@ -443,11 +443,14 @@ def test_the_page_shows_unconfirmed_ones_by_default_fifty_a_page(review_app, ses
     first = boss.get(url).get_data(as_text=True)
     assert first.count('data-status="unconfirmed"') == 50 and 'data-status="import"' not in first
     assert '<option value="unconfirmed" selected' in first and '<option value="all" >' in first
-    assert "page 1 of 2" in first and f'href="{url}?status=unconfirmed&amp;page=2"' in first
+    assert "page 1 of 2" in first and f'href="{url}?status=unconfirmed&amp;page=2&amp;policy=any"' in first
     second = boss.get(url + "?status=unconfirmed&page=2").get_data(as_text=True)
-    assert second.count('data-status="unconfirmed"') == 2 and f'href="{url}?status=unconfirmed&amp;page=1"' in second
+    assert (
+        second.count('data-status="unconfirmed"') == 2
+        and f'href="{url}?status=unconfirmed&amp;page=1&amp;policy=any"' in second
+    )
     every = boss.get(url + "?status=all").get_data(as_text=True)
-    assert every.count("<tr data-relation") == 50 and f'href="{url}?status=all&amp;page=2"' in every
+    assert every.count("<tr data-relation") == 50 and f'href="{url}?status=all&amp;page=2&amp;policy=any"' in every
     assert 'data-status="import"' in boss.get(url + "?status=import").get_data(as_text=True)
     assert boss.get(url + "?status=maybe").status_code == 422
     assert boss.get(url + "?page=0").status_code == 422
@@ -463,7 +466,9 @@ def test_the_page_shows_unconfirmed_ones_by_default_fifty_a_page(review_app, ses
             "page": "2",
         },
     )
-    assert answered.status_code == 302 and answered.headers["Location"].endswith(f"{url}?status=unconfirmed&page=2")
+    assert answered.status_code == 302 and answered.headers["Location"].endswith(
+        f"{url}?status=unconfirmed&page=2&policy=any"
+    )
     again = boss.get(url + "?status=unconfirmed&page=2").get_data(as_text=True)
     assert again.count('data-status="unconfirmed"') == 1
 
@@ -625,6 +630,15 @@ def test_second_reviewers_verdicts_follow_the_policy(review_app, sessions, cli):
         "majority": ProposalStatus.REVIEWERS,  # Ana (her own text), Bo: two of three
         "unanimous": ProposalStatus.UNCONFIRMED,  # Cy's reject withholds it
     }
+    # the page and the API judge under the policy asked for (the preview's link passes its own)
+    boss = Browser(review_app).login("boss@example.org")
+    for policy, listed in (("any", False), ("unanimous", True)):
+        html = boss.get(f"/admin/languages/{LANG}/proposals?status=unconfirmed&policy={policy}").get_data(as_text=True)
+        assert (f'data-text="{text}"' in html) is listed, policy
+        r = boss.get(f"/api/v1/languages/{LANG}/proposals?status=unconfirmed&policy={policy}")
+        assert ([p["text"] for p in r.get_json()["proposals"]] == [text]) is listed, policy
+    assert boss.get(f"/api/v1/languages/{LANG}/proposals?policy=most").status_code == 422
+    assert "policy=unanimous" in boss.get("/admin/release/preview?policy=unanimous").get_data(as_text=True)
 
 
 def test_an_unconfirmed_text_equal_to_a_checked_candidate_is_not_withheld(review_app, sessions, cli):

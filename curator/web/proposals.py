@@ -10,7 +10,7 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from curator.core import languages
-from curator.core.enums import ProposalStatus, ProposalVerdict
+from curator.core.enums import Policy, ProposalStatus, ProposalVerdict, values
 from curator.core.errors import Busy, CuratorError, InputError
 from curator.core.models import Assignment, User
 from curator.review import proposals as service
@@ -49,9 +49,19 @@ def _page_number() -> int:
     return int(raw) if raw.isdigit() and 0 < len(raw) <= 9 and int(raw) > 0 else 1
 
 
+def _policy() -> str:
+    """The merge policy the statuses are judged under: `policy` of the query or the form (the
+    preview's links pass theirs), default `any`; one the page does not know is `any` too. Under
+    majority or unanimous a second reviewer's accept may not be enough, and the page then shows
+    such a proposal as waiting, as a build with that policy withholds it."""
+    policy = request.args.get("policy", "") or request.form.get("policy", "")
+    return policy if policy in values(Policy) else Policy.ANY
+
+
 def _page(code: str, status: int = 200, form: dict[str, str] | None = None, strict: bool = False):
     session = db()
-    every = service.proposals(session, code)
+    policy = _policy()
+    every = service.proposals(session, code, policy=policy)
     wanted = _status_filter(strict)
     reviewers = session.execute(
         select(User.email, Assignment.trusted)
@@ -78,6 +88,8 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None, stri
         counts=counts,
         statuses=service.STATUSES,
         wanted=wanted,
+        policy=policy,
+        policies=values(Policy),
         reviewers=reviewers,
         form=form or {},
     ), status
@@ -125,7 +137,9 @@ def answer(code: str):
         "drop": _("Dropped “%(text)s”: it does not ship.", text=text),
     }
     flash(messages[action], "info")
-    return redirect(url_for("proposals.index", code=code, status=_status_filter(), page=_page_number()))
+    return redirect(
+        url_for("proposals.index", code=code, status=_status_filter(), page=_page_number(), policy=_policy())
+    )
 
 
 @bp.post("/languages/<code>/trusted")
@@ -148,4 +162,6 @@ def trusted(code: str):
         flash(_("%(email)s is trusted in this language: their proposals count as confirmed.", email=email), "info")
     else:
         flash(_("%(email)s is no longer trusted: their proposals wait for a second look.", email=email), "info")
-    return redirect(url_for("proposals.index", code=code, status=_status_filter(), page=_page_number()))
+    return redirect(
+        url_for("proposals.index", code=code, status=_status_filter(), page=_page_number(), policy=_policy())
+    )

@@ -13,7 +13,7 @@ from flask.typing import ResponseReturnValue
 from flask_login import current_user
 
 from curator.core import languages
-from curator.core.enums import ProposalVerdict
+from curator.core.enums import Policy, ProposalVerdict, values
 from curator.core.errors import InputError
 from curator.review import proposals as service
 from curator.web import fields
@@ -36,18 +36,22 @@ def _language(lang: str) -> str:
 @bp.get("/languages/<lang>/proposals")
 @maintainer_required
 def listing(lang: str) -> ResponseReturnValue:
-    """Every proposal of the language (`?status=` one status, or all), with its status, who
-    proposed it, the second reviewers' verdicts and the latest maintainer answer."""
+    """Every proposal of the language (`?status=` one status, or all), with its status under
+    `?policy=` (any, majority or unanimous; default any), who proposed it, the second reviewers'
+    verdicts and the latest maintainer answer."""
     code = _language(lang)
     status = request.args.get("status", "") or ALL
     if status != ALL and status not in service.STATUSES:
         raise InputError(f"status: choose {ALL} or one of {', '.join(service.STATUSES)}")
-    found = service.proposals(db(), code)
+    policy = request.args.get("policy", "") or Policy.ANY
+    if policy not in values(Policy):
+        raise InputError(f"policy: choose one of {', '.join(values(Policy))}")
+    found = service.proposals(db(), code, policy=policy)
     counts: dict[str, int] = {}
     for p in found:
         counts[p.status.value] = counts.get(p.status.value, 0) + 1
     shown = [p.to_dict() for p in found if status == ALL or p.status == status]
-    return jsonify(language=code, status=status, counts=counts, proposals=shown)
+    return jsonify(language=code, status=status, policy=policy, counts=counts, proposals=shown)
 
 
 @bp.post("/languages/<lang>/proposals")
