@@ -679,13 +679,16 @@ def test_no_line_twice_and_a_dropped_correction_stays_out(review_app, sessions, 
     cli("review", "resolve", str(_row(sessions, "P19", p19[1])), "amend", "--reason", "r", "--correction", changed, *by)
     _suggest(sessions, "bo@example.org", "P19", changed)  # the same text, proposed by a reviewer
     cli("review", "drop", LANG, "P19", changed, "--reason", "no, after all", *by)
+    # and a resolution whose correction is a later candidate's text
+    cli("review", "resolve", str(_row(sessions, "P19", p19[2])), "amend", "--reason", "r", "--correction", p19[3], *by)
     for policy in ("any", "majority", "unanimous"):
         plan = _p19_plan(sessions, policy)
         lines = [e.pattern for e in plan.patterns]
         assert len(lines) == len(set(lines)), policy  # no line twice
+        assert lines.count(p19[3]) == 1, policy
         assert lines.count(p19[-1]) == 1 and next(e for e in plan.patterns if e.pattern == p19[-1]).checked
         ids = [r["id"] for r in plan.resolutions]
-        assert len(ids) == len(set(ids)) == 2, policy  # each resolution once
+        assert len(ids) == len(set(ids)) == 3, policy  # each resolution once
         assert changed not in lines and changed in {d.pattern for d in plan.dropped_proposals}, policy
 
 

@@ -161,15 +161,17 @@ def plan(
     if languages:
         query = query.where(VersionPattern.language.in_(languages))
     plans: dict[tuple[str, str], RelationPlan] = {}
-    # amendments are proposed once every candidate is placed: one equal to a later candidate then
-    # makes that candidate checked instead of shipping the same line twice
+    # resolutions' corrections and amendments are added once every candidate is placed: one
+    # equal to a later candidate then makes that candidate checked instead of shipping it twice
+    corrections: list[tuple[RelationPlan, ResolutionRecord]] = []
     amendments: list[tuple[RelationPlan, Planned]] = []
     for vp in session.scalars(query):
         p = plans.setdefault((vp.language, vp.relation_id), RelationPlan(vp.language, vp.relation_id))
         ds = decisions.get(vp.template_id, []) if vp.template_id is not None else []
         resolution = resolved.get(vp.template_id) if vp.template_id is not None else None
         if resolution is not None:  # a maintainer's resolution judges it, whatever the policy
-            _judge_by_resolution(p, vp, resolution, [d for d, _, _ in ds], status)
+            if _judge_by_resolution(p, vp, resolution, [d for d, _, _ in ds]):
+                corrections.append((p, resolution))
             continue
         if not ds:
             p.kept.append(Planned(vp.pattern, vp.checked_by_human, vp.template_id, "candidate"))
@@ -181,6 +183,8 @@ def plan(
             if decision == DecisionKind.AMEND:
                 assert correction is not None  # `decide` stores an amend only with its validated correction
                 amendments.append((p, Planned(correction, True, None, "amended")))
+    for p, resolution in corrections:
+        _add_correction(p, resolution, status, of_proposal=False)
     for p, amended in amendments:
         _propose(p, amended, status)
     for (lang, rel), p in plans.items():
@@ -227,21 +231,19 @@ def _propose(p: RelationPlan, new: Planned, status: dict[Key, Proposal]) -> None
         apart.append(new)
 
 
-def _judge_by_resolution(
-    p: RelationPlan, vp: VersionPattern, resolution: ResolutionRecord, kinds: list[str], status: dict[Key, Proposal]
-) -> None:
+def _judge_by_resolution(p: RelationPlan, vp: VersionPattern, resolution: ResolutionRecord, kinds: list[str]) -> bool:
     """A template a maintainer resolved (review/resolutions.py): accept keeps it, checked; reject
-    removes it; amend removes it and adds the correction, checked (confirmed by a maintainer).
-    The reviewers' own corrections of it are not added: the resolution settled between them."""
+    removes it; amend removes it, and True says its correction is to be added (checked, by
+    `plan` once every candidate is placed). The reviewers' own corrections of it are not added:
+    the resolution settled between them."""
     if all(r["id"] != resolution["id"] for r in p.resolutions):
         p.resolutions.append(resolution)
     verdict = resolution["verdict"]
     if verdict == DecisionKind.ACCEPT:
         p.kept.append(Planned(vp.pattern, True, vp.template_id, "candidate"))
-        return
+        return False
     p.removed.append(Removed(pattern=vp.pattern, decisions=[*sorted(kinds), f"resolution: {verdict}"]))
-    if verdict == DecisionKind.AMEND:
-        _add_correction(p, resolution, status, of_proposal=False)
+    return verdict == DecisionKind.AMEND
 
 
 def _add_correction(
