@@ -20,7 +20,8 @@ from curator.core.models import (
 )
 from curator.review.accounts import find_user
 from curator.review.policy import POLICIES
-from curator.review.proposals import proposals, review_proposal, set_trusted, status_counts
+from curator.review.proposal_answers import review_proposal, set_trusted
+from curator.review.proposals import proposals, status_counts
 from curator.review.sampling import add_item
 from curator.review.service import decide, get_assignment
 from curator.review.suggestions import suggest

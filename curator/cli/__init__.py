@@ -5,6 +5,7 @@
 | ingest      | init, ingest …, candidates …               |
 | release     | release …, stats                           |
 | review      | user …, review …                           |
+| oversight   | user trust …, review proposals … resolve … (joins user, review) |
 | probe       | probe, models …, runs …                    |
 | analysis    | metrics, rankc, compare, report, models-table |
 | signals     | signals …                                  |
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import click
 
-from curator.cli import analysis, db, glossary, ingest, probe, release, review, serve, signals, translate
+from curator.cli import analysis, db, glossary, ingest, oversight, probe, release, review, serve, signals, translate
 from curator.cli.common import Context
 from curator.cli.errors import CuratorGroup
 from curator.core.settings import Settings
@@ -45,7 +46,7 @@ def main(ctx: click.Context, database: str | None) -> None:
     ctx.obj = Context(Settings.from_env(database_url=database) if database else Settings.from_env())
 
 
-for _module in (ingest, release, review, probe, analysis, signals, translate, serve, db, glossary):
+for _module in (ingest, release, review, oversight, probe, analysis, signals, translate, serve, db, glossary):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 

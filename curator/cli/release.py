@@ -131,7 +131,7 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
 @pass_ctx
 def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, reason: str, by: str | None) -> None:
     """Leave one line (LANGUAGE RELATION PATTERN) out of every later `build --from-review`."""
-    from curator.cli.review import _maintainer
+    from curator.cli.oversight import _maintainer
     from curator.release.line_drops import drop_line
 
     with unit_of_work(ctx.sessions()) as session:
@@ -147,7 +147,7 @@ def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, 
 @pass_ctx
 def release_restore_line(ctx: Context, language: str, relation: str, pattern: str, by: str | None) -> None:
     """Put a dropped line back into the builds from reviews."""
-    from curator.cli.review import _maintainer
+    from curator.cli.oversight import _maintainer
     from curator.release.line_drops import restore_line
 
     with unit_of_work(ctx.sessions()) as session:

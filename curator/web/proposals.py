@@ -13,6 +13,7 @@ from curator.core import languages
 from curator.core.enums import Policy, ProposalStatus, ProposalVerdict, values
 from curator.core.errors import Busy, CuratorError, InputError
 from curator.core.models import Assignment, User
+from curator.review import proposal_answers as answers
 from curator.review import proposals as service
 from curator.web import fields
 from curator.web.auth import maintainer_required
@@ -115,7 +116,7 @@ def answer(code: str):
         if action == "edit" and not form["edited"].strip():
             raise InputError(_("Write the edited template (field “edited”)."))
         with write() as session:
-            proposal = service.review_proposal(
+            proposal = answers.review_proposal(
                 session,
                 current_user,
                 code,
@@ -152,7 +153,7 @@ def trusted(code: str):
         if value not in ("0", "1"):
             raise InputError(_("Choose trusted or not (field “trusted”)."))
         with write() as session:
-            service.set_trusted(session, current_user, email, code, value == "1")
+            answers.set_trusted(session, current_user, email, code, value == "1")
     except Busy:
         raise
     except CuratorError as exc:

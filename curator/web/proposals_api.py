@@ -15,7 +15,9 @@ from flask_login import current_user
 from curator.core import languages
 from curator.core.enums import Policy, ProposalVerdict, values
 from curator.core.errors import InputError
+from curator.review import proposal_answers as answers
 from curator.review import proposals as service
+from curator.review.resolutions import REASON_MAX
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
@@ -65,14 +67,14 @@ def answer(lang: str) -> ResponseReturnValue:
     action = fields.text(body, "action", 10)
     if action not in ACTIONS:
         raise InputError(f"action: choose {', '.join(ACTIONS)}")
-    reason = fields.text(body, "reason", service.REASON_MAX, required=False) or ""
+    reason = fields.text(body, "reason", REASON_MAX, required=False) or ""
     edited_to = fields.text(body, "edited_to", TEXT, required=action == "edit", allow_empty=False)
     if action != "edit" and edited_to is not None:
         raise InputError("edited_to: only an edit takes edited_to")
     verdict = ProposalVerdict.DROP if action == "drop" else ProposalVerdict.CONFIRM
     try:
         with write() as session:
-            proposal = service.review_proposal(session, current_user, code, relation, text, verdict, reason, edited_to)
+            proposal = answers.review_proposal(session, current_user, code, relation, text, verdict, reason, edited_to)
             answered = proposal.to_dict()
     except InputError as exc:
         if exc.field is None:
