@@ -5,6 +5,7 @@ and the one-line errors for settings that do not go together."""
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 
 import pytest
 
@@ -31,6 +32,72 @@ DECODE = (
 )
 
 
+class DecodedTables(HTMLParser):
+    """Every table of decoded queries on a page: {(language, relation): [row]}, a row being its
+    chosen m and {m: {"pieces", "string", "chosen", "marked"}}, the texts of the <bdi dir=auto>
+    elements; also the links to a relation's every query and the notes of pieces not stored."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.tables: dict[tuple[str, str], list[dict]] = {}
+        self.links: list[str] = []
+        self.missing = 0
+        self.rows: list[dict] | None = None
+        self.cell: dict | None = None
+        self.grab: str | None = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "table" and "decoded-queries" in cls:
+            self.rows = self.tables.setdefault((a["data-language"], a["data-relation"]), [])
+        elif tag == "tr" and self.rows is not None and "data-chosen" in a:
+            self.rows.append({"chosen": int(a["data-chosen"]), "masks": {}})
+        elif tag == "td" and "mask" in cls:
+            self.cell = {"pieces": [], "string": None, "chosen": "chosen" in cls, "marked": False}
+            self.rows[-1]["masks"][int(a["data-m"])] = self.cell
+        elif tag == "strong" and "chosen-mark" in cls:
+            self.cell["marked"] = True
+        elif tag == "bdi" and self.cell is not None and {"piece", "string"} & set(cls):
+            assert a.get("dir") == "auto"
+            self.grab, self.text = ("piece" if "piece" in cls else "string"), ""
+        elif tag == "a" and "all-queries" in cls:
+            self.links.append(a["href"])
+        elif tag == "p" and "pieces-missing" in cls:
+            self.missing += 1
+
+    def handle_data(self, data):
+        if self.grab:
+            self.text += data
+
+    def handle_endtag(self, tag):
+        if tag == "bdi" and self.grab:
+            if self.grab == "piece":
+                self.cell["pieces"].append(self.text)
+            else:
+                self.cell["string"] = self.text
+            self.grab = None
+        elif tag == "td":
+            self.cell = None
+        elif tag == "table":
+            self.rows = None
+
+
+def assert_shows_stored(tables: dict, run, offset: int = 0) -> None:
+    """Each table's rows are the stored queries from `offset`: pieces, string and chosen m, marked in words."""
+    assert tables
+    for (language, relation), rows in tables.items():
+        decoded = read_stored(run, language, relation)[0]["decoded"]
+        assert rows
+        for q, row in enumerate(rows, offset):
+            assert row["chosen"] == decoded["best"][q] + 1
+            for m, cell in row["masks"].items():
+                assert cell["pieces"] == decoded["pieces"][q][m - 1]
+                assert cell["string"] == decoded["strings"][q][m - 1]
+                assert cell["chosen"] == cell["marked"] == (m == row["chosen"])
+
+
 def one_error_line(result) -> str:
     assert result.exit_code != 0 and "Traceback" not in result.output, result.output
     lines = [line for line in result.output.splitlines() if line.startswith("Error")]
@@ -39,9 +106,12 @@ def one_error_line(result) -> str:
 
 
 def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_path):
+    from transformers import AutoTokenizer
+
     out = tmp_path / "run"
     result = cli("probe", release, "--model", bert, "--out", out, *DECODE)
     assert "probed 2 relations" in result.output
+    tok = AutoTokenizer.from_pretrained(bert)
     info = json.loads((out / "run.json").read_text())
     assert info["decoding"] == {
         "init": "confidence",
@@ -69,13 +139,33 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
                 or (entity.startswith("text:") and entity == "text:" + normal(best))
             )
             assert rel.correct[t, d] == (normal(best) in decoded["names"][rel.objects[d]])
+        # the word pieces the model wrote, per query and m: its ids' pieces, which join to the string
+        assert len(decoded["pieces"]) == len(decoded["tokens"]) == T * D
+        for ids_q, pieces_q, strings_q in zip(decoded["tokens"], decoded["pieces"], decoded["strings"]):
+            assert [len(ids) for ids in ids_q] == [len(p) for p in pieces_q] == [1, 2, 3]
+            for ids, pieces, text in zip(ids_q, pieces_q, strings_q):
+                assert pieces == tok.convert_ids_to_tokens(ids)
+                assert tok.convert_tokens_to_string(pieces).strip() == text
     table = decoding_accuracy(out)
     assert table["es"]["accuracy"]["total"] == sum(r.shape[0] * r.shape[1] for r in iter_relations(out))
 
     shown = cli("metrics", out)
     assert "X-FACTR accuracy" in shown.output and "Oracle number of masks" in shown.output
-    as_json = json.loads(cli("metrics", out, "--json").output)
-    assert as_json["decoding"]["by_language"]["es"] == json.loads(json.dumps(table["es"]))
+    first = read_stored(out, "es", "P19")[0]["decoded"]
+    assert "es P19: 5 of 50 queries; --queries N or --queries all" in shown.output
+    assert f" {' '.join(first['pieces'][0][2])} " in shown.output  # query 1's three pieces, as a table cell
+    assert "es P36: 2 of 40 queries" in cli("metrics", out, "--queries", "2").output
+    assert "es P19:" not in cli("metrics", out, "--queries", "0").output
+    as_json = json.loads(cli("metrics", out, "--json", "--relations", "P19").output)
+    assert as_json["decoding"]["by_language"]["es"] == json.loads(
+        json.dumps(decoding_accuracy(out, None, ["P19"])["es"])
+    )
+    (queries,) = as_json["decoding"]["queries"]
+    assert queries["total"] == len(queries["queries"]) == 50 and queries["pieces_stored"]
+    for q, query in enumerate(queries["queries"]):
+        assert [mask["pieces"] for mask in query["masks"]] == first["pieces"][q]
+        assert [mask["string"] for mask in query["masks"]] == first["strings"][q]
+        assert query["chosen"] == first["best"][q] + 1
 
     again = cli("probe", release, "--model", bert, "--out", out, *DECODE)
     assert "probed 0 relations (2 already done)" in again.output
@@ -90,6 +180,27 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
     cli("report", out, report)
     page = (report / "index.html").read_text(encoding="utf-8")
     assert 'id="decoding-table"' in page and "Decoded without candidates" in page
+    shown = DecodedTables(page)
+    assert_shows_stored(shown.tables, out)
+    assert [len(rows) for rows in shown.tables.values()] == [10, 10] and not shown.links and not shown.missing
+    pieces = {p for rows in shown.tables.values() for row in rows for c in row["masks"].values() for p in c["pieces"]}
+    assert any(p.startswith("##") for p in pieces)  # a WordPiece continuation, shown as the model wrote it
+
+    # a relation stored before the pieces were kept: readers show its strings, a resumed run decodes it again
+    index_file = out / "es" / "P19.json"
+    old = json.loads(index_file.read_text(encoding="utf-8"))
+    del old["decoded"]["pieces"], old["decoded"]["tokens"]
+    index_file.write_text(json.dumps(old, ensure_ascii=False), encoding="utf-8")
+    assert "word pieces not stored" in cli("metrics", out).output
+    cli("report", out, report, "--queries", "all")
+    shown = DecodedTables((report / "index.html").read_text(encoding="utf-8"))
+    assert shown.missing == 1 and [len(rows) for rows in shown.tables.values()] == [50, 40]
+    cells = [c for row in shown.tables[("es", "P19")] for c in row["masks"].values()]
+    assert all(c["pieces"] == [] and c["string"] is not None for c in cells)
+    assert "pieces" not in read_stored(out, "es", "P19")[0]["decoded"]  # no reader decoded it again
+    again = cli("probe", release, "--model", bert, "--out", out, *DECODE[:-2], "--beam", "2", "--device", "cpu")
+    assert "probed 1 relations (1 already done)" in again.output
+    assert "pieces" in read_stored(out, "es", "P19")[0]["decoded"]
 
 
 def test_settings_that_do_not_go_together_are_one_line_errors(cli, release, bert, tmp_path):
