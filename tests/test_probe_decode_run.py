@@ -315,7 +315,9 @@ def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release,
         assert f"{plan}: field '{field}'" in line
 
 
-def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cli, tmp_path):
+def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cli, tmp_path, monkeypatch):
+    import curator.web.probe
+
     from .conftest import Browser
 
     cli("release", "build", "v0")
@@ -347,3 +349,30 @@ def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cl
     page = boss.get("/probe/runs/decoded").get_data(as_text=True)
     assert 'id="decoding-table"' in page and "init=independent" in page
     assert 'id="decoding-table"' not in boss.get("/probe/runs/ranked").get_data(as_text=True)
+
+    # the run's page shows each relation's first queries with their pieces, and links to all of them
+    shown = DecodedTables(page)
+    assert_shows_stored(shown.tables, runs / "decoded")
+    assert shown.links == ["/probe/runs/decoded/decoded/es/P19"]
+    total = len(read_stored(runs / "decoded", "es", "P19")[0]["decoded"]["strings"])
+    monkeypatch.setattr(curator.web.probe, "QUERIES_PAGE", 3)  # a few queries a page, so that there are pages
+    second = boss.get(shown.links[0] + "?page=2")
+    assert second.status_code == 200
+    on_page = DecodedTables(second.get_data(as_text=True))
+    assert_shows_stored(on_page.tables, runs / "decoded", offset=3)
+    assert len(on_page.tables[("es", "P19")]) == min(3, total - 3)
+    text = second.get_data(as_text=True)
+    assert f"Page 2 of {-(-total // 3)}; {total} queries in all." in text and 'rel="prev"' in text
+    pieces = {p for rows in on_page.tables.values() for row in rows for c in row["masks"].values() for p in c["pieces"]}
+    assert any(p.startswith("##") for p in pieces)
+    for missing in ("?page=0", f"?page={-(-total // 3) + 1}"):
+        assert boss.get(shown.links[0] + missing).status_code == 404
+    for wrong in (
+        "/probe/runs/decoded/decoded/es/P36",
+        "/probe/runs/decoded/decoded/ar/P19",
+        "/probe/runs/nope/decoded/es/P19",
+    ):
+        assert boss.get(wrong).status_code == 404
+    assert boss.get("/probe/runs/ranked/decoded/es/P19").status_code == 404  # a ranking run decoded nothing
+    reviewer = Browser(review_app).login("ana@example.org")
+    assert reviewer.get(shown.links[0]).status_code == 403

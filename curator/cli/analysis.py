@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -14,6 +14,9 @@ from curator.analysis.convention import DEFAULT as DEFAULT_CONVENTION
 from curator.analysis.convention import Convention
 from curator.cli.common import LIST, Column, echo_table, format_table, list_option, percent
 from curator.core.errors import InputError
+
+if TYPE_CHECKING:
+    from curator.analysis.decoding import RelationQueries
 
 _run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 _languages_option = list_option("--languages", help="Comma-separated language codes (default: all).")
@@ -94,7 +97,7 @@ def _decoded(run_dir: str, languages: list[str], relations: list[str], queries: 
     }
 
 
-def _echo_queries(relations: list, asked: bool) -> None:
+def _echo_queries(relations: list[RelationQueries], asked: bool) -> None:
     """Per relation, its queries as a table: one line per number of masks, the chosen m starred."""
     for rel in relations:
         shown, total = len(rel["queries"]), rel["total"]

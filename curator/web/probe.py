@@ -111,17 +111,19 @@ def run(name: str):
 
 @bp.get("/runs/<name>/decoded/<language>/<relation>")
 @maintainer_required
-def decoded(name: str, language: str, relation: str):
+def decoded(name: str, language: str, relation: str) -> str:
     """Every decoded query of one relation with its word pieces, QUERIES_PAGE at a time (`?page=`)."""
     path = _run(name)
     page = request.args.get("page", 1, type=int)
-    try:
-        if (language, relation) not in relation_files(path, [language], [relation]):
-            abort(404)
-        stored = read_stored(path, language, relation)
-    except RunError:  # no such language or relation in the run, or not readable
+    try:  # only a relation the run lists: the names never make a path of their own
+        known = (language, relation) in relation_files(path, [language], [relation])
+    except RunError:  # no such language or relation in the run
         abort(404)
-    rel = relation_queries(stored[0], QUERIES_PAGE, (page - 1) * QUERIES_PAGE) if stored is not None else None
+    try:
+        stored = read_stored(path, language, relation) if known else None
+        rel = relation_queries(stored[0], QUERIES_PAGE, (page - 1) * QUERIES_PAGE) if stored is not None else None
+    except (RunError, KeyError, TypeError) as exc:
+        raise Unreadable(f"This run cannot be read: {exc}") from None
     pages = max(1, -(-rel["total"] // QUERIES_PAGE)) if rel is not None else 0
     if rel is None or not 1 <= page <= pages:
         abort(404)
