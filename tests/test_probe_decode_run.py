@@ -13,6 +13,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from curator.analysis.decoding import decoding_accuracy
+from curator.analysis.report import report_data
 from curator.core.aliases import normal
 from curator.core.formats.runs import iter_relations, read_stored
 
@@ -182,7 +183,9 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
     assert 'id="decoding-table"' in page and "Decoded without candidates" in page
     shown = DecodedTables(page)
     assert_shows_stored(shown.tables, out)
-    assert [len(rows) for rows in shown.tables.values()] == [10, 10] and not shown.links and not shown.missing
+    assert [len(rows) for rows in shown.tables.values()] == [5, 5] and not shown.links and not shown.missing
+    capped = report_data(out, queries=4, query_rows=6)["decoding"]["queries"]  # a run-wide cap on the rows
+    assert [(len(rel["queries"]), rel["total"]) for rel in capped] == [(4, 50), (2, 40)]
     pieces = {p for rows in shown.tables.values() for row in rows for c in row["masks"].values() for p in c["pieces"]}
     assert any(p.startswith("##") for p in pieces)  # a WordPiece continuation, shown as the model wrote it
 

@@ -32,7 +32,10 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 CSS = Path(__file__).resolve().parent.parent / "web" / "static" / "curator.css"
 WORST = 20  # templates in the run-wide list
 WORST_PER_LANGUAGE = 5
-QUERIES = 10  # decoded queries shown per relation (`curator report --queries`; the web pages link to every one)
+QUERIES = 5  # decoded queries shown per relation (`curator report --queries`; the web pages link to every one)
+# and at most this many in all, the first relations' (a run of 46 languages × 40 relations would
+# otherwise make a page of tens of MB); the rest show their count and where to see them
+QUERY_ROWS = 200
 CHARTS = ("metrics", "rankc")
 
 # run.json fields shown in the header, in this order
@@ -204,16 +207,29 @@ def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[Ra
     }, None
 
 
+def _capped(relations: list[RelationQueries], rows: int | None) -> list[RelationQueries]:
+    """The relations' queries, the first `rows` of them in all (None: every one): later relations keep their count."""
+    if rows is None:
+        return relations
+    out: list[RelationQueries] = []
+    for rel in relations:
+        out.append({**rel, "queries": rel["queries"][:rows]})
+        rows -= len(out[-1]["queries"])
+    return out
+
+
 def report_data(
     run_dir: str | Path,
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
     languages: list[str] | None = None,
     convention: Convention = DEFAULT,
     queries: int | None = QUERIES,
+    query_rows: int | None = QUERY_ROWS,
 ) -> ReportData:
     """Everything the report shows, as plain values; raises RunError for an unreadable run.
     The convention is recorded with the numbers: the same run reads differently under each.
-    A decoded run shows its first `queries` queries per relation (None: all, 0: none)."""
+    A decoded run shows its first `queries` queries per relation (None: all, 0: none), at most
+    `query_rows` in all (None: no limit)."""
     run = Path(run_dir)
     convention = parse(convention)
     nm = set(nm_relations)
@@ -262,7 +278,9 @@ def report_data(
             "columns": list(xfactr.COLUMNS),
             "labels": xfactr.LABELS,
             "by_language": xfactr.decoding_accuracy(run, languages),
-            "queries": xfactr.decoded_queries(run, languages, limit=queries) if queries != 0 else [],
+            "queries": _capped(xfactr.decoded_queries(run, languages, limit=queries), query_rows)
+            if queries != 0
+            else [],
             "limit": queries,
         }
     return {
@@ -327,12 +345,13 @@ def build_report(
     languages: list[str] | None = None,
     convention: Convention = DEFAULT,
     queries: int | None = QUERIES,
+    query_rows: int | None = QUERY_ROWS,
 ) -> Path:
     """Write out_dir/index.html and its PNGs (each file atomically); returns the index path.
     Charts go first, so an index.html never points at a chart that is not there."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    data = report_data(run_dir, nm_relations, languages, convention, queries)
+    data = report_data(run_dir, nm_relations, languages, convention, queries, query_rows)
     for chart in CHARTS:
         path = out / f"{chart}.png"
         if chart in data["charts"]:

@@ -385,7 +385,8 @@ def compare(
     type=QueriesType(),
     default=None,
     help="A decoded run's report: the queries shown per relation with the word pieces of every number of "
-    "masks: a count, 0 for none or all (default: 10; with several runs each report shows 10).",
+    "masks: a count, 0 for none or all (default: 5 per relation and 200 in all; with several runs each "
+    "report shows the default).",
 )
 def report(
     run_dirs: tuple[str, ...],
@@ -398,10 +399,11 @@ def report(
     """Write an HTML report (and PNG charts) of a probe run to OUT; the page names its convention.
     With several runs: OUT/index.html is their models × languages table, each run's report
     beside it in OUT/<n>-<run name>/."""
-    from curator.analysis.report import QUERIES, build_report
+    from curator.analysis.report import QUERIES, QUERY_ROWS, build_report
 
+    rows: int | None = None  # the count asked, for every relation
     if click.get_current_context().get_parameter_source("queries") is ParameterSource.DEFAULT:
-        queries = QUERIES
+        queries, rows = QUERIES, QUERY_ROWS
 
     chosen = _convention(convention, nm_relations)
     if len(run_dirs) > 1:
@@ -418,6 +420,7 @@ def report(
             languages=languages or None,
             convention=chosen,
             queries=queries,
+            query_rows=rows,
         )
     click.echo(f"wrote {path} (convention {chosen.value})")
 
