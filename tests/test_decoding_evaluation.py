@@ -11,6 +11,7 @@ import pytest
 
 from curator.analysis.decoding import decoded_queries, decoding_accuracy, relation_counts, relation_queries
 from curator.analysis.metrics import relation_metrics
+from curator.analysis.report import render_static, report_data
 from curator.core.aliases import Aliases, matcher, normal
 from curator.core.errors import InputError
 from curator.core.formats.runs import RelationPredictions, load_relation, save_relation, write_run_info
@@ -243,6 +244,7 @@ def write_decoded_run(run, pieces: bool) -> None:
     if pieces:  # what a WordPiece tokenizer might write: "Par" "##ís" joins to "París"
         decoded["pieces"] = [[one.split(), two.split()] for one, two in strings]
         decoded["pieces"][2][1] = ["Par", "##ís"]
+        decoded["pieces"][4][0] = ["<i>", "ال"]  # markup stays text; Arabic keeps its direction
         decoded["tokens"] = [[list(range(len(p))) for p in row] for row in decoded["pieces"]]
     save_relation(run, rel, index_extra={"decoded": decoded})
     write_run_info(run, {"model": "m", "decoding": {"init": "independent", "max_masks": 2}})
@@ -260,6 +262,9 @@ def test_decoded_queries_give_every_m_its_pieces_and_string_and_the_chosen_m(tmp
     assert [q["correct"] for q in rel["queries"]] == [True, True, True, True, False, False]
     page = relation_queries(load_index(tmp_path), limit=2, offset=3)
     assert [q["subject"] for q in page["queries"]] == ["Italia", "Estados Unidos"] and page["total"] == 6
+    html = render_static(report_data(tmp_path))
+    assert '<bdi dir="auto" class="piece">&lt;i&gt;</bdi> <bdi dir="auto" class="piece">ال</bdi>' in html
+    assert "<i>" not in html
 
 
 def load_index(run) -> dict:
