@@ -9,8 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from curator.analysis.decoding import decoding_accuracy, relation_counts
+from curator.analysis.decoding import decoded_queries, decoding_accuracy, relation_counts, relation_queries
 from curator.analysis.metrics import relation_metrics
+from curator.analysis.report import render_static, report_data
 from curator.core.aliases import Aliases, matcher, normal
 from curator.core.errors import InputError
 from curator.core.formats.runs import RelationPredictions, load_relation, save_relation, write_run_info
@@ -214,3 +215,73 @@ def test_aliases_file_line_holding_a_unicode_line_separator_is_one_line(tmp_path
     assert "\u2028" in path.read_text(encoding="utf-8")  # raw, not escaped
     aliases = Aliases().read(path)
     assert aliases.of("es", "Q1") == {normal("a\u2028b")} and aliases.of("fr", "Q2") == {normal("c\x85d")}
+
+
+def write_decoded_run(run, pieces: bool) -> None:
+    """One decoded relation (M = 2), with its word pieces or in the format stored before them."""
+    data = relation()
+    strings = [["Roma", "Roma ."], ["Lyon", "Washington"], ["x", "París"], ["Roma", "la Roma"], ["y", "z"], ["a", "b"]]
+    best = [0, 1, 1, 0, 0, 1]
+    candidates, predicted, correct = to_predictions(data, [row[b] for row, b in zip(strings, best)], names())
+    rel = RelationPredictions(
+        "es",
+        "P36",
+        data.templates,
+        data.subjects,
+        data.objects,
+        candidates,
+        predicted.reshape(2, 3),
+        correct.reshape(2, 3),
+        np.array(data.gold, dtype=np.int32),
+    )
+    decoded = {
+        "strings": strings,
+        "confidence": [[-1.5, -2.25]] * 6,
+        "best": best,
+        "gold_tokens": [1, 4, 2],
+        "names": {"Q220": ["roma"], "Q61": ["washington", "washington d. c"], "Q90": ["parís"]},
+    }
+    if pieces:  # what a WordPiece tokenizer might write: "Par" "##ís" joins to "París"
+        decoded["pieces"] = [[one.split(), two.split()] for one, two in strings]
+        decoded["pieces"][2][1] = ["Par", "##ís"]
+        decoded["pieces"][4][0] = ["<i>", "ال"]  # markup stays text; Arabic keeps its direction
+        decoded["tokens"] = [[list(range(len(p))) for p in row] for row in decoded["pieces"]]
+    save_relation(run, rel, index_extra={"decoded": decoded})
+    write_run_info(run, {"model": "m", "decoding": {"init": "independent", "max_masks": 2}})
+
+
+def test_decoded_queries_give_every_m_its_pieces_and_string_and_the_chosen_m(tmp_path):
+    write_decoded_run(tmp_path, pieces=True)
+    (rel,) = decoded_queries(tmp_path)
+    assert (rel["language"], rel["relation"], rel["total"], rel["pieces_stored"]) == ("es", "P36", 6, True)
+    third = rel["queries"][2]
+    assert (third["template"], third["subject"], third["object"]) == ("[X] tiene capital [Y].", "Francia", "París")
+    assert third["masks"][1] == {"m": 2, "pieces": ["Par", "##ís"], "string": "París", "confidence": -2.25}
+    assert third["chosen"] == 2 and third["correct"]
+    assert [q["chosen"] for q in rel["queries"]] == [1, 2, 2, 1, 1, 2]
+    assert [q["correct"] for q in rel["queries"]] == [True, True, True, True, False, False]
+    page = relation_queries(load_index(tmp_path), limit=2, offset=3)
+    assert [q["subject"] for q in page["queries"]] == ["Italia", "Estados Unidos"] and page["total"] == 6
+    html = render_static(report_data(tmp_path))
+    assert '<bdi dir="auto" class="piece">&lt;i&gt;</bdi> <bdi dir="auto" class="piece">ال</bdi>' in html
+    assert "<i>" not in html
+
+
+def load_index(run) -> dict:
+    return json.loads((run / "es" / "P36.json").read_text(encoding="utf-8"))
+
+
+def test_a_run_stored_before_the_pieces_reads_with_its_strings_and_says_so(cli, tmp_path):
+    """Nothing is decoded again by a reader: the strings are shown and the missing pieces named."""
+    run = tmp_path / "run"
+    write_decoded_run(run, pieces=False)
+    (rel,) = decoded_queries(run)
+    assert not rel["pieces_stored"] and rel["queries"][2]["masks"][1]["pieces"] is None
+    assert rel["queries"][2]["masks"][1]["string"] == "París"
+    text = cli("metrics", run).output
+    assert "word pieces not stored" in text and "París" in text
+    shown = json.loads(cli("metrics", run, "--json").output)["decoding"]["queries"]
+    assert shown[0]["pieces_stored"] is False and len(shown[0]["queries"]) == 6
+    cli("report", run, tmp_path / "report")
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert 'class="note pieces-missing"' in page and "París" in page

@@ -5,6 +5,7 @@ and the one-line errors for settings that do not go together."""
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 
 import pytest
 
@@ -12,6 +13,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from curator.analysis.decoding import decoding_accuracy
+from curator.analysis.report import report_data
 from curator.core.aliases import normal
 from curator.core.formats.runs import iter_relations, read_stored
 
@@ -31,6 +33,72 @@ DECODE = (
 )
 
 
+class DecodedTables(HTMLParser):
+    """Every table of decoded queries on a page: {(language, relation): [row]}, a row being its
+    chosen m and {m: {"pieces", "string", "chosen", "marked"}}, the texts of the <bdi dir=auto>
+    elements; also the links to a relation's every query and the notes of pieces not stored."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.tables: dict[tuple[str, str], list[dict]] = {}
+        self.links: list[str] = []
+        self.missing = 0
+        self.rows: list[dict] | None = None
+        self.cell: dict | None = None
+        self.grab: str | None = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "table" and "decoded-queries" in cls:
+            self.rows = self.tables.setdefault((a["data-language"], a["data-relation"]), [])
+        elif tag == "tr" and self.rows is not None and "data-chosen" in a:
+            self.rows.append({"chosen": int(a["data-chosen"]), "masks": {}})
+        elif tag == "td" and "mask" in cls:
+            self.cell = {"pieces": [], "string": None, "chosen": "chosen" in cls, "marked": False}
+            self.rows[-1]["masks"][int(a["data-m"])] = self.cell
+        elif tag == "strong" and "chosen-mark" in cls:
+            self.cell["marked"] = True
+        elif tag == "bdi" and self.cell is not None and {"piece", "string"} & set(cls):
+            assert a.get("dir") == "auto"
+            self.grab, self.text = ("piece" if "piece" in cls else "string"), ""
+        elif tag == "a" and "all-queries" in cls:
+            self.links.append(a["href"])
+        elif tag == "p" and "pieces-missing" in cls:
+            self.missing += 1
+
+    def handle_data(self, data):
+        if self.grab:
+            self.text += data
+
+    def handle_endtag(self, tag):
+        if tag == "bdi" and self.grab:
+            if self.grab == "piece":
+                self.cell["pieces"].append(self.text)
+            else:
+                self.cell["string"] = self.text
+            self.grab = None
+        elif tag == "td":
+            self.cell = None
+        elif tag == "table":
+            self.rows = None
+
+
+def assert_shows_stored(tables: dict, run, offset: int = 0) -> None:
+    """Each table's rows are the stored queries from `offset`: pieces, string and chosen m, marked in words."""
+    assert tables
+    for (language, relation), rows in tables.items():
+        decoded = read_stored(run, language, relation)[0]["decoded"]
+        assert rows
+        for q, row in enumerate(rows, offset):
+            assert row["chosen"] == decoded["best"][q] + 1
+            for m, cell in row["masks"].items():
+                assert cell["pieces"] == decoded["pieces"][q][m - 1]
+                assert cell["string"] == decoded["strings"][q][m - 1]
+                assert cell["chosen"] == cell["marked"] == (m == row["chosen"])
+
+
 def one_error_line(result) -> str:
     assert result.exit_code != 0 and "Traceback" not in result.output, result.output
     lines = [line for line in result.output.splitlines() if line.startswith("Error")]
@@ -39,9 +107,12 @@ def one_error_line(result) -> str:
 
 
 def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_path):
+    from transformers import AutoTokenizer
+
     out = tmp_path / "run"
     result = cli("probe", release, "--model", bert, "--out", out, *DECODE)
     assert "probed 2 relations" in result.output
+    tok = AutoTokenizer.from_pretrained(bert)
     info = json.loads((out / "run.json").read_text())
     assert info["decoding"] == {
         "init": "confidence",
@@ -69,13 +140,33 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
                 or (entity.startswith("text:") and entity == "text:" + normal(best))
             )
             assert rel.correct[t, d] == (normal(best) in decoded["names"][rel.objects[d]])
+        # the word pieces the model wrote, per query and m: its ids' pieces, which join to the string
+        assert len(decoded["pieces"]) == len(decoded["tokens"]) == T * D
+        for ids_q, pieces_q, strings_q in zip(decoded["tokens"], decoded["pieces"], decoded["strings"]):
+            assert [len(ids) for ids in ids_q] == [len(p) for p in pieces_q] == [1, 2, 3]
+            for ids, pieces, text in zip(ids_q, pieces_q, strings_q):
+                assert pieces == tok.convert_ids_to_tokens(ids)
+                assert tok.convert_tokens_to_string(pieces).strip() == text
     table = decoding_accuracy(out)
     assert table["es"]["accuracy"]["total"] == sum(r.shape[0] * r.shape[1] for r in iter_relations(out))
 
     shown = cli("metrics", out)
     assert "X-FACTR accuracy" in shown.output and "Oracle number of masks" in shown.output
-    as_json = json.loads(cli("metrics", out, "--json").output)
-    assert as_json["decoding"]["by_language"]["es"] == json.loads(json.dumps(table["es"]))
+    first = read_stored(out, "es", "P19")[0]["decoded"]
+    assert "es P19: 5 of 50 queries; --queries N or --queries all" in shown.output
+    assert f" {' '.join(first['pieces'][0][2])} " in shown.output  # query 1's three pieces, as a table cell
+    assert "es P36: 2 of 40 queries" in cli("metrics", out, "--queries", "2").output
+    assert "es P19:" not in cli("metrics", out, "--queries", "0").output
+    as_json = json.loads(cli("metrics", out, "--json", "--relations", "P19").output)
+    assert as_json["decoding"]["by_language"]["es"] == json.loads(
+        json.dumps(decoding_accuracy(out, None, ["P19"])["es"])
+    )
+    (queries,) = as_json["decoding"]["queries"]
+    assert queries["total"] == len(queries["queries"]) == 50 and queries["pieces_stored"]
+    for q, query in enumerate(queries["queries"]):
+        assert [mask["pieces"] for mask in query["masks"]] == first["pieces"][q]
+        assert [mask["string"] for mask in query["masks"]] == first["strings"][q]
+        assert query["chosen"] == first["best"][q] + 1
 
     again = cli("probe", release, "--model", bert, "--out", out, *DECODE)
     assert "probed 0 relations (2 already done)" in again.output
@@ -90,6 +181,29 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
     cli("report", out, report)
     page = (report / "index.html").read_text(encoding="utf-8")
     assert 'id="decoding-table"' in page and "Decoded without candidates" in page
+    shown = DecodedTables(page)
+    assert_shows_stored(shown.tables, out)
+    assert [len(rows) for rows in shown.tables.values()] == [5, 5] and not shown.links and not shown.missing
+    capped = report_data(out, queries=4, query_rows=6)["decoding"]["queries"]  # a run-wide cap on the rows
+    assert [(len(rel["queries"]), rel["total"]) for rel in capped] == [(4, 50), (2, 40)]
+    pieces = {p for rows in shown.tables.values() for row in rows for c in row["masks"].values() for p in c["pieces"]}
+    assert any(p.startswith("##") for p in pieces)  # a WordPiece continuation, shown as the model wrote it
+
+    # a relation stored before the pieces were kept: readers show its strings, a resumed run decodes it again
+    index_file = out / "es" / "P19.json"
+    old = json.loads(index_file.read_text(encoding="utf-8"))
+    del old["decoded"]["pieces"], old["decoded"]["tokens"]
+    index_file.write_text(json.dumps(old, ensure_ascii=False), encoding="utf-8")
+    assert "word pieces not stored" in cli("metrics", out).output
+    cli("report", out, report, "--queries", "all")
+    shown = DecodedTables((report / "index.html").read_text(encoding="utf-8"))
+    assert shown.missing == 1 and [len(rows) for rows in shown.tables.values()] == [50, 40]
+    cells = [c for row in shown.tables[("es", "P19")] for c in row["masks"].values()]
+    assert all(c["pieces"] == [] and c["string"] is not None for c in cells)
+    assert "pieces" not in read_stored(out, "es", "P19")[0]["decoded"]  # no reader decoded it again
+    again = cli("probe", release, "--model", bert, "--out", out, *DECODE[:-2], "--beam", "2", "--device", "cpu")
+    assert "probed 1 relations (1 already done)" in again.output
+    assert "pieces" in read_stored(out, "es", "P19")[0]["decoded"]
 
 
 def test_settings_that_do_not_go_together_are_one_line_errors(cli, release, bert, tmp_path):
@@ -204,7 +318,9 @@ def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release,
         assert f"{plan}: field '{field}'" in line
 
 
-def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cli, tmp_path):
+def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cli, tmp_path, monkeypatch):
+    import curator.web.probe
+
     from .conftest import Browser
 
     cli("release", "build", "v0")
@@ -236,3 +352,30 @@ def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cl
     page = boss.get("/probe/runs/decoded").get_data(as_text=True)
     assert 'id="decoding-table"' in page and "init=independent" in page
     assert 'id="decoding-table"' not in boss.get("/probe/runs/ranked").get_data(as_text=True)
+
+    # the run's page shows each relation's first queries with their pieces, and links to all of them
+    shown = DecodedTables(page)
+    assert_shows_stored(shown.tables, runs / "decoded")
+    assert shown.links == ["/probe/runs/decoded/decoded/es/P19"]
+    total = len(read_stored(runs / "decoded", "es", "P19")[0]["decoded"]["strings"])
+    monkeypatch.setattr(curator.web.probe, "QUERIES_PAGE", 3)  # a few queries a page, so that there are pages
+    second = boss.get(shown.links[0] + "?page=2")
+    assert second.status_code == 200
+    on_page = DecodedTables(second.get_data(as_text=True))
+    assert_shows_stored(on_page.tables, runs / "decoded", offset=3)
+    assert len(on_page.tables[("es", "P19")]) == min(3, total - 3)
+    text = second.get_data(as_text=True)
+    assert f"Page 2 of {-(-total // 3)}; {total} queries in all." in text and 'rel="prev"' in text
+    pieces = {p for rows in on_page.tables.values() for row in rows for c in row["masks"].values() for p in c["pieces"]}
+    assert any(p.startswith("##") for p in pieces)
+    for missing in ("?page=0", f"?page={-(-total // 3) + 1}"):
+        assert boss.get(shown.links[0] + missing).status_code == 404
+    for wrong in (
+        "/probe/runs/decoded/decoded/es/P36",
+        "/probe/runs/decoded/decoded/ar/P19",
+        "/probe/runs/nope/decoded/es/P19",
+    ):
+        assert boss.get(wrong).status_code == 404
+    assert boss.get("/probe/runs/ranked/decoded/es/P19").status_code == 404  # a ranking run decoded nothing
+    reviewer = Browser(review_app).login("ana@example.org")
+    assert reviewer.get(shown.links[0]).status_code == 403

@@ -90,6 +90,8 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/probe/runs": {"GET": MAINTAINER_PAGE},
     "/probe/runs/<name>": {"GET": MAINTAINER_PAGE},
     "/probe/runs/<name>/<chart>.png": {"GET": MAINTAINER_PAGE},
+    # a relation's decoded queries: the table's run ranks, so a maintainer gets 404 (the page: test_probe_decode_run)
+    "/probe/runs/<name>/decoded/<language>/<relation>": {"GET": {**MAINTAINER_PAGE, M: 404}},
     "/probe/compare": {"GET": MAINTAINER_PAGE},  # models × languages of the runs ticked (?run=…)
     # review guidance (issue 15): guidelines, comments, suggestion edits
     "/admin/languages/<code>/guidelines": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
@@ -233,6 +235,7 @@ def world(review_app, sessions, cli, tmp_path):
     values = {
         "invite_id": invite_id,
         "lang": "es",
+        "language": "es",
         "code": "es",
         "item_id": item,
         "relation": "P19",

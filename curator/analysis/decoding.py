@@ -77,3 +77,91 @@ def decoding_accuracy(
         lang: {c: Accuracy(value=(k / n) if n else None, correct=k, total=n) for c, (k, n) in cols.items()}
         for lang, cols in sorted(totals.items())
     }
+
+
+class Mask(TypedDict):
+    """What one query wrote into m masks: the word pieces (None when the run did not store them),
+    their joined string and v(m)."""
+
+    m: int
+    pieces: list[str] | None
+    string: str
+    confidence: float
+
+
+class Query(TypedDict):
+    """One decoded (template, tuple): every m's prediction, the chosen m and whether it is right."""
+
+    template: str
+    subject: str
+    object: str
+    masks: list[Mask]
+    chosen: int
+    correct: bool
+
+
+class RelationQueries(TypedDict):
+    """Some queries of one relation (template-major), out of its `total`."""
+
+    language: str
+    relation: str
+    total: int
+    pieces_stored: bool
+    queries: list[Query]
+
+
+def relation_queries(index: Mapping[str, Any], limit: int | None = None, offset: int = 0) -> RelationQueries | None:
+    """`limit` queries (all with None) of one stored relation from the `offset`-th; None when it was not
+    decoded. Runs stored before the word pieces were kept read with `pieces` None: the strings
+    are shown alone and nothing is decoded again."""
+    decoded = index.get("decoded")
+    if not decoded:
+        return None
+    subjects, objects, templates = index["subjects"], index["objects"], index["templates"]
+    n = len(subjects)
+    label = {c[0]: c[1] for c in index["candidates"]}
+    strings, confidence, best, names = decoded["strings"], decoded["confidence"], decoded["best"], decoded["names"]
+    pieces = decoded.get("pieces")
+    queries: list[Query] = []
+    for q, row in enumerate(strings[offset : len(strings) if limit is None else offset + limit], offset):
+        t, d = divmod(q, n)
+        queries.append(
+            {
+                "template": templates[t],
+                "subject": subjects[d][1],
+                "object": label.get(objects[d], objects[d]),
+                "masks": [
+                    {
+                        "m": m + 1,
+                        "pieces": list(pieces[q][m]) if pieces is not None else None,
+                        "string": text,
+                        "confidence": float(confidence[q][m]),
+                    }
+                    for m, text in enumerate(row)
+                ],
+                "chosen": int(best[q]) + 1,
+                "correct": normal(row[best[q]]) in set(names.get(objects[d], [])),
+            }
+        )
+    return {
+        "language": index["language"],
+        "relation": index["relation"],
+        "total": len(strings),
+        "pieces_stored": pieces is not None,
+        "queries": queries,
+    }
+
+
+def decoded_queries(
+    run: str | Path, languages: list[str] | None = None, relations: list[str] | None = None, limit: int | None = None
+) -> list[RelationQueries]:
+    """Per decoded relation of the run (language, then relation order), its first `limit`
+    queries (all with None): the template, subject and gold object, for every m the word
+    pieces, the string and v(m), and the chosen m."""
+    out = []
+    for language, relation in relation_files(run, languages, relations):
+        stored = read_stored(run, language, relation)
+        found = relation_queries(stored[0], limit) if stored is not None else None
+        if found is not None:
+            out.append(found)
+    return out

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from curator.analysis.charts import metric_bars, rankc_heatmap
 from curator.analysis.convention import DEFAULT, Convention, ConventionRecord, as_record, parse
-from curator.analysis.decoding import Accuracy
+from curator.analysis.decoding import Accuracy, RelationQueries
 from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS, MAIN, METRICS, run_metrics
 from curator.analysis.rankc import run_rankc
 from curator.core import languages as langs
@@ -32,6 +32,10 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 CSS = Path(__file__).resolve().parent.parent / "web" / "static" / "curator.css"
 WORST = 20  # templates in the run-wide list
 WORST_PER_LANGUAGE = 5
+QUERIES = 5  # decoded queries shown per relation (`curator report --queries`; the web pages link to every one)
+# and at most this many in all, the first relations' (a run of 46 languages × 40 relations would
+# otherwise make a page of tens of MB); the rest show their count and where to see them
+QUERY_ROWS = 200
 CHARTS = ("metrics", "rankc")
 
 # run.json fields shown in the header, in this order
@@ -103,6 +107,8 @@ class DecodingView(TypedDict):
     columns: list[str]
     labels: dict[str, str]
     by_language: dict[str, dict[str, Accuracy]]
+    queries: list[RelationQueries]  # per relation its first `limit` queries, with their word pieces
+    limit: int | None  # queries per relation asked (None: all)
 
 
 class ReportData(TypedDict):
@@ -201,14 +207,29 @@ def _rankc(run: Path, languages: list[str] | None, found: list[str]) -> tuple[Ra
     }, None
 
 
+def _capped(relations: list[RelationQueries], rows: int | None) -> list[RelationQueries]:
+    """The relations' queries, the first `rows` of them in all (None: every one): later relations keep their count."""
+    if rows is None:
+        return relations
+    out: list[RelationQueries] = []
+    for rel in relations:
+        out.append({**rel, "queries": rel["queries"][:rows]})
+        rows -= len(out[-1]["queries"])
+    return out
+
+
 def report_data(
     run_dir: str | Path,
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
     languages: list[str] | None = None,
     convention: Convention = DEFAULT,
+    queries: int | None = QUERIES,
+    query_rows: int | None = QUERY_ROWS,
 ) -> ReportData:
     """Everything the report shows, as plain values; raises RunError for an unreadable run.
-    The convention is recorded with the numbers: the same run reads differently under each."""
+    The convention is recorded with the numbers: the same run reads differently under each.
+    A decoded run shows its first `queries` queries per relation (None: all, 0: none), at most
+    `query_rows` in all (None: no limit)."""
     run = Path(run_dir)
     convention = parse(convention)
     nm = set(nm_relations)
@@ -257,6 +278,10 @@ def report_data(
             "columns": list(xfactr.COLUMNS),
             "labels": xfactr.LABELS,
             "by_language": xfactr.decoding_accuracy(run, languages),
+            "queries": _capped(xfactr.decoded_queries(run, languages, limit=queries), query_rows)
+            if queries != 0
+            else [],
+            "limit": queries,
         }
     return {
         "name": run.name,
@@ -309,7 +334,8 @@ def environment() -> Environment:
 def render_static(data: ReportData) -> str:
     charts = {name: f"{name}.png" for name in data["charts"]}
     css = Markup(CSS.read_text(encoding="utf-8"))  # our own stylesheet, inlined so the folder stands alone
-    return environment().get_template("probe_report.html").render(report=data, charts=charts, css=css)
+    # no page of a relation's queries beside a static report: `curator report --queries all` shows them all
+    return environment().get_template("probe_report.html").render(report=data, charts=charts, css=css, queries_links={})
 
 
 def build_report(
@@ -318,12 +344,14 @@ def build_report(
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
     languages: list[str] | None = None,
     convention: Convention = DEFAULT,
+    queries: int | None = QUERIES,
+    query_rows: int | None = QUERY_ROWS,
 ) -> Path:
     """Write out_dir/index.html and its PNGs (each file atomically); returns the index path.
     Charts go first, so an index.html never points at a chart that is not there."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    data = report_data(run_dir, nm_relations, languages, convention)
+    data = report_data(run_dir, nm_relations, languages, convention, queries, query_rows)
     for chart in CHARTS:
         path = out / f"{chart}.png"
         if chart in data["charts"]:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from curator.analysis.convention import CHOICES as CONVENTIONS
 from curator.analysis.convention import DEFAULT as DEFAULT_CONVENTION
 from curator.analysis.convention import Convention
-from curator.cli.common import LIST, Column, echo_table, list_option, percent
+from curator.cli.common import LIST, Column, echo_table, format_table, list_option, percent
 from curator.core.errors import InputError
+
+if TYPE_CHECKING:
+    from curator.analysis.decoding import RelationQueries
 
 _run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 _languages_option = list_option("--languages", help="Comma-separated language codes (default: all).")
@@ -53,15 +58,82 @@ def _convention(convention: str, nm_relations: list[str] | None) -> Convention:
     return chosen
 
 
-def _decoded(run_dir: str, languages: list[str], relations: list[str]) -> dict | None:
-    """X-FACTR's accuracies of a run decoded without candidates (None for a ranking run)."""
-    from curator.analysis.decoding import decoding_accuracy
+QUERIES_SHOWN = 5  # decoded queries per relation in `curator metrics`' text output unless --queries says
+
+
+class QueriesType(click.ParamType):
+    """`--queries`: a count of decoded queries per relation (0 = none) or `all`; `all` is None."""
+
+    name = "N|all"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | None:
+        if value is None or isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "all":
+            return None
+        try:
+            count = int(value)
+        except ValueError:
+            count = -1
+        if count < 0:
+            self.fail(f"{value!r} is neither a count of queries (0 or more) nor 'all'", param, ctx)
+        return count
+
+
+def _decoded(run_dir: str, languages: list[str], relations: list[str], queries: int | None) -> dict | None:
+    """X-FACTR's accuracies of a run decoded without candidates, and its first `queries` queries
+    per relation (all with None; none with 0); None for a ranking run."""
+    from curator.analysis.decoding import decoded_queries, decoding_accuracy
     from curator.core.formats.runs import run_info
 
     settings = run_info(run_dir).get("decoding")
     if not settings:
         return None
-    return {"settings": settings, "by_language": decoding_accuracy(run_dir, languages or None, relations or None)}
+    shown = decoded_queries(run_dir, languages or None, relations or None, queries) if queries != 0 else []
+    return {
+        "settings": settings,
+        "by_language": decoding_accuracy(run_dir, languages or None, relations or None),
+        "queries": shown,
+    }
+
+
+def _echo_queries(relations: list[RelationQueries], asked: bool) -> None:
+    """Per relation, its queries as a table: one line per number of masks, the chosen m starred."""
+    for rel in relations:
+        shown, total = len(rel["queries"]), rel["total"]
+        more = "" if shown == total else "; --queries N or --queries all (with --languages/--relations) for more"
+        click.echo(f"\n{rel['language']} {rel['relation']}: {shown} of {total} queries{more}")
+        if not rel["pieces_stored"]:
+            click.echo("  word pieces not stored (decoded before curator kept them): strings only")
+        rows = []
+        for i, query in enumerate(rel["queries"], 1):
+            click.echo(
+                f"  #{i} {query['template']}  X = {query['subject']}  gold = {query['object']}  "
+                f"chosen m = {query['chosen']} ({'right' if query['correct'] else 'wrong'})"
+            )
+            rows = [
+                (
+                    "*" if mask["m"] == query["chosen"] else "",
+                    mask["m"],
+                    f"{mask['confidence']:.4f}",
+                    "—" if mask["pieces"] is None else " ".join(mask["pieces"]),
+                    mask["string"],
+                )
+                for mask in query["masks"]
+            ]
+            for line in format_table(
+                [
+                    Column("", 5, ">"),
+                    Column("m", 3, ">"),
+                    Column("v(m)", 10, ">"),
+                    Column("pieces", 30),
+                    Column("string"),
+                ],
+                rows,
+            )[0 if i == 1 else 1 :]:
+                click.echo(line.rstrip())
+    if relations and not asked:
+        click.echo(f"\n(* = the chosen m; {QUERIES_SHOWN} queries per relation by default, --queries N|all|0)")
 
 
 def _settings(settings: dict) -> str:
@@ -79,13 +151,21 @@ def _share(cell: dict) -> str:
     "as_json",
     is_flag=True,
     help="One JSON object: the convention, then by_language (or by_relation) keyed by language, then metric "
-    "(and, for a decoded run, decoding: its settings and X-FACTR's accuracies by language).",
+    "(and, for a decoded run, decoding: its settings, X-FACTR's accuracies by language and its queries: per "
+    "relation, per query the word pieces, string and v(m) of every number of masks and the chosen m).",
 )
 @click.option("--by", type=click.Choice(["language", "relation"]), default="language", show_default=True)
 @_languages_option
 @_relations_option
 @_nm_option
 @_convention_option
+@click.option(
+    "--queries",
+    type=QueriesType(),
+    default=None,
+    help=f"Decoded runs: the queries shown per relation, each with the word pieces of every number of masks "
+    f"and the chosen m: a count, 0 for none or all (default: {QUERIES_SHOWN} in the text output, all in --json).",
+)
 def metrics(
     run_dir: str,
     as_json: bool,
@@ -94,6 +174,7 @@ def metrics(
     relations: list[str],
     nm_relations: list[str] | None,
     convention: str,
+    queries: int | None,
 ) -> None:
     """Consistency, accuracy, consistency-accuracy and friends of a probe run (ours or mParaRel format)."""
     from curator.analysis.convention import as_record, describe
@@ -103,7 +184,8 @@ def metrics(
     chosen = _convention(convention, nm_relations)
     nm = _nm(nm_relations)
     by_language, by_relation = run_metrics(iter_relations(run_dir, languages or None, relations or None), nm, chosen)
-    decoded = _decoded(run_dir, languages, relations)
+    asked = click.get_current_context().get_parameter_source("queries") is not ParameterSource.DEFAULT
+    decoded = _decoded(run_dir, languages, relations, queries if asked or as_json else QUERIES_SHOWN)
 
     def clean(v):
         return None if isinstance(v, float) and v != v else v
@@ -174,6 +256,7 @@ def metrics(
             [(lang, *(_share(cols[c]) for c in DCOLS)) for lang, cols in decoded["by_language"].items()],
             sep="",
         )
+        _echo_queries(decoded["queries"], asked)
 
 
 @click.command()
@@ -297,13 +380,30 @@ def compare(
 @_languages_option
 @_nm_option
 @_convention_option
+@click.option(
+    "--queries",
+    type=QueriesType(),
+    default=None,
+    help="A decoded run's report: the queries shown per relation with the word pieces of every number of "
+    "masks: a count, 0 for none or all (default: 5 per relation and 200 in all; with several runs each "
+    "report shows the default).",
+)
 def report(
-    run_dirs: tuple[str, ...], out: str, languages: list[str], nm_relations: list[str] | None, convention: str
+    run_dirs: tuple[str, ...],
+    out: str,
+    languages: list[str],
+    nm_relations: list[str] | None,
+    convention: str,
+    queries: int | None,
 ) -> None:
     """Write an HTML report (and PNG charts) of a probe run to OUT; the page names its convention.
     With several runs: OUT/index.html is their models × languages table, each run's report
     beside it in OUT/<n>-<run name>/."""
-    from curator.analysis.report import build_report
+    from curator.analysis.report import QUERIES, QUERY_ROWS, build_report
+
+    rows: int | None = None  # the count asked, for every relation
+    if click.get_current_context().get_parameter_source("queries") is ParameterSource.DEFAULT:
+        queries, rows = QUERIES, QUERY_ROWS
 
     chosen = _convention(convention, nm_relations)
     if len(run_dirs) > 1:
@@ -314,7 +414,13 @@ def report(
         )
     else:
         path = build_report(
-            run_dirs[0], out, nm_relations=_nm(nm_relations), languages=languages or None, convention=chosen
+            run_dirs[0],
+            out,
+            nm_relations=_nm(nm_relations),
+            languages=languages or None,
+            convention=chosen,
+            queries=queries,
+            query_rows=rows,
         )
     click.echo(f"wrote {path} (convention {chosen.value})")
 

@@ -16,7 +16,11 @@ So "Roma", "roma" and "Rome" (an alias) are one prediction for consistency, and 
 strings that name no entity are two. The relation is saved with `save_relation` (no rankings:
 RankC does not apply), and its index keeps what X-FACTR's evaluation needs beyond the best
 prediction (`analysis/decoding.py`): every m's string and confidence, the best m, the gold
-object's token count (the oracle m) and the gold objects' names in normal form.
+object's token count (the oracle m) and the gold objects' names in normal form — and, so that a
+reader sees what the model wrote and not only the joined string, every m's token ids (`tokens`)
+and word pieces (`pieces`, `tokenizer.convert_ids_to_tokens`: "▁Par", "##is"). Relations stored
+before the pieces were kept have neither: readers show their strings alone, and only a resumed
+`curator probe` decodes them again (`PIECES`).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ if TYPE_CHECKING:
 
 TEXT = "text:"
 NONE = "none:"  # + the query's row: a string with no letters or digits names nothing, not even itself
+PIECES = "pieces"  # the field of `decoded` a current relation has: stored without it, a resumed run decodes again
 
 
 def decoding_key(model: str, decoder: MaskedDecoder) -> str:
@@ -93,7 +98,7 @@ def decode_relation(
     key = decoding_key(model, decoder)
     digest = hashlib.sha256((data.digest() + key + json.dumps(all_names, ensure_ascii=False)).encode()).hexdigest()
     previous = read_stored(out, data.language, data.relation)
-    if previous is not None and previous[0].get("digest") == digest:
+    if previous is not None and previous[0].get("digest") == digest and PIECES in previous[0].get("decoded", {}):
         return None
     start = time.perf_counter()
     decoded = decoder.decode_relation(data)
@@ -102,6 +107,8 @@ def decode_relation(
     candidates, predicted, correct = to_predictions(data, best, aliases)
     label = dict(data.candidates)
     gold_tokens = [len(ids) for ids in decoder.scorer.encode([label[o] for o in data.objects])]
+    to_pieces = decoder.scorer.tok.convert_ids_to_tokens
+    pieces = [[list(to_pieces(ids)) for ids in per_q] for per_q in decoded.tokens]
     save_relation(
         out,
         RelationPredictions(
@@ -120,6 +127,8 @@ def decode_relation(
             "options_key": key,
             "decoded": {
                 "strings": decoded.strings,
+                "tokens": [[[int(i) for i in ids] for ids in per_q] for per_q in decoded.tokens],
+                PIECES: pieces,
                 "confidence": [[round(float(v), 6) for v in row] for row in np.asarray(decoded.confidence)],
                 "best": [int(b) for b in decoded.best],
                 "gold_tokens": gold_tokens,

@@ -5,7 +5,9 @@ of its folders), so a finished run costs one computation, and a run rewritten by
 `curator probe` is recomputed on the next view. `?convention=mpararel` shows the run under the
 published mParaRel evaluation's averaging (convention.py); the page says which one it uses.
 `/probe/compare?run=a&run=b…` shows runs side by side, models × languages (analysis/models.py),
-cached by the runs' signatures in the same way.
+cached by the runs' signatures in the same way. A decoded run's page shows the first queries of
+each relation with their word pieces; `/probe/runs/<name>/decoded/<language>/<relation>` shows
+every query of one relation, a page at a time.
 """
 
 from __future__ import annotations
@@ -17,17 +19,19 @@ from pathlib import Path
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from curator.analysis.convention import CHOICES, DEFAULT, parse
+from curator.analysis.decoding import relation_queries
 from curator.analysis.models import ModelsTable, models_table
 from curator.analysis.report import ReportData, chart_png, report_data
 from curator.core.errors import Unreadable
 from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
-from curator.core.formats.runs import RunError
+from curator.core.formats.runs import RunError, read_stored, relation_files
 from curator.core.languages import direction
 from curator.web.auth import maintainer_required
 from curator.web.settings import current_settings
 
 bp = Blueprint("probe", __name__, url_prefix="/probe")
 MAX_COMPARED = 20  # runs on one comparison page
+QUERIES_PAGE = 50  # decoded queries on one page of a relation's queries
 _LOCK = threading.Lock()  # one computation per run at a time, not one per concurrent request
 
 
@@ -88,7 +92,56 @@ def run(name: str):
     report = _cached(_data, path, convention)
     charts = {chart: url_for("probe.chart", name=name, chart=chart, **_query(convention)) for chart in report["charts"]}
     conventions = [(c, url_for("probe.run", name=name, **_query(c))) for c in CHOICES]
-    return render_template("probe_run.html", report=report, charts=charts, conventions=conventions, direction=direction)
+    decoding = report["decoding"]
+    queries_links = {
+        f"{rel['language']}/{rel['relation']}": url_for(
+            "probe.decoded", name=name, language=rel["language"], relation=rel["relation"]
+        )
+        for rel in (decoding["queries"] if decoding else [])
+    }
+    return render_template(
+        "probe_run.html",
+        report=report,
+        charts=charts,
+        conventions=conventions,
+        direction=direction,
+        queries_links=queries_links,
+    )
+
+
+@bp.get("/runs/<name>/decoded/<language>/<relation>")
+@maintainer_required
+def decoded(name: str, language: str, relation: str) -> str:
+    """Every decoded query of one relation with its word pieces, QUERIES_PAGE at a time (`?page=`)."""
+    path = _run(name)
+    page = request.args.get("page", 1, type=int)
+    try:  # only a relation the run lists: the names never make a path of their own
+        known = (language, relation) in relation_files(path, [language], [relation])
+    except RunError:  # no such language or relation in the run
+        abort(404)
+    try:
+        stored = read_stored(path, language, relation) if known else None
+        rel = relation_queries(stored[0], QUERIES_PAGE, (page - 1) * QUERIES_PAGE) if stored is not None else None
+    except (RunError, KeyError, TypeError) as exc:
+        raise Unreadable(f"This run cannot be read: {exc}") from None
+    pages = max(1, -(-rel["total"] // QUERIES_PAGE)) if rel is not None else 0
+    if rel is None or not 1 <= page <= pages:
+        abort(404)
+
+    def at(n: int) -> str:
+        return url_for("probe.decoded", name=name, language=language, relation=relation, page=n)
+
+    return render_template(
+        "probe_decoded.html",
+        name=name,
+        rel=rel,
+        start=(page - 1) * QUERIES_PAGE,
+        page=page,
+        pages=pages,
+        previous=at(page - 1) if page > 1 else None,
+        next=at(page + 1) if page < pages else None,
+        direction=direction,
+    )
 
 
 @bp.get("/runs/<name>/<chart>.png")
