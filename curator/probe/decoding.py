@@ -101,8 +101,13 @@ class MaskedDecoder(Passes):
         self.tok, self.device = scorer.tok, scorer.device
         self.dtype = next(scorer.model.parameters()).dtype
         self.out_dtype = torch.float64 if self.dtype == torch.float64 else torch.float32
-        vocab = scorer.split[1].weight.shape[0] if scorer.split is not None else scorer.model.config.vocab_size
-        self.special = sorted({i for i in self.tok.all_special_ids if i is not None and 0 <= i < vocab})
+        vocab = scorer.vocab
+        # never predicted: special tokens, and the rows an output matrix padded past the tokenizer
+        # (to a multiple of 8 or 64) has beyond len(tokenizer) — they are no token at all
+        special = {i for i in self.tok.all_special_ids if i is not None and 0 <= i < vocab}
+        self.blocked_ids = np.array(sorted(special | set(range(min(len(self.tok), vocab), vocab))), dtype=np.int64)
+        self.blocked = torch.zeros(vocab, dtype=torch.bool, device=self.device)
+        self.blocked[torch.from_numpy(self.blocked_ids).to(self.device)] = True
         # logits per vocabulary tile: on CPU 2 MB per thread (stays in cache between the product and
         # the reductions over it; 8 MB tiles decode ~12% slower), on GPU the scorer's 256 MB
         self.tile_bytes = (2 << 20) * torch.get_num_threads() if self.device.type == "cpu" else scorer.tile_bytes

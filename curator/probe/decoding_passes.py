@@ -11,7 +11,8 @@ of the non-special tokens (what a prediction may pick), plus the logits of given
 positions; a model with no separable head its own logits.
 
 `Passes` is a mixin of `MaskedDecoder`, which provides `scorer`, `device`, `dtype`, `out_dtype`,
-`tile_bytes`, `special` (sorted special ids), the per-query `_lengths` and mask positions `_at`,
+`tile_bytes`, `blocked_ids` (sorted ids never predicted: special tokens and ids past
+len(tokenizer)) and `blocked` (the same as a [V] bool mask on the device), the per-query `_lengths` and mask positions `_at`,
 and the counters `passes` and `_work` (rows per (length, positions): the compute floor's input).
 """
 
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from curator.probe.scorers.head import logit_tiles
+from curator.probe.scorers.head import logit_tiles, rows_per_chunk
 
 if TYPE_CHECKING:
     from curator.probe.scorers.masked import MaskedScorer
@@ -41,7 +42,8 @@ class Passes:
     device: torch.device
     out_dtype: torch.dtype
     tile_bytes: int
-    special: list[int]
+    blocked_ids: np.ndarray
+    blocked: torch.Tensor
     _lengths: np.ndarray
     _at: np.ndarray
     passes: int
@@ -79,7 +81,7 @@ class Passes:
             self._reduce(feats, None, where, k, flat_targets, lse, top_v, top_i, tgt)
             pending, held = [], 0
 
-        for batch in sc.batches(lengths.tolist(), lambda rows, length: rows * length):
+        for batch in sc.batches(lengths.tolist(), sc.batch_cost):
             bi = np.array(batch, dtype=np.int64)
             width = int(lengths[bi].max())
             ids_t = sc.to_device(np.ascontiguousarray(ids[bi, :width]))
@@ -91,10 +93,13 @@ class Passes:
                 logits = sc.model(input_ids=ids_t, attention_mask=attn).logits[ar, pos_t]
                 self._reduce(None, logits.reshape(len(bi) * P, -1), where, k, flat_targets, lse, top_v, top_i, tgt)
                 continue
-            hidden = sc.model.base_model(input_ids=ids_t, attention_mask=attn)[0]
-            at = hidden[ar, pos_t].reshape(len(bi) * P, -1)
-            if sc.split is None:
-                self._reduce(None, sc.head(at), where, k, flat_targets, lse, top_v, top_i, tgt)
+            at = sc.hidden_states(ids_t, attn)[ar, pos_t].reshape(len(bi) * P, -1)
+            if sc.split is None:  # a head that does not split: its full logits, a few rows at a time
+                step = rows_per_chunk(sc.vocab)
+                for r in range(0, len(at), step):
+                    self._reduce(
+                        None, sc.head(at[r : r + step]), where[r : r + step], k, flat_targets, lse, top_v, top_i, tgt
+                    )
                 continue
             pending.append((sc.split[0](at), where))
             held += len(where)
@@ -180,13 +185,14 @@ class Passes:
                     top_v = torch.full((n, k), float("-inf"), dtype=logits.dtype, device=logits.device)
                     top_i = torch.zeros((n, k), dtype=torch.int64, device=logits.device)
             assert run_sum is not None  # set with run_max, on the first tile
-            special = [s - v0 for s in self.special if v0 <= s < v0 + width]
+            # on the host from the sorted ids, so no device value is read back per tile
+            lo, hi = np.searchsorted(self.blocked_ids, [v0, v0 + width])
+            special = bool(hi > lo)
             if k:
                 assert top_v is not None and top_i is not None  # set on the first tile when k > 0
                 cand = logits
-                if special:
-                    cand = logits.clone()
-                    cand[:, special] = float("-inf")
+                if special:  # one masked_fill against the device mask: no index list copied per tile
+                    cand = logits.masked_fill(self.blocked[v0 : v0 + width], float("-inf"))
                 if k == 1:
                     tile_v, tile_i = cand.max(-1, keepdim=True)
                     better = tile_v > top_v  # strict: the lowest id on ties

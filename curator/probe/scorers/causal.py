@@ -28,7 +28,7 @@ import torch
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
 from curator.probe.scorers.base import Options, Scorer, register
-from curator.probe.scorers.head import OutputHead
+from curator.probe.scorers.head import LOGITS_CAP, OutputHead
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -50,7 +50,6 @@ class LMOutput(Protocol):
 
 
 BLOCK_ROWS = 1 << 15  # sentences tokenized and held at once: enough rows to fill chunks, memory flat
-LOGITS_CAP = 64 << 20  # logit elements per pass where the head cannot be bypassed (full-logits fallback)
 
 
 @register(

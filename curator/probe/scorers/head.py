@@ -29,6 +29,16 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
 
+# logit elements held at once where the head cannot be taken apart (the full-logits fallbacks):
+# 64 Mi elements, 256 MB in float32 (a 250k vocabulary: 268 positions at a time)
+LOGITS_CAP = 64 << 20
+
+
+def rows_per_chunk(vocab: int, positions: int = 1) -> int:
+    """How many rows (of `positions` positions each) keep full logits within LOGITS_CAP."""
+    return max(1, LOGITS_CAP // max(1, vocab * positions))
+
+
 class OutputHead:
     def __init__(
         self, model: PreTrainedModel, within: torch.nn.Module | None = None, tile_bytes: int | None = None

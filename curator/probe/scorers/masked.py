@@ -15,7 +15,7 @@ from curator.core.enums import ScoreMode
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops, pll
 from curator.probe.scorers.base import Options, ProbeError, Scorer, register
-from curator.probe.scorers.head import log_normaliser
+from curator.probe.scorers.head import OutputHead, log_normaliser, rows_per_chunk
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,12 +41,33 @@ class MaskedScorer(Scorer):
         super().__init__(model, tokenizer, device, options)
         if self.tok.mask_token_id is None:
             raise ProbeError("this masked language model's tokenizer has no mask token")
-        # ELECTRA's generator_lm_head is only the decoder of its head, so it takes the fallback
+        # BERT's `cls`, RoBERTa's and XLM-R's `lm_head`: the head module over the encoder's states
         self.head: torch.nn.Module | None = next(
             (getattr(self.model, n) for n in ("cls", "lm_head") if hasattr(self.model, n)), None
         )
         self.split = self.split_head()
+        # a head that is neither `cls` nor `lm_head` (XLM's pred_layer, DistilBERT's vocab_projector,
+        # ELECTRA's generator_lm_head): the model runs with its output projection bypassed, so its
+        # "logits" are the projection's input and only the scored positions are projected
+        self.bypass: OutputHead | None = None
+        if self.head is None:
+            bypass = OutputHead(self.model)
+            probe = torch.tensor([[self.tok.mask_token_id, 1, 2]], device=self.device)
+            if bypass.verify(lambda: self.model(input_ids=probe).logits):
+                assert bypass.decoder is not None  # verified, so there is one
+                self.bypass, self.head = bypass, bypass.decoder  # hidden_states -> logits, like a head
+                self.split = (torch.nn.Identity(), bypass.decoder)
+        self.vocab = int(self.split[1].weight.shape[0]) if self.split is not None else int(self.model.config.vocab_size)
         self.tile_bytes = (8 << 20) if self.device.type == "cpu" else (256 << 20)  # logits per vocabulary tile
+
+    def hidden_states(self, ids: torch.Tensor, attn: torch.Tensor | None) -> torch.Tensor:
+        """[B, W, H]: what the head (with a split head: its transform) takes at every position."""
+        if self.bypass is not None:
+            with self.bypass.bypassed():
+                features: torch.Tensor = self.model(input_ids=ids, attention_mask=attn).logits
+                return features
+        hidden: torch.Tensor = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
+        return hidden
 
     def pick(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """[rows, n, V] logits -> [rows, n, Cn] candidate scores (the fallback for heads we cannot split)."""
@@ -95,9 +116,11 @@ class MaskedScorer(Scorer):
 
     def head_scores(self, at_masks: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """[B, n, H] hidden states at the masks, [n, Cn] candidate tokens -> [B, n, Cn] scores."""
-        if self.split is None:
-            assert self.head is not None  # head_scores is asked only of a model with a head
-            return self.pick(self.head(at_masks), targets)
+        if self.split is None:  # full logits, a few rows at a time (LOGITS_CAP): never [B, n, V] at once
+            head = self.head
+            assert head is not None  # head_scores is asked only of a model with a head
+            step = rows_per_chunk(self.vocab, at_masks.shape[1])
+            return torch.cat([self.pick(head(at_masks[r : r + step]), targets) for r in range(0, len(at_masks), step)])
         transform, decoder = self.split
         hidden = transform(at_masks)  # [B, n, H]
         weight, bias = decoder.weight, decoder.bias
@@ -109,6 +132,13 @@ class MaskedScorer(Scorer):
             B, n, H = hidden.shape
             picked = picked - self.log_normaliser(hidden.reshape(B * n, H), weight, bias).view(B, n, 1)
         return picked
+
+    def batch_cost(self, rows: int, length: int) -> int:
+        """Tokens of a batch; over the budget where the model's own [rows, length, V] logits
+        (no separable head) would pass LOGITS_CAP."""
+        if self.head is None and rows > rows_per_chunk(self.vocab, length):
+            return self.budget + 1
+        return rows * length
 
     def log_normaliser(self, hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         """log Σ_v exp(logit_v) per row, over vocabulary tiles computed into one reused buffer."""
@@ -158,12 +188,12 @@ class MaskedScorer(Scorer):
             rows = self.tokenize(texts)
             self.check_fits(data, [len(r) for r in rows])
             where = self.slot_positions(texts, rows, self.tok.mask_token_id, n)
-            for batch in self.batches([len(r) for r in rows], lambda b, length: b * length):
+            for batch in self.batches([len(r) for r in rows], self.batch_cost):
                 ids, attn = self.pad([rows[q] for q in batch], self.pad_id)
                 positions = self.to_device(np.array([where[q] for q in batch], dtype=np.int64))  # [B, n]
                 arange = torch.arange(len(batch), device=self.device)[:, None]
                 if self.head is not None:
-                    hidden = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
+                    hidden = self.hidden_states(ids, attn)
                     picked = self.head_scores(hidden[arange, positions], targets)  # [B, n, Cn]
                 else:  # no separable head: full logits, then pick the mask positions
                     full = self.model(input_ids=ids, attention_mask=attn).logits

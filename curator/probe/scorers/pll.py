@@ -29,7 +29,7 @@ import torch
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError
-from curator.probe.scorers.head import log_normaliser
+from curator.probe.scorers.head import log_normaliser, rows_per_chunk
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -117,6 +117,8 @@ def score(scorer: MaskedScorer, data: RelationData) -> np.ndarray:
             which, where = np.nonzero(keep)
             sentence_of = np.asarray(batch, dtype=np.int64)[which] + first
             per_pass = max(1, scorer.budget // width)  # a long sentence's variants may span passes
+            if scorer.head is None:  # the model's own [rows, width, V] logits: within LOGITS_CAP
+                per_pass = min(per_pass, rows_per_chunk(scorer.vocab, width))
             for r0 in range(0, len(which), per_pass):
                 r1 = min(len(which), r0 + per_pass)
                 full = int(lens[which[r0:r1]].min()) == width  # no padding in this slice: no mask needed
@@ -152,10 +154,13 @@ def _variants(
     if scorer.head is None:  # no separable head: the whole model's logits, then the masked positions
         logits: torch.Tensor = scorer.model(input_ids=x, attention_mask=mask).logits[arange, at].float()
         return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
-    hidden: torch.Tensor = scorer.model.base_model(input_ids=x, attention_mask=mask)[0][arange, at]  # [R, H]
-    if scorer.split is None:  # a head we cannot take apart: full logits at the masked positions only
-        logits = scorer.head(hidden).float()
-        return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
+    hidden = scorer.hidden_states(x, mask)[arange, at]  # [R, H]
+    if scorer.split is None:  # a head we cannot take apart: full logits at the masked positions, a few rows at a time
+        head, step, out = scorer.head, rows_per_chunk(scorer.vocab), []
+        for r in range(0, len(hidden), step):
+            logits = head(hidden[r : r + step]).float()
+            out.append(logits.gather(1, targets[r : r + step, None])[:, 0] - logits.logsumexp(-1))
+        return torch.cat(out)
     transform, decoder = scorer.split
     hidden = transform(hidden)
     weight, bias = decoder.weight, decoder.bias
