@@ -63,6 +63,9 @@ def site(tmp_path_factory):
             add_term(s, "ar", term, translation)
     cli("release", "build", "v1")
     make_run(tmp / "runs" / "mbert-v1", TEMPLATES)
+    from .test_decoding_evaluation import write_decoded_run
+
+    write_decoded_run(tmp / "runs" / "xfactr-v1", pieces=True)  # a decoded run: its word pieces per m
     app = create_app(
         {"DATABASE_URL": url, "SECRET_KEY": "test-secret", "RUNS_DIR": str(tmp / "runs"), "RATELIMIT_ENABLED": False}
     )
@@ -184,6 +187,8 @@ PAGES = [
     ("maintainer", "/admin/diff?a=v1&b=v1", None, "diff"),
     ("maintainer", "/probe/runs", None, "probe-runs"),
     ("maintainer", "/probe/runs/mbert-v1", None, "probe-run"),
+    ("maintainer", "/probe/runs/xfactr-v1", None, "probe-run-decoded"),
+    ("maintainer", "/probe/runs/xfactr-v1/decoded/es/P36", None, "probe-decoded-queries"),
     ("maintainer", "/probe/compare?run=mbert-v1", None, "probe-compare"),
     ("maintainer", "/admin/activity", None, "activity"),
 ]
