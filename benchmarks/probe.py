@@ -11,7 +11,8 @@ Per model it prints:
           run measures on the same device and dtype
   pll     (masked models) --score-mode pll on the first --pll-subjects subjects of each relation
           (one pass per token of every filled sentence, ~L × C per phrase): its phrases/s, its own
-          floor, and its cost against log-prob's (floors and measured time per phrase)
+          floor, and its cost against log-prob's (floors and measured time per phrase); and
+          the within-word-l2r variant (--pll-variant), whose passes, hence floor, are the same
   decode  (masked models) X-FACTR decoding without candidates, M = 5: independent, and
           confidence-based initial prediction and refinement; its floor is the matrix
           products of the passes the algorithm ran (MaskedDecoder.floor_flops)
@@ -298,7 +299,8 @@ def bench_pll(
     log_prob_floor: float,
 ) -> list[tuple]:
     """--score-mode pll on a sample of subjects (it costs ~L × C passes per phrase): phrases/s, its
-    floor, and how many times log-prob's floor and measured time per phrase it costs."""
+    floor, and how many times log-prob's floor and measured time per phrase it costs; then the
+    within-word-l2r variant on the same sample, against the same floor (the same passes)."""
     sample = [
         RelationData(d.language, d.relation, d.templates, d.subjects[:subjects], d.objects[:subjects], d.candidates)
         for d in relations
@@ -317,21 +319,32 @@ def bench_pll(
                 sample[0].candidates[:8],
             )
         )
-        sync(scorer.device)
-        start = time.perf_counter()
-        for d in sample:
-            scorer.score_relation(d)
-        sync(scorer.device)
-        seconds = time.perf_counter() - start
+        timed = {}
+        for variant in ("original", "within-word-l2r"):
+            scorer.options.pll_variant = variant
+            sync(scorer.device)
+            start = time.perf_counter()
+            for d in sample:
+                scorer.score_relation(d)
+            sync(scorer.device)
+            timed[variant] = time.perf_counter() - start
     finally:
-        scorer.options.score_mode = "log-prob"
+        scorer.options.score_mode, scorer.options.pll_variant = "log-prob", "original"
+    seconds = timed["original"]
     floor, value = phrases / (pll_flops / rate), phrases / seconds
     print(
         f"pll: {phrases:,} phrases (first {subjects} subjects per relation) in {seconds:,.1f} s; "
         f"floor {log_prob_floor / floor:,.0f}× the log-prob floor per phrase, measured "
         f"{log_prob_rate / value:,.0f}× log-prob's time per phrase"
     )
-    return [(name, "ours, pll", value, floor), (name, "compute floor (pll)", floor, floor)]
+    print(
+        f"pll within-word-l2r: {timed['within-word-l2r']:,.1f} s ({timed['within-word-l2r'] / seconds:.2f}× original's)"
+    )
+    return [
+        (name, "ours, pll", value, floor),
+        (name, "ours, pll within-word-l2r", phrases / timed["within-word-l2r"], floor),
+        (name, "compute floor (pll)", floor, floor),
+    ]
 
 
 DECODERS = {

@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 # E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
-from curator.probe.data import build, from_directory  # noqa: E402
+from curator.probe.data import RelationData, build, from_directory  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, flops, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
 
@@ -263,3 +263,168 @@ def test_pll_chunks_of_queries_oom_retry_and_an_empty_label(tiny, monkeypatch):
     got = pll_scorer(tiny["bert"], 4096).score_relation(with_empty)
     empty = [c for c, (_, label) in enumerate(with_empty.candidates) if label == "\u200b"]
     assert empty and np.isneginf(got[:, empty]).all() and np.isfinite(np.delete(got, empty, axis=1)).all()
+
+
+# ---------------------------------------------------------------- --pll-variant within-word-l2r
+L2R = "within-word-l2r"
+# candidates of one word each, of 1, 2, 3 and 4 pieces with both tiny tokenizers (asserted below);
+# "nacer" is a word of 3 pieces in the template, "Victor" and "Hugo" are one piece each: the
+# first template with "Atenas" is the one sentence whose every word is one piece
+PIECES = {"Atenas": 1, "Turín": 2, "Pekín": 3, "Pekino": 4}
+WORDS = RelationData(
+    "es",
+    "P19",
+    ["[X] nació en [Y]", "[Y] vio nacer a [X]"],
+    [("Q535", "Victor Hugo")],
+    ["Q1"],
+    [(f"Q{i}", label) for i, label in enumerate(PIECES, start=1)],
+)
+
+
+@pytest.fixture(scope="module")
+def sharp(tiny, tmp_path_factory):
+    """The tiny masked models with their matrices redrawn at std 0.1 (seeded), so that what is
+    masked around a token changes its probability by far more than float32's rounding."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    root = tmp_path_factory.mktemp("sharp-pll")
+    out = {}
+    for kind in MASKED:
+        model = AutoModelForMaskedLM.from_pretrained(tiny[kind])
+        generator = torch.Generator().manual_seed(0)
+        with torch.no_grad():
+            for weight in model.parameters():
+                if weight.dim() >= 2:
+                    weight.copy_(torch.randn(weight.shape, generator=generator) * 0.1)
+        model.save_pretrained(root / kind)
+        AutoTokenizer.from_pretrained(tiny[kind]).save_pretrained(root / kind)
+        out[kind] = root / kind
+    return out
+
+
+def reference_terms(path, text: str, variant: str) -> list[tuple[int, int, float]]:
+    """(word, its piece count, log P) per scored token of `text`, float64, one forward pass per
+    token: masked is the token itself and, for within-word-l2r, every later token of its word
+    (the tokenizer's word ids); the tokens the tokenizer adds around the text are not scored."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    if (str(path), "model") not in _cache:
+        _cache[str(path), "model"] = (
+            AutoTokenizer.from_pretrained(path),
+            AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float64).eval(),
+        )
+    tok, model = _cache[str(path), "model"]
+    encoded = tok(text, return_special_tokens_mask=True)
+    ids, words = encoded["input_ids"], encoded.word_ids()
+    terms = []
+    for i, special in enumerate(encoded["special_tokens_mask"]):
+        if special:
+            continue
+        masked = list(ids)
+        for j in range(len(ids)):
+            if j == i or (variant == L2R and j > i and words[j] == words[i]):
+                masked[j] = tok.mask_token_id
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([masked])).logits[0, i]
+        terms.append((words[i], words.count(words[i]), logits.log_softmax(-1)[ids[i]].item()))
+    return terms
+
+
+@pytest.mark.parametrize("kind", MASKED)
+def test_pll_within_word_l2r_equals_a_one_pass_per_token_reference(sharp, kind):
+    """Words of 1-4 pieces (WordPiece and SentencePiece): both variants equal their float64
+    reference, batched across passes (64 tokens) or not; they differ on every sentence with a
+    multi-piece word and agree on the one whose words are all one piece; in the reference, the
+    variants' terms differ exactly on the pieces that have a later piece of their word."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(sharp[kind])
+    assert {label: len(tok(label, add_special_tokens=False)["input_ids"]) for label in PIECES} == PIECES
+    data = WORDS
+    texts = [
+        sentence(t, s, label, False) for t in data.templates for _, s in data.subjects for _, label in data.candidates
+    ]
+    terms = {v: [reference_terms(sharp[kind], text, v) for text in texts] for v in ("original", L2R)}
+    counts = {n for sentence_terms in terms[L2R] for _, n, _ in sentence_terms}
+    assert {1, 2, 3, 4} <= counts
+    for original, l2r in zip(terms["original"], terms[L2R]):
+        for position, ((word, n, a), (_, _, b)) in enumerate(zip(original, l2r)):
+            later_piece = any(w == word for w, _, _ in original[position + 1 :])
+            assert (abs(a - b) > 1e-3) if later_piece else (a == b), (kind, word, n, a, b)
+    got = {}
+    for variant in ("original", L2R):
+        expected = np.array([sum(t for _, _, t in s) for s in terms[variant]]).reshape(-1, len(PIECES))
+        for budget in (64, 16384):
+            scorer = load_scorer(
+                str(sharp[kind]),
+                device="cpu",
+                dtype="float32",
+                options=Options(score_mode="pll", batch_tokens=budget, pll_variant=variant),
+            )
+            got[variant] = scorer.score_relation(data)
+            np.testing.assert_allclose(got[variant], expected, atol=1e-4, rtol=0)
+    one_piece = [all(n == 1 for _, n, _ in s) for s in terms[L2R]]
+    assert one_piece == [True] + [False] * (len(texts) - 1)  # "Victor Hugo nació en Atenas"
+    difference = np.abs(got[L2R] - got["original"]).ravel()
+    assert (difference[one_piece] == 0).all() and (difference[~np.array(one_piece)] > 1e-3).all()
+    assert scorer.floor_flops(data) == pll_scorer(sharp[kind], 4096).floor_flops(data)  # the same passes
+
+
+def test_pll_within_word_l2r_needs_word_ids(tiny, tmp_path):
+    """A Python (slow) tokenizer gives no word ids: within-word-l2r stops with one line when the
+    scorer is made, before anything is scored; the original variant still runs with it."""
+    from transformers import AutoTokenizer
+    from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
+
+    fast = AutoTokenizer.from_pretrained(tiny["bert"])
+    vocab = fast.get_vocab()
+    (tmp_path / "vocab.txt").write_text("\n".join(sorted(vocab, key=vocab.get)) + "\n", encoding="utf-8")
+    slow = BertTokenizerLegacy(str(tmp_path / "vocab.txt"), do_lower_case=False)
+    assert not slow.is_fast
+    scorer = pll_scorer(tiny["bert"], 4096)
+    with pytest.raises(ProbeError, match=r"^pll variant within-word-l2r needs the tokenizer's word ids") as caught:
+        type(scorer)(scorer.model, slow, scorer.device, Options(score_mode="pll", pll_variant=L2R))
+    assert "\n" not in str(caught.value)
+    data = build("es", "P19", TEMPLATES[:1], TUPLES[:2])
+    with_slow = type(scorer)(scorer.model, slow, scorer.device, Options(score_mode="pll"))
+    np.testing.assert_allclose(with_slow.score_relation(data), scorer.score_relation(data), atol=1e-5, rtol=0)
+    with pytest.raises(ProbeError, match=r"^pll variant must be one of original, within-word-l2r$"):
+        type(scorer)(scorer.model, fast, scorer.device, Options(score_mode="pll", pll_variant="word"))
+
+
+def test_cli_pll_variant_is_recorded_and_rescores_on_resume(cli, release, bert, tmp_path):
+    """--pll-variant reaches the scorer (run.json records its options); resuming the run with the
+    other variant re-scores the relation: the variant is part of the runner's options key."""
+    out = tmp_path / "run"
+    common = ("probe", release, "--model", bert, "--out", out, "--languages", "es", "--relations", "P19")
+    common += ("--device", "cpu", "--score-mode", "pll")
+    assert "probed 1 relations (0 already done)" in cli(*common, "--pll-variant", L2R).output
+    assert json.loads((out / "run.json").read_text())["options"]["pll_variant"] == L2R
+    assert "probed 1 relations (0 already done)" in cli(*common).output
+    assert json.loads((out / "run.json").read_text())["options"]["pll_variant"] == "original"
+
+
+def test_pll_variant_errors_are_one_line(cli, release, bert, tmp_path):
+    from curator.core.errors import InputError
+    from curator.probe.plan import load_plan
+
+    for extra in (("--pll-variant", L2R), ("--pll-variant", "original", "--score-mode", "log-prob")):
+        result = cli("probe", release, "--model", bert, "--out", tmp_path / "run", *extra, ok=False)
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert lines == ["Error: --pll-variant only applies with --score-mode pll"], result.output
+    assert not (tmp_path / "run").exists()
+    plan = tmp_path / "plan.toml"
+    plan.write_text(f'models = ["{bert}"]\nreleases = ["{release}"]\n[options]\npll_variant = "{L2R}"\n')
+    with pytest.raises(InputError, match=r"pll_variant only applies with score_mode = \"pll\"") as caught:
+        load_plan(plan)
+    assert "options.pll_variant" in str(caught.value) and "\n" not in str(caught.value)
+    plan.write_text(
+        f'models = ["{bert}"]\nreleases = ["{release}"]\n[options]\nscore_mode = "pll"\npll_variant = "word"\n'
+    )
+    with pytest.raises(InputError, match="expected one of original, within-word-l2r"):
+        load_plan(plan)
+    plan.write_text(
+        f'models = ["{bert}"]\nreleases = ["{release}"]\n[options]\nscore_mode = "pll"\npll_variant = "{L2R}"\n'
+    )
+    assert load_plan(plan).options["pll_variant"] == L2R

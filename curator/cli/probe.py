@@ -7,7 +7,7 @@ import click
 from click.core import ParameterSource
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
-from curator.core.enums import Attention, DecodeInit, ModelKind, Refine, ScoreMode, values
+from curator.core.enums import Attention, DecodeInit, ModelKind, PllVariant, Refine, ScoreMode, values
 from curator.core.errors import InputError
 from curator.core.extras import require_extra
 from curator.probe.plan import DEFAULTS, DEVICES, DTYPES
@@ -74,6 +74,13 @@ from curator.probe.plan import DEFAULTS, DEVICES, DTYPES
     "filled sentences by pseudo-log-likelihood (masked LMs only; one pass per token, docs/probe.md).",
 )
 @click.option(
+    "--pll-variant",
+    type=click.Choice(values(PllVariant)),
+    default=None,
+    help="With --score-mode pll: original (Salazar et al.: each token masked alone) [default] or "
+    "within-word-l2r (Kauf & Ivanova: the rest of the token's word masked too; docs/probe.md).",
+)
+@click.option(
     "--decode",
     type=click.Choice(values(DecodeInit)),
     default=None,
@@ -114,6 +121,7 @@ def probe(
     final_punct: bool,
     keep_repeated_subjects: bool,
     score_mode: str,
+    pll_variant: str | None,
     decode: str | None,
     refine: str | None,
     max_masks: int | None,
@@ -155,6 +163,8 @@ def probe(
                 f"{', '.join('--' + k.replace('_', '-') for k in [*given, *(['aliases'] if aliases else [])])}"
                 " only apply with --decode"
             )
+        if pll_variant is not None and score_mode != "pll":
+            raise InputError("--pll-variant only applies with --score-mode pll")
         if decode is not None and _given("score_mode"):
             raise InputError("--score-mode ranks candidates; --decode predicts without them: give one of the two")
         options = dict(
@@ -163,6 +173,7 @@ def probe(
             batch_tokens=batch_tokens,
             final_punct=final_punct,
             score_mode=score_mode,
+            pll_variant=pll_variant or "original",
             keep_repeated_subjects=keep_repeated_subjects,
             languages=languages or None,
             relations=relations or None,
@@ -213,6 +224,7 @@ _PLAN_OWNS = (
     "final_punct",
     "keep_repeated_subjects",
     "score_mode",
+    "pll_variant",
     "attention",
     "compile_",
     "kind",

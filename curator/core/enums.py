@@ -157,3 +157,10 @@ class ModelKind(StrEnum):
     T5 = "t5"
     GPT2 = "gpt2"
     MARIAN = "marian"
+
+
+class PllVariant(StrEnum):
+    """Which pseudo-log-likelihood `--score-mode pll` computes (`curator probe --pll-variant`)."""
+
+    ORIGINAL = "original"  # Salazar et al. 2020: each token masked alone
+    WITHIN_WORD_L2R = "within-word-l2r"  # Kauf & Ivanova 2023: the token and the rest of its word masked

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curator.core.enums import Attention, ScoreMode, values
+from curator.core.enums import Attention, PllVariant, ScoreMode, values
 from curator.core.errors import InputError, NotFound
 from curator.core.extras import require_extra
 from curator.core.languages import check_code
@@ -51,6 +51,7 @@ DEFAULTS: dict[str, Any] = {
     "batch_tokens": 8192,
     "final_punct": False,
     "score_mode": "log-prob",
+    "pll_variant": "original",  # with score_mode "pll" only
     "keep_repeated_subjects": False,
     "languages": None,
     "relations": None,
@@ -168,7 +169,13 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise InputError(str(path), "expected a table ([options])", field="options")
     options = dict(DEFAULTS)
-    choices = {"device": DEVICES, "dtype": DTYPES, "score_mode": values(ScoreMode), "attention": values(Attention)}
+    choices = {
+        "device": DEVICES,
+        "dtype": DTYPES,
+        "score_mode": values(ScoreMode),
+        "attention": values(Attention),
+        "pll_variant": values(PllVariant),
+    }
     for key, value in table.items():
         where = f"options.{key}"
         if key not in DEFAULTS:
@@ -196,6 +203,8 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
         options[key] = value
     if options["decoding"] is None and options["aliases"] is not None:
         raise InputError(str(path), "aliases only apply to decoding ([options.decoding])", field="options.aliases")
+    if "pll_variant" in table and options["score_mode"] != "pll":
+        raise InputError(str(path), 'pll_variant only applies with score_mode = "pll"', field="options.pll_variant")
     if options["decoding"] is not None and "score_mode" in table:
         raise InputError(
             str(path),
@@ -324,7 +333,10 @@ def probe_jobs(
     ranks = Ranks.from_env()  # torchrun / accelerate launch: one process per device (docs/probe.md)
 
     scorer_options = Options(
-        score_mode=options["score_mode"], batch_tokens=options["batch_tokens"], final_punct=options["final_punct"]
+        score_mode=options["score_mode"],
+        batch_tokens=options["batch_tokens"],
+        final_punct=options["final_punct"],
+        pll_variant=options.get("pll_variant", "original"),
     )
     decoding = options.get("decoding")
     aliases = {}

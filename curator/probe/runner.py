@@ -60,7 +60,12 @@ def rank(scores: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def options_key(model: str, options: Options, kind: str) -> str:
-    return hashlib.sha256(json.dumps([model, kind, options.score_mode, options.final_punct]).encode()).hexdigest()[:16]
+    """What a stored relation was scored with: a resumed run re-scores a relation whose key differs.
+    pll's variant counts only when it is not the original, so earlier runs keep their keys."""
+    key: list[Any] = [model, kind, options.score_mode, options.final_punct]
+    if options.score_mode == "pll" and options.pll_variant != "original":
+        key.append(options.pll_variant)
+    return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
 
 
 def load_result(out: Path, language: str, relation: str) -> Stored | None:
@@ -185,7 +190,7 @@ def run_probe(
         else {  # a decoded run scores no candidates: no score mode
             "decoding": asdict(decoder.options),
             "aliases": aliases_file,
-            "options": {k: v for k, v in asdict(scorer.options).items() if k != "score_mode"},
+            "options": {k: v for k, v in asdict(scorer.options).items() if k not in ("score_mode", "pll_variant")},
         }
     )
     if not ranks.distributed:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import torch
 
-from curator.core.enums import ScoreMode, values
+from curator.core.enums import PllVariant, ScoreMode, values
 from curator.core.errors import InputError
 from curator.probe.data import RelationData
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 SCORE_MODES = values(ScoreMode)
+PLL_VARIANTS = values(PllVariant)
 PUNCT_END = re.compile(r"[.!?。։۔।!?]$")
 
 
@@ -32,6 +33,7 @@ class Options:
     score_mode: str = "log-prob"  # mean-logit reproduces the published mParaRel code; pll: masked LMs only
     batch_tokens: int = 8192  # tokens per forward pass, before the automatic OOM back-off
     final_punct: bool = False
+    pll_variant: str = "original"  # --score-mode pll: original (Salazar) or within-word-l2r (Kauf & Ivanova)
 
 
 def split_template(template: str, subject: str, final_punct: bool) -> tuple[str, str]:
@@ -66,6 +68,17 @@ class Scorer:
                 f"pll scores sentences with a masked LM; this is {self.described} "
                 "model: use --score-mode log-prob or mean-logit"
             )
+        if options.pll_variant not in PLL_VARIANTS:
+            raise ProbeError(f"pll variant must be one of {', '.join(PLL_VARIANTS)}")
+        if (
+            options.score_mode == ScoreMode.PLL
+            and options.pll_variant == PllVariant.WITHIN_WORD_L2R
+            and not getattr(tokenizer, "is_fast", False)
+        ):
+            raise ProbeError(
+                f"pll variant within-word-l2r needs the tokenizer's word ids, which {type(tokenizer).__name__} "
+                "(a Python tokenizer, not a fast one) does not give: use --pll-variant original"
+            )
         self.model, self.tok, self.device, self.options = model, tokenizer, device, options
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.max_positions = position_limit(model)
@@ -92,6 +105,30 @@ class Scorer:
         inside a whole text, and a byte-level BPE merges across the slot's edges."""
         if not texts:
             return []
+        backend = self._backend()
+        if backend is not None:
+            # the same ids as the wrapper's, without its per-text Python work (half the time)
+            return [e.ids for e in backend.encode_batch(texts, add_special_tokens=True)]
+        ids: list[list[int]] = self.tok(texts, add_special_tokens=True)["input_ids"]
+        return ids
+
+    def tokenize_words(self, texts: list[str]) -> tuple[list[list[int]], list[list[int | None]]]:
+        """(ids, word ids) of whole queries as `tokenize` gives them: the word of each token as a
+        fast tokenizer numbers them (None for the special tokens it adds); pll's within-word-l2r."""
+        if not texts:
+            return [], []
+        backend = self._backend()
+        if backend is not None:
+            encodings = backend.encode_batch(texts, add_special_tokens=True)
+            return [e.ids for e in encodings], [e.word_ids for e in encodings]
+        encoded = self.tok(texts, add_special_tokens=True)
+        try:
+            return encoded["input_ids"], [encoded.word_ids(i) for i in range(len(texts))]
+        except ValueError as exc:  # a Python (slow) tokenizer: __init__ refuses it first
+            raise ProbeError(f"the tokenizer gives no word ids: {str(exc).splitlines()[0]}") from None
+
+    def _backend(self) -> Any:
+        """The fast tokenizer's backend where encoding through it gives exactly the wrapper's ids."""
         backend = getattr(self.tok, "backend_tokenizer", None)
         if (
             self.shortcut
@@ -100,10 +137,8 @@ class Scorer:
             and backend.truncation is None
             and backend.encode_special_tokens == bool(getattr(self.tok, "split_special_tokens", False))
         ):
-            # the same ids as the wrapper's, without its per-text Python work (half the time)
-            return [e.ids for e in backend.encode_batch(texts, add_special_tokens=True)]
-        ids: list[list[int]] = self.tok(texts, add_special_tokens=True)["input_ids"]
-        return ids
+            return backend
+        return None
 
     def check_fits(
         self, data: RelationData, lengths: list[int], queries: list[int] | None = None, candidate: str | None = None

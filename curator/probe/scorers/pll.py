@@ -16,6 +16,14 @@ the one masked position of each row (split head: a dot product for the token's l
 tiled normaliser of head.py; the [rows, V] logits exist only in the fallback for heads that
 cannot be split). Log-probabilities are added into a [queries × candidates] tensor on the
 device with index_add_; the one copy to the host is at the end of the relation.
+
+`Options.pll_variant` "within-word-l2r" (Kauf & Ivanova, ACL 2023, "PLL-word-l2r"; minicons'
+`within_word_l2r`): when a token is scored, the later tokens of its word are masked too (the
+earlier ones stay visible), so a word split into pieces is not scored from its own other
+pieces. Words are the tokenizer's word ids (fast tokenizers only: Scorer refuses a Python one);
+a word of one piece, and the last piece of any word, are scored exactly as in the original.
+The rows and passes are the same as the original's, so is the floor; the extra masks are set
+on the device from each sentence's word-id row, with no Python work per row.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
+from curator.core.enums import PllVariant
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
 from curator.probe.scorers.base import ProbeError
@@ -55,9 +64,12 @@ def special_edges(tok: PreTrainedTokenizerBase) -> tuple[int, int]:
     return head, tail
 
 
-def sentences(scorer: MaskedScorer, data: RelationData) -> Iterator[tuple[int, list[list[int]], npt.NDArray[np.int64]]]:
-    """(first query, token id lists) per chunk of queries: every query × every candidate,
-    sentence q * C + c of the relation, tokenized whole in one call per chunk."""
+def sentences(
+    scorer: MaskedScorer, data: RelationData
+) -> Iterator[tuple[int, list[list[int]], npt.NDArray[np.int64], list[list[int]] | None]]:
+    """(first query, token id lists, their lengths, word id lists) per chunk of queries: every
+    query × every candidate, sentence q * C + c of the relation, tokenized whole in one call per
+    chunk. Word ids (-1 for the special tokens) only for within-word-l2r, else None."""
     queries = scorer.queries(data)
     labels = [label for _, label in data.candidates]
     mask_text = scorer.tok.mask_token
@@ -70,21 +82,28 @@ def sentences(scorer: MaskedScorer, data: RelationData) -> Iterator[tuple[int, l
     step = max(1, CHUNK_SENTENCES // max(1, len(labels)))
     for q0 in range(0, len(queries), step):
         chunk = queries[q0 : q0 + step]
-        rows = scorer.tokenize([before + label + after for before, after in chunk for label in labels])
+        texts = [before + label + after for before, after in chunk for label in labels]
+        words: list[list[int]] | None = None
+        if scorer.options.pll_variant == PllVariant.WITHIN_WORD_L2R:
+            rows, word_ids = scorer.tokenize_words(texts)
+            words = [[-1 if w is None else w for w in row] for row in word_ids]
+        else:
+            rows = scorer.tokenize(texts)
         lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
         if scorer.max_positions is not None and len(lengths) and lengths.max() > scorer.max_positions:
             i = int(np.argmax(lengths > scorer.max_positions))
             scorer.check_fits(data, [int(lengths[i])], [q0 + i // len(labels)], candidate=labels[i % len(labels)])
-        yield q0, rows, lengths
+        yield q0, rows, lengths, words
 
 
 def floor_flops(scorer: MaskedScorer, data: RelationData) -> float:
     """Per sentence of L tokens with k scored tokens: k × (layers × layer(L, L) + 2H² head
-    transform + head(1)): one encoder pass per masked variant, the vocabulary at one position."""
+    transform + head(1)): one encoder pass per masked variant, the vocabulary at one position
+    (both variants: within-word-l2r masks more tokens of the same rows)."""
     s = flops.shape(scorer.model.config)
     head, tail = special_edges(scorer.tok)
     total = 0.0
-    for _, _, lengths in sentences(scorer, data):
+    for _, _, lengths, _ in sentences(scorer, data):
         for length, count in zip(*np.unique(lengths, return_counts=True)):
             length, k = int(length), max(0, int(length) - head - tail)
             total += (
@@ -104,13 +123,15 @@ def score(scorer: MaskedScorer, data: RelationData) -> np.ndarray:
     out = torch.zeros(n_queries * n_cands, dtype=torch.float64, device=scorer.device)
     head, tail = special_edges(scorer.tok)
     mask_id = scorer.tok.mask_token_id
-    for q0, rows, lengths in sentences(scorer, data):
+    for q0, rows, lengths, words in sentences(scorer, data):
         first = q0 * n_cands
         cost = lambda b, length: b * max(1, length - head - tail) * length  # noqa: E731  (rows × width)
         for batch in scorer.batches(lengths.tolist(), cost):
             lens = lengths[batch]
             width = int(lens.max())
             ids, attn = scorer.pad([rows[i] for i in batch], scorer.pad_id)  # [B, W] on the device
+            # within-word-l2r: each sentence's word ids ([B, W], -1 for special tokens and padding)
+            word = None if words is None else scorer.pad([words[i] for i in batch], -1)[0]
             # the masked variants: (sentence of the batch, position), sentence-major, on the host
             pos = np.arange(width)
             keep = (pos >= head) & (pos < (lens - tail)[:, None])
@@ -125,7 +146,7 @@ def score(scorer: MaskedScorer, data: RelationData) -> np.ndarray:
                 out.index_add_(
                     0,
                     scorer.to_device(sentence_of[r0:r1]),
-                    _variants(scorer, ids, None if full else attn, which[r0:r1], where[r0:r1], mask_id).double(),
+                    _variants(scorer, ids, None if full else attn, which[r0:r1], where[r0:r1], mask_id, word).double(),
                 )
     scores = out.view(n_queries, n_cands).cpu().numpy()
     # a label that tokenizes to nothing leaves the template alone, whose PLL has the fewest terms:
@@ -142,14 +163,21 @@ def _variants(
     which: np.ndarray,
     where: np.ndarray,
     mask_id: int,
+    words: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """log P(token at `where` | its sentence `which` with that token masked), one row each."""
+    """log P(token at `where` | its sentence `which` with that token masked), one row each; with
+    `words` (each sentence's word ids) the later tokens of the token's word are masked as well."""
     rows = scorer.to_device(which)
     at = scorer.to_device(where)
     arange = torch.arange(len(which), device=scorer.device)
     x = ids[rows]  # [R, W]: the sentences, one copy per variant
     targets = x[arange, at].clone()
     x[arange, at] = mask_id
+    if words is not None:  # within-word-l2r: the rest of the target's word, built on the device
+        word = words[rows]  # [R, W]
+        own = word[arange, at]
+        later = torch.arange(x.shape[1], device=x.device) > at[:, None]
+        x.masked_fill_(later & (word == own[:, None]) & (own >= 0)[:, None], mask_id)
     mask = attn[rows] if attn is not None else None
     if scorer.head is None:  # no separable head: the whole model's logits, then the masked positions
         logits: torch.Tensor = scorer.model(input_ids=x, attention_mask=mask).logits[arange, at].float()
