@@ -157,3 +157,10 @@ class ModelKind(StrEnum):
     T5 = "t5"
     GPT2 = "gpt2"
     MARIAN = "marian"
+
+
+class BeamStyle(StrEnum):
+    """How X-FACTR decoding's beam is built (`curator probe --beam-style`, docs/probe.md)."""
+
+    JOINT = "joint"  # independent init: the top-B joint assignments; duplicates keep the best score
+    PUBLISHED = "published"  # X-FACTR's code: the b-th best token at every position; the first duplicate
