@@ -211,24 +211,30 @@ class Reference:
                     pool += [successor(item, j, t, p) for j, t, p in cands]
                 S = self.select(pool, o, ids, at)
             done = m
-        unchanged, modified, step = 0, False, 0
+        unchanged, modified, step, offset = 0, False, 0, 0
         while o.refine != "none" and done < T:  # m = 1 too: the decoder skips it, the result must agree
-            pool = []
+            pool, passed_first = [], False
             for item in S:
-                j = step % m if o.refine == "order" else min(range(m), key=lambda k: (item.logc[k], k))
+                if o.refine == "confidence":
+                    j = min(range(m), key=lambda k: (item.logc[k], k))
+                elif o.beam_style == "published":  # X-FACTR's code: one counter, advanced per beam item
+                    j, offset = offset % m, offset + 1
+                    passed_first = passed_first or j == 0
+                else:
+                    j = step % m
                 pool += [successor(item, j, t, p) for t, p in self.top(self.log_probs(ids, at, item, j), B)]
             new_S = self.select(pool, o, ids, at)
             if o.beam_style == "published":  # X-FACTR's code: the same states in the same order
                 same = [i.state() for i in new_S] == [i.state() for i in S]
             else:
                 same = {i.state() for i in new_S} == {i.state() for i in S}
-            S, done, k, step = new_S, done + 1, step % m, step + 1
+            S, done, step = new_S, done + 1, step + 1
             if o.refine == "confidence":
                 if same:
                     break
-            elif o.beam_style == "published":  # stop after a left-to-right pass that changed nothing
-                modified = (modified and k > 0) or not same
-                if k == m - 1 and not modified:
+            elif o.beam_style == "published":  # a flag cleared at the first mask, set by a change
+                modified = (modified and not passed_first) or not same
+                if (offset - 1) % m == m - 1 and not modified:
                     break
             else:
                 unchanged = unchanged + 1 if same else 0

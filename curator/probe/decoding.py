@@ -50,9 +50,11 @@ and every number of masks m = 1 … M (`max_masks`):
   - published (X-FACTR's code, `iter_decode_beam_search`): independent's item b is the b-th
     best token at every mask; the first duplicate in pool order is kept; the score is the
     plain sum; recompute recomputes every kept candidate before the top B are chosen.
-    Refinement stops at T, for confidence when S's states come back equal in order, for
-    order after a whole left-to-right pass (from the first mask) that changed S in no step.
-    X-FACTR breaks ties with a random 1e-5 jitter; here pool order breaks them.
+    Order refinement keeps one position counter over the beam's items, so item b of step r
+    re-masks position (r·B + b) mod m. Refinement stops at T, for confidence when S's states
+    come back equal in order, for order when a step ends on the last mask and S changed in no
+    step since the counter last passed the first mask (B = 1: a left-to-right pass without a
+    change). X-FACTR breaks ties with a random 1e-5 jitter; here pool order breaks them.
   The prediction for m is S's top item by the score (the earlier on ties). With B = 1 both
   styles are exactly the greedy algorithm.
 
@@ -212,10 +214,14 @@ class MaskedDecoder(Passes):
                 unchanged = (after[:, :, None, :] == before[:, None, :, :]).all(-1).any(-1).all(-1)
             if o.refine == "confidence":
                 active[units[unchanged]] = False
-            elif published:  # X-FACTR: stop after a whole left-to-right pass (from the first mask) changed nothing
-                k = (r - 1) % m
-                modified[units] = ~unchanged | (modified[units] & (k > 0))
-                if k == m - 1:
+            elif published:
+                # X-FACTR's code: its "modified" flag is cleared when the position counter passes the
+                # first mask and set by a step that changes S; it stops when a step ends on the last
+                # mask with the flag clear (with B = 1: after a left-to-right pass that changed nothing)
+                first = (r - 1) * o.beam % m  # the position of this step's first item
+                wrapped = first == 0 or first + o.beam > m
+                modified[units] = ~unchanged | (modified[units] & (not wrapped))
+                if (first + o.beam - 1) % m == m - 1:
                     active[units[~modified[units]]] = False
             else:
                 run[units] = np.where(unchanged, run[units] + 1, 0)
@@ -343,7 +349,11 @@ class MaskedDecoder(Passes):
     def _expand_refine(self, units: np.ndarray, m: int, r: int) -> _Pool:
         u, b = self._items(units)
         R = len(u)
-        if self.options.refine == "order":
+        if self.options.refine == "order" and self.options.beam_style == "published":
+            # X-FACTR's code advances one position counter per beam item: a step's items re-mask
+            # consecutive positions (item b of step r: r·B + b), not all the same one
+            k = (r * self.options.beam + b) % m
+        elif self.options.refine == "order":
             k = np.full(R, r % m, dtype=np.int64)
         else:
             k = np.argmin(self.S_logc[u, b], axis=1)
