@@ -122,6 +122,8 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
         "length_norm": False,
         "recompute": False,
         "iterations": None,
+        "rescore_unchanged": False,
+        "beam_style": "joint",
     }
     for rel in iter_relations(out):
         index, _ = read_stored(out, rel.language, rel.relation)
@@ -176,6 +178,11 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
     changed = cli("probe", release, "--model", bert, "--out", out, *DECODE[:-2], "--beam", "2", "--device", "cpu")
     assert "probed 2 relations" in changed.output  # other settings: decoded again
     assert json.loads((out / "run.json").read_text())["decoding"]["beam"] == 2
+    published = (*DECODE[:-2], "--beam", "2", "--beam-style", "published", "--rescore-unchanged", "--device", "cpu")
+    assert "probed 2 relations" in cli("probe", release, "--model", bert, "--out", out, *published).output
+    settings = json.loads((out / "run.json").read_text())["decoding"]
+    assert settings["beam_style"] == "published" and settings["rescore_unchanged"] is True
+    assert "beam_style=published" in cli("metrics", out).output
 
     report = tmp_path / "report"
     cli("report", out, report)
@@ -229,6 +236,10 @@ def test_settings_that_do_not_go_together_are_one_line_errors(cli, release, bert
         cli("probe", release, "--model", bert, "--out", tmp_path / "c", "--decode", "order", "--beam", "0", ok=False)
     )
     assert "beam" in line
+    line = one_error_line(
+        cli("probe", release, "--model", bert, "--out", tmp_path / "a", "--rescore-unchanged", ok=False)
+    )
+    assert "--rescore-unchanged" in line and "--decode" in line
     bad = tmp_path / "aliases.jsonl"
     bad.write_text('{"id": "Q1", "aliases": "Roma"}\n', encoding="utf-8")
     line = one_error_line(
@@ -310,6 +321,8 @@ def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release,
         ("[options.decoding]\nbeams = 2", "options.decoding.beams"),
         ('[options.decoding]\nbeam = "2"', "options.decoding"),
         ('[options.decoding]\nlength_norm = "false"', "options.decoding"),
+        ('[options.decoding]\nbeam_style = "widest"', "options.decoding"),
+        ("[options.decoding]\nrescore_unchanged = 1", "options.decoding"),
         ('[options]\naliases = "a.jsonl"', "options.aliases"),
         ('[options]\nscore_mode = "pll"\n[options.decoding]\ninit = "order"', "options.score_mode"),
     ):

@@ -8,7 +8,7 @@ position recomputed), with the algorithms of X-FACTR's Appendix C written as pla
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -18,6 +18,7 @@ pytest.importorskip("transformers")
 
 # E402 below: imported after importorskip, so the file is skipped (not an error) without torch or transformers
 from curator.probe.data import build  # noqa: E402
+from curator.probe.decode_options import BEAM_STYLES  # noqa: E402
 from curator.probe.decoding import INITS, REFINES, DecodeOptions, MaskedDecoder  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, load_scorer  # noqa: E402
 
@@ -90,6 +91,7 @@ class Reference:
         self.tok = AutoTokenizer.from_pretrained(path)
         self.model = AutoModelForMaskedLM.from_pretrained(path, dtype=torch.float64).eval()
         self.special = set(self.tok.all_special_ids)
+        self.memo: dict = {}  # sentence ids -> log-softmax at its masks (a pure function: many options share them)
 
     def text(self, template, subject, m, final_punct):
         with_subject = template.replace("[X]", subject)
@@ -105,9 +107,12 @@ class Reference:
         for j, t in enumerate(item.tokens):
             if t is not None and j != masked:
                 ids[at[j]] = t
-        with torch.no_grad():
-            logits = self.model(input_ids=torch.tensor([ids])).logits[0, at[masked]]
-        return logits.log_softmax(-1)
+        key = (tuple(ids), at[masked])
+        if key not in self.memo:
+            with torch.no_grad():
+                logits = self.model(input_ids=torch.tensor([ids])).logits[0, at[masked]]
+            self.memo[key] = logits.log_softmax(-1)
+        return self.memo[key]
 
     def top(self, log_probs, k):
         """The k best non-special tokens, best first: [(token, log p)]."""
@@ -134,35 +139,61 @@ class Reference:
         return results
 
     def score(self, item, o):
+        """What a beam ranks by: Σ log c over the filled masks; ÷ their number with length_norm in
+        the joint style (X-FACTR's code ranks by the plain sum)."""
         c = [x for x in item.logc if x is not None]
-        return sum(c) / len(c) if o.length_norm and c else sum(c)
+        return sum(c) / len(c) if o.length_norm and c and o.beam_style == "joint" else sum(c)
 
-    def select(self, pool, o):
-        """Best score per state (the earlier on ties), then the top B, stable."""
+    def select(self, pool, o, ids, at):
+        """The new beam from a pool of successors (in pool order). Joint: the best score per state
+        (the earlier on ties), the top B, then recompute. Published (X-FACTR's code): the first
+        of each state, recompute every one of them, then the top B (ties: pool order)."""
+        if o.beam_style == "published":
+            first = {}
+            for item in pool:
+                first.setdefault(item.state(), item)
+            kept = list(first.values())
+            if o.recompute:
+                for item in kept:
+                    self.recompute(item, ids, at)
+            ranked = sorted(enumerate(kept), key=lambda v: (-self.score(v[1], o), v[0]))
+            return [item for _, item in ranked[: o.beam]]
         best = {}
         for index, item in enumerate(pool):
             s = self.score(item, o)
             if item.state() not in best or s > best[item.state()][0]:
                 best[item.state()] = (s, index, item)
         ranked = sorted(best.values(), key=lambda v: (-v[0], v[1]))
-        return [item for _, _, item in ranked[: o.beam]]
+        S = [item for _, _, item in ranked[: o.beam]]
+        if o.recompute:
+            for item in S:
+                self.recompute(item, ids, at)
+        return S
 
-    def recompute(self, S, ids, at):
-        for item in S:
-            for j, t in enumerate(item.tokens):
-                if t is not None:
-                    item.logc[j] = self.log_probs(ids, at, item, j)[t].item()
+    def recompute(self, item, ids, at):
+        """Every filled position's c = p(its token | the sentence with it masked)."""
+        for j, t in enumerate(item.tokens):
+            if t is not None:
+                item.logc[j] = self.log_probs(ids, at, item, j)[t].item()
 
     def one(self, ids, at, m, o, T):
         B = o.beam
+
+        def successor(item, j, t, p):
+            new = Item(list(item.tokens), list(item.logc))
+            if new.tokens[j] != t or o.rescore_unchanged:  # X-FACTR: c changes only with the token
+                new.logc[j] = p
+            new.tokens[j] = t
+            return new
+
         S = [Item([None] * m, [None] * m)]
         if o.init == "independent":
-            lp = [self.log_probs(ids, at, S[0], j) for j in range(m)]  # nothing filled: the same sentence
-            tops = [self.top(lp[j], B) for j in range(m)]
-            combos = sorted(itertools.product(*tops), key=lambda c: -sum(x[1] for x in c))[:B]
-            S = [Item([t for t, _ in c], [p for _, p in c]) for c in combos]
-            if o.recompute:
-                self.recompute(S, ids, at)
+            tops = [self.top(self.log_probs(ids, at, S[0], j), B) for j in range(m)]  # nothing filled: one sentence
+            if o.beam_style == "published":  # item b: the b-th best token at every mask
+                combos = [tuple(tops[j][b] for j in range(m)) for b in range(B)]
+            else:  # the top-B joint assignments
+                combos = sorted(itertools.product(*tops), key=lambda c: -sum(x[1] for x in c))[:B]
+            S = self.select([Item([t for t, _ in c], [p for _, p in c]) for c in combos], o, ids, at)
             done = 1
         else:
             for _ in range(m):
@@ -177,39 +208,45 @@ class Reference:
                         for j in unfilled:
                             cands += [(j, t, p) for t, p in self.top(self.log_probs(ids, at, item, j), B)]
                         cands = sorted(cands, key=lambda c: -c[2])[:B]
-                    for j, t, p in cands:
-                        new = Item(list(item.tokens), list(item.logc))
-                        new.tokens[j], new.logc[j] = t, p
-                        pool.append(new)
-                S = self.select(pool, o)
-                if o.recompute:
-                    self.recompute(S, ids, at)
+                    pool += [successor(item, j, t, p) for j, t, p in cands]
+                S = self.select(pool, o, ids, at)
             done = m
-        unchanged, step = 0, 0
-        while o.refine != "none" and done < T:
-            pool = []
+        unchanged, modified, step, offset = 0, False, 0, 0
+        while o.refine != "none" and done < T:  # m = 1 too: the decoder skips it, the result must agree
+            pool, passed_first = [], False
             for item in S:
-                j = step % m if o.refine == "order" else min(range(m), key=lambda k: (item.logc[k], k))
-                for t, p in self.top(self.log_probs(ids, at, item, j), B):
-                    new = Item(list(item.tokens), list(item.logc))
-                    new.tokens[j], new.logc[j] = t, p
-                    pool.append(new)
-            new_S = self.select(pool, o)
-            if o.recompute:
-                self.recompute(new_S, ids, at)
-            same = {i.state() for i in new_S} == {i.state() for i in S}
+                if o.refine == "confidence":
+                    j = min(range(m), key=lambda k: (item.logc[k], k))
+                elif o.beam_style == "published":  # X-FACTR's code: one counter, advanced per beam item
+                    j, offset = offset % m, offset + 1
+                    passed_first = passed_first or j == 0
+                else:
+                    j = step % m
+                pool += [successor(item, j, t, p) for t, p in self.top(self.log_probs(ids, at, item, j), B)]
+            new_S = self.select(pool, o, ids, at)
+            if o.beam_style == "published":  # X-FACTR's code: the same states in the same order
+                same = [i.state() for i in new_S] == [i.state() for i in S]
+            else:
+                same = {i.state() for i in new_S} == {i.state() for i in S}
             S, done, step = new_S, done + 1, step + 1
-            if o.refine == "confidence" and same:
-                break
-            unchanged = unchanged + 1 if same else 0
-            if o.refine == "order" and unchanged == m:
-                break
+            if o.refine == "confidence":
+                if same:
+                    break
+            elif o.beam_style == "published":  # a flag cleared at the first mask, set by a change
+                modified = (modified and not passed_first) or not same
+                if (offset - 1) % m == m - 1 and not modified:
+                    break
+            else:
+                unchanged = unchanged + 1 if same else 0
+                if unchanged == m:
+                    break
         top = max(S, key=lambda i: self.score(i, o))  # the first of equals
         v = sum(top.logc) / (m if o.length_norm else 1)
         return top.tokens, v
 
 
 _references: dict = {}
+_scorers: dict = {}
 
 
 def reference_for(path):
@@ -218,9 +255,15 @@ def reference_for(path):
     return _references[path]
 
 
+def scorer_for(path, budget=48, final_punct=False):
+    key = (path, budget, final_punct)
+    if key not in _scorers:
+        _scorers[key] = load_scorer(str(path), "cpu", "float64", Options(batch_tokens=budget, final_punct=final_punct))
+    return _scorers[key]
+
+
 def compare(path, data, o: DecodeOptions, budget=48, final_punct=False):
-    scorer = load_scorer(str(path), "cpu", "float64", Options(batch_tokens=budget, final_punct=final_punct))
-    got = MaskedDecoder(scorer, o).decode_relation(data)
+    got = MaskedDecoder(scorer_for(path, budget, final_punct), o).decode_relation(data)
     ref = reference_for(path)
     want = ref.decode(data, o, final_punct)
     Q = len(data.templates) * len(data.subjects)
@@ -228,41 +271,60 @@ def compare(path, data, o: DecodeOptions, budget=48, final_punct=False):
     for q in range(Q):
         for m in range(o.max_masks):
             tokens, v = want[q][m]
-            assert got.tokens[q][m] == tokens, (q, m + 1)
+            assert got.tokens[q][m] == tokens, (o, q, m + 1)
             assert got.strings[q][m] == ref.tok.decode(tokens, skip_special_tokens=True).strip()
-            assert abs(float(got.confidence[q, m]) - v) < 1e-5, (q, m + 1, got.confidence[q, m], v)
+            assert abs(float(got.confidence[q, m]) - v) < 1e-5, (o, q, m + 1, got.confidence[q, m], v)
         values = [want[q][m][1] for m in range(o.max_masks)]
-        assert got.best[q] == int(np.argmax(values))
+        assert got.best[q] == int(np.argmax(values)), (o, q)
     assert got.passes > 0
     return got
 
 
-@pytest.mark.parametrize("kind", ["bert", "xlm-roberta"])
-@pytest.mark.parametrize("init", INITS)
-@pytest.mark.parametrize("refine", REFINES)
-def test_greedy_equals_reference(real, kind, init, refine):
-    models, data = real
-    compare(models[kind], data, DecodeOptions(init=init, refine=refine, max_masks=M))
+def every_combination():
+    """Every init × refine, B = 1 and 3, with and without length_norm and recompute, both rules
+    for an unchanged re-prediction and both beam styles."""
+    for init, refine, beam, length_norm, recompute, rescore, style in itertools.product(
+        INITS, REFINES, (1, 3), (False, True), (False, True), (False, True), BEAM_STYLES
+    ):
+        yield DecodeOptions(
+            init=init,
+            refine=refine,
+            max_masks=M,
+            beam=beam,
+            length_norm=length_norm,
+            recompute=recompute,
+            rescore_unchanged=rescore,
+            beam_style=style,
+        )
 
 
 @pytest.mark.parametrize("kind", ["bert", "xlm-roberta"])
-@pytest.mark.parametrize(
-    "init,refine,length_norm,recompute",
-    [
-        ("independent", "confidence", False, False),
-        ("confidence", "confidence", True, True),
-        ("order", "order", False, True),
-        ("confidence", "order", True, False),
-        ("independent", "none", True, True),
-    ],
-)
-def test_beam_equals_reference(real, kind, init, refine, length_norm, recompute):
+def test_every_combination_equals_reference(real, kind):
+    """All 288 combinations on 6 queries (a large budget: small ones are checked below). The
+    queries hold cases where X-FACTR's rule for an unchanged re-prediction and curator's former
+    one decode different tokens and v(m) (and, with XLM-R, choose a different m), and where the
+    published and the joint beams do: else the comparisons would not tell the rules apart."""
     models, data = real
-    compare(
-        models[kind],
-        smaller(data),
-        DecodeOptions(init=init, refine=refine, max_masks=M, beam=3, length_norm=length_norm, recompute=recompute),
-    )
+    got = {o: compare(models[kind], smaller(data), o, budget=4096) for o in every_combination()}
+
+    def differ(pairs):
+        return {
+            "tokens": any(got[a].tokens != got[b].tokens for a, b in pairs),
+            "v": any((np.abs(got[a].confidence - got[b].confidence) > 1e-6).any() for a, b in pairs),
+            "m": any((got[a].best != got[b].best).any() for a, b in pairs),
+        }
+
+    keep = [(o, replace(o, rescore_unchanged=True)) for o in got if o.refine != "none" and not o.rescore_unchanged]
+    published = [(o, replace(o, beam_style="joint")) for o in got if o.beam > 1 and o.beam_style == "published"]
+    for pairs in (keep, published):
+        found = differ(pairs)
+        assert found["tokens"] and found["v"] and (found["m"] or kind == "bert"), found
+
+
+def test_greedy_equals_reference_on_the_whole_relation(real):
+    models, data = real
+    for init, refine in itertools.product(INITS, REFINES):
+        compare(models["bert"], data, DecodeOptions(init=init, refine=refine, max_masks=M))
 
 
 @pytest.mark.parametrize("init,refine", [("independent", "order"), ("confidence", "confidence")])
@@ -301,6 +363,21 @@ def test_algorithms_differ_where_they_should(real):
     np.testing.assert_allclose(small.confidence, greedy.confidence, atol=1e-6)
 
 
+def test_one_mask_is_not_refined(real):
+    """With m = 1 refinement would re-mask the only mask, i.e. run the initial all-mask sentence
+    again: it is skipped (one pass per query), and the result is that of no refinement."""
+    models, data = real
+    scorer = scorer_for(models["bert"], 4096)
+    plain = MaskedDecoder(scorer, DecodeOptions(max_masks=1, beam=2)).decode_relation(data)
+    assert plain.passes == len(data.templates) * len(data.subjects)
+    for refine in ("order", "confidence"):
+        for rescore in (False, True):
+            o = DecodeOptions(max_masks=1, beam=2, refine=refine, rescore_unchanged=rescore)
+            refined = MaskedDecoder(scorer, o).decode_relation(data)
+            assert refined.passes == plain.passes and refined.tokens == plain.tokens
+            np.testing.assert_array_equal(refined.confidence, plain.confidence)
+
+
 def test_head_paths_and_floor(real):
     """Tiny vocabulary tiles and the whole-head fallback give the same decoding; the floor
     counts the passes run."""
@@ -332,6 +409,8 @@ def test_head_paths_and_floor(real):
         (dict(refine="greedy"), "refinement"),
         (dict(iterations=0), "iterations"),
         (dict(beam=2.5), "beam"),
+        (dict(beam_style="widest"), "beam style must be one of joint, published"),
+        (dict(rescore_unchanged=1), "rescore unchanged must be true or false"),
     ],
 )
 def test_bad_options(real, bad, match):

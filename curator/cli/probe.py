@@ -7,7 +7,7 @@ import click
 from click.core import ParameterSource
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
-from curator.core.enums import Attention, DecodeInit, ModelKind, PllVariant, Refine, ScoreMode, values
+from curator.core.enums import Attention, BeamStyle, DecodeInit, ModelKind, PllVariant, Refine, ScoreMode, values
 from curator.core.errors import InputError
 from curator.core.extras import require_extra
 from curator.probe.plan import DEFAULTS, DEVICES, DTYPES
@@ -98,6 +98,19 @@ from curator.probe.plan import DEFAULTS, DEVICES, DTYPES
 )
 @click.option("--iterations", type=int, default=None, help="With --decode: at most T steps per m [2M].")
 @click.option(
+    "--rescore-unchanged",
+    is_flag=True,
+    default=None,
+    help="With --decode: a re-predicted token that stays the same takes its new confidence "
+    "(curator's former rule; X-FACTR keeps the old one).",
+)
+@click.option(
+    "--beam-style",
+    type=click.Choice(values(BeamStyle)),
+    default=None,
+    help="With --decode: joint beam [joint], or published: X-FACTR's code, to reproduce the paper.",
+)
+@click.option(
     "--aliases",
     type=click.Path(dir_okay=False),
     default=None,
@@ -129,6 +142,8 @@ def probe(
     length_norm: bool | None,
     recompute: bool | None,
     iterations: int | None,
+    rescore_unchanged: bool | None,
+    beam_style: str | None,
     aliases: str | None,
 ) -> None:
     """Score MODEL on SRC (a release folder or a version name) and store predictions in OUT;
@@ -156,6 +171,8 @@ def probe(
             length_norm=length_norm,
             recompute=recompute,
             iterations=iterations,
+            rescore_unchanged=rescore_unchanged,
+            beam_style=beam_style,
         )
         given = {k: v for k, v in settings.items() if v is not None}
         if decode is None and (given or aliases):
@@ -235,6 +252,8 @@ _PLAN_OWNS = (
     "length_norm",
     "recompute",
     "iterations",
+    "rescore_unchanged",
+    "beam_style",
     "aliases",
 )
 

@@ -164,3 +164,10 @@ class PllVariant(StrEnum):
 
     ORIGINAL = "original"  # Salazar et al. 2020: each token masked alone
     WITHIN_WORD_L2R = "within-word-l2r"  # Kauf & Ivanova 2023: the token and the rest of its word masked
+
+
+class BeamStyle(StrEnum):
+    """How X-FACTR decoding's beam is built (`curator probe --beam-style`, docs/probe.md)."""
+
+    JOINT = "joint"  # independent init: the top-B joint assignments; duplicates keep the best score
+    PUBLISHED = "published"  # X-FACTR's code: the b-th best token at every position; the first duplicate

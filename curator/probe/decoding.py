@@ -23,11 +23,13 @@ and every number of masks m = 1 … M (`max_masks`):
 * Refinement (`refine`), after the initial prediction, while the iteration count < T
   (`iterations`, default 2·M), one iteration per step:
   - order: positions 0, 1, …, m−1, 0, … cyclically; each step re-masks one position and
-    re-predicts it (argmax, c = its probability); converged after m consecutive steps
-    (a full scan) with no change.
+    re-predicts it (argmax); converged after m consecutive steps (a full scan) with no change.
   - confidence: re-mask the position of lowest c (ties: the leftmost) and re-predict it;
     converged when the re-predicted token equals the old one.
-  Every re-prediction sets that position's c, changed or not.
+  A re-predicted position takes the new probability as its c only when its token changes, else
+  it keeps its old c (X-FACTR's code: its `changes` mask); `rescore_unchanged` sets c either way
+  (curator's former rule, a deviation). m = 1 is not refined: re-masking the only mask re-runs
+  the initial all-mask sentence, which gives the same token and probability again.
 * recompute: whenever a token is filled or changed, every filled position j gets
   c_j = p(ŷ_j | current sentence with j masked, unfilled positions still masked); the final c
   are thus p(ŷ_k | ŝ \\ k). Position k just predicted already has that value (the prediction
@@ -36,14 +38,25 @@ and every number of masks m = 1 … M (`max_masks`):
 * v(m) = Σ_k log c_k (÷ m with `length_norm`); best = argmax over m (ties: the smaller m).
 * Beam B (Alg. 1): S starts as {all-mask state}. Each step every item of S expands into its
   top-B successors (initial: top-B tokens at the chosen position, top-B (position, token) pairs
-  for confidence, the top-B joint assignments for independent; refinement: top-B tokens at the
-  re-masked position), scored Σ log c over filled positions (÷ their count with length_norm);
-  the pool is de-duplicated by the full state (keeping the best score, the earlier on ties),
-  and the top B (stable: pool order is item order, then successor rank) form the new S. With
-  recompute the new items' c are then recomputed. Refinement stops at T, or for confidence
-  when an iteration leaves S unchanged (the same set of states), for order after m consecutive
-  unchanged iterations. The prediction for m is S's top item by the score above (the earlier
-  on ties). With B = 1 this is exactly the greedy algorithm.
+  for confidence; refinement: top-B tokens at the re-masked position), scored Σ log c over
+  filled positions, and the top B (stable: pool order is item order, then successor rank) of
+  the pool de-duplicated by the full state form the new S. `beam_style`:
+  - joint (default): independent's successors are the top-B joint assignments (exact: per-
+    position top-B lists merged position by position, keeping the top B partial sums); a
+    duplicated state keeps its best score (the earlier on ties); the score is ÷ the filled
+    count with length_norm; recompute recomputes the selected items. Refinement stops at T,
+    for confidence when an iteration leaves S the same set of states, for order after m
+    consecutive such iterations.
+  - published (X-FACTR's code, `iter_decode_beam_search`): independent's item b is the b-th
+    best token at every mask; the first duplicate in pool order is kept; the score is the
+    plain sum; recompute recomputes every kept candidate before the top B are chosen.
+    Order refinement keeps one position counter over the beam's items, so item b of step r
+    re-masks position (r·B + b) mod m. Refinement stops at T, for confidence when S's states
+    come back equal in order, for order when a step ends on the last mask and S changed in no
+    step since the counter last passed the first mask (B = 1: a left-to-right pass without a
+    change). X-FACTR breaks ties with a random 1e-5 jitter; here pool order breaks them.
+  The prediction for m is S's top item by the score (the earlier on ties). With B = 1 both
+  styles are exactly the greedy algorithm.
 
 Batching: for each m, every query's beam items advance in lockstep; a step's rows (sentences ×
 the positions they predict, or the re-masked variants recompute needs) run through the encoder
@@ -189,17 +202,32 @@ class MaskedDecoder(Passes):
                 self._step(self._expand_init(np.arange(Q), m, t))
             done = m
         run = np.zeros(Q, dtype=np.int64)
+        modified = np.zeros(Q, dtype=bool)  # published, order: a change in this left-to-right pass
+        published = o.beam_style == "published"
         r = 0
-        while o.refine != "none" and done < o.max_iterations and active.any():
+        # m = 1: re-masking the only mask re-runs the initial all-mask sentence, which can change nothing
+        while o.refine != "none" and m > 1 and done < o.max_iterations and active.any():
             units = np.flatnonzero(active)
-            before = self.S_tokens[units].copy()
+            before, before_alive = self.S_tokens[units].copy(), self.S_alive[units].copy()
             self._step(self._expand_refine(units, m, r))
             done, r = done + 1, r + 1
             after = self.S_tokens[units]
-            # the same set of B distinct states: every new state is one of the old
-            unchanged = (after[:, :, None, :] == before[:, None, :, :]).all(-1).any(-1).all(-1)
+            if published:  # X-FACTR: the beam's states equal, in order
+                alive = self.S_alive[units]
+                unchanged = (alive == before_alive).all(-1) & ((after == before).all(-1) | ~alive).all(-1)
+            else:  # the same set of B distinct states: every new state is one of the old
+                unchanged = (after[:, :, None, :] == before[:, None, :, :]).all(-1).any(-1).all(-1)
             if o.refine == "confidence":
                 active[units[unchanged]] = False
+            elif published:
+                # X-FACTR's code: its "modified" flag is cleared when the position counter passes the
+                # first mask and set by a step that changes S; it stops when a step ends on the last
+                # mask with the flag clear (with B = 1: after a left-to-right pass that changed nothing)
+                first = (r - 1) * o.beam % m  # the position of this step's first item
+                wrapped = first == 0 or first + o.beam > m
+                modified[units] = ~unchanged | (modified[units] & (not wrapped))
+                if (first + o.beam - 1) % m == m - 1:
+                    active[units[~modified[units]]] = False
             else:
                 run[units] = np.where(unchanged, run[units] + 1, 0)
                 active[units[run[units] >= m]] = False
@@ -212,9 +240,11 @@ class MaskedDecoder(Passes):
         return self.S_tokens[ar, top], value
 
     def _score(self, tokens: np.ndarray, logc: np.ndarray) -> np.ndarray:
+        """A beam item's score: Σ log c over its filled positions (÷ their count with length_norm,
+        joint style; X-FACTR's code ranks its beam by the plain sum)."""
         filled = tokens >= 0
         total: np.ndarray = np.where(filled, logc, 0.0).sum(-1)
-        if self.options.length_norm:
+        if self.options.length_norm and self.options.beam_style == "joint":
             total = total / np.maximum(filled.sum(-1), 1)
         return total
 
@@ -226,8 +256,11 @@ class MaskedDecoder(Passes):
 
     def _sentences(self, u: np.ndarray, b: np.ndarray, remask: np.ndarray | None = None) -> np.ndarray:
         """[R, W] ids: each item's sentence, with position `remask` (a mask index per row) masked."""
+        return self._fill(u, self.S_tokens[u, b], remask)
+
+    def _fill(self, u: np.ndarray, tk: np.ndarray, remask: np.ndarray | None = None) -> np.ndarray:
+        """[R, W] ids: the queries `u` with the states `tk` [R, m] written over their masks."""
         ids: np.ndarray = self._base[u].copy()
-        tk = self.S_tokens[u, b]
         filled = tk >= 0
         if remask is not None:
             filled &= np.arange(tk.shape[1])[None, :] != remask[:, None]
@@ -245,14 +278,17 @@ class MaskedDecoder(Passes):
         flat = np.arange(R * K)
         jj = j.reshape(-1)
         old = tokens[flat, jj].copy()
-        tokens[flat, jj] = y.reshape(-1)
-        logc[flat, jj] = lp.reshape(-1)
+        new = y.reshape(-1)
+        tokens[flat, jj] = new
+        # X-FACTR: a position takes the new probability only when its token changes
+        take = (old != new) | self.options.rescore_unchanged
+        logc[flat, jj] = np.where(take, lp.reshape(-1), logc[flat, jj])
         return _Pool(
             np.repeat(u, K),
             np.repeat(b, K),
             tokens,
             logc,
-            old != y.reshape(-1) if changed is None else np.repeat(changed, K),
+            old != new if changed is None else np.repeat(changed, K),
             jj,
         )
 
@@ -263,6 +299,16 @@ class MaskedDecoder(Passes):
         lse, tv, ti, _ = self._pass(self._sentences(u, b), u, pos, B)
         logp = tv - lse[:, :, None]  # [R, m, K]
         R = len(u)
+        if self.options.beam_style == "published":  # X-FACTR's code: item b = the b-th best token at every mask
+            K = logp.shape[2]
+            return _Pool(
+                np.repeat(u, K),
+                np.repeat(b, K),
+                ti.transpose(0, 2, 1).reshape(R * K, m),
+                logp.transpose(0, 2, 1).reshape(R * K, m),
+                np.ones(R * K, dtype=bool),
+                np.full(R * K, -1, dtype=np.int64),
+            )
         # exact top-B joint assignments: merge position by position, keeping the top B partial sums
         sums = np.zeros((R, 1))
         choice = np.zeros((R, 1, 0), dtype=np.int64)
@@ -308,7 +354,11 @@ class MaskedDecoder(Passes):
     def _expand_refine(self, units: np.ndarray, m: int, r: int) -> _Pool:
         u, b = self._items(units)
         R = len(u)
-        if self.options.refine == "order":
+        if self.options.refine == "order" and self.options.beam_style == "published":
+            # X-FACTR's code advances one position counter per beam item: a step's items re-mask
+            # consecutive positions (item b of step r: r·B + b), not all the same one
+            k = (r * self.options.beam + b) % m
+        elif self.options.refine == "order":
             k = np.full(R, r % m, dtype=np.int64)
         else:
             k = np.argmin(self.S_logc[u, b], axis=1)
@@ -317,15 +367,20 @@ class MaskedDecoder(Passes):
         return self._successors(u, b, np.repeat(k[:, None], tv.shape[2], 1), ti[:, 0], lp, None)
 
     def _step(self, pool: _Pool) -> None:
-        """De-duplicate the pool by state, keep the top B per unit as the new S, recompute."""
+        """De-duplicate the pool by state, keep the top B per unit as the new S, recompute
+        (published style: every kept candidate before the selection, as X-FACTR's code does)."""
         o, B = self.options, self.options.beam
+        published = o.beam_style == "published"
         C = len(pool.unit)
         order = np.arange(C)
         score = self._score(pool.tokens, pool.logc)
         if B > 1:
-            # one candidate per (unit, state): the best score, the earlier on ties
+            # one candidate per (unit, state): joint, the best score (the earlier on ties); published, the first
             keys = (
-                (order, -score) + tuple(pool.tokens[:, j] for j in reversed(range(pool.tokens.shape[1]))) + (pool.unit,)
+                (order,)
+                + (() if published else (-score,))
+                + tuple(pool.tokens[:, j] for j in reversed(range(pool.tokens.shape[1])))
+                + (pool.unit,)
             )
             srt = np.lexsort(keys)
             same = np.zeros(C, dtype=bool)
@@ -333,6 +388,11 @@ class MaskedDecoder(Passes):
                 pool.tokens[srt][1:] == pool.tokens[srt][:-1]
             ).all(1)
             kept = np.sort(srt[~same])
+            if published and o.recompute:
+                pool.logc[kept] = self._recomputed(
+                    pool.unit[kept], pool.tokens[kept], pool.logc[kept], pool.changed[kept], pool.predicted[kept]
+                )
+                score = self._score(pool.tokens, pool.logc)
             srt = kept[np.lexsort((order[kept], -score[kept], pool.unit[kept]))]
         else:
             srt = order  # one candidate per unit already
@@ -348,21 +408,27 @@ class MaskedDecoder(Passes):
         self.S_tokens[u, rank] = pool.tokens[sel]
         self.S_logc[u, rank] = pool.logc[sel]
         self.S_alive[u, rank] = True
-        if o.recompute:
-            self._recompute(u, rank, pool.changed[sel], pool.predicted[sel])
+        if o.recompute and not (published and B > 1):
+            self.S_logc[u, rank] = self._recomputed(
+                u, pool.tokens[sel], pool.logc[sel], pool.changed[sel], pool.predicted[sel]
+            )
 
-    def _recompute(self, u: np.ndarray, b: np.ndarray, changed: np.ndarray, predicted: np.ndarray) -> None:
-        """c_j = p(ŷ_j | sentence with j masked) for every filled j of the changed items, except
-        the position just predicted (its c is that already)."""
-        tk = self.S_tokens[u, b]
+    def _recomputed(
+        self, u: np.ndarray, tk: np.ndarray, logc: np.ndarray, changed: np.ndarray, predicted: np.ndarray
+    ) -> np.ndarray:
+        """`logc` [R, m] of the states `tk` of queries `u` with c_j = p(ŷ_j | sentence with j masked)
+        for every filled j of the changed rows, except the position just predicted (its c is
+        that already); an unchanged row's c were recomputed in the same state before."""
         m = tk.shape[1]
         need = (tk >= 0) & changed[:, None] & (np.arange(m)[None, :] != predicted[:, None])
         r_idx, j_idx = np.nonzero(need)
         if not len(r_idx):
-            return
-        uu, bb = u[r_idx], b[r_idx]
+            return logc
+        uu = u[r_idx]
         lse, _, _, target = self._pass(
-            self._sentences(uu, bb, remask=j_idx), uu, j_idx[:, None], 0, targets=tk[r_idx, j_idx][:, None]
+            self._fill(uu, tk[r_idx], remask=j_idx), uu, j_idx[:, None], 0, targets=tk[r_idx, j_idx][:, None]
         )
+        out = logc.copy()
         # ≤ 0: the target's dot product and the tile's product may differ by an ulp
-        self.S_logc[uu, bb, j_idx] = np.minimum(target[:, 0] - lse[:, 0], 0.0)
+        out[r_idx, j_idx] = np.minimum(target[:, 0] - lse[:, 0], 0.0)
+        return out
