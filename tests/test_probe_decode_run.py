@@ -208,7 +208,7 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
     cells = [c for row in shown.tables[("es", "P19")] for c in row["masks"].values()]
     assert all(c["pieces"] == [] and c["string"] is not None for c in cells)
     assert "pieces" not in read_stored(out, "es", "P19")[0]["decoded"]  # no reader decoded it again
-    again = cli("probe", release, "--model", bert, "--out", out, *DECODE[:-2], "--beam", "2", "--device", "cpu")
+    again = cli("probe", release, "--model", bert, "--out", out, *published)  # the settings it was decoded with last
     assert "probed 1 relations (1 already done)" in again.output
     assert "pieces" in read_stored(out, "es", "P19")[0]["decoded"]
 
