@@ -66,16 +66,17 @@ def models(tmp_path_factory):
     return {"bert": bert, "distilbert": distil, "padded": padded, "tokens": len(tok)}
 
 
-def data():
-    return build("es", "P19", TEMPLATES, TUPLES)
+def data(templates: int = 2, tuples: int = 2):
+    return build("es", "P19", TEMPLATES[:templates], TUPLES[:tuples])
 
 
 def run_all(scorer):
-    """Log-prob ranking, pll and decoding (tokens, v(m)) of the same relation with one scorer."""
+    """Log-prob ranking, pll (one query: a pass per token of each candidate's sentence) and
+    decoding (tokens, v(m)) of the same relation with one scorer."""
     scorer.options.score_mode = "log-prob"
     ranked = scorer.score_relation(data())
     scorer.options.score_mode = "pll"
-    pll = scorer.score_relation(data())
+    pll = scorer.score_relation(data(1, 1))
     scorer.options.score_mode = "log-prob"
     decoded = MaskedDecoder(scorer, DECODE).decode_relation(data())
     return ranked, pll, decoded
@@ -99,29 +100,36 @@ def test_a_head_without_cls_or_lm_head_is_bypassed(models):
 
 
 def test_full_logit_fallbacks_stay_under_the_cap(models, monkeypatch):
-    """With a head that does not split (and with none at all), no call holds more logits than
-    LOGITS_CAP, here lowered to 40 positions' worth; the scores stay the same."""
+    """With a head that does not split (and with none at all), no call in any mode holds more
+    logits than LOGITS_CAP, lowered here to 2 positions' worth for the head (it runs on a few
+    rows at a time) and to 20 for the model's own logits (a batch of rows; one query is ~12
+    tokens); the scores stay the same."""
     scorer = load_scorer(str(models["bert"]), "cpu", "float64", Options(batch_tokens=256))
     expected = run_all(scorer)
-    cap = 40 * scorer.model.get_output_embeddings().weight.shape[0]
-    monkeypatch.setattr(head, "LOGITS_CAP", cap, raising=False)
-    seen: list[int] = []
+    vocab = scorer.model.get_output_embeddings().weight.shape[0]
+    seen: dict[str, int] = {}
 
     def record(_module, _inputs, output):
         logits = output if isinstance(output, torch.Tensor) else output.logits
-        seen.append(logits.numel())
+        mode = "decode" if scorer.options.score_mode == "log-prob" and ranked_done else scorer.options.score_mode
+        seen[mode] = max(seen.get(mode, 0), logits.numel())
 
-    scorer.split = None  # the head's full logits at the scored positions
-    hook = scorer.head.register_forward_hook(record)
-    assert_same(expected, run_all(scorer))
-    hook.remove()
-    assert seen and max(seen) <= cap
-    seen.clear()
-    scorer.head = None  # no separable head: the model's own logits at every position
-    hook = scorer.model.register_forward_hook(record)
-    assert_same(expected, run_all(scorer))
-    hook.remove()
-    assert seen and max(seen) <= cap
+    for cap, module, drop in ((2 * vocab, scorer.head, "split"), (20 * vocab, scorer.model, "head")):
+        monkeypatch.setattr(head, "LOGITS_CAP", cap, raising=False)
+        setattr(scorer, drop, None)  # split: the head's full logits; head: the model's own at every position
+        seen.clear()
+        ranked_done = False
+        hook = module.register_forward_hook(record)
+        scorer.options.score_mode = "log-prob"
+        ranked = scorer.score_relation(data())
+        ranked_done = True
+        scorer.options.score_mode = "pll"
+        pll = scorer.score_relation(data(1, 1))
+        scorer.options.score_mode = "log-prob"
+        decoded = MaskedDecoder(scorer, DECODE).decode_relation(data())
+        hook.remove()
+        assert_same(expected, (ranked, pll, decoded))
+        assert set(seen) == {"log-prob", "pll", "decode"} and max(seen.values()) <= cap, (drop, seen, cap)
 
 
 def test_rows_past_the_tokenizer_are_never_predicted(models):
