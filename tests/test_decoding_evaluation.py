@@ -285,3 +285,18 @@ def test_a_run_stored_before_the_pieces_reads_with_its_strings_and_says_so(cli, 
     cli("report", run, tmp_path / "report")
     page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
     assert 'class="note pieces-missing"' in page and "París" in page
+
+
+def test_a_decoded_index_that_does_not_fit_its_queries_is_one_line(cli, tmp_path):
+    """A hand-edited or truncated index (a query's pieces missing) is refused with one line
+    naming the relation, by `curator metrics` and the report alike, not an IndexError."""
+    run = tmp_path / "run"
+    write_decoded_run(run, pieces=True)
+    index = load_index(run)
+    del index["decoded"]["pieces"][-1]
+    (run / "es" / "P36.json").write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
+    for args in (("metrics", run), ("report", run, tmp_path / "report")):
+        result = cli(*args, ok=False)
+        assert result.exit_code != 0 and "Traceback" not in result.output
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and "es P36: the decoded index does not fit its 6 queries" in lines[0], result.output

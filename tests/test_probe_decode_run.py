@@ -119,7 +119,7 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
         "refine": "confidence",
         "max_masks": 3,
         "beam": 1,
-        "length_norm": False,
+        "length_norm": True,  # X-FACTR's default
         "recompute": False,
         "iterations": None,
         "rescore_unchanged": False,
@@ -178,10 +178,12 @@ def test_decoded_run_is_stored_evaluated_and_resumed(cli, release, bert, tmp_pat
     changed = cli("probe", release, "--model", bert, "--out", out, *DECODE[:-2], "--beam", "2", "--device", "cpu")
     assert "probed 2 relations" in changed.output  # other settings: decoded again
     assert json.loads((out / "run.json").read_text())["decoding"]["beam"] == 2
-    published = (*DECODE[:-2], "--beam", "2", "--beam-style", "published", "--rescore-unchanged", "--device", "cpu")
+    published = (*DECODE[:-2], "--beam", "2", "--beam-style", "published", "--rescore-unchanged", "--no-length-norm")
+    published += ("--device", "cpu")
     assert "probed 2 relations" in cli("probe", release, "--model", bert, "--out", out, *published).output
     settings = json.loads((out / "run.json").read_text())["decoding"]
     assert settings["beam_style"] == "published" and settings["rescore_unchanged"] is True
+    assert settings["length_norm"] is False
     assert "beam_style=published" in cli("metrics", out).output
 
     report = tmp_path / "report"

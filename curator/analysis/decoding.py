@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from curator.core.aliases import normal
-from curator.core.formats.runs import read_stored, relation_files
+from curator.core.formats.runs import RunError, read_stored, relation_files
 
 COLUMNS = ("accuracy", "single", "multi", "oracle")
 LABELS = {
@@ -122,6 +122,17 @@ def relation_queries(index: Mapping[str, Any], limit: int | None = None, offset:
     label = {c[0]: c[1] for c in index["candidates"]}
     strings, confidence, best, names = decoded["strings"], decoded["confidence"], decoded["best"], decoded["names"]
     pieces = decoded.get("pieces")
+    rows = len(templates) * n
+    sizes = {"strings": len(strings), "confidence": len(confidence), "best": len(best)}
+    if pieces is not None:
+        sizes["pieces"] = len(pieces)
+    widths = {len(row) for row in strings} | {len(row) for row in confidence} | {len(r) for r in pieces or []}
+    if any(size != rows for size in sizes.values()) or len(widths) > 1:
+        found = ", ".join(f"{size} {name}" for name, size in sizes.items())
+        raise RunError(
+            f"{index.get('language')} {index.get('relation')}: the decoded index does not fit its "
+            f"{rows} queries ({found}; masks per query {sorted(widths)}): decode the relation again"
+        )
     queries: list[Query] = []
     for q, row in enumerate(strings[offset : len(strings) if limit is None else offset + limit], offset):
         t, d = divmod(q, n)

@@ -89,7 +89,11 @@ from curator.probe.plan import DEFAULTS, DEVICES, DTYPES
 @click.option("--refine", type=click.Choice(values(Refine)), default=None, help="With --decode: refinement [none].")
 @click.option("--max-masks", type=int, default=None, help="With --decode: try 1..M masks [5].")
 @click.option("--beam", type=int, default=None, help="With --decode: beam size [1].")
-@click.option("--length-norm", is_flag=True, default=None, help="With --decode: rank the m by mean, not sum.")
+@click.option(
+    "--length-norm/--no-length-norm",
+    default=None,
+    help="With --decode: choose the m by the mean log-probability of its tokens, as X-FACTR does, or by their sum [mean].",
+)
 @click.option(
     "--recompute",
     is_flag=True,

@@ -26,7 +26,7 @@ class DecodeOptions:
     refine: str = "none"
     max_masks: int = 5  # M
     beam: int = 1  # B
-    length_norm: bool = False
+    length_norm: bool = True  # X-FACTR divides v(m) by m unless told not to (--no_len_norm)
     recompute: bool = False
     iterations: int | None = None  # T; None means 2 * max_masks (X-FACTR's T = 2M)
     # True: a re-predicted position takes its new probability even when its token comes back the
