@@ -95,11 +95,9 @@ def test_a_string_that_names_the_gold_and_another_entity_is_the_gold():
     assert correct.tolist() == [True, False, True, True, False, True]
 
 
-def test_consistency_counts_strings_that_name_one_entity_as_one_prediction(tmp_path):
-    data = relation()
-    strings = ["Roma", "Washington", "Lyon", "roma", "Washington D. C.", "lyon"]
-    candidates, predicted, correct = to_predictions(data, strings, names())
-    rel = RelationPredictions(
+def predictions(data, candidates, predicted, correct) -> RelationPredictions:
+    """The stored form of the 2 templates × 3 tuples of `relation()`."""
+    return RelationPredictions(
         "es",
         "P36",
         data.templates,
@@ -110,6 +108,12 @@ def test_consistency_counts_strings_that_name_one_entity_as_one_prediction(tmp_p
         correct.reshape(2, 3),
         np.array(data.gold, dtype=np.int32),
     )
+
+
+def test_consistency_counts_strings_that_name_one_entity_as_one_prediction(tmp_path):
+    data = relation()
+    strings = ["Roma", "Washington", "Lyon", "roma", "Washington D. C.", "lyon"]
+    rel = predictions(data, *to_predictions(data, strings, names()))
     save_relation(tmp_path, rel)
     back = load_relation(tmp_path / "es" / "P36.json")
     metrics = relation_metrics(back)
@@ -222,18 +226,7 @@ def write_decoded_run(run, pieces: bool) -> None:
     data = relation()
     strings = [["Roma", "Roma ."], ["Lyon", "Washington"], ["x", "París"], ["Roma", "la Roma"], ["y", "z"], ["a", "b"]]
     best = [0, 1, 1, 0, 0, 1]
-    candidates, predicted, correct = to_predictions(data, [row[b] for row, b in zip(strings, best)], names())
-    rel = RelationPredictions(
-        "es",
-        "P36",
-        data.templates,
-        data.subjects,
-        data.objects,
-        candidates,
-        predicted.reshape(2, 3),
-        correct.reshape(2, 3),
-        np.array(data.gold, dtype=np.int32),
-    )
+    rel = predictions(data, *to_predictions(data, [row[b] for row, b in zip(strings, best)], names()))
     decoded = {
         "strings": strings,
         "confidence": [[-1.5, -2.25]] * 6,
