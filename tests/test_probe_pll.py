@@ -370,6 +370,33 @@ def test_pll_within_word_l2r_equals_a_one_pass_per_token_reference(sharp, kind):
     assert scorer.floor_flops(data) == pll_scorer(sharp[kind], 4096).floor_flops(data)  # the same passes
 
 
+def test_pll_within_word_l2r_without_the_fast_shortcut_chunked_and_after_an_oom(sharp, monkeypatch):
+    """Word ids through the tokenizer's own call (what a class without the backend shortcut
+    gets) equal the backend's; sentences tokenized in chunks of a few and an out-of-memory error
+    part way through give the same within-word-l2r scores (the retry adds nothing twice)."""
+    from curator.probe.scorers import pll
+
+    options = Options(score_mode="pll", batch_tokens=256, pll_variant=L2R)
+    scorer = load_scorer(str(sharp["bert"]), device="cpu", dtype="float32", options=options)
+    expected = scorer.score_relation(WORDS)
+    texts = ["Victor Hugo nació en Pekino", "Pekín vio nacer a Victor Hugo"]
+    fast = scorer.tokenize_words(texts)
+    scorer.shortcut = False
+    assert scorer.tokenize_words(texts) == fast and any(w is None for w in fast[1][0])
+    monkeypatch.setattr(pll, "CHUNK_SENTENCES", 3)
+    real, calls = pll._variants, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise torch.OutOfMemoryError("simulated")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pll, "_variants", flaky)
+    np.testing.assert_allclose(scorer.score_relation(WORDS), expected, atol=1e-6, rtol=0)
+    assert len(calls) > 3 and scorer.budget == 128
+
+
 def test_pll_within_word_l2r_needs_word_ids(tiny, tmp_path):
     """A Python (slow) tokenizer gives no word ids: within-word-l2r stops with one line when the
     scorer is made, before anything is scored; the original variant still runs with it."""
