@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -12,11 +11,9 @@ from click.core import ParameterSource
 from curator.analysis.convention import CHOICES as CONVENTIONS
 from curator.analysis.convention import DEFAULT as DEFAULT_CONVENTION
 from curator.analysis.convention import Convention
-from curator.cli.common import LIST, Column, echo_table, format_table, list_option, percent
+from curator.cli.common import LIST, Column, echo_table, list_option, percent
+from curator.cli.decoded_output import QUERIES_SHOWN, QueriesType, decoded_summary, echo_decoded
 from curator.core.errors import InputError
-
-if TYPE_CHECKING:
-    from curator.analysis.decoding import RelationQueries
 
 _run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 _languages_option = list_option("--languages", help="Comma-separated language codes (default: all).")
@@ -56,92 +53,6 @@ def _convention(convention: str, nm_relations: list[str] | None) -> Convention:
             "--nm-relations applies to --convention pararel only: mpararel averages every relation alike"
         )
     return chosen
-
-
-QUERIES_SHOWN = 5  # decoded queries per relation in `curator metrics`' text output unless --queries says
-
-
-class QueriesType(click.ParamType):
-    """`--queries`: a count of decoded queries per relation (0 = none) or `all`; `all` is None."""
-
-    name = "N|all"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | None:
-        if value is None or isinstance(value, int):
-            return value
-        if str(value).strip().lower() == "all":
-            return None
-        try:
-            count = int(value)
-        except ValueError:
-            count = -1
-        if count < 0:
-            self.fail(f"{value!r} is neither a count of queries (0 or more) nor 'all'", param, ctx)
-        return count
-
-
-def _decoded(run_dir: str, languages: list[str], relations: list[str], queries: int | None) -> dict | None:
-    """X-FACTR's accuracies of a run decoded without candidates, and its first `queries` queries
-    per relation (all with None; none with 0); None for a ranking run."""
-    from curator.analysis.decoding import decoded_queries, decoding_accuracy
-    from curator.core.formats.runs import run_info
-
-    settings = run_info(run_dir).get("decoding")
-    if not settings:
-        return None
-    shown = decoded_queries(run_dir, languages or None, relations or None, queries) if queries != 0 else []
-    return {
-        "settings": settings,
-        "by_language": decoding_accuracy(run_dir, languages or None, relations or None),
-        "queries": shown,
-    }
-
-
-def _echo_queries(relations: list[RelationQueries], asked: bool) -> None:
-    """Per relation, its queries as a table: one line per number of masks, the chosen m starred."""
-    for rel in relations:
-        shown, total = len(rel["queries"]), rel["total"]
-        more = "" if shown == total else "; --queries N or --queries all (with --languages/--relations) for more"
-        click.echo(f"\n{rel['language']} {rel['relation']}: {shown} of {total} queries{more}")
-        if not rel["pieces_stored"]:
-            click.echo("  word pieces not stored (decoded before curator kept them): strings only")
-        rows = []
-        for i, query in enumerate(rel["queries"], 1):
-            click.echo(
-                f"  #{i} {query['template']}  X = {query['subject']}  gold = {query['object']}  "
-                f"chosen m = {query['chosen']} ({'right' if query['correct'] else 'wrong'})"
-            )
-            rows = [
-                (
-                    "*" if mask["m"] == query["chosen"] else "",
-                    mask["m"],
-                    f"{mask['confidence']:.4f}",
-                    "—" if mask["pieces"] is None else " ".join(mask["pieces"]),
-                    mask["string"],
-                )
-                for mask in query["masks"]
-            ]
-            for line in format_table(
-                [
-                    Column("", 5, ">"),
-                    Column("m", 3, ">"),
-                    Column("v(m)", 10, ">"),
-                    Column("pieces", 30),
-                    Column("string"),
-                ],
-                rows,
-            )[0 if i == 1 else 1 :]:
-                click.echo(line.rstrip())
-    if relations and not asked:
-        click.echo(f"\n(* = the chosen m; {QUERIES_SHOWN} queries per relation by default, --queries N|all|0)")
-
-
-def _settings(settings: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in settings.items())
-
-
-def _share(cell: dict) -> str:
-    return "—" if cell["value"] is None else f"{percent(cell['value'])} ({cell['correct']}/{cell['total']})"
 
 
 @click.command()
@@ -185,7 +96,7 @@ def metrics(
     nm = _nm(nm_relations)
     by_language, by_relation = run_metrics(iter_relations(run_dir, languages or None, relations or None), nm, chosen)
     asked = click.get_current_context().get_parameter_source("queries") is not ParameterSource.DEFAULT
-    decoded = _decoded(run_dir, languages, relations, queries if asked or as_json else QUERIES_SHOWN)
+    decoded = decoded_summary(run_dir, languages, relations, queries if asked or as_json else QUERIES_SHOWN)
 
     def clean(v):
         return None if isinstance(v, float) and v != v else v
@@ -244,19 +155,7 @@ def metrics(
         "values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS), err=True
     )
     if decoded:
-        from curator.analysis.decoding import COLUMNS as DCOLS
-        from curator.analysis.decoding import LABELS as DLABELS
-
-        click.echo(
-            f"\ndecoded without candidates ({_settings(decoded['settings'])}); X-FACTR accuracy, pooled over "
-            "(template, tuple) pairs:"
-        )
-        echo_table(
-            [Column("lang", 6), *(Column(DLABELS[c], 24, ">") for c in DCOLS)],
-            [(lang, *(_share(cols[c]) for c in DCOLS)) for lang, cols in decoded["by_language"].items()],
-            sep="",
-        )
-        _echo_queries(decoded["queries"], asked)
+        echo_decoded(decoded, asked)
 
 
 @click.command()
