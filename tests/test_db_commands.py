@@ -119,3 +119,19 @@ def test_two_inits_at_once_both_succeed(empty_db_url):
     outputs = [p.communicate(timeout=120)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
     assert "(head)" in Cli(empty_db_url)("db", "check").output
+
+
+def test_a_postgresql_url_naming_no_driver_runs_on_psycopg(postgres):
+    """`postgresql://…` and `postgres://…` (as hosting services hand them out) name no driver:
+    SQLAlchemy knows no `postgres` dialect (before the fix: "Can't load plugin"), and its default
+    driver for `postgresql` was psycopg2, which curator does not install; both run on psycopg,
+    the driver of the postgresql extra, as `postgresql+psycopg://` does."""
+    name = postgres.new_database()
+    try:
+        url = postgres.url(name)
+        assert url.startswith("postgresql+psycopg://")
+        for scheme in ("postgresql://", "postgres://"):
+            out = Cli(url.replace("postgresql+psycopg://", scheme))("db", "check").output
+            assert "(head)" in out, out
+    finally:
+        postgres.drop_database(name)

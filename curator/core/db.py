@@ -60,10 +60,15 @@ def make_engine(url: str, busy_timeout: float = Settings.busy_timeout, pool_size
     (CURATOR_THREADS), since each thread holds at most one connection at a time. The defaults
     are the Settings' (curator.core.settings)."""
     parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        # a URL naming no driver, `postgres://` included (as hosting services hand them out;
+        # SQLAlchemy knows no such dialect): psycopg, the driver the postgresql extra installs,
+        # whatever SQLAlchemy's default for the name (psycopg2 before 2.1)
+        parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": busy_timeout})
+        engine = create_engine(parsed, connect_args={"timeout": busy_timeout})
         event.listen(engine, "connect", lambda conn, _record: _sqlite_pragmas(conn, busy_timeout))
         # pysqlite's own transaction handling defers BEGIN and breaks SAVEPOINT;
         # take control so a whole import is one real transaction.
@@ -76,7 +81,7 @@ def make_engine(url: str, busy_timeout: float = Settings.busy_timeout, pool_size
     # what was committed before it (under REPEATABLE READ the snapshot would predate the lock)
     isolation = {"isolation_level": "READ COMMITTED"} if parsed.get_backend_name() == "postgresql" else {}
     engine = create_engine(
-        url,
+        parsed,
         pool_pre_ping=True,
         pool_size=max(pool_size, 1),
         max_overflow=POOL_OVERFLOW,
