@@ -293,3 +293,17 @@ def test_a_decoded_index_that_does_not_fit_its_queries_is_one_line(cli, tmp_path
         assert result.exit_code != 0 and "Traceback" not in result.output
         lines = [line for line in result.output.splitlines() if line.strip()]
         assert len(lines) == 1 and "es P36: the decoded index does not fit its 6 queries" in lines[0], result.output
+
+
+def test_a_report_of_several_runs_passes_queries_to_each_run(cli, tmp_path):
+    """`curator report A B OUT --queries N|all`: each run's own report shows that many of its
+    decoded queries (the default there: 5 per relation)."""
+    for name in ("a", "b"):
+        write_decoded_run(tmp_path / name, pieces=True)
+    for asked, rows in ((("--queries", "2"), 2), (("--queries", "all"), 6), ((), 5)):
+        out = tmp_path / f"report-{'-'.join(asked) or 'default'}"
+        cli("report", tmp_path / "a", tmp_path / "b", out, *asked)
+        pages = sorted(out.glob("*/index.html"))
+        assert len(pages) == 2
+        for page in pages:
+            assert page.read_text(encoding="utf-8").count("<tr data-chosen=") == rows, (asked, page)

@@ -19,6 +19,11 @@ from typing import Any, TypedDict
 from curator.core.aliases import normal
 from curator.core.formats.runs import RunError, read_stored, relation_files
 
+QUERIES = 5  # decoded queries a report shows per relation (`curator report --queries`; the web pages link to every one)
+# and at most this many in all, the first relations' (a run of 46 languages × 40 relations would
+# otherwise make a page of tens of MB); the rest show their count and where to see them
+QUERY_ROWS = 200
+
 COLUMNS = ("accuracy", "single", "multi", "oracle")
 LABELS = {
     "accuracy": "Accuracy",

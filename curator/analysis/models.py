@@ -26,6 +26,7 @@ import numpy as np
 from markupsafe import Markup
 
 from curator.analysis.convention import DEFAULT, Convention, ConventionRecord, as_record, parse
+from curator.analysis.decoding import QUERIES, QUERY_ROWS
 from curator.analysis.metrics import DEFAULT_NM_RELATIONS, MAIN, run_metrics
 from curator.analysis.metrics import LABELS as METRIC_LABELS
 from curator.analysis.rankc import RankCResult, run_rankc
@@ -248,10 +249,14 @@ def build_models_report(
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
     languages: list[str] | None = None,
     convention: Convention = DEFAULT,
+    queries: int | None = QUERIES,
+    query_rows: int | None = QUERY_ROWS,
 ) -> Path:
     """out_dir/index.html with the models × languages table, and each run's own report in
     out_dir/<n>-<run folder name>/ (linked from the table's headings); returns the index path.
-    The run reports go first, so the index never links a report that is not there."""
+    The run reports go first, so the index never links a report that is not there. `queries`
+    and `query_rows`: a decoded run's queries shown per relation and in all (None: every one),
+    as build_report takes them."""
     from curator.analysis.report import build_report
 
     out = Path(out_dir)
@@ -261,7 +266,7 @@ def build_models_report(
     links = []
     for i, run in enumerate(runs):
         folder = _folder(i, Path(run).name)
-        build_report(run, out / folder, nm, languages, convention)
+        build_report(run, out / folder, nm, languages, convention, queries, query_rows)
         links.append(f"{folder}/index.html")
     index = out / "index.html"
     atomic_write(index, render_static(table, links).encode("utf-8"))

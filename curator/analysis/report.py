@@ -18,6 +18,8 @@ from markupsafe import Markup
 
 from curator.analysis.charts import metric_bars, rankc_heatmap
 from curator.analysis.convention import DEFAULT, Convention, ConventionRecord, as_record, parse
+from curator.analysis.decoding import QUERIES as QUERIES
+from curator.analysis.decoding import QUERY_ROWS as QUERY_ROWS
 from curator.analysis.decoding import Accuracy, RelationQueries
 from curator.analysis.metrics import DEFAULT_NM_RELATIONS, LABELS, MAIN, METRICS, run_metrics
 from curator.analysis.rankc import run_rankc
@@ -32,10 +34,6 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 CSS = Path(__file__).resolve().parent.parent / "web" / "static" / "curator.css"
 WORST = 20  # templates in the run-wide list
 WORST_PER_LANGUAGE = 5
-QUERIES = 5  # decoded queries shown per relation (`curator report --queries`; the web pages link to every one)
-# and at most this many in all, the first relations' (a run of 46 languages × 40 relations would
-# otherwise make a page of tens of MB); the rest show their count and where to see them
-QUERY_ROWS = 200
 CHARTS = ("metrics", "rankc")
 
 # run.json fields shown in the header, in this order

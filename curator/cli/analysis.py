@@ -284,8 +284,8 @@ def compare(
     type=QueriesType(),
     default=None,
     help="A decoded run's report: the queries shown per relation with the word pieces of every number of "
-    "masks: a count, 0 for none or all (default: 5 per relation and 200 in all; with several runs each "
-    "report shows the default).",
+    "masks: a count, 0 for none or all (default: 5 per relation and 200 in all; with several runs, in "
+    "each run's report).",
 )
 def report(
     run_dirs: tuple[str, ...],
@@ -309,7 +309,13 @@ def report(
         from curator.analysis.models import build_models_report
 
         path = build_models_report(
-            list(run_dirs), out, nm_relations=_nm(nm_relations), languages=languages or None, convention=chosen
+            list(run_dirs),
+            out,
+            nm_relations=_nm(nm_relations),
+            languages=languages or None,
+            convention=chosen,
+            queries=queries,
+            query_rows=rows,
         )
     else:
         path = build_report(
