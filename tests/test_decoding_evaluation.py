@@ -307,3 +307,16 @@ def test_a_report_of_several_runs_passes_queries_to_each_run(cli, tmp_path):
         assert len(pages) == 2
         for page in pages:
             assert page.read_text(encoding="utf-8").count("<tr data-chosen=") == rows, (asked, page)
+
+
+def test_queries_on_a_ranking_run_says_it_has_none(cli, tmp_path):
+    """`curator metrics --queries` on a run that ranks candidates: the metrics, and one line on
+    stderr saying only decoded runs have queries (not silently ignored)."""
+    data = relation()
+    save_relation(tmp_path, predictions(data, *to_predictions(data, ["Roma"] * 6, names())))
+    write_run_info(tmp_path, {"model": "m"})
+    plain = cli("metrics", tmp_path)
+    assert "--queries" not in plain.stderr
+    asked = cli("metrics", tmp_path, "--queries", "all")
+    assert asked.stdout == plain.stdout
+    assert asked.stderr.strip().splitlines()[-1].startswith("--queries: this run ranks candidates")

@@ -156,6 +156,8 @@ def metrics(
     )
     if decoded:
         echo_decoded(decoded, asked)
+    elif asked:  # said, not silently ignored: a ranking run has no decoded queries to show
+        click.echo("--queries: this run ranks candidates; only runs decoded with --decode have queries", err=True)
 
 
 @click.command()
