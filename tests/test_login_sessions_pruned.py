@@ -65,3 +65,30 @@ def test_signed_out_rows_go_at_the_next_sign_in(review_app, sessions):
         rows = list(s.scalars(select(LoginSession)))
         assert len(rows) == 1 and rows[0].revoked_at is None
     assert again.get("/api/v1/me").status_code == 200
+
+
+def test_a_hash_made_another_way_is_stored_again_the_current_way_at_sign_in(review_app, sessions):
+    """A password hash of another method or cost than new ones (an older werkzeug default, say)
+    still signs in, and that sign-in stores it again the current way; a wrong password changes
+    nothing. Here "another way" is PBKDF2 at 2 rounds against the suite's 1 (conftest)."""
+    from werkzeug.security import generate_password_hash
+
+    from curator.review import accounts
+
+    from .conftest import PASSWORD, Browser, csrf_from
+
+    old = generate_password_hash(PASSWORD, method="pbkdf2:sha256:2")
+    with sessions.begin() as s:
+        s.scalar(select(User).where(User.email == "ana@example.org")).password_hash = old
+    assert accounts.needs_rehash(old) and not accounts.needs_rehash(accounts.hash_password("x"))
+    client = review_app.test_client()
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    wrong = client.post("/login", data={"email": "ana@example.org", "password": "nope", "csrf_token": token})
+    assert wrong.status_code == 401
+    with sessions() as s:
+        assert s.scalar(select(User.password_hash).where(User.email == "ana@example.org")) == old
+    Browser(review_app).login("ana@example.org")
+    with sessions() as s:
+        stored = s.scalar(select(User.password_hash).where(User.email == "ana@example.org"))
+    assert stored != old and not accounts.needs_rehash(stored)
+    Browser(review_app).login("ana@example.org")  # the new hash checks the same password

@@ -51,6 +51,14 @@ def hash_password(password: str) -> str:
     return generate_password_hash(password, method=PASSWORD_METHOD)
 
 
+def needs_rehash(password_hash: str) -> bool:
+    """Whether a stored hash was made another way than new ones are (an older method or cost,
+    e.g. werkzeug's defaults of a past release): signing in with the right password then
+    stores it again the current way, so old hashes do not stay weaker than new ones."""
+    current = generate_password_hash("", method=PASSWORD_METHOD).split("$", 1)[0]
+    return password_hash.split("$", 1)[0] != current
+
+
 def find_user(session: Session, email: str) -> User | None:
     if not isinstance(email, str) or any(ord(c) < 32 for c in email):
         return None  # no address holds a control character (and PostgreSQL cannot compare a NUL)

@@ -19,6 +19,8 @@ from curator.review.accounts import (
     accept_invite,
     authenticate,
     change_password,
+    hash_password,
+    needs_rehash,
     open_invite,
 )
 from curator.review.login_sessions import end_login_session, start_login_session
@@ -56,9 +58,13 @@ def _safe_next(target: str | None) -> str:
     return url_for("review.home")
 
 
-def _sign_in(user, remember: bool = False) -> None:
-    """A new login session on the server, then Flask-Login's cookies carrying it."""
+def _sign_in(user, remember: bool = False, password: str | None = None) -> None:
+    """A new login session on the server, then Flask-Login's cookies carrying it. With the
+    password just checked, a hash made another way than new ones (accounts.needs_rehash) is
+    stored again the current way in the same write."""
     with write() as session:  # (also removes login sessions no cookie can use: revoked or too old)
+        if password is not None and needs_rehash(user.password_hash):
+            user.password_hash = hash_password(password)
         start_login_session(session, user, current_app.config["REMEMBER_COOKIE_DURATION"])
     login_user(user, remember=remember)
 
@@ -70,7 +76,7 @@ def login():
         if user is None:
             flash(_("That e-mail and password do not match."), "error")
             return render_template("login.html", email=request.form.get("email", "")), 401
-        _sign_in(user, remember=bool(request.form.get("remember")))
+        _sign_in(user, remember=bool(request.form.get("remember")), password=request.form.get("password", ""))
         response = redirect(_safe_next(request.args.get("next")))
         # the account's language (chosen in another browser) becomes this browser's too
         return remember_locale(response, user.locale) if user.locale in LOCALES else response
