@@ -55,8 +55,14 @@ def needs_rehash(password_hash: str) -> bool:
     """Whether a stored hash was made another way than new ones are (an older method or cost,
     e.g. werkzeug's defaults of a past release): signing in with the right password then
     stores it again the current way, so old hashes do not stay weaker than new ones."""
-    current = generate_password_hash("", method=PASSWORD_METHOD).split("$", 1)[0]
-    return password_hash.split("$", 1)[0] != current
+    return password_hash.split("$", 1)[0] != _method_prefix(PASSWORD_METHOD)
+
+
+@lru_cache(maxsize=4)
+def _method_prefix(method: str) -> str:
+    """What new hashes start with ("scrypt:32768:8:1"): werkzeug spells the defaults out, so it
+    is read from one hash, made once per method (scrypt costs ~0.1 s), not at every sign-in."""
+    return generate_password_hash("", method=method).split("$", 1)[0]
 
 
 def find_user(session: Session, email: str) -> User | None:
