@@ -321,10 +321,10 @@ def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release,
     assert "decoded" in read_stored(run, "es", "P19")[0]
     for table, field in (
         ("[options.decoding]\nbeams = 2", "options.decoding.beams"),
-        ('[options.decoding]\nbeam = "2"', "options.decoding"),
-        ('[options.decoding]\nlength_norm = "false"', "options.decoding"),
-        ('[options.decoding]\nbeam_style = "widest"', "options.decoding"),
-        ("[options.decoding]\nrescore_unchanged = 1", "options.decoding"),
+        ('[options.decoding]\nbeam = "2"', "options.decoding.beam"),
+        ('[options.decoding]\nlength_norm = "false"', "options.decoding.length_norm"),
+        ('[options.decoding]\nbeam_style = "widest"', "options.decoding.beam_style"),
+        ("[options.decoding]\nrescore_unchanged = 1", "options.decoding.rescore_unchanged"),
         ('[options]\naliases = "a.jsonl"', "options.aliases"),
         ('[options]\nscore_mode = "pll"\n[options.decoding]\ninit = "order"', "options.score_mode"),
     ):

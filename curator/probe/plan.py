@@ -226,12 +226,12 @@ def _decoding(path: Path, where: str, table: Any) -> dict[str, Any]:
     for key in table:
         if key not in known:
             raise InputError(str(path), f"unknown decoding setting (known: {', '.join(known)})", field=f"{where}.{key}")
-    chosen = DecodeOptions(**table)
-    try:
-        chosen.validate()
-    except InputError as exc:
-        raise InputError(str(path), exc.message, field=where) from None
-    return asdict(chosen)
+    for key, value in table.items():  # each setting alone first, so the error names its key
+        try:
+            DecodeOptions(**{key: value}).validate()
+        except InputError as exc:
+            raise InputError(str(path), exc.message, field=f"{where}.{key}") from None
+    return asdict(DecodeOptions(**table))
 
 
 def load_plan(path: str | Path) -> Plan:
