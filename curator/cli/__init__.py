@@ -7,7 +7,8 @@
 | review      | user …, review …                           |
 | oversight   | user trust …, review proposals … resolve … (joins user, review) |
 | probe       | probe, models …, runs …                    |
-| analysis    | metrics, rankc, compare, report, models-table |
+| analysis    | metrics, rankc, compare                    |
+| reports     | report, models-table                       |
 | signals     | signals …                                  |
 | translate   | translate                                  |
 | serve       | seed, serve                                |
@@ -24,7 +25,20 @@ from __future__ import annotations
 
 import click
 
-from curator.cli import analysis, db, glossary, ingest, oversight, probe, release, review, serve, signals, translate
+from curator.cli import (
+    analysis,
+    db,
+    glossary,
+    ingest,
+    oversight,
+    probe,
+    release,
+    reports,
+    review,
+    serve,
+    signals,
+    translate,
+)
 from curator.cli.common import Context
 from curator.cli.errors import CuratorGroup
 from curator.core.settings import Settings
@@ -46,7 +60,7 @@ def main(ctx: click.Context, database: str | None) -> None:
     ctx.obj = Context(Settings.from_env(database_url=database) if database else Settings.from_env())
 
 
-for _module in (ingest, release, review, oversight, probe, analysis, signals, translate, serve, db, glossary):
+for _module in (ingest, release, review, oversight, probe, analysis, reports, signals, translate, serve, db, glossary):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 
