@@ -154,7 +154,8 @@ def probe(
     or every model × release of a --plan. With --decode, masked models predict the object as
     text instead of ranking the candidates (docs/probe.md)."""
     require_extra("probe", "curator probe")  # first: --decode's checks import torch too
-    from curator.probe.plan import load_plan, model_jobs, probe_jobs, read_release
+    from curator.probe.jobs import probe_jobs, read_release
+    from curator.probe.plan import load_plan, model_jobs
 
     if plan is not None:
         if src is not None:
