@@ -31,6 +31,14 @@ from .conftest import PASSWORD, Browser, csrf_from, signed_in_state, table_snaps
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 LANG = "es"
+# a line of `review import`: a suggestion confirmed by import
+IMPORTED_SUGGESTION = {
+    "reviewer": "eve@example.org",
+    "language": LANG,
+    "relation": "P19",
+    "decision": "suggest",
+    "correction": "[X] nació allá en [Y]",
+}
 
 
 # ---------------------------------------------------------------- helpers
@@ -132,15 +140,7 @@ def test_status_rule_case_by_case(review_app, sessions, cli, tmp_path):
     _import(
         cli,
         tmp_path,
-        [
-            {
-                "reviewer": "eve@example.org",
-                "language": LANG,
-                "relation": "P19",
-                "decision": "suggest",
-                "correction": "[X] nació allá en [Y]",
-            }
-        ],
+        [IMPORTED_SUGGESTION],
     )
     assert _status(sessions, "P19", "[X] nació allá en [Y]") == ProposalStatus.IMPORT
     # 1. a maintainer's answer comes first: drop beats import, confirm beats unconfirmed
@@ -429,15 +429,7 @@ def test_the_page_shows_unconfirmed_ones_by_default_fifty_a_page(review_app, ses
     _import(  # an imported line: confirmed, shown under "all" only
         cli,
         tmp_path,
-        [
-            {
-                "reviewer": "eve@example.org",
-                "language": LANG,
-                "relation": "P19",
-                "decision": "suggest",
-                "correction": "[X] nació allá en [Y]",
-            }
-        ],
+        [IMPORTED_SUGGESTION],
     )
     boss = Browser(review_app).login("boss@example.org")
     url = f"/admin/languages/{LANG}/proposals"
