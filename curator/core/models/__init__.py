@@ -1,7 +1,14 @@
 """Typed SQLAlchemy 2.0 models, one module per stage; import them all from here."""
 
 from curator.core.models.base import Base
-from curator.core.models.core import EnglishPattern, Language, Relation, SourceFile, TranslationSystem
+from curator.core.models.core import (
+    EnglishPattern,
+    Language,
+    ProjectSetting,
+    Relation,
+    SourceFile,
+    TranslationSystem,
+)
 from curator.core.models.glossary import GlossaryTerm
 from curator.core.models.ingest import LanguageCoverage, MlamaTemplate, RelationCoverage, Template, TranslationLine
 from curator.core.models.oversight import ActivityEntry, LineDrop, PasswordReset, ProposalReview, Resolution
@@ -38,6 +45,7 @@ __all__ = [
     "Invite",
     "Language",
     "LanguageCoverage",
+    "ProjectSetting",
     "LineDrop",
     "LoginSession",
     "MlamaTemplate",

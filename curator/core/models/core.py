@@ -18,6 +18,19 @@ class Language(Base):
     name: Mapped[str | None] = mapped_column(String(100))
     review_fraction: Mapped[float | None]  # share of each relation's candidates a reviewer samples
     queue_order: Mapped[str] = mapped_column(String(10), default="random", server_default="random")  # or "risk"
+    # the merge policy of this language's releases (issue 36 §3); None: the project's (ProjectSetting)
+    merge_policy: Mapped[str | None] = mapped_column(String(10), default=None)
+
+
+class ProjectSetting(Base):
+    """A project-wide setting a maintainer stores (issue 36 §3: `merge_policy`), one row per key."""
+
+    __tablename__ = "project_settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+    updated_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Relation(Base):

@@ -121,6 +121,9 @@ class AssignmentItem(Base):
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
     position: Mapped[int]  # review order: relation by relation
     extra: Mapped[bool] = mapped_column(default=False)  # added by an import, not by sampling
+    # a second-look item whose proposal was withdrawn, undone or edited away (issue 36 §4): out of
+    # the queue and the progress from then on; the decisions made on it stay in history
+    retired_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Decision(Base):
