@@ -44,7 +44,22 @@ class ProposalStatus(StrEnum):
     MAINTAINER = "maintainer"  # accepted (or written, editing it) by a maintainer
     IMPORT = "import"  # from `curator review import` of sheets reviewed before (mParaRel's)
     DROPPED = "dropped"  # a maintainer dropped it (or rejected its template by a resolution)
-    SETTLED = "settled"  # an amendment of a template a maintainer resolved: the resolution ships instead
+    SETTLED = "settled"  # decided by a maintainer's resolution (an amendment of a resolved template, a rejected row)
+    REJECTED = "rejected"  # a second reviewer looked and did not accept it (or the policy keeps it out)
+    SUPERSEDED = "superseded"  # replaced by another text: amended by reviewers or edited by a maintainer
+
+
+class Outcome(StrEnum):
+    """What the release does with a text people touched (issue 36: one rule, docs/release.md
+    "What ships"): exactly one per text, decided by `curator.review.rule.decide`."""
+
+    SHIPPED_CHECKED = "shipped-checked"
+    SHIPPED_UNREVIEWED = "shipped-unreviewed"
+    WAITING = "waiting"  # a proposal waiting for a second look: not shipped
+    REJECTED = "rejected"  # by reviewers
+    DROPPED = "dropped"  # by a maintainer (an answer on the Proposals page, or a dropped line)
+    SETTLED = "settled"  # by a maintainer's resolution
+    SUPERSEDED = "superseded"  # replaced by another text (reviewers' amendments, a maintainer's edit)
 
 
 class ProposalVerdict(StrEnum):
