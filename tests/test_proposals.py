@@ -126,7 +126,8 @@ def test_status_rule_case_by_case(review_app, sessions, cli, tmp_path):
     # 3. a reviewer who did not propose it accepts its template row ("proposed by another reviewer")
     _suggest(sessions, "ana@example.org", "P36", "[Y] es la capital de [X]")
     _decide(sessions, "bo@example.org", "P36", "[Y] es la capital de [X]", "reject")
-    assert _status(sessions, "P36", "[Y] es la capital de [X]") == ProposalStatus.UNCONFIRMED
+    # issue 36: a second reviewer's reject is an answer, not "waiting for a second look"
+    assert _status(sessions, "P36", "[Y] es la capital de [X]") == ProposalStatus.REJECTED
     _decide(sessions, "bo@example.org", "P36", "[Y] es la capital de [X]", "accept")
     assert _status(sessions, "P36", "[Y] es la capital de [X]") == ProposalStatus.REVIEWERS
     with sessions() as s:
@@ -183,8 +184,11 @@ def test_every_policy_ships_no_unconfirmed_proposal(proposed, sessions, cli, pol
     p19 = proposed
     preview = json.loads(cli("release", "preview", "--policy", policy, "--language", LANG, "--json").output)
     (plan,) = [r for r in preview["relations"] if r["relation"] == "P19"]
-    assert [w["pattern"] for w in plan["waiting"]] == ["[X] vio la luz en [Y]", p19[-1]]
+    assert [w["pattern"] for w in plan["waiting"]] == ["[X] vio la luz en [Y]"]
     assert all(not w["checked"] for w in plan["waiting"])
+    # the suggestion equal to a candidate nobody reviewed: the candidate ships unchecked (rule 10)
+    outcome = {o["text"]: o for o in plan["outcomes"]}[p19[-1]]
+    assert (outcome["outcome"], outcome["rule"]) == ("shipped-unreviewed", 10)
     text = cli("release", "preview", "--policy", policy, "--language", LANG).output
     assert "? [X] vio la luz en [Y]   (amended: waiting for a second look, not shipped)" in text
     cli("release", "build", f"r-{policy}", "--from-review", "--policy", policy)
@@ -199,7 +203,8 @@ def test_every_policy_ships_no_unconfirmed_proposal(proposed, sessions, cli, pol
             "trusted": 0,
             "maintainer": 0,
             "import": 0,
-            "withheld": 2,
+            "withheld": 1,
+            "rejected": 0,
             "dropped": 0,
         }
 
@@ -237,7 +242,7 @@ def test_edit_drop_trust_and_counts_in_manifest_and_card(proposed, sessions, cli
     _suggest(sessions, "bo@example.org", "P19", "[X] fue alumbrado en [Y]")
     listing = json.loads(cli("review", "proposals", LANG, "--json").output)
     assert {p["text"]: p["status"] for p in listing} == {
-        "[X] vio la luz en [Y]": "dropped",
+        "[X] vio la luz en [Y]": "superseded",  # edited by the maintainer
         "[X] vio la luz por primera vez en [Y]": "maintainer",
         p19[-1]: "dropped",
         "[X] vino al mundo en [Y]": "reviewers",
@@ -249,15 +254,17 @@ def test_edit_drop_trust_and_counts_in_manifest_and_card(proposed, sessions, cli
     patterns = _version_patterns(sessions, "r1", "P19")
     assert patterns["[X] vio la luz por primera vez en [Y]"] is True
     assert patterns["[X] fue alumbrado en [Y]"] is True
-    assert "[X] vio la luz en [Y]" not in patterns and patterns[p19[-1]] is False
+    # a maintainer's drop of a text drops it, a parent line too (rule 2)
+    assert "[X] vio la luz en [Y]" not in patterns and p19[-1] not in patterns
     cli("release", "export", "r1", tmp_path / "r1")
     manifest = json.loads((tmp_path / "r1" / "manifest.json").read_text(encoding="utf-8"))
-    counts = {"reviewers": 1, "trusted": 1, "maintainer": 1, "import": 0, "withheld": 0, "dropped": 2}
+    counts = {"reviewers": 1, "trusted": 1, "maintainer": 1, "import": 0, "withheld": 0, "rejected": 0, "dropped": 1}
     assert manifest["params"]["proposals"] == counts
     card = (tmp_path / "r1" / "README.md").read_text(encoding="utf-8")
     assert (
         "1 lines were confirmed by two reviewers, 1 by one trusted reviewer, 1 by a maintainer and 0 by import"
-        " (sheets reviewed before); 0 proposals were withheld unconfirmed and 2 dropped by a maintainer." in card
+        " (sheets reviewed before); 0 proposals were withheld unconfirmed, 0 rejected by reviewers and 1 dropped"
+        " by a maintainer." in card
     )
     with sessions() as s:
         actions = [a for (a,) in s.execute(select(ActivityEntry.action).order_by(ActivityEntry.id))]
@@ -413,7 +420,7 @@ def test_the_api_lists_and_answers_proposals(review_app, sessions, engine):
     drop = {"relation": "P19", "text": "[X] fue alumbrado en [Y]", "action": "drop", "reason": "odd"}
     assert boss.post(url, json=drop).json["proposal"]["status"] == "dropped"
     assert boss.get(url + "?status=unconfirmed").json["proposals"] == []
-    assert boss.get(url).json["counts"] == {"maintainer": 2, "dropped": 2, "reviewers": 1}
+    assert boss.get(url).json["counts"] == {"maintainer": 2, "dropped": 1, "superseded": 1, "reviewers": 1}
     with sessions() as s:
         actions = s.scalars(select(ActivityEntry.action).where(ActivityEntry.action == "proposal")).all()
         assert len(actions) == 3
@@ -583,7 +590,10 @@ def test_a_resolution_decides_proposals_under_every_policy(review_app, sessions,
         assert shipped[first] == (True, "maintainer") and shipped["[X] fue alumbrada en [Y]"] == (True, "maintainer")
         apart = {d.pattern: d.reason for d in plan.dropped_proposals}
         assert apart[light] == "resolution: reject by boss@example.org: not P19's wording", policy
-        assert apart[p19[1]] == "resolution: reject by boss@example.org: origin, not birth", policy
+        # a parent line has one outcome: taken out by the resolution (not also a dropped proposal)
+        assert p19[1] not in apart and {r["pattern"]: r["decisions"] for r in plan.removed}[p19[1]] == [
+            "resolution: reject"
+        ], policy
         assert apart[second].startswith("resolution: amend"), policy
         assert not plan.waiting, policy
         assert {r["template"] for r in plan.resolutions} == {light, p19[1], p19[2], first, second}, policy
@@ -592,11 +602,11 @@ def test_a_resolution_decides_proposals_under_every_policy(review_app, sessions,
     with sessions() as s:
         found = {p.text: p for p in proposals(s, LANG, policy="unanimous")}
         assert {t: found[t].status for t in (light, p19[1], "[X] nació allá en [Y]", first, second)} == {
-            light: ProposalStatus.DROPPED,
-            p19[1]: ProposalStatus.DROPPED,
+            light: ProposalStatus.SETTLED,  # issue 36: decided by a resolution, whatever its verdict
+            p19[1]: ProposalStatus.SETTLED,
             "[X] nació allá en [Y]": ProposalStatus.SETTLED,
             first: ProposalStatus.MAINTAINER,
-            second: ProposalStatus.DROPPED,
+            second: ProposalStatus.SETTLED,
         }
         assert found[light].resolution["reason"] == "not P19's wording"
         assert found[light].to_dict()["resolution"]["verdict"] == "reject"
@@ -615,20 +625,21 @@ def test_second_reviewers_verdicts_follow_the_policy(review_app, sessions, cli):
     _decide(sessions, "cy@example.org", "P19", text, "reject")
     assert text in {e.pattern for e in _p19_plan(sessions, "any").added}
     unanimous = _p19_plan(sessions, "unanimous")
-    assert text not in {e.pattern for e in unanimous.patterns} and text in {w.pattern for w in unanimous.waiting}
+    rejected = {r.pattern for r in unanimous.rejected_proposals}
+    assert text not in {e.pattern for e in unanimous.patterns} and text in rejected
     with sessions() as s:
         status = {policy: {p.text: p.status for p in proposals(s, LANG, policy=policy)}[text] for policy in POLICIES}
     assert status == {
         "any": ProposalStatus.REVIEWERS,
         "majority": ProposalStatus.REVIEWERS,  # Ana (her own text), Bo: two of three
-        "unanimous": ProposalStatus.UNCONFIRMED,  # Cy's reject withholds it
+        "unanimous": ProposalStatus.REJECTED,  # Cy's reject: rejected by reviewers (issue 36)
     }
     # the page and the API judge under the policy asked for (the preview's link passes its own)
     boss = Browser(review_app).login("boss@example.org")
     for policy, listed in (("any", False), ("unanimous", True)):
-        html = boss.get(f"/admin/languages/{LANG}/proposals?status=unconfirmed&policy={policy}").get_data(as_text=True)
+        html = boss.get(f"/admin/languages/{LANG}/proposals?status=rejected&policy={policy}").get_data(as_text=True)
         assert (f'data-text="{text}"' in html) is listed, policy
-        r = boss.get(f"/api/v1/languages/{LANG}/proposals?status=unconfirmed&policy={policy}")
+        r = boss.get(f"/api/v1/languages/{LANG}/proposals?status=rejected&policy={policy}")
         assert ([p["text"] for p in r.get_json()["proposals"]] == [text]) is listed, policy
     assert boss.get(f"/api/v1/languages/{LANG}/proposals?policy=most").status_code == 422
     assert "policy=unanimous" in boss.get("/admin/release/preview?policy=unanimous").get_data(as_text=True)
@@ -639,7 +650,8 @@ def test_an_unconfirmed_text_equal_to_a_checked_candidate_is_not_withheld(review
     p19 = _candidates(sessions, "P19")
     _decide(sessions, "bo@example.org", "P19", p19[1], "accept")
     _suggest(sessions, "bo@example.org", "P19", p19[1])
-    assert _status(sessions, "P19", p19[1]) == ProposalStatus.UNCONFIRMED
+    # one outcome: the candidate Bo accepted ships checked, so his proposal of it is confirmed (rule 7)
+    assert _status(sessions, "P19", p19[1]) == ProposalStatus.REVIEWERS
     plan = _p19_plan(sessions, "any")
     assert p19[1] in {k.pattern for k in plan.kept if k.checked}
     assert p19[1] not in {w.pattern for w in plan.waiting}
@@ -685,14 +697,18 @@ def test_no_line_twice_and_a_dropped_correction_stays_out(review_app, sessions, 
         assert changed not in lines and changed in {d.pattern for d in plan.dropped_proposals}, policy
 
 
-def test_a_dropped_proposal_that_ships_as_a_candidate_is_not_counted_dropped(review_app, sessions, cli):
-    """Re-review of issue 28: dropping a suggestion whose text is a candidate reviewers accepted
-    leaves the candidate shipping; the preview and the card do not count it as dropped."""
+def test_a_dropped_proposal_equal_to_a_candidate_drops_that_line_once(review_app, sessions, cli):
+    """Issue 36 (rule 2: a maintainer's latest act decides a text): dropping a suggestion whose
+    text is a candidate reviewers accepted takes that line out — one outcome, listed once, as a
+    removed parent line with the maintainer's act, not also as a dropped proposal."""
     cli("release", "build", "v0")
     p19 = _candidates(sessions, "P19")
     _decide(sessions, "ana@example.org", "P19", p19[1], "accept")
     _suggest(sessions, "bo@example.org", "P19", p19[1])
     cli("review", "drop", LANG, "P19", p19[1], "--reason", "a duplicate", "--by", "boss@example.org")
     plan = _p19_plan(sessions, "any")
-    assert next(e for e in plan.patterns if e.pattern == p19[1]).checked
+    assert p19[1] not in {e.pattern for e in plan.patterns}
+    assert {r["pattern"]: r["decisions"] for r in plan.removed}[p19[1]] == ["accept", "dropped by a maintainer"]
     assert p19[1] not in {d.pattern for d in plan.dropped_proposals}
+    (outcome,) = [d for d in plan.outcomes if d.text == p19[1]]
+    assert (outcome.outcome, outcome.rule) == ("dropped", 2) and "a duplicate" in outcome.reason

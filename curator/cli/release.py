@@ -63,7 +63,8 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str, paren
         click.echo(
             f"proposals: {counts['reviewers']} lines confirmed by two reviewers, {counts['trusted']} by a trusted"
             f" reviewer, {counts['maintainer']} by a maintainer, {counts['import']} by import;"
-            f" {counts['withheld']} withheld unconfirmed, {counts['dropped']} dropped"
+            f" {counts['withheld']} withheld unconfirmed, {counts['rejected']} rejected by reviewers,"
+            f" {counts['dropped']} dropped"
         )
 
 
@@ -113,12 +114,15 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
             click.echo(f"  ⊘ {visible(d['pattern'])}   (dropped by {d['by']}: {visible(d['reason'])})")
         for w in p.waiting:
             click.echo(f"  ? {visible(w.pattern)}   ({w.origin}: waiting for a second look, not shipped)")
+        for x in p.rejected_proposals:
+            click.echo(f"  ✗ {visible(x.pattern)}   ({x.origin}: {visible(x.reason or 'rejected by reviewers')})")
         for x in p.dropped_proposals:
             click.echo(f"  x {visible(x.pattern)}   ({x.origin}: {visible(x.reason or 'dropped by a maintainer')})")
     click.echo(
         f"proposals: {counts['reviewers']} confirmed by two reviewers, {counts['trusted']} by a trusted reviewer, "
         f"{counts['maintainer']} by a maintainer, {counts['import']} by import; "
-        f"{counts['withheld']} waiting for a second look, {counts['dropped']} dropped"
+        f"{counts['withheld']} waiting for a second look, {counts['rejected']} rejected by reviewers, "
+        f"{counts['dropped']} dropped"
     )
 
 
@@ -277,7 +281,10 @@ def stats(directory: str, as_json: bool, plot: str | None) -> None:
         # kept as they are (core/text.py); counted per file so they can be found and amended away
         for line in result.invisible.report():
             click.echo(line)
-        for line in review_section(info.get("review"), info.get("policy"), (info.get("params") or {}).get("proposals")):
+        params = info.get("params") or {}
+        for line in review_section(
+            info.get("review"), info.get("policy"), params.get("proposals"), params.get("rule"), params.get("policies")
+        ):
             click.echo(line)
     if plot:
         from curator.release.charts import FORMATS, write_chart

@@ -155,11 +155,18 @@ CARDS.filters.update(pct=_pct, cell=_cell, fmt=format)
 
 
 def review_section(
-    review: Mapping[str, Any] | None, policy: str | None, proposals: Mapping[str, int] | None = None
+    review: Mapping[str, Any] | None,
+    policy: str | None,
+    proposals: Mapping[str, int] | None = None,
+    rule: int | None = None,
+    policies: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The "Human review" section's lines (a blank line first), or none without reviews;
-    `proposals`: how the version's proposals were confirmed (merge.proposal_counts)."""
-    text = CARDS.get_template("review.md.j2").render(review=review, policy=policy, proposals=proposals)
+    `proposals`: how the version's proposals were confirmed (merge.proposal_counts); `rule` and
+    `policies`: the version of the rule for what ships and each language's policy (params)."""
+    text = CARDS.get_template("review.md.j2").render(
+        review=review, policy=policy, proposals=proposals, rule=rule, policies=policies
+    )
     return text.splitlines()
 
 
@@ -191,6 +198,8 @@ def dataset_card(info: Manifest, hf: bool = False) -> str:
         resolutions=(info.get("params") or {}).get("resolutions", []),
         line_drops=(info.get("params") or {}).get("line_drops", []),
         proposals=(info.get("params") or {}).get("proposals"),
+        rule=(info.get("params") or {}).get("rule"),
+        policies=(info.get("params") or {}).get("policies"),
     )
 
 

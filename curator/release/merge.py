@@ -1,20 +1,11 @@
 """Apply reviews to a candidate version (SPEC §3) and preview the result.
 
-Policy decides whether a reviewed template stays: `any` (mParaRel: at least one reviewer
-accepted it), `majority` (more than half of its reviewers accepted it) or `unanimous`
-(every reviewer accepted it). Whatever the policy, amendments add their correction and
-suggestions are added, checked by a human, once confirmed (review/proposals.py: by a second
-reviewer, a trusted one, a maintainer or an import); unconfirmed and dropped ones are kept
-apart on the plan (`waiting`, `dropped_proposals`) and never shipped; templates nobody
-decided stay, unchecked. "Unsure" decisions are not
-verdicts and are ignored: a template with one accept and one unsure is judged on the accept
-alone, and one that only has unsure decisions stays unchanged, as if undecided. A template a
-maintainer resolved (review/resolutions.py) is judged by the resolution alone under every
-policy — a resolution of a proposal's own template row decides the proposal, and a text a
-resolution rejected is not added back by proposals — and the lines maintainers dropped
-(release/line_drops.py) are left out. `stays` lives in review/policy.py (the proposals' second
-reviewers are judged by the same policy). Relations
-left with fewer than 2 templates are dropped, with their tuples.
+What ships is decided by one rule, `curator.review.rule.decide` (docs/release.md "What ships:
+one rule"): every text people touched gets exactly one outcome. This module only lays those
+outcomes out per relation — the parent's lines kept or removed, the texts added, the proposals
+kept apart (waiting, rejected, dropped) with the resolutions and line drops that judged them —
+and writes a reviewed version from them. Relations left with fewer than 2 lines are dropped,
+with their tuples.
 """
 
 from __future__ import annotations
@@ -27,21 +18,27 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Activity, DecisionKind, Policy, ProposalStatus, VersionKind
-from curator.core.errors import InputError, NotFound
-from curator.core.models import DatasetVersion, Suggestion, User, VersionPattern, VersionTuples
+from curator.core.enums import Activity, Outcome, VersionKind
+from curator.core.errors import NotFound
+from curator.core.models import DatasetVersion, User, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
 from curator.release.line_drops import LineDropRecord, active_drops
 from curator.release.public_names import public_names, published_by
 from curator.release.versions import VersionSummary, _new_version, get_version, log_version, summarize
 from curator.review.policy import IGNORED as IGNORED  # re-exported: callers import them from here
 from curator.review.policy import POLICIES as POLICIES
+from curator.review.policy import project_policy
 from curator.review.policy import stays as stays
-from curator.review.proposals import CONFIRMED, Key, Proposal, proposals
 from curator.review.resolutions import ResolutionRecord, standing_resolutions
-from curator.review.stats import review_summary, standing_decisions
+from curator.review.rule import BY_PARENT, Decided, RelationOutcome, RelationState, decide
+from curator.review.snapshot import load
+from curator.review.stats import review_summary
 
 MIN_TEMPLATES = 2
+# the version of the rule for what ships a reviewed version records (`params.rule`); versions
+# built before issue 36 have none, and the same reviews may build differently now (the card says so)
+RULE_VERSION = 2
+PER_LANGUAGE = "per-language"  # `params.policy` when the languages of a build use different policies
 
 
 @dataclass
@@ -49,9 +46,9 @@ class Planned:
     pattern: str
     checked: bool
     template_id: int | None
-    origin: str  # candidate | amended | suggested | edited (a maintainer's edit of a proposal) | resolved
-    confirmed: str | None = None  # a proposal's ProposalStatus that made this line checked
-    reason: str | None = None  # why a proposal is kept apart, when a resolution decided it
+    origin: str  # candidate | amended | suggested | edited (a maintainer's edit) | resolved | confirmed
+    confirmed: str | None = None  # who confirmed the proposal that made this line checked (rule.BY_*)
+    reason: str | None = None  # why a text is kept apart (the rule's reason)
 
 
 class Removed(TypedDict):
@@ -73,7 +70,10 @@ class PlanRecord(TypedDict):
     resolutions: list[ResolutionRecord]  # maintainers' resolutions that judged templates here
     line_drops: list[LineDropRecord]  # lines a maintainer dropped from it
     waiting: list[dict[str, Any]]  # unconfirmed proposals, not shipped
-    dropped_proposals: list[dict[str, Any]]  # proposals a maintainer dropped
+    rejected_proposals: list[dict[str, Any]]  # proposals reviewers rejected or amended
+    dropped_proposals: list[dict[str, Any]]  # proposals a maintainer dropped, edited or resolved
+    policy: str  # the merge policy the relation was judged under
+    outcomes: list[dict[str, Any]]  # every text once: text, outcome, rule, reason, by
 
 
 @dataclass
@@ -86,7 +86,10 @@ class RelationPlan:
     resolutions: list[ResolutionRecord] = field(default_factory=list)
     line_drops: list[LineDropRecord] = field(default_factory=list)
     waiting: list[Planned] = field(default_factory=list)  # unconfirmed proposals: waiting for a second look
-    dropped_proposals: list[Planned] = field(default_factory=list)  # proposals a maintainer dropped
+    rejected_proposals: list[Planned] = field(default_factory=list)  # rejected or amended by reviewers
+    dropped_proposals: list[Planned] = field(default_factory=list)  # dropped, edited or resolved by a maintainer
+    policy: str = "any"
+    outcomes: list[Decided] = field(default_factory=list)  # every text of the relation, once (review/rule.py)
 
     @property
     def patterns(self) -> list[Planned]:
@@ -104,6 +107,7 @@ class RelationPlan:
             or self.line_drops
             or any(p.checked for p in self.kept)
             or self.waiting
+            or self.rejected_proposals
             or self.dropped_proposals
         )
 
@@ -118,7 +122,13 @@ class RelationPlan:
             resolutions=self.resolutions,
             line_drops=self.line_drops,
             waiting=[asdict(p) for p in self.waiting],
+            rejected_proposals=[asdict(p) for p in self.rejected_proposals],
             dropped_proposals=[asdict(p) for p in self.dropped_proposals],
+            policy=self.policy,
+            outcomes=[
+                {"text": d.text, "outcome": d.outcome.value, "rule": d.rule, "reason": d.reason, "by": d.by}
+                for d in self.outcomes
+            ],
         )
 
 
@@ -138,168 +148,103 @@ def latest_candidates(session: Session) -> DatasetVersion:
 
 
 def plan(
-    session: Session, base: DatasetVersion, policy: str = Policy.ANY, languages: list[str] | None = None
+    session: Session, base: DatasetVersion, policy: str | None = None, languages: list[str] | None = None
 ) -> list[RelationPlan]:
-    """What applying the standing reviews to `base` gives, per language and relation."""
-    if policy not in POLICIES:
-        raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
-    decisions: dict[int, list[tuple[str, str | None, int]]] = defaultdict(list)
-    for _lang, _user_id, template_id, decision, correction, _, decision_id in standing_decisions(session):
-        if decision not in IGNORED:  # "unsure" is not a verdict: as if that reviewer had not decided
-            decisions[template_id].append((decision, correction, decision_id))
-    resolved = standing_resolutions(session)
-    found = proposals(session, policy=policy)
-    status = {p.key: p for p in found}  # every proposal and its status (review/proposals.py)
-    suggestions: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
-    for s in session.scalars(select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)):
-        suggestions[s.language, s.relation_id].append(s)
-    query = (
-        select(VersionPattern)
-        .where(VersionPattern.version_id == base.id)
-        .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position)
-    )
-    if languages:
-        query = query.where(VersionPattern.language.in_(languages))
-    plans: dict[tuple[str, str], RelationPlan] = {}
-    # resolutions' corrections and amendments are added once every candidate is placed: one
-    # equal to a later candidate then makes that candidate checked instead of shipping it twice
-    corrections: list[tuple[RelationPlan, ResolutionRecord]] = []
-    amendments: list[tuple[RelationPlan, Planned]] = []
-    for vp in session.scalars(query):
-        p = plans.setdefault((vp.language, vp.relation_id), RelationPlan(vp.language, vp.relation_id))
-        ds = decisions.get(vp.template_id, []) if vp.template_id is not None else []
-        resolution = resolved.get(vp.template_id) if vp.template_id is not None else None
-        if resolution is not None:  # a maintainer's resolution judges it, whatever the policy
-            if _judge_by_resolution(p, vp, resolution, [d for d, _, _ in ds]):
-                corrections.append((p, resolution))
+    """What applying the standing reviews to `base` gives, per language and relation: the one
+    rule (review/rule.py) over each language's snapshot, laid out for the preview and the build.
+    `policy`: one merge policy for every language (None: each language's stored policy)."""
+    states = load(session, languages or None, base.id, policy)
+    resolutions: dict[tuple[str, str], list[ResolutionRecord]] = defaultdict(list)
+    for record in sorted(standing_resolutions(session).values(), key=lambda r: r["id"]):
+        resolutions[record["language"], record["relation"]].append(record)
+    drops = active_drops(session)
+    plans: list[RelationPlan] = []
+    for lang in sorted(states):
+        state = states[lang]
+        for outcome in decide(state):
+            rel = state.relations[outcome.relation]
+            if not rel.parent:
+                continue  # a relation the parent version does not hold: nothing to build
+            plans.append(_lay_out(outcome, rel, resolutions[lang, outcome.relation], drops, state.policy))
+    return plans
+
+
+def _lay_out(
+    outcome: RelationOutcome,
+    rel: RelationState,
+    resolutions: list[ResolutionRecord],
+    drops: Mapping[tuple[str, str, str], LineDropRecord],
+    policy: str,
+) -> RelationPlan:
+    """A relation's outcomes as the preview and the build show them."""
+    p = RelationPlan(outcome.language, outcome.relation, policy=policy, outcomes=list(outcome.decided.values()))
+    p.resolutions = list(resolutions)
+    for d, line in outcome.shipped():
+        planned = Planned(
+            d.text,
+            d.checked,
+            line.template_id if line is not None else None,
+            d.origin,
+            confirmed=_confirmed_by(d, rel),
+        )
+        (p.kept if line is not None else p.added).append(planned)
+    for line in outcome.parent:
+        d = outcome.decided[line.pattern]
+        if not d.shipped and d.rule != 1:
+            p.removed.append(Removed(pattern=line.pattern, decisions=_verdicts(d, rel)))
+    for d in outcome.decided.values():
+        if d.rule == 1:
+            drop = drops.get((d.language, d.relation, d.text))
+            if drop is not None:
+                p.line_drops.append(drop)
             continue
-        if not ds:
-            p.kept.append(Planned(vp.pattern, vp.checked_by_human, vp.template_id, "candidate"))
-        elif stays([d for d, _, _ in ds], policy):
-            p.kept.append(Planned(vp.pattern, True, vp.template_id, "candidate"))
-        else:
-            p.removed.append(Removed(pattern=vp.pattern, decisions=sorted(d for d, _, _ in ds)))
-        for decision, correction, _ in sorted(ds, key=lambda d: d[2]):
-            if decision == DecisionKind.AMEND:
-                assert correction is not None  # `decide` stores an amend only with its validated correction
-                amendments.append((p, Planned(correction, True, None, "amended")))
-    for p, resolution in corrections:
-        _add_correction(p, resolution, status, of_proposal=False)
-    for p, amended in amendments:
-        _propose(p, amended, status)
-    for (lang, rel), p in plans.items():
-        for s in suggestions.get((lang, rel), []):
-            _propose(p, Planned(s.text, True, None, "suggested"), status)
-    for proposal in found:  # a maintainer's edit (a confirmed text with no reviewer behind it), or
-        # a text a maintainer confirmed that no amendment above adds (one of a resolved template)
-        edited = plans.get((proposal.language, proposal.relation))
-        if edited is not None and proposal.status == ProposalStatus.MAINTAINER:
-            origin = "edited" if not proposal.proposers else "amended" if proposal.amends else "suggested"
-            _propose(edited, Planned(proposal.text, True, None, origin), status)
-    _drop_lines(plans, active_drops(session))
-    for p in plans.values():  # a proposal whose text a checked line ships anyway is neither withheld nor dropped
-        shipped = {e.pattern for e in p.kept + p.added if e.checked}
-        p.waiting = [w for w in p.waiting if w.pattern not in shipped]
-        p.dropped_proposals = [d for d in p.dropped_proposals if d.pattern not in shipped]
-    return [plans[key] for key in sorted(plans)]
-
-
-def _propose(p: RelationPlan, new: Planned, status: dict[Key, Proposal]) -> None:
-    """Add a proposal if it is confirmed; otherwise keep it apart, unchecked, for the preview (an
-    unconfirmed text equal to a candidate leaves that candidate as it was). A standing resolution
-    of its text's template row decides it (review/proposals.py, rule 1): it is recorded with the
-    relation's resolutions, and a rejected or amended text is kept apart with the reason (an
-    amend adds its correction instead, confirmed by a maintainer)."""
-    proposal = status.get((p.language, p.relation, new.pattern))
-    state = proposal.status if proposal is not None else ProposalStatus.UNCONFIRMED
-    resolution = proposal.resolution if proposal is not None else None
-    if resolution is not None and all(r["id"] != resolution["id"] for r in p.resolutions):
-        p.resolutions.append(resolution)
-    if state in CONFIRMED:
-        new.confirmed = state.value
-        _add(p, new)
-        return
-    if state == ProposalStatus.SETTLED:
-        return  # the resolution of the template it amends settled it (`_judge_by_resolution`)
-    if state == ProposalStatus.DROPPED and resolution is not None:
-        new.reason = f"resolution: {resolution['verdict']} by {resolution['by']}: {resolution['reason']}"
-        if resolution["correction"] is not None:  # a maintainer's edit of the proposal, in effect
-            _add_correction(p, resolution, status, of_proposal=True)
-    apart = p.dropped_proposals if state == ProposalStatus.DROPPED else p.waiting
-    if all(w.pattern != new.pattern for w in apart):
-        new.checked = False
-        apart.append(new)
-
-
-def _judge_by_resolution(p: RelationPlan, vp: VersionPattern, resolution: ResolutionRecord, kinds: list[str]) -> bool:
-    """A template a maintainer resolved (review/resolutions.py): accept keeps it, checked; reject
-    removes it; amend removes it, and True says its correction is to be added (checked, by
-    `plan` once every candidate is placed). The reviewers' own corrections of it are not added:
-    the resolution settled between them."""
-    if all(r["id"] != resolution["id"] for r in p.resolutions):
-        p.resolutions.append(resolution)
-    verdict = resolution["verdict"]
-    if verdict == DecisionKind.ACCEPT:
-        p.kept.append(Planned(vp.pattern, True, vp.template_id, "candidate"))
-        return False
-    p.removed.append(Removed(pattern=vp.pattern, decisions=[*sorted(kinds), f"resolution: {verdict}"]))
-    return verdict == DecisionKind.AMEND
-
-
-def _add_correction(
-    p: RelationPlan, resolution: ResolutionRecord, status: dict[Key, Proposal], *, of_proposal: bool
-) -> None:
-    """A resolution's correction, checked — unless a maintainer dropped that text as a proposal
-    afterwards (then it is kept apart, as the Proposals page says). It counts among the
-    proposals confirmed by a maintainer when it corrects a proposal or is one (a reviewer
-    proposed the same text); a candidate's correction is counted with the resolutions alone."""
-    correction = resolution["correction"]
-    assert correction is not None  # `resolve` stores an amend only with its validated correction
-    proposal = status.get((p.language, p.relation, correction))
-    if proposal is not None and proposal.status == ProposalStatus.DROPPED:
-        if all(d.pattern != correction for d in p.dropped_proposals):
-            p.dropped_proposals.append(
-                Planned(correction, False, None, "resolved", reason="dropped on the Proposals page")
-            )
-        return
-    confirmed = ProposalStatus.MAINTAINER.value if of_proposal or proposal is not None else None
-    _add(p, Planned(correction, True, None, "resolved", confirmed))
-
-
-def _drop_lines(plans: dict[tuple[str, str], RelationPlan], drops: dict[tuple[str, str, str], LineDropRecord]) -> None:
-    """Take the lines maintainers dropped (release/line_drops.py) out of the plans."""
-    for (lang, rel, pattern), drop in drops.items():
-        p = plans.get((lang, rel))
-        if p is None:
+        if d.parent or d.shipped:
             continue
-        kept = [k for k in p.kept if k.pattern != pattern]
-        added = [a for a in p.added if a.pattern != pattern]
-        if len(kept) + len(added) < len(p.kept) + len(p.added):
-            p.kept, p.added = kept, added
-            p.line_drops.append(drop)
+        apart = Planned(d.text, False, None, d.origin, reason=d.reason)
+        if d.outcome == Outcome.WAITING:
+            p.waiting.append(apart)
+        elif d.outcome in (Outcome.REJECTED, Outcome.SUPERSEDED) and d.rule != 2:
+            p.rejected_proposals.append(apart)
+        else:  # dropped or edited away by a maintainer, or settled by a resolution
+            p.dropped_proposals.append(apart)
+    return p
 
 
-def _add(p: RelationPlan, new: Planned) -> None:
-    """Add a human-written template once; if it is already there, it is now human-checked."""
-    for existing in p.kept + p.added:
-        if existing.pattern == new.pattern:
-            if not existing.checked and existing.confirmed is None:
-                existing.confirmed = new.confirmed
-            existing.checked = True
-            return
-    p.added.append(new)
+def _confirmed_by(d: Decided, rel: RelationState) -> str | None:
+    """Who confirmed a shipped proposal (the version's `params.proposals` counts): None for a
+    parent line nobody proposed, and for a resolution's correction of a parent line (counted
+    with the resolutions)."""
+    if not d.checked or d.by == BY_PARENT:
+        return None
+    if d.parent and not d.proposers and d.text not in rel.answers:
+        return None
+    if not d.parent and d.order[0] == 0 and not d.proposers and d.text not in rel.answers:
+        return None  # the correction of a parent line's resolution
+    return d.by
 
 
-PROPOSAL_COUNTS = ("reviewers", "trusted", "maintainer", "import", "withheld", "dropped")
+def _verdicts(d: Decided, rel: RelationState) -> list[str]:
+    """The reviewers' verdicts on a parent line the rule takes out, then the maintainer's act."""
+    kinds = sorted(v.kind for v in rel.decisions.get(d.text, []) if v.kind not in IGNORED)
+    if d.rule == 2 and d.text in rel.resolutions and d.outcome == Outcome.SETTLED:
+        kinds.append(f"resolution: {rel.resolutions[d.text].verdict}")
+    elif d.rule == 2:
+        kinds.append(f"{d.outcome.value} by a maintainer")
+    return kinds
+
+
+PROPOSAL_COUNTS = ("reviewers", "trusted", "maintainer", "import", "withheld", "rejected", "dropped")
 
 
 def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
     """What a reviewed version records (params, manifest, card): the lines of the version that
     proposals made checked, by who confirmed them (two reviewers, one trusted reviewer, a
-    maintainer, an import), and the proposals withheld unconfirmed or dropped by a maintainer."""
+    maintainer, an import), and the proposals withheld unconfirmed, rejected by reviewers or
+    dropped by a maintainer."""
     counts = dict.fromkeys(PROPOSAL_COUNTS, 0)
     for p in plans:
         counts["withheld"] += len(p.waiting)
+        counts["rejected"] += len(p.rejected_proposals)
         counts["dropped"] += len(p.dropped_proposals)
         if p.dropped:
             continue
@@ -310,12 +255,16 @@ def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
 
 
 def build_from_review(
-    session: Session, name: str, policy: str = Policy.ANY, parent: str | None = None, actor: User | None = None
+    session: Session, name: str, policy: str | None = None, parent: str | None = None, actor: User | None = None
 ) -> VersionSummary:
     """The reviewed version `name`: the reviews applied to `parent` (default: the latest
-    candidates version) under `policy`; in the activity log as `actor`'s (None: the command line)."""
+    candidates version) under `policy` (None: each language's stored policy); in the activity
+    log as `actor`'s (None: the command line). The params record the policy of every language."""
     base = get_version(session, parent) if parent else latest_candidates(session)
     plans = plan(session, base, policy)
+    policies = {p.language: p.policy for p in plans}
+    used = set(policies.values())
+    chosen = policy or (used.pop() if len(used) == 1 else project_policy(session) if not used else PER_LANGUAGE)
     summary = review_summary(session, sorted({p.language for p in plans}))
     names = public_names(session)  # the params are published: maintainers by name, not by address
     version = _new_version(
@@ -324,7 +273,9 @@ def build_from_review(
         VersionKind.REVIEW,
         parent_id=base.id,
         params={
-            "policy": policy,
+            "policy": chosen,
+            "policies": policies,
+            "rule": RULE_VERSION,
             "min_templates": MIN_TEMPLATES,
             "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
             "line_drops": [_line_drop_param(d, names) for p in plans for d in p.line_drops],
@@ -367,7 +318,7 @@ def build_from_review(
         ),
     )
     result = summarize(session, version)
-    log_version(session, actor, Activity.BUILD, result, parent=base.name, policy=policy)
+    log_version(session, actor, Activity.BUILD, result, parent=base.name, policy=chosen)
     return result
 
 

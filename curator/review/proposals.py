@@ -1,27 +1,14 @@
-"""Proposals: the texts reviewers add to a relation (an amendment's correction, a suggestion),
-and whether they have had the second look that lets them ship as checked by a human (issue 28).
+"""Proposals: the texts reviewers add to a relation (an amendment's correction, a suggestion)
+and the texts maintainers answered, with where each stands (issue 28, issue 36).
 
-A proposal is keyed by (language, relation, cleaned text), exactly as the merge adds it
-(release/merge.py). Its status is the first of these rules that applies:
-
-1. a maintainer's latest answer to that text: a `ProposalReview` (drop -> dropped, confirm ->
-   maintainer) or a standing resolution (review/resolutions.py) of the template row with that
-   text — the queue's row of the proposal, or the candidate it equals — (accept -> maintainer;
-   reject, or amend to another text -> dropped), whichever is later; a text that is the
-   correction of a standing resolution -> maintainer;
-2. an amendment only of templates a standing resolution judged (the resolution settled between
-   the reviewers, so the merge does not add it) -> settled;
-3. a proposer's decision or suggestion came from `curator review import` (sheets reviewed
-   before, mParaRel's) -> import;
-4. a second person said yes — another reviewer proposed the same text, or a reviewer who did
-   not propose it stands by an `accept` of its template row (the queue's "proposed by another
-   reviewer") — and the merge `policy` keeps it, judging the proposers as accepts beside the
-   other reviewers' verdicts on that row (`unanimous`: one reject withholds it) -> reviewers;
-5. a proposer is trusted in that language (`Assignment.trusted`) -> trusted;
-6. otherwise unconfirmed: the merge keeps it out and the preview lists it apart.
-
-A maintainer's edit is two answers: drop of the old text (`edited_to`) and confirm of the new
-(`edited_from`); a text a maintainer confirmed is a proposal even with no reviewer behind it.
+A proposal is keyed by (language, relation, cleaned text), exactly as the merge adds it. Its
+status is its outcome under the one rule for what ships (`curator.review.rule.decide`,
+docs/release.md "What ships: one rule"), read here and nowhere decided again: shipped checked
+by `reviewers`, `trusted`, `maintainer` or `import`; `unconfirmed` (waiting for a second look;
+or a parent line that ships unchecked until one); `rejected` by reviewers; `superseded`;
+`dropped` by a maintainer; `settled` by a resolution. The parent version is the latest
+candidates version (what `release build --from-review` uses by default) and the policy each
+language's stored one unless `policy` names one.
 """
 
 from __future__ import annotations
@@ -34,11 +21,21 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import DecisionKind, Policy, ProposalStatus, ProposalVerdict, values
-from curator.core.models import Assignment, Decision, ProposalReview, Resolution, Suggestion, Template, User
-from curator.review.policy import IGNORED, stays
+from curator.core.enums import Outcome, ProposalStatus, values
+from curator.core.models import Template
 from curator.review.resolutions import ResolutionRecord, standing_resolutions
-from curator.review.stats import standing_decision_ids
+from curator.review.rule import (
+    BY_IMPORT,
+    BY_MAINTAINER,
+    BY_REVIEWERS,
+    BY_TRUSTED,
+    IMPORTED,
+    Decided,
+    LanguageState,
+    RelationState,
+    decide,
+)
+from curator.review.snapshot import latest_candidates_id, load
 
 Key = tuple[str, str, str]  # (language, relation, cleaned text)
 
@@ -48,7 +45,7 @@ CONFIRMED = frozenset(
 )
 STATUSES = values(ProposalStatus)
 AMENDMENT, SUGGESTION = "amendment", "suggestion"
-IMPORTED = "import"  # the `source` of a decision or suggestion stored by `curator review import`
+__all__ = ["IMPORTED", "Proposal", "proposals", "status_counts", "statuses"]
 _CHUNK = 500  # texts per IN (...) when finding the template rows of proposals
 
 
@@ -85,7 +82,10 @@ class Proposal:
     template_id: int | None = None  # the template row holding this text, if there is one
     verdicts: list[Verdict] = field(default_factory=list)
     review: MaintainerReview | None = None
-    resolution: ResolutionRecord | None = None  # the standing resolution that decided it (rule 1)
+    resolution: ResolutionRecord | None = None  # the standing resolution of its row, or one correcting to it
+    outcome: Outcome = Outcome.WAITING  # the rule's outcome for this text (review/rule.py)
+    rule: int = 11  # the row of the docs table that decided it
+    reason: str = ""
 
     @property
     def key(self) -> Key:
@@ -120,162 +120,95 @@ class Proposal:
                 "edited_to": review.edited_to,
             },
             "resolution": self.resolution,
+            "outcome": self.outcome.value,
+            "rule": self.rule,
+            "reason": self.reason,
         }
 
 
-@dataclass
-class _Draft:
-    """What is known of one proposal while the rows are read."""
+_STATUS = {
+    Outcome.WAITING: ProposalStatus.UNCONFIRMED,
+    Outcome.SHIPPED_UNREVIEWED: ProposalStatus.UNCONFIRMED,
+    Outcome.REJECTED: ProposalStatus.REJECTED,
+    Outcome.SUPERSEDED: ProposalStatus.SUPERSEDED,
+    Outcome.DROPPED: ProposalStatus.DROPPED,
+    Outcome.SETTLED: ProposalStatus.SETTLED,
+}
+_CHECKED_BY = {
+    BY_MAINTAINER: ProposalStatus.MAINTAINER,
+    BY_REVIEWERS: ProposalStatus.REVIEWERS,
+    BY_TRUSTED: ProposalStatus.TRUSTED,
+    BY_IMPORT: ProposalStatus.IMPORT,
+}
 
-    users: set[int] = field(default_factory=set)
-    imported: bool = False
-    amends: list[str] = field(default_factory=list)
-    amended_ids: set[int] = field(default_factory=set)  # the templates it amends
-    suggested: bool = False
+
+def status_of(decided: Decided) -> ProposalStatus:
+    """A text's outcome as a proposal's status (a parent line checked by the parent version
+    alone is still `unconfirmed` as a proposal)."""
+    if decided.outcome == Outcome.SHIPPED_CHECKED:
+        return _CHECKED_BY.get(decided.by or "", ProposalStatus.UNCONFIRMED)
+    return _STATUS[decided.outcome]
 
 
-def proposals(session: Session, language: str | None = None, policy: str = Policy.ANY) -> list[Proposal]:
-    """Every proposal (of `language`), with its status under the merge `policy` (rule 4; the
-    Proposals page and the dashboard's counts use `any`), ordered by language, relation and text."""
-    drafts: dict[Key, _Draft] = defaultdict(_Draft)
-    standing = select(
-        Decision.language,
-        Decision.relation_id,
-        Decision.user_id,
-        Decision.template_id,
-        Decision.decision,
-        Decision.correction,
-        Decision.source,
-        Template.text,
-    ).join(Template, Template.id == Decision.template_id)
-    standing = standing.where(Decision.id.in_(standing_decision_ids())).order_by(Decision.id)
-    suggested = select(
-        Suggestion.language, Suggestion.relation_id, Suggestion.user_id, Suggestion.text, Suggestion.source
-    ).where(Suggestion.retracted.is_(False))
-    answered = select(ProposalReview).order_by(ProposalReview.id)
-    if language is not None:
-        standing = standing.where(Decision.language == language)
-        suggested = suggested.where(Suggestion.language == language)
-        answered = answered.where(ProposalReview.language == language)
-    by_template: dict[int, list[tuple[int, str, str | None]]] = defaultdict(list)
-    for lang, rel, user_id, template_id, decision, correction, source, amended in session.execute(standing):
-        by_template[template_id].append((user_id, decision, correction))
-        if decision == DecisionKind.AMEND and correction is not None:
-            draft = drafts[lang, rel, correction]
-            draft.users.add(user_id)
-            draft.imported |= source == IMPORTED
-            draft.amends.append(amended)
-            draft.amended_ids.add(template_id)
-    for lang, rel, user_id, text, source in session.execute(suggested):
-        draft = drafts[lang, rel, text]
-        draft.users.add(user_id)
-        draft.imported |= source == IMPORTED
-        draft.suggested = True
-    latest: dict[Key, ProposalReview] = {}
-    for row in session.scalars(answered):
-        latest[row.language, row.relation_id, row.text] = row
-    for key, row in latest.items():  # a maintainer's confirmed text is a proposal of its own
-        if row.verdict == ProposalVerdict.CONFIRM and key not in drafts:
-            drafts[key] = _Draft()
-    if not drafts:
-        return []
-    templates = _template_ids(session, set(drafts))
+def proposals(session: Session, language: str | None = None, policy: str | None = None) -> list[Proposal]:
+    """Every proposal (of `language`) with its status under `policy` (None: each language's
+    stored policy), ordered by language, relation and text."""
+    states = load(session, [language] if language is not None else None, latest_candidates_id(session), policy)
     resolved = standing_resolutions(session, language)
-    corrections = {
-        (r["language"], r["relation"], r["correction"]): r for r in resolved.values() if r["correction"] is not None
-    }
-    resolved_at: dict[int, datetime] = {}  # the resolutions of proposals' rows, to compare with their reviews
-    row_ids = [t for t in templates.values() if t in resolved]
-    for start in range(0, len(row_ids), _CHUNK):
-        ids = [resolved[t]["id"] for t in row_ids[start : start + _CHUNK]]
-        query = select(Resolution.template_id, Resolution.created_at).where(Resolution.id.in_(ids))
-        for template_id, at in session.execute(query):
-            resolved_at[template_id] = at
-    trusted: set[tuple[int, str]] = {
-        (user_id, lang)
-        for user_id, lang in session.execute(
-            select(Assignment.user_id, Assignment.language).where(Assignment.trusted.is_(True))
-        )
-    }
-    emails: dict[int, str] = dict(session.execute(select(User.id, User.email)).all())
     out: list[Proposal] = []
-    for key in sorted(drafts):
-        lang, rel, text = key
-        draft = drafts[key]
-        row_id = templates.get(key)
-        verdicts = (
-            [
-                Verdict(emails.get(user_id, "?"), decision, correction)
-                for user_id, decision, correction in by_template.get(row_id, [])
-                if user_id not in draft.users
-            ]
-            if row_id is not None
-            else []
-        )
-        review = latest.get(key)
-        resolution = resolved.get(row_id) if row_id is not None else None
-        if resolution is not None and review is not None and review.created_at > resolved_at[resolution["template_id"]]:
-            resolution = None  # the maintainer answered the proposal itself since
-        elif resolution is not None:
-            review = None  # the resolution is the maintainer's latest answer
-        if resolution is None and review is None:
-            resolution = corrections.get(key)
-        settled = bool(draft.amended_ids) and not draft.suggested and draft.amended_ids <= resolved.keys()
-        proposal = Proposal(
-            language=lang,
-            relation=rel,
-            text=text,
-            status=_status(text, draft, verdicts, review, resolution, settled, policy, lang, trusted),
-            proposers=sorted(emails.get(u, "?") for u in draft.users),
-            kind=AMENDMENT if draft.amends else SUGGESTION,
-            amends=draft.amends[0] if draft.amends else None,
-            template_id=row_id,
-            verdicts=sorted(verdicts, key=lambda v: v.reviewer),
-            review=None
-            if review is None
-            else MaintainerReview(
-                emails.get(review.user_id, "?"),
-                review.verdict,
-                review.created_at,
-                review.reason,
-                review.edited_from,
-                review.edited_to,
-            ),
-            resolution=resolution,
-        )
-        out.append(proposal)
+    for lang in sorted(states):
+        state = states[lang]
+        for outcome in decide(state):
+            rel = state.relations[outcome.relation]
+            for d in outcome.decided.values():
+                if d.proposers or d.settled_by or d.suggested or d.text in rel.answers:
+                    out.append(_proposal(state, rel, d, resolved))
+    _template_ids(session, [p for p in out if p.template_id is None])
+    out.sort(key=lambda p: p.key)
     _inherit_kind(out)
     return out
 
 
-def _status(
-    text: str,
-    draft: _Draft,
-    verdicts: list[Verdict],
-    review: ProposalReview | None,
-    resolution: ResolutionRecord | None,
-    settled: bool,
-    policy: str,
-    language: str,
-    trusted: set[tuple[int, str]],
-) -> ProposalStatus:
-    """The rules of the module docstring, in order."""
-    if review is not None:
-        return ProposalStatus.DROPPED if review.verdict == ProposalVerdict.DROP else ProposalStatus.MAINTAINER
-    if resolution is not None:
-        kept = resolution["verdict"] == DecisionKind.ACCEPT or resolution["correction"] == text
-        return ProposalStatus.MAINTAINER if kept else ProposalStatus.DROPPED  # rejected, or amended to another text
-    if settled:
-        return ProposalStatus.SETTLED
-    if draft.imported:
-        return ProposalStatus.IMPORT
-    others = [v.decision for v in verdicts if v.decision not in IGNORED]
-    yes = len(draft.users) - 1 + others.count(DecisionKind.ACCEPT)  # people besides one proposer
-    if draft.users and yes >= 1 and stays([DecisionKind.ACCEPT] * len(draft.users) + others, policy):
-        return ProposalStatus.REVIEWERS
-    if any((user_id, language) in trusted for user_id in draft.users):
-        return ProposalStatus.TRUSTED
-    return ProposalStatus.UNCONFIRMED
+def _proposal(state: LanguageState, rel: RelationState, d: Decided, resolved: dict[int, ResolutionRecord]) -> Proposal:
+    people = set(d.proposers) | set(d.settled_by)
+    row_id = rel.rows.get(d.text)
+    answer = rel.answers.get(d.text)
+    resolution = resolved.get(row_id) if row_id is not None else None
+    if resolution is None:  # a standing resolution whose correction is this text
+        rid = _correcting(rel, d.text)
+        resolution = next((r for r in resolved.values() if r["id"] == rid), None) if rid is not None else None
+    return Proposal(
+        language=d.language,
+        relation=d.relation,
+        text=d.text,
+        status=status_of(d),
+        proposers=sorted(state.emails.get(u, "?") for u in people),
+        kind=AMENDMENT if d.amends else SUGGESTION,
+        amends=d.amends[0] if d.amends else None,
+        template_id=row_id,
+        verdicts=sorted(
+            (
+                Verdict(state.emails.get(v.user, "?"), v.kind, v.correction)
+                for v in rel.decisions.get(d.text, [])
+                if v.user not in people
+            ),
+            key=lambda v: v.reviewer,
+        ),
+        review=None
+        if answer is None
+        else MaintainerReview(
+            answer.by, answer.verdict, answer.at, answer.reason, answer.edited_from, answer.edited_to
+        ),
+        resolution=resolution,
+        outcome=d.outcome,
+        rule=d.rule,
+        reason=d.reason,
+    )
+
+
+def _correcting(rel: RelationState, text: str) -> int | None:
+    """The id of the standing resolution whose correction is `text` (the first, if several)."""
+    return min((r.resolution_id for r in rel.resolutions.values() if r.correction == text), default=None)
 
 
 def _inherit_kind(found: list[Proposal]) -> None:
@@ -288,11 +221,11 @@ def _inherit_kind(found: list[Proposal]) -> None:
                 p.kind, p.amends = source.kind, source.amends
 
 
-def _template_ids(session: Session, keys: set[Key]) -> dict[Key, int]:
-    """The template row of each proposal's text, where one exists (another reviewer's queue
-    item "proposed by another reviewer")."""
-    texts = sorted({text for _, _, text in keys})
-    found: dict[Key, int] = {}
+def _template_ids(session: Session, found: list[Proposal]) -> None:
+    """Fill in the template row of each proposal's text where one exists but nobody decided it
+    (another reviewer's queue item "proposed by another reviewer")."""
+    keys = {p.key: p for p in found}
+    texts = sorted({p.text for p in found})
     for start in range(0, len(texts), _CHUNK):
         rows = session.execute(
             select(Template.language, Template.relation_id, Template.text, Template.id).where(
@@ -300,18 +233,19 @@ def _template_ids(session: Session, keys: set[Key]) -> dict[Key, int]:
             )
         )
         for lang, rel, text, template_id in rows:
-            if (lang, rel, text) in keys:
-                found[lang, rel, text] = template_id
-    return found
+            proposal = keys.get((lang, rel, text))
+            if proposal is not None:
+                proposal.template_id = template_id
 
 
 def statuses(session: Session, language: str | None = None) -> dict[Key, ProposalStatus]:
-    """Each proposal's status by key: what the merge asks."""
+    """Each proposal's status by key, under each language's stored policy."""
     return {p.key: p.status for p in proposals(session, language)}
 
 
 def status_counts(session: Session) -> dict[str, dict[str, int]]:
-    """{language: {status: number of proposals}} (statuses with none left out)."""
+    """{language: {status: number of proposals}} under each language's stored policy (statuses
+    with none left out): what the dashboard and its follow-up show."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for p in proposals(session):
         counts[p.language][p.status.value] += 1

@@ -91,6 +91,7 @@ class RelationState:
     relation: str
     parent: list[ParentLine] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)  # text -> its template row id
+    candidates: set[str] = field(default_factory=set)  # texts of machine-candidate rows people decided on
     decisions: dict[str, list[Vote]] = field(default_factory=dict)  # row text -> standing decisions on it
     suggestions: list[SuggestionLine] = field(default_factory=list)  # unretracted
     answers: dict[str, Answer] = field(default_factory=dict)  # text -> the latest answer
@@ -121,6 +122,9 @@ class Decided:
     parent: bool = False  # a line of the parent version
     origin: str = "candidate"  # candidate | resolved | amended | suggested | edited | confirmed
     proposers: tuple[int, ...] = ()  # user ids (live proposals of this text)
+    settled_by: tuple[int, ...] = ()  # user ids whose amendments to it a resolution settled
+    amends: tuple[str, ...] = ()  # the rows its live amendments correct (settled ones too), in decision order
+    suggested: bool = False  # an unretracted suggestion of it exists
     order: tuple[int, int, int, str] = (0, 0, 0, "")  # where a shipped text that is no parent line goes
 
     @property
@@ -172,6 +176,8 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
     resolved = set(rel.resolutions)
     proposers: dict[str, set[int]] = {}
     settled: dict[str, list[str]] = {}  # text -> the resolved rows whose amendments propose it
+    settled_by: dict[str, set[int]] = {}
+    amends: dict[str, list[str]] = {}
     imported: set[str] = set()
     order: dict[str, tuple[int, int, int, str]] = {}
     origin: dict[str, str] = {}
@@ -186,8 +192,10 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
     for row_text, v in _live_amendments(rel):
         correction = v.correction
         assert correction is not None  # _live_amendments keeps amendments with a correction
+        amends.setdefault(correction, []).append(row_text)
         if row_text in resolved:
             settled.setdefault(correction, []).append(row_text)
+            settled_by.setdefault(correction, set()).add(v.user)
             continue
         proposers.setdefault(correction, set()).add(v.user)
         if v.source == IMPORTED:
@@ -204,7 +212,7 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
     acts: dict[str, list[_Act]] = {}
     for row_text, r in rel.resolutions.items():
         says = "ship" if r.verdict == DecisionKind.ACCEPT else "settle"
-        what = f"resolution ({r.verdict}{' → ' + r.correction if r.correction else ''}) by {r.by}: {r.reason}"
+        what = f"resolution: {r.verdict}{' → ' + r.correction if r.correction else ''} by {r.by}: {r.reason}"
         acts.setdefault(row_text, []).append(_Act(r.at, 0, says, what))
         if r.correction is not None:
             acts.setdefault(r.correction, []).append(_Act(r.at, 0, "ship", what))
@@ -221,6 +229,7 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
         else:
             says, what = "drop", f"dropped by {a.by}"
         acts.setdefault(text, []).append(_Act(a.at, 1, says, what + (f": {a.reason}" if a.reason else "")))
+    suggested = {s.text for s in rel.suggestions}
     texts = list(dict.fromkeys([*position, *proposers, *settled, *acts]))
     decided: dict[str, Decided] = {}
     for text in texts:
@@ -236,6 +245,9 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
             parent=text in position,
             origin="candidate" if text in position else origin.get(text, "confirmed"),
             proposers=tuple(sorted(proposers.get(text, ()))),
+            settled_by=tuple(sorted(settled_by.get(text, ()))),
+            amends=tuple(dict.fromkeys(amends.get(text, ()))),
+            suggested=text in suggested,
             order=order.get(text, (3, 0, 0, text)),
         )
     return RelationOutcome(state.language, rel.relation, decided, list(rel.parent))
@@ -243,8 +255,8 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
 
 def _live_amendments(rel: RelationState) -> list[tuple[str, Vote]]:
     """The standing amendments that are proposals: those of a row whose text is itself a text of
-    the relation (a parent line, a suggestion, a text a maintainer acted on, or — repeatedly — the
-    correction of such an amendment). An amendment of a row whose proposal is gone (withdrawn,
+    the relation (a parent line, a machine candidate, a suggestion, a text a maintainer acted on,
+    or — repeatedly — the correction of such an amendment). An amendment of a row whose proposal is gone (withdrawn,
     undone) stays in history and reaches nothing."""
     amends = [
         (row_text, v)
@@ -252,7 +264,7 @@ def _live_amendments(rel: RelationState) -> list[tuple[str, Vote]]:
         for v in votes
         if v.kind == DecisionKind.AMEND and v.correction is not None and v.correction != row_text
     ]
-    live = {line.pattern for line in rel.parent} | {s.text for s in rel.suggestions} | set(rel.answers)
+    live = {line.pattern for line in rel.parent} | rel.candidates | {s.text for s in rel.suggestions} | set(rel.answers)
     live |= set(rel.resolutions) | {r.correction for r in rel.resolutions.values() if r.correction is not None}
     while True:
         more = {v.correction for row_text, v in amends if row_text in live and v.correction is not None} - live
@@ -302,7 +314,8 @@ def _outcome(
     if text in imported:  # 6
         return Outcome.SHIPPED_CHECKED, 6, "confirmed by import", BY_IMPORT
     accepts = sum(v.kind == DecisionKind.ACCEPT for v in others)
-    if len(mine) + accepts >= 2 or (is_parent and accepts >= 1):  # 7
+    accepted_row = any(v.kind == DecisionKind.ACCEPT for v in rel.decisions.get(text, []))
+    if len(mine) + accepts >= 2 or (is_parent and accepted_row):  # 7
         return Outcome.SHIPPED_CHECKED, 7, verdicts, BY_REVIEWERS
     if any(u in state.trusted for u in mine):  # 8
         return Outcome.SHIPPED_CHECKED, 8, f"proposed by a trusted reviewer: {verdicts}", BY_TRUSTED
