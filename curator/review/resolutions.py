@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import Activity, DecisionKind
-from curator.core.errors import Forbidden, InputError, NotFound
+from curator.core.errors import Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Comment, Decision, Resolution, Template, User
 from curator.core.models.base import utcnow, valid_id
 from curator.review import activity
@@ -193,7 +193,9 @@ def resolve(
             raise InputError(f"correction: {exc.message}") from None
     elif correction is not None and str(correction).strip():
         raise InputError(f"correction: only an amend has a correction, not {verdict}")
-    previous = standing_resolutions(session, template.language).get(template.id)
+    standing = standing_resolutions(session, template.language)
+    previous = standing.get(template.id)
+    _refuse_contradiction(template, verdict, cleaned, standing)
     row = Resolution(
         template_id=template.id,
         language=template.language,
@@ -221,6 +223,29 @@ def resolve(
         },
     )
     return row
+
+
+def _refuse_contradiction(
+    template: Template, verdict: str, correction: str | None, standing: dict[int, ResolutionRecord]
+) -> None:
+    """A resolution must not contradict another standing resolution of the same relation (issue
+    36): one that takes a text out (reject, or amend it to another text) while another ships that
+    text (its correction), or one whose correction another takes out. Refused with the other
+    named; retracting that one first is the way to change one's mind. Resolving the same template
+    again supersedes its own resolution and is no contradiction."""
+    for other in standing.values():
+        if other["template_id"] == template.id or other["relation"] != template.relation_id:
+            continue
+        ships_mine = other["correction"] == template.text and verdict != DecisionKind.ACCEPT
+        takes_out = (
+            other["verdict"] != DecisionKind.ACCEPT and correction is not None and other["template"] == correction
+        )
+        if ships_mine or takes_out:
+            what = other["verdict"] + (f" → {other['correction']}" if other["correction"] else "")
+            raise Conflict(
+                f"template: contradicts the standing resolution of template {other['template_id']}"
+                f" «{other['template']}» ({what}, by {other['by']}): retract that one first"
+            )
 
 
 def retract_resolution(session: Session, maintainer: User, template_id: int) -> Resolution:
