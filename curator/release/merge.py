@@ -36,6 +36,7 @@ from curator.release.public_names import public_names, published_by
 from curator.release.versions import VersionSummary, _new_version, get_version, log_version, summarize
 from curator.review.policy import IGNORED as IGNORED  # re-exported: callers import them from here
 from curator.review.policy import POLICIES as POLICIES
+from curator.review.policy import language_policy, project_policy  # TEMP adapter (issue 36 §3)
 from curator.review.policy import stays as stays
 from curator.review.proposals import CONFIRMED, Key, Proposal, proposals
 from curator.review.resolutions import ResolutionRecord, standing_resolutions
@@ -138,9 +139,12 @@ def latest_candidates(session: Session) -> DatasetVersion:
 
 
 def plan(
-    session: Session, base: DatasetVersion, policy: str = Policy.ANY, languages: list[str] | None = None
+    session: Session, base: DatasetVersion, policy: str | None = Policy.ANY, languages: list[str] | None = None
 ) -> list[RelationPlan]:
     """What applying the standing reviews to `base` gives, per language and relation."""
+    if policy is None:  # TEMP adapter (issue 36 §3): None = the stored policy, until the real change lands
+        one = languages is not None and len(languages) == 1
+        policy = language_policy(session, languages[0]) if languages and one else project_policy(session)
     if policy not in POLICIES:
         raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
     decisions: dict[int, list[tuple[str, str | None, int]]] = defaultdict(list)
@@ -310,10 +314,12 @@ def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
 
 
 def build_from_review(
-    session: Session, name: str, policy: str = Policy.ANY, parent: str | None = None, actor: User | None = None
+    session: Session, name: str, policy: str | None = Policy.ANY, parent: str | None = None, actor: User | None = None
 ) -> VersionSummary:
     """The reviewed version `name`: the reviews applied to `parent` (default: the latest
     candidates version) under `policy`; in the activity log as `actor`'s (None: the command line)."""
+    if policy is None:  # TEMP adapter (issue 36 §3): None = the stored policy, until the real change lands
+        policy = project_policy(session)
     base = get_version(session, parent) if parent else latest_candidates(session)
     plans = plan(session, base, policy)
     summary = review_summary(session, sorted({p.language for p in plans}))

@@ -34,9 +34,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import DecisionKind, Policy, ProposalStatus, ProposalVerdict, values
+from curator.core.enums import DecisionKind, ProposalStatus, ProposalVerdict, values
 from curator.core.models import Assignment, Decision, ProposalReview, Resolution, Suggestion, Template, User
-from curator.review.policy import IGNORED, stays
+from curator.review.policy import IGNORED, language_policy, project_policy, stays  # TEMP adapter: the 2nd, 3rd
 from curator.review.resolutions import ResolutionRecord, standing_resolutions
 from curator.review.stats import standing_decision_ids
 
@@ -134,9 +134,11 @@ class _Draft:
     suggested: bool = False
 
 
-def proposals(session: Session, language: str | None = None, policy: str = Policy.ANY) -> list[Proposal]:
+def proposals(session: Session, language: str | None = None, policy: str | None = None) -> list[Proposal]:
     """Every proposal (of `language`), with its status under the merge `policy` (rule 4; the
     Proposals page and the dashboard's counts use `any`), ordered by language, relation and text."""
+    if policy is None:  # TEMP adapter (issue 36 §3): None = the stored policy, until the real change lands
+        policy = language_policy(session, language) if language is not None else project_policy(session)
     drafts: dict[Key, _Draft] = defaultdict(_Draft)
     standing = select(
         Decision.language,
