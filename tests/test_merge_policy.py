@@ -6,13 +6,15 @@ dashboard's follow-up counts."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from sqlalchemy import select
 
-from curator.core.enums import Activity, Policy
+from curator.core.enums import Activity, Policy, ProposalStatus
 from curator.core.errors import Forbidden, InputError, NotFound
-from curator.core.models import ActivityEntry, Language, ProjectSetting
-from curator.review.accounts import find_user
+from curator.core.models import ActivityEntry, DatasetVersion, Language, ProjectSetting, Template
+from curator.review.accounts import create_user, find_user
 from curator.review.policy import (
     language_overrides,
     language_policies,
@@ -21,8 +23,11 @@ from curator.review.policy import (
     set_language_policy,
     set_project_policy,
 )
+from curator.review.sampling import add_item, assign
+from curator.review.service import decide, get_assignment
+from curator.review.suggestions import suggest
 
-from .conftest import table_snapshot
+from .conftest import PASSWORD, table_snapshot
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -97,3 +102,107 @@ def test_bad_input_and_reviewers_are_refused_and_change_nothing(review_app, sess
                 call()
             assert "\n" not in str(raised.value)
     assert table_snapshot(engine) == before
+
+
+# ---------------------------------------------------------------- the command line
+def test_policy_commands_show_set_and_clear(review_app, cli, sessions):
+    shown = json.loads(cli("policy", "show", "--json").output)
+    assert shown["project"] == "any" and shown["languages"]["es"] == {"policy": "any", "override": False}
+    assert cli("policy", "set", "majority").output.strip() == "project: merged under majority"
+    assert cli("policy", "set", "unanimous", "--language", "es").output.strip() == "es: merged under unanimous"
+    shown = json.loads(cli("policy", "show", "--json").output)
+    assert shown["project"] == "majority"
+    assert shown["languages"]["es"] == {"policy": "unanimous", "override": True}
+    assert shown["languages"]["ar"] == {"policy": "majority", "override": False}
+    lines = cli("policy", "show").output.splitlines()
+    assert lines[0] == "project: majority"
+    assert any(line.split() == ["es", "unanimous", "override"] for line in lines), lines
+    assert any(line.split() == ["ar", "majority", "project"] for line in lines), lines
+    out = cli("policy", "clear", "--language", "es").output
+    assert out.strip() == "es: no override, merged under the project's policy (majority)"
+    with sessions() as s:
+        assert language_overrides(s) == {} and project_policy(s) == "majority"
+        actors = {e.actor_id for e in s.scalars(select(ActivityEntry).where(ActivityEntry.action == Activity.POLICY))}
+    assert actors == {None}  # three entries, all "command line"
+    assert len(_entries(sessions)) == 3
+
+
+def test_policy_commands_refuse_bad_input_in_one_line(review_app, cli, engine):
+    before = table_snapshot(engine)
+    for args, code, words in [
+        (("policy", "set", "most"), 2, "'most' is not one of"),
+        (("policy", "set", "any", "--language", "xx"), 1, "Error: unknown language 'xx'"),
+        (("policy", "set", "any", "--language", "Not A Code"), 1, "not a language code"),
+        (("policy", "clear"), 2, "Missing option '--language'"),
+        (("policy", "clear", "--language", "xx"), 1, "Error: unknown language 'xx'"),
+    ]:
+        result = cli(*args, ok=False)
+        assert result.exit_code == code and words in result.output, (args, result.output)
+        if code == 1:
+            assert result.output.count("\n") == 1, result.output
+    assert table_snapshot(engine) == before
+
+
+# ---------------------------------------------------------------- the stored policy as every default
+def _decide(sessions, email: str, text: str, kind: str) -> None:
+    with sessions.begin() as s:
+        user = find_user(s, email)
+        assignment = get_assignment(s, user, "es")
+        row = s.scalar(
+            select(Template).where(Template.language == "es", Template.relation_id == "P19", Template.text == text)
+        )
+        if row is None:  # the proposal's own template row, as the second-look queue makes it
+            row = Template(language="es", relation_id="P19", text=text, is_candidate=False)
+            s.add(row)
+            s.flush()
+        decide(s, user, assignment, add_item(s, assignment, row), kind)
+
+
+@pytest.fixture
+def split(review_app, sessions, cli):
+    """v0 snapshotted; Ana's suggestion TEXT in es/P19, accepted by Bo and rejected by Cy: confirmed
+    by two reviewers under `any` and `majority`, unconfirmed (withheld) under `unanimous`."""
+    cli("release", "build", "v0")
+    with sessions.begin() as s:
+        assign(s, create_user(s, "cy@example.org", PASSWORD, "reviewer", "Cy"), "es")
+        ana = find_user(s, "ana@example.org")
+        suggest(s, ana, get_assignment(s, ana, "es"), "P19", TEXT)
+    _decide(sessions, "bo@example.org", TEXT, "accept")
+    _decide(sessions, "cy@example.org", TEXT, "reject")
+
+
+def _waiting(preview: dict) -> list[str]:
+    return [w["pattern"] for r in preview["relations"] for w in r["waiting"]]
+
+
+def test_the_commands_default_to_the_stored_policy(split, cli, sessions):
+    def status() -> str:
+        (p,) = [p for p in json.loads(cli("review", "proposals", "es", "--json").output) if p["text"] == TEXT]
+        return p["status"]
+
+    def preview(*args: str) -> dict:
+        return json.loads(cli("release", "preview", "--language", "es", "--json", *args).output)
+
+    assert status() == ProposalStatus.REVIEWERS and TEXT not in _waiting(preview())
+    cli("policy", "set", "unanimous", "--language", "es")
+    assert status() == ProposalStatus.UNCONFIRMED  # no --policy: es's stored one
+    out = cli("review", "proposals", "es", "--status", "unconfirmed").output
+    assert TEXT in out and "(statuses under the stored policy of es: unanimous)" in out
+    listed = cli("review", "proposals", "es", "--policy", "any", "--status", "unconfirmed").output
+    assert TEXT not in listed and "(statuses under policy any (--policy))" in listed  # the flag wins
+    stored = preview()
+    assert stored["policy"] is None and stored["policies"] == {"es": "unanimous"} and TEXT in _waiting(stored)
+    assert TEXT not in _waiting(preview("--policy", "any"))
+    assert "with the stored policy of es: unanimous:" in cli("release", "preview", "--language", "es").output
+    # the build: the project's stored policy unless --policy says otherwise; the version records it
+    cli("policy", "set", "unanimous")
+    out = cli("release", "build", "r1", "--from-review").output
+    assert "reviews applied with the stored policy: project unanimous; es unanimous" in out
+    out = cli("release", "build", "r2", "--from-review", "--policy", "any").output
+    assert "reviews applied with policy any (--policy)" in out
+    with sessions() as s:
+        params = {
+            v.name: v.params for v in s.scalars(select(DatasetVersion).where(DatasetVersion.name.in_(["r1", "r2"])))
+        }
+    assert params["r1"]["policy"] == "unanimous" and params["r1"]["proposals"]["withheld"] == 1
+    assert params["r2"]["policy"] == "any" and params["r2"]["proposals"]["withheld"] == 0
