@@ -27,7 +27,7 @@ from curator.review.sampling import add_item, assign
 from curator.review.service import decide, get_assignment
 from curator.review.suggestions import suggest
 
-from .conftest import PASSWORD, table_snapshot
+from .conftest import PASSWORD, Browser, csrf_from, table_snapshot
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -206,3 +206,135 @@ def test_the_commands_default_to_the_stored_policy(split, cli, sessions):
         }
     assert params["r1"]["policy"] == "unanimous" and params["r1"]["proposals"]["withheld"] == 1
     assert params["r2"]["policy"] == "any" and params["r2"]["proposals"]["withheld"] == 0
+
+
+# ---------------------------------------------------------------- the dashboard's form
+def _post(client: Browser, path: str, **data):
+    return client.client.post(path, data={**data, "csrf_token": client.token})
+
+
+def _without_sign_ins(engine) -> dict:
+    return {k: v for k, v in table_snapshot(engine).items() if k != "login_sessions"}
+
+
+def test_the_dashboard_shows_and_changes_the_stored_policy(review_app, sessions, engine):
+    boss = Browser(review_app).login(BOSS)
+    page = boss.get("/admin/").get_data(as_text=True)
+    assert 'id="project-policy" data-policy="any"' in page and 'id="no-policy-overrides"' in page
+    assert 'id="project-policy-form"' in page and 'id="language-policy-form"' in page
+    assert '<option value="es">' in page  # every language of the table can get its own
+    r = _post(boss, "/admin/merge-policy", policy="majority")
+    assert r.status_code == 302 and r.headers["Location"].endswith("/admin/#merge-policy")
+    assert _post(boss, "/admin/merge-policy", language="es", policy="unanimous").status_code == 302
+    page = boss.get("/admin/").get_data(as_text=True)
+    assert 'id="project-policy" data-policy="majority"' in page
+    assert '<li data-language="es" data-policy="unanimous">' in page and 'id="no-policy-overrides"' not in page
+    assert "Spanish is now merged under unanimous." in page  # the flash of the last change
+    # the language page says its effective policy and where it comes from
+    es = boss.get("/admin/languages/es").get_data(as_text=True)
+    assert 'id="merge-policy" data-policy="unanimous"' in es and "Merge policy: unanimous (this language's own)." in es
+    ar = boss.get("/admin/languages/ar").get_data(as_text=True)
+    assert 'id="merge-policy" data-policy="majority"' in ar and "Merge policy: majority (the project's)." in ar
+    # an empty policy with a language clears its override
+    assert _post(boss, "/admin/merge-policy", language="es", policy="").status_code == 302
+    with sessions() as s:
+        assert project_policy(s) == "majority" and language_overrides(s) == {}
+        boss_id = find_user(s, BOSS).id
+    assert [(a, actor, lang, target) for a, actor, lang, target, _ in _entries(sessions)] == [
+        ("policy", boss_id, None, "project"),
+        ("policy", boss_id, "es", "unanimous"),
+        ("policy", boss_id, "es", "project"),
+    ]
+    # refused: a 422 (or 404) with the reason on the dashboard, and nothing changed
+    before = _without_sign_ins(engine)
+    for data, status, words in [
+        ({"policy": "most"}, 422, "“most” is not a merge policy"),
+        ({}, 422, "is not a merge policy: choose any, majority or unanimous"),
+        ({"language": "es", "policy": "most"}, 422, "“most” is not a merge policy"),
+        ({"language": "xx", "policy": "any"}, 404, "unknown language"),
+    ]:
+        r = _post(boss, "/admin/merge-policy", **data)
+        html = r.get_data(as_text=True).replace("&#39;", "'")
+        assert r.status_code == status and words in html, (data, r.status_code)
+    # a reviewer may not (403), nor a form without the CSRF token (400)
+    ana = Browser(review_app).login("ana@example.org")
+    assert _post(ana, "/admin/merge-policy", policy="unanimous").status_code == 403
+    assert boss.client.post("/admin/merge-policy", data={"policy": "unanimous"}).status_code == 400
+    assert _without_sign_ins(engine) == before
+
+
+# ---------------------------------------------------------------- the pages default to the stored policy
+def _shown(html: str) -> tuple[str, str]:
+    """(data-policy, data-stored) of the page's "which policy" line."""
+    attributes = html.split('id="policy-shown"', 1)[1].split(">", 1)[0]
+    return attributes.split('data-policy="')[1].split('"')[0], attributes.split('data-stored="')[1].split('"')[0]
+
+
+def test_the_pages_default_to_the_stored_policy(split, review_app, sessions):
+    boss = Browser(review_app).login(BOSS)
+    page, api = "/admin/languages/es/proposals", "/api/v1/languages/es/proposals"
+    listed = boss.get(page + "?status=all").get_data(as_text=True)
+    assert f'data-text="{TEXT}" data-status="reviewers"' in listed and _shown(listed) == ("any", "yes")
+    assert _post(boss, "/admin/merge-policy", language="es", policy="unanimous").status_code == 302
+    # the Proposals page: no ?policy=, es's stored one; Cy's reject withholds the text
+    waiting = boss.get(page).get_data(as_text=True)
+    assert f'data-text="{TEXT}" data-status="unconfirmed"' in waiting and _shown(waiting) == ("unanimous", "yes")
+    assert '<option value="" selected>' in waiting  # the filter's choice: the stored policy
+    chosen = boss.get(page + "?policy=any").get_data(as_text=True)
+    assert f'data-text="{TEXT}"' not in chosen and _shown(chosen) == ("any", "no")
+    assert "Statuses under any, chosen here; this language's stored merge policy is unanimous." in chosen
+    # its API: the same, and says which policy it used
+    r = boss.get(api + "?status=unconfirmed").get_json()
+    assert [p["text"] for p in r["proposals"]] == [TEXT]
+    assert (r["policy"], r["stored_policy"], r["policy_source"]) == ("unanimous", "unanimous", "stored")
+    r = boss.get(api + "?status=unconfirmed&policy=any").get_json()
+    assert r["proposals"] == [] and (r["policy"], r["policy_source"]) == ("any", "query")
+    # the preview: es judged under unanimous without ?policy=, and its build form keeps "stored"
+    preview = boss.get("/admin/release/preview?language=es").get_data(as_text=True)
+    assert _shown(preview) == ("", "yes") and '<input type="hidden" name="policy" value="">' in preview
+    assert TEXT in preview.split('class="waiting"', 1)[1].split("</li>", 1)[0]
+    assert 'href="/admin/languages/es/proposals?status=unconfirmed"' in preview  # no policy: the stored one
+    chosen = boss.get("/admin/release/preview?language=es&policy=any").get_data(as_text=True)
+    assert 'class="waiting"' not in chosen and _shown(chosen) == ("any", "no")
+    assert '<input type="hidden" name="policy" value="any">' in chosen
+    # a line dropped from the preview brings it back without a policy (still the stored one)
+    r = _post(boss, "/admin/release/drop-line", language="es", relation="P19", pattern=TEXT, reason="r", policy="")
+    assert r.status_code == 302 and "policy" not in r.headers["Location"]
+
+
+def test_the_build_and_the_follow_up_follow_the_stored_policy(split, review_app, sessions):
+    boss = Browser(review_app).login(BOSS)
+
+    def waiting_on_dashboard() -> str | None:
+        html = boss.get("/admin/").get_data(as_text=True)
+        if 'id="follow-up"' not in html or '<tr data-language="es">' not in html.split('id="follow-up"', 1)[1]:
+            return None
+        row = html.split('id="follow-up"', 1)[1].split('<tr data-language="es">', 1)[1].split("</tr>", 1)[0]
+        return row.split('data-count="unconfirmed-proposals">', 1)[1].split(">", 1)[1].split("<", 1)[0]
+
+    assert waiting_on_dashboard() in (None, "0")  # under any: Bo's accept confirmed it
+    assert _post(boss, "/admin/merge-policy", policy="unanimous").status_code == 302
+    assert waiting_on_dashboard() == "1"  # Cy's reject withholds it under the stored unanimous
+    assert "proposals: 1 waiting" in boss.get("/admin/").get_data(as_text=True)
+    # the build form without a policy: the stored one
+    page = boss.get("/admin/release/preview").get_data(as_text=True)
+    r = boss.client.post(
+        "/admin/release/build",
+        data={"csrf_token": csrf_from(page), "name": "r1", "policy": "", "parent": "v0", "confirm": "1"},
+    )
+    assert r.status_code == 302, r.get_data(as_text=True)
+    with sessions() as s:
+        version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == "r1"))
+        assert version.params["proposals"]["withheld"] == 1
+        shipped = s.scalars(
+            select(Template.text).where(Template.text == TEXT)  # the row exists; the version must not hold it
+        ).all()
+    assert shipped and TEXT not in _version_patterns(sessions, "r1")
+
+
+def _version_patterns(sessions, name: str) -> set[str]:
+    from curator.core.models import VersionPattern
+
+    with sessions() as s:
+        version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == name))
+        return set(s.scalars(select(VersionPattern.pattern).where(VersionPattern.version_id == version.id)))
