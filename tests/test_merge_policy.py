@@ -175,7 +175,7 @@ def _waiting(preview: dict) -> list[str]:
     return [w["pattern"] for r in preview["relations"] for w in r["waiting"]]
 
 
-def test_the_commands_default_to_the_stored_policy(split, cli, sessions):
+def test_the_commands_default_to_the_stored_policy(split, cli, sessions, tmp_path):
     def status() -> str:
         (p,) = [p for p in json.loads(cli("review", "proposals", "es", "--json").output) if p["text"] == TEXT]
         return p["status"]
@@ -206,6 +206,9 @@ def test_the_commands_default_to_the_stored_policy(split, cli, sessions):
         }
     assert params["r1"]["policy"] == "unanimous" and params["r1"]["proposals"]["withheld"] == 1
     assert params["r2"]["policy"] == "any" and params["r2"]["proposals"]["withheld"] == 0
+    # and the dataset card says the policy the version was built with
+    cli("release", "export", "r1", tmp_path / "r1")
+    assert "Reviews applied with the `unanimous` merge policy." in (tmp_path / "r1" / "README.md").read_text()
 
 
 # ---------------------------------------------------------------- the dashboard's form
