@@ -62,3 +62,15 @@ print(json.dumps({option.name: option.default for option in probe.params}, defau
 """
     )
     assert defaults["batch_tokens"] == 1234
+
+
+def test_policy_options_default_to_the_stored_policy():
+    """No copy of `any` in the commands: without --policy they pass None, the stored policy of each
+    language (review/policy.py; `curator policy show`), which tests/test_merge_policy.py runs."""
+    from curator.cli.oversight import review_proposals
+    from curator.cli.release import release_build, release_preview
+
+    for command in (release_build, release_preview, review_proposals):
+        (option,) = [p for p in command.params if p.name == "policy"]
+        assert option.default is None, command.name
+        assert "stored" in (option.help or ""), command.name

@@ -79,6 +79,7 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/diff": {"GET": MAINTAINER_PAGE},
     "/admin/languages/<code>": {"GET": MAINTAINER_PAGE},
     "/admin/languages/<code>/queue-order": {"POST": {**MAINTAINER_PAGE, M: 302}},
+    "/admin/merge-policy": {"POST": {**MAINTAINER_PAGE, M: 302}},  # issue 36 §3: the stored merge policy
     "/admin/release/build": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/release/snapshot": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/versions/<name>/download.zip": {"GET": MAINTAINER_PAGE},
@@ -163,6 +164,7 @@ BODIES = {
     "/api/v1/validate": {"text": "[X] nació en [Y]", "language": "es"},
     "/api/v1/me/context-languages": {"languages": ["es"]},
     "/admin/languages/<code>/queue-order": {"order": "risk"},
+    "/admin/merge-policy": {"language": "es", "policy": "majority"},
     "/admin/release/build": {"name": "v2", "policy": "any", "parent": "v1", "confirm": "1"},
     "/admin/release/snapshot": {"name": "v1-snapshot", "confirm": "1"},
     "/admin/reviewers": {"languages": "es", "email": "someone@example.org"},

@@ -15,6 +15,7 @@
 | db          | db backup, db check                        |
 | glossary    | glossary import, glossary export           |
 | activity    | activity                                   |
+| policy      | policy show, policy set, policy clear      |
 
 `common` holds what they share (the context, list options, tables); `errors` maps every
 expected failure (a `curator.core.errors.CuratorError`) to a one-line message and an exit
@@ -31,6 +32,7 @@ from curator.cli import (
     glossary,
     ingest,
     oversight,
+    policy,
     probe,
     release,
     reports,
@@ -60,7 +62,21 @@ def main(ctx: click.Context, database: str | None) -> None:
     ctx.obj = Context(Settings.from_env(database_url=database) if database else Settings.from_env())
 
 
-for _module in (ingest, release, review, oversight, probe, analysis, reports, signals, translate, serve, db, glossary):
+for _module in (
+    ingest,
+    release,
+    review,
+    oversight,
+    policy,
+    probe,
+    analysis,
+    reports,
+    signals,
+    translate,
+    serve,
+    db,
+    glossary,
+):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 

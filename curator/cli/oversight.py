@@ -14,7 +14,7 @@ import click
 from curator.cli.common import Column, Context, echo_table, language_argument, pass_ctx
 from curator.cli.review import review, user
 from curator.core.db import reading, unit_of_work
-from curator.core.enums import DecisionKind, ProposalStatus, Role, values
+from curator.core.enums import DecisionKind, Policy, ProposalStatus, Role, values
 from curator.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -58,15 +58,23 @@ def user_distrust(ctx: Context, email: str, language: str) -> None:
 @click.option(
     "--status", type=click.Choice(values(ProposalStatus)), default=None, help="Only proposals with this status."
 )
+@click.option(
+    "--policy",
+    type=click.Choice(values(Policy)),
+    default=None,
+    help="Judge the second reviewers' verdicts under this policy (default: LANGUAGE's stored one).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx
-def review_proposals(ctx: Context, language: str, status: str | None, as_json: bool) -> None:
+def review_proposals(ctx: Context, language: str, status: str | None, policy: str | None, as_json: bool) -> None:
     """LANGUAGE's amendments and suggestions with their status (only confirmed ones ship)."""
+    from curator.cli.policy import describe
     from curator.core.text import visible
     from curator.review.proposals import proposals
 
-    with reading(ctx.sessions()) as session:
-        found = [p for p in proposals(session, language) if status is None or p.status == status]
+    with reading(ctx.sessions()) as session:  # policy None: the language's stored one
+        found = [p for p in proposals(session, language, policy=policy) if status is None or p.status == status]
+        used = describe(session, policy, [language])
     if as_json:
         click.echo(json.dumps([p.to_dict() for p in found], indent=2, ensure_ascii=False))
         return
@@ -74,7 +82,7 @@ def review_proposals(ctx: Context, language: str, status: str | None, as_json: b
         [Column("relation", 9), Column("status", 12), Column("proposal", 0), Column("proposed by", 0, gap="   ")],
         [(p.relation, p.status.value, visible(p.text), ", ".join(p.proposers) or "-") for p in found],
     )
-    click.echo(f"{len(found)} proposals")
+    click.echo(f"{len(found)} proposals (statuses under {used})")
 
 
 def _maintainer(session: Session, email: str | None) -> User:

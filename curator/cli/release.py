@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from curator.cli.common import Context, list_option, pass_ctx, progress
+from curator.cli.policy import describe, policies_used
 from curator.core.db import reading, unit_of_work
 from curator.core.enums import Policy, values
 from curator.core.errors import InputError
@@ -36,9 +37,9 @@ def _echo_version(s) -> None:
 @click.option(
     "--policy",
     type=click.Choice(values(Policy)),
-    default="any",
-    show_default=True,
-    help="With --from-review: when a reviewed template stays.",
+    default=None,
+    help="With --from-review: when a reviewed template stays (default: each language's stored policy,"
+    " `curator policy show`).",
 )
 @click.option(
     "--parent",
@@ -46,19 +47,22 @@ def _echo_version(s) -> None:
     help="Version this one derives from (with --from-review: default the latest candidate version).",
 )
 @pass_ctx
-def release_build(ctx: Context, name: str, from_review: bool, policy: str, parent: str | None) -> None:
+def release_build(ctx: Context, name: str, from_review: bool, policy: str | None, parent: str | None) -> None:
     """Build version NAME: a snapshot of the candidates, or (--from-review) the reviewed dataset."""
     from curator.release.merge import build_from_review
     from curator.release.versions import build_from_candidates, get_version
 
-    counts = None
+    counts, used = None, None
     with unit_of_work(ctx.sessions()) as session:
-        if from_review:  # actor None: the activity log says "command line"
+        if from_review:  # actor None: the activity log says "command line"; policy None: the stored one
+            used = describe(session, policy)
             s = build_from_review(session, name, policy, parent)
             counts = dict(get_version(session, name).params["proposals"])
         else:
             s = build_from_candidates(session, name, parent)
     _echo_version(s)
+    if used is not None:
+        click.echo(f"reviews applied with {used}")
     if counts is not None:
         click.echo(
             f"proposals: {counts['reviewers']} lines confirmed by two reviewers, {counts['trusted']} by a trusted"
@@ -69,12 +73,17 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str, paren
 
 
 @release.command("preview")
-@click.option("--policy", type=click.Choice(values(Policy)), default="any", show_default=True)
+@click.option(
+    "--policy",
+    type=click.Choice(values(Policy)),
+    default=None,
+    help="Judge every language under this policy (default: each language's stored one, `curator policy show`).",
+)
 @click.option("--parent", default=None, help="Candidate version to apply the reviews to (default: the latest).")
 @list_option("--language", "languages", help="Only these languages (repeatable).")
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx
-def release_preview(ctx: Context, policy: str, parent: str | None, languages: list[str], as_json: bool) -> None:
+def release_preview(ctx: Context, policy: str | None, parent: str | None, languages: list[str], as_json: bool) -> None:
     """What `release build --from-review` would remove, add and drop; nothing is written."""
     from curator.release.merge import latest_candidates, plan, proposal_counts
     from curator.release.versions import get_version
@@ -82,13 +91,15 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
     with reading(ctx.sessions()) as session:
         base = get_version(session, parent) if parent else latest_candidates(session)
         plans = [p for p in plan(session, base, policy, languages or None) if p.changed()]
+        used, policies = describe(session, policy, languages), policies_used(session, policy, languages)
     counts = proposal_counts(plans)
     if as_json:
         click.echo(
             json.dumps(
                 {
                     "parent": base.name,
-                    "policy": policy,
+                    "policy": policy,  # None: each language's stored policy, as `policies` lists
+                    "policies": policies,
                     "relations": [p.to_dict() for p in plans],
                     "proposals": counts,
                 },
@@ -97,7 +108,7 @@ def release_preview(ctx: Context, policy: str, parent: str | None, languages: li
             )
         )
         return
-    click.echo(f"applying reviews to {base.name} with policy {policy}: {len(plans)} relations change")
+    click.echo(f"applying reviews to {base.name} with {used}: {len(plans)} relations change")
     for p in plans:
         click.echo(
             f"{p.language}/{p.relation}: {len(p.patterns)} templates"

@@ -100,6 +100,7 @@ class Activity(StrEnum):
     ACCOUNT_CREATE = "account-create"  # `curator user create` (its languages: one `assign` each)
     PASSWORD_SET = "password-set"  # `curator user password`: a password set for the account
     API_TOKEN = "api-token"  # `curator user token`: a new API token issued (never the token itself)
+    POLICY = "policy"  # the merge policy of the project, or a language's override (issue 36 §3)
 
 
 class Role(StrEnum):

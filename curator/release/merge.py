@@ -18,7 +18,7 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Activity, Outcome, VersionKind
+from curator.core.enums import Activity, Outcome, Policy, VersionKind
 from curator.core.errors import NotFound
 from curator.core.models import DatasetVersion, User, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
@@ -88,7 +88,7 @@ class RelationPlan:
     waiting: list[Planned] = field(default_factory=list)  # unconfirmed proposals: waiting for a second look
     rejected_proposals: list[Planned] = field(default_factory=list)  # rejected or amended by reviewers
     dropped_proposals: list[Planned] = field(default_factory=list)  # dropped, edited or resolved by a maintainer
-    policy: str = "any"
+    policy: str = Policy.ANY
     outcomes: list[Decided] = field(default_factory=list)  # every text of the relation, once (review/rule.py)
 
     @property

@@ -11,7 +11,6 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from curator.core import languages
-from curator.core.enums import Policy
 from curator.core.errors import Busy, CuratorError, NotFound
 from curator.core.models import Template
 from curator.release.line_drops import drop_line, restore_line
@@ -126,13 +125,14 @@ def api_retract(template_id: int):
 
 
 # ---------------------------------------------------------------- a single line, from the preview
-def _preview_args() -> tuple[str, str | None]:
-    policy = request.form.get("policy", Policy.ANY)
-    return (policy if policy in POLICIES else Policy.ANY), (request.form.get("parent") or None)
+def _preview_args() -> tuple[str | None, str | None]:
+    """The preview's policy (None, empty or unknown: each language's stored one) and parent."""
+    policy = request.form.get("policy", "")
+    return (policy if policy in POLICIES else None), (request.form.get("parent") or None)
 
 
-def _back_to_preview(policy: str, parent: str | None, language: str, relation: str):
-    args: dict[str, Any] = {"policy": policy, **({"parent": parent} if parent else {})}
+def _back_to_preview(policy: str | None, parent: str | None, language: str, relation: str):
+    args: dict[str, Any] = {**({"policy": policy} if policy else {}), **({"parent": parent} if parent else {})}
     target = url_for("release.preview", **args)
     return redirect(f"{target}#plan-{language}-{relation}")
 

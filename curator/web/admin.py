@@ -16,6 +16,7 @@ from curator.quality.signals import QUEUE_ORDERS
 from curator.review import mail
 from curator.review.accounts import INVITE_DAYS, create_invite, pending_invites, resend_invite, revoke_invite
 from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
+from curator.review.policy import language_policy
 from curator.review.progress import progress, queue
 from curator.review.sampling import set_queue_order
 from curator.web import fields
@@ -90,6 +91,8 @@ def language(code: str):
         decisions=DECISION_FILTERS,
         bands=RISK_BANDS,
         queue_order=language_row.queue_order if language_row else "random",
+        merge_policy=language_policy(session, code),
+        policy_override=language_row is not None and language_row.merge_policy is not None,
         warn=WARN_SIMILARITY,
         orders=QUEUE_ORDERS,
     )

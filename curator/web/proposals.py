@@ -15,6 +15,7 @@ from curator.core.errors import Busy, CuratorError, InputError
 from curator.core.models import Assignment, User
 from curator.review import proposal_answers as answers
 from curator.review import proposals as service
+from curator.review.policy import language_policy
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
@@ -50,19 +51,20 @@ def _page_number() -> int:
     return int(raw) if raw.isdigit() and 0 < len(raw) <= 9 and int(raw) > 0 else 1
 
 
-def _policy() -> str:
+def _policy() -> str | None:
     """The merge policy the statuses are judged under: `policy` of the query or the form (the
-    preview's links pass theirs), default `any`; one the page does not know is `any` too. Under
-    majority or unanimous a second reviewer's accept may not be enough, and the page then shows
-    such a proposal as waiting, as a build with that policy withholds it."""
+    preview's links pass theirs), else None: the language's stored one (review/policy.py), as is
+    one the page does not know. Under majority or unanimous a second reviewer's accept may not be
+    enough, and the page then shows such a proposal as waiting, as a build with that policy
+    withholds it."""
     policy = request.args.get("policy", "") or request.form.get("policy", "")
-    return policy if policy in values(Policy) else Policy.ANY
+    return policy if policy in values(Policy) else None
 
 
 def _page(code: str, status: int = 200, form: dict[str, str] | None = None, strict: bool = False):
     session = db()
     policy = _policy()
-    every = service.proposals(session, code, policy=policy)
+    every = service.proposals(session, code, policy=policy)  # None: the language's stored policy
     wanted = _status_filter(strict)
     reviewers = session.execute(
         select(User.email, Assignment.trusted)
@@ -90,6 +92,7 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None, stri
         statuses=service.STATUSES,
         wanted=wanted,
         policy=policy,
+        stored_policy=language_policy(session, code),
         policies=values(Policy),
         reviewers=reviewers,
         form=form or {},

@@ -17,6 +17,7 @@ from curator.core.enums import Policy, ProposalVerdict, values
 from curator.core.errors import InputError
 from curator.review import proposal_answers as answers
 from curator.review import proposals as service
+from curator.review.policy import language_policy
 from curator.review.resolutions import REASON_MAX
 from curator.web import fields
 from curator.web.auth import maintainer_required
@@ -39,21 +40,33 @@ def _language(lang: str) -> str:
 @maintainer_required
 def listing(lang: str) -> ResponseReturnValue:
     """Every proposal of the language (`?status=` one status, or all), with its status under
-    `?policy=` (any, majority or unanimous; default any), who proposed it, the second reviewers'
-    verdicts and the latest maintainer answer."""
+    `?policy=` (any, majority or unanimous; default: the language's stored policy), who proposed
+    it, the second reviewers' verdicts and the latest maintainer answer. `policy` says the policy
+    used, `stored_policy` the language's stored one and `policy_source` whether it was the
+    stored one (`stored`) or the query's (`query`)."""
     code = _language(lang)
     status = request.args.get("status", "") or ALL
     if status != ALL and status not in service.STATUSES:
         raise InputError(f"status: choose {ALL} or one of {', '.join(service.STATUSES)}")
-    policy = request.args.get("policy", "") or Policy.ANY
-    if policy not in values(Policy):
+    policy = request.args.get("policy", "") or None  # None: the language's stored policy
+    if policy is not None and policy not in values(Policy):
         raise InputError(f"policy: choose one of {', '.join(values(Policy))}")
-    found = service.proposals(db(), code, policy=policy)
+    session = db()
+    found = service.proposals(session, code, policy=policy)
+    stored = language_policy(session, code)
     counts: dict[str, int] = {}
     for p in found:
         counts[p.status.value] = counts.get(p.status.value, 0) + 1
     shown = [p.to_dict() for p in found if status == ALL or p.status == status]
-    return jsonify(language=code, status=status, policy=policy, counts=counts, proposals=shown)
+    return jsonify(
+        language=code,
+        status=status,
+        policy=policy or stored,
+        stored_policy=stored,
+        policy_source="query" if policy else "stored",
+        counts=counts,
+        proposals=shown,
+    )
 
 
 @bp.post("/languages/<lang>/proposals")

@@ -1,5 +1,6 @@
-"""Maintainer pages for releases: the review dashboard, the candidates snapshot, merge preview,
-build (named and confirmed), diff, charts and the release as a zip download."""
+"""Maintainer pages for releases: the review dashboard (with the stored merge policy and its
+form), the candidates snapshot, merge preview, build (named and confirmed), diff, charts and the
+release as a zip download."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from flask_login import current_user
 
 from curator.analysis.outcomes import risk_outcomes
 from curator.core import languages
-from curator.core.enums import Policy, VersionKind
+from curator.core.enums import VersionKind
 from curator.core.errors import Busy, CuratorError, InputError, NotFound
 from curator.core.extras import EXTRAS
 from curator.core.models import DatasetVersion
@@ -26,6 +27,14 @@ from curator.release.versions import build_from_candidates, check_version_name, 
 from curator.release.versions import language_counts as version_language_counts
 from curator.review.follow_up import follow_up
 from curator.review.overview import language_counts
+from curator.review.policy import (
+    language_overrides,
+    language_policies,
+    language_policy,
+    project_policy,
+    set_language_policy,
+    set_project_policy,
+)
 from curator.review.proposals import status_counts
 from curator.review.stats import ReviewSummary, review_summary, summary_csv
 from curator.web.auth import maintainer_required
@@ -53,7 +62,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
     summary = review_summary(session)
     summary = ReviewSummary(languages=[r for r in summary.languages if keep(r.language)])
     versions = list_versions(session)
-    proposal_counts = status_counts(session)  # read once: the follow-up counts use it too
+    proposal_counts = status_counts(session)  # read once (each language's stored policy): the follow-up uses it too
     return render_template(
         "dashboard.html",
         summary=summary,
@@ -73,7 +82,50 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
         snapshot_name=suggest_name(session, "candidates"),
         hf_missing=hf_missing(),
         follow_up=[f for code, f in follow_up(session, proposal_counts).items() if keep(code)],
+        project_policy=project_policy(session),
+        overrides=language_overrides(session),
+        policy_languages=list(language_policies(session)),
     ), status
+
+
+@bp.post("/merge-policy")
+@maintainer_required
+def merge_policy():
+    """The dashboard's merge-policy forms: the project's policy (no `language`), a language's
+    override (`language` and `policy`), or its override cleared (`language`, empty `policy`)."""
+    language = request.form.get("language", "").strip() or None
+    policy = request.form.get("policy", "").strip() or None  # with a language, none clears its override
+    try:
+        if (policy is not None or language is None) and policy not in POLICIES:
+            refused = policy or ""
+            raise InputError(
+                _("“%(policy)s” is not a merge policy: choose any, majority or unanimous.", policy=refused)
+            )
+        with write() as session:
+            if language is None:
+                set_project_policy(session, current_user, policy or "")
+            else:
+                set_language_policy(session, current_user, language, policy)
+            now = language_policy(session, language) if language else project_policy(session)
+    except Busy:
+        raise  # a 503 with Retry-After (web/errors.py), not a flash
+    except CuratorError as exc:
+        flash(exc.message, "error")
+        return _dashboard_page(db(), status=status_for(exc))
+    if language is None:
+        flash(_("The project's merge policy is now %(policy)s.", policy=now), "info")
+    elif policy is None:
+        flash(
+            _(
+                "%(language)s follows the project's merge policy again (%(policy)s).",
+                language=languages.name(language),
+                policy=now,
+            ),
+            "info",
+        )
+    else:
+        flash(_("%(language)s is now merged under %(policy)s.", language=languages.name(language), policy=now), "info")
+    return redirect(url_for("release.dashboard", _anchor="merge-policy"))
 
 
 @bp.get("/dashboard.csv")
@@ -149,7 +201,7 @@ def snapshot():
     except (_Refused, CuratorError) as exc:
         message, status = (str(exc), 422) if isinstance(exc, _Refused) else (exc.message, status_for(exc))
         if back == "preview":
-            return _preview_page(db(), Policy.ANY, None, snapshot_form=form, snapshot_error=message, status=status)
+            return _preview_page(db(), None, None, snapshot_form=form, snapshot_error=message, status=status)
         return _dashboard_page(db(), form, message, status)
     flash(
         _(
@@ -191,7 +243,7 @@ def _check_form(name: str, confirm) -> None:
 
 def _preview_page(
     session,
-    policy: str,
+    policy: str | None,
     parent: str | None,
     form: dict | None = None,
     error: str | None = None,
@@ -217,7 +269,9 @@ def _preview_page(
     return render_template(
         "preview.html",
         base=base,
-        policy=policy,
+        policy=policy,  # None: each language's stored policy (the plan reads it)
+        project_policy=project_policy(session),
+        overrides=language_overrides(session),
         plans=plans,
         proposals=proposal_counts(plans),
         policies=POLICIES,
@@ -236,8 +290,9 @@ def _preview_page(
 @bp.get("/release/preview")
 @maintainer_required
 def preview():
-    policy = request.args.get("policy", Policy.ANY)
-    if policy not in POLICIES:
+    """`?policy=` judges every language under it; without one (or empty), each language's stored policy."""
+    policy = request.args.get("policy", "") or None
+    if policy is not None and policy not in POLICIES:
         abort(404)
     return _preview_page(db(), policy, request.args.get("parent"))
 
@@ -247,12 +302,12 @@ def preview():
 def build():
     session = db()
     name = request.form.get("name", "").strip()
-    policy = request.form.get("policy", Policy.ANY)
+    policy = request.form.get("policy", "") or None  # None: each language's stored policy
     parent = request.form.get("parent") or None
     form = {"name": name, "confirm": bool(request.form.get("confirm"))}
-    if policy not in POLICIES:
+    if policy is not None and policy not in POLICIES:
         message = _("“%(policy)s” is not a merge policy: choose any, majority or unanimous.", policy=policy)
-        return _preview_page(session, Policy.ANY, parent, form, message, 422)
+        return _preview_page(session, None, parent, form, message, 422)
     try:
         _check_form(name, request.form.get("confirm"))
         with write() as session:
