@@ -161,7 +161,7 @@ def _decide(sessions, email: str, text: str, kind: str) -> None:
 @pytest.fixture
 def split(review_app, sessions, cli):
     """v0 snapshotted; Ana's suggestion TEXT in es/P19, accepted by Bo and rejected by Cy: confirmed
-    by two reviewers under `any` and `majority`, unconfirmed (withheld) under `unanimous`."""
+    by two reviewers under `any` and `majority`, rejected by reviewers under `unanimous` (issue 36)."""
     cli("release", "build", "v0")
     with sessions.begin() as s:
         assign(s, create_user(s, "cy@example.org", PASSWORD, "reviewer", "Cy"), "es")
@@ -171,8 +171,8 @@ def split(review_app, sessions, cli):
     _decide(sessions, "cy@example.org", TEXT, "reject")
 
 
-def _waiting(preview: dict) -> list[str]:
-    return [w["pattern"] for r in preview["relations"] for w in r["waiting"]]
+def _rejected(preview: dict) -> list[str]:
+    return [w["pattern"] for r in preview["relations"] for w in r["rejected_proposals"]]
 
 
 def test_the_commands_default_to_the_stored_policy(split, cli, sessions, tmp_path):
@@ -183,16 +183,16 @@ def test_the_commands_default_to_the_stored_policy(split, cli, sessions, tmp_pat
     def preview(*args: str) -> dict:
         return json.loads(cli("release", "preview", "--language", "es", "--json", *args).output)
 
-    assert status() == ProposalStatus.REVIEWERS and TEXT not in _waiting(preview())
+    assert status() == ProposalStatus.REVIEWERS and TEXT not in _rejected(preview())
     cli("policy", "set", "unanimous", "--language", "es")
-    assert status() == ProposalStatus.UNCONFIRMED  # no --policy: es's stored one
-    out = cli("review", "proposals", "es", "--status", "unconfirmed").output
+    assert status() == ProposalStatus.REJECTED  # no --policy: es's stored one
+    out = cli("review", "proposals", "es", "--status", "rejected").output
     assert TEXT in out and "(statuses under the stored policy of es: unanimous)" in out
-    listed = cli("review", "proposals", "es", "--policy", "any", "--status", "unconfirmed").output
+    listed = cli("review", "proposals", "es", "--policy", "any", "--status", "rejected").output
     assert TEXT not in listed and "(statuses under policy any (--policy))" in listed  # the flag wins
     stored = preview()
-    assert stored["policy"] is None and stored["policies"] == {"es": "unanimous"} and TEXT in _waiting(stored)
-    assert TEXT not in _waiting(preview("--policy", "any"))
+    assert stored["policy"] is None and stored["policies"] == {"es": "unanimous"} and TEXT in _rejected(stored)
+    assert TEXT not in _rejected(preview("--policy", "any"))
     assert "with the stored policy of es: unanimous:" in cli("release", "preview", "--language", "es").output
     # the build: the project's stored policy unless --policy says otherwise; the version records it
     cli("policy", "set", "unanimous")
@@ -204,8 +204,9 @@ def test_the_commands_default_to_the_stored_policy(split, cli, sessions, tmp_pat
         params = {
             v.name: v.params for v in s.scalars(select(DatasetVersion).where(DatasetVersion.name.in_(["r1", "r2"])))
         }
-    assert params["r1"]["policy"] == "unanimous" and params["r1"]["proposals"]["withheld"] == 1
-    assert params["r2"]["policy"] == "any" and params["r2"]["proposals"]["withheld"] == 0
+    assert params["r1"]["policy"] == "unanimous" and params["r1"]["proposals"]["rejected"] == 1
+    assert params["r2"]["policy"] == "any" and params["r2"]["proposals"]["rejected"] == 0
+    assert params["r1"]["policies"]["es"] == "unanimous" and params["r2"]["policies"]["es"] == "any"
     # and the dataset card says the policy the version was built with
     cli("release", "export", "r1", tmp_path / "r1")
     assert "Reviews applied with the `unanimous` merge policy." in (tmp_path / "r1" / "README.md").read_text()
@@ -279,26 +280,26 @@ def test_the_pages_default_to_the_stored_policy(split, review_app, sessions):
     listed = boss.get(page + "?status=all").get_data(as_text=True)
     assert f'data-text="{TEXT}" data-status="reviewers"' in listed and _shown(listed) == ("any", "yes")
     assert _post(boss, "/admin/merge-policy", language="es", policy="unanimous").status_code == 302
-    # the Proposals page: no ?policy=, es's stored one; Cy's reject withholds the text
-    waiting = boss.get(page).get_data(as_text=True)
-    assert f'data-text="{TEXT}" data-status="unconfirmed"' in waiting and _shown(waiting) == ("unanimous", "yes")
-    assert '<option value="" selected>' in waiting  # the filter's choice: the stored policy
-    chosen = boss.get(page + "?policy=any").get_data(as_text=True)
+    # the Proposals page: no ?policy=, es's stored one; Cy's reject: rejected by reviewers
+    rejected = boss.get(page + "?status=rejected").get_data(as_text=True)
+    assert f'data-text="{TEXT}" data-status="rejected"' in rejected and _shown(rejected) == ("unanimous", "yes")
+    assert '<option value="" selected>' in rejected  # the filter's choice: the stored policy
+    chosen = boss.get(page + "?policy=any&status=rejected").get_data(as_text=True)
     assert f'data-text="{TEXT}"' not in chosen and _shown(chosen) == ("any", "no")
     assert "Statuses under any, chosen here; this language's stored merge policy is unanimous." in chosen
     # its API: the same, and says which policy it used
-    r = boss.get(api + "?status=unconfirmed").get_json()
+    r = boss.get(api + "?status=rejected").get_json()
     assert [p["text"] for p in r["proposals"]] == [TEXT]
     assert (r["policy"], r["stored_policy"], r["policy_source"]) == ("unanimous", "unanimous", "stored")
-    r = boss.get(api + "?status=unconfirmed&policy=any").get_json()
+    r = boss.get(api + "?status=rejected&policy=any").get_json()
     assert r["proposals"] == [] and (r["policy"], r["policy_source"]) == ("any", "query")
     # the preview: es judged under unanimous without ?policy=, and its build form keeps "stored"
     preview = boss.get("/admin/release/preview?language=es").get_data(as_text=True)
     assert _shown(preview) == ("", "yes") and '<input type="hidden" name="policy" value="">' in preview
-    assert TEXT in preview.split('class="waiting"', 1)[1].split("</li>", 1)[0]
-    assert 'href="/admin/languages/es/proposals?status=unconfirmed"' in preview  # no policy: the stored one
+    assert TEXT in preview.split('class="rejected-proposal"', 1)[1].split("</li>", 1)[0]
+    assert 'href="/admin/languages/es/proposals?status=rejected"' in preview  # no policy: the stored one
     chosen = boss.get("/admin/release/preview?language=es&policy=any").get_data(as_text=True)
-    assert 'class="waiting"' not in chosen and _shown(chosen) == ("any", "no")
+    assert 'class="rejected-proposal"' not in chosen and _shown(chosen) == ("any", "no")
     assert '<input type="hidden" name="policy" value="any">' in chosen
     # a line dropped from the preview brings it back without a policy (still the stored one)
     r = _post(boss, "/admin/release/drop-line", language="es", relation="P19", pattern=TEXT, reason="r", policy="")
@@ -315,10 +316,18 @@ def test_the_build_and_the_follow_up_follow_the_stored_policy(split, review_app,
         row = html.split('id="follow-up"', 1)[1].split('<tr data-language="es">', 1)[1].split("</tr>", 1)[0]
         return row.split('data-count="unconfirmed-proposals">', 1)[1].split(">", 1)[1].split("<", 1)[0]
 
-    assert waiting_on_dashboard() in (None, "0")  # under any: Bo's accept confirmed it
+    with sessions.begin() as s:  # a suggestion nobody else has looked at yet: waiting under every policy
+        ana = find_user(s, "ana@example.org")
+        suggest(s, ana, get_assignment(s, ana, "es"), "P19", "[X] vio la luz en [Y]")
+    assert waiting_on_dashboard() == "1"  # under any: Bo's accept confirmed TEXT; the new one waits
     assert _post(boss, "/admin/merge-policy", policy="unanimous").status_code == 302
-    assert waiting_on_dashboard() == "1"  # Cy's reject withholds it under the stored unanimous
+    # under the stored unanimous Cy's reject answers TEXT (rejected): still only the new one waits
+    assert waiting_on_dashboard() == "1"
     assert "proposals: 1 waiting" in boss.get("/admin/").get_data(as_text=True)
+    with sessions() as s:
+        from curator.review.proposals import status_counts
+
+        assert status_counts(s)["es"] == {"rejected": 1, "unconfirmed": 1}  # the dashboard's counts
     # the build form without a policy: the stored one
     page = boss.get("/admin/release/preview").get_data(as_text=True)
     r = boss.client.post(
@@ -328,7 +337,7 @@ def test_the_build_and_the_follow_up_follow_the_stored_policy(split, review_app,
     assert r.status_code == 302, r.get_data(as_text=True)
     with sessions() as s:
         version = s.scalar(select(DatasetVersion).where(DatasetVersion.name == "r1"))
-        assert version.params["proposals"]["withheld"] == 1
+        assert version.params["proposals"]["rejected"] == 1 and version.params["proposals"]["withheld"] == 1
         shipped = s.scalars(
             select(Template.text).where(Template.text == TEXT)  # the row exists; the version must not hold it
         ).all()
