@@ -20,11 +20,12 @@ never who proposed it.
 
 Queues stay true (issue 36 §4): when a proposal stops existing — its author withdraws the
 suggestion or edits it to another text, undoes the amendment or replaces it by another decision —
-and nobody else still proposes the same (language, relation, text), `retire` takes its items out of
-every reviewer's queue at once, in the same unit of work (`AssignmentItem.retired_at`): no longer
-listed, counted or offered next, refused when decided (`core.errors.Retired`); the decisions made
-on them stay in history. Only `extra` items are retired, never sampled candidates nor an item an
-import decided on. Proposed again later, the text's retired items come back (`place`).
+`retire` takes its items out of the reviewers' queues at once, in the same unit of work
+(`AssignmentItem.retired_at`), each reviewer's unless someone other than that reviewer still
+proposes the same (language, relation, text): no longer listed, counted or offered next, refused
+when decided (`core.errors.Retired`); the decisions made on them stay in history. Only `extra`
+items are retired, never sampled candidates nor an item an import decided on. Proposed again
+later, the text's retired items come back (`place`).
 """
 
 from __future__ import annotations
@@ -129,24 +130,23 @@ def catch_up(session: Session, assignment: Assignment) -> int:
     return len(place(session, assignment, templates))
 
 
-def is_proposed(session: Session, language: str, relation_id: str, text: str) -> bool:
-    """Whether anyone still proposes this text (a live amendment or suggestion, imports aside)."""
-    amended = select(Decision.id).where(
+def proposers(session: Session, language: str, relation_id: str, text: str) -> set[int]:
+    """Who still proposes this text: the users with a live amendment or suggestion of it
+    (imports aside)."""
+    amended = select(Decision.user_id).where(
         *_amendments(Decision.language == language, Decision.relation_id == relation_id, Decision.correction == text)
     )
-    suggested = select(Suggestion.id).where(
+    suggested = select(Suggestion.user_id).where(
         *_suggestions(Suggestion.language == language, Suggestion.relation_id == relation_id, Suggestion.text == text)
     )
-    return bool(session.scalar(select(exists(amended) | exists(suggested))))
+    return set(session.scalars(amended.union(suggested)))
 
 
 def retire(session: Session, language: str, relation_id: str, text: str) -> int:
-    """A proposal of this text stopped existing (withdrawn, edited away, undone, replaced): unless
-    someone else still proposes it, take its second-look items out of every reviewer's queue
-    now (`retired_at`). Only `extra` items in a queue, never one an import decided on (the
-    import put it there). Returns how many items were retired."""
-    if is_proposed(session, language, relation_id, text):
-        return 0
+    """A proposal of this text stopped existing (withdrawn, edited away, undone, replaced): take
+    its second-look items out of the queues now (`retired_at`) — each reviewer's unless someone
+    else than that reviewer still proposes the same text. Only `extra` items in a queue, never
+    one an import decided on (the import put it there). Returns how many items were retired."""
     template_id = session.scalar(
         select(Template.id).where(
             Template.language == language, Template.relation_id == relation_id, Template.text == text
@@ -155,16 +155,20 @@ def retire(session: Session, language: str, relation_id: str, text: str) -> int:
     if template_id is None:
         return 0
     imported = exists().where(Decision.item_id == AssignmentItem.id, Decision.source == IMPORT)
-    items = session.scalars(
-        select(AssignmentItem).where(
-            AssignmentItem.template_id == template_id, AssignmentItem.extra, in_queue(), ~imported
-        )
+    items = session.execute(
+        select(AssignmentItem, Assignment.user_id)
+        .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
+        .where(AssignmentItem.template_id == template_id, AssignmentItem.extra, in_queue(), ~imported)
     ).all()
+    if not items:
+        return 0
+    still = proposers(session, language, relation_id, text)
     now = utcnow()
-    for item in items:
+    retired = [item for item, owner in items if not still - {owner}]
+    for item in retired:
         item.retired_at = now
     session.flush()
-    return len(items)
+    return len(retired)
 
 
 def place(session: Session, assignment: Assignment, templates: Sequence[Template]) -> list[AssignmentItem]:
