@@ -199,6 +199,11 @@ def test_a_retired_item_leaves_progress_and_stats_and_its_decision_stays_in_hist
         assert undo(s, bo, assignment).item_id == bo_items[0][0]  # not the retired item's decision
     with sessions() as s:
         assert s.get(Decision, accepted).retracted is False
+    # suggested again: Bo's item comes back where it was, with his accept standing
+    with reviewer(sessions, ANA) as (s, ana, assignment):
+        suggest(s, ana, assignment, bo_items[0][1], SUGGESTED)
+    texts, progress = queued(sessions, BO)
+    assert texts[1] == SUGGESTED and (progress["done"], progress["total"]) == (1, before["total"] + 1)
 
 
 def test_the_api_refuses_a_decision_on_a_retired_item_and_names_the_next(review_app, sessions):
