@@ -249,6 +249,10 @@ def test_the_api_refuses_a_decision_on_a_retired_item_and_names_the_next(review_
     assert r.status_code == 409 and r.get_json()["code"] == "retired"
     with sessions() as s:
         assert s.scalars(select(Decision.decision).where(Decision.item_id == edited_item)).all() == ["accept"]
+    # "My decisions" keeps that accept, marked, with no link back to an item no longer in the queue
+    page = bo.get("/review/es/history").get_data(as_text=True)
+    assert page.count("proposal withdrawn by its author: no longer in your queue") == 1
+    assert f"#item-{edited_item}" not in page
 
 
 @pytest.mark.backends("sqlite")
