@@ -33,6 +33,7 @@ class CuratorError(Exception):
 
     msgid: str | None = None
     params: Mapping[str, object] | None = None
+    code: str | None = None  # a stable name a client can tell the error by (`{"code": …}` under /api/)
 
     def __init__(self, message: str, *, params: Mapping[str, object] | None = None):
         if params is not None:
@@ -84,6 +85,18 @@ class Gone(NotFound):
 class Conflict(CuratorError):
     """The request contradicts what is stored: a duplicate name, an immutable version,
     a step run before the one it needs."""
+
+
+class Retired(Conflict):
+    """A second-look item left the reviewer's queue meanwhile: the proposal it showed was
+    withdrawn, undone, edited or replaced by its author (review.proposal_queue.retire). Nothing
+    is stored on it; `position` is the item's, for going on to the next one."""
+
+    code = "retired"
+
+    def __init__(self, message: str, *, params: Mapping[str, object] | None = None, position: int | None = None):
+        super().__init__(message, params=params)
+        self.position = position
 
 
 class Forbidden(CuratorError):

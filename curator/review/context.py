@@ -29,7 +29,7 @@ from curator.core.models import ContextLanguage, Decision, EnglishPattern, Langu
 from curator.ingest.candidates import current_params
 from curator.review.evidence import template_sources
 from curator.review.service import relation_titles_of
-from curator.review.stats import standing_decision_ids
+from curator.review.standing import standing_decision_ids
 
 MAX_CHOSEN = 12  # context languages a reviewer may pick (a compact panel, not a table)
 PER_LANGUAGE = 8  # templates shown per other language

@@ -1,6 +1,9 @@
 """A reviewer's queue and progress: the items in order with their standing decisions, the next
 undecided one, and the counts and time left every screen shows — for the hot path (a decision
-and what comes next) in one statement (`progress_and_next`)."""
+and what comes next) in one statement (`progress_and_next`).
+
+A retired item (a second look whose proposal stopped existing: `proposal_queue.retire`) is in
+none of them: not listed, not counted, never next; the decisions made on it stay in history."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from sqlalchemy import BindParameter, ColumnElement, Integer, Select, SQLColumnE
 from sqlalchemy.orm import Session
 
 from curator.core.models import Assignment, AssignmentItem, Decision, Template
+from curator.review.standing import decided, not_undone, standing_id
 
 DEFAULT_SECONDS = 20.0  # estimate per item before a reviewer has a pace of their own
 
@@ -60,18 +64,13 @@ class QueueItem:
         )
 
 
-def current_decision_id(item_id_column: SQLColumnExpression[int]) -> ColumnElement[int | None]:
-    """The id of an item's standing decision (the latest not retracted), as a correlated subquery."""
-    return (
-        select(func.max(Decision.id))
-        .where(Decision.item_id == item_id_column, Decision.retracted.is_(False))
-        .correlate(AssignmentItem)
-        .scalar_subquery()
-    )
+def in_queue(item: type[AssignmentItem] = AssignmentItem) -> ColumnElement[bool]:
+    """The item is in its reviewer's queue: not retired (`proposal_queue.retire`)."""
+    return item.retired_at.is_(None)
 
 
 def queue(session: Session, assignment: Assignment) -> list[QueueItem]:
-    current = current_decision_id(AssignmentItem.id)
+    current = standing_id(AssignmentItem.id)
     rows = session.execute(
         select(
             AssignmentItem.id,
@@ -83,7 +82,7 @@ def queue(session: Session, assignment: Assignment) -> list[QueueItem]:
         )
         .join(Template, Template.id == AssignmentItem.template_id)
         .outerjoin(Decision, Decision.id == current)
-        .where(AssignmentItem.assignment_id == assignment.id)
+        .where(AssignmentItem.assignment_id == assignment.id, in_queue())
         .order_by(AssignmentItem.position)
     ).all()
     return [QueueItem(*row) for row in rows]
@@ -126,10 +125,7 @@ def _progress_query() -> Select[int, int, int | None, float | None]:
     assignment_id: BindParameter[int] = bindparam("assignment_id")
     undecided = (
         select(AssignmentItem.id)
-        .where(
-            AssignmentItem.assignment_id == assignment_id,
-            ~select(Decision.id).where(Decision.item_id == AssignmentItem.id, Decision.retracted.is_(False)).exists(),
-        )
+        .where(AssignmentItem.assignment_id == assignment_id, in_queue(), ~decided(AssignmentItem.id))
         .order_by(AssignmentItem.position)
         .limit(1)
     )
@@ -140,12 +136,12 @@ def _progress_query() -> Select[int, int, int | None, float | None]:
     head = select(
         select(func.count())
         .select_from(AssignmentItem)
-        .where(AssignmentItem.assignment_id == assignment_id)
+        .where(AssignmentItem.assignment_id == assignment_id, in_queue())
         .scalar_subquery()
         .label("total"),
-        select(func.count(func.distinct(Decision.item_id)))
-        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-        .where(AssignmentItem.assignment_id == assignment_id, Decision.retracted.is_(False))
+        select(func.count())
+        .select_from(AssignmentItem)
+        .where(AssignmentItem.assignment_id == assignment_id, in_queue(), decided(AssignmentItem.id))
         .scalar_subquery()
         .label("done"),
         upcoming.label("next"),
@@ -155,13 +151,12 @@ def _progress_query() -> Select[int, int, int | None, float | None]:
 
 
 def _seconds(assignment_id: SQLColumnExpression[int] | int) -> Select[float | None]:
-    """The standing decisions' times in the assignment (the reviewer's pace)."""
+    """The times of the assignment's decisions not undone (the reviewer's pace; those on retired
+    items too: time spent all the same)."""
     return (
         select(Decision.seconds)
         .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-        .where(
-            AssignmentItem.assignment_id == assignment_id, Decision.seconds.is_not(None), Decision.retracted.is_(False)
-        )
+        .where(AssignmentItem.assignment_id == assignment_id, Decision.seconds.is_not(None), not_undone())
     )
 
 

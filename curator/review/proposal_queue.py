@@ -17,6 +17,15 @@ adds nothing). Imports (`source="import"`) do not enqueue: the published sheets 
 import. A reviewer assigned to the language later gets the standing proposals too (`catch_up`,
 called by `sampling.assign`). `proposal_of` tells the review screen whether an item is one, and
 never who proposed it.
+
+Queues stay true (issue 36 §4): when a proposal stops existing — its author withdraws the
+suggestion or edits it to another text, undoes the amendment or replaces it by another decision —
+`retire` takes its items out of the reviewers' queues at once, in the same unit of work
+(`AssignmentItem.retired_at`), each reviewer's unless someone other than that reviewer still
+proposes the same (language, relation, text): no longer listed, counted or offered next, refused
+when decided (`core.errors.Retired`); the decisions made on them stay in history. Only `extra`
+items are retired, never sampled candidates nor an item an import decided on. Proposed again
+later, the text's retired items come back (`place`).
 """
 
 from __future__ import annotations
@@ -24,11 +33,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypedDict
 
-from sqlalchemy import exists, func, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import ColumnElement, exists, func, select, update
+from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind, ImportKind
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion, Template
+from curator.core.models.base import utcnow
+from curator.review.progress import in_queue
+from curator.review.standing import decided, is_standing
 
 IMPORT = "import"
 
@@ -61,7 +73,7 @@ def proposed_template(session: Session, language: str, relation_id: str, text: s
 
 def enqueue(session: Session, proposer_id: int, language: str, relation_id: str, text: str, source: str) -> int:
     """Put a just-made proposal in front of every other active reviewer of the language; returns
-    how many items were added (0 for an import, or when everyone has it already)."""
+    how many items were added or brought back (0 for an import, or when everyone has it already)."""
     if source == IMPORT:
         return 0
     others = session.scalars(
@@ -79,34 +91,35 @@ def enqueue(session: Session, proposer_id: int, language: str, relation_id: str,
     return sum(len(place(session, assignment, [template])) for assignment in others)
 
 
+def _amendments(*conditions: ColumnElement[bool]) -> list[ColumnElement[bool]]:
+    """The conditions of a live amendment proposal: an item's standing `amend` with a
+    correction, not imported; and `conditions`."""
+    return [
+        Decision.decision == DecisionKind.AMEND,
+        Decision.correction.is_not(None),
+        Decision.source != IMPORT,
+        is_standing(Decision),
+        *conditions,
+    ]
+
+
+def _suggestions(*conditions: ColumnElement[bool]) -> list[ColumnElement[bool]]:
+    """The conditions of a live suggestion proposal: not withdrawn, not imported; and `conditions`."""
+    return [Suggestion.source != IMPORT, Suggestion.retracted.is_(False), *conditions]
+
+
 def catch_up(session: Session, assignment: Assignment) -> int:
-    """Give a reviewer (newly assigned) the standing proposals of the language made by others:
-    amendments that are their item's standing decision, suggestions not withdrawn; imports
-    excepted. Returns how many items were added."""
-    standing = aliased(Decision)
+    """Give a reviewer (newly assigned, or assigned again) the standing proposals of the language
+    made by others: amendments that are their item's standing decision, suggestions not
+    withdrawn; imports excepted. Returns how many items were added or brought back."""
     amended = session.execute(
         select(Decision.relation_id, Decision.correction)
-        .where(
-            Decision.language == assignment.language,
-            Decision.user_id != assignment.user_id,
-            Decision.decision == DecisionKind.AMEND,
-            Decision.correction.is_not(None),
-            Decision.source != IMPORT,
-            Decision.retracted.is_(False),
-            ~exists().where(
-                standing.item_id == Decision.item_id, standing.retracted.is_(False), standing.id > Decision.id
-            ),
-        )
+        .where(*_amendments(Decision.language == assignment.language, Decision.user_id != assignment.user_id))
         .order_by(Decision.id)
     ).all()
     suggested = session.execute(
         select(Suggestion.relation_id, Suggestion.text)
-        .where(
-            Suggestion.language == assignment.language,
-            Suggestion.user_id != assignment.user_id,
-            Suggestion.source != IMPORT,
-            Suggestion.retracted.is_(False),
-        )
+        .where(*_suggestions(Suggestion.language == assignment.language, Suggestion.user_id != assignment.user_id))
         .order_by(Suggestion.id)
     ).all()
     wanted: dict[tuple[str, str], None] = {}
@@ -117,78 +130,147 @@ def catch_up(session: Session, assignment: Assignment) -> int:
     return len(place(session, assignment, templates))
 
 
-def place(session: Session, assignment: Assignment, templates: Sequence[Template]) -> list[AssignmentItem]:
-    """Add the templates not yet in the assignment right after its first undecided item (at the
-    end when none is left), in the given order; the later items move down. Returns the new items."""
-    have = set(
-        session.scalars(
-            select(AssignmentItem.template_id).where(
-                AssignmentItem.assignment_id == assignment.id,
-                AssignmentItem.template_id.in_([t.id for t in templates]),
-            )
+def proposers(session: Session, language: str, relation_id: str, text: str) -> set[int]:
+    """Who still proposes this text: the users with a live amendment or suggestion of it
+    (imports aside)."""
+    amended = select(Decision.user_id).where(
+        *_amendments(Decision.language == language, Decision.relation_id == relation_id, Decision.correction == text)
+    )
+    suggested = select(Suggestion.user_id).where(
+        *_suggestions(Suggestion.language == language, Suggestion.relation_id == relation_id, Suggestion.text == text)
+    )
+    return set(session.scalars(amended.union(suggested)))
+
+
+def retire(session: Session, language: str, relation_id: str, text: str) -> int:
+    """A proposal of this text stopped existing (withdrawn, edited away, undone, replaced): take
+    its second-look items out of the queues now (`retired_at`) — each reviewer's unless someone
+    else than that reviewer still proposes the same text. Only `extra` items in a queue, never
+    one an import decided on (the import put it there). Returns how many items were retired."""
+    template_id = session.scalar(
+        select(Template.id).where(
+            Template.language == language, Template.relation_id == relation_id, Template.text == text
         )
     )
-    new: list[Template] = []
-    for template in templates:
-        if template.id not in have:
-            have.add(template.id)
-            new.append(template)
-    if not new:
-        return []
+    if template_id is None:
+        return 0
+    imported = exists().where(Decision.item_id == AssignmentItem.id, Decision.source == IMPORT)
+    items = session.execute(
+        select(AssignmentItem, Assignment.user_id)
+        .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
+        .where(AssignmentItem.template_id == template_id, AssignmentItem.extra, in_queue(), ~imported)
+    ).all()
+    if not items:
+        return 0
+    still = proposers(session, language, relation_id, text)
+    now = utcnow()
+    retired = [item for item, owner in items if not still - {owner}]
+    for item in retired:
+        item.retired_at = now
+    session.flush()
+    return len(retired)
+
+
+def place(session: Session, assignment: Assignment, templates: Sequence[Template]) -> list[AssignmentItem]:
+    """Add the templates not yet in the assignment right after its first undecided item (at the
+    end when none is left), in the given order; the later items move down. A retired item of one
+    of them comes back instead: to the same place when it was decided, else with the new ones.
+    Returns the items added or brought back."""
     mine = AssignmentItem.assignment_id == assignment.id
-    undecided = ~exists().where(Decision.item_id == AssignmentItem.id, Decision.retracted.is_(False))
-    first_open = session.scalar(select(func.min(AssignmentItem.position)).where(mine, undecided))
+    held = {
+        item.template_id: item
+        for item in session.scalars(
+            select(AssignmentItem).where(mine, AssignmentItem.template_id.in_([t.id for t in templates]))
+        )
+    }
+    back = [item for item in held.values() if item.retired_at is not None]
+    decided_back = (
+        set(
+            session.scalars(
+                select(AssignmentItem.id).where(AssignmentItem.id.in_([i.id for i in back]), decided(AssignmentItem.id))
+            )
+        )
+        if back
+        else set()
+    )
+    # the block to place, in the given order: a new template (no item yet) or a retired, undecided item
+    block: list[Template | AssignmentItem] = []
+    seen: set[int] = set()
+    for template in templates:
+        if template.id in seen:
+            continue
+        seen.add(template.id)
+        item = held.get(template.id)
+        if item is None:
+            block.append(template)
+        elif item.retired_at is not None and item.id not in decided_back:
+            block.append(item)
+    revived = [item for item in back if item.id in decided_back]
+    for item in revived:  # decided before it was retired: back where it was, decision and all
+        item.retired_at = None
+    if not block:
+        session.flush()
+        return revived
+    movers = [entry for entry in block if isinstance(entry, AssignmentItem)]
+    first_open = session.scalar(
+        select(func.min(AssignmentItem.position)).where(mine, in_queue(), ~decided(AssignmentItem.id))
+    )
     if first_open is None:
         last = session.scalar(select(func.max(AssignmentItem.position)).where(mine))
         start = 0 if last is None else last + 1
     else:
         start = first_open + 1
-        k = len(new)
-        # (assignment, position) is unique and checked row by row: move the later items through
-        # negative positions (none is ever negative) rather than one by one from the end
+        k = len(block)
+        # (assignment, position) is unique and checked row by row: move the later items (and the
+        # retired ones coming back, wherever they were) through negative positions (none is
+        # ever negative) rather than one by one from the end
+        moving = AssignmentItem.id.in_([item.id for item in movers])
         moved = update(AssignmentItem).execution_options(synchronize_session=False)
         session.execute(
-            moved.where(mine, AssignmentItem.position >= start).values(position=-AssignmentItem.position - 1 - k)
+            moved.where(mine, (AssignmentItem.position >= start) | moving).values(
+                position=-AssignmentItem.position - 1 - k
+            )
         )
-        session.execute(moved.where(mine, AssignmentItem.position < 0).values(position=-AssignmentItem.position - 1))
+        session.execute(
+            moved.where(mine, AssignmentItem.position < 0, ~moving).values(position=-AssignmentItem.position - 1)
+        )
         for obj in list(session.identity_map.values()):
             if isinstance(obj, AssignmentItem) and obj.assignment_id == assignment.id:
                 session.expire(obj, ["position"])
-    items = [
-        AssignmentItem(
-            assignment_id=assignment.id,
-            template_id=template.id,
-            relation_id=template.relation_id,
-            position=start + i,
-            extra=True,
-        )
-        for i, template in enumerate(new)
-    ]
-    session.add_all(items)
+    added: list[AssignmentItem] = []
+    for i, entry in enumerate(block):
+        if isinstance(entry, AssignmentItem):
+            entry.position, entry.retired_at = start + i, None
+            added.append(entry)
+        else:
+            item = AssignmentItem(
+                assignment_id=assignment.id,
+                template_id=entry.id,
+                relation_id=entry.relation_id,
+                position=start + i,
+                extra=True,
+            )
+            session.add(item)
+            added.append(item)
     session.flush()
-    return items
+    return [*revived, *added]
 
 
 def proposal_of(session: Session, template: Template, user_id: int) -> ProposalRef | None:
     """Whether `template` is a standing proposal of another reviewer (not `user_id`, not an
     import): an amendment whose correction is its text (then also the text it amends), else a
     suggestion of its text; None when it is neither."""
-    standing = aliased(Decision)
     amended = session.execute(
         select(Template.text)
         .select_from(Decision)
         .join(Template, Template.id == Decision.template_id)
         .where(
-            Decision.language == template.language,
-            Decision.relation_id == template.relation_id,
-            Decision.correction == template.text,
-            Decision.decision == DecisionKind.AMEND,
-            Decision.user_id != user_id,
-            Decision.source != IMPORT,
-            Decision.retracted.is_(False),
-            ~exists().where(
-                standing.item_id == Decision.item_id, standing.retracted.is_(False), standing.id > Decision.id
-            ),
+            *_amendments(
+                Decision.language == template.language,
+                Decision.relation_id == template.relation_id,
+                Decision.correction == template.text,
+                Decision.user_id != user_id,
+            )
         )
         .order_by(Decision.id)
         .limit(1)
@@ -198,12 +280,12 @@ def proposal_of(session: Session, template: Template, user_id: int) -> ProposalR
     suggested = session.scalar(
         select(Suggestion.id)
         .where(
-            Suggestion.language == template.language,
-            Suggestion.relation_id == template.relation_id,
-            Suggestion.text == template.text,
-            Suggestion.user_id != user_id,
-            Suggestion.source != IMPORT,
-            Suggestion.retracted.is_(False),
+            *_suggestions(
+                Suggestion.language == template.language,
+                Suggestion.relation_id == template.relation_id,
+                Suggestion.text == template.text,
+                Suggestion.user_id != user_id,
+            )
         )
         .limit(1)
     )

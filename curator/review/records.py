@@ -29,6 +29,7 @@ class HistoryEntry(DecisionRecord):
     relation_title: str
     superseded: bool  # a later decision on the same item stands instead
     standing: bool
+    retired: bool  # the item left the queue: a second look whose proposal was withdrawn (proposal_queue.retire)
 
 
 class _TextPart(TypedDict):

@@ -140,12 +140,16 @@ def assign(session: Session, user: User, language: str, fraction: float | None =
 
 
 def add_item(session: Session, assignment: Assignment, template: Template) -> AssignmentItem:
-    """Make sure a template is in the assignment (legacy imports may cover unsampled ones)."""
+    """Make sure a template is in the assignment (legacy imports may cover unsampled ones); a
+    retired one comes back to the queue (the import decides on it)."""
     item = session.scalar(
         select(AssignmentItem).where(
             AssignmentItem.assignment_id == assignment.id, AssignmentItem.template_id == template.id
         )
     )
+    if item is not None and item.retired_at is not None:
+        item.retired_at = None
+        session.flush()
     if item is None:
         last = session.scalar(
             select(func.max(AssignmentItem.position)).where(AssignmentItem.assignment_id == assignment.id)

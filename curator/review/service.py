@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BindParameter, Select, and_, bindparam, false, func, inspect, or_, select
+from sqlalchemy import BindParameter, Select, and_, bindparam, false, inspect, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
 from curator.core.enums import DecisionKind, values
-from curator.core.errors import N_, Forbidden, InputError, NotFound
+from curator.core.errors import N_, Forbidden, InputError, NotFound, Retired
 from curator.core.models import (
     Assignment,
     AssignmentItem,
@@ -32,25 +32,28 @@ from curator.core.models import (
     TupleList,
     User,
 )
-from curator.core.models.base import valid_id
+from curator.core.models.base import utcnow, valid_id
 from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER
 from curator.ingest.relations import relation_title
 from curator.review.evidence import signals_of, template_sources
-from curator.review.progress import current_decision_id
-from curator.review.proposal_queue import enqueue, proposal_of
+from curator.review.progress import in_queue
+from curator.review.proposal_queue import IMPORT, enqueue, proposal_of, retire
 from curator.review.records import (
     DecisionRecord,
     HistoryEntry,
     ItemContext,
     TemplatePart,
 )
+from curator.review.standing import not_undone, standing_among, standing_by_item, standing_id
 from curator.review.threads import item_threads
 from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_request_id, insert_once
 
 DECISIONS = values(DecisionKind)
 EXAMPLES = 3
+# a second-look item retired meanwhile (proposal_queue.retire): said by the API, and the review page moves on
+RETIRED = N_("This proposal was withdrawn by its author and has left your queue; nothing was saved on it.")
 
 
 def get_assignment(session: Session, user: User, language: str) -> Assignment:
@@ -103,7 +106,8 @@ def find_item(
     item's template and relation — and its quality signals to show it, or (`deciding`) the
     decision stored under `request_id` and the item's standing one to decide on it — loaded
     alongside, so the services find them in the session. The user's row is read again with them
-    (inside a unit of work it was expired: a user switched off meanwhile is seen)."""
+    (inside a unit of work it was expired: a user switched off meanwhile is seen). An item
+    retired from the queue is `Retired` to show (`decide` refuses it in its turn)."""
     languages.check_code(language)
     if deciding and request_id is not None:
         check_request_id(request_id)
@@ -120,6 +124,8 @@ def find_item(
         raise Forbidden(f"you are not reviewing {language!r}")
     if row[2] is None:
         raise NotFound("no such item in your sample")
+    if not deciding and row[2].retired_at is not None:
+        raise Retired(RETIRED, params={}, position=row[2].position)
     if deciding:
         return Target(row[0], row[2], row[3], row[4], standing=(row[5], row[6]))
     return Target(row[0], row[2], row[3], row[4], signal=row[5], params=params_of(row[6]))
@@ -146,9 +152,7 @@ def _find_item_query(deciding: bool) -> Select[Any, Any, Any, Any, Any, Any, Any
         entities += [replay, current]
         query = query.outerjoin(
             replay, and_(replay.user_id == uid, replay.request_id == bindparam("request_id"))
-        ).outerjoin(
-            current, and_(current.item_id == AssignmentItem.id, current.id == current_decision_id(AssignmentItem.id))
-        )
+        ).outerjoin(current, and_(current.item_id == AssignmentItem.id, current.id == standing_id(AssignmentItem.id)))
     else:
         entities += [TemplateSignal, stored_params().scalar_subquery()]
         query = query.outerjoin(TemplateSignal, TemplateSignal.template_id == AssignmentItem.template_id)
@@ -202,7 +206,7 @@ def item_context(
         )
         .order_by(Suggestion.id)
     ).all()
-    current = next((d for d in reversed(history) if not d.retracted), None)
+    current = standing_among(history)
     on_item, on_relation = item_threads(session, user, assignment.language, relation.id, template.id)
     return {
         "item": {"id": item.id, "position": item.position},
@@ -257,12 +261,17 @@ def decide(
 ) -> tuple[Decision, bool]:
     """Store a decision; returns (decision, created). Resends are no-ops. `standing`: the
     decision stored under `request_id` and the item's standing one, when the caller read them
-    already (`find_item(deciding=True)`, in the same unit of work)."""
+    already (`find_item(deciding=True)`, in the same unit of work). A retired item (its proposal
+    withdrawn meanwhile) takes none: `Retired`, nothing stored — unless it is the resend of one
+    stored before. An amendment replaced by another decision is withdrawn from the others'
+    queues (`proposal_queue.retire`); a new one is put in them."""
     if decision not in DECISIONS:
         raise InputError(f"decision must be one of {', '.join(DECISIONS)}")
     known, current = standing if standing is not None else _standing(session, user, item, request_id)
     if known is not None:
         return known, False
+    if item.retired_at is not None:
+        raise Retired(RETIRED, params={}, position=item.position)
     template = session.get_one(Template, item.template_id)
     cleaned = raw = None
     if decision == DecisionKind.AMEND:
@@ -290,9 +299,21 @@ def decide(
         request_id=request_id,
     )
     stored, created = insert_once(session, row)
-    if created and cleaned is not None:  # an amendment: a proposal until a second person confirms it
-        enqueue(session, row.user_id, assignment.language, item.relation_id, cleaned, source)
+    if created:
+        replaced = _proposed(current)
+        if replaced is not None and replaced != cleaned:  # that amendment is no proposal any more
+            retire(session, assignment.language, item.relation_id, replaced)
+        if cleaned is not None:  # an amendment: a proposal until a second person confirms it
+            enqueue(session, row.user_id, assignment.language, item.relation_id, cleaned, source)
     return stored, created
+
+
+def _proposed(decision: Decision | None) -> str | None:
+    """The text a decision proposes to the other reviewers: an amendment's correction, unless
+    it was imported (imports put nothing in their queues)."""
+    if decision is None or decision.decision != DecisionKind.AMEND or decision.source == IMPORT:
+        return None
+    return decision.correction
 
 
 def _standing(
@@ -303,34 +324,35 @@ def _standing(
     if request_id is not None:
         check_request_id(request_id)
     mine = and_(Decision.user_id == uid, Decision.request_id == request_id) if request_id is not None else false()
-    standing_id = (
-        select(func.max(Decision.id))
-        .where(Decision.item_id == item.id, Decision.retracted.is_(False))
-        .scalar_subquery()
-    )
-    rows = session.scalars(select(Decision).where(or_(mine, Decision.id == standing_id))).all()
+    rows = session.scalars(select(Decision).where(or_(mine, Decision.id == standing_id(literal(item.id))))).all()
     known = next((d for d in rows if request_id is not None and d.user_id == uid and d.request_id == request_id), None)
     # the standing decision is among the rows whenever there is one, and has the highest id of them
-    current = max((d for d in rows if d.item_id == item.id and not d.retracted), key=lambda d: d.id, default=None)
+    current = standing_among(d for d in rows if d.item_id == item.id)
     return known, current
 
 
 def undo(session: Session, user: User, assignment: Assignment) -> Decision | None:
-    """Retract the reviewer's latest standing decision in this language (kept in history)."""
-    from curator.core.models.base import utcnow
-
+    """Retract the reviewer's latest standing decision in this language (kept in history), on an
+    item of their queue (one retired meanwhile is no longer theirs to revise). An amendment
+    undone is withdrawn from the others' queues (`proposal_queue.retire`); one that stands again
+    (the decision before it) is put back in them."""
     latest = session.scalar(
         select(Decision)
         .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-        .where(
-            AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id, Decision.retracted.is_(False)
-        )
+        .where(AssignmentItem.assignment_id == assignment.id, in_queue(), Decision.user_id == user.id, not_undone())
         .order_by(Decision.id.desc())
         .limit(1)
     )
     if latest is not None:
         latest.retracted, latest.retracted_at = True, utcnow()
         session.flush()
+        undone = _proposed(latest)
+        if undone is not None:
+            retire(session, assignment.language, latest.relation_id, undone)
+        before = session.scalar(select(Decision).where(Decision.id == standing_id(literal(latest.item_id))))
+        again = _proposed(before)
+        if before is not None and again is not None and again != undone:
+            enqueue(session, before.user_id, assignment.language, before.relation_id, again, before.source)
     return latest
 
 
@@ -347,19 +369,17 @@ def history(session: Session, user: User, assignment: Assignment) -> list[Histor
     """All of the reviewer's decisions in the language, newest first, with template text.
 
     `superseded`: a later decision on the same item stands instead (it is not undone);
-    `retracted`: undone. Neither counts; `standing` is the one that does."""
+    `retracted`: undone. Neither counts; `standing` is the one that does. `retired`: the item
+    left the queue (a second look whose proposal was withdrawn): kept here, out of the progress."""
     rows = session.execute(
-        select(Decision, Template.text)
+        select(Decision, Template.text, AssignmentItem.retired_at)
         .join(Template, Template.id == Decision.template_id)
         .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
         .where(AssignmentItem.assignment_id == assignment.id, Decision.user_id == user.id)
         .order_by(Decision.id.desc())
     ).all()
-    titles = relation_titles_of(session, (d.relation_id for d, _ in rows))
-    current: dict[int, int] = {}
-    for d, _ in rows:
-        if not d.retracted:
-            current[d.item_id] = max(current.get(d.item_id, 0), d.id)
+    titles = relation_titles_of(session, (d.relation_id for d, _, _ in rows))
+    current = standing_by_item(d for d, _, _ in rows)
     return [
         {
             **_decision_dict(d),
@@ -367,7 +387,8 @@ def history(session: Session, user: User, assignment: Assignment) -> list[Histor
             "relation": d.relation_id,
             "relation_title": titles[d.relation_id],
             "superseded": not d.retracted and current.get(d.item_id) != d.id,
-            "standing": not d.retracted and current.get(d.item_id) == d.id,
+            "standing": current.get(d.item_id) == d.id,
+            "retired": retired_at is not None,
         }
-        for d, text in rows
+        for d, text, retired_at in rows
     ]

@@ -37,7 +37,7 @@ from curator.review.rule import (
     SuggestionLine,
     Vote,
 )
-from curator.review.stats import standing_decision_ids
+from curator.review.standing import standing_decision_ids
 
 Q = TypeVar("Q", bound=Select[*tuple[Any, ...]])
 

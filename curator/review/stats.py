@@ -1,6 +1,9 @@
 """Review statistics per language (SPEC §3): decision shares, pace, suggestions, agreement.
 
-Only standing decisions count (the latest, unretracted one per reviewer and template).
+Only standing decisions count (the latest, unretracted one per reviewer and template: the one
+rule of review/standing.py). `assigned` and `done` are the reviewers' queues as their progress
+counts them: a retired item (a second look whose proposal was withdrawn) is in neither, while
+the decisions made on it stay in the shares and the agreement (what a reviewer said of a template).
 Agreement compares reviewers pairwise on the templates both decided: raw agreement and
 Cohen's kappa over accept / amend / reject, pooled over all pairs of the language.
 "Unsure" decisions are counted apart (`unsure`): they are not verdicts, so they are left out
@@ -17,12 +20,15 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
+from curator.review.progress import in_queue
 from curator.review.service import DECISIONS
+from curator.review.standing import decided
+from curator.review.standing import standing_decision_ids as standing_decision_ids  # its readers' old address
 
 COUNTER: dict[str, str] = {  # stored decision kind -> its counter (keys are DecisionKind members)
     DecisionKind.ACCEPT: "accepted",
@@ -101,19 +107,9 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
-def standing_decision_ids(*conditions: ColumnElement[bool]) -> Select[int]:
-    """The ids of the standing decisions — each reviewer's latest unretracted decision on a
-    template — among the decisions meeting `conditions`: the one rule of what a reviewer said."""
-    return (
-        select(func.max(Decision.id))
-        .where(Decision.retracted.is_(False), *conditions)
-        .group_by(Decision.user_id, Decision.template_id)
-    )
-
-
 def standing_decisions(session: Session, language: str | None = None) -> list[StandingDecision]:
     """(language, user_id, template_id, decision, correction, seconds, decision id) of every
-    standing decision."""
+    standing decision (review/standing.py)."""
     latest = standing_decision_ids()
     query = (
         select(
@@ -141,15 +137,21 @@ def review_summary(session: Session, languages: list[str] | None = None) -> Revi
 
     for lang, reviewers, assigned in session.execute(
         select(Assignment.language, func.count(func.distinct(Assignment.user_id)), func.count(AssignmentItem.id))
-        .join(AssignmentItem, AssignmentItem.assignment_id == Assignment.id, isouter=True)
+        .join(AssignmentItem, and_(AssignmentItem.assignment_id == Assignment.id, in_queue()), isouter=True)
         .group_by(Assignment.language)
     ):
         row(lang).reviewers, row(lang).assigned = reviewers, assigned
+    for lang, done in session.execute(
+        select(Assignment.language, func.count())
+        .join(AssignmentItem, AssignmentItem.assignment_id == Assignment.id)
+        .where(in_queue(), decided(AssignmentItem.id))
+        .group_by(Assignment.language)
+    ):
+        row(lang).done = done
     by_template: dict[str, dict[int, dict[int, str]]] = defaultdict(lambda: defaultdict(dict))
     seconds: dict[str, list[float]] = defaultdict(list)
     for lang, user_id, template_id, decision, _, secs, _ in standing_decisions(session):
         r = row(lang)
-        r.done += 1
         setattr(r, COUNTER[decision], getattr(r, COUNTER[decision]) + 1)
         if secs is not None:
             seconds[lang].append(secs)

@@ -2,7 +2,9 @@
 
 Like decisions they are stored at most once per request id, validated as templates
 (`validation.validate_template`, in the candidates' case) and never deleted: withdrawing marks
-them retracted, and merges add only the standing ones.
+them retracted, and merges add only the standing ones. A suggestion is a proposal in the other
+reviewers' queues (`proposal_queue.enqueue`); withdrawn or edited to another text, it leaves them
+at once (`proposal_queue.retire`) unless someone else suggests or amends to the same text.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from sqlalchemy.orm import Session
 from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, Suggestion, User
 from curator.core.models.base import valid_id
-from curator.review.proposal_queue import enqueue
+from curator.review.proposal_queue import IMPORT, enqueue, retire
 from curator.review.service import relation_titles_of
 from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_in_sample, insert_once, replayed
@@ -79,12 +81,19 @@ def _own_suggestion(session: Session, user: User, assignment: Assignment, sugges
 
 
 def withdraw_suggestion(session: Session, user: User, assignment: Assignment, suggestion_id: int) -> Suggestion:
-    """Retract one of your suggestions (kept, marked retracted; merges no longer add it)."""
+    """Retract one of your suggestions (kept, marked retracted; merges no longer add it, and it
+    leaves the other reviewers' queues)."""
     row = _own_suggestion(session, user, assignment, suggestion_id)
     if not row.retracted:
-        row.retracted = True
-        session.flush()
+        _retract(session, row)
     return row
+
+
+def _retract(session: Session, row: Suggestion) -> None:
+    row.retracted = True
+    session.flush()
+    if row.source != IMPORT:  # an imported one put nothing in the queues
+        retire(session, row.language, row.relation_id, row.text)
 
 
 def edit_suggestion(
@@ -124,8 +133,7 @@ def edit_suggestion(
     if cleaned == old.text:
         return old, False
     new, created = suggest(session, user, assignment, old.relation_id, text, request_id, source)
-    old.retracted = True
-    session.flush()
+    _retract(session, old)
     return new, created
 
 

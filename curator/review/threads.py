@@ -27,6 +27,7 @@ from curator.core.models import Assignment, AssignmentItem, Comment, Template, U
 from curator.core.models.base import utcnow, valid_id
 from curator.review import activity
 from curator.review.comments import clean_text
+from curator.review.progress import in_queue
 from curator.review.writes import insert_once, replayed
 
 State = Literal["open", "resolved"]
@@ -334,7 +335,7 @@ def waiting_replies(session: Session, user: User, language: str | None = None) -
         session.execute(
             select(AssignmentItem.template_id, AssignmentItem.id)
             .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
-            .where(Assignment.user_id == user.id, AssignmentItem.template_id.in_(templates))
+            .where(Assignment.user_id == user.id, AssignmentItem.template_id.in_(templates), in_queue())
         ).all()
     )
     relations = {(c.language, c.relation_id) for c, _, _ in rows if c.template_id is None}
@@ -343,7 +344,7 @@ def waiting_replies(session: Session, user: User, language: str | None = None) -
         for lang, rel, item_id in session.execute(
             select(Assignment.language, AssignmentItem.relation_id, func.min(AssignmentItem.id))
             .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
-            .where(Assignment.user_id == user.id, AssignmentItem.relation_id.in_({r for _, r in relations}))
+            .where(Assignment.user_id == user.id, AssignmentItem.relation_id.in_({r for _, r in relations}), in_queue())
             .group_by(Assignment.language, AssignmentItem.relation_id)
         )
     }

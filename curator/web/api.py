@@ -11,7 +11,7 @@ from flask import Blueprint, jsonify, request
 from flask_login import current_user, login_required
 
 from curator.core import languages
-from curator.core.errors import N_, InputError
+from curator.core.errors import N_, InputError, Retired
 from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
 from curator.review import comments, guidelines, service, suggestions, threads
@@ -81,11 +81,25 @@ def queue(lang: str):
     )
 
 
+def _retired(lang: str, exc: Retired):
+    """409 for an item retired from the queue meanwhile (its proposal withdrawn by its author):
+    `{"error", "code": "retired", "progress", "next"}` — nothing stored, and where to go on: the
+    next undecided item after it (wrapping round), `null` when none is left."""
+    session = db()
+    assignment = service.get_assignment(session, current_user, lang)
+    progress, upcoming = queueing.progress_and_next(session, assignment, after=exc.position)
+    return jsonify(error=translated(exc), code=exc.code, progress=with_time_left(progress), next=upcoming), 409
+
+
 @bp.get("/languages/<lang>/items/<int:item_id>")
 @login_required
 def item(lang: str, item_id: int):
     session = db()
-    found = service.find_item(session, current_user, _lang(lang), fields.row_id(item_id))
+    lang = _lang(lang)
+    try:
+        found = service.find_item(session, current_user, lang, fields.row_id(item_id))
+    except Retired as exc:
+        return _retired(lang, exc)
     assignment = found.assignment
     context = service.item_context(session, current_user, assignment, found.item, found)
     probe = probe_hint(
@@ -158,21 +172,24 @@ def decide(lang: str, item_id: int):
     source = _source()
     # one unit of work: the item with what deciding needs (one statement), the decision, then
     # progress and the next item (one statement) — 8 round trips in all with the sign-in check
-    with write() as session:
-        found = service.find_item(session, current_user, lang, item_id, request_id=request_id, deciding=True)
-        decision, created = service.decide(
-            session,
-            current_user,
-            found.assignment,
-            found.item,
-            kind,
-            correction,
-            seconds,
-            request_id,
-            source,
-            standing=found.standing,
-        )
-        progress, upcoming = queueing.progress_and_next(session, found.assignment, after=found.item.position)
+    try:
+        with write() as session:
+            found = service.find_item(session, current_user, lang, item_id, request_id=request_id, deciding=True)
+            decision, created = service.decide(
+                session,
+                current_user,
+                found.assignment,
+                found.item,
+                kind,
+                correction,
+                seconds,
+                request_id,
+                source,
+                standing=found.standing,
+            )
+            progress, upcoming = queueing.progress_and_next(session, found.assignment, after=found.item.position)
+    except Retired as exc:  # its proposal was withdrawn meanwhile: nothing stored, on to the next one
+        return _retired(lang, exc)
     return jsonify(
         decision=service._decision_dict(decision), created=created, progress=with_time_left(progress), next=upcoming
     ), 201 if created else 200

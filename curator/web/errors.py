@@ -87,13 +87,14 @@ def status_for(exc: CuratorError) -> int:
 
 
 def error_response(
-    message: object, status: int, headers: dict[str, str] | None = None
+    message: object, status: int, headers: dict[str, str] | None = None, code: str | None = None
 ) -> tuple[Response | str, int, dict[str, str]]:
-    """`{"error": message}` under /api/, else the error page: title, the message, what to do next."""
+    """`{"error": message}` under /api/ (with `"code"` when the error has one, e.g. "retired"),
+    else the error page: title, the message, what to do next."""
     message = str(message)
     response: Response | str
     if wants_json():
-        response = jsonify(error=message)
+        response = jsonify(error=message, code=code) if code else jsonify(error=message)
     else:
         title = TITLES.get(status) or (_("Something went wrong") if status >= 500 else _("The request was refused"))
         explain = EXPLAIN.get(status)
@@ -135,7 +136,9 @@ def _rollback() -> None:
 def curator_error(exc: CuratorError):
     _rollback()
     status = status_for(exc)
-    return error_response(translated(exc), status, {"Retry-After": str(RETRY_AFTER)} if status == 503 else None)
+    return error_response(
+        translated(exc), status, {"Retry-After": str(RETRY_AFTER)} if status == 503 else None, code=exc.code
+    )
 
 
 def translated(exc: CuratorError) -> str:

@@ -97,6 +97,9 @@ JS_MESSAGES: list[str] = [
     N_("A decision made offline was not saved: %(error)s"),
     N_("Offline: only decisions still waiting can be undone."),
     N_("This template is not loaded yet, and the server cannot be reached."),
+    # a second look whose proposal was withdrawn meanwhile (409 "retired")
+    N_("This proposal was withdrawn by its author; moved on to the next template."),
+    N_("This proposal was withdrawn by its author; nothing else is waiting for you."),
 ]
 
 

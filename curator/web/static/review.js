@@ -473,6 +473,7 @@
   async function load(id) {
     const r = await loadContext(id);
     if (!r.ok) {
+      if (isRetired(r)) return retired(id, r.data);
       if (r.status === 0 && offline) say(t("This template is not loaded yet, and the server cannot be reached."), "warn");
       else fail(r, t("Could not load the template."));
       return false;
@@ -510,6 +511,27 @@
   // The relation heading, the status and the progress are at the top of the page.
   function toTop() { window.scrollTo(0, 0); }
 
+  // A second-look item whose proposal its author withdrew (or undid, or changed) meanwhile: the
+  // server stored nothing on it and answered 409 with code "retired", the progress and the next
+  // item (review/proposal_queue.py retire, web/api.py).
+  const isRetired = (r) => r.status === 409 && r.data && r.data.code === "retired";
+
+  // Out of the queue here too, and on to the next item the server named, with a note.
+  async function retired(id, data) {
+    const i = indexOf(id);
+    if (i >= 0) items.splice(i, 1);
+    contexts.delete(id);
+    if (data.progress) setProgress(data.progress);
+    const next = data.next && data.next !== id ? data.next : null;
+    if (next !== null && await load(next)) {
+      say(t("This proposal was withdrawn by its author; moved on to the next template."), "warn");
+      return true;
+    }
+    if (next === null && items.length && (!ctx || ctx.item.id === id)) await load(items[0].id);
+    say(t("This proposal was withdrawn by its author; nothing else is waiting for you."), "warn");
+    return false;
+  }
+
   async function refreshQueue() {
     const r = await call("GET", "/queue");
     if (!r.ok) { fail(r, t("Could not load your sample.")); return null; }
@@ -541,6 +563,7 @@
         if (result !== "signed-out") await decidedOffline(entry);
         return;
       }
+      if (isRetired(r)) { await retired(entry.item, r.data); return; }
       if (!r.ok) {
         const message = failure(r, t("Not saved."));
         if (kind === KINDS.AMEND && message) {
@@ -616,6 +639,11 @@
         if (offline) break;
         if (contexts.has(id)) continue;
         const r = await call("GET", `/items/${id}`, undefined, true);
+        if (isRetired(r)) {  // its proposal withdrawn meanwhile: out of the queue here too
+          if (indexOf(id) >= 0) items.splice(indexOf(id), 1);
+          if (r.data.progress) setProgress(r.data.progress);
+          continue;
+        }
         if (!r.ok) break;
         if (!contexts.has(id)) contexts.set(id, r.data);
       }
