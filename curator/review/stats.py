@@ -27,8 +27,7 @@ from curator.core.enums import DecisionKind
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
 from curator.review.progress import in_queue
 from curator.review.service import DECISIONS
-from curator.review.standing import decided
-from curator.review.standing import standing_decision_ids
+from curator.review.standing import decided, standing_decision_ids
 
 COUNTER: dict[str, str] = {  # stored decision kind -> its counter (keys are DecisionKind members)
     DecisionKind.ACCEPT: "accepted",
