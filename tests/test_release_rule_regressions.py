@@ -128,7 +128,7 @@ def test_a_resolution_rejecting_a_text_another_resolution_ships_is_refused(make_
     before = _resolutions(w)
     with pytest.raises((Conflict, InputError)) as refused:
         w.resolve(P19, AA, "reject")
-    assert BB in str(refused.value) or "bb" in str(refused.value)
+    assert BB in str(refused.value)  # naming the other
     assert _resolutions(w) == before
     for policy in POLICIES:
         assert built(w, policy) == [(AA, True), (CC, False)], policy
@@ -147,7 +147,7 @@ def test_two_resolutions_amending_each_others_text_are_refused(make_world):
     before = _resolutions(w)
     with pytest.raises((Conflict, InputError)) as refused:
         w.resolve(P19, BB, "amend", AA)
-    assert AA in str(refused.value) or "aa" in str(refused.value)
+    assert AA in str(refused.value)  # naming the other
     assert _resolutions(w) == before
     for policy in POLICIES:
         assert built(w, policy) == [(BB, True), (CC, False)], policy
