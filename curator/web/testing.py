@@ -13,14 +13,26 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from flask import Flask
 from werkzeug.serving import make_server
+from werkzeug.wsgi import ClosingIterator
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 
 class LiveServer:
     def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0):
-        self.server = make_server(host, port, app, threaded=True)
+        # requests in flight: stopping waits for them, so no handler thread is still running the
+        # app (compiling a template, say) once the block ends — CPython 3.11's ast/compile is not
+        # safe to run in two threads at once (gh-106905: "AST constructor recursion depth
+        # mismatch" in the next test's create_app)
+        self.busy = threading.Condition()
+        self.in_flight = 0
+        self.server = make_server(host, port, self._counted(app), threaded=True)
         self.url = f"http://{host}:{self.server.server_port}"
         # shutdown() waits for the loop to see its flag, which it checks every poll interval
         # (socketserver's default 0.5 s: up to half a second per test server stopped)
@@ -34,6 +46,26 @@ class LiveServer:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
+        with self.busy:  # werkzeug's handler threads are daemons that server_close does not join
+            self.busy.wait_for(lambda: self.in_flight == 0, timeout=10)
+
+    def _counted(self, app: Flask) -> WSGIApplication:
+        def counted(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+            with self.busy:
+                self.in_flight += 1
+            try:
+                body = app(environ, start_response)
+            except BaseException:
+                self._done()
+                raise
+            return ClosingIterator(body, [self._done])
+
+        return counted
+
+    def _done(self) -> None:
+        with self.busy:
+            self.in_flight -= 1
+            self.busy.notify_all()
 
 
 def free_port() -> int:
