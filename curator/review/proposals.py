@@ -1,7 +1,11 @@
 """Proposals: the texts reviewers add to a relation (an amendment's correction, a suggestion)
 and the texts maintainers answered, with where each stands (issue 28, issue 36).
 
-A proposal is keyed by (language, relation, cleaned text), exactly as the merge adds it. Its
+The proposals are every text of a relation that is not a parent line (a reviewer's amendment or
+suggestion, a text a maintainer wrote by editing or by a resolution, the row of a resolved
+proposal), and the parent lines a reviewer proposed or a maintainer answered: so a maintainer can
+answer — drop — every text that could ship because of people. A proposal is keyed by (language,
+relation, cleaned text), exactly as the merge adds it. Its
 status is its outcome under the one rule for what ships (`curator.review.rule.decide`,
 docs/release.md "What ships: one rule"), read here and nowhere decided again: shipped checked
 by `reviewers`, `trusted`, `maintainer` or `import`; `unconfirmed` (waiting for a second look;
@@ -161,7 +165,7 @@ def proposals(session: Session, language: str | None = None, policy: str | None 
         for outcome in decide(state):
             rel = state.relations[outcome.relation]
             for d in outcome.decided.values():
-                if d.proposers or d.settled_by or d.suggested or d.text in rel.answers:
+                if not d.parent or d.proposers or d.settled_by or d.text in rel.answers:
                     out.append(_proposal(state, rel, d, resolved))
     _template_ids(session, [p for p in out if p.template_id is None])
     out.sort(key=lambda p: p.key)
