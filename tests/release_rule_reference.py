@@ -126,6 +126,9 @@ class History:
     drops: dict[tuple[str, str], bool] = field(default_factory=dict)  # (relation, text) -> active
     trusted: set[str] = field(default_factory=set)
     seq: int = 0
+    # (reviewer, relation, row) of the items retired from the queues (issue 36 §4): an input, read
+    # from the database before each event; a decision on a retired item reaches nothing
+    retired: set[tuple[str, str, str]] = field(default_factory=set)
 
     def _next(self) -> int:
         self.seq += 1
@@ -154,9 +157,15 @@ class History:
         return True
 
     def undo(self, reviewer: str) -> Decision | None:
-        """The reviewer's latest standing decision (any row) is undone; returns it."""
+        """The reviewer's latest standing decision on an item still in the queue is undone; returns it."""
         latest = max(
-            (d for d in self.decisions if d.reviewer == reviewer and not d.retracted), key=lambda d: d.seq, default=None
+            (
+                d
+                for d in self.decisions
+                if d.reviewer == reviewer and not d.retracted and (d.reviewer, d.relation, d.row) not in self.retired
+            ),
+            key=lambda d: d.seq,
+            default=None,
         )
         if latest is not None:
             latest.retracted = True
@@ -260,10 +269,10 @@ class History:
 
     # ------------------------------------------------------------------ the rule
     def standing(self, relation: str) -> list[Decision]:
-        """Every reviewer's standing decision on every row of the relation."""
+        """Every reviewer's standing decision on every row of the relation, but on retired items."""
         latest: dict[tuple[str, str], Decision] = {}
         for d in self.decisions:
-            if d.relation == relation and not d.retracted:
+            if d.relation == relation and not d.retracted and (d.reviewer, relation, d.row) not in self.retired:
                 key = (d.reviewer, d.row)
                 if key not in latest or d.seq > latest[key].seq:
                     latest[key] = d

@@ -207,6 +207,16 @@ class World:
             ).all()
         return [Item(i, r, t, retired is not None, bool(extra)) for i, r, t, retired, extra in rows]
 
+    def retired(self) -> set[tuple[str, str, str]]:
+        """(reviewer, relation, text) of every item retired from a queue: what the reference takes
+        as given (which items retire is tests/test_queue_retire.py's)."""
+        return {
+            (reviewer, item.relation, item.text)
+            for reviewer in self.reviewers
+            for item in self.items(reviewer)
+            if item.retired
+        }
+
     def rows(self, relation: str) -> list[tuple[int, str]]:
         """(template id, text) of every template row of the relation."""
         with self.sessions() as s:

@@ -146,6 +146,7 @@ class RuleMachine(RuleBasedStateMachine):
         as the reference says; `lenient`: it may also refuse an event the reference accepts (the
         docs say nothing of it; then the reference does not change). A refused event must change
         nothing in the database. Returns (the service's result, the reference's) or None."""
+        self.history.retired = self.w.retired()
         probe = copy.deepcopy(self.history)
         try:
             expected, refusal = predicted(probe), None
@@ -371,6 +372,8 @@ class RuleMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ after every step
     @invariant()
     def agrees_with_the_reference(self) -> None:
+        if self.world is not None:
+            self.history.retired = self.w.retired()
         if self.world is None:
             return
         for policy in POLICIES:

@@ -217,3 +217,32 @@ def test_the_proposals_api_under_a_policy_agrees_with_a_build_under_it(make_worl
         assert statuses(w, policy)[DD] == status, policy
     for policy, status in expected.items():
         assert outcomes(w, policy)[DD][0] == ("shipped-checked" if status == "reviewers" else "rejected"), policy
+
+
+# ---------------------------------------------------------------- the independent review's findings
+def test_a_resolution_amending_a_text_to_itself_is_refused(make_world):
+    """Resolving aa as "amend to aa" would both settle and ship aa (row 2): refused, nothing
+    stored, and aa still ships; accept is the way to say it."""
+    w = make_world([AA, BB])
+    row = w.row_id(P19, AA)
+    with pytest.raises(InputError, match="resolve it as accept"):
+        w.resolve(P19, AA, "amend", AA)
+    with w.sessions() as s:
+        assert s.scalar(select(func.count()).select_from(Resolution).where(Resolution.template_id == row)) == 0
+    assert built(w, "any") == [(AA, False), (BB, False)]
+
+
+def test_a_proposal_row_decision_retired_with_its_proposal_reaches_nothing(make_world):
+    """r1 suggests dd; r2 amends dd's row to ee; the maintainer drops dd; r1 withdraws dd: r2's
+    item is retired, so its amendment reaches nothing — ee is no proposal, even after r3 accepts
+    its row (the queue and the rule read one predicate)."""
+    w = make_world([AA, BB], reviewers=3)
+    suggestion = w.suggest(R1, P19, DD)
+    w.decide(R2, P19, DD, "amend", EE)
+    w.answer(P19, DD, "drop")
+    w.withdraw(R1, suggestion)
+    assert (R2, P19, DD) in w.retired()
+    for policy in POLICIES:
+        assert EE not in outcomes(w, policy) and EE not in statuses(w, policy), policy
+        assert built(w, policy) == [(AA, False), (BB, False)], policy
+

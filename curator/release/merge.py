@@ -179,10 +179,10 @@ def _lay_out(
     """A relation's outcomes as the preview and the build show them."""
     p = RelationPlan(outcome.language, outcome.relation, policy=policy, outcomes=list(outcome.decided.values()))
     p.resolutions = list(resolutions)
-    for d, line in outcome.shipped():
+    for d, line, checked in outcome.shipped():
         planned = Planned(
             d.text,
-            d.checked,
+            checked,
             line.template_id if line is not None else None,
             d.origin,
             confirmed=_confirmed_by(d, rel),

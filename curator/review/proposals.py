@@ -157,13 +157,16 @@ def status_of(decided: Decided) -> ProposalStatus:
 def proposals(session: Session, language: str | None = None, policy: str | None = None) -> list[Proposal]:
     """Every proposal (of `language`) with its status under `policy` (None: each language's
     stored policy), ordered by language, relation and text."""
-    states = load(session, [language] if language is not None else None, latest_candidates_id(session), policy)
+    parent_id = latest_candidates_id(session)
+    states = load(session, [language] if language is not None else None, parent_id, policy)
     resolved = standing_resolutions(session, language)
     out: list[Proposal] = []
     for lang in sorted(states):
         state = states[lang]
         for outcome in decide(state):
             rel = state.relations[outcome.relation]
+            if parent_id is not None and not rel.parent:
+                continue  # a relation the parent version does not hold: no build holds it
             for d in outcome.decided.values():
                 if not d.parent or d.proposers or d.settled_by or d.text in rel.answers:
                     out.append(_proposal(state, rel, d, resolved))

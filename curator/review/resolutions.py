@@ -191,6 +191,8 @@ def resolve(
             cleaned = validate_template(correction, template.language, keeps_case(session))
         except InputError as exc:
             raise InputError(f"correction: {exc.message}") from None
+        if cleaned == template.text:
+            raise InputError("correction: it is the template itself: resolve it as accept instead")
     elif correction is not None and str(correction).strip():
         raise InputError(f"correction: only an amend has a correction, not {verdict}")
     standing = standing_resolutions(session, template.language)

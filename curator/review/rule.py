@@ -146,14 +146,17 @@ class RelationOutcome:
     decided: dict[str, Decided]
     parent: list[ParentLine]
 
-    def shipped(self) -> list[tuple[Decided, ParentLine | None]]:
-        """The lines a build writes: each parent line that ships (duplicates too), then the other
-        shipped texts in their order."""
-        out: list[tuple[Decided, ParentLine | None]] = [
-            (self.decided[line.pattern], line) for line in self.parent if self.decided[line.pattern].shipped
-        ]
+    def shipped(self) -> list[tuple[Decided, ParentLine | None, bool]]:
+        """The lines a build writes, with their checked flag: each parent line that ships
+        (duplicates too; one the rule ships as the parent marks it — rows 4 and 10 — keeps its own
+        copy's flag), then the other shipped texts in their order."""
+        out: list[tuple[Decided, ParentLine | None, bool]] = []
+        for line in self.parent:
+            d = self.decided[line.pattern]
+            if d.shipped:
+                out.append((d, line, line.checked if d.rule in (4, 10) else d.checked))
         others = [d for d in self.decided.values() if not d.parent and d.shipped]
-        out += [(d, None) for d in sorted(others, key=lambda d: d.order)]
+        out += [(d, None, d.checked) for d in sorted(others, key=lambda d: d.order)]
         return out
 
 

@@ -16,6 +16,7 @@ from curator.core.enums import VersionKind
 from curator.core.errors import InputError
 from curator.core.models import (
     Assignment,
+    AssignmentItem,
     DatasetVersion,
     Decision,
     LineDrop,
@@ -114,7 +115,9 @@ def load(
             Template.is_candidate,
         )
         .join(Template, Template.id == Decision.template_id)
-        .where(Decision.id.in_(standing_decision_ids()))
+        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+        # a decision on a retired item (its proposal withdrawn, undone, edited away) reaches nothing
+        .where(Decision.id.in_(standing_decision_ids()), AssignmentItem.retired_at.is_(None))
         .order_by(Decision.id),
         Decision.language,
     )
