@@ -245,4 +245,3 @@ def test_a_proposal_row_decision_retired_with_its_proposal_reaches_nothing(make_
     for policy in POLICIES:
         assert EE not in outcomes(w, policy) and EE not in statuses(w, policy), policy
         assert built(w, policy) == [(AA, False), (BB, False)], policy
-
