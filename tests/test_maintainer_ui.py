@@ -320,9 +320,9 @@ def test_invitation_revoke_and_resend(demo, sessions):
         data={"csrf_token": csrf_from(page), "email": "kim@example.org", "languages": "es", "fraction": "0.5"},
         follow_redirects=True,
     )
-    old = re.search(r'<code class="invite-link"[^>]*>https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)).group(
-        1
-    )
+    old = re.search(
+        r'<code class="invite-link"[^>]*>https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)
+    ).group(1)
     with sessions() as s:
         invite = s.scalar(select(Invite).where(Invite.email == "kim@example.org"))
         invite_id, first_expiry = invite.id, invite.expires_at
@@ -337,9 +337,9 @@ def test_invitation_revoke_and_resend(demo, sessions):
 
     r = boss.client.post(f"/admin/invites/{invite_id}/resend", data={"csrf_token": boss.token}, follow_redirects=True)
     assert r.status_code == 200
-    new = re.search(r'<code class="invite-link"[^>]*>https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)).group(
-        1
-    )
+    new = re.search(
+        r'<code class="invite-link"[^>]*>https?://[^/]+(/invite/[^<]+)</code>', r.get_data(as_text=True)
+    ).group(1)
     assert new != old
     assert anon.get(old).status_code == 404  # the old link is dead
     assert anon.get(new).status_code == 200
