@@ -122,7 +122,7 @@ def test_from_a_fresh_demo_to_a_downloaded_release_without_a_terminal(chromium, 
     rpage.fill("input[name=name]", "Nuria")
     rpage.fill("input[name=password]", NEW_PASSWORD)
     rpage.fill("input[name=password2]", NEW_PASSWORD)
-    rpage.get_by_role("button", name="Start reviewing").click()
+    rpage.get_by_role("button", name="Create my account").click()
     rpage.wait_for_load_state()
     token = rpage.locator("meta[name=csrf-token]").get_attribute("content")
     items = reviewer_ctx.request.get(base + "/api/v1/languages/es/queue").json()["items"]
