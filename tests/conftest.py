@@ -280,10 +280,12 @@ class Cli:
 
     def __init__(self, url: str):
         self.url = url
-        self.runner = CliRunner()
+        # where the links of `curator user invite` and `reset-link` point (the developer's own
+        # environment does not leak in); a test of the path-only default passes env=
+        self.runner = CliRunner(env={"CURATOR_BASE_URL": "http://127.0.0.1:5000"})
 
-    def __call__(self, *args: str, ok: bool = True):
-        result = self.runner.invoke(main, ["--database", self.url, *map(str, args)], catch_exceptions=False)
+    def __call__(self, *args: str, ok: bool = True, env: dict[str, str | None] | None = None):
+        result = self.runner.invoke(main, ["--database", self.url, *map(str, args)], catch_exceptions=False, env=env)
         if ok:
             assert result.exit_code == 0, result.output
         return result

@@ -66,12 +66,12 @@ def test_each_action_in_the_browser_leaves_one_entry(review_app, sessions):
     log = Log(sessions)
     boss = Browser(review_app).login(BOSS)
     # invitations: create, resend, revoke
-    assert _post(boss, "/admin/reviewers", email="nuria@example.org", languages="es").status_code == 200
+    assert _post(boss, "/admin/reviewers", email="nuria@example.org", languages="es").status_code == 303
     row = log.one(Activity.INVITE, BOSS, "es", "nuria@example.org")
     assert row.details["languages"] == ["es"] and row.details["role"] == "reviewer"
     with sessions() as s:
         invite_id = s.scalar(select(Invite.id).where(Invite.email == "nuria@example.org"))
-    assert _post(boss, f"/admin/invites/{invite_id}/resend").status_code == 200
+    assert _post(boss, f"/admin/invites/{invite_id}/resend").status_code == 303
     log.one(Activity.INVITE_RESEND, BOSS, "es", "nuria@example.org")
     assert _post(boss, f"/admin/invites/{invite_id}/revoke").status_code == 302
     log.one(Activity.INVITE_REVOKE, BOSS, "es", "nuria@example.org")

@@ -42,8 +42,8 @@ def _activity(sessions) -> list[tuple[str | None, str, str, str | None, dict]]:
     return [tuple(r) for r in rows]
 
 
-def _form(browser: Browser, path: str, **data):
-    return browser.client.post(path, data={**data, "csrf_token": browser.token})
+def _form(browser: Browser, path: str, follow_redirects: bool = False, **data):
+    return browser.client.post(path, data={**data, "csrf_token": browser.token}, follow_redirects=follow_redirects)
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -61,7 +61,7 @@ def test_deactivation_on_the_page_signs_out_at_once_and_keeps_the_decisions(revi
     assert script.get("/api/v1/me", headers=_bearer(token)).status_code == 200
 
     boss = Browser(review_app).login("boss@example.org")
-    r = _form(boss, f"/admin/users/{ana_id}/active", action="deactivate")
+    r = _form(boss, f"/admin/users/{ana_id}/active", action="deactivate", confirm="1")
     assert r.status_code == 302, r.get_data(as_text=True)
     # at once: the signed-in browser's next request, the API and the token are refused
     assert ana.get("/api/v1/me").status_code == 401
@@ -97,7 +97,7 @@ def test_refusals_change_nothing(review_app, sessions, cli):
     boss_id, ana_id = _user_id(sessions, "boss@example.org"), _user_id(sessions, "ana@example.org")
     boss = Browser(review_app).login("boss@example.org")
     refusals = [
-        (f"/admin/users/{boss_id}/active", {"action": "deactivate"}, 409, "your own account"),
+        (f"/admin/users/{boss_id}/active", {"action": "deactivate", "confirm": "1"}, 409, "your own account"),
         (f"/admin/users/{boss_id}/role", {"role": "reviewer"}, 409, "your own account"),
         (f"/admin/users/{ana_id}/role", {"role": "admin"}, 422, "role: must be one of"),
         (f"/admin/users/{ana_id}/role", {"role": "reviewer"}, 409, "already a reviewer"),
@@ -107,7 +107,7 @@ def test_refusals_change_nothing(review_app, sessions, cli):
         (f"/admin/users/{ana_id}/languages", {"action": "assign", "language": "es"}, 409, "already reviews es"),
         (f"/admin/users/{ana_id}/languages", {"action": "unassign", "language": "el"}, 409, "does not review el"),
         (f"/admin/users/{ana_id}/languages", {"action": "", "language": "el"}, 422, "action: choose"),
-        ("/admin/users/99999/active", {"action": "deactivate"}, 404, "no user"),
+        ("/admin/users/99999/active", {"action": "deactivate", "confirm": "1"}, 404, "no user"),
     ]
     for path, data, status, message in refusals:
         r = _form(boss, path, **data)
@@ -305,7 +305,7 @@ def test_a_reset_link_works_once_and_expires(review_app, sessions, cli):
     weak = _choose(review_app, path, "password")
     assert weak.status_code == 422 and "most common" in weak.get_data(as_text=True)
     done = _choose(review_app, path, NEW_PASSWORD)
-    assert done.status_code == 302 and done.headers["Location"].endswith("/login")
+    assert done.status_code == 302 and done.headers["Location"].endswith("/")
     assert ana.get("/api/v1/me").status_code == 401  # her other sign-ins are revoked
     Browser(review_app).login("ana@example.org", NEW_PASSWORD)
     used = review_app.test_client().get(path)
@@ -427,14 +427,14 @@ def test_reset_links_and_invitations_by_email(review_app, db_url, sessions, tmp_
     Browser(app).login("ana@example.org", NEW_PASSWORD)
 
     # the reviewers page's invitation, bound to an address: e-mailed, and its link opens the invitation
-    r = _form(boss, "/admin/reviewers", email="new@example.org", languages="es")
+    r = _form(boss, "/admin/reviewers", follow_redirects=True, email="new@example.org", languages="es")
     assert r.status_code == 200 and "E-mailed" in r.get_data(as_text=True)
     invitation = smtp.messages[-1]
     assert invitation["To"] == "new@example.org"
     invite_link = LINK.search(invitation.get_payload(decode=True).decode())[0]
     assert app.test_client().get(_path(invite_link)).status_code == 200
     # an invitation without an address: nothing to send, the link shown as before
-    r = _form(boss, "/admin/reviewers", languages="es")
+    r = _form(boss, "/admin/reviewers", follow_redirects=True, languages="es")
     assert r.status_code == 200 and "Send this link" in r.get_data(as_text=True) and len(smtp.messages) == 2
 
     # the commands e-mail too (settings from the environment)
@@ -463,7 +463,7 @@ def test_a_failed_send_is_one_message_and_the_link_still_works(
     text = r.get_data(as_text=True)
     assert r.status_code == 200 and text.count("was not sent") == 1 and "Traceback" not in text
     assert _choose(app, _path(_reset_link(text)), NEW_PASSWORD).status_code == 302  # the link was made and works
-    r = _form(boss, "/admin/reviewers", email="new@example.org", languages="es")
+    r = _form(boss, "/admin/reviewers", follow_redirects=True, email="new@example.org", languages="es")
     text = r.get_data(as_text=True)
     assert r.status_code == 200 and "was not sent" in text and "Send this link" in text
     monkeypatch.setenv("CURATOR_SMTP_HOST", "127.0.0.1")
@@ -514,10 +514,12 @@ def test_people_pages_in_chromium(chromium, live, sessions):
         page.select_option("#role-section select", "maintainer")
         page.click("#change-role")
         page.wait_for_function("document.getElementById('person-role').textContent === 'maintainer'")
+        page.check("#confirm-deactivate")
         page.click("#deactivate")
         page.wait_for_selector("#reactivate")
         assert page.locator("#person-state").inner_text() == "deactivated"
         page.goto(base + "/admin/users/" + str(_user_id(sessions, "boss@example.org")))
+        page.check("#confirm-deactivate")
         page.click("#deactivate")  # one's own account: refused on the page
         page.wait_for_selector(".flash.error")
         assert "your own account" in page.locator(".flash.error").inner_text()

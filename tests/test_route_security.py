@@ -83,10 +83,10 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/release/build": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/release/snapshot": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/versions/<name>/download.zip": {"GET": MAINTAINER_PAGE},
-    "/admin/invites/<int:invite_id>/resend": {"POST": MAINTAINER_PAGE},  # the page with the new link, 200
+    "/admin/invites/<int:invite_id>/resend": {"POST": {**MAINTAINER_PAGE, M: 303}},  # to the page with the new link
     "/admin/invites/<int:invite_id>/revoke": {"POST": {**MAINTAINER_PAGE, M: 302}},  # after resend (sorted)
     "/admin/release/preview": {"GET": MAINTAINER_PAGE},
-    "/admin/reviewers": {"GET": MAINTAINER_PAGE, "POST": MAINTAINER_PAGE},  # the invitation link, 200
+    "/admin/reviewers": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 303}},  # to the page with the link
     "/admin/versions/<name>/chart.svg": {"GET": MAINTAINER_PAGE},
     "/probe/runs": {"GET": MAINTAINER_PAGE},
     "/probe/runs/<name>": {"GET": MAINTAINER_PAGE},

@@ -186,7 +186,7 @@ def test_deactivation_signs_out_and_revokes_the_api_token(review_app, cli):
             "csrf_token": csrf_from(client.get("/login").get_data(as_text=True)),
         },
     )
-    assert r.status_code == 401  # cannot sign in again
+    assert r.status_code == 403 and "deactivated" in r.get_data(as_text=True)  # cannot sign in again
     assert "deactivated" in cli("user", "token", "ana@example.org", ok=False).output  # nor get a token
     cli("user", "deactivate", "--undo", "ana@example.org")
     # reactivated: the password works again, but neither the old token nor the old cookies do

@@ -11,8 +11,7 @@ import click
 from curator.cli.common import Column, Context, echo_table, language_argument, list_option, pass_ctx
 from curator.core.db import reading, unit_of_work
 from curator.core.enums import Activity, QueueOrder, Role, values
-from curator.core.errors import NotFound
-from curator.core.settings import Settings
+from curator.core.errors import InputError, NotFound
 
 
 # ---------------------------------------------------------------- users
@@ -150,22 +149,43 @@ def user_unassign(ctx: Context, email: str, language: str) -> None:
 @click.argument("email")
 @click.option(
     "--base-url",
-    default=f"http://{Settings.host}:{Settings.port}",  # `curator serve`'s defaults
-    show_default=True,
-    help="Where the app is served.",
+    envvar="CURATOR_BASE_URL",
+    default=None,
+    help="The address the app is served at, as its users open it (https://review.example.org); "
+    "default: $CURATOR_BASE_URL, else only the link's path is printed.",
 )
 @pass_ctx
-def user_reset_link(ctx: Context, email: str, base_url: str) -> None:
+def user_reset_link(ctx: Context, email: str, base_url: str | None) -> None:
     """Print a one-time password-reset link (valid 72 hours); e-mailed too when CURATOR_SMTP_HOST is set."""
     from curator.review import mail, people
 
     with unit_of_work(ctx.sessions()) as session:
         user = people.get_person(session, email)
+        _mail_needs_base_url(ctx, user.email, base_url)
         _, token = people.create_reset(session, None, user)
         address = user.email
-    link = f"{base_url.rstrip('/')}/reset/{token}"
-    click.echo(link)
+    link = _link(base_url, f"/reset/{token}")
     _mail(ctx, address, *mail.password_reset(link, address, people.RESET_HOURS))
+
+
+def _link(base_url: str | None, path: str) -> str:
+    """Print the link: the configured base URL and the path, or (none configured) the path alone,
+    with one line on stderr saying what to put in front of it. Returned as printed."""
+    if not base_url or not base_url.strip():
+        click.echo("no base URL configured (CURATOR_BASE_URL or --base-url): the link's path only", err=True)
+        click.echo(path)
+        return path
+    link = f"{base_url.strip().rstrip('/')}{path}"
+    click.echo(link)
+    return link
+
+
+def _mail_needs_base_url(ctx: Context, to: str | None, base_url: str | None) -> None:
+    """An e-mailed link must be a whole one: refused before anything is made."""
+    from curator.review import mail
+
+    if to and mail.configured(ctx.settings) and not (base_url and base_url.strip()):
+        raise InputError("CURATOR_BASE_URL", "set the address the app is served at to e-mail the link (or --base-url)")
 
 
 def _mail(ctx: Context, to: str | None, subject: str, body: str) -> None:
@@ -186,23 +206,24 @@ def _mail(ctx: Context, to: str | None, subject: str, body: str) -> None:
 @click.option("--fraction", type=float, default=None, help="Share of each relation's candidates to sample (0.5).")
 @click.option(
     "--base-url",
-    default=f"http://{Settings.host}:{Settings.port}",  # `curator serve`'s defaults
-    show_default=True,
-    help="Where the app is served.",
+    envvar="CURATOR_BASE_URL",
+    default=None,
+    help="The address the app is served at, as its users open it (https://review.example.org); "
+    "default: $CURATOR_BASE_URL, else only the link's path is printed.",
 )
 @pass_ctx
 def user_invite(
-    ctx: Context, languages: list[str], email: str | None, role: str, fraction: float | None, base_url: str
+    ctx: Context, languages: list[str], email: str | None, role: str, fraction: float | None, base_url: str | None
 ) -> None:
     """Print an invitation link (valid 14 days); e-mailed too to --email when CURATOR_SMTP_HOST is set."""
     from curator.review import mail
     from curator.review.accounts import INVITE_DAYS, create_invite
 
     with unit_of_work(ctx.sessions()) as session:
+        _mail_needs_base_url(ctx, email, base_url)
         invite, token = create_invite(session, languages, None, email, role, fraction)
         address, codes = invite.email, list(invite.languages)
-    link = f"{base_url.rstrip('/')}/invite/{token}"
-    click.echo(link)
+    link = _link(base_url, f"/invite/{token}")
     _mail(ctx, address, *mail.invitation(link, role, codes, INVITE_DAYS))
 
 

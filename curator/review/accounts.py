@@ -156,14 +156,24 @@ def create_user(session: Session, email: str, password: str | None, role: str = 
     return user
 
 
+DEACTIVATED = N_("This account is deactivated: it cannot sign in. Ask a maintainer of this review to reactivate it.")
+
+
 def authenticate(session: Session, email: str, password: str) -> User | None:
+    """The account whose password this is, or None. A deactivated account is a Forbidden
+    (DEACTIVATED) only when the password is right: a wrong one gets the same None as an unknown
+    address, so the answer tells nobody without the password that the account exists."""
     if not isinstance(email, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
         email, password = "", ""
     user = find_user(session, email or "")
-    if user is None or not user.active or not user.password_hash:
+    if user is None or not user.password_hash:
         hash_password("timing-equaliser")  # same cost whether or not the user exists
         return None
-    return user if check_password_hash(user.password_hash, password or "") else None
+    if not check_password_hash(user.password_hash, password or ""):
+        return None
+    if not user.active:
+        raise Forbidden(DEACTIVATED, params={})
+    return user
 
 
 def _check_languages(session: Session, codes: list[str]) -> list[str]:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import secrets
+from typing import Any
+
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import session as browser_session
 from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import func, select
@@ -126,6 +132,7 @@ def _reviewers_page(
     status: int = 200,
     resent: int | None = None,
     mailed: bool = False,
+    gone: bool = False,
 ):
     session = db()
     users = session.scalars(select(User).order_by(User.role.desc(), User.email)).all()
@@ -155,14 +162,62 @@ def _reviewers_page(
         now=utcnow(),
         resent=resent,
         mailed=mailed,
+        gone=gone,
     ), status
+
+
+PAD = "invite_link_pad"  # the session key of the one-time pad of the link just made (below)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _show_link_once(token: str, mailed: bool, resent: int | None = None):
+    """Post/redirect/get for a link just made: reloading the page it lands on makes no second
+    invitation (nor a second new link). The token crosses the redirect in two halves, neither
+    of which is the link: a one-time pad in the (signed) session cookie, and the token XOR the
+    pad in the URL. The page that shows the link pops the pad, so a reload, the URL in the
+    history or a server log show nothing."""
+    raw = token.encode()
+    pad = secrets.token_bytes(len(raw))
+    browser_session[PAD] = _b64(pad)
+    sealed = _b64(bytes(a ^ b for a, b in zip(raw, pad, strict=True)))
+    args: dict[str, Any] = {"link": sealed}
+    if mailed:
+        args["mailed"] = 1
+    if resent is not None:
+        args["resent"] = resent
+    return redirect(url_for("admin.reviewers", **args), code=303)
+
+
+def _link_shown_once() -> str | None:
+    """The link `_show_link_once` handed over, the first time the page is shown (else None)."""
+    sealed, pad = request.args.get("link"), browser_session.pop(PAD, None)
+    if not sealed or not isinstance(pad, str):
+        return None
+    try:
+        raw, key = _unb64(sealed), _unb64(pad)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) != len(key):
+        return None
+    token = bytes(a ^ b for a, b in zip(raw, key, strict=True)).decode("ascii", "replace")
+    return url_for("auth.invite", token=token, _external=True)
 
 
 @bp.route("/reviewers", methods=["GET", "POST"])
 @maintainer_required
 def reviewers():
     if request.method == "GET":
-        return _reviewers_page()
+        link = _link_shown_once()
+        gone = link is None and bool(request.args.get("link"))  # a reload: the link was shown once
+        resent = request.args.get("resent", type=int) if link else None
+        return _reviewers_page(link=link, mailed=bool(link and request.args.get("mailed")), resent=resent, gone=gone)
     codes = request.form.getlist("languages") or request.form.get("language_codes", "").replace(",", " ").split()
     fraction = request.form.get("fraction", "").strip()
     email, role = request.form.get("email", ""), request.form.get("role", "reviewer")
@@ -180,7 +235,7 @@ def reviewers():
         return _reviewers_page(form=form, status=422)
     link = url_for("auth.invite", token=token, _external=True)
     mailed = send_link(email.strip(), *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
-    return _reviewers_page(link=link, mailed=mailed)
+    return _show_link_once(token, mailed)
 
 
 @bp.post("/invites/<int:invite_id>/revoke")
@@ -202,7 +257,8 @@ def revoke(invite_id: int):
 @bp.post("/invites/<int:invite_id>/resend")
 @maintainer_required
 def resend(invite_id: int):
-    """A fresh link for the same invitation; shown once, on the page itself (never in a cookie)."""
+    """A fresh link for the same invitation; shown once, on the page the POST redirects to (never
+    whole in a cookie nor in the URL: `_show_link_once`)."""
     try:
         with write() as session:
             invite, token = resend_invite(session, invite_id, current_user)
@@ -214,4 +270,4 @@ def resend(invite_id: int):
         return _reviewers_page(status=status_for(exc))
     link = url_for("auth.invite", token=token, _external=True)
     mailed = send_link(email, *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
-    return _reviewers_page(link=link, resent=invite_id, mailed=mailed)
+    return _show_link_once(token, mailed, resent=invite_id)

@@ -14,7 +14,7 @@ from flask import Blueprint, abort, current_app, flash, redirect, render_templat
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
-from curator.core.errors import Busy, CuratorError
+from curator.core.errors import Busy, CuratorError, Forbidden
 from curator.review.accounts import (
     accept_invite,
     authenticate,
@@ -58,7 +58,7 @@ def _safe_next(target: str | None) -> str:
     return url_for("review.home")
 
 
-def _sign_in(user, remember: bool = False, password: str | None = None) -> None:
+def sign_in(user, remember: bool = False, password: str | None = None) -> None:
     """A new login session on the server, then Flask-Login's cookies carrying it. With the
     password just checked, a hash made another way than new ones (accounts.needs_rehash) is
     stored again the current way in the same write."""
@@ -72,11 +72,15 @@ def _sign_in(user, remember: bool = False, password: str | None = None) -> None:
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if request.method == "POST":
-        user = authenticate(db(), request.form.get("email", ""), request.form.get("password", ""))
+        try:
+            user = authenticate(db(), request.form.get("email", ""), request.form.get("password", ""))
+        except Forbidden as exc:  # deactivated, and the password right: say so, and whom to ask
+            flash(translated(exc), "error")
+            return render_template("login.html", email=request.form.get("email", "")), 403
         if user is None:
             flash(_("That e-mail and password do not match."), "error")
             return render_template("login.html", email=request.form.get("email", "")), 401
-        _sign_in(user, remember=bool(request.form.get("remember")), password=request.form.get("password", ""))
+        sign_in(user, remember=bool(request.form.get("remember")), password=request.form.get("password", ""))
         response = redirect(_safe_next(request.args.get("next")))
         # the account's language (chosen in another browser) becomes this browser's too
         return remember_locale(response, user.locale) if user.locale in LOCALES else response
@@ -130,8 +134,13 @@ def invite(token: str):
             flash(translated(exc), "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
         if signed_in is None:  # a signed-in reviewer keeps their login session
-            _sign_in(user)
+            sign_in(user)
         flash(_("Welcome! Your sample is ready."), "info")
+        # one language: straight to its review screen, whose guidelines end with the one
+        # "Start reviewing" button (not a home page with a "Start" of its own in between)
+        codes = list(invitation.languages)
+        if len(codes) == 1:
+            return redirect(url_for("review.screen", lang=codes[0]))
         return redirect(url_for("review.home"))
     return render_template("invite.html", invite=invitation, form={}, signed_in=signed_in)
 
@@ -155,7 +164,7 @@ def account():
             flash(translated(exc), "error")
             return render_template("account.html"), status_for(exc)
         remember = request.cookies.get(current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")) is not None
-        _sign_in(current_user._get_current_object(), remember=remember)
+        sign_in(current_user._get_current_object(), remember=remember)
         flash(_("Password changed. Other browsers are signed out."), "info")
         return redirect(url_for("auth.account"))
     return render_template("account.html")

@@ -21,7 +21,7 @@ from curator.core.models import Language
 from curator.review import mail, people
 from curator.review.accounts import MIN_PASSWORD
 from curator.web import fields
-from curator.web.auth import maintainer_required
+from curator.web.auth import maintainer_required, sign_in
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
 from curator.web.settings import current_settings
@@ -82,6 +82,9 @@ def active(user_id: int):
     user_id = fields.row_id(user_id)
     action = request.form.get("action", "")
     if action == "deactivate":
+        if request.form.get("confirm") != "1":  # the page's checkbox, checked here (not only by the browser)
+            flash(_("Not deactivated: tick the box to confirm first."), "error")
+            return _person_page(user_id, status=422)
         return _change(
             user_id,
             lambda s, u: people.deactivate(s, current_user, u),
@@ -166,7 +169,7 @@ def send_link(to: str | None, subject: str, body: str) -> bool:
 @bp.route("/reset/<token>", methods=["GET", "POST"])
 def reset(token: str):
     """Choose a new password from a reset link: every sign-in of the account (this browser's
-    too) and its API token are revoked; then sign in with the new password."""
+    too) and its API token are revoked; this browser is then signed in with a new login session."""
     user = people.open_reset(db(), token)[1]  # a used, expired or deactivated link: its page (404/410)
     email = user.email
     if request.method == "POST":
@@ -176,7 +179,7 @@ def reset(token: str):
             return render_template("reset.html", email=email, minimum=MIN_PASSWORD), 422
         try:
             with write() as session:
-                people.use_reset(session, token, form.get("password", ""))
+                user = people.use_reset(session, token, form.get("password", ""))
         except Busy:
             raise
         except CuratorError as exc:
@@ -184,6 +187,7 @@ def reset(token: str):
             return render_template("reset.html", email=email, minimum=MIN_PASSWORD), status_for(exc)
         if current_user.is_authenticated:
             logout_user()  # whoever was signed in here: their login session may be one just revoked
-        flash(_("Password changed. Sign in with the new one."), "info")
-        return redirect(url_for("auth.login"))
+        sign_in(user)  # the one who chose the password is signed in with it (a new login session)
+        flash(_("Password changed. You are signed in."), "info")
+        return redirect(url_for("review.home"))
     return render_template("reset.html", email=email, minimum=MIN_PASSWORD)
