@@ -8,6 +8,16 @@ from curator.core.errors import InputError
 
 ALIASES = {"zh": "zh-hans", "zh-classical": "zh-hant"}
 RTL = frozenset({"ar", "arz", "azb", "ckb", "dv", "fa", "he", "ps", "pnb", "sd", "ug", "ur", "yi"})
+# languages whose script has no letter case (Arabic and Hebrew scripts, the Brahmic scripts, Thai,
+# Chinese, Japanese, Korean, Ge'ez, Georgian as written today): no capital-letter hint or guideline
+# for them. Latin, Cyrillic, Greek and Armenian have case; a language not listed is taken to have it.
+CASELESS = RTL | frozenset(
+    {
+        "am", "as", "bn", "bo", "bpy", "dz", "gu", "hi", "ja", "ka", "km", "kn", "ko", "lo", "mai",
+        "ml", "mr", "my", "ne", "new", "or", "pa", "sa", "si", "ta", "te", "th", "ti", "zh", "zh-hans",
+        "zh-hant", "zh-yue", "yue", "wuu",
+    }
+)  # fmt: skip
 
 NAMES = dict(
     af="Afrikaans",
@@ -123,6 +133,12 @@ def canonical(code: str) -> str:
 
 def name(code: str) -> str:
     return NAMES.get(code, code)
+
+
+def has_case(code: str) -> bool:
+    """Whether the language's script has capital and small letters (Latin, Cyrillic, Greek,
+    Armenian…): the review screen's hints about capitals are only for these."""
+    return code not in CASELESS and code.split("-")[0] not in CASELESS
 
 
 def direction(code: str) -> str:

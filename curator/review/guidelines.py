@@ -89,20 +89,32 @@ You can change any decision later: go back to the template, or use Undo.
 """
 
 
-@lru_cache(maxsize=8)
-def default_guidelines(interface: str = "en") -> str:
+# how the default guidelines' bullet about capital letters begins, per interface language: it is
+# left out for a data language whose script has no letter case (core.languages.has_case)
+CASE_BULLET = {"en": "- Capital letters.", "es": "- Las mayúsculas.", "ar": "- الأحرف الكبيرة."}
+
+
+@lru_cache(maxsize=16)
+def default_guidelines(interface: str = "en", cased: bool = True) -> str:
     """The default guidelines in an interface language (`guidelines_translated/<code>.txt`),
-    else in English."""
+    else in English; without the bullet about capital letters when not `cased`."""
     path = files("curator.review") / "guidelines_translated" / f"{interface}.txt"
     if interface != "en" and interface.isidentifier() and path.is_file():
-        return path.read_text(encoding="utf-8")
-    return DEFAULT_GUIDELINES
+        text = path.read_text(encoding="utf-8")
+    else:
+        text, interface = DEFAULT_GUIDELINES, "en"
+    if not cased and interface in CASE_BULLET:  # the bullet and its wrapped lines, up to the next bullet or blank
+        text = re.sub(rf"^{re.escape(CASE_BULLET[interface])}.*\n(?:(?!- )[^\n]*\S[^\n]*\n)*", "", text, flags=re.M)
+    return text
 
 
 def get_guidelines(session: Session, language: str, interface: str = "en") -> str:
-    """The language's guidelines: its maintainers' text, or the default in the interface language."""
+    """The language's guidelines: its maintainers' text, or the default in the interface language
+    (for a script without letter case, without the bullet about capitals)."""
     row = session.get(Guideline, languages.check_code(language))
-    return row.text if row is not None and row.text.strip() else default_guidelines(interface)
+    if row is not None and row.text.strip():
+        return row.text
+    return default_guidelines(interface, languages.has_case(language))
 
 
 def is_custom(session: Session, language: str) -> bool:

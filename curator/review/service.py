@@ -46,7 +46,7 @@ from curator.review.records import (
     TemplatePart,
 )
 from curator.review.standing import not_undone, standing_among, standing_by_item, standing_id
-from curator.review.threads import item_threads
+from curator.review.threads import NOT_REVIEWING, item_threads
 from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_request_id, insert_once
 
@@ -64,7 +64,7 @@ def get_assignment(session: Session, user: User, language: str) -> Assignment:
         )
     )
     if assignment is None:  # (or taken off the language by a maintainer: review.people)
-        raise Forbidden(f"you are not reviewing {language!r}")
+        raise Forbidden(NOT_REVIEWING, params={"language": language})
     return assignment
 
 
@@ -121,7 +121,7 @@ def find_item(
         },
     ).first()
     if row is None:
-        raise Forbidden(f"you are not reviewing {language!r}")
+        raise Forbidden(NOT_REVIEWING, params={"language": language})
     if row[2] is None:
         raise NotFound("no such item in your sample")
     if not deciding and row[2].retired_at is not None:

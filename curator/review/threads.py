@@ -22,7 +22,7 @@ from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from curator.core.enums import Activity
-from curator.core.errors import Conflict, Forbidden, InputError, NotFound
+from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, Template, User
 from curator.core.models.base import utcnow, valid_id
 from curator.review import activity
@@ -32,6 +32,10 @@ from curator.review.writes import insert_once, replayed
 
 State = Literal["open", "resolved"]
 STATES: tuple[str, ...] = ("open", "resolved")
+
+# a language the user does not review (or no longer: taken off it by a maintainer). `language` is
+# the code; the web layer says the language's name with it, isolated (web/errors.translated)
+NOT_REVIEWING = N_("You are not reviewing %(language)s.")
 
 
 class ReplyRecord(TypedDict):
@@ -88,7 +92,7 @@ def _opening(session: Session, user: User, language: str, comment_id: int) -> Co
     user who may take part in it: NotFound for anything else (another language's comment is not
     shown to exist), Forbidden for a reviewer who does not review the language."""
     if not _may_take_part(session, user, language):
-        raise Forbidden(f"you are not reviewing {language!r}")
+        raise Forbidden(NOT_REVIEWING, params={"language": language})
     row = session.get(Comment, comment_id) if valid_id(comment_id) else None
     if row is not None and row.parent_id is not None:
         row = session.get(Comment, row.parent_id)
@@ -250,7 +254,7 @@ def language_threads(
     """The threads of a language (open, resolved or both), oldest first; `mine`: only those the
     viewer opened or wrote in. Only maintainers and reviewers of the language may list them."""
     if not _may_take_part(session, viewer, language):
-        raise Forbidden(f"you are not reviewing {language!r}")
+        raise Forbidden(NOT_REVIEWING, params={"language": language})
     query = _roots_query(language, state)
     if mine:
         query = query.where(Comment.id.in_(_participated(viewer)))

@@ -52,6 +52,23 @@ def detail(value: object) -> str:
     return str(value)
 
 
+# actions whose target ends with a template of the entry's language ("ar/P19: [X] وُلِد في [Y]"),
+# and the details that hold one: shown isolated in the language's own direction, so an Arabic
+# template keeps [X] and [Y] where they belong on any page (dir="auto" would take a template
+# that starts with "[X]" for left-to-right)
+TEMPLATE_TARGETS = frozenset({"resolution", "proposal", "line-drop", "line-restore"})
+TEMPLATE_DETAILS = frozenset({"text", "pattern", "correction", "translation"})
+
+
+def target_parts(e: activity.ActivityRow) -> tuple[str, str | None]:
+    """(what it is about, the template) for an entry whose target ends with a template of its
+    language; (the whole target, None) for any other."""
+    head, sep, text = e.target.partition(": ")
+    if e.action in TEMPLATE_TARGETS and e.language and sep:
+        return head, text
+    return e.target, None
+
+
 @bp.get("/activity")
 @maintainer_required
 def index():
@@ -79,6 +96,8 @@ def index():
         languages=languages,
         command_line=activity.COMMAND_LINE,
         detail=detail,
+        target_parts=target_parts,
+        template_details=TEMPLATE_DETAILS,
     ), (422 if error else 200)
 
 

@@ -16,6 +16,7 @@ from flask import Blueprint, Response, g, jsonify, render_template
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
+from markupsafe import Markup
 from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException, InternalServerError, TooManyRequests
@@ -23,7 +24,9 @@ from werkzeug.exceptions import HTTPException, InternalServerError, TooManyReque
 from curator.core.db import is_busy
 from curator.core.errors import Busy, Conflict, CuratorError, Forbidden, Gone, InputError, NotFound, Unreadable
 from curator.core.extras import MissingExtra
+from curator.web.bidi import isolate
 from curator.web.context import wants_json
+from curator.web.i18n import language_name
 
 bp = Blueprint("errors", __name__)
 log = logging.getLogger(__name__)
@@ -91,7 +94,7 @@ def error_response(
 ) -> tuple[Response | str, int, dict[str, str]]:
     """`{"error": message}` under /api/ (with `"code"` when the error has one, e.g. "retired"),
     else the error page: title, the message, what to do next."""
-    message = str(message)
+    message = message if isinstance(message, Markup) else str(message)  # Markup: isolated parts (translated)
     response: Response | str
     if wants_json():
         response = jsonify(error=message, code=code) if code else jsonify(error=message)
@@ -137,16 +140,37 @@ def curator_error(exc: CuratorError):
     _rollback()
     status = status_for(exc)
     return error_response(
-        translated(exc), status, {"Retry-After": str(RETRY_AFTER)} if status == 503 else None, code=exc.code
+        translated(exc, html=not wants_json()),
+        status,
+        {"Retry-After": str(RETRY_AFTER)} if status == 503 else None,
+        code=exc.code,
     )
 
 
-def translated(exc: CuratorError) -> str:
+# parameters that name a data language by its code: said as the language's name with the code
+# ("griego (el)"), and on a page isolated in a <bdi> so the sentence's direction does not move it
+LANGUAGE_PARAMS = frozenset({"language"})
+
+
+def translated(exc: CuratorError, html: bool = False) -> str:
     """The error's message in the page's language when the service raised a catalogue message
-    (`msgid` + `params`, see core.errors.N_), else its English text."""
+    (`msgid` + `params`, see core.errors.N_), else its English text. `html`: Markup, with each
+    language parameter isolated (`|bdi`), for a page."""
     if exc.msgid is None:
         return exc.message
-    return _(exc.msgid, **exc.params) if exc.params else _(exc.msgid)
+    if not exc.params:
+        return _(exc.msgid)
+    params = {k: _language_shown(str(v)) if k in LANGUAGE_PARAMS else v for k, v in exc.params.items()}
+    if not html:
+        return _(exc.msgid, **params)
+    shown = {k: isolate(v) if k in LANGUAGE_PARAMS else v for k, v in params.items()}
+    return Markup.escape(_(exc.msgid)) % shown
+
+
+def _language_shown(code: str) -> str:
+    """A language as a message names it: its name in the interface language and its code."""
+    name = language_name(code)
+    return f"{name} ({code})" if name != code else code
 
 
 @bp.app_errorhandler(OperationalError)

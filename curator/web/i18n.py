@@ -45,6 +45,7 @@ JS_MESSAGES: list[str] = [
     N_("Connection trouble, retrying…"),
     N_("%(done)s of %(total)s reviewed · %(left)s"),
     N_("Template %(k)s of %(n)s in this relation · %(i)s of %(total)s overall"),
+    N_("Template %(k)s of %(n)s in this relation: %(template)s"),
     N_("Translates: %(english)s"),
     N_("Placeholder repaired:"),
     N_("subject"),

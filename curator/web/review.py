@@ -89,6 +89,7 @@ def screen(lang: str):
         dir=languages.direction(lang),
         assignment=assignment,
         keep_case=keeps_case(session),
+        has_case=languages.has_case(lang),  # the hint about capitals: only for a script with letter case
         guidelines=guidelines.blocks(text),
         guidelines_seen=assignment.guidelines_seen_at is not None,
     )

@@ -58,11 +58,13 @@
     box.appendChild(label);
     const titles = new Map();
     const words = [];
+    // term → translation, pointing the way the line reads: ← on a right-to-left page
+    const arrow = getComputedStyle(box).direction === "rtl" ? " ← " : " → ";
     terms.forEach((t, i) => {
       if (i) box.append(" · ");
       const entry = document.createElement("span");
       entry.className = "glossary-entry" + (t.found.length ? "" : " absent");
-      entry.append(bdi(t.term, "en", "ltr"), " → ", bdi(t.translation, root.dataset.lang, root.dataset.dir));
+      entry.append(bdi(t.term, "en", "ltr"), arrow, bdi(t.translation, root.dataset.lang, root.dataset.dir));
       if (t.note) entry.append(" (", bdi(t.note, "", "auto"), ")");
       if (!t.found.length) {
         const missing = document.createElement("small");
@@ -70,7 +72,7 @@
         entry.appendChild(missing);
       }
       box.appendChild(entry);
-      t.found.forEach((w) => { if (w && !titles.has(w)) { titles.set(w, t.term + " → " + t.translation); words.push(w); } });
+      t.found.forEach((w) => { if (w && !titles.has(w)) { titles.set(w, t.term + arrow + t.translation); words.push(w); } });
     });
     highlight(document.getElementById("template"), words, titles);
     highlight(document.getElementById("examples"), words, titles);

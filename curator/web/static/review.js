@@ -323,7 +323,19 @@
     renderComments();
     hideAmend();
     $("item-card").dataset.item = c.item.id;
+    announceItem(c, k, inRelation.length);
     history.replaceState(null, "", "#item-" + c.item.id);
+  }
+
+  // Screen readers: the live region says the new template (and where it is) once per item shown,
+  // the template isolated in its own language and direction.
+  function announceItem(c, k, n) {
+    const region = $("item-announce");
+    if (!region || region.dataset.item === String(c.item.id)) return;
+    region.dataset.item = String(c.item.id);
+    const root = $("review");
+    setMessage(region, tNodes("Template %(k)s of %(n)s in this relation: %(template)s",
+                              {k, n, template: isolate(c.template.text, root.dataset.dir, root.dataset.lang)}));
   }
 
   // Your threads on this template and on its relation (review/threads.py): your comment with
