@@ -175,68 +175,39 @@ def decide(state: LanguageState) -> list[RelationOutcome]:
     return [_relation(state, rel) for _, rel in sorted(state.relations.items())]
 
 
+@dataclass
+class _Gathered:
+    """What a relation's rows say, gathered once before any text is decided."""
+
+    first: dict[str, ParentLine] = field(default_factory=dict)  # text -> its first parent line
+    position: dict[str, int] = field(default_factory=dict)  # text -> its first parent position
+    proposers: dict[str, set[int]] = field(default_factory=dict)
+    settled: dict[str, list[str]] = field(default_factory=dict)  # text -> resolved rows amended to it
+    settled_by: dict[str, set[int]] = field(default_factory=dict)
+    amends: dict[str, list[str]] = field(default_factory=dict)  # text -> the rows amended to it
+    imported: set[str] = field(default_factory=set)
+    acts: dict[str, list[_Act]] = field(default_factory=dict)
+    order: dict[str, tuple[int, int, int, str]] = field(default_factory=dict)
+    origin: dict[str, str] = field(default_factory=dict)
+
+    def place(self, text: str, key: tuple[int, int, int, str], how: str) -> None:
+        """Where a text that is no parent line ships: its earliest source."""
+        if text not in self.order or key < self.order[text]:
+            self.order[text], self.origin[text] = key, how
+
+    def after(self, row_text: str) -> tuple[int, int]:
+        """The group and position of what a row's amendment or resolution adds: a parent line's
+        in parent order (group `0`/`1` by the caller), any other row's with the rest (group 3)."""
+        return (0, self.position[row_text]) if row_text in self.position else (3, 0)
+
+
 def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
-    resolved = set(rel.resolutions)
-    proposers: dict[str, set[int]] = {}
-    settled: dict[str, list[str]] = {}  # text -> the resolved rows whose amendments propose it
-    settled_by: dict[str, set[int]] = {}
-    amends: dict[str, list[str]] = {}
-    imported: set[str] = set()
-    order: dict[str, tuple[int, int, int, str]] = {}
-    origin: dict[str, str] = {}
-    position: dict[str, int] = {}
-    for i, line in enumerate(rel.parent):
-        position.setdefault(line.pattern, i)
-
-    def place(text: str, key: tuple[int, int, int, str], how: str) -> None:
-        if text not in order or key < order[text]:
-            order[text], origin[text] = key, how
-
-    for row_text, v in _live_amendments(rel):
-        correction = v.correction
-        assert correction is not None  # _live_amendments keeps amendments with a correction
-        amends.setdefault(correction, []).append(row_text)
-        if row_text in resolved:
-            settled.setdefault(correction, []).append(row_text)
-            settled_by.setdefault(correction, set()).add(v.user)
-            continue
-        proposers.setdefault(correction, set()).add(v.user)
-        if v.source == IMPORTED:
-            imported.add(correction)
-        if row_text in position:
-            place(correction, (1, position[row_text], v.decision_id, ""), "amended")
-        else:
-            place(correction, (3, 0, 0, correction), "amended")
-    for s in rel.suggestions:
-        proposers.setdefault(s.text, set()).add(s.user)
-        if s.source == IMPORTED:
-            imported.add(s.text)
-        place(s.text, (2, s.suggestion_id, 0, ""), "suggested")
-    acts: dict[str, list[_Act]] = {}
-    for row_text, r in rel.resolutions.items():
-        says = "ship" if r.verdict == DecisionKind.ACCEPT else "settle"
-        what = f"resolution: {r.verdict}{' → ' + r.correction if r.correction else ''} by {r.by}: {r.reason}"
-        acts.setdefault(row_text, []).append(_Act(r.at, 0, says, what))
-        if r.correction is not None:
-            acts.setdefault(r.correction, []).append(_Act(r.at, 0, "ship", what))
-            if row_text in position:
-                place(r.correction, (0, position[row_text], r.resolution_id, ""), "resolved")
-            else:
-                place(r.correction, (3, 0, 0, r.correction), "resolved")
-    for text, a in rel.answers.items():
-        if a.verdict == ProposalVerdict.CONFIRM:
-            says, what = "ship", f"confirmed by {a.by}"
-            place(text, (3, 0, 0, text), "edited" if a.edited_from is not None else "confirmed")
-        elif a.edited_to is not None:
-            says, what = "edit", f"edited by {a.by} to {a.edited_to}"
-        else:
-            says, what = "drop", f"dropped by {a.by}"
-        acts.setdefault(text, []).append(_Act(a.at, 1, says, what + (f": {a.reason}" if a.reason else "")))
+    g = _gather(rel)
     suggested = {s.text for s in rel.suggestions}
-    texts = list(dict.fromkeys([*position, *proposers, *settled, *acts]))
+    texts = list(dict.fromkeys([*g.position, *g.proposers, *g.settled, *g.acts]))
     decided: dict[str, Decided] = {}
     for text in texts:
-        outcome, rule, reason, by = _outcome(state, rel, text, proposers, settled, imported, acts, position)
+        outcome, rule, reason, by = _by_maintainer(rel, text, g) or _by_reviewers(state, rel, text, g)
         decided[text] = Decided(
             language=state.language,
             relation=rel.relation,
@@ -245,15 +216,72 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
             rule=rule,
             reason=reason,
             by=by,
-            parent=text in position,
-            origin="candidate" if text in position else origin.get(text, "confirmed"),
-            proposers=tuple(sorted(proposers.get(text, ()))),
-            settled_by=tuple(sorted(settled_by.get(text, ()))),
-            amends=tuple(dict.fromkeys(amends.get(text, ()))),
+            parent=text in g.position,
+            origin="candidate" if text in g.position else g.origin.get(text, "confirmed"),
+            proposers=tuple(sorted(g.proposers.get(text, ()))),
+            settled_by=tuple(sorted(g.settled_by.get(text, ()))),
+            amends=tuple(dict.fromkeys(g.amends.get(text, ()))),
             suggested=text in suggested,
-            order=order.get(text, (3, 0, 0, text)),
+            order=g.order.get(text, (3, 0, 0, text)),
         )
     return RelationOutcome(state.language, rel.relation, decided, list(rel.parent))
+
+
+def _gather(rel: RelationState) -> _Gathered:
+    g = _Gathered()
+    for i, line in enumerate(rel.parent):
+        g.first.setdefault(line.pattern, line)
+        g.position.setdefault(line.pattern, i)
+    _gather_proposals(rel, g)
+    _gather_acts(rel, g)
+    return g
+
+
+def _gather_proposals(rel: RelationState, g: _Gathered) -> None:
+    """Proposers of each text: live amendments (those of a resolved row are settled) and
+    suggestions; imported ones; where each would ship."""
+    for row_text, v in _live_amendments(rel):
+        correction = v.correction
+        assert correction is not None  # _live_amendments keeps amendments with a correction
+        g.amends.setdefault(correction, []).append(row_text)
+        if row_text in rel.resolutions:
+            g.settled.setdefault(correction, []).append(row_text)
+            g.settled_by.setdefault(correction, set()).add(v.user)
+            continue
+        g.proposers.setdefault(correction, set()).add(v.user)
+        if v.source == IMPORTED:
+            g.imported.add(correction)
+        group, pos = g.after(row_text)
+        key = (1, pos, v.decision_id, "") if group == 0 else (3, 0, 0, correction)
+        g.place(correction, key, "amended")
+    for s in rel.suggestions:
+        g.proposers.setdefault(s.text, set()).add(s.user)
+        if s.source == IMPORTED:
+            g.imported.add(s.text)
+        g.place(s.text, (2, s.suggestion_id, 0, ""), "suggested")
+
+
+def _gather_acts(rel: RelationState, g: _Gathered) -> None:
+    """A maintainer's acts on each text: standing resolutions (on the row, and on the correction)
+    and the latest answers."""
+    for row_text, r in rel.resolutions.items():
+        says = "ship" if r.verdict == DecisionKind.ACCEPT else "settle"
+        what = f"resolution: {r.verdict}{' → ' + r.correction if r.correction else ''} by {r.by}: {r.reason}"
+        g.acts.setdefault(row_text, []).append(_Act(r.at, 0, says, what))
+        if r.correction is not None:
+            g.acts.setdefault(r.correction, []).append(_Act(r.at, 0, "ship", what))
+            group, pos = g.after(row_text)
+            key = (0, pos, r.resolution_id, "") if group == 0 else (3, 0, 0, r.correction)
+            g.place(r.correction, key, "resolved")
+    for text, a in rel.answers.items():
+        if a.verdict == ProposalVerdict.CONFIRM:
+            says, what = "ship", f"confirmed by {a.by}"
+            g.place(text, (3, 0, 0, text), "edited" if a.edited_from is not None else "confirmed")
+        elif a.edited_to is not None:
+            says, what = "edit", f"edited by {a.by} to {a.edited_to}"
+        else:
+            says, what = "drop", f"dropped by {a.by}"
+        g.acts.setdefault(text, []).append(_Act(a.at, 1, says, what + (f": {a.reason}" if a.reason else "")))
 
 
 def _live_amendments(rel: RelationState) -> list[tuple[str, Vote]]:
@@ -277,48 +305,49 @@ def _live_amendments(rel: RelationState) -> list[tuple[str, Vote]]:
     return sorted(((t, v) for t, v in amends if t in live), key=lambda tv: tv[1].decision_id)
 
 
-def _outcome(
-    state: LanguageState,
-    rel: RelationState,
-    text: str,
-    proposers: dict[str, set[int]],
-    settled: dict[str, list[str]],
-    imported: set[str],
-    acts: dict[str, list[_Act]],
-    position: dict[str, int],
-) -> tuple[Outcome, int, str, str | None]:
-    """The docs table, row by row: (outcome, row, reason, by)."""
+_ACT_OUTCOME = {
+    "ship": (Outcome.SHIPPED_CHECKED, BY_MAINTAINER),
+    "drop": (Outcome.DROPPED, None),
+    "edit": (Outcome.SUPERSEDED, None),
+    "settle": (Outcome.SETTLED, None),
+}
+
+
+def _by_maintainer(rel: RelationState, text: str, g: _Gathered) -> tuple[Outcome, int, str, str | None] | None:
+    """Rows 1–3 of the docs table: a line drop, the latest maintainer act, a settled amendment;
+    None when none applies."""
     drop = rel.drops.get(text)
     if drop is not None:  # 1
         return Outcome.DROPPED, 1, f"line dropped by {drop.by}: {drop.reason}", None
-    if text in acts:  # 2
-        act = max(acts[text], key=lambda a: (a.at, a.rank))
-        if act.says == "ship":
-            return Outcome.SHIPPED_CHECKED, 2, act.reason, BY_MAINTAINER
-        if act.says == "drop":
-            return Outcome.DROPPED, 2, act.reason, None
-        if act.says == "edit":
-            return Outcome.SUPERSEDED, 2, act.reason, None
-        return Outcome.SETTLED, 2, act.reason, None
-    mine = proposers.get(text, set())
-    is_parent = text in position
-    if not is_parent and not mine and text in settled:  # 3
-        rows = ", ".join(sorted(set(settled[text])))
+    if text in g.acts:  # 2
+        act = max(g.acts[text], key=lambda a: (a.at, a.rank))
+        outcome, by = _ACT_OUTCOME[act.says]
+        return outcome, 2, act.reason, by
+    if text not in g.position and not g.proposers.get(text) and text in g.settled:  # 3
+        rows = ", ".join(sorted(set(g.settled[text])))
         return Outcome.SETTLED, 3, f"an amendment of {rows}, which a maintainer resolved", None
+    return None
+
+
+def _by_reviewers(
+    state: LanguageState, rel: RelationState, text: str, g: _Gathered
+) -> tuple[Outcome, int, str, str | None]:
+    """Rows 4–11 of the docs table: the reviewers' votes under the policy, the second look."""
+    mine = g.proposers.get(text, set())
     others = [v for v in rel.decisions.get(text, []) if v.user not in mine and v.kind != DecisionKind.UNSURE]
     votes = [str(DecisionKind.ACCEPT)] * len(mine) + [v.kind for v in others]
-    parent_line = next((line for line in rel.parent if line.pattern == text), None)
+    parent_line = g.first.get(text)
     if not votes:  # 4
         assert parent_line is not None  # every other text has a proposer or a maintainer's act
         return _as_parent(parent_line, 4, "nobody decided it")
     verdicts = _verdicts(state, mine, others)
     if not stays(votes, state.policy):  # 5
         return _turned_down(others, 5, f"not kept under policy {state.policy}: {verdicts}")
-    if text in imported:  # 6
+    if text in g.imported:  # 6
         return Outcome.SHIPPED_CHECKED, 6, "confirmed by import", BY_IMPORT
     accepts = sum(v.kind == DecisionKind.ACCEPT for v in others)
     accepted_row = any(v.kind == DecisionKind.ACCEPT for v in rel.decisions.get(text, []))
-    if len(mine) + accepts >= 2 or (is_parent and accepted_row):  # 7
+    if len(mine) + accepts >= 2 or (parent_line is not None and accepted_row):  # 7
         return Outcome.SHIPPED_CHECKED, 7, verdicts, BY_REVIEWERS
     if any(u in state.trusted for u in mine):  # 8
         return Outcome.SHIPPED_CHECKED, 8, f"proposed by a trusted reviewer: {verdicts}", BY_TRUSTED

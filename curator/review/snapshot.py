@@ -64,27 +64,44 @@ def load(
     `policy`: one policy for every language (None: each language's stored policy)."""
     if policy is not None and policy not in POLICIES:
         raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
-    wanted = sorted(set(languages)) if languages is not None else None
-    policies = language_policies(session)
-    emails: dict[int, str] = dict(session.execute(select(User.id, User.email)).all())
-    states: dict[str, LanguageState] = {}
+    loader = _Loader(session, languages, policy)
+    if parent_id is not None:
+        loader.parent_lines(parent_id)
+    loader.decisions()
+    loader.suggestions()
+    loader.answers()
+    loader.resolutions()
+    loader.drops()
+    loader.trust()
+    return loader.states
 
-    def relation(language: str, relation_id: str) -> RelationState:
-        state = states.get(language)
+
+class _Loader:
+    """One bulk query per kind of stored row, each filling the languages' states."""
+
+    def __init__(self, session: Session, languages: Iterable[str] | None, policy: str | None):
+        self.session = session
+        self.wanted = sorted(set(languages)) if languages is not None else None
+        self.policy = policy
+        self.policies = language_policies(session)
+        self.emails: dict[int, str] = dict(session.execute(select(User.id, User.email)).all())
+        self.states: dict[str, LanguageState] = {}
+
+    def relation(self, language: str, relation_id: str) -> RelationState:
+        state = self.states.get(language)
         if state is None:
-            state = states[language] = LanguageState(
-                language=language, policy=policy or policies.get(language, POLICIES[0]), emails=emails
-            )
+            own = self.policy or self.policies.get(language, POLICIES[0])
+            state = self.states[language] = LanguageState(language=language, policy=own, emails=self.emails)
         rel = state.relations.get(relation_id)
         if rel is None:
             rel = state.relations[relation_id] = RelationState(relation_id)
         return rel
 
-    def only(query: Q, column: InstrumentedAttribute[str]) -> Q:
-        return query if wanted is None else query.where(column.in_(wanted))
+    def only(self, query: Q, column: InstrumentedAttribute[str]) -> Q:
+        return query if self.wanted is None else query.where(column.in_(self.wanted))
 
-    if parent_id is not None:
-        lines = only(
+    def parent_lines(self, parent_id: int) -> None:
+        lines = self.only(
             select(
                 VersionPattern.language,
                 VersionPattern.relation_id,
@@ -96,68 +113,80 @@ def load(
             .order_by(VersionPattern.language, VersionPattern.relation_id, VersionPattern.position),
             VersionPattern.language,
         )
-        for lang, rel_id, pattern, checked, template_id in session.execute(lines):
-            rel = relation(lang, rel_id)
+        for lang, rel_id, pattern, checked, template_id in self.session.execute(lines):
+            rel = self.relation(lang, rel_id)
             rel.parent.append(ParentLine(pattern, checked, template_id))
             if template_id is not None:
                 rel.rows.setdefault(pattern, template_id)
-    decisions = only(
-        select(
+
+    def decisions(self) -> None:
+        query = self.only(
+            select(
+                Decision.language,
+                Decision.relation_id,
+                Decision.user_id,
+                Decision.decision,
+                Decision.correction,
+                Decision.id,
+                Decision.source,
+                Template.text,
+                Template.id,
+                Template.is_candidate,
+            )
+            .join(Template, Template.id == Decision.template_id)
+            .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
+            # a decision on a retired item (its proposal withdrawn, undone, edited away) reaches nothing
+            .where(Decision.id.in_(standing_decision_ids()), AssignmentItem.retired_at.is_(None))
+            .order_by(Decision.id),
             Decision.language,
-            Decision.relation_id,
-            Decision.user_id,
-            Decision.decision,
-            Decision.correction,
-            Decision.id,
-            Decision.source,
-            Template.text,
-            Template.id,
-            Template.is_candidate,
         )
-        .join(Template, Template.id == Decision.template_id)
-        .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
-        # a decision on a retired item (its proposal withdrawn, undone, edited away) reaches nothing
-        .where(Decision.id.in_(standing_decision_ids()), AssignmentItem.retired_at.is_(None))
-        .order_by(Decision.id),
-        Decision.language,
-    )
-    for row in session.execute(decisions):
-        lang, rel_id, user_id, kind, correction, decision_id, source, text, template_id, candidate = row
-        rel = relation(lang, rel_id)
-        rel.rows.setdefault(text, template_id)
-        if candidate:
-            rel.candidates.add(text)
-        rel.decisions.setdefault(text, []).append(Vote(user_id, kind, correction, decision_id, source))
-    suggestions = only(
-        select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id), Suggestion.language
-    )
-    for s in session.scalars(suggestions):
-        relation(s.language, s.relation_id).suggestions.append(SuggestionLine(s.user_id, s.text, s.source, s.id))
-    for a in session.scalars(only(select(ProposalReview).order_by(ProposalReview.id), ProposalReview.language)):
-        relation(a.language, a.relation_id).answers[a.text] = Answer(
-            a.verdict, emails.get(a.user_id, "?"), a.created_at, a.reason, a.edited_to, a.edited_from
+        for row in self.session.execute(query):
+            lang, rel_id, user_id, kind, correction, decision_id, source, text, template_id, candidate = row
+            rel = self.relation(lang, rel_id)
+            rel.rows.setdefault(text, template_id)
+            if candidate:
+                rel.candidates.add(text)
+            rel.decisions.setdefault(text, []).append(Vote(user_id, kind, correction, decision_id, source))
+
+    def suggestions(self) -> None:
+        query = select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)
+        for s in self.session.scalars(self.only(query, Suggestion.language)):
+            self.relation(s.language, s.relation_id).suggestions.append(
+                SuggestionLine(s.user_id, s.text, s.source, s.id)
+            )
+
+    def answers(self) -> None:
+        query = self.only(select(ProposalReview).order_by(ProposalReview.id), ProposalReview.language)
+        for a in self.session.scalars(query):  # the latest answer per text overwrites the earlier
+            self.relation(a.language, a.relation_id).answers[a.text] = Answer(
+                a.verdict, self.emails.get(a.user_id, "?"), a.created_at, a.reason, a.edited_to, a.edited_from
+            )
+
+    def resolutions(self) -> None:
+        latest = select(func.max(Resolution.id)).group_by(Resolution.template_id)
+        query = self.only(
+            select(Resolution, Template.text)
+            .join(Template, Template.id == Resolution.template_id)
+            .where(Resolution.id.in_(latest), Resolution.retracted.is_(False)),
+            Resolution.language,
         )
-    latest = select(func.max(Resolution.id)).group_by(Resolution.template_id)
-    resolutions = only(
-        select(Resolution, Template.text)
-        .join(Template, Template.id == Resolution.template_id)
-        .where(Resolution.id.in_(latest), Resolution.retracted.is_(False)),
-        Resolution.language,
-    )
-    for r, text in session.execute(resolutions):
-        rel = relation(r.language, r.relation_id)
-        rel.rows.setdefault(text, r.template_id)
-        rel.resolutions[text] = ResolutionState(
-            r.id, text, r.verdict, r.correction, emails.get(r.user_id, "?"), r.created_at, r.reason
-        )
-    drops = only(select(LineDrop).where(LineDrop.restored_at.is_(None)).order_by(LineDrop.id), LineDrop.language)
-    for d in session.scalars(drops):
-        relation(d.language, d.relation_id).drops[d.pattern] = DropState(d.id, emails.get(d.user_id, "?"), d.reason)
-    trusted: dict[str, set[int]] = {}
-    for user_id, lang in session.execute(
-        select(Assignment.user_id, Assignment.language).where(Assignment.trusted.is_(True))
-    ):
-        trusted.setdefault(lang, set()).add(user_id)
-    for lang, state in states.items():
-        state.trusted = frozenset(trusted.get(lang, ()))
-    return states
+        for r, text in self.session.execute(query):
+            rel = self.relation(r.language, r.relation_id)
+            rel.rows.setdefault(text, r.template_id)
+            rel.resolutions[text] = ResolutionState(
+                r.id, text, r.verdict, r.correction, self.emails.get(r.user_id, "?"), r.created_at, r.reason
+            )
+
+    def drops(self) -> None:
+        query = select(LineDrop).where(LineDrop.restored_at.is_(None)).order_by(LineDrop.id)
+        for d in self.session.scalars(self.only(query, LineDrop.language)):
+            by = self.emails.get(d.user_id, "?")
+            self.relation(d.language, d.relation_id).drops[d.pattern] = DropState(d.id, by, d.reason)
+
+    def trust(self) -> None:
+        trusted: dict[str, set[int]] = {}
+        query = select(Assignment.user_id, Assignment.language).where(Assignment.trusted.is_(True))
+        for user_id, lang in self.session.execute(query):
+            trusted.setdefault(lang, set()).add(user_id)
+        for lang, state in self.states.items():
+            state.trusted = frozenset(trusted.get(lang, ()))
