@@ -10,7 +10,6 @@ with their tuples.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
@@ -29,7 +28,7 @@ from curator.review.policy import IGNORED as IGNORED  # re-exported: callers imp
 from curator.review.policy import POLICIES as POLICIES
 from curator.review.policy import project_policy
 from curator.review.policy import stays as stays
-from curator.review.resolutions import ResolutionRecord, standing_resolutions
+from curator.review.resolutions import ResolutionRecord
 from curator.review.rule import BY_PARENT, Decided, RelationOutcome, RelationState, decide
 from curator.review.snapshot import load
 from curator.review.stats import review_summary
@@ -154,9 +153,6 @@ def plan(
     rule (review/rule.py) over each language's snapshot, laid out for the preview and the build.
     `policy`: one merge policy for every language (None: each language's stored policy)."""
     states = load(session, languages or None, base.id, policy)
-    resolutions: dict[tuple[str, str], list[ResolutionRecord]] = defaultdict(list)
-    for record in sorted(standing_resolutions(session).values(), key=lambda r: r["id"]):
-        resolutions[record["language"], record["relation"]].append(record)
     drops = active_drops(session)
     plans: list[RelationPlan] = []
     for lang in sorted(states):
@@ -165,20 +161,20 @@ def plan(
             rel = state.relations[outcome.relation]
             if not rel.parent:
                 continue  # a relation the parent version does not hold: nothing to build
-            plans.append(_lay_out(outcome, rel, resolutions[lang, outcome.relation], drops, state.policy))
+            plans.append(_lay_out(outcome, rel, drops, state.policy))
     return plans
 
 
 def _lay_out(
     outcome: RelationOutcome,
     rel: RelationState,
-    resolutions: list[ResolutionRecord],
     drops: Mapping[tuple[str, str, str], LineDropRecord],
     policy: str,
 ) -> RelationPlan:
     """A relation's outcomes as the preview and the build show them."""
     p = RelationPlan(outcome.language, outcome.relation, policy=policy, outcomes=list(outcome.decided.values()))
-    p.resolutions = list(resolutions)
+    # every standing resolution of the relation judged a text of it (row 2), in the order made
+    p.resolutions = [r.record for r in sorted(rel.resolutions.values(), key=lambda r: r.resolution_id) if r.record]
     for d, line, checked in outcome.shipped():
         planned = Planned(
             d.text,

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from curator.core.enums import Outcome, ProposalStatus, values
 from curator.core.models import Template
-from curator.review.resolutions import ResolutionRecord, standing_resolutions
+from curator.review.resolutions import ResolutionRecord
 from curator.review.rule import (
     BY_IMPORT,
     BY_MAINTAINER,
@@ -159,7 +159,6 @@ def proposals(session: Session, language: str | None = None, policy: str | None 
     stored policy), ordered by language, relation and text."""
     parent_id = latest_candidates_id(session)
     states = load(session, [language] if language is not None else None, parent_id, policy)
-    resolved = standing_resolutions(session, language)
     out: list[Proposal] = []
     for lang in sorted(states):
         state = states[lang]
@@ -169,21 +168,22 @@ def proposals(session: Session, language: str | None = None, policy: str | None 
                 continue  # a relation the parent version does not hold: no build holds it
             for d in outcome.decided.values():
                 if not d.parent or d.proposers or d.settled_by or d.text in rel.answers:
-                    out.append(_proposal(state, rel, d, resolved))
+                    out.append(_proposal(state, rel, d))
     _template_ids(session, [p for p in out if p.template_id is None])
     out.sort(key=lambda p: p.key)
     _inherit_kind(out)
     return out
 
 
-def _proposal(state: LanguageState, rel: RelationState, d: Decided, resolved: dict[int, ResolutionRecord]) -> Proposal:
+def _proposal(state: LanguageState, rel: RelationState, d: Decided) -> Proposal:
     people = set(d.proposers) | set(d.settled_by)
     row_id = rel.rows.get(d.text)
     answer = rel.answers.get(d.text)
-    resolution = resolved.get(row_id) if row_id is not None else None
-    if resolution is None:  # a standing resolution whose correction is this text
-        rid = _correcting(rel, d.text)
-        resolution = next((r for r in resolved.values() if r["id"] == rid), None) if rid is not None else None
+    # the standing resolution of its row, else the first whose correction it is
+    judged = rel.resolutions.get(d.text) or min(
+        (r for r in rel.resolutions.values() if r.correction == d.text), key=lambda r: r.resolution_id, default=None
+    )
+    resolution = judged.record if judged is not None else None
     return Proposal(
         language=d.language,
         relation=d.relation,
@@ -211,11 +211,6 @@ def _proposal(state: LanguageState, rel: RelationState, d: Decided, resolved: di
         rule=d.rule,
         reason=d.reason,
     )
-
-
-def _correcting(rel: RelationState, text: str) -> int | None:
-    """The id of the standing resolution whose correction is `text` (the first, if several)."""
-    return min((r.resolution_id for r in rel.resolutions.values() if r.correction == text), default=None)
 
 
 def _inherit_kind(found: list[Proposal]) -> None:

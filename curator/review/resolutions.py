@@ -11,6 +11,7 @@ retracted, which hands the template back to the reviewers' decisions.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import TypedDict
 
 from sqlalchemy import func, select
@@ -272,29 +273,41 @@ def retract_resolution(session: Session, maintainer: User, template_id: int) -> 
     return latest
 
 
-def standing_resolutions(session: Session, language: str | None = None) -> dict[int, ResolutionRecord]:
-    """template id -> its standing resolution: the latest one, unless it was retracted."""
+def standing_resolution_rows(
+    session: Session, languages: Iterable[str] | None = None
+) -> list[tuple[Resolution, str, str]]:
+    """(resolution, maintainer's e-mail, template text) of each template's standing resolution —
+    the latest one, unless it was retracted — of `languages` (None: all): the one query of it."""
     latest = select(func.max(Resolution.id)).group_by(Resolution.template_id)
-    if language is not None:
-        latest = latest.where(Resolution.language == language)
+    if languages is not None:
+        latest = latest.where(Resolution.language.in_(list(languages)))
     query = (
         select(Resolution, User.email, Template.text)
         .join(User, User.id == Resolution.user_id)
         .join(Template, Template.id == Resolution.template_id)
         .where(Resolution.id.in_(latest), Resolution.retracted.is_(False))
+        .order_by(Resolution.id)
     )
-    return {
-        r.template_id: ResolutionRecord(
-            id=r.id,
-            template_id=r.template_id,
-            language=r.language,
-            relation=r.relation_id,
-            template=text,
-            verdict=r.verdict,
-            correction=r.correction,
-            reason=r.reason,
-            by=email,
-            at=_iso(r.created_at),
-        )
-        for r, email, text in session.execute(query)
-    }
+    return [(r, email, text) for r, email, text in session.execute(query)]
+
+
+def resolution_record(r: Resolution, email: str, text: str) -> ResolutionRecord:
+    """A standing resolution as pages, params and the manifest show it."""
+    return ResolutionRecord(
+        id=r.id,
+        template_id=r.template_id,
+        language=r.language,
+        relation=r.relation_id,
+        template=text,
+        verdict=r.verdict,
+        correction=r.correction,
+        reason=r.reason,
+        by=email,
+        at=_iso(r.created_at),
+    )
+
+
+def standing_resolutions(session: Session, language: str | None = None) -> dict[int, ResolutionRecord]:
+    """template id -> its standing resolution: the latest one, unless it was retracted."""
+    rows = standing_resolution_rows(session, [language] if language is not None else None)
+    return {r.template_id: resolution_record(r, email, text) for r, email, text in rows}

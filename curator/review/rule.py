@@ -13,9 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from curator.core.enums import DecisionKind, Outcome, Policy, ProposalVerdict
 from curator.review.policy import stays
+
+if TYPE_CHECKING:
+    from curator.review.resolutions import ResolutionRecord
 
 IMPORTED = "import"  # the `source` of a decision or suggestion stored by `curator review import`
 
@@ -75,6 +79,7 @@ class ResolutionState:
     by: str
     at: datetime
     reason: str
+    record: ResolutionRecord | None = None  # as pages, params and the manifest show it (from the database)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from curator.core.enums import VersionKind
@@ -21,13 +21,13 @@ from curator.core.models import (
     Decision,
     LineDrop,
     ProposalReview,
-    Resolution,
     Suggestion,
     Template,
     User,
     VersionPattern,
 )
 from curator.review.policy import POLICIES, language_policies
+from curator.review.resolutions import resolution_record, standing_resolution_rows
 from curator.review.rule import (
     Answer,
     DropState,
@@ -163,18 +163,12 @@ class _Loader:
             )
 
     def resolutions(self) -> None:
-        latest = select(func.max(Resolution.id)).group_by(Resolution.template_id)
-        query = self.only(
-            select(Resolution, Template.text)
-            .join(Template, Template.id == Resolution.template_id)
-            .where(Resolution.id.in_(latest), Resolution.retracted.is_(False)),
-            Resolution.language,
-        )
-        for r, text in self.session.execute(query):
+        for r, email, text in standing_resolution_rows(self.session, self.wanted):
             rel = self.relation(r.language, r.relation_id)
             rel.rows.setdefault(text, r.template_id)
+            record = resolution_record(r, email, text)
             rel.resolutions[text] = ResolutionState(
-                r.id, text, r.verdict, r.correction, self.emails.get(r.user_id, "?"), r.created_at, r.reason
+                r.id, text, r.verdict, r.correction, email, r.created_at, r.reason, record
             )
 
     def drops(self) -> None:
