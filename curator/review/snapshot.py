@@ -13,7 +13,6 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from curator.core.enums import VersionKind
-from curator.core.errors import InputError
 from curator.core.models import (
     Assignment,
     AssignmentItem,
@@ -26,7 +25,7 @@ from curator.core.models import (
     User,
     VersionPattern,
 )
-from curator.review.policy import POLICIES, language_policies
+from curator.review.policy import DEFAULT, check_policy, language_policies
 from curator.review.resolutions import resolution_record, standing_resolution_rows
 from curator.review.rule import (
     Answer,
@@ -62,8 +61,8 @@ def load(
     """{language: its state}: every language with a parent line or anything people did (of
     `languages` when given). `parent_id`: the version whose lines are the parent (None: none);
     `policy`: one policy for every language (None: each language's stored policy)."""
-    if policy is not None and policy not in POLICIES:
-        raise InputError(f"unknown merge policy {policy!r} (choose from {', '.join(POLICIES)})")
+    if policy is not None:
+        check_policy(policy)
     loader = _Loader(session, languages, policy)
     if parent_id is not None:
         loader.parent_lines(parent_id)
@@ -90,7 +89,7 @@ class _Loader:
     def relation(self, language: str, relation_id: str) -> RelationState:
         state = self.states.get(language)
         if state is None:
-            own = self.policy or self.policies.get(language, POLICIES[0])
+            own = self.policy or self.policies.get(language, DEFAULT)
             state = self.states[language] = LanguageState(language=language, policy=own, emails=self.emails)
         rel = state.relations.get(relation_id)
         if rel is None:
