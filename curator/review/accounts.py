@@ -185,6 +185,11 @@ def _check_languages(session: Session, codes: list[str]) -> list[str]:
     return codes
 
 
+def invite_path(token: str) -> str:
+    """The app's path an invitation link opens (the web page /invite/<token>); `Settings.link` makes it whole."""
+    return f"/invite/{token}"
+
+
 def create_invite(
     session: Session,
     languages: list[str],
