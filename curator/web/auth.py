@@ -172,8 +172,8 @@ def invite(token: str):
                 )
         except Busy:
             raise  # a 503 with Retry-After (web/errors.py)
-        except CuratorError as exc:
-            flash(translated(exc), "error")
+        except CuratorError as exc:  # the typed address isolated in the message (an Arabic page)
+            flash(translated(exc, html=True), "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
         if signed_in is None:  # a signed-in reviewer keeps their login session
             sign_in(user)
