@@ -130,7 +130,7 @@ def test_the_invitation_pages_error_isolates_the_typed_address_in_arabic(review_
     assert r.status_code == 422
     flash = re.search(r'<p class="flash error" role="status">(.*?)</p>', html)[1]
     assert flash == (
-        "<bdi dir=\"auto\">&#39;&lt;b&gt;ana&lt;/b&gt;@&#39;</bdi> ليس عنوان بريد إلكتروني: "
+        '<bdi dir="auto">&#39;&lt;b&gt;ana&lt;/b&gt;@&#39;</bdi> ليس عنوان بريد إلكتروني: '
         "تحقّق من أنه مكتوب مثل name@example.org."
     ), flash
     assert "<b>ana</b>" not in html

@@ -6,18 +6,24 @@ Arabic, on a phone and a desktop, light and dark."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from sqlalchemy import func, select
 
 from curator.core.models import PasswordReset
 from curator.web.mailer import mailer
 
-from .conftest import PASSWORD, Browser, csrf_from
-from .test_people import NEW_PASSWORD, LINK, _closed_port, smtp  # noqa: F401  (smtp: the fixture)
+from .conftest import Browser, csrf_from
+from .mailbox import running_inbox
+from .test_people import LINK, NEW_PASSWORD
 
 pytestmark = pytest.mark.backends("sqlite")
+
+
+@pytest.fixture
+def smtp():
+    with running_inbox() as inbox:
+        yield inbox
+
 
 BASE = "https://review.example.org"
 
@@ -54,7 +60,9 @@ def _resets(sessions) -> int:
         return s.scalar(select(func.count()).select_from(PasswordReset)) or 0
 
 
-def test_the_same_answer_for_every_address_and_a_mail_only_to_an_active_account(review_app, db_url, tmp_path, smtp, sessions, cli):
+def test_the_same_answer_for_every_address_and_a_mail_only_to_an_active_account(
+    review_app, db_url, tmp_path, smtp, sessions, cli
+):
     cli("user", "deactivate", "bo@example.org")
     app = _app(db_url, tmp_path, smtp.port)
     answers = []

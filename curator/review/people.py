@@ -164,7 +164,7 @@ def reset_path(token: str) -> str:
 
 
 def request_reset(session: Session, email: str) -> tuple[str, str] | None:
-    """"Forgot password?": (address, secret) of a new one-time link for the active account with
+    """ "Forgot password?": (address, secret) of a new one-time link for the active account with
     this address, recorded as the account's own request; None for an unknown or deactivated
     address. The caller answers the same whichever it is (no account enumeration)."""
     user = find_user(session, email)

@@ -97,7 +97,7 @@ def login():
 
 @bp.route("/forgot", methods=["GET", "POST"])
 def forgot():
-    """"Forgot password?": with e-mail configured (an SMTP server and CURATOR_BASE_URL), an
+    """ "Forgot password?": with e-mail configured (an SMTP server and CURATOR_BASE_URL), an
     address typed here gets a one-time reset link by e-mail if an active account uses it. Every
     POST gets the same answer, a redirect to the same "check your mail" page, whatever the
     address; the lookup and the sending happen after the answer (web/mailer.py), so not even

@@ -77,8 +77,11 @@ def init_limits(app: Flask) -> Limiter:
         view: Callable[..., Any] = app.view_functions[endpoint]
         app.view_functions[endpoint] = per_address(per_account(view))
     mail_account = limiter.limit(settings.ratelimit_mail, key_func=account_key, methods=["POST"], scope="mail-account")
-    mail_address = limiter.limit(settings.ratelimit_mail, key_func=client_address, methods=["POST"], scope="mail-address")
-    app.view_functions[SENDS_MAIL] = mail_address(mail_account(app.view_functions[SENDS_MAIL]))
+    mail_address = limiter.limit(
+        settings.ratelimit_mail, key_func=client_address, methods=["POST"], scope="mail-address"
+    )
+    mail_view: Callable[..., Any] = app.view_functions[SENDS_MAIL]
+    app.view_functions[SENDS_MAIL] = mail_address(mail_account(mail_view))
     _limit_failures(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter

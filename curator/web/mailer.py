@@ -89,4 +89,3 @@ def within_mail_limit(app: Flask, settings: Settings, scope: str, key: str) -> b
 def configured_for_links(settings: Settings) -> bool:
     """E-mail with a link can be sent: an SMTP server and the base URL the link starts with."""
     return bool(settings.smtp_host and settings.base_url)
-
