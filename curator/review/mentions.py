@@ -29,6 +29,7 @@ from curator.core.enums import Role
 from curator.core.errors import NotFound
 from curator.core.models import Assignment, Comment, Mention, User
 from curator.core.models.base import utcnow, valid_id
+from curator.review.accounts import author_name
 
 # a handle: word characters of any script, . _ + -, optionally @ and a domain (the whole address)
 TOKEN = re.compile(r"(?<![\w@])@([\w.+-]+(?:@[\w-]+(?:\.[\w-]+)+)?)")
@@ -125,7 +126,7 @@ class MentionRecord(TypedDict):
     thread: int  # the opening comment's id
     language: str
     relation: str
-    author: str  # as threads.author_name
+    author: str  # as accounts.author_name
     text: str
     created_at: str
     read: bool
@@ -150,8 +151,6 @@ def _visible(user: User) -> Select[Mention, Comment, User]:
 
 def notifications(session: Session, user: User, read_shown: int = 10) -> list[MentionRecord]:
     """The user's unread mentions, newest first, then the latest `read_shown` read ones."""
-    from curator.review.threads import author_name
-
     unread = session.execute(_visible(user).where(Mention.read_at.is_(None)).order_by(Mention.id.desc())).all()
     read = session.execute(
         _visible(user).where(Mention.read_at.is_not(None)).order_by(Mention.id.desc()).limit(read_shown)
@@ -206,8 +205,6 @@ class MentionMail(TypedDict):
 
 def unmailed(session: Session, comment_id: int) -> list[MentionMail]:
     """The mentions of a comment not e-mailed yet, to active accounts."""
-    from curator.review.threads import author_name
-
     rows = session.execute(
         select(Mention, User, Comment)
         .join(User, User.id == Mention.user_id)

@@ -29,6 +29,7 @@ from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, Mention, Template, User
 from curator.core.models.base import utcnow, valid_id
 from curator.review import activity, mentions
+from curator.review.accounts import author_name
 from curator.review.comments import clean_text
 from curator.review.progress import in_queue
 from curator.review.writes import insert_once, replayed
@@ -68,12 +69,6 @@ class ThreadRecord(TypedDict):
     resolved_at: str | None
     resolved_by: str | None  # who resolved it (name, as `author`)
     replies: list[ReplyRecord]
-
-
-def author_name(user: User) -> str:
-    """What others see of a comment's author: the name, else the e-mail address's local part
-    (the whole address would tell every reviewer of the language who the others are)."""
-    return user.name or user.email.split("@", 1)[0]
 
 
 def _may_take_part(session: Session, user: User, language: str) -> bool:
