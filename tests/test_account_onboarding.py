@@ -113,3 +113,24 @@ def test_invite_link_from_the_configured_base_url(review_app, cli):
     assert "CURATOR_BASE_URL" in bare.stderr
     reset = cli("user", "reset-link", "ana@example.org", env={"CURATOR_BASE_URL": None})
     assert re.fullmatch(r"/reset/[\w-]+", reset.stdout.strip())
+
+
+def test_the_invitation_pages_error_isolates_the_typed_address_in_arabic(review_app, cli):
+    """Issue 37 §4: the address inside the flashed refusal is in a <bdi>, so it keeps its place
+    (and its punctuation) inside the Arabic sentence; still escaped."""
+    link = cli("user", "invite", "--language", "es").output.strip()
+    path = link[link.index("/invite/") :]
+    client = review_app.test_client()
+    client.set_cookie("curator_locale", "ar")
+    page = client.get(path).get_data(as_text=True)
+    typed = "<b>ana</b>@"
+    form = {"email": typed, "password": NEW_PASSWORD, "password2": NEW_PASSWORD, "csrf_token": csrf_from(page)}
+    r = client.post(path, data=form)
+    html = r.get_data(as_text=True)
+    assert r.status_code == 422
+    flash = re.search(r'<p class="flash error" role="status">(.*?)</p>', html)[1]
+    assert flash == (
+        '<bdi dir="auto">&#39;&lt;b&gt;ana&lt;/b&gt;@&#39;</bdi> ليس عنوان بريد إلكتروني: '
+        "تحقّق من أنه مكتوب مثل name@example.org."
+    ), flash
+    assert "<b>ana</b>" not in html

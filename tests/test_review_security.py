@@ -234,11 +234,17 @@ def test_invitation_to_a_language_without_candidates_is_a_clear_message(review_a
     answer = client.post(path, data=form)
     body = html.unescape(answer.get_data(as_text=True))
     assert answer.status_code == 422, body
-    # the language by its name and its code (issue 37 §4)
-    assert "There is nothing to review in French (fr) yet. Ask the maintainer who invited you" in body
+    # the language by its name and its code, isolated in the flashed message (issue 37 §4)
+    assert (
+        'There is nothing to review in <bdi dir="auto">French (fr)</bdi> yet. Ask the maintainer who invited you'
+        in body
+    )
     # in the volunteer's language, all of it (issue 27 §1)
     spanish = html.unescape(client.post(path, data=form, headers={"Accept-Language": "es"}).get_data(as_text=True))
-    assert "Todavía no hay nada que revisar en francés (fr). Pregunta a la persona que te invitó" in spanish
+    assert (
+        'Todavía no hay nada que revisar en <bdi dir="auto">francés (fr)</bdi>. Pregunta a la persona que te invitó'
+        in (spanish)
+    )
     assert 'name="password"' in body  # the form again, with the message
     with sessions() as s:
         assert s.scalar(select(User).where(User.email == "flo@example.org")) is None

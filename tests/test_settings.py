@@ -89,6 +89,8 @@ def other_value(name: str) -> str:
         return "0" if value else "1"
     if isinstance(value, (int, float)):
         return str(value + 1)
+    if name == "base_url":  # checked: an http(s) address
+        return "https://review.example.org"
     if value is None:
         return "-"
     return "2/minute" if name.startswith("ratelimit_") and "/" in value else value + "x"
@@ -109,6 +111,11 @@ def test_every_variable_is_read(tmp_path):
         ("CURATOR_THREADS", "0", "CURATOR_THREADS: expected a number of threads, from 1 to 256, not '0'"),
         ("CURATOR_READ_TIMEOUT", "soon", "CURATOR_READ_TIMEOUT: expected seconds, not 'soon'"),
         ("CURATOR_SECURE_COOKIES", "true", "CURATOR_SECURE_COOKIES: expected 1 or 0, not 'true'"),
+        (
+            "CURATOR_BASE_URL",
+            "review.example.org/?x=1",
+            "CURATOR_BASE_URL: expected the app's address like https://review.example.org, not 'review.example.org/?x=1'",
+        ),
     ],
 )
 def test_a_bad_variable_is_one_line(tmp_path, variable, value, message):

@@ -4,6 +4,7 @@ legacy decisions)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -12,6 +13,7 @@ from curator.cli.common import Column, Context, echo_table, language_argument, l
 from curator.core.db import reading, unit_of_work
 from curator.core.enums import Activity, QueueOrder, Role, values
 from curator.core.errors import InputError, NotFound
+from curator.core.settings import Settings, check_base_url
 
 
 # ---------------------------------------------------------------- users
@@ -149,42 +151,49 @@ def user_unassign(ctx: Context, email: str, language: str) -> None:
 @click.argument("email")
 @click.option(
     "--base-url",
-    envvar="CURATOR_BASE_URL",
     default=None,
     help="The address the app is served at, as its users open it (https://review.example.org); "
-    "default: $CURATOR_BASE_URL, else only the link's path is printed.",
+    "default: CURATOR_BASE_URL (the setting), else only the link's path is printed.",
 )
 @pass_ctx
 def user_reset_link(ctx: Context, email: str, base_url: str | None) -> None:
     """Print a one-time password-reset link (valid 72 hours); e-mailed too when CURATOR_SMTP_HOST is set."""
     from curator.review import mail, people
 
+    settings = _settings(ctx, base_url)
     with unit_of_work(ctx.sessions()) as session:
         user = people.get_person(session, email)
-        _mail_needs_base_url(ctx, user.email, base_url)
+        _mail_needs_base_url(settings, user.email)
         _, token = people.create_reset(session, None, user)
         address = user.email
-    link = _link(base_url, f"/reset/{token}")
+    link = _link(settings, people.reset_path(token))
     _mail(ctx, address, *mail.password_reset(link, address, people.RESET_HOURS))
 
 
-def _link(base_url: str | None, path: str) -> str:
-    """Print the link: the configured base URL and the path, or (none configured) the path alone,
-    with one line on stderr saying what to put in front of it. Returned as printed."""
-    if not base_url or not base_url.strip():
+def _settings(ctx: Context, base_url: str | None) -> Settings:
+    """The settings with --base-url in place of CURATOR_BASE_URL when given (checked the same way)."""
+    if base_url is None:
+        return ctx.settings
+    return replace(ctx.settings, base_url=check_base_url(base_url, "--base-url"))
+
+
+def _link(settings: Settings, path: str) -> str:
+    """Print the link (Settings.link: the base URL and the path), or (none configured) the path
+    alone, with one line on stderr saying what to put in front of it. Returned as printed."""
+    link = settings.link(path)
+    if link is None:
         click.echo("no base URL configured (CURATOR_BASE_URL or --base-url): the link's path only", err=True)
         click.echo(path)
         return path
-    link = f"{base_url.strip().rstrip('/')}{path}"
     click.echo(link)
     return link
 
 
-def _mail_needs_base_url(ctx: Context, to: str | None, base_url: str | None) -> None:
+def _mail_needs_base_url(settings: Settings, to: str | None) -> None:
     """An e-mailed link must be a whole one: refused before anything is made."""
     from curator.review import mail
 
-    if to and mail.configured(ctx.settings) and not (base_url and base_url.strip()):
+    if to and mail.configured(settings) and not settings.base_url:
         raise InputError("CURATOR_BASE_URL", "set the address the app is served at to e-mail the link (or --base-url)")
 
 
@@ -206,10 +215,9 @@ def _mail(ctx: Context, to: str | None, subject: str, body: str) -> None:
 @click.option("--fraction", type=float, default=None, help="Share of each relation's candidates to sample (0.5).")
 @click.option(
     "--base-url",
-    envvar="CURATOR_BASE_URL",
     default=None,
     help="The address the app is served at, as its users open it (https://review.example.org); "
-    "default: $CURATOR_BASE_URL, else only the link's path is printed.",
+    "default: CURATOR_BASE_URL (the setting), else only the link's path is printed.",
 )
 @pass_ctx
 def user_invite(
@@ -217,13 +225,14 @@ def user_invite(
 ) -> None:
     """Print an invitation link (valid 14 days); e-mailed too to --email when CURATOR_SMTP_HOST is set."""
     from curator.review import mail
-    from curator.review.accounts import INVITE_DAYS, create_invite
+    from curator.review.accounts import INVITE_DAYS, create_invite, invite_path
 
+    settings = _settings(ctx, base_url)
     with unit_of_work(ctx.sessions()) as session:
-        _mail_needs_base_url(ctx, email, base_url)
+        _mail_needs_base_url(settings, email)
         invite, token = create_invite(session, languages, None, email, role, fraction)
         address, codes = invite.email, list(invite.languages)
-    link = _link(base_url, f"/invite/{token}")
+    link = _link(settings, invite_path(token))
     _mail(ctx, address, *mail.invitation(link, role, codes, INVITE_DAYS))
 
 

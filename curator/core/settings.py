@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from curator.core.errors import InputError
 from curator.core.secret_key import kept_secret_key
@@ -47,6 +48,9 @@ class Settings:
     ratelimit_address: str = "30/minute;300/hour"  # from one address (a classroom behind one NAT signs in too)
     ratelimit_password: str = "5/minute;20/hour"  # wrong current passwords on the account page
     ratelimit_token: str = "10/minute;50/hour"  # refused API tokens from one address
+    # e-mails a visitor can make the app send: "forgot password" per typed address and per client
+    # address, and @mention e-mails per person mentioned
+    ratelimit_mail: str = "3/hour;10/day"
     fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # bytes per file of a URL source, on the wire and decompressed (an endless stream or a gzip bomb
     # is cut off): 250x the largest real file (253 KiB), and a file at the limit parses in < 1 GB
@@ -68,6 +72,10 @@ class Settings:
     smtp_password: str | None = None
     smtp_from: str | None = None  # the sender address; required with smtp_host
     smtp_starttls: bool = True  # STARTTLS before AUTH (ignored on port 465)
+    # the address the app is served at, as its users open it (https://review.example.org): every
+    # link made for someone else (invitations, reset links, e-mails) starts with it, never with
+    # the Host header of a request. Unset: the CLI prints paths, e-mails that need it are not sent
+    base_url: str | None = None
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -112,6 +120,7 @@ class Settings:
             ratelimit_address=_text(env, "ratelimit_address"),
             ratelimit_password=_text(env, "ratelimit_password"),
             ratelimit_token=_text(env, "ratelimit_token"),
+            ratelimit_mail=_text(env, "ratelimit_mail"),
             fetch_timeout=fetch_timeout,
             fetch_max_bytes=fetch_max_bytes,
             host=_text(env, "host"),
@@ -129,6 +138,7 @@ class Settings:
             smtp_password=env.get("CURATOR_SMTP_PASSWORD") or None,
             smtp_from=env.get("CURATOR_SMTP_FROM") or None,
             smtp_starttls=_flag(env, "smtp_starttls"),
+            base_url=check_base_url(env.get("CURATOR_BASE_URL")),
             translation={
                 k: v
                 for k, v in env.items()
@@ -159,6 +169,14 @@ class Settings:
         if self.secret_key_from_env:
             return self
         return replace(self, secret_key=kept_secret_key(self.secret_key_file))
+
+    def link(self, path: str) -> str | None:
+        """The whole link to `path` (the app's path, "/reset/…") for someone else to open: the
+        configured base URL and the path, or None without one. The one place such a link is made
+        (the CLI, the web pages, every e-mail): never from a request's Host header."""
+        if not self.base_url:
+            return None
+        return self.base_url + "/" + path.lstrip("/")
 
     def env(self, name: str) -> str | None:
         """A translation backend's CURATOR_<NAME> value, e.g. env("MICROSOFT_KEY")."""
@@ -198,6 +216,7 @@ ENV: dict[str, str] = {
     "ratelimit_address": "CURATOR_RATELIMIT_ADDRESS",
     "ratelimit_password": "CURATOR_RATELIMIT_PASSWORD",
     "ratelimit_token": "CURATOR_RATELIMIT_TOKEN",
+    "ratelimit_mail": "CURATOR_RATELIMIT_MAIL",
     "fetch_timeout": "CURATOR_FETCH_TIMEOUT",
     "fetch_max_bytes": "CURATOR_FETCH_MAX_BYTES",
     "host": "CURATOR_HOST",
@@ -215,12 +234,25 @@ ENV: dict[str, str] = {
     "smtp_password": "CURATOR_SMTP_PASSWORD",
     "smtp_from": "CURATOR_SMTP_FROM",
     "smtp_starttls": "CURATOR_SMTP_STARTTLS",
+    "base_url": "CURATOR_BASE_URL",
 }
 
 
 def default(name: str) -> Any:
     """The default of the field `name` (what a variable that is unset or empty gives)."""
     return Settings.__dataclass_fields__[name].default
+
+
+def check_base_url(value: str | None, where: str = "CURATOR_BASE_URL") -> str | None:
+    """A base URL: an http(s) address without query or fragment, kept without its final slash
+    (links append their path); unset or empty: None."""
+    if not value or not value.strip():
+        return None
+    value = value.strip().rstrip("/")
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise InputError(where, f"expected the app's address like https://review.example.org, not {value!r}")
+    return value
 
 
 def _text(env: Mapping[str, str], name: str) -> str:

@@ -65,6 +65,12 @@ def _method_prefix(method: str) -> str:
     return generate_password_hash("", method=method).split("$", 1)[0]
 
 
+def author_name(user: User) -> str:
+    """What others see of a comment's author: the name, else the e-mail address's local part
+    (the whole address would tell every reviewer of the language who the others are)."""
+    return user.name or user.email.split("@", 1)[0]
+
+
 def find_user(session: Session, email: str) -> User | None:
     if not isinstance(email, str) or any(ord(c) < 32 for c in email):
         return None  # no address holds a control character (and PostgreSQL cannot compare a NUL)
@@ -183,6 +189,11 @@ def _check_languages(session: Session, codes: list[str]) -> list[str]:
     if unknown:
         raise InputError(f"unknown language(s): {', '.join(unknown)}")
     return codes
+
+
+def invite_path(token: str) -> str:
+    """The app's path an invitation link opens (the web page /invite/<token>); `Settings.link` makes it whole."""
+    return f"/invite/{token}"
 
 
 def create_invite(

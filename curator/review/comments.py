@@ -14,6 +14,7 @@ from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, User
 from curator.core.models.base import utcnow, valid_id
 from curator.core.text import describe_char, first_control
+from curator.review import mentions
 from curator.review.writes import check_in_sample, insert_once, replayed
 
 MAX_LENGTH = 2000
@@ -85,7 +86,10 @@ def add_comment(
         source=source,
         request_id=request_id,
     )
-    return insert_once(session, row)
+    comment, created = insert_once(session, row)
+    if created:
+        mentions.record(session, comment)  # @handles of people who may read it (review.mentions)
+    return comment, created
 
 
 def withdraw_comment(session: Session, user: User, assignment: Assignment, comment_id: int) -> Comment:

@@ -70,3 +70,24 @@ def password_reset(link: str, email: str, hours: int) -> tuple[str, str]:
         f"Open it to choose a new password (you are then signed out everywhere else):\n{link}\n\n"
         f"The link works once and for {hours} hours. If you did not ask for it, tell the maintainers.\n",
     )
+
+
+def self_service_reset(link: str, email: str, hours: int) -> tuple[str, str]:
+    """(subject, body) of the e-mail a "Forgot password?" request sends to an account."""
+    return (
+        "Choose a new password for curator",
+        f"Someone asked for a new password for your account {email} on curator's sign-in page.\n\n"
+        f"Open this link to choose one (you are then signed out everywhere else):\n{link}\n\n"
+        f"The link works once and for {hours} hours. If you did not ask for it, ignore this e-mail: "
+        "your password stays as it is.\n",
+    )
+
+
+def mention(link: str, author: str, language: str, text: str) -> tuple[str, str]:
+    """(subject, body) of the e-mail telling someone they were mentioned in a comment thread."""
+    return (
+        f"{author} mentioned you in a comment ({language}) on curator",
+        f"{author} mentioned you in a comment thread of the {language} review:\n\n"
+        + "".join(f"> {line}\n" for line in text.splitlines())
+        + f"\nOpen the thread:\n{link}\n",
+    )

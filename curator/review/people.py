@@ -158,6 +158,22 @@ def create_reset(session: Session, actor: User | None, user: User) -> tuple[Pass
     return reset, token
 
 
+def reset_path(token: str) -> str:
+    """The app's path a reset link opens (the web page /reset/<token>); `Settings.link` makes it whole."""
+    return f"/reset/{token}"
+
+
+def request_reset(session: Session, email: str) -> tuple[str, str] | None:
+    """ "Forgot password?": (address, secret) of a new one-time link for the active account with
+    this address, recorded as the account's own request; None for an unknown or deactivated
+    address. The caller answers the same whichever it is (no account enumeration)."""
+    user = find_user(session, email)
+    if user is None or not user.active:
+        return None
+    _, token = create_reset(session, user, user)
+    return user.email, token
+
+
 def open_reset(session: Session, token: str) -> tuple[PasswordReset, User]:
     """The link's row and account, or why the link no longer works (a page, not a traceback)."""
     reset = session.scalar(select(PasswordReset).where(PasswordReset.token_hash == digest(token or "")))

@@ -6,6 +6,9 @@ relation and template. Only the opening comment carries the state (`resolved_at`
 `resolved_by`). Withdrawn (retracted) comments stay out of every list and count; a withdrawn
 opening comment takes its thread with it. Replies are idempotent per request id, like comments.
 
+A person mentioned in a thread (`@handle`, review.mentions) sees it as if they had written in
+it: under the item on the review screen and on the history page.
+
 "Replies waiting" — the count on a reviewer's home page — needs no column of its own: in an
 open thread the reviewer opened or wrote in, every reply by someone else written after the
 reviewer's own latest post in that thread (by row id, which grows with time) is waiting. Answering
@@ -18,14 +21,15 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Literal, TypedDict
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import CompoundSelect, Select, func, or_, select, union
 from sqlalchemy.orm import Session, aliased
 
 from curator.core.enums import Activity
 from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
-from curator.core.models import Assignment, AssignmentItem, Comment, Template, User
+from curator.core.models import Assignment, AssignmentItem, Comment, Mention, Template, User
 from curator.core.models.base import utcnow, valid_id
-from curator.review import activity
+from curator.review import activity, mentions
+from curator.review.accounts import author_name
 from curator.review.comments import clean_text
 from curator.review.progress import in_queue
 from curator.review.writes import insert_once, replayed
@@ -65,12 +69,6 @@ class ThreadRecord(TypedDict):
     resolved_at: str | None
     resolved_by: str | None  # who resolved it (name, as `author`)
     replies: list[ReplyRecord]
-
-
-def author_name(user: User) -> str:
-    """What others see of a comment's author: the name, else the e-mail address's local part
-    (the whole address would tell every reviewer of the language who the others are)."""
-    return user.name or user.email.split("@", 1)[0]
 
 
 def _may_take_part(session: Session, user: User, language: str) -> bool:
@@ -130,7 +128,10 @@ def reply(
         source=source,
         request_id=request_id,
     )
-    return insert_once(session, row)
+    reply_row, created = insert_once(session, row)
+    if created:
+        mentions.record(session, reply_row)  # @handles of people who may read the thread (review.mentions)
+    return reply_row, created
 
 
 def _set_state(session: Session, user: User, language: str, comment_id: int, resolved: bool) -> Comment:
@@ -236,11 +237,18 @@ def _records(session: Session, roots: list[Comment], viewer: User | None) -> lis
     ]
 
 
-def _participated(user: User) -> Select[int]:
-    """The ids of the threads `user` opened or replied in (standing comments only)."""
-    return select(func.coalesce(Comment.parent_id, Comment.id)).where(
+def _participated(user: User) -> CompoundSelect[int]:
+    """The ids of the threads `user` opened, replied in or was mentioned in (review.mentions;
+    standing comments only)."""
+    wrote = select(func.coalesce(Comment.parent_id, Comment.id)).where(
         Comment.user_id == user.id, Comment.retracted.is_(False)
     )
+    named = (
+        select(func.coalesce(Comment.parent_id, Comment.id))
+        .join(Mention, Mention.comment_id == Comment.id)
+        .where(Mention.user_id == user.id, Comment.retracted.is_(False))
+    )
+    return union(wrote, named)
 
 
 def language_threads(

@@ -76,6 +76,10 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
 
     app.register_blueprint(activity.bp)
     app.register_blueprint(threads.bp)  # comment threads (issue 28 §3)
+    from curator.web import mentions  # @mentions in threads (issue 37 §5)
+
+    app.register_blueprint(mentions.bp)
+    mentions.init_mentions(app)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")

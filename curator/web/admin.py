@@ -20,7 +20,14 @@ from curator.core.models.base import utcnow
 from curator.quality.checks import WARN_SIMILARITY
 from curator.quality.signals import QUEUE_ORDERS
 from curator.review import mail
-from curator.review.accounts import INVITE_DAYS, create_invite, pending_invites, resend_invite, revoke_invite
+from curator.review.accounts import (
+    INVITE_DAYS,
+    create_invite,
+    invite_path,
+    pending_invites,
+    resend_invite,
+    revoke_invite,
+)
 from curator.review.overview import DECISION_FILTERS, RISK_BANDS, RowFilter, language_counts, language_rows
 from curator.review.policy import language_policy
 from curator.review.progress import progress, queue
@@ -29,7 +36,7 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for
-from curator.web.people import send_link
+from curator.web.people import public_link, send_link
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -207,7 +214,7 @@ def _link_shown_once() -> str | None:
     if len(raw) != len(key):
         return None
     token = bytes(a ^ b for a, b in zip(raw, key, strict=True)).decode("ascii", "replace")
-    return url_for("auth.invite", token=token, _external=True)
+    return public_link(invite_path(token))
 
 
 @bp.route("/reviewers", methods=["GET", "POST"])
@@ -233,7 +240,7 @@ def reviewers():
     except ValueError:
         flash(_("Invalid sample fraction: %(value)s", value=fraction), "error")
         return _reviewers_page(form=form, status=422)
-    link = url_for("auth.invite", token=token, _external=True)
+    link = public_link(invite_path(token))
     mailed = send_link(email.strip(), *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
     return _show_link_once(token, mailed)
 
@@ -268,6 +275,6 @@ def resend(invite_id: int):
     except CuratorError as exc:
         flash(exc.message, "error")
         return _reviewers_page(status=status_for(exc))
-    link = url_for("auth.invite", token=token, _external=True)
+    link = public_link(invite_path(token))
     mailed = send_link(email, *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
     return _show_link_once(token, mailed, resent=invite_id)

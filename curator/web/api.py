@@ -23,6 +23,7 @@ from curator.web.check_text import relation_title, translate_item
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
 from curator.web.i18n import language_name, select_locale
+from curator.web.mentions import notify as notify_mentions
 from curator.web.review import with_time_left
 from curator.web.settings import current_settings
 
@@ -257,6 +258,9 @@ def guidelines_seen(lang: str):
 
 
 def _comment_reply(comment, created: bool):
+    """The answer to a new comment (after its unit of work): its @mentions e-mailed when configured."""
+    if created:
+        notify_mentions(comment.id)
     return jsonify(comment=comments.comment_dict(comment), created=created), 201 if created else 200
 
 
@@ -271,7 +275,7 @@ def comment_item(lang: str, item_id: int):
         comment, created = comments.add_comment(
             session, current_user, assignment, text, item=found, request_id=request_id, source=_source()
         )
-        return _comment_reply(comment, created)
+    return _comment_reply(comment, created)
 
 
 @bp.post("/languages/<lang>/relations/<relation>/comments")
@@ -284,7 +288,7 @@ def comment_relation(lang: str, relation: str):
         comment, created = comments.add_comment(
             session, current_user, assignment, text, relation=relation, request_id=request_id, source=_source()
         )
-        return _comment_reply(comment, created)
+    return _comment_reply(comment, created)
 
 
 @bp.get("/languages/<lang>/comments")
@@ -344,6 +348,8 @@ def reply_to_comment(lang: str, comment_id: int):
         )
         assert row.parent_id is not None  # a reply
         thread = threads.get_thread(session, current_user, lang, row.parent_id)
+    if created:
+        notify_mentions(row.id)  # e-mailed when configured (web/mentions.py)
     return jsonify(reply=next(r for r in thread["replies"] if r["id"] == row.id), thread=thread, created=created), (
         201 if created else 200
     )

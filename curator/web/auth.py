@@ -1,5 +1,5 @@
-"""Sign in, sign out, the account page (password change) and accepting an invitation (pages
-with CSRF-protected forms). Each sign-in is a login session on the server (review.accounts):
+"""Sign in, sign out, "Forgot password?", the account page (password change) and accepting an
+invitation (pages with CSRF-protected forms). Each sign-in is a login session on the server (review.accounts):
 signing out revokes it, a password change revokes all of the account's, so a copied session
 or remember cookie stops working (web/context.py's user loader), and the API token is revoked.
 Sign-in, invitations and wrong current passwords on the account page are rate-limited
@@ -7,14 +7,17 @@ Sign-in, invitations and wrong current passwords on the account page are rate-li
 
 from __future__ import annotations
 
-from functools import wraps
+import logging
+from functools import partial, wraps
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 
+from curator.core.db import unit_of_work
 from curator.core.errors import Busy, CuratorError, Forbidden
+from curator.review import mail, people
 from curator.review.accounts import (
     accept_invite,
     authenticate,
@@ -27,8 +30,11 @@ from curator.review.login_sessions import end_login_session, start_login_session
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
 from curator.web.i18n import LOCALES, remember_locale, select_locale
+from curator.web.mailer import configured_for_links, mailer
+from curator.web.settings import current_settings, settings_of
 
 bp = Blueprint("auth", __name__)
+log = logging.getLogger("curator.mail")
 
 
 def maintainer_required(view):
@@ -89,6 +95,42 @@ def login():
     return render_template("login.html", email="")
 
 
+@bp.route("/forgot", methods=["GET", "POST"])
+def forgot():
+    """ "Forgot password?": with e-mail configured (an SMTP server and CURATOR_BASE_URL), an
+    address typed here gets a one-time reset link by e-mail if an active account uses it. Every
+    POST gets the same answer, a redirect to the same "check your mail" page, whatever the
+    address; the lookup and the sending happen after the answer (web/mailer.py), so not even
+    its time tells. Rate-limited per typed address and per client address (web/limits.py).
+    Without e-mail the page says to ask a maintainer, and nothing is sent."""
+    available = configured_for_links(current_settings())
+    if request.method == "POST" and available:
+        address = request.form.get("email", "").strip()[:320]
+        if address:
+            mailer().submit(partial(send_reset, address))
+        return redirect(url_for("auth.forgot", sent=1), code=303)
+    sent = available and request.args.get("sent") == "1"
+    return render_template("forgot.html", available=available, sent=sent, hours=people.RESET_HOURS)
+
+
+def send_reset(address: str, app: Flask) -> None:
+    """The background half of "Forgot password?": a link for an active account, e-mailed;
+    nothing for any other address (logged without it)."""
+    settings = settings_of(app)
+    with unit_of_work(app.extensions["curator.sessions"]) as session:
+        made = people.request_reset(session, address)
+    if made is None:
+        log.info("password reset asked for an address without an active account")
+        return
+    to, token = made
+    link = settings.link(people.reset_path(token))
+    assert link is not None  # configured_for_links: a base URL is set
+    try:
+        mail.send(settings, to, *mail.self_service_reset(link, to, people.RESET_HOURS))
+    except mail.MailNotSent as exc:
+        log.warning("%s", exc)
+
+
 @bp.post("/logout")
 @login_required
 def logout():
@@ -130,8 +172,8 @@ def invite(token: str):
                 )
         except Busy:
             raise  # a 503 with Retry-After (web/errors.py)
-        except CuratorError as exc:
-            flash(translated(exc), "error")
+        except CuratorError as exc:  # the typed address isolated in the message (an Arabic page)
+            flash(translated(exc, html=True), "error")
             return render_template("invite.html", invite=invitation, form=form, signed_in=signed_in), status_for(exc)
         if signed_in is None:  # a signed-in reviewer keeps their login session
             sign_in(user)

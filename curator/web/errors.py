@@ -150,12 +150,15 @@ def curator_error(exc: CuratorError):
 # parameters that name a data language by its code: said as the language's name with the code
 # ("griego (el)"), and on a page isolated in a <bdi> so the sentence's direction does not move it
 LANGUAGE_PARAMS = frozenset({"language"})
+# parameters that hold what a person typed (an e-mail address): on a page isolated in a
+# <bdi dir="auto">, so a Latin address keeps its place inside an Arabic sentence
+PERSON_PARAMS = frozenset({"email"})
 
 
 def translated(exc: CuratorError, html: bool = False) -> str:
     """The error's message in the page's language when the service raised a catalogue message
     (`msgid` + `params`, see core.errors.N_), else its English text. `html`: Markup, with each
-    language parameter isolated (`|bdi`), for a page."""
+    language parameter and each typed address isolated (`|bdi`), for a page."""
     if exc.msgid is None:
         return exc.message
     if not exc.params:
@@ -163,7 +166,7 @@ def translated(exc: CuratorError, html: bool = False) -> str:
     params = {k: _language_shown(str(v)) if k in LANGUAGE_PARAMS else v for k, v in exc.params.items()}
     if not html:
         return _(exc.msgid, **params)
-    shown = {k: isolate(v) if k in LANGUAGE_PARAMS else v for k, v in params.items()}
+    shown = {k: isolate(v) if k in LANGUAGE_PARAMS | PERSON_PARAMS else v for k, v in params.items()}
     return Markup.escape(_(exc.msgid)) % shown
 
 

@@ -1,5 +1,7 @@
 """Rate limits on the doors that take a secret: signing in, accepting an invitation, the
-account page's current password and an API token.
+account page's current password and an API token; and on the door that sends e-mail,
+"Forgot password?" (CURATOR_RATELIMIT_MAIL per typed address and per client address: every
+POST counts, whether the address has an account or not, so the limit tells nothing either).
 
 Password guessing is limited twice: per submitted e-mail (the account: a slow guesser spread
 over many addresses still stops) and per client address (one address trying many accounts
@@ -37,6 +39,7 @@ STRATEGY = "moving-window"
 
 LIMITED = ("auth.login", "auth.invite", "people.reset")  # check a password or spend a one-time link
 PASSWORD_CHANGE = "auth.account"  # asks for the current password
+SENDS_MAIL = "auth.forgot"  # e-mails a reset link to whatever address is typed
 API = "/api/"  # the paths a Bearer token may authenticate (web/context.py: wants_json), whatever the blueprint
 
 
@@ -73,6 +76,12 @@ def init_limits(app: Flask) -> Limiter:
     for endpoint in LIMITED:
         view: Callable[..., Any] = app.view_functions[endpoint]
         app.view_functions[endpoint] = per_address(per_account(view))
+    mail_account = limiter.limit(settings.ratelimit_mail, key_func=account_key, methods=["POST"], scope="mail-account")
+    mail_address = limiter.limit(
+        settings.ratelimit_mail, key_func=client_address, methods=["POST"], scope="mail-address"
+    )
+    mail_view: Callable[..., Any] = app.view_functions[SENDS_MAIL]
+    app.view_functions[SENDS_MAIL] = mail_address(mail_account(mail_view))
     _limit_failures(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter

@@ -146,10 +146,17 @@ def reset_link(user_id: int):
     except CuratorError as exc:
         flash(str(exc), "error")
         return _person_page(user_id, status=status_for(exc))
-    link = url_for("people.reset", token=token, _external=True)
+    link = public_link(people.reset_path(token))
     return _person_page(
         user_id, link=link, mailed=send_link(email, *mail.password_reset(link, email, people.RESET_HOURS))
     )
+
+
+def public_link(path: str) -> str:
+    """A link a maintainer hands someone (an invitation, a reset link): `Settings.link` — the
+    configured base URL (CURATOR_BASE_URL) and the app's path; without one, the address this
+    maintainer's request came to, which they see on the page before passing it on."""
+    return current_settings().link(path) or request.url_root.rstrip("/") + path
 
 
 def send_link(to: str | None, subject: str, body: str) -> bool:

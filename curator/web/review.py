@@ -23,6 +23,7 @@ from curator.web import check_text, fields
 from curator.web.context import db, write
 from curator.web.errors import translated
 from curator.web.i18n import language_name, select_locale
+from curator.web.mentions import home_context as mention_notes
 
 bp = Blueprint("review", __name__)
 # relation titles and quality checks in the page's language, for every page (web/check_text.py)
@@ -71,9 +72,10 @@ def home():
                 **progress(session, assignment, items),
             )
         )
-    if not rows and current_user.is_maintainer:
+    notes = mention_notes()  # @mentions (web/mentions.py)
+    if not rows and current_user.is_maintainer and not notes["mentions_unread"]:
         return redirect(url_for("release.dashboard"))
-    return render_template("home.html", rows=rows)
+    return render_template("home.html", rows=rows, **notes)
 
 
 @bp.get("/review/<lang>")

@@ -40,10 +40,12 @@ FIELDS = {
     "RATELIMIT_ADDRESS": "ratelimit_address",
     "RATELIMIT_PASSWORD": "ratelimit_password",
     "RATELIMIT_TOKEN": "ratelimit_token",
+    "RATELIMIT_MAIL": "ratelimit_mail",
     "SMTP_HOST": "smtp_host",
     "SMTP_PORT": "smtp_port",
     "SMTP_FROM": "smtp_from",
     "SMTP_STARTTLS": "smtp_starttls",
+    "BASE_URL": "base_url",
 }
 
 

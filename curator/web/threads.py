@@ -18,6 +18,7 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
+from curator.web.mentions import notify as notify_mentions
 
 bp = Blueprint("threads", __name__, url_prefix="/admin")
 
@@ -68,13 +69,15 @@ def reply(code: str, thread_id: int):
     request_id = request.form.get("request_id") or None
     try:
         with write() as session:
-            threads.reply(session, current_user, code, thread_id, text, request_id=request_id)
+            row, created = threads.reply(session, current_user, code, thread_id, text, request_id=request_id)
     except Busy:
         raise  # 503 with Retry-After (web/errors.py)
     except CuratorError as exc:
         flash(translated(exc), "error")
         state = request.form.get("state", "open")
         return _page(code, state if state in STATE_CHOICES else "open", {thread_id: text}, status_for(exc))
+    if created:
+        notify_mentions(row.id)  # e-mailed when configured (web/mentions.py)
     flash(_("Reply saved."), "info")
     return _back(code, thread_id)
 

@@ -23,6 +23,7 @@ from curator.core.models.review import (
     Guideline,
     Invite,
     LoginSession,
+    Mention,
     Suggestion,
     User,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "LanguageCoverage",
     "LineDrop",
     "LoginSession",
+    "Mention",
     "MlamaTemplate",
     "PasswordReset",
     "ProjectSetting",

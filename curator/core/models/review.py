@@ -197,6 +197,25 @@ class Comment(Base):
     resolved_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
 
 
+class Mention(Base):
+    """`@handle` in a comment or a reply naming someone who may read its thread
+    (review.mentions): a notification on their home page until they mark it read, and an
+    e-mail when configured (`mailed_at`)."""
+
+    __tablename__ = "mentions"
+    __table_args__ = (
+        UniqueConstraint("comment_id", "user_id"),
+        Index("ix_mentions_user_read", "user_id", "read_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    comment_id: Mapped[int] = mapped_column(ForeignKey("comments.id"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    read_at: Mapped[datetime | None]
+    mailed_at: Mapped[datetime | None]
+
+
 class Guideline(Base):
     """A language's review guidelines as its maintainers wrote them; a language without a row
     gets the default text shipped with the package (curator/review/guidelines.py)."""

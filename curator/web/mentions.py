@@ -1,0 +1,110 @@
+"""@mentions (review.mentions) on the web: the notifications on the home page (`home_context`),
+the link that opens a mention's thread (/mentions/<id>: the maintainers' threads page, or a
+reviewer's history page where the thread is listed), marking them read (CSRF-protected forms),
+the e-mail a mention sends when SMTP and CURATOR_BASE_URL are configured (after the answer, on
+the mail thread: web/mailer.py; at most CURATOR_RATELIMIT_MAIL per person mentioned), and the
+`mentions` filter: a comment's text escaped, each @handle that names someone highlighted."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+
+from flask import Blueprint, Flask, flash, g, redirect, request, url_for
+from flask_babel import gettext as _
+from flask_login import current_user, login_required
+from markupsafe import Markup, escape
+
+from curator.core.db import unit_of_work
+from curator.review import mail, mentions
+from curator.web import fields
+from curator.web.context import db, write
+from curator.web.mailer import configured_for_links, mailer, within_mail_limit
+from curator.web.marks import mark_invisible
+from curator.web.settings import current_settings, settings_of
+
+bp = Blueprint("mentions", __name__)
+log = logging.getLogger("curator.mail")
+
+
+def thread_url(record: mentions.MentionRecord) -> str:
+    """Where a mention's thread is shown to the signed-in person: the one rule for every link."""
+    anchor = f"thread-{record['thread']}"
+    if current_user.is_maintainer:
+        return url_for("threads.index", code=record["language"], state="all", _anchor=anchor)
+    return url_for("review.past", lang=record["language"], _anchor=anchor)
+
+
+@bp.get("/mentions/<int:mention_id>")
+@login_required
+def open_mention(mention_id: int):
+    """The link of a notification and of its e-mail: to the thread (only one's own mention)."""
+    return redirect(thread_url(mentions.get_mention(db(), current_user, fields.row_id(mention_id))))
+
+
+@bp.post("/mentions/read")
+@login_required
+def read():
+    """Mark one mention (`mention`) or all of them read; back to the home page."""
+    raw = request.form.get("mention", "")
+    mention_id = fields.row_id(int(raw)) if raw.isdigit() else None
+    with write() as session:
+        mentions.mark_read(session, current_user, mention_id)
+    flash(_("Marked as read."), "info")
+    return redirect(url_for("review.home", _anchor="mentions"))
+
+
+def home_context() -> dict:
+    """The home page's notifications: the list (unread first) and the unread count."""
+    rows = mentions.notifications(db(), current_user)
+    return {"mentions": rows, "mentions_unread": sum(not r["read"] for r in rows)}
+
+
+def notify(comment_id: int) -> None:
+    """After a comment or reply is stored: e-mail its mentions (when configured), after the answer."""
+    if configured_for_links(current_settings()):
+        mailer().submit(partial(_send_mentions, comment_id))
+
+
+def _send_mentions(comment_id: int, app: Flask) -> None:
+    settings = settings_of(app)
+    sessions = app.extensions["curator.sessions"]
+    with sessions() as session:
+        waiting = mentions.unmailed(session, comment_id)
+    for row in waiting:
+        if not within_mail_limit(app, settings, "mention-mail", row["to"].lower()):
+            log.info("mention #%s not e-mailed: the person's mail limit is reached", row["id"])
+            continue
+        link = settings.link(f"/mentions/{row['id']}")
+        assert link is not None  # configured_for_links
+        try:
+            mail.send(settings, row["to"], *mail.mention(link, row["author"], row["language"], row["text"]))
+        except mail.MailNotSent as exc:
+            log.warning("%s", exc)
+            continue
+        with unit_of_work(sessions) as session:
+            mentions.mark_mailed(session, row["id"])
+
+
+def highlight(text: str) -> Markup:
+    """`text` escaped (invisible characters marked), each @handle naming an active account in a
+    `<mark class="mention">` isolated left-to-right (a Latin handle inside Arabic text)."""
+    spans = mentions.handles(text)
+    known: dict[str, bool] = g.setdefault("mention_handles", {})  # handle -> names someone (this request)
+    new = {h for _s, _e, h in spans} - set(known)
+    if new:
+        found = mentions.known_handles(db(), new)
+        known.update({h: h in found for h in new})
+    out, at = [], 0
+    for start, end, handle in spans:
+        if not known[handle]:
+            continue
+        out.append(mark_invisible(text[at:start]))
+        out.append(Markup('<mark class="mention"><bdi dir="ltr">{}</bdi></mark>').format(text[start:end]))
+        at = end
+    out.append(mark_invisible(text[at:]))
+    return Markup("").join(escape(part) for part in out)
+
+
+def init_mentions(app: Flask) -> None:
+    app.add_template_filter(highlight, "mentions")
