@@ -78,7 +78,12 @@ def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(revi
 
     r = bo.get(f"/api/v1/languages/es/items/{item_id}")
     ctx = r.get_json()
-    assert ctx["proposal"] == {"kind": "amend", "amends": original}
+    assert ctx["proposal"]["kind"] == "amend" and ctx["proposal"]["amends"] == original
+    # what it changes, segment by segment (review/text_diff.py): the equal and deleted parts
+    # give the original, the equal and inserted ones the proposal
+    diff = ctx["proposal"]["diff"]
+    assert "".join(d["text"] for d in diff if d["op"] != "insert") == original
+    assert "".join(d["text"] for d in diff if d["op"] != "delete") == AMENDED
     assert ctx["template"] == {"id": template.id, "text": AMENDED, "votes": 0, "systems": []}
     assert ctx["sources"] == [] and ctx["decision"] is None and len(ctx["examples"]) == 3
     assert "ana@example.org" not in r.get_data(as_text=True) and '"Ana"' not in r.get_data(as_text=True)
@@ -127,6 +132,7 @@ def test_suggestions_imports_and_a_later_reviewer(review_app, sessions, cli, tmp
     assert bo.get(f"/api/v1/languages/es/items/{item_id}").get_json()["proposal"] == {
         "kind": "suggest",
         "amends": None,
+        "diff": [],
     }
     # editing the suggestion on "My decisions" (a form) proposes the new text; a refused one changes nothing
     suggestion_id = r.get_json()["suggestion"]["id"]

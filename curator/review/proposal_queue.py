@@ -46,16 +46,19 @@ from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
 from curator.core.models.base import utcnow
 from curator.review.progress import in_queue
 from curator.review.standing import decided, is_standing
+from curator.review.text_diff import DiffSegment, char_diff
 
 IMPORT = "import"
 
 
 class ProposalRef(TypedDict):
     """What the review screen says of a proposed item: its kind ("amend" or "suggest") and, for
-    an amendment, the text of the template it amends. Never the proposer."""
+    an amendment, the text of the template it amends and what it changes (`text_diff.char_diff`
+    of that text → the proposal; empty for a suggestion). Never the proposer."""
 
     kind: str
     amends: str | None
+    diff: list[DiffSegment]
 
 
 def proposed_template(session: Session, language: str, relation_id: str, text: str) -> Template:
@@ -339,7 +342,7 @@ def proposal_of(session: Session, template: Template, user_id: int) -> ProposalR
         .limit(1)
     ).first()
     if amended is not None:
-        return {"kind": DecisionKind.AMEND.value, "amends": amended[0]}
+        return {"kind": DecisionKind.AMEND.value, "amends": amended[0], "diff": char_diff(amended[0], template.text)}
     suggested = session.scalar(
         select(Suggestion.id)
         .where(
@@ -353,5 +356,5 @@ def proposal_of(session: Session, template: Template, user_id: int) -> ProposalR
         .limit(1)
     )
     if suggested is not None:
-        return {"kind": ImportKind.SUGGEST.value, "amends": None}
+        return {"kind": ImportKind.SUGGEST.value, "amends": None, "diff": []}
     return None
