@@ -37,8 +37,8 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
         threads,
     )
     from curator.web.bidi import init_bidi
-    from curator.web.diffs import init_diffs
     from curator.web.context import init_web
+    from curator.web.diffs import init_diffs
     from curator.web.i18n import init_i18n
     from curator.web.limits import init_limits
     from curator.web.marks import init_marks
