@@ -20,9 +20,11 @@ import difflib
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import Final, Literal, TypedDict
 
-EQUAL, INSERT, DELETE = "equal", "insert", "delete"
+EQUAL: Final = "equal"
+INSERT: Final = "insert"
+DELETE: Final = "delete"
 PLACEHOLDER = re.compile(r"\[[XY]\]")
 
 ZWJ = "\u200d"
