@@ -132,3 +132,17 @@ def test_placeholders_stay_whole_and_a_reworded_phrase_is_one_change():
         {"op": "insert", "text": "nació"},
         {"op": "equal", "text": " en [Y]"},
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u094d\u064e\u0915",  # a virama, a mark, then a consonant: one cluster (a conjunct)
+        "\U0001f1ea\u200d\U0001f1ea\U0001f1ea",  # a joiner between flag letters does not pair them
+        "\u0600[X]",  # a Prepend character before a placeholder
+        "[X]\u0301",  # a mark after a placeholder
+    ],
+)
+def test_clusters_found_by_the_property_tests(text):
+    assert not boundaries(char_diff(text, ""), "old") & cluster_insides(text)
+    assert "".join(graphemes(text)) == text

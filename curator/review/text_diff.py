@@ -28,6 +28,7 @@ DELETE: Final = "delete"
 PLACEHOLDER = re.compile(r"\[[XY]\]")
 
 ZWJ = "\u200d"
+REGIONAL = "".join(chr(c) for c in range(0x1F1E6, 0x1F200))  # the letters of flags, read in pairs
 # Unicode's Prepend characters in use (Arabic number signs, Syriac abbreviation mark, …): they
 # join the character after them
 PREPEND = frozenset("\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd")
@@ -55,17 +56,20 @@ def _extends(ch: str) -> bool:
 
 def _joins_next(cluster: str, ch: str) -> bool:
     """The cluster so far takes the next character `ch` too: after a Prepend character, a
-    zero-width joiner or a virama (Indic conjuncts), a Hangul leading jamo before a jamo or a
+    zero-width joiner or a virama and its marks (Indic conjuncts), a Hangul leading jamo before a jamo or a
     syllable, CR before LF, the second of a pair of regional indicators (a flag)."""
     last = cluster[-1]
-    if last in PREPEND or last == ZWJ or unicodedata.combining(last) == 9:
+    if last in PREPEND or last == ZWJ:
+        return True
+    # a virama, then only marks: the next consonant joins (Unicode's GB9c, taken broadly)
+    if unicodedata.category(last).startswith("M") and any(unicodedata.combining(c) == 9 for c in cluster):
         return True
     if 0x1100 <= ord(last) <= 0x115F and (0x1100 <= ord(ch) <= 0x11FF or 0xAC00 <= ord(ch) <= 0xD7A3):
         return True
     if last == "\r" and ch == "\n":
         return True
-    flags = sum(1 for c in cluster if 0x1F1E6 <= ord(c) <= 0x1F1FF)
-    return 0x1F1E6 <= ord(last) <= 0x1F1FF and 0x1F1E6 <= ord(ch) <= 0x1F1FF and flags % 2 == 1
+    trailing = len(cluster) - len(cluster.rstrip(REGIONAL))  # regional indicators pair from the last run's start
+    return ch in REGIONAL and trailing % 2 == 1
 
 
 def graphemes(text: str) -> list[str]:
