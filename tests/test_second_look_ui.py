@@ -7,11 +7,16 @@ still works. One browser context per test, walked through every check."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+
+from curator.cli.oversight import review_disagreements
+from curator.review.resolutions import KINDS
 
 from .axe import assert_accessible, axe_path
 from .conftest import Browser, review_sample, signed_in_state
-from .test_adjudication import CAPITAL, disputed, template_id  # noqa: F401 - the fixture
+from .test_adjudication import CAPITAL, NATIVE, disputed, template_id  # noqa: F401 - the fixture
 from .test_review_guidance import DESKTOP, PHONE, no_sideways_scroll
 from .test_review_ui import sign_in, start_reviewing, wait_for_item
 
@@ -169,3 +174,17 @@ def test_disagreements_one_at_a_time_with_context_and_filters(chromium, disputed
     response = page.goto(base + "?kind=everything")
     assert response.status == 422 and "kind:" in page.locator("body").inner_text()
     context.close()
+
+
+def test_the_kind_filter_is_the_same_in_the_json_and_the_cli(disputed, cli):  # noqa: F811
+    kind = next(p for p in review_disagreements.params if p.name == "kind")
+    assert tuple(kind.type.choices) == KINDS  # the command offers the service's kinds
+    listed = json.loads(cli("review", "disagreements", "es", "--json", "--kind", "unsure").output)
+    assert [item["template"] for item in listed["items"]] == [NATIVE[1]]
+    assert "es: 1 templates to look at" in cli("review", "disagreements", "es", "--kind", "amendments").output
+    boss = Browser(disputed).login("boss@example.org")
+    api = boss.get("/api/v1/languages/es/disagreements?kind=amendments").get_json()
+    assert api["kind"] == "amendments" and [item["template"] for item in api["items"]] == [CAPITAL[1]]
+    assert len(boss.get("/api/v1/languages/es/disagreements").get_json()["items"]) == 4
+    refused = boss.get("/api/v1/languages/es/disagreements?kind=everything")
+    assert refused.status_code == 422 and refused.get_json()["error"].startswith("kind:")
