@@ -440,6 +440,7 @@ def test_resolve_drop_a_line_and_build_in_the_browser(chromium, disputed, live, 
     page.click("#disagreements-link")
     born = template_id(sessions, BORN[1])
     card = page.locator(f"#t{born}")
+    card.locator(":scope > summary").click()  # one disagreement open at a time (issue 37 §2)
     card.locator("input[name=verdict][value=reject]").check()
     card.locator("input[name=reason]").fill("P19 is the place of birth, not origin")
     card.locator("button[type=submit].primary").click()

@@ -77,7 +77,7 @@ def test_a_withdrawn_suggestion_leaves_the_other_queue_and_comes_back_when_sugge
     [(item_id, extra, retired)] = items_of(sessions, BO, SUGGESTED)
     assert extra and not retired
     texts, progress = queued(sessions, BO)
-    assert texts[1] == SUGGESTED and progress["total"] == before["total"] + 1
+    assert texts[3] == SUGGESTED and progress["total"] == before["total"] + 1  # after Bo's three P19 items
 
     with reviewer(sessions, ANA) as (s, ana, assignment):
         withdraw_suggestion(s, ana, assignment, suggestion_id)
@@ -86,7 +86,9 @@ def test_a_withdrawn_suggestion_leaves_the_other_queue_and_comes_back_when_sugge
     with sessions() as s:
         bo_assignment = s.scalars(select(Assignment).join(User).where(User.email == BO)).one()
         _, upcoming = queueing.progress_and_next(s, bo_assignment, after=0)
-    assert upcoming == bo_items[1][0]  # not the retired item, which was next
+    _, upcoming_after_block = queueing.progress_and_next(s, bo_assignment, after=2)
+    assert upcoming == bo_items[1][0]
+    assert upcoming_after_block == bo_items[3][0]  # not the retired item, which was next
     # a reviewer who joins now does not get the withdrawn text
     with unit_of_work(sessions) as s:
         assign(s, create_user(s, DEE, PASSWORD, "reviewer", "Dee"), "es")
@@ -98,7 +100,7 @@ def test_a_withdrawn_suggestion_leaves_the_other_queue_and_comes_back_when_sugge
         suggest(s, ana, assignment, bo_items[0][1], SUGGESTED)
     assert items_of(sessions, BO, SUGGESTED) == [(item_id, True, False)]
     texts, progress = queued(sessions, BO)
-    assert texts[:3] == [bo_items[0][2], bo_items[1][2], SUGGESTED]
+    assert texts[:5] == [*(text for _, _, text in bo_items[:3]), SUGGESTED, bo_items[3][2]]
     assert (progress["done"], progress["total"]) == (1, before["total"] + 1)
     assert len(items_of(sessions, DEE, SUGGESTED)) == 1 and not items_of(sessions, DEE, SUGGESTED)[0][2]
 
@@ -203,7 +205,7 @@ def test_a_retired_item_leaves_progress_and_stats_and_its_decision_stays_in_hist
     with reviewer(sessions, ANA) as (s, ana, assignment):
         suggest(s, ana, assignment, bo_items[0][1], SUGGESTED)
     texts, progress = queued(sessions, BO)
-    assert texts[1] == SUGGESTED and (progress["done"], progress["total"]) == (1, before["total"] + 1)
+    assert texts[3] == SUGGESTED and (progress["done"], progress["total"]) == (1, before["total"] + 1)
 
 
 def test_the_api_refuses_a_decision_on_a_retired_item_and_names_the_next(review_app, sessions):
@@ -258,6 +260,8 @@ def test_the_api_refuses_a_decision_on_a_retired_item_and_names_the_next(review_
 @pytest.mark.backends("sqlite")
 def test_the_page_open_on_a_withdrawn_suggestion_moves_on_with_a_note(chromium, live, review_app, sessions):
     bo_items = review_sample(sessions, BO, "es")
+    for done, _, _ in bo_items[:2]:  # Bo's first two P19 items: his current one is his last P19
+        decide_on(sessions, BO, done, "accept")
     with reviewer(sessions, ANA) as (s, ana, assignment):
         suggestion_id = suggest(s, ana, assignment, bo_items[0][1], SUGGESTED)[0].id
     [(item_id, _, _)] = items_of(sessions, BO, SUGGESTED)
@@ -266,7 +270,7 @@ def test_the_page_open_on_a_withdrawn_suggestion_moves_on_with_a_note(chromium, 
     sign_in(page, live.url, BO)
     page.goto(live.url + "/review/es")
     start_reviewing(page)
-    wait_for_item(page, bo_items[0][0])
+    wait_for_item(page, bo_items[2][0])
     page.keyboard.press("a")
     wait_for_item(page, item_id)  # Ana's suggestion, for a second look
     context.add_cookies([{"name": "curator_locale", "value": "es", "url": live.url}])
@@ -279,14 +283,14 @@ def test_the_page_open_on_a_withdrawn_suggestion_moves_on_with_a_note(chromium, 
     with reviewer(sessions, ANA) as (s, ana, assignment):  # Ana withdraws it while Bo looks at it
         withdraw_suggestion(s, ana, assignment, suggestion_id)
     page.locator("#accept").click()
-    wait_for_item(page, bo_items[1][0])  # on to the next item
+    wait_for_item(page, bo_items[3][0])  # on to the next item
     page.wait_for_function("document.getElementById('status').textContent.length > 0")
     status = page.locator("#status").inner_text()
     assert status == "Quien hizo esta propuesta la retiró; pasamos a la siguiente plantilla."
     assert page.locator("#status").is_visible()
     total = len(bo_items)
-    assert f"1 de {total} revisadas" in page.locator("#progress-text").inner_text()
-    assert f"2 de {total} en total" in page.locator("#position").inner_text()
+    assert f"3 de {total} revisadas" in page.locator("#progress-text").inner_text()
+    assert f"4 de {total} en total" in page.locator("#position").inner_text()
     context.close()
     with sessions() as s:
         assert s.scalars(select(Decision).where(Decision.item_id == item_id)).all() == []

@@ -57,10 +57,16 @@ def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(revi
     amend_first(ana, "amend-2")  # the same decision again, another request id: it stands already
 
     [(item_id, position, extra)] = items_with(sessions, "bo@example.org", "es", AMENDED)
-    # Bo has decided nothing: the proposal comes right after his current (first undecided) item
-    assert extra and position == 1
+    # Bo has decided nothing: the proposal (P19) comes with his remaining P19 items, after the
+    # last of them, not between them (issue 37 §2: a relation's items stay together)
+    assert [i["relation"] for i in before["items"][:4]] == ["P19", "P19", "P19", "P30"]
+    assert extra and position == 3
     queue = bo.get("/api/v1/languages/es/queue").get_json()
-    assert [i["id"] for i in queue["items"]][:3] == [before["items"][0]["id"], item_id, before["items"][1]["id"]]
+    assert [i["id"] for i in queue["items"]][:5] == [
+        *(i["id"] for i in before["items"][:3]),
+        item_id,
+        before["items"][3]["id"],
+    ]
     assert queue["progress"]["total"] == before["progress"]["total"] + 1
     with sessions() as s:
         template = s.scalars(select(Template).where(Template.language == "es", Template.text == AMENDED)).one()
@@ -72,7 +78,12 @@ def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(revi
 
     r = bo.get(f"/api/v1/languages/es/items/{item_id}")
     ctx = r.get_json()
-    assert ctx["proposal"] == {"kind": "amend", "amends": original}
+    assert ctx["proposal"]["kind"] == "amend" and ctx["proposal"]["amends"] == original
+    # what it changes, segment by segment (review/text_diff.py): the equal and deleted parts
+    # give the original, the equal and inserted ones the proposal
+    diff = ctx["proposal"]["diff"]
+    assert "".join(d["text"] for d in diff if d["op"] != "insert") == original
+    assert "".join(d["text"] for d in diff if d["op"] != "delete") == AMENDED
     assert ctx["template"] == {"id": template.id, "text": AMENDED, "votes": 0, "systems": []}
     assert ctx["sources"] == [] and ctx["decision"] is None and len(ctx["examples"]) == 3
     assert "ana@example.org" not in r.get_data(as_text=True) and '"Ana"' not in r.get_data(as_text=True)
@@ -102,7 +113,7 @@ def test_an_amendment_reaches_the_other_reviewer_once_and_his_accept_stands(revi
 
     # rebuilding the candidates keeps the proposal's template, Bo's item and his decision
     cli("candidates", "build")
-    assert items_with(sessions, "bo@example.org", "es", AMENDED) == [(item_id, 1, True)]
+    assert items_with(sessions, "bo@example.org", "es", AMENDED) == [(item_id, 3, True)]
     queue = bo.get("/api/v1/languages/es/queue").get_json()
     assert next(i for i in queue["items"] if i["id"] == item_id)["decision"] == "accept"
     assert queue["progress"]["total"] == before["progress"]["total"] + 1 and queue["progress"]["done"] == 1
@@ -121,6 +132,7 @@ def test_suggestions_imports_and_a_later_reviewer(review_app, sessions, cli, tmp
     assert bo.get(f"/api/v1/languages/es/items/{item_id}").get_json()["proposal"] == {
         "kind": "suggest",
         "amends": None,
+        "diff": [],
     }
     # editing the suggestion on "My decisions" (a form) proposes the new text; a refused one changes nothing
     suggestion_id = r.get_json()["suggestion"]["id"]
@@ -150,12 +162,13 @@ def test_suggestions_imports_and_a_later_reviewer(review_app, sessions, cli, tmp
     assert items_with(sessions, "bo@example.org", "es", line["correction"]) == []
     assert items_with(sessions, "ana@example.org", "es", line["correction"]) == []
 
-    # a reviewer assigned later gets the standing proposals (not the imported one), after her first item
+    # a reviewer assigned later gets the standing proposals (not the imported one), both of P19:
+    # after her P19 items, together
     with sessions.begin() as s:
         dee = create_user(s, "dee@example.org", PASSWORD, "reviewer", "Dee")
         assign(s, dee, "es")
     got = {text: items_with(sessions, "dee@example.org", "es", text) for text in (edited, AMENDED)}
-    assert sorted(position for [(_, position, _)] in got.values()) == [1, 2]
+    assert sorted(position for [(_, position, _)] in got.values()) == [3, 4]
     assert items_with(sessions, "dee@example.org", "es", SUGGESTED) == []  # withdrawn by the edit
     assert items_with(sessions, "dee@example.org", "es", line["correction"]) == []
     # Carla (imported, assigned by the import after Ana's proposals) got them too, once each
@@ -168,19 +181,24 @@ def test_bo_meets_the_proposal_and_accepts_it_by_keyboard(chromium, live, review
     context = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)
     page = context.new_page()
     sign_in(page, live.url, "bo@example.org")
+    bo = Browser(review_app).login("bo@example.org")
+    for n, (done, _, _) in enumerate(bo_items[:2]):  # his first two P19 items: his current one is the last
+        r = bo.post(f"/api/v1/languages/es/items/{done}/decision", {"decision": "accept", "request_id": f"bo-{n}"})
+        assert r.status_code == 201
     page.goto(live.url + "/review/es")
     start_reviewing(page)
-    wait_for_item(page, bo_items[0][0])
+    wait_for_item(page, bo_items[2][0])
     assert page.locator("#proposal").is_hidden()
 
-    # Ana amends while Bo's page is open: the item after his current one is now her proposal
+    # Ana amends (P19) while Bo's page is open: the item after his current one (his last P19) is
+    # now her proposal
     ana = Browser(review_app).login("ana@example.org")
     _, original = amend_first(ana, "amend-1")
     [(item_id, _, _)] = items_with(sessions, "bo@example.org", "es", AMENDED)
-    assert review_sample(sessions, "bo@example.org", "es")[1][0] == item_id
+    assert review_sample(sessions, "bo@example.org", "es")[3][0] == item_id
     page.keyboard.press("a")  # his current item; the proposal comes next, though his page did not list it
     wait_for_item(page, item_id)
-    assert f"2 of {len(bo_items) + 1} overall" in page.locator("#position").inner_text()
+    assert f"4 of {len(bo_items) + 1} overall" in page.locator("#position").inner_text()
     assert page.locator("#proposal .badge").inner_text() == "Proposed by another reviewer"
     assert page.locator("#proposal-original").inner_text() == original
     assert page.locator("#template").inner_text() == AMENDED

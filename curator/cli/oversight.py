@@ -153,15 +153,20 @@ BY = click.option(
 @review.command("disagreements")
 @click.argument("language", callback=language_argument)
 @click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--kind",
+    type=click.Choice(["verdicts", "amendments", "unsure"]),
+    help="only this kind: different verdicts, different amendments, a reviewer unsure",
+)
 @pass_ctx
-def review_disagreements(ctx: Context, language: str, as_json: bool) -> None:
+def review_disagreements(ctx: Context, language: str, as_json: bool, kind: str | None) -> None:
     """LANGUAGE's templates where reviewers disagree or are unsure, with each decision, the
     comments and the standing resolution."""
     from curator.core.text import visible
-    from curator.review.resolutions import disagreements
+    from curator.review.resolutions import disagreements, of_kind
 
     with reading(ctx.sessions()) as session:
-        items = disagreements(session, language)
+        items = of_kind(disagreements(session, language), kind)
     if as_json:
         click.echo(json.dumps({"language": language, "items": items}, indent=2, ensure_ascii=False))
         return

@@ -28,7 +28,8 @@ from curator.core.errors import N_, InputError
 from curator.core.models import ContextLanguage, Decision, EnglishPattern, Language, Template, TranslationLine, User
 from curator.ingest.candidates import current_params
 from curator.review.evidence import template_sources
-from curator.review.service import relation_titles_of
+from curator.review.records import Example
+from curator.review.service import examples_of, relation_titles_of
 from curator.review.standing import standing_decision_ids
 
 MAX_CHOSEN = 12  # context languages a reviewer may pick (a compact panel, not a table)
@@ -274,3 +275,30 @@ def choose_languages(session: Session, user: User, codes: Sequence[str]) -> list
     session.add_all(ContextLanguage(user_id=user.id, language=c, position=k) for k, c in enumerate(wanted))
     session.flush()
     return wanted
+
+
+class TemplateContext(TypedDict):
+    """What a reviewer sees beside a template, for a page that shows one without the review
+    screen (the Disagreements page, issue 37 §2): the English patterns it translates, each MT
+    system's line for them and the filled-in examples."""
+
+    english: list[str]
+    machine: list[MachineLine]
+    examples: list[Example]
+
+
+def template_context(session: Session, template: Template) -> TemplateContext:
+    """The review screen's context of `template`, from the same functions: `machine_translations`
+    (its English patterns are those its lines translate; with none, the relation's first) and
+    `service.examples_of`."""
+    machine = machine_translations(session, template)
+    english = list(dict.fromkeys(line["english"] for line in machine))
+    if not english:
+        first = session.scalar(
+            select(EnglishPattern.pattern)
+            .where(EnglishPattern.relation_id == template.relation_id)
+            .order_by(EnglishPattern.position)
+            .limit(1)
+        )
+        english = [first] if first is not None else []
+    return {"english": english, "machine": machine, "examples": examples_of(session, template)}

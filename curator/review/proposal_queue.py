@@ -7,10 +7,14 @@ called them: page, JSON API), every *other* reviewer with an active assignment i
 gets that template as an item of their sample: the Template row with the proposed text (reused,
 or made as a non-candidate with no systems and no votes) and an `extra` AssignmentItem.
 
-Where it goes: right after the reviewer's first undecided item — where "Continue" resumes and
-what the screen shows now — so the item after the current one is the proposal: they meet it
-next, not after hundreds of templates at the end of their sample. The items after it move down
-one place (positions stay unique per assignment). With nothing left undecided it goes at the end.
+Where it goes (issue 37 §2, `insertion_point`, the one ordering rule): a relation's items stay
+together, so the "new relation" banner does not flip back and forth (P19 → P30 → P19). A proposal
+for relation R goes right after the reviewer's last undecided item of R when they still have
+some; else right after the current relation's block (the first undecided item — where
+"Continue" resumes — and the undecided items of its relation that follow it), never splitting
+it; with nothing left undecided, at the end. They meet it soon, not after hundreds of templates,
+and the current item never moves. The items after it move down (positions stay unique per
+assignment).
 
 Idempotent: a template already in a sample is not added again (a resent decision or suggestion
 adds nothing). Imports (`source="import"`) do not enqueue: the published sheets are confirmed by
@@ -31,6 +35,7 @@ later, the text's retired items come back (`place`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TypedDict
 
 from sqlalchemy import ColumnElement, exists, func, select, update
@@ -41,16 +46,19 @@ from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
 from curator.core.models.base import utcnow
 from curator.review.progress import in_queue
 from curator.review.standing import decided, is_standing
+from curator.review.text_diff import DiffSegment, char_diff
 
 IMPORT = "import"
 
 
 class ProposalRef(TypedDict):
     """What the review screen says of a proposed item: its kind ("amend" or "suggest") and, for
-    an amendment, the text of the template it amends. Never the proposer."""
+    an amendment, the text of the template it amends and what it changes (`text_diff.char_diff`
+    of that text → the proposal; empty for a suggestion). Never the proposer."""
 
     kind: str
     amends: str | None
+    diff: list[DiffSegment]
 
 
 def proposed_template(session: Session, language: str, relation_id: str, text: str) -> Template:
@@ -171,11 +179,111 @@ def retire(session: Session, language: str, relation_id: str, text: str) -> int:
     return len(retired)
 
 
+@dataclass(frozen=True)
+class Slot:
+    """An item of a reviewer's queue as the ordering sees it: its position, its relation, and
+    whether it is open (undecided)."""
+
+    position: int
+    relation: str
+    open: bool
+
+
+def insertion_point(queue: Sequence[Slot], relation: str) -> int | None:
+    """The one ordering rule of second looks (issue 37 §2): the position a new item of `relation`
+    takes in a queue (its items in position order, retired ones left out; the items at or after
+    the point move down). A relation's items stay together:
+
+    - the reviewer still has open items of `relation`: right after the last of them;
+    - else right after the current relation's block — the current item (the first open one,
+      where "Continue" resumes) and the open items of its relation that follow it without another
+      relation's open item between — so that block is never split;
+    - nothing open: None, at the end.
+
+    The current item is never displaced: the point is always after it."""
+    opened = [slot for slot in queue if slot.open]
+    if not opened:
+        return None
+    same = [slot for slot in opened if slot.relation == relation]
+    if same:
+        return same[-1].position + 1
+    block_end = opened[0]
+    for slot in opened[1:]:
+        if slot.relation != block_end.relation:
+            break
+        block_end = slot
+    return block_end.position + 1
+
+
+def _slots(session: Session, assignment_id: int) -> list[Slot]:
+    """The assignment's queue (retired items left out) as `insertion_point` reads it."""
+    rows = session.execute(
+        select(AssignmentItem.position, AssignmentItem.relation_id, ~decided(AssignmentItem.id))
+        .where(AssignmentItem.assignment_id == assignment_id, in_queue())
+        .order_by(AssignmentItem.position)
+    ).all()
+    return [Slot(position, relation, bool(open_)) for position, relation, open_ in rows]
+
+
+def _open_gap(session: Session, assignment_id: int, start: int, size: int, movers: Sequence[AssignmentItem]) -> None:
+    """Make positions start … start+size-1 free: the items at or after `start` move down `size`
+    places, and the `movers` (retired items coming back, wherever they were) leave theirs."""
+    mine = AssignmentItem.assignment_id == assignment_id
+    # (assignment, position) is unique and checked row by row: move the later items (and the
+    # movers) through negative positions (none is ever negative) rather than one by one from the end
+    moving = AssignmentItem.id.in_([item.id for item in movers])
+    moved = update(AssignmentItem).execution_options(synchronize_session=False)
+    session.execute(
+        moved.where(mine, (AssignmentItem.position >= start) | moving).values(
+            position=-AssignmentItem.position - 1 - size
+        )
+    )
+    session.execute(
+        moved.where(mine, AssignmentItem.position < 0, ~moving).values(position=-AssignmentItem.position - 1)
+    )
+    for obj in list(session.identity_map.values()):
+        if isinstance(obj, AssignmentItem) and obj.assignment_id == assignment_id:
+            session.expire(obj, ["position"])
+
+
+def _put(session: Session, assignment: Assignment, block: Sequence[Template | AssignmentItem]) -> list[AssignmentItem]:
+    """Put one relation's block (new templates, retired undecided items) where
+    `insertion_point` says, in the given order; returns its items."""
+    relation = block[0].relation_id
+    start = insertion_point(_slots(session, assignment.id), relation)
+    if start is None:
+        last = session.scalar(
+            select(func.max(AssignmentItem.position)).where(AssignmentItem.assignment_id == assignment.id)
+        )
+        start = 0 if last is None else last + 1
+    else:
+        movers = [entry for entry in block if isinstance(entry, AssignmentItem)]
+        _open_gap(session, assignment.id, start, len(block), movers)
+    added: list[AssignmentItem] = []
+    for i, entry in enumerate(block):
+        if isinstance(entry, AssignmentItem):
+            entry.position, entry.retired_at = start + i, None
+            added.append(entry)
+        else:
+            item = AssignmentItem(
+                assignment_id=assignment.id,
+                template_id=entry.id,
+                relation_id=entry.relation_id,
+                position=start + i,
+                extra=True,
+            )
+            session.add(item)
+            added.append(item)
+    session.flush()
+    return added
+
+
 def place(session: Session, assignment: Assignment, templates: Sequence[Template]) -> list[AssignmentItem]:
-    """Add the templates not yet in the assignment right after its first undecided item (at the
-    end when none is left), in the given order; the later items move down. A retired item of one
-    of them comes back instead: to the same place when it was decided, else with the new ones.
-    Returns the items added or brought back."""
+    """Add the templates not yet in the assignment where `insertion_point` says — with their
+    relation's open items, else after the current relation's block, at the end when nothing is
+    left — in the given order, one relation's block at a time; the later items move down. A
+    retired item of one of them comes back instead: to the same place when it was decided, else
+    with the new ones. Returns the items added or brought back."""
     mine = AssignmentItem.assignment_id == assignment.id
     held = {
         item.template_id: item
@@ -193,8 +301,9 @@ def place(session: Session, assignment: Assignment, templates: Sequence[Template
         if back
         else set()
     )
-    # the block to place, in the given order: a new template (no item yet) or a retired, undecided item
-    block: list[Template | AssignmentItem] = []
+    # the blocks to place, by relation, in the given order: a new template (no item yet) or a
+    # retired, undecided item
+    blocks: dict[str, list[Template | AssignmentItem]] = {}
     seen: set[int] = set()
     for template in templates:
         if template.id in seen:
@@ -202,57 +311,14 @@ def place(session: Session, assignment: Assignment, templates: Sequence[Template
         seen.add(template.id)
         item = held.get(template.id)
         if item is None:
-            block.append(template)
+            blocks.setdefault(template.relation_id, []).append(template)
         elif item.retired_at is not None and item.id not in decided_back:
-            block.append(item)
+            blocks.setdefault(template.relation_id, []).append(item)
     revived = [item for item in back if item.id in decided_back]
     for item in revived:  # decided before it was retired: back where it was, decision and all
         item.retired_at = None
-    if not block:
-        session.flush()
-        return revived
-    movers = [entry for entry in block if isinstance(entry, AssignmentItem)]
-    first_open = session.scalar(
-        select(func.min(AssignmentItem.position)).where(mine, in_queue(), ~decided(AssignmentItem.id))
-    )
-    if first_open is None:
-        last = session.scalar(select(func.max(AssignmentItem.position)).where(mine))
-        start = 0 if last is None else last + 1
-    else:
-        start = first_open + 1
-        k = len(block)
-        # (assignment, position) is unique and checked row by row: move the later items (and the
-        # retired ones coming back, wherever they were) through negative positions (none is
-        # ever negative) rather than one by one from the end
-        moving = AssignmentItem.id.in_([item.id for item in movers])
-        moved = update(AssignmentItem).execution_options(synchronize_session=False)
-        session.execute(
-            moved.where(mine, (AssignmentItem.position >= start) | moving).values(
-                position=-AssignmentItem.position - 1 - k
-            )
-        )
-        session.execute(
-            moved.where(mine, AssignmentItem.position < 0, ~moving).values(position=-AssignmentItem.position - 1)
-        )
-        for obj in list(session.identity_map.values()):
-            if isinstance(obj, AssignmentItem) and obj.assignment_id == assignment.id:
-                session.expire(obj, ["position"])
-    added: list[AssignmentItem] = []
-    for i, entry in enumerate(block):
-        if isinstance(entry, AssignmentItem):
-            entry.position, entry.retired_at = start + i, None
-            added.append(entry)
-        else:
-            item = AssignmentItem(
-                assignment_id=assignment.id,
-                template_id=entry.id,
-                relation_id=entry.relation_id,
-                position=start + i,
-                extra=True,
-            )
-            session.add(item)
-            added.append(item)
     session.flush()
+    added = [item for block in blocks.values() for item in _put(session, assignment, block)]
     return [*revived, *added]
 
 
@@ -276,7 +342,7 @@ def proposal_of(session: Session, template: Template, user_id: int) -> ProposalR
         .limit(1)
     ).first()
     if amended is not None:
-        return {"kind": DecisionKind.AMEND.value, "amends": amended[0]}
+        return {"kind": DecisionKind.AMEND.value, "amends": amended[0], "diff": char_diff(amended[0], template.text)}
     suggested = session.scalar(
         select(Suggestion.id)
         .where(
@@ -290,5 +356,5 @@ def proposal_of(session: Session, template: Template, user_id: int) -> ProposalR
         .limit(1)
     )
     if suggested is not None:
-        return {"kind": ImportKind.SUGGEST.value, "amends": None}
+        return {"kind": ImportKind.SUGGEST.value, "amends": None, "diff": []}
     return None

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import Activity, DecisionKind
-from curator.core.errors import Conflict, Forbidden, InputError, NotFound
+from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Comment, Decision, Resolution, Template, User
 from curator.core.models.base import utcnow, valid_id
 from curator.review import activity
@@ -31,6 +31,7 @@ REASON_MAX = 2000
 # why a template is listed: reviewers gave different verdicts (accept vs reject, accept or
 # reject vs amend), amended it differently, or someone is unsure
 VERDICTS_DIFFER, AMENDMENTS_DIFFER, UNSURE = "verdicts", "amendments", "unsure"
+KINDS = (VERDICTS_DIFFER, AMENDMENTS_DIFFER, UNSURE)  # the kinds of disagreement a list is filtered by
 
 
 class ReviewerDecision(TypedDict):
@@ -140,6 +141,28 @@ def disagreements(session: Session, language: str) -> list[Disagreement]:
             )
         )
     return out
+
+
+def check_kind(kind: str | None) -> str | None:
+    """A kind of disagreement to filter by (one of KINDS); None or "" for all. Another is an
+    InputError naming the field."""
+    if not kind:
+        return None
+    if kind not in KINDS:
+        raise InputError(N_("kind: choose %(kinds)s, or nothing for all"), params={"kinds": ", ".join(KINDS)})
+    return kind
+
+
+def of_kind(items: list[Disagreement], kind: str | None) -> list[Disagreement]:
+    """The disagreements listed for `kind` (`why` names it); all for None. The one filter the
+    page, the JSON API and `curator review disagreements --kind` read (issue 37 §2)."""
+    kind = check_kind(kind)
+    return items if kind is None else [item for item in items if kind in item["why"]]
+
+
+def kind_counts(items: list[Disagreement]) -> dict[str, int]:
+    """How many of `items` are listed for each kind (a template can be of two)."""
+    return {kind: sum(kind in item["why"] for item in items) for kind in KINDS}
 
 
 def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:

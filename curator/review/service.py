@@ -41,6 +41,7 @@ from curator.review.progress import in_queue
 from curator.review.proposal_queue import IMPORT, enqueue, proposal_of, retire
 from curator.review.records import (
     DecisionRecord,
+    Example,
     HistoryEntry,
     ItemContext,
     TemplatePart,
@@ -171,6 +172,25 @@ def _populate(template: str, subject: str, obj: str) -> list[TemplatePart]:
     ]
 
 
+def examples_of(session: Session, template: Template) -> list[Example]:
+    """The first EXAMPLES tuples of the template's language and relation (translated ones, not
+    English fallbacks) with the template filled in, as parts: the review screen's examples, and
+    the Disagreements page's (issue 37 §2)."""
+    rows = session.execute(
+        select(Tuple.sub_label, Tuple.obj_label)
+        .join(TupleList, TupleList.id == Tuple.list_id)
+        .where(
+            TupleList.language == template.language,
+            TupleList.relation_id == template.relation_id,
+            TupleList.current,
+            Tuple.from_english.is_(False),
+        )
+        .order_by(Tuple.position)
+        .limit(EXAMPLES)
+    ).all()
+    return [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in rows]
+
+
 def item_context(
     session: Session, user: User, assignment: Assignment, item: AssignmentItem, found: Target | None = None
 ) -> ItemContext:
@@ -183,18 +203,6 @@ def item_context(
     ).all()
     params = found.params if found is not None else current_params(session)
     lines = template_sources(session, template, params)
-    examples = session.execute(
-        select(Tuple.sub_label, Tuple.obj_label)
-        .join(TupleList, TupleList.id == Tuple.list_id)
-        .where(
-            TupleList.language == template.language,
-            TupleList.relation_id == template.relation_id,
-            TupleList.current,
-            Tuple.from_english.is_(False),
-        )
-        .order_by(Tuple.position)
-        .limit(EXAMPLES)
-    ).all()
     history = session.scalars(select(Decision).where(Decision.item_id == item.id).order_by(Decision.id)).all()
     suggestions = session.scalars(
         select(Suggestion)
@@ -224,7 +232,7 @@ def item_context(
         "template": {"id": template.id, "text": template.text, "votes": template.votes, "systems": template.systems},
         "signals": signals_of(session, template, found.signal if found is not None else True),
         "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
-        "examples": [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in examples],
+        "examples": examples_of(session, template),
         "decision": _decision_dict(current) if current else None,
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],

@@ -38,6 +38,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     )
     from curator.web.bidi import init_bidi
     from curator.web.context import init_web
+    from curator.web.diffs import init_diffs
     from curator.web.i18n import init_i18n
     from curator.web.limits import init_limits
     from curator.web.marks import init_marks
@@ -58,6 +59,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_i18n(app)
     init_marks(app)
     init_bidi(app)
+    init_diffs(app)
     # templates compare with the enums' members, never their raw strings (tests/test_enums_used.py)
     app.jinja_env.globals.update(
         DecisionKind=DecisionKind, Role=Role, VersionKind=VersionKind, Policy=Policy, QueueOrder=QueueOrder

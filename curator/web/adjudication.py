@@ -15,7 +15,19 @@ from curator.core.errors import Busy, CuratorError, NotFound
 from curator.core.models import Template
 from curator.release.line_drops import drop_line, restore_line
 from curator.release.merge import POLICIES
-from curator.review.resolutions import VERDICTS, disagreements, resolve, retract_resolution, standing_resolutions
+from curator.review.context import template_context
+from curator.review.resolutions import (
+    KINDS,
+    VERDICTS,
+    Disagreement,
+    check_kind,
+    disagreements,
+    kind_counts,
+    of_kind,
+    resolve,
+    retract_resolution,
+    standing_resolutions,
+)
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
@@ -28,18 +40,54 @@ TEXT = 2000  # a reason or a correction (the services refuse what is too long in
 CODE = 32
 
 
+def _current(items: list[Disagreement], wanted: int | None) -> Disagreement | None:
+    """The item the page opens: the one asked for (`?item=`, or the form that failed) when it is
+    listed, else the first without a resolution, else the first."""
+    listed = {item["template_id"]: item for item in items}
+    if wanted in listed:
+        return listed[wanted]
+    return next((item for item in items if item["resolution"] is None), items[0] if items else None)
+
+
 def _page(code: str, status: int = 200, form: dict[str, str] | None = None, failed: int | None = None):
+    """One disagreement at a time (issue 37 §2): every listed item a collapsed <details>, the
+    current one open with the context a reviewer sees (English pattern, machine lines, examples:
+    `review.context.template_context`), filtered by kind (`?kind=`, `resolutions.of_kind`)."""
     session = db()
+    kind = check_kind(request.values.get("kind") or None)
+    everything = disagreements(session, code)
+    items = of_kind(everything, kind)
+    wanted = failed if failed is not None else request.args.get("item", type=int)
+    current = _current(items, wanted)
+    context = None
+    if current is not None:
+        context = template_context(session, session.get_one(Template, current["template_id"]))
+    at = items.index(current) if current is not None else 0
     return render_template(
         "disagreements.html",
         code=code,
         name=languages.name(code),
         dir=languages.direction(code),
-        items=disagreements(session, code),
+        items=items,
+        total=len(everything),
+        counts=kind_counts(everything),
+        kinds=KINDS,
+        kind=kind or "",
+        current=current,
+        context=context,
+        previous=items[at - 1] if at > 0 else None,
+        following=items[at + 1] if current is not None and at + 1 < len(items) else None,
         verdicts=VERDICTS,
         form=form or {},
         failed=failed,
     ), status
+
+
+def _back(code: str, template_id: int):
+    """To the page, on the same filter, with this item open."""
+    kind = request.form.get("kind", "")
+    args: dict[str, Any] = {"kind": kind} if kind in KINDS else {}
+    return redirect(url_for("adjudication.page", code=code, item=template_id, **args) + f"#t{template_id}")
 
 
 def _in_language(session, template_id: int, code: str) -> None:
@@ -72,7 +120,7 @@ def resolve_form(code: str, template_id: int):
         flash(exc.message, "error")
         return _page(code, status_for(exc), form, template_id)
     flash(_("Resolved: %(verdict)s.", verdict=form["verdict"]), "info")
-    return redirect(url_for("adjudication.page", code=code) + f"#t{template_id}")
+    return _back(code, template_id)
 
 
 @bp.post("/admin/languages/<code>/disagreements/<int:template_id>/retract")
@@ -88,9 +136,9 @@ def retract_form(code: str, template_id: int):
         raise
     except CuratorError as exc:
         flash(exc.message, "error")
-        return _page(code, status_for(exc))
+        return _page(code, status_for(exc), failed=template_id)
     flash(_("Resolution withdrawn: the reviewers' decisions count again."), "info")
-    return redirect(url_for("adjudication.page", code=code) + f"#t{template_id}")
+    return _back(code, template_id)
 
 
 # ---------------------------------------------------------------- JSON (docs/review-api.md)
@@ -98,7 +146,8 @@ def retract_form(code: str, template_id: int):
 @maintainer_required
 def api_disagreements(lang: str):
     code = languages.check_code(fields.url_part("language", lang, CODE), "language")
-    return jsonify(language=code, items=disagreements(db(), code))
+    kind = check_kind(request.args.get("kind") or None)
+    return jsonify(language=code, kind=kind, items=of_kind(disagreements(db(), code), kind))
 
 
 @bp.post("/api/v1/templates/<int:template_id>/resolution")

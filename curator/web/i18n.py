@@ -37,6 +37,8 @@ DEFAULT = "en"
 
 # strings review.js shows; the page passes their translations in a JSON block (see js_messages)
 JS_MESSAGES: list[str] = [
+    N_("deleted:"),  # a second look's diff, read by screen readers (issue 37 §2)
+    N_("inserted:"),
     N_("Your session ended — sign in again; your place is kept."),
     N_("Sign in"),
     N_("Something went wrong on the server, so this was not saved. Please try again in a moment."),

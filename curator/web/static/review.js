@@ -219,6 +219,23 @@
 
   function show(el, text) { clear(el); el.append(marked(text)); }
 
+  // What an amendment changes (review/text_diff.py's segments, as web/diffs.py renders them on
+  // the pages): deleted text in <del>, inserted text in <ins>, each opened by a visually hidden
+  // label for screen readers that isolates itself (dir=auto) so it never sets the diff's direction.
+  function renderDiff(el, segments) {
+    clear(el);
+    segments.forEach((s) => {
+      if (s.op === "equal") { el.append(marked(s.text)); return; }
+      const change = document.createElement(s.op === "delete" ? "del" : "ins");
+      const label = document.createElement("span");
+      label.className = "visually-hidden";
+      label.dir = "auto";
+      label.textContent = (s.op === "delete" ? t("deleted:") : t("inserted:")) + " ";
+      change.append(label, marked(s.text));
+      el.append(change);
+    });
+  }
+
   function li(text, className) {
     const el = document.createElement("li");
     el.append(marked(text));
@@ -261,6 +278,9 @@
     $("proposal-amends").hidden = !(proposal && proposal.amends);
     $("proposal-suggested").hidden = !(proposal && !proposal.amends);
     show($("proposal-original"), proposal && proposal.amends ? proposal.amends : "");
+    const changes = proposal && proposal.amends ? proposal.diff || [] : [];
+    $("proposal-change").hidden = !changes.length;
+    renderDiff($("proposal-diff"), changes);
     $("systems").textContent = c.template.systems.map((s) => s.replace(/^pararel_/, "")).join(", ");
     $("votes").textContent = tn("(%(num)s vote)", "(%(num)s votes)", c.template.votes);
 
