@@ -47,6 +47,7 @@ class Settings:
     ratelimit_address: str = "30/minute;300/hour"  # from one address (a classroom behind one NAT signs in too)
     ratelimit_password: str = "5/minute;20/hour"  # wrong current passwords on the account page
     ratelimit_token: str = "10/minute;50/hour"  # refused API tokens from one address
+    ratelimit_search: str = "60/minute;600/hour"  # a reviewer's searches of their queue (page and API)
     fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # bytes per file of a URL source, on the wire and decompressed (an endless stream or a gzip bomb
     # is cut off): 250x the largest real file (253 KiB), and a file at the limit parses in < 1 GB
@@ -112,6 +113,7 @@ class Settings:
             ratelimit_address=_text(env, "ratelimit_address"),
             ratelimit_password=_text(env, "ratelimit_password"),
             ratelimit_token=_text(env, "ratelimit_token"),
+            ratelimit_search=_text(env, "ratelimit_search"),
             fetch_timeout=fetch_timeout,
             fetch_max_bytes=fetch_max_bytes,
             host=_text(env, "host"),
@@ -198,6 +200,7 @@ ENV: dict[str, str] = {
     "ratelimit_address": "CURATOR_RATELIMIT_ADDRESS",
     "ratelimit_password": "CURATOR_RATELIMIT_PASSWORD",
     "ratelimit_token": "CURATOR_RATELIMIT_TOKEN",
+    "ratelimit_search": "CURATOR_RATELIMIT_SEARCH",
     "fetch_timeout": "CURATOR_FETCH_TIMEOUT",
     "fetch_max_bytes": "CURATOR_FETCH_MAX_BYTES",
     "host": "CURATOR_HOST",

@@ -76,6 +76,9 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
 
     app.register_blueprint(activity.bp)
     app.register_blueprint(threads.bp)  # comment threads (issue 28 §3)
+    from curator.web import find  # a reviewer's filters and search over their queue (issue 37 §5)
+
+    app.register_blueprint(find.bp)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")
