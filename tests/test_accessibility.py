@@ -184,6 +184,8 @@ PAGES = [
     ("maintainer", "/admin/languages/ar", None, "language-ar"),
     ("maintainer", "/admin/languages/ar/threads", None, "threads-ar"),
     ("reviewer", "/review/ar/history", None, "history-ar"),
+    ("reviewer", "/review/es/find?show=undecided", None, "find"),  # issue 37 §5
+    ("reviewer", "/review/ar/find?q=%D8%A7%D9%84%D8%A7%D8%B5%D9%84", None, "find-ar"),  # "الاصل"
     ("maintainer", "/admin/release/preview", None, "preview"),
     ("maintainer", "/admin/diff?a=v1&b=v1", None, "diff"),
     ("maintainer", "/probe/runs", None, "probe-runs"),

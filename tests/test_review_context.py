@@ -14,7 +14,8 @@ from curator.review import context
 from curator.review.importer import import_reviews
 from curator.review.service import get_assignment, undo
 
-from .conftest import Browser
+from .conftest import Browser, review_sample
+from .test_translation_memory import reference_similarity
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -93,7 +94,6 @@ def test_machine_translations_and_memory(review_app, sessions, tmp_path):
         ]
         assert [m["same"] for m in machine if m["text"].startswith("La")] == [False]
         assert context.translation_memory(s, template) == []  # nothing accepted yet
-        assert {"de", "es", "el"} <= context.common_words(s, "es") and "idioma" not in context.common_words(s, "es")
     line = {"reviewer": "bo@example.org", "language": "es"}
     with sessions.begin() as s:
         _import(
@@ -114,14 +114,22 @@ def test_machine_translations_and_memory(review_app, sessions, tmp_path):
         )
     with sessions() as s:
         memory = context.translation_memory(s, template)
-        # other relations only (not P103's own), most shared words first; "de", "es": too common
-        assert [(m["relation"], m["text"], m["shared"], m["status"]) for m in memory] == [
-            ("P19", "[X] es nativo de [Y] según el idioma", ["idioma", "nativo"], "amended"),
-            ("P37", "el idioma oficial de [X] es [Y]", ["idioma"], "accepted"),
+        # other relations only (not P103's own), by the similarity of the English patterns (the
+        # reference of test_translation_memory); P19's "[X] was born in [Y]." is under the threshold
+        mine = "The native language of [X] is [Y]."
+        official, capital = "The official language of [X] is [Y].", "The capital of [X] is [Y] ."
+        assert reference_similarity(mine, "[X] was born in [Y].") < context.MEMORY_THRESHOLD
+        assert [(m["relation"], m["text"], m["english"], m["status"], m["similarity"]) for m in memory] == [
+            (
+                "P37",
+                "el idioma oficial de [X] es [Y]",
+                official,
+                "accepted",
+                round(reference_similarity(mine, official)),
+            ),
+            ("P36", "la capital de [X] es [Y]", capital, "accepted", round(reference_similarity(mine, capital))),
         ]
-        assert memory[1]["title"] == "official language"
-        assert [p for p in memory[1]["parts"] if p["shared"]] == [{"text": "idioma", "shared": True}]
-        assert "".join(p["text"] for p in memory[0]["parts"]) == memory[0]["text"]
+        assert memory[0]["title"] == "official language" and memory[0]["similarity"] > memory[1]["similarity"]
 
 
 def test_chosen_languages_are_remembered_per_account(review_app, sessions):
@@ -169,7 +177,9 @@ def test_context_api(review_app, sessions, tmp_path):
     assert panels["machine"] and all(m["n"] == k for k, m in enumerate(panels["machine"], start=1))
     assert [x["code"] for x in panels["languages"]] == ["ar", "el"]  # not the language under review
     assert panels["languages"][0]["templates"][0]["status"] == "candidate"
-    _context_api_in(ana, sessions, tmp_path, item)
+    # an item whose English pattern is like P37's ("The … of [X] is [Y]."): P37 is in its memory
+    alike = next(i for i, rel, _ in review_sample(sessions, "ana@example.org", "es") if rel in ("P103", "P36"))
+    _context_api_in(ana, sessions, tmp_path, alike)
     # another reviewer's item: 404; a language one does not review: 403
     bo = Browser(review_app).login("bo@example.org")
     assert bo.get(f"{api}/items/{item}/context").status_code == 404
@@ -187,7 +197,7 @@ def _context_api_in(ana: Browser, sessions, tmp_path, item: int) -> None:
         ).one()
         relation = s.scalars(select(Template.relation_id).join(AssignmentItem).where(AssignmentItem.id == item)).one()
         assert relation != "P37"
-        # another relation's amended template sharing every word with the item's: in its memory
+        # another relation's amended template whose English pattern is like the item's: in its memory
         line = {"reviewer": "bo@example.org", "language": "es", "decision": "amend"}
         official = "el idioma oficial de [X] es [Y]"
         _import(s, tmp_path, [{**line, "relation": "P37", "template": official, "correction": f"{text} (oficial)"}])

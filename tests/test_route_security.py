@@ -63,6 +63,7 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/static/<path:filename>": {"GET": _all(200)},
     "/review/<lang>": {"GET": _pages()},
     "/review/<lang>/history": {"GET": _pages()},
+    "/review/<lang>/find": {"GET": _pages()},  # a reviewer's search of their queue (issue 37 §5)
     "/api/v1/me": {"GET": {A: 401, O: 200, R: 200, M: 200}},
     "/api/v1/languages/<lang>/queue": {"GET": _api()},
     "/api/v1/languages/<lang>/items/<int:item_id>": {"GET": _api()},
@@ -70,6 +71,7 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/api/v1/languages/<lang>/undo": {"POST": _api()},
     "/api/v1/languages/<lang>/relations/<relation>/suggestions": {"POST": _api(201)},
     "/api/v1/languages/<lang>/history": {"GET": _api()},
+    "/api/v1/languages/<lang>/find": {"GET": _api()},
     "/api/v1/validate": {"POST": _api()},
     "/api/v1/languages/<lang>/items/<int:item_id>/context": {"GET": _api()},
     "/api/v1/me/context-languages": {"GET": {A: 401, O: 200, R: 200, M: 200}, "POST": {A: 401, O: 200, R: 200, M: 200}},

@@ -109,25 +109,24 @@ def walk_site(chromium, sqlite_templates, tmp_path_factory):
 
 
 def _fill_translation_memory(s, root: Path) -> None:
-    """In each walked language, an amended template of a relation other than P19 (the walk's
-    first relation) with every word of the language's other templates: the translation memory
-    panel then lists it, with its relation's title, beside any item the walk shows."""
+    """In each walked language, every candidate template of the relations other than P19 (the
+    walk's first relation) accepted: the translation memory panel (English patterns alike, issue
+    37 §5) then lists some of them, with their relations' titles, beside the P103 item the walk
+    opens from the Find page ("The native language of [X] is [Y]." is like P37's patterns)."""
     import json
 
     from curator.core.models import Template
-    from curator.review.context import words
     from curator.review.importer import import_reviews
 
-    lines = []
-    for lang in ("es", "ar"):
-        rows = s.execute(select(Template.relation_id, Template.text).where(Template.language == lang)).all()
-        relation, text = next((r, t) for r, t in rows if r != "P19")
-        shared = sorted({w for r, t in rows if r != relation for w in words(t)})
-        correction = "[X] " + " ".join(shared) + " [Y]"
-        lines.append(
-            {"reviewer": "ana@example.org", "language": lang, "relation": relation, "template": text}
-            | {"decision": "amend", "correction": correction}
+    rows = s.execute(
+        select(Template.language, Template.relation_id, Template.text).where(
+            Template.language.in_(("es", "ar")), Template.relation_id != "P19", Template.is_candidate
         )
+    ).all()
+    lines = [
+        {"reviewer": "ana@example.org", "language": lang, "relation": relation, "template": text, "decision": "accept"}
+        for lang, relation, text in rows
+    ]
     path = root / "memory.jsonl"
     path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     import_reviews(s, path)
@@ -197,7 +196,13 @@ def test_the_volunteer_path_has_no_english(chromium, walk_site, locale):
         page.locator("#ctx-langs-form button[type=submit]").click()
         page.wait_for_selector("#ctx-langs-list .ctx-language")
         read("other languages")
-        page.locator("body").click(position={"x": 2, "y": 2})  # the focus off the form, for the keys
+        # Find in my queue (issue 37 §5): a P103 item, which has a translation memory (P37 accepted)
+        page.goto(f"{base}/review/{locale}/find?relation=P103")
+        read("find in my queue")
+        page.locator("#find-results a.find-open").first.click()
+        page.wait_for_function("document.getElementById('template').textContent.length > 0")
+        page.wait_for_selector("#review[data-ready='1']")
+        page.locator("body").click(position={"x": 2, "y": 2})  # the focus on the page, for the keys
         page.keyboard.press("t")
         page.wait_for_selector("#ctx-memory-list li")
         read("translation memory")

@@ -51,6 +51,7 @@ class Settings:
     # e-mails a visitor can make the app send: "forgot password" per typed address and per client
     # address, and @mention e-mails per person mentioned
     ratelimit_mail: str = "3/hour;10/day"
+    ratelimit_search: str = "60/minute;600/hour"  # a reviewer's searches of their queue (page and API)
     fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # bytes per file of a URL source, on the wire and decompressed (an endless stream or a gzip bomb
     # is cut off): 250x the largest real file (253 KiB), and a file at the limit parses in < 1 GB
@@ -121,6 +122,7 @@ class Settings:
             ratelimit_password=_text(env, "ratelimit_password"),
             ratelimit_token=_text(env, "ratelimit_token"),
             ratelimit_mail=_text(env, "ratelimit_mail"),
+            ratelimit_search=_text(env, "ratelimit_search"),
             fetch_timeout=fetch_timeout,
             fetch_max_bytes=fetch_max_bytes,
             host=_text(env, "host"),
@@ -217,6 +219,7 @@ ENV: dict[str, str] = {
     "ratelimit_password": "CURATOR_RATELIMIT_PASSWORD",
     "ratelimit_token": "CURATOR_RATELIMIT_TOKEN",
     "ratelimit_mail": "CURATOR_RATELIMIT_MAIL",
+    "ratelimit_search": "CURATOR_RATELIMIT_SEARCH",
     "fetch_timeout": "CURATOR_FETCH_TIMEOUT",
     "fetch_max_bytes": "CURATOR_FETCH_MAX_BYTES",
     "host": "CURATOR_HOST",

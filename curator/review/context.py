@@ -1,8 +1,9 @@
 """The context translators expect beside a review item, as Weblate and Pontoon show it: every
 MT system's output for the English pattern the template translates, the same relation's
 accepted templates in languages the reviewer picked (remembered per account), and a
-translation memory — this language's accepted or amended templates of other relations that
-share words with the template, so wording stays consistent.
+translation memory — this language's accepted or amended templates of other relations whose
+English pattern is like the template's (a fuzzy match, as in Weblate and Pontoon: rapidfuzz's
+ratio of the folded patterns, `similarity`), so wording stays consistent.
 
 "Accepted" is the release's default merge (policy `any`, release/merge.py) read from the same
 standing decisions as review/stats.py (the latest unretracted decision per reviewer and
@@ -14,17 +15,18 @@ language reviewed first still sees the other languages' wording.
 
 from __future__ import annotations
 
-import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import TypedDict
 
-from sqlalchemy import delete, select
+from rapidfuzz import fuzz, process
+from sqlalchemy import ColumnElement, and_, delete, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages as language_names
 from curator.core.enums import DecisionKind
 from curator.core.errors import N_, InputError
+from curator.core.folding import fold
 from curator.core.models import ContextLanguage, Decision, EnglishPattern, Language, Template, TranslationLine, User
 from curator.ingest.candidates import current_params
 from curator.review.evidence import template_sources
@@ -35,10 +37,8 @@ from curator.review.standing import standing_decision_ids
 MAX_CHOSEN = 12  # context languages a reviewer may pick (a compact panel, not a table)
 PER_LANGUAGE = 8  # templates shown per other language
 MEMORY = 5  # translation-memory matches shown
-COMMON_SHARE = 0.25  # a word in more than this share of a language's relations (and in 3+) is too common to match on
+MEMORY_THRESHOLD = 60.0  # percent: English patterns less alike than this are no match
 ACCEPTED, AMENDED, CANDIDATE = "accepted", "amended", "candidate"
-
-PLACEHOLDER_OR_WORD = re.compile(r"\[[XY]\]|\w+")  # \w is Unicode: letters and digits of every script
 
 
 class MachineLine(TypedDict):
@@ -62,18 +62,13 @@ class OtherLanguage(TypedDict):
     templates: list[ContextTemplate]
 
 
-class MemoryPart(TypedDict):
-    text: str
-    shared: bool
-
-
 class MemoryMatch(TypedDict):
     relation: str
     title: str
-    text: str
-    status: str
-    shared: list[str]
-    parts: list[MemoryPart]
+    text: str  # the accepted (or amended) template, every character as stored
+    status: str  # accepted | amended
+    english: str  # its English pattern, the one compared
+    similarity: int  # percent, 0–100: `similarity` of the two English patterns, rounded
 
 
 class LanguageChoice(TypedDict):
@@ -82,25 +77,18 @@ class LanguageChoice(TypedDict):
     dir: str
 
 
-def words(text: str) -> set[str]:
-    """The words of a template, case-folded, without the [X]/[Y] slots."""
-    return {m.group().casefold() for m in PLACEHOLDER_OR_WORD.finditer(text) if not m.group().startswith("[")}
+def similarity(a: str, b: str) -> float:
+    """How alike two English patterns are, in percent: rapidfuzz's `fuzz.ratio` of their folded
+    forms (`core.folding.fold`: case and accents do not count), 100 · 2·LCS / (len a + len b)
+    with LCS the longest common subsequence of characters (the Indel similarity); 100 when
+    both are empty."""
+    return fuzz.ratio(fold(a), fold(b))
 
 
-def highlighted(text: str, shared: set[str]) -> list[MemoryPart]:
-    """`text` cut into runs, each word in `shared` a run of its own marked shared."""
-    parts: list[MemoryPart] = []
-    at = 0
-    for m in PLACEHOLDER_OR_WORD.finditer(text):
-        if m.group().startswith("[") or m.group().casefold() not in shared:
-            continue
-        if m.start() > at:
-            parts.append({"text": text[at : m.start()], "shared": False})
-        parts.append({"text": m.group(), "shared": True})
-        at = m.end()
-    if at < len(text):
-        parts.append({"text": text[at:], "shared": False})
-    return parts
+def first_english(template: type[Template] = Template) -> ColumnElement[bool]:
+    """The join of a template to the English pattern it first translates (`first_position`,
+    the earliest one it was voted from; a proposal's is the relation's first)."""
+    return and_(EnglishPattern.relation_id == template.relation_id, EnglishPattern.position == template.first_position)
 
 
 def machine_translations(session: Session, template: Template) -> list[MachineLine]:
@@ -141,6 +129,17 @@ def machine_translations(session: Session, template: Template) -> list[MachineLi
     ]
 
 
+def accepted_text(decision: str, correction: str | None, text: str) -> tuple[str, str] | None:
+    """What a standing decision on the template `text` accepts, as in the merges: (the text,
+    ACCEPTED) for an accept, (the correction, AMENDED) for an amend; None for the rest (a reject
+    accepts nothing, an unsure is no verdict)."""
+    if decision == DecisionKind.ACCEPT:
+        return text, ACCEPTED
+    if decision == DecisionKind.AMEND and correction is not None:
+        return correction, AMENDED
+    return None
+
+
 def accepted_templates(
     session: Session, language_codes: Sequence[str], relation: str | None = None
 ) -> dict[tuple[str, str], list[ContextTemplate]]:
@@ -160,14 +159,12 @@ def accepted_templates(
     out: dict[tuple[str, str], list[ContextTemplate]] = defaultdict(list)
     seen: set[tuple[str, str, str]] = set()
     for lang, rel, decision, correction, text in rows:
-        if decision == DecisionKind.ACCEPT:
-            shown, status = text, ACCEPTED
-        elif decision == DecisionKind.AMEND and correction is not None:
-            shown, status = correction, AMENDED
-        else:  # a reject is a verdict with nothing accepted; an unsure is no verdict (as in merges)
+        accepted = accepted_text(decision, correction, text)
+        if accepted is None:  # a reject is a verdict with nothing accepted; an unsure is no verdict
             if decision == DecisionKind.REJECT:
                 out.setdefault((lang, rel), [])
             continue
+        shown, status = accepted
         if (lang, rel, shown) not in seen:
             seen.add((lang, rel, shown))
             out[lang, rel].append({"text": shown, "status": status})
@@ -198,46 +195,65 @@ def other_languages(session: Session, relation: str, codes: Sequence[str]) -> li
     ]
 
 
-def common_words(session: Session, language: str) -> set[str]:
-    """Words too common in `language` to say two templates are alike ("de", "el", "is"): those in
-    the candidates of more than COMMON_SHARE of its relations, and of at least three."""
-    by_relation: dict[str, set[str]] = defaultdict(set)
-    for rel, text in session.execute(
-        select(Template.relation_id, Template.text).where(Template.language == language, Template.is_candidate)
-    ):
-        by_relation[rel] |= words(text)
-    counts = Counter(w for ws in by_relation.values() for w in ws)
-    limit = max(2, COMMON_SHARE * len(by_relation))
-    return {w for w, n in counts.items() if n > limit}
-
-
 def translation_memory(session: Session, template: Template, limit: int = MEMORY) -> list[MemoryMatch]:
-    """This language's accepted or amended templates of other relations that share words with
-    `template` (not counting [X], [Y] and common words), most shared words first."""
-    mine = words(template.text) - common_words(session, template.language)
-    if not mine:
+    """This language's accepted or amended templates of other relations whose English pattern
+    is like `template`'s (`similarity` at least MEMORY_THRESHOLD), most alike first (then by
+    relation and text), each text once with its best match."""
+    mine = session.scalar(select(EnglishPattern.pattern).where(first_english(Template), Template.id == template.id))
+    if mine is None:
         return []
-    pool = accepted_templates(session, [template.language])
-    scored: list[tuple[int, str, ContextTemplate, set[str]]] = []
-    for (_, rel), found in pool.items():
-        if rel == template.relation_id:
-            continue
-        for entry in found:
-            shared = mine & words(entry["text"])
-            if shared:
-                scored.append((len(shared), rel, entry, shared))
-    scored.sort(key=lambda s: (-s[0], s[1], s[2]["text"]))
-    titles = relation_titles_of(session, {rel for _, rel, _, _ in scored[:limit]})
+    latest = standing_decision_ids(Decision.language == template.language, Decision.relation_id != template.relation_id)
+    rows = session.execute(
+        select(Decision.relation_id, Decision.decision, Decision.correction, Template.text, EnglishPattern.pattern)
+        .join(Template, Template.id == Decision.template_id)
+        .join(EnglishPattern, first_english(Template))
+        .where(Decision.id.in_(latest))
+        .order_by(Decision.id)
+    ).all()
+    pool: list[MemoryEntry] = []
+    for rel, decision, correction, text, english in rows:
+        accepted = accepted_text(decision, correction, text)
+        if accepted is not None:
+            pool.append((rel, *accepted, english))
+    return _best_matches(session, mine, pool, limit)
+
+
+MemoryEntry = tuple[str, str, str, str]  # (relation, text, status, English pattern)
+
+
+def rank_memory(
+    mine: str, pool: Sequence[MemoryEntry], limit: int = MEMORY, threshold: float = MEMORY_THRESHOLD
+) -> list[tuple[MemoryEntry, float]]:
+    """The `limit` entries of `pool` whose English is most like `mine` (`similarity` ≥
+    `threshold`; rapidfuzz over the folded patterns, each distinct pattern scored once), most
+    alike first, then by relation and text; one per (relation, text), with its best score."""
+    patterns = sorted({english for *_, english in pool})
+    scored = process.extract(
+        fold(mine), [fold(p) for p in patterns], scorer=fuzz.ratio, score_cutoff=threshold, limit=None
+    )
+    scores = {patterns[k]: score for _, score, k in scored}
+    best: dict[tuple[str, str], tuple[MemoryEntry, float]] = {}
+    for entry in pool:
+        score = scores.get(entry[3])
+        if score is not None and score > best.get((entry[0], entry[1]), (entry, -1.0))[1]:
+            best[entry[0], entry[1]] = (entry, score)
+    return sorted(best.values(), key=lambda found: (-found[1], found[0][0], found[0][1]))[:limit]
+
+
+def _best_matches(session: Session, mine: str, pool: list[MemoryEntry], limit: int) -> list[MemoryMatch]:
+    """`rank_memory`'s matches with their relations' titles."""
+    ranked = rank_memory(mine, pool, limit)
+    titles = relation_titles_of(session, {rel for (rel, *_), _ in ranked})
     return [
         {
             "relation": rel,
             "title": titles[rel],
-            "text": entry["text"],
-            "status": entry["status"],
-            "shared": sorted(shared),
-            "parts": highlighted(entry["text"], shared),
+            "text": text,
+            "status": status,
+            "english": english,
+            "similarity": round(score),
         }
-        for _, rel, entry, shared in scored[:limit]
+        for (rel, text, status, english), score in ranked
     ]
 
 

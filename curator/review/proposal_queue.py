@@ -120,22 +120,31 @@ def catch_up(session: Session, assignment: Assignment) -> int:
     """Give a reviewer (newly assigned, or assigned again) the standing proposals of the language
     made by others: amendments that are their item's standing decision, suggestions not
     withdrawn; imports excepted. Returns how many items were added or brought back."""
+    wanted = proposed_by_others(session, assignment.language, assignment.user_id)
+    templates = [proposed_template(session, assignment.language, r, t) for r, t in wanted]
+    return len(place(session, assignment, templates))
+
+
+def proposed_by_others(session: Session, language: str, user_id: int) -> list[tuple[str, str]]:
+    """(relation, text) of each standing proposal of the language made by someone other than
+    `user_id` (imports aside): amendments first, then suggestions, each in the order made, each
+    text once. What `catch_up` gives a reviewer, and what "proposals waiting for me" finds
+    (review.find)."""
     amended = session.execute(
         select(Decision.relation_id, Decision.correction)
-        .where(*_amendments(Decision.language == assignment.language, Decision.user_id != assignment.user_id))
+        .where(*_amendments(Decision.language == language, Decision.user_id != user_id))
         .order_by(Decision.id)
     ).all()
     suggested = session.execute(
         select(Suggestion.relation_id, Suggestion.text)
-        .where(*_suggestions(Suggestion.language == assignment.language, Suggestion.user_id != assignment.user_id))
+        .where(*_suggestions(Suggestion.language == language, Suggestion.user_id != user_id))
         .order_by(Suggestion.id)
     ).all()
     wanted: dict[tuple[str, str], None] = {}
     for relation_id, text in [*amended, *suggested]:
         if text is not None:
             wanted[(relation_id, text)] = None
-    templates = [proposed_template(session, assignment.language, r, t) for r, t in wanted]
-    return len(place(session, assignment, templates))
+    return list(wanted)
 
 
 def proposers(session: Session, language: str, relation_id: str, text: str) -> set[int]:

@@ -82,6 +82,9 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
 
     app.register_blueprint(mentions.bp)
     mentions.init_mentions(app)
+    from curator.web import find  # a reviewer's filters and search over their queue (issue 37 §5)
+
+    app.register_blueprint(find.bp)
     init_limits(app)  # after the blueprints: it wraps the sign-in and invitation views
 
     @app.get("/healthz")

@@ -16,12 +16,14 @@ from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
 from curator.review import comments, guidelines, service, suggestions, threads
 from curator.review import context as item_extras
+from curator.review import find as finding
 from curator.review import progress as queueing
 from curator.review.validation import keeps_case, validate_template
 from curator.web import fields
 from curator.web.check_text import relation_title, translate_item
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
+from curator.web.find import query_from_request
 from curator.web.i18n import language_name, select_locale
 from curator.web.mentions import notify as notify_mentions
 from curator.web.review import with_time_left
@@ -107,6 +109,14 @@ def item(lang: str, item_id: int):
         current_settings().runs, assignment.language, context["relation"]["id"], context["template"]["text"]
     )
     return jsonify({**translate_item(dict(context)), "probe": probe})
+
+
+@bp.get("/languages/<lang>/find")
+@login_required
+def find_items(lang: str):
+    """Your queue's items that the filters and the text search ask for, one page (review.find;
+    the Find page's query string: show, relation, q, page, per_page). Rate-limited with the page."""
+    return jsonify(finding.find_items(db(), current_user, _lang(lang), query_from_request()))
 
 
 @bp.get("/languages/<lang>/items/<int:item_id>/context")

@@ -1,7 +1,8 @@
 """Rate limits on the doors that take a secret: signing in, accepting an invitation, the
-account page's current password and an API token; and on the door that sends e-mail,
+account page's current password and an API token; on the door that sends e-mail,
 "Forgot password?" (CURATOR_RATELIMIT_MAIL per typed address and per client address: every
-POST counts, whether the address has an account or not, so the limit tells nothing either).
+POST counts, whether the address has an account or not, so the limit tells nothing either);
+and on a reviewer's search of their queue (CURATOR_RATELIMIT_SEARCH per account).
 
 Password guessing is limited twice: per submitted e-mail (the account: a slow guesser spread
 over many addresses still stops) and per client address (one address trying many accounts
@@ -40,6 +41,7 @@ STRATEGY = "moving-window"
 LIMITED = ("auth.login", "auth.invite", "people.reset")  # check a password or spend a one-time link
 PASSWORD_CHANGE = "auth.account"  # asks for the current password
 SENDS_MAIL = "auth.forgot"  # e-mails a reset link to whatever address is typed
+SEARCHES = ("find.page", "api.find_items")  # a reviewer's searches of their queue (issue 37 §5), counted together
 API = "/api/"  # the paths a Bearer token may authenticate (web/context.py: wants_json), whatever the blueprint
 
 
@@ -83,6 +85,7 @@ def init_limits(app: Flask) -> Limiter:
     mail_view: Callable[..., Any] = app.view_functions[SENDS_MAIL]
     app.view_functions[SENDS_MAIL] = mail_address(mail_account(mail_view))
     _limit_failures(app, limiter)
+    _limit_searches(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter
 
@@ -92,6 +95,23 @@ def signed_in_account() -> str:
     from flask_login import current_user
 
     return "user:" + (str(current_user.id) if current_user.is_authenticated else "-")
+
+
+def searcher_key() -> str:
+    """Whose searches count: the signed-in account (a classroom behind one address searches
+    apart), else the client address."""
+    from flask_login import current_user
+
+    return signed_in_account() if current_user.is_authenticated else "address:" + client_address()
+
+
+def _limit_searches(app: Flask, limiter: Limiter) -> None:
+    """The reviewer's search (the Find page and its JSON twin share one count per account,
+    CURATOR_RATELIMIT_SEARCH): each reads the whole queue, so a script looping on it is slowed."""
+    shared = limiter.shared_limit(settings_of(app).ratelimit_search, scope="search", key_func=searcher_key)
+    for endpoint in SEARCHES:
+        view: Callable[..., Any] = app.view_functions[endpoint]
+        app.view_functions[endpoint] = shared(view)
 
 
 def _has_bearer() -> bool:

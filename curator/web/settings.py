@@ -41,6 +41,7 @@ FIELDS = {
     "RATELIMIT_PASSWORD": "ratelimit_password",
     "RATELIMIT_TOKEN": "ratelimit_token",
     "RATELIMIT_MAIL": "ratelimit_mail",
+    "RATELIMIT_SEARCH": "ratelimit_search",
     "SMTP_HOST": "smtp_host",
     "SMTP_PORT": "smtp_port",
     "SMTP_FROM": "smtp_from",

@@ -132,13 +132,22 @@
     clear(list);
     $("ctx-memory-count").textContent = data.memory.length ? tn("%(num)s similar template of another relation",
       "%(num)s similar templates of other relations", data.memory.length) : say("no_memory");
+    // the similarity of the English patterns, in the page's digits ("85 %", "٨٥٪")
+    const percent = new Intl.NumberFormat(document.documentElement.lang || undefined, {style: "percent"});
     data.memory.forEach((m) => {
       const row = el("li");
-      const text = el("bdi", null, "ctx-text");
-      m.parts.forEach((p) => text.append(p.shared ? el("mark", p.text, "ctx-shared") : p.text));
+      const pct = el("span", percent.format(m.similarity / 100), "ctx-similarity badge");
+      pct.dataset.similarity = String(m.similarity);
+      pct.title = say("similarity");
+      const text = el("bdi", m.text, "ctx-text");  // every character as stored
+      const english = el("bdi", m.english);
+      english.lang = "en";
+      english.dir = "ltr";
       const rel = el("span", m.title, "tag");
       if (m.title_lang) rel.lang = m.title_lang;  // "en" only where no translated title exists
-      row.append(text, " ", rel, " ", status(m.status));
+      const from = el("span", null, "hint ctx-english");
+      from.append(say("in_english"), " ", english);
+      row.append(pct, " ", text, " ", rel, " ", status(m.status), " ", from);
       list.appendChild(row);
     });
   }
