@@ -122,6 +122,12 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/admin/users/<int:user_id>/reset": {"POST": MAINTAINER_PAGE},  # the page with the link, 200
     "/admin/users/<int:user_id>/role": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/reset/<token>": {"GET": _all(200), "POST": _all(422)},  # Dora's link, anyone holding it; no password
+    # issue 37 §3: "Forgot password?" is for anyone; without e-mail configured (as here) the POST
+    # sends nothing and shows the page that says to ask a maintainer
+    "/forgot": {"GET": _all(200), "POST": _all(200)},
+    # issue 37 §5: a mention's link (Ana's: to her history page; anyone else's: 404), "mark as read"
+    "/mentions/<int:mention_id>": {"GET": {A: SIGN_IN, O: 404, R: 302, M: 404}},
+    "/mentions/read": {"POST": {A: SIGN_IN, O: 302, R: 302, M: 302}},
     # adjudication (issue 28 §2); retract after resolve, restore after drop (sorted)
     "/admin/languages/<code>/disagreements": {"GET": MAINTAINER_PAGE},
     "/admin/languages/<code>/disagreements/<int:template_id>/resolve": {"POST": {**MAINTAINER_PAGE, M: 302}},
@@ -236,6 +242,14 @@ def world(review_app, sessions, cli, tmp_path):
         template_id = s.scalar(
             select(Template.id).where(Template.language == "es", Template.text == "[X] nació en [Y]")
         )
+        from curator.core.models import Mention
+        from curator.review.people import get_person
+
+        # Bo's comment mentions Ana (issue 37 §5): her link; anyone else's answer is 404
+        mention = Mention(comment_id=comment_id, user_id=get_person(s, "ana@example.org").id)
+        s.add(mention)
+        s.flush()
+        mention_id = mention.id
     values = {
         "invite_id": invite_id,
         "lang": "es",
@@ -252,6 +266,7 @@ def world(review_app, sessions, cli, tmp_path):
         "term_id": term_id,
         "user_id": user_id,
         "template_id": template_id,
+        "mention_id": mention_id,
     }
     return review_app, values, sessions
 
