@@ -15,6 +15,7 @@ language reviewed first still sees the other languages' wording.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import TypedDict
@@ -37,6 +38,8 @@ from curator.review.standing import standing_decision_ids
 MAX_CHOSEN = 12  # context languages a reviewer may pick (a compact panel, not a table)
 PER_LANGUAGE = 8  # templates shown per other language
 MEMORY = 5  # translation-memory matches shown
+_PLACEHOLDER = re.compile(r"\[[XY]\]", re.IGNORECASE)  # folded text is lower-case: [x] [y]
+_NOT_WORDS = re.compile(r"[^\w\s]")  # punctuation of any script
 MEMORY_THRESHOLD = 60.0  # percent: English patterns less alike than this are no match
 ACCEPTED, AMENDED, CANDIDATE = "accepted", "amended", "candidate"
 
@@ -77,12 +80,20 @@ class LanguageChoice(TypedDict):
     dir: str
 
 
+def memory_key(pattern: str) -> str:
+    """What the memory compares of an English pattern: its words, folded (`core.folding.fold`:
+    case and accents do not count), without the [X]/[Y] placeholders and punctuation, spaces
+    collapsed. Every ParaRel pattern has the same "[X] … [Y]." frame; compared with it, "[X] was
+    born in [Y]." and "[X] is located in [Y]." were 71 % alike, more than real rewordings."""
+    words = _NOT_WORDS.sub(" ", _PLACEHOLDER.sub(" ", fold(pattern)))
+    return " ".join(words.split())
+
+
 def similarity(a: str, b: str) -> float:
-    """How alike two English patterns are, in percent: rapidfuzz's `fuzz.ratio` of their folded
-    forms (`core.folding.fold`: case and accents do not count), 100 · 2·LCS / (len a + len b)
-    with LCS the longest common subsequence of characters (the Indel similarity); 100 when
-    both are empty."""
-    return fuzz.ratio(fold(a), fold(b))
+    """How alike two English patterns are, in percent: rapidfuzz's `fuzz.ratio` of their
+    `memory_key`s, 100 · 2·LCS / (len a + len b) with LCS the longest common subsequence of
+    characters (the Indel similarity); 100 when both are empty."""
+    return fuzz.ratio(memory_key(a), memory_key(b))
 
 
 def first_english(template: type[Template] = Template) -> ColumnElement[bool]:
@@ -229,7 +240,7 @@ def rank_memory(
     alike first, then by relation and text; one per (relation, text), with its best score."""
     patterns = sorted({english for *_, english in pool})
     scored = process.extract(
-        fold(mine), [fold(p) for p in patterns], scorer=fuzz.ratio, score_cutoff=threshold, limit=None
+        memory_key(mine), [memory_key(p) for p in patterns], scorer=fuzz.ratio, score_cutoff=threshold, limit=None
     )
     scores = {patterns[k]: score for _, score, k in scored}
     best: dict[tuple[str, str], tuple[MemoryEntry, float]] = {}
