@@ -64,9 +64,7 @@ def _in_view(page, selector: str) -> None:
 
 def _posted(page, path_part: str):
     """Wait for the POST whose URL ends with `path_part` (what the tap or key sent)."""
-    return page.expect_response(
-        lambda r: r.request.method == "POST" and r.url.endswith(path_part), timeout=GUARD_MS
-    )
+    return page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith(path_part), timeout=GUARD_MS)
 
 
 def _still_on_blur(page, field: str, button: str) -> None:
@@ -202,19 +200,27 @@ def test_on_a_desktop_the_buttons_keep_their_place(chromium, live, review_app, s
         for step, key in enumerate(keys):
             before = page.locator("#item-card").get_attribute("data-item")
             if step % 4 == 1:  # a two-line message stays up while the next template comes
-                page.evaluate("t => { const el = document.getElementById('connection'); el.textContent = t; el.hidden = false; }", LONG)
+                page.evaluate(
+                    "t => { const el = document.getElementById('connection'); el.textContent = t; el.hidden = false; }",
+                    LONG,
+                )
             page.keyboard.press(key)
-            page.wait_for_function(
-                f"document.getElementById('item-card').dataset.item !== '{before}'"
-            )
+            page.wait_for_function(f"document.getElementById('item-card').dataset.item !== '{before}'")
             transitions += 1
             seen["badge"] |= page.locator("#proposal").is_visible()
             seen["banner"] |= bool(page.locator("#relation-note").inner_text().strip())
             status = page.locator("#connection")
             seen["two lines"] |= status.is_visible() and status.bounding_box()["height"] > 40
-            assert page.locator("#accept").bounding_box() == home, (step, key, page.locator("#accept").bounding_box(), home)
+            assert page.locator("#accept").bounding_box() == home, (
+                step,
+                key,
+                page.locator("#accept").bounding_box(),
+                home,
+            )
             if step % 4 == 2:
-                page.evaluate("() => { const el = document.getElementById('connection'); el.textContent = ''; el.hidden = true; }")
+                page.evaluate(
+                    "() => { const el = document.getElementById('connection'); el.textContent = ''; el.hidden = true; }"
+                )
         assert transitions >= 20
         assert seen == {"badge": lang == "es", "banner": True, "two lines": True}, seen
         current = int(page.locator("#item-card").get_attribute("data-item"))
@@ -326,7 +332,9 @@ def test_offline_the_context_is_the_current_templates(chromium, live, review_app
     # a glossary term of the first relation (its first English pattern) only
     with sessions() as s:
         pattern = s.scalars(
-            select(EnglishPattern.pattern).where(EnglishPattern.relation_id == first[1]).order_by(EnglishPattern.position)
+            select(EnglishPattern.pattern)
+            .where(EnglishPattern.relation_id == first[1])
+            .order_by(EnglishPattern.position)
         ).first()
     term = max(re.findall(r"[a-z]{4,}", pattern), key=len)
     word = max(re.findall(r"\w{3,}", re.sub(r"\[[XY]\]", "", first[2])), key=len)

@@ -136,7 +136,14 @@ def machine_translations(session: Session, template: Template) -> list[MachineLi
     ).all()
     rows = sorted(rows, key=lambda r: (order[r[0]], r[2]))
     return [
-        {"n": n, "system": system, "english": en, "text": repaired, "valid": valid, "same": same_as_template(cleaned, template.text)}
+        {
+            "n": n,
+            "system": system,
+            "english": en,
+            "text": repaired,
+            "valid": valid,
+            "same": same_as_template(cleaned, template.text),
+        }
         for n, (_, en, system, repaired, cleaned, valid) in enumerate(rows, start=1)
     ]
 
