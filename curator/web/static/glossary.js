@@ -84,7 +84,7 @@
       const response = await fetch(root.dataset.api + "/items/" + id + "/glossary", {credentials: "same-origin", headers: {Accept: "application/json"}});
       const terms = response.ok ? (await response.json()).terms || [] : [];
       cache.set(id, terms);
-      box.dataset.known = String(cache.size);  // how many templates' terms are known (tests wait on it)
+      box.dataset.known = [...cache.keys()].join(" ");  // the items whose terms are known (tests wait on it)
       return terms;
     } catch (e) {
       return null;  // offline: tried again when the item is drawn next
@@ -113,6 +113,8 @@
 
   new MutationObserver(update).observe(card, {attributes: true, attributeFilter: ["data-item"]});
   // a template loaded ahead by review.js (to go on with offline): its terms are read too
-  root.addEventListener("curator:prefetched", (event) => { if (!cache.has(event.detail.item)) read(event.detail.item); });
+  root.addEventListener("curator:prefetched", (event) => {
+    event.detail.items.filter((id) => !cache.has(id)).forEach(read);
+  });
   update();
 })();

@@ -704,8 +704,8 @@
         if (!contexts.has(id)) contexts.set(id, r.data);
       }
       // the glossary and the context panels read theirs too, to show them offline (issue 37)
-      wanted.filter((id) => contexts.has(id)).forEach((id) =>
-        root.dispatchEvent(new CustomEvent("curator:prefetched", {detail: {item: String(id)}})));
+      const loaded = wanted.filter((id) => contexts.has(id)).map(String);  // nearest first
+      root.dispatchEvent(new CustomEvent("curator:prefetched", {detail: {items: loaded}}));
       // how many of the next undecided templates could be shown offline (tests wait on it)
       root.dataset.ahead = String(wanted.filter((id) => contexts.has(id)).length);
     } finally {

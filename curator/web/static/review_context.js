@@ -46,7 +46,11 @@
   // Each item's context as read, kept for the page's life: offline, a template seen (or loaded
   // ahead, below) shows its own lines, never the ones of the template shown before.
   const cache = new Map();
-  const read = (id) => get(`${api}/items/${id}/context`).then((d) => { cache.set(id, d); return d; });
+  const read = (id) => get(`${api}/items/${id}/context`).then((d) => {
+    cache.set(id, d);
+    box.dataset.cached = [...cache.keys()].join(" ");  // the items known (tests wait on it)
+    return d;
+  });
 
   // The context of the item on screen, read once per item.
   function ensure() {
@@ -252,7 +256,7 @@
 
   // review.js loaded a template ahead (to go on with offline): while a panel is open its context
   // is read too, so it can be shown offline.
-  const ahead = [];  // the templates review.js loaded ahead, latest last
+  let ahead = [];  // the templates review.js loaded ahead, nearest first
   let readingAhead = false;
   async function readAhead() {  // one at a time, while a panel is open
     if (readingAhead) return;
@@ -262,16 +266,13 @@
         if (!open) break;
         if (cache.has(id)) continue;
         try { await read(id); } catch (err) { break; }  // offline: later
-        box.dataset.cached = String(cache.size);  // how many are known (tests wait on it)
       }
     } finally {
       readingAhead = false;
     }
   }
   root.addEventListener("curator:prefetched", (event) => {
-    const id = event.detail.item;
-    if (!ahead.includes(id)) ahead.push(id);
-    if (ahead.length > 20) ahead.shift();
+    ahead = event.detail.items;
     if (open) readAhead();
   });
 })();
