@@ -34,6 +34,7 @@ from curator.review.evidence import template_sources
 from curator.review.records import Example
 from curator.review.service import examples_of, relation_titles_of
 from curator.review.standing import standing_decision_ids
+from curator.review.validation import same_as_template
 
 MAX_CHOSEN = 12  # context languages a reviewer may pick (a compact panel, not a table)
 PER_LANGUAGE = 8  # templates shown per other language
@@ -135,7 +136,14 @@ def machine_translations(session: Session, template: Template) -> list[MachineLi
     ).all()
     rows = sorted(rows, key=lambda r: (order[r[0]], r[2]))
     return [
-        {"n": n, "system": system, "english": en, "text": repaired, "valid": valid, "same": cleaned == template.text}
+        {
+            "n": n,
+            "system": system,
+            "english": en,
+            "text": repaired,
+            "valid": valid,
+            "same": same_as_template(cleaned, template.text),
+        }
         for n, (_, en, system, repaired, cleaned, valid) in enumerate(rows, start=1)
     ]
 

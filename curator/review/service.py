@@ -48,7 +48,7 @@ from curator.review.records import (
 )
 from curator.review.standing import not_undone, standing_among, standing_by_item, standing_id
 from curator.review.threads import NOT_REVIEWING, item_threads
-from curator.review.validation import keeps_case, validate_template
+from curator.review.validation import keeps_case, validate_correction
 from curator.review.writes import check_request_id, insert_once
 
 DECISIONS = values(DecisionKind)
@@ -284,9 +284,7 @@ def decide(
     cleaned = raw = None
     if decision == DecisionKind.AMEND:
         raw = correction
-        cleaned = validate_template(correction or "", assignment.language, keeps_case(session))
-        if cleaned == template.text:
-            raise InputError(N_("The correction is the same as the template: accept it instead."), params={})
+        cleaned = validate_correction(correction or "", assignment.language, keeps_case(session), template.text)
     if seconds is not None:
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
             raise InputError("seconds must be a non-negative number")

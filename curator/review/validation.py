@@ -49,6 +49,28 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
     return outcome.cleaned
 
 
+class SameAsTemplate(InputError):
+    """An amendment that cleans to the template it amends: nothing to change (accept it instead)."""
+
+    code = "same"
+
+
+def same_as_template(cleaned: str | None, template_text: str) -> bool:
+    """Whether a cleaned line is the template itself (equal after cleaning, as a final period or
+    a space dropped by `ingest.clean` makes it): the one rule the decision, the live check and
+    the machine-translation panel read."""
+    return cleaned == template_text
+
+
+def validate_correction(text: str, language: str, keep_case: bool, template_text: str) -> str:
+    """An amendment of `template_text`: `validate_template`'s cleaned form, or `SameAsTemplate`
+    when it cleans to the template itself."""
+    cleaned = validate_template(text, language, keep_case)
+    if same_as_template(cleaned, template_text):
+        raise SameAsTemplate(N_("The correction is the same as the template: accept it instead."), params={})
+    return cleaned
+
+
 def _invalid_template(reason: str) -> InputError:
     """The reason a cleaned template is unusable (ingest.clean), as a message for the reviewer."""
     import re

@@ -18,7 +18,7 @@ from curator.review import comments, guidelines, service, suggestions, threads
 from curator.review import context as item_extras
 from curator.review import find as finding
 from curator.review import progress as queueing
-from curator.review.validation import keeps_case, validate_template
+from curator.review.validation import SameAsTemplate, keeps_case, validate_correction, validate_template
 from curator.web import fields
 from curator.web.check_text import relation_title, translate_item
 from curator.web.context import db, token_authenticated, write
@@ -327,15 +327,35 @@ def past(lang: str):
     return jsonify(decisions=service.history(session, current_user, assignment))
 
 
+def _item_field(body: dict[str, Any]) -> int | None:
+    """The optional `item` of /validate: an item id (a JSON integer), or None."""
+    value = body.get("item")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError("item must be an item id")
+    return fields.row_id(value)
+
+
 @bp.post("/validate")
 @login_required
 def validate():
-    """Live validation for the amend and suggest fields: the server's rules, not a copy in JS."""
+    """Live validation for the amend and suggest fields: the server's rules, not a copy in JS.
+    With `item` (an amendment of that item of the reviewer's sample), a line that cleans to the
+    item's template is refused as the decision refuses it (`same: true`, review/validation.py)."""
     body = fields.body()
     lang, text = fields.text(body, "language", CODE), fields.text(body, "text", TEXT)
-    service.get_assignment(db(), current_user, lang)
+    item_id = _item_field(body)
+    session = db()
+    service.get_assignment(session, current_user, lang)
     try:
-        cleaned = validate_template(text, lang, keeps_case(db()))
+        if item_id is None:
+            cleaned = validate_template(text, lang, keeps_case(session))
+        else:
+            found = service.find_item(session, current_user, lang, item_id)
+            cleaned = validate_correction(text, lang, keeps_case(session), found.template.text)
+    except SameAsTemplate as exc:
+        return jsonify(valid=False, same=True, message=translated(exc))
     except InputError as exc:
         return jsonify(valid=False, message=translated(exc))
     return jsonify(valid=True, cleaned=cleaned)

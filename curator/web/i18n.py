@@ -45,6 +45,7 @@ JS_MESSAGES: list[str] = [
     N_("The server is busy; saving again in a moment…"),
     N_("Cannot reach the server. Your last action was not saved; check the connection and try again."),
     N_("Connection trouble, retrying…"),
+    N_("Not checked: the server cannot be reached. It is checked when the connection is back."),
     N_("%(done)s of %(total)s reviewed · %(left)s"),
     N_("Template %(k)s of %(n)s in this relation · %(i)s of %(total)s overall"),
     N_("Template %(k)s of %(n)s in this relation: %(template)s"),

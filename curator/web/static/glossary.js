@@ -78,23 +78,43 @@
     highlight(document.getElementById("examples"), words, titles);
   }
 
+  // An item's terms from the server into the cache; null when it cannot be reached (offline).
+  async function read(id) {
+    try {
+      const response = await fetch(root.dataset.api + "/items/" + id + "/glossary", {credentials: "same-origin", headers: {Accept: "application/json"}});
+      const terms = response.ok ? (await response.json()).terms || [] : [];
+      cache.set(id, terms);
+      box.dataset.known = [...cache.keys()].join(" ");  // the items whose terms are known (tests wait on it)
+      return terms;
+    } catch (e) {
+      return null;  // offline: tried again when the item is drawn next
+    }
+  }
+
+  // Offline and never read: said plainly, and nothing of the template shown before stays.
+  function unavailable() {
+    box.replaceChildren();
+    const label = document.createElement("span");
+    label.className = "glossary-label";
+    label.textContent = box.dataset.label + " ";
+    box.append(label, box.dataset.offline);
+    box.hidden = false;
+  }
+
   async function update() {
     const id = card.dataset.item;
     if (!id) return;
-    if (!cache.has(id)) {
-      let terms = [];
-      try {
-        const response = await fetch(root.dataset.api + "/items/" + id + "/glossary", {credentials: "same-origin", headers: {Accept: "application/json"}});
-        if (response.ok) terms = (await response.json()).terms || [];
-      } catch (e) {
-        terms = null;  // offline: try again when the item is drawn next
-      }
-      if (terms === null) return;
-      cache.set(id, terms);
-    }
-    if (card.dataset.item === id) draw(cache.get(id));
+    if (!cache.has(id)) { box.replaceChildren(); box.hidden = true; }  // the last template's terms go at once
+    const terms = cache.has(id) ? cache.get(id) : await read(id);
+    if (card.dataset.item !== id) return;  // moved on meanwhile
+    if (terms === null) unavailable();
+    else draw(terms);
   }
 
   new MutationObserver(update).observe(card, {attributes: true, attributeFilter: ["data-item"]});
+  // a template loaded ahead by review.js (to go on with offline): its terms are read too
+  root.addEventListener("curator:prefetched", (event) => {
+    event.detail.items.filter((id) => !cache.has(id)).forEach(read);
+  });
   update();
 })();

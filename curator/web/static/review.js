@@ -122,6 +122,46 @@
   let signedOut = false;
   let progress = null; // the last progress shown ({done, total, remaining, time_left})
 
+  // ---- Drafts (issue 37): a comment, suggestion or correction typed and not saved yet is kept in
+  // this browser (localStorage, per reviewer and language) under what it was typed about — the
+  // template (a comment on it, a correction) or the relation (a comment on it, a suggestion) — and
+  // comes back, with a visible note, when that template or relation is shown again. It goes once
+  // saved, emptied or cancelled (Esc on a correction).
+  const drafts = (() => {
+    const prefix = `curator.draft.${root.dataset.user}.${lang}.`;
+    const BY_RELATION = new Set(["relation-comment-text", "suggest-text"]);
+    const key = (field, c) => prefix + field + "." + (BY_RELATION.has(field) ? c.relation.id : c.item.id);
+    const get = (k) => { try { return localStorage.getItem(k) || ""; } catch (err) { return ""; } };
+    function put(k, text) {
+      try {
+        if (text.trim()) localStorage.setItem(k, text); else localStorage.removeItem(k);
+      } catch (err) { /* storage full or switched off: the field still holds the text */ }
+    }
+    const note = (field, shown) => { $(field + "-draft").hidden = !shown; };
+    return {
+      // what the field holds now, kept for the template or relation on screen
+      keep(field, text) {
+        if (!ctx) return;
+        put(key(field, ctx), text);
+        if (!text.trim()) note(field, false);
+      },
+      // the field as it was left on `c`'s template or relation, with the note when there is one
+      // (the amend field is filled when it opens: showAmend)
+      restore(field, c) {
+        const text = get(key(field, c));
+        if (field !== "amend-text") $(field).value = text;
+        note(field, Boolean(text.trim()));
+      },
+      stored: (field, c) => get(key(field, c)),
+      // saved (`text`: what was sent; the draft stays if the reviewer typed on meanwhile) or discarded
+      forget(field, c, text) {
+        const k = key(field, c);
+        if (text === undefined || get(k) === text) put(k, "");
+        if (ctx && key(field, ctx) === k) note(field, false);
+      },
+    };
+  })();
+
   function uuid() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
     return "r" + Date.now().toString(36) + Math.random().toString(36).slice(2, 12);
@@ -518,14 +558,16 @@
     ctx = r.data;
     shownAt = performance.now();
     // Drafts belong to what they were typed about: a template's draft goes with the template,
-    // a relation's drafts go with the relation.
-    const drafts = [...(changedItem ? ["item-comment-text"] : []),
+    // a relation's drafts go with the relation. What was typed is kept in this browser (`drafts`)
+    // and comes back, with a note, when its template or relation is shown again.
+    const fields = [...(changedItem ? ["item-comment-text"] : []),
                     ...(changedRelation ? ["relation-comment-text", "suggest-text"] : [])];
     if (changedItem) clearMessages();
-    drafts.forEach((id) => {
-      $(id).value = "";
+    fields.forEach((id) => {
       if (document.activeElement === $(id)) $(id).blur();
+      drafts.restore(id, ctx);
     });
+    if (changedItem) drafts.restore("amend-text", ctx);
     render();
     // The live region stays in the page (a region appearing from hidden is not announced):
     // only its text changes, empty when the relation did not change.
@@ -599,14 +641,16 @@
       if (!r.ok) {
         const message = failure(r, t("Not saved."));
         if (kind === KINDS.AMEND && message) {
-          $("amend-msg").textContent = message;
+          setMessage($("amend-msg"), message);
           $("amend-msg").className = "validation invalid";
-          $("amend-text").focus();
+          // the keys act as decisions again (the message may ask for A): E goes back to the text
+          $("amend-text").blur();
         } else if (message) {
           say(message, "error");
         }
         return;
       }
+      drafts.forget("amend-text", ctx);  // decided: a correction left unsaved is moot
       const done = items[indexOf(ctx.item.id)];
       done.decision = r.data.decision.decision;
       done.correction = r.data.decision.correction;
@@ -679,6 +723,9 @@
         if (!r.ok) break;
         if (!contexts.has(id)) contexts.set(id, r.data);
       }
+      // the glossary and the context panels read theirs too, to show them offline (issue 37)
+      const loaded = wanted.filter((id) => contexts.has(id)).map(String);  // nearest first
+      root.dispatchEvent(new CustomEvent("curator:prefetched", {detail: {items: loaded}}));
       // how many of the next undecided templates could be shown offline (tests wait on it)
       root.dataset.ahead = String(wanted.filter((id) => contexts.has(id)).length);
     } finally {
@@ -794,6 +841,7 @@
     const known = items[indexOf(entry.item)];
     const kind = entry.body.decision;
     const correction = entry.body.correction || null;
+    if (ctx && ctx.item.id === entry.item) drafts.forget("amend-text", ctx);  // decided (waiting): moot
     if (known) {
       if (!known.decision) localProgress(1);
       known.decision = kind;
@@ -840,7 +888,10 @@
     // A typed template may not hold invisible characters (the server refuses them), so the text
     // to edit comes without them — a line break or tab becomes a space — and the reviewer is
     // told which were taken out: saving the correction amends them away.
-    const text = ctx.decision && ctx.decision.correction ? ctx.decision.correction : ctx.template.text;
+    const start = ctx.decision && ctx.decision.correction ? ctx.decision.correction : ctx.template.text;
+    const draft = drafts.stored("amend-text", ctx);  // a correction typed earlier and not saved
+    const text = draft || start;
+    amendStart = start;
     const found = [...new Set([...text].filter(isInvisible))];
     input.value = [...text].map((ch) => (isInvisible(ch) ? (/[\t\n\v\f\r\x85]/.test(ch) ? " " : "") : ch)).join("");
     $("amend-msg").textContent = found.length
@@ -848,8 +899,18 @@
           {characters: found.map((ch) => describe(ch)[1]).join(", ")})
       : "";
     $("amend-msg").className = "validation";
+    input.removeAttribute("aria-invalid");
     input.focus();
     input.setSelectionRange(input.value.length, input.value.length);
+    $("amend-text-draft").hidden = true;  // the draft is in the field now
+    if (draft) input.dispatchEvent(new Event("input"));  // checked as typed
+  }
+  let amendStart = "";  // the text the amend field opened with: a draft only once it differs
+
+  // Esc or Cancel: the correction is given up, its draft too.
+  function cancelAmend() {
+    if (ctx) drafts.forget("amend-text", ctx);
+    hideAmend();
   }
 
   function hideAmend() {
@@ -863,17 +924,29 @@
     return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
   }
 
-  const liveCheck = (input, out) => debounce(async () => {
+  // The server's check of a typed template (POST /api/v1/validate); an amendment is checked as an
+  // amendment of the item on screen (`amends`), so a line that cleans to the template itself is
+  // said to be the same (review/validation.py same_as_template), never "valid". Offline nothing
+  // was attempted: the field says it cannot be checked now, and nothing speaks of an unsaved action.
+  const liveCheck = (input, out, amends) => debounce(async () => {
     const text = input.value;
     if (!text.trim()) { out.textContent = ""; return; }
-    const r = await call("POST", "/api/v1/validate", {text, language: lang});
-    if (input.value !== text || !r.ok) return;  // typed on meanwhile, or signed out
+    const body = {text, language: lang};
+    if (amends && ctx) body.item = ctx.item.id;
+    const r = await call("POST", "/api/v1/validate", body, true);
+    if (input.value !== text) return;  // typed on meanwhile
+    if (r.status === 0) {
+      setMessage(out, t("Not checked: the server cannot be reached. It is checked when the connection is back."));
+      out.className = "validation warn";
+      return;
+    }
+    if (!r.ok) return;  // signed out (said already) or refused
     // The server's cleaned form is what will be stored: show it when it differs from the typed text.
     const stored = r.data.valid && r.data.cleaned !== text.trim()
       ? [" ", tNodes("— will be saved as “%(cleaned)s”", {cleaned: own(r.data.cleaned)})] : [];
     if (r.data.valid) setMessage(out, t("✓ valid template"), ...stored);
     else setMessage(out, r.data.message || "");
-    out.className = "validation " + (r.data.valid ? "valid" : "invalid");
+    out.className = "validation " + (r.data.valid ? "valid" : "invalid") + (r.data.same ? " same" : "");
     input.setAttribute("aria-invalid", r.data.valid ? "false" : "true");
   }, 150);
 
@@ -919,6 +992,7 @@
     out.textContent = r.data.created ? t("Suggestion saved. Thank you!") : t("You already suggested this one.");
     out.className = "validation valid";
     if (r.data.created) { ctx.suggestions.push(r.data.suggestion); $("suggestions").appendChild(li(r.data.suggestion.text)); }
+    drafts.forget("suggest-text", shown, text);
     if (input.value === text) input.value = "";
     input.blur();
   }
@@ -937,6 +1011,7 @@
       : `/relations/${encodeURIComponent(relationId)}/comments`;
     const r = await call("POST", path, {text, request_id: uuid()});
     const same = ctx === shown || (scope === "item" ? ctx.item.id === itemId : ctx.relation.id === relationId);
+    if (r.ok) drafts.forget(`${scope}-comment-text`, shown, text);
     if (!same) return;  // moved on meanwhile: the comment is stored where it was typed, nothing shown here
     if (!r.ok) {
       const message = failure(r, t("Not saved."));
@@ -966,7 +1041,7 @@
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (window.CuratorKeys.typing()) {
       if (event.key === "Escape") {
-        if (document.activeElement === $("amend-text")) hideAmend();
+        if (document.activeElement === $("amend-text")) cancelAmend();
         document.activeElement.blur();
         event.preventDefault();
       }
@@ -983,11 +1058,20 @@
     const actions = {
       a: () => decide(KINDS.ACCEPT), r: () => decide(KINDS.REJECT), n: () => decide(KINDS.UNSURE), e: showAmend, u: undo,
       j: () => step(1), k: () => step(-1), [forward]: () => step(1), [back]: () => step(-1),
-      s: () => $("suggest-text").focus(), c: () => $("item-comment-text").focus(), "?": toggleHelp, h: toggleHelp,
+      s: () => write("suggest-text"), c: () => write("item-comment-text"), "?": toggleHelp, h: toggleHelp,
     };
     // a held key repeats: only moving on may repeat, never a decision, undo or a toggle
     const repeats = ["j", "k", forward, back];
     if (actions[key]) { event.preventDefault(); if (!event.repeat || repeats.includes(key)) actions[key](); }
+  }
+
+  // C and S: the field gets the focus without the page jumping to it; it is under the template
+  // (review.html), so at most a short scroll brings it above the decision bar and the template
+  // stays in view.
+  function write(id) {
+    if (!ctx) return;
+    $(id).focus({preventScroll: true});
+    $(id).scrollIntoView({block: "nearest"});
   }
 
   function toggleHelp() {
@@ -1014,20 +1098,35 @@
     $("accept").focus({preventScroll: true});
   }
 
-  // A press on the bar keeps the focus where it is: on a phone the bar leaves its fixed place while
-  // a field has the focus (curator.css), and moving it between press and release would lose the click.
+  // A press on the bar keeps the focus where it is (a field keeps its text and its place).
   $("actions").addEventListener("mousedown", (e) => { if (e.target.closest("button")) e.preventDefault(); });
   $("accept").addEventListener("click", () => decide(KINDS.ACCEPT));
   $("reject").addEventListener("click", () => decide(KINDS.REJECT));
   $("unsure").addEventListener("click", () => decide(KINDS.UNSURE));
   $("amend").addEventListener("click", showAmend);
-  $("amend-cancel").addEventListener("click", hideAmend);
+  $("amend-cancel").addEventListener("click", cancelAmend);
   $("amend-form").addEventListener("submit", (e) => { e.preventDefault(); decide(KINDS.AMEND, $("amend-text").value); });
-  $("amend-text").addEventListener("input", liveCheck($("amend-text"), $("amend-msg")));
+  $("amend-text").addEventListener("input", liveCheck($("amend-text"), $("amend-msg"), true));
   $("suggest-text").addEventListener("input", liveCheck($("suggest-text"), $("suggest-msg")));
   $("suggest-form").addEventListener("submit", suggest);
   $("item-comment-form").addEventListener("submit", (e) => comment(e, "item"));
   $("relation-comment-form").addEventListener("submit", (e) => comment(e, "relation"));
+  // every keystroke in a field is kept as a draft of what is on screen (a correction only once it differs)
+  ["item-comment-text", "relation-comment-text", "suggest-text", "amend-text"].forEach((id) => {
+    $(id).addEventListener("input", () => {
+      const text = $(id).value;
+      drafts.keep(id, id === "amend-text" && text === amendStart ? "" : text);
+    });
+  });
+  // Ctrl+Enter (⌘+Enter) saves a comment, whose field takes line breaks; Enter saves the one-line fields
+  ["item", "relation"].forEach((scope) => {
+    $(`${scope}-comment-text`).addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        $(`${scope}-comment-form`).requestSubmit();
+      }
+    });
+  });
   $("undo").addEventListener("click", undo);
   $("prev").addEventListener("click", () => step(-1));
   $("next").addEventListener("click", () => step(1));

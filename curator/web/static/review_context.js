@@ -43,6 +43,15 @@
     return r.json();
   }
 
+  // Each item's context as read, kept for the page's life: offline, a template seen (or loaded
+  // ahead, below) shows its own lines, never the ones of the template shown before.
+  const cache = new Map();
+  const read = (id) => get(`${api}/items/${id}/context`).then((d) => {
+    cache.set(id, d);
+    box.dataset.cached = [...cache.keys()].join(" ");  // the items known (tests wait on it)
+    return d;
+  });
+
   // The context of the item on screen, read once per item.
   function ensure() {
     const id = $("item-card").dataset.item;
@@ -50,26 +59,42 @@
     if (id === itemId && (data || loading)) return data ? Promise.resolve(data) : loading;
     itemId = id;
     data = null;
-    loading = get(`${api}/items/${id}/context`).then((d) => {
+    if (cache.has(id)) {
+      data = cache.get(id);
+      render();
+      return Promise.resolve(data);
+    }
+    loading = read(id).then((d) => {
       if (itemId !== id) return null;  // moved on meanwhile
       data = d;
       loading = null;
       render();
       return d;
-    }).catch(() => {
+    }).catch((err) => {
       loading = null;
-      if (itemId === id) failed();
+      if (itemId === id) failed(err);
       return null;
     });
     return loading;
   }
 
-  function failed() {
+  // Nothing of the template shown before stays: the panels are emptied as soon as another is shown.
+  function blank() {
+    box.dataset.ready = "0";
+    $("ctx-mt-english").textContent = "";
+    [$("ctx-mt-lines"), $("ctx-langs-list"), $("ctx-memory-list")].forEach(clear);
+    $("ctx-memory-count").textContent = "";
+  }
+
+  // Not loaded: offline (the request never reached the server) it says so plainly.
+  function failed(err) {
+    const offline = !navigator.onLine || err instanceof TypeError;
+    blank();
     Object.values(PANELS).forEach((p) => {
       const target = p === "ctx-langs" ? $("ctx-langs-list") : $(p).querySelector(".context-list");
-      clear(target);
-      target.appendChild(el(target.tagName === "DIV" ? "p" : "li", say("failed"), "validation invalid"));
+      target.appendChild(el(target.tagName === "DIV" ? "p" : "li", say(offline ? "offline" : "failed"), "validation invalid ctx-failed"));
     });
+    box.dataset.ready = offline ? "offline" : "failed";
   }
 
   function render() {
@@ -161,6 +186,7 @@
     });
     if (!opening) return;
     ensure();
+    readAhead();
     if (name === "langs") loadChoices();
     // into view if it is not (on a phone, above the action bar: scroll-margin in curator.css);
     // the buttons above it stay where they are
@@ -213,6 +239,7 @@
     if (!r.ok) { msg.textContent = ((await r.json().catch(() => ({}))).error) || say("failed"); return; }
     msg.textContent = say("saved");
     itemId = null;  // read the panels again with the new languages
+    cache.clear();
     await ensure();
   });
 
@@ -232,6 +259,29 @@
   new MutationObserver(() => {
     if ($("item-card").dataset.item === itemId) return;
     data = null;
+    blank();
     if (open) ensure();
   }).observe($("item-card"), {attributes: true, attributeFilter: ["data-item"]});
+
+  // review.js loaded a template ahead (to go on with offline): while a panel is open its context
+  // is read too, so it can be shown offline.
+  let ahead = [];  // the templates review.js loaded ahead, nearest first
+  let readingAhead = false;
+  async function readAhead() {  // one at a time, while a panel is open
+    if (readingAhead) return;
+    readingAhead = true;
+    try {
+      for (const id of [...ahead]) {
+        if (!open) break;
+        if (cache.has(id)) continue;
+        try { await read(id); } catch (err) { break; }  // offline: later
+      }
+    } finally {
+      readingAhead = false;
+    }
+  }
+  root.addEventListener("curator:prefetched", (event) => {
+    ahead = event.detail.items;
+    if (open) readAhead();
+  });
 })();
