@@ -408,6 +408,7 @@ def _mail_app(db_url, tmp_path, port: int):
             "SMTP_PORT": port,
             "SMTP_FROM": "curator@example.org",
             "SMTP_STARTTLS": False,
+            "BASE_URL": "https://review.example.org",  # e-mailed links start with it (mail.may_mail_links)
         }
     )
 

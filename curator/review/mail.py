@@ -25,6 +25,14 @@ def configured(settings: Settings) -> bool:
     return bool(settings.smtp_host)
 
 
+def may_mail_links(settings: Settings) -> bool:
+    """The one rule for every e-mail that carries a link (invitation, reset, "Forgot
+    password?", mention), read by the pages and the commands: an SMTP server and
+    CURATOR_BASE_URL, the address the link starts with. A link is never built from the address
+    a request came to (its Host header is the sender's to choose)."""
+    return bool(settings.smtp_host and settings.base_url)
+
+
 def send(settings: Settings, to: str, subject: str, body: str) -> None:
     """Send one plain-text message to `to`; MailNotSent names the server and the reason."""
     assert settings.smtp_host and settings.smtp_from  # callers check `configured`; Settings demands a sender

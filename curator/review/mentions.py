@@ -109,14 +109,30 @@ def record(session: Session, comment: Comment) -> list[Mention]:
     return rows
 
 
-def known_handles(session: Session, wanted: Iterable[str]) -> set[str]:
-    """The handles among `wanted` (lower-cased, as `handles` gives them) that name an active
-    account: the ones a page highlights."""
-    wanted = set(wanted)
-    if not wanted:
-        return set()
-    accounts = active_accounts(session)
-    return {h for h in wanted if resolve(h, accounts) is not None}
+def stored_accounts(session: Session, comment_ids: Iterable[int]) -> dict[int, list[Account]]:
+    """{comment id: the accounts its stored `Mention` rows name} (comments without any left
+    out): what `record` decided when the comment was written, the only mentions a page shows."""
+    ids = {i for i in comment_ids if valid_id(i)}
+    if not ids:
+        return {}
+    out: dict[int, list[Account]] = {}
+    for comment_id, uid, email in session.execute(
+        select(Mention.comment_id, User.id, User.email)
+        .join(User, User.id == Mention.user_id)
+        .where(Mention.comment_id.in_(ids))
+    ):
+        out.setdefault(comment_id, []).append(Account(uid, email, False, frozenset()))
+    return out
+
+
+def marked(text: str, mentioned: Sequence[Account]) -> list[tuple[int, int]]:
+    """The (start, end) spans of the @handles in `text` that name one of the people the comment
+    mentions (its stored rows, `stored_accounts`): the handles a page highlights. Any other
+    handle — the author, an unknown name, someone who cannot read the thread — stays plain
+    text, so a page never tells which accounts exist."""
+    if not mentioned:
+        return []
+    return [(start, end) for start, end, handle in handles(text) if resolve(handle, mentioned) is not None]
 
 
 # ---------------------------------------------------------------- notifications

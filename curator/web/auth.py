@@ -30,7 +30,7 @@ from curator.review.login_sessions import end_login_session, start_login_session
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
 from curator.web.i18n import LOCALES, remember_locale, select_locale
-from curator.web.mailer import configured_for_links, mailer
+from curator.web.mailer import mailer
 from curator.web.settings import current_settings, settings_of
 
 bp = Blueprint("auth", __name__)
@@ -103,7 +103,7 @@ def forgot():
     address; the lookup and the sending happen after the answer (web/mailer.py), so not even
     its time tells. Rate-limited per typed address and per client address (web/limits.py).
     Without e-mail the page says to ask a maintainer, and nothing is sent."""
-    available = configured_for_links(current_settings())
+    available = mail.may_mail_links(current_settings())
     if request.method == "POST" and available:
         address = request.form.get("email", "").strip()[:320]
         if address:
@@ -124,7 +124,7 @@ def send_reset(address: str, app: Flask) -> None:
         return
     to, token = made
     link = settings.link(people.reset_path(token))
-    assert link is not None  # configured_for_links: a base URL is set
+    assert link is not None  # mail.may_mail_links: a base URL is set
     try:
         mail.send(settings, to, *mail.self_service_reset(link, to, people.RESET_HOURS))
     except mail.MailNotSent as exc:

@@ -3,7 +3,7 @@ the link that opens a mention's thread (/mentions/<id>: the maintainers' threads
 reviewer's history page where the thread is listed), marking them read (CSRF-protected forms),
 the e-mail a mention sends when SMTP and CURATOR_BASE_URL are configured (after the answer, on
 the mail thread: web/mailer.py; at most CURATOR_RATELIMIT_MAIL per person mentioned), and the
-`mentions` filter: a comment's text escaped, each @handle that names someone highlighted."""
+`mentions` filter: a comment's text escaped, the @handles of its stored mentions highlighted."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from curator.core.db import unit_of_work
 from curator.review import mail, mentions
 from curator.web import fields
 from curator.web.context import db, write
-from curator.web.mailer import configured_for_links, mailer, within_mail_limit
+from curator.web.mailer import mailer, within_mail_limit
 from curator.web.marks import mark_invisible
 from curator.web.settings import current_settings, settings_of
 
@@ -62,7 +62,7 @@ def home_context() -> dict:
 
 def notify(comment_id: int) -> None:
     """After a comment or reply is stored: e-mail its mentions (when configured), after the answer."""
-    if configured_for_links(current_settings()):
+    if mail.may_mail_links(current_settings()):
         mailer().submit(partial(_send_mentions, comment_id))
 
 
@@ -76,7 +76,7 @@ def _send_mentions(comment_id: int, app: Flask) -> None:
             log.info("mention #%s not e-mailed: the person's mail limit is reached", row["id"])
             continue
         link = settings.link(f"/mentions/{row['id']}")
-        assert link is not None  # configured_for_links
+        assert link is not None  # mail.may_mail_links
         try:
             mail.send(settings, row["to"], *mail.mention(link, row["author"], row["language"], row["text"]))
         except mail.MailNotSent as exc:
@@ -86,19 +86,18 @@ def _send_mentions(comment_id: int, app: Flask) -> None:
             mentions.mark_mailed(session, row["id"])
 
 
-def highlight(text: str) -> Markup:
-    """`text` escaped (invisible characters marked), each @handle naming an active account in a
-    `<mark class="mention">` isolated left-to-right (a Latin handle inside Arabic text)."""
-    spans = mentions.handles(text)
-    known: dict[str, bool] = g.setdefault("mention_handles", {})  # handle -> names someone (this request)
-    new = {h for _s, _e, h in spans} - set(known)
-    if new:
-        found = mentions.known_handles(db(), new)
-        known.update({h: h in found for h in new})
+def highlight(text: str, comment_id: int | None = None) -> Markup:
+    """`text` escaped (invisible characters marked), each @handle behind one of the comment's
+    stored mentions (review.mentions.marked) in a `<mark class="mention">` isolated left-to-right
+    (a Latin handle inside Arabic text). Without a comment id nothing is highlighted."""
+    spans: list[tuple[int, int]] = []
+    if comment_id is not None and "@" in text:
+        known: dict[int, list[mentions.Account]] = g.setdefault("mention_accounts", {})  # per request
+        if comment_id not in known:
+            known[comment_id] = mentions.stored_accounts(db(), [comment_id]).get(comment_id, [])
+        spans = mentions.marked(text, known[comment_id])
     out, at = [], 0
-    for start, end, handle in spans:
-        if not known[handle]:
-            continue
+    for start, end in spans:
         out.append(mark_invisible(text[at:start]))
         out.append(Markup('<mark class="mention"><bdi dir="ltr">{}</bdi></mark>').format(text[start:end]))
         at = end
