@@ -3,6 +3,7 @@ comments, which can be edited or withdrawn here)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -24,6 +25,7 @@ from curator.web.context import db, write
 from curator.web.errors import translated
 from curator.web.i18n import language_name, select_locale
 from curator.web.mentions import home_context as mention_notes
+from curator.web.mentions import notify as notify_mentions
 
 bp = Blueprint("review", __name__)
 # relation titles and quality checks in the page's language, for every page (web/check_text.py)
@@ -111,6 +113,7 @@ def past(lang: str):
         suggestions=list_suggestions(session, current_user, assignment),
         comments=threads.language_threads(session, current_user, lang, mine=True),
         waiting=threads.waiting_replies(session, current_user, lang).get(lang, []),
+        request_id=uuid.uuid4().hex,
     )
 
 
@@ -129,6 +132,28 @@ def _act(lang: str, action, done):
     else:
         flash(done(result) if callable(done) else done, "info")
     return redirect(url_for("review.past", lang=lang))
+
+
+@bp.post("/review/<lang>/threads/<int:thread_id>/reply")
+@login_required
+def reply_form(lang: str, thread_id: int):
+    """A reply from the history page (a thread the reviewer wrote in or was mentioned in):
+    review.threads.reply, the rule of the review screen and the API (reviewers of the language
+    and maintainers; a resent form stores its reply once, by its request id). Back to the thread."""
+    lang, thread_id = fields.url_part("language", lang, 32), fields.row_id(thread_id)
+    text, request_id = request.form.get("text", ""), request.form.get("request_id") or None
+    try:
+        with write() as session:
+            row, created = threads.reply(session, current_user, lang, thread_id, text, request_id=request_id)
+    except Busy:
+        raise  # 503 with Retry-After (web/errors.py)
+    except CuratorError as exc:
+        flash(translated(exc), "error")
+        return redirect(url_for("review.past", lang=lang, _anchor=f"thread-{thread_id}"))
+    if created:
+        notify_mentions(row.id)  # e-mailed when configured (web/mentions.py)
+    flash(_("Reply saved."), "info")
+    return redirect(url_for("review.past", lang=lang, _anchor=f"thread-{thread_id}"))
 
 
 @bp.post("/review/<lang>/suggestions/<int:suggestion_id>/edit")
