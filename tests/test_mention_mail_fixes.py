@@ -299,3 +299,24 @@ def test_marking_read_takes_an_id_or_nothing(review_app, sessions):
     assert _form(bo, "/mentions/read", mention="").status_code == 302
     with sessions() as s:
         assert s.scalar(select(func.count()).select_from(Mention).where(Mention.read_at.is_(None))) == 0
+
+
+def test_forgot_password_keeps_a_link_a_maintainer_handed_over(review_app, sessions):
+    """Anyone may type Ana's address on "Forgot password?": that replaces her own earlier
+    requests only, never the link a maintainer gave her; using any link spends the others."""
+    from curator.core.errors import Gone
+    from curator.review import people
+
+    with sessions.begin() as s:
+        boss, ana = people.get_person(s, "boss@example.org"), people.get_person(s, "ana@example.org")
+        given = people.create_reset(s, boss, ana)[1]
+        first = people.request_reset(s, "ana@example.org")[1]
+        second = people.request_reset(s, "ana@example.org")[1]
+    with sessions.begin() as s:
+        people.open_reset(s, given)  # still works
+        people.open_reset(s, second)
+        with pytest.raises(Gone):
+            people.open_reset(s, first)  # her own earlier request: replaced
+        people.use_reset(s, second, "a brand new passphrase 37")
+    with sessions.begin() as s, pytest.raises(Gone):
+        people.open_reset(s, given)  # spent with the password change
