@@ -113,7 +113,9 @@ def test_without_email_configured_the_page_says_whom_to_ask(review_app, db_url, 
 
 
 def test_rate_limited_per_address_and_per_client_in_the_pages_language(review_app, db_url, tmp_path, smtp):
-    app = _app(db_url, tmp_path, smtp.port, RATELIMIT_ENABLED=True, RATELIMIT_MAIL="2/hour")
+    app = _app(
+        db_url, tmp_path, smtp.port, RATELIMIT_ENABLED=True, RATELIMIT_MAIL="2/hour", RATELIMIT_MAIL_CLIENT="2/hour"
+    )
     client = app.test_client()
     assert [_ask(client, "ana@example.org").status_code for _ in range(3)] == [303, 303, 429]
     other = app.test_client()  # the same client address, another typed address: the per-client limit

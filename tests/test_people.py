@@ -141,7 +141,7 @@ def test_refusals_change_nothing(review_app, sessions, cli):
 # ---------------------------------------------------------------- languages
 def _reviewer_urls(app, item: int) -> list[tuple[str, str]]:
     """(method, URL) of every route a reviewer reaches about a language: the pages and the API."""
-    values = {"lang": "es", "item_id": item, "relation": "P19", "suggestion_id": 1, "comment_id": 1}
+    values = {"lang": "es", "item_id": item, "relation": "P19", "suggestion_id": 1, "comment_id": 1, "thread_id": 1}
     out = []
     for rule in app.url_map.iter_rules():
         if "lang" not in rule.arguments or rule.rule.startswith("/admin"):
@@ -408,6 +408,7 @@ def _mail_app(db_url, tmp_path, port: int):
             "SMTP_PORT": port,
             "SMTP_FROM": "curator@example.org",
             "SMTP_STARTTLS": False,
+            "BASE_URL": "https://review.example.org",  # e-mailed links start with it (mail.may_mail_links)
         }
     )
 

@@ -110,6 +110,8 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/review/<lang>/suggestions/<int:suggestion_id>/edit": {"POST": {**_pages(302), A: SIGN_IN}},
     "/review/<lang>/suggestions/<int:suggestion_id>/withdraw": {"POST": {**_pages(302), A: SIGN_IN}},
     "/review/<lang>/comments/<int:comment_id>/withdraw": {"POST": {**_pages(302), A: SIGN_IN}},
+    # a reply from the history page (a mentioned reviewer answers there): the maintainers may too
+    "/review/<lang>/threads/<int:thread_id>/reply": {"POST": {A: SIGN_IN, O: 403, R: 302, M: 302}},
     # the glossary (issue 27 §6)
     "/admin/languages/<code>/glossary": {"GET": MAINTAINER_PAGE, "POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/glossary/<int:term_id>": {"POST": {**MAINTAINER_PAGE, M: 302}},
@@ -195,6 +197,7 @@ BODIES = {
     "/api/v1/languages/<lang>/proposals": {"relation": "P19", "text": "[X] es oriundo de [Y]", "action": "confirm"},
     "/api/v1/languages/<lang>/comments/<int:comment_id>/replies": {"text": "Bien visto."},
     "/admin/languages/<code>/threads/<int:thread_id>/reply": {"text": "Bien visto."},
+    "/review/<lang>/threads/<int:thread_id>/reply": {"text": "Bien visto."},
 }
 QUERY = {"/admin/diff": "?a=v1&b=v1", "/probe/compare": "?run=mbert-v1"}
 USERS = {O: "eleni@example.org", R: "ana@example.org", M: "boss@example.org"}

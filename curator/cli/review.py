@@ -193,7 +193,7 @@ def _mail_needs_base_url(settings: Settings, to: str | None) -> None:
     """An e-mailed link must be a whole one: refused before anything is made."""
     from curator.review import mail
 
-    if to and mail.configured(settings) and not settings.base_url:
+    if to and mail.configured(settings) and not mail.may_mail_links(settings):
         raise InputError("CURATOR_BASE_URL", "set the address the app is served at to e-mail the link (or --base-url)")
 
 

@@ -48,9 +48,11 @@ class Settings:
     ratelimit_address: str = "30/minute;300/hour"  # from one address (a classroom behind one NAT signs in too)
     ratelimit_password: str = "5/minute;20/hour"  # wrong current passwords on the account page
     ratelimit_token: str = "10/minute;50/hour"  # refused API tokens from one address
-    # e-mails a visitor can make the app send: "forgot password" per typed address and per client
-    # address, and @mention e-mails per person mentioned
+    # e-mails a visitor can make the app send: "forgot password" per typed address, and @mention
+    # e-mails per person mentioned
     ratelimit_mail: str = "3/hour;10/day"
+    # "forgot password" requests per client address: higher, a classroom behind one NAT shares it
+    ratelimit_mail_client: str = "20/hour;100/day"
     ratelimit_search: str = "60/minute;600/hour"  # a reviewer's searches of their queue (page and API)
     fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # bytes per file of a URL source, on the wire and decompressed (an endless stream or a gzip bomb
@@ -122,6 +124,7 @@ class Settings:
             ratelimit_password=_text(env, "ratelimit_password"),
             ratelimit_token=_text(env, "ratelimit_token"),
             ratelimit_mail=_text(env, "ratelimit_mail"),
+            ratelimit_mail_client=_text(env, "ratelimit_mail_client"),
             ratelimit_search=_text(env, "ratelimit_search"),
             fetch_timeout=fetch_timeout,
             fetch_max_bytes=fetch_max_bytes,
@@ -219,6 +222,7 @@ ENV: dict[str, str] = {
     "ratelimit_password": "CURATOR_RATELIMIT_PASSWORD",
     "ratelimit_token": "CURATOR_RATELIMIT_TOKEN",
     "ratelimit_mail": "CURATOR_RATELIMIT_MAIL",
+    "ratelimit_mail_client": "CURATOR_RATELIMIT_MAIL_CLIENT",
     "ratelimit_search": "CURATOR_RATELIMIT_SEARCH",
     "fetch_timeout": "CURATOR_FETCH_TIMEOUT",
     "fetch_max_bytes": "CURATOR_FETCH_MAX_BYTES",

@@ -365,15 +365,17 @@ def _sign_out_everywhere(session: Session, user: User) -> None:
     expire_resets(session, user)
 
 
-def expire_resets(session: Session, user: User) -> None:
+def expire_resets(session: Session, user: User, *, own_requests_only: bool = False) -> None:
     """The account's unused password-reset links stop working now (people.create_reset, and
-    every sign-out everywhere)."""
+    every sign-out everywhere); `own_requests_only`: only those its own "Forgot password?"
+    requests made (people.request_reset keeps a maintainer's link)."""
     now = utcnow()
-    for reset in session.scalars(
-        select(PasswordReset).where(
-            PasswordReset.user_id == user.id, PasswordReset.used_at.is_(None), PasswordReset.expires_at > now
-        )
-    ):
+    query = select(PasswordReset).where(
+        PasswordReset.user_id == user.id, PasswordReset.used_at.is_(None), PasswordReset.expires_at > now
+    )
+    if own_requests_only:
+        query = query.where(PasswordReset.created_by == user.id)
+    for reset in session.scalars(query):
         reset.expires_at = now
 
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import smtplib
 import ssl
+from collections.abc import Callable
 from email.message import EmailMessage
 
-from curator.core.errors import CuratorError
+from curator.core.errors import N_, CuratorError
 from curator.core.settings import Settings
+
+# a gettext-like function: (message, **placeholders) -> the message in a language, filled in
+Translate = Callable[..., str]
 
 # a guard against a server that accepts the connection and never answers, not a speed limit
 SMTP_TIMEOUT = 60.0
@@ -23,6 +27,14 @@ class MailNotSent(CuratorError):
 
 def configured(settings: Settings) -> bool:
     return bool(settings.smtp_host)
+
+
+def may_mail_links(settings: Settings) -> bool:
+    """The one rule for every e-mail that carries a link (invitation, reset, "Forgot
+    password?", mention), read by the pages and the commands: an SMTP server and
+    CURATOR_BASE_URL, the address the link starts with. A link is never built from the address
+    a request came to (its Host header is the sender's to choose)."""
+    return bool(settings.smtp_host and settings.base_url)
 
 
 def send(settings: Settings, to: str, subject: str, body: str) -> None:
@@ -72,22 +84,43 @@ def password_reset(link: str, email: str, hours: int) -> tuple[str, str]:
     )
 
 
-def self_service_reset(link: str, email: str, hours: int) -> tuple[str, str]:
-    """(subject, body) of the e-mail a "Forgot password?" request sends to an account."""
+def _plain(message: str, **params: object) -> str:
+    """English: the message itself, its %(name)s placeholders filled (gettext's signature)."""
+    return message % params if params else message
+
+
+def self_service_reset(link: str, email: str, hours: int, tr: Translate = _plain) -> tuple[str, str]:
+    """(subject, body) of the e-mail a "Forgot password?" request sends to an account, in the
+    language of `tr` (the web passes Flask-Babel's gettext in the asker's interface language)."""
     return (
-        "Choose a new password for curator",
-        f"Someone asked for a new password for your account {email} on curator's sign-in page.\n\n"
-        f"Open this link to choose one (you are then signed out everywhere else):\n{link}\n\n"
-        f"The link works once and for {hours} hours. If you did not ask for it, ignore this e-mail: "
-        "your password stays as it is.\n",
+        tr(N_("Choose a new password for curator")),
+        tr(
+            N_(
+                "Someone asked for a new password for your account %(email)s on curator's sign-in page.\n\n"
+                "Open this link to choose one (you are then signed out everywhere else):\n%(link)s\n\n"
+                "The link works once and for %(hours)s hours. If you did not ask for it, ignore this e-mail: "
+                "your password stays as it is.\n"
+            ),
+            email=email,
+            link=link,
+            hours=hours,
+        ),
     )
 
 
-def mention(link: str, author: str, language: str, text: str) -> tuple[str, str]:
-    """(subject, body) of the e-mail telling someone they were mentioned in a comment thread."""
+def mention(link: str, author: str, language: str, text: str, tr: Translate = _plain) -> tuple[str, str]:
+    """(subject, body) of the e-mail telling someone they were mentioned in a comment thread;
+    `language` is the language's name as the reader says it ("español"), `tr` as above."""
+    quoted = "".join(f"> {line}\n" for line in text.splitlines())
     return (
-        f"{author} mentioned you in a comment ({language}) on curator",
-        f"{author} mentioned you in a comment thread of the {language} review:\n\n"
-        + "".join(f"> {line}\n" for line in text.splitlines())
-        + f"\nOpen the thread:\n{link}\n",
+        tr(N_("%(author)s mentioned you in a comment (%(language)s) on curator"), author=author, language=language),
+        tr(
+            N_(
+                "%(author)s mentioned you in a comment thread of the %(language)s review:\n\n%(quoted)s\nOpen the thread:\n%(link)s\n"
+            ),
+            author=author,
+            language=language,
+            quoted=quoted,
+            link=link,
+        ),
     )

@@ -9,7 +9,7 @@ not matter. The `@` must not follow a letter or digit, so an address written in 
 text: no error, nobody notified.
 
 A mention notifies the person only when they may read the thread: a maintainer, or a reviewer
-currently assigned the thread's language (as `threads._may_take_part`) — never the author, and
+currently assigned the thread's language (review.readers, the one rule) — never the author, and
 never someone who would learn of a thread they cannot open. Each person is notified once per
 comment however often it names them. Being mentioned brings the thread to the person as if they
 had written in it (`threads.item_threads`, the history page).
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TypedDict
 
 from sqlalchemy import Select, func, select, update
@@ -30,19 +29,10 @@ from curator.core.errors import NotFound
 from curator.core.models import Assignment, Comment, Mention, User
 from curator.core.models.base import utcnow, valid_id
 from curator.review.accounts import author_name
+from curator.review.readers import Account, may_read, readable_by
 
 # a handle: word characters of any script, . _ + -, optionally @ and a domain (the whole address)
 TOKEN = re.compile(r"(?<![\w@])@([\w.+-]+(?:@[\w-]+(?:\.[\w-]+)+)?)")
-
-
-@dataclass(frozen=True)
-class Account:
-    """What the rule needs of an account."""
-
-    id: int
-    email: str
-    maintainer: bool
-    languages: frozenset[str]  # assigned now (not unassigned)
 
 
 def handles(text: str) -> list[tuple[int, int, str]]:
@@ -65,10 +55,6 @@ def resolve(handle: str, accounts: Sequence[Account]) -> Account | None:
         return next((a for a in accounts if a.email.lower() == handle), None)
     named = [a for a in accounts if a.email.lower().split("@", 1)[0] == handle]
     return named[0] if len(named) == 1 else None
-
-
-def may_read(account: Account, language: str) -> bool:
-    return account.maintainer or language in account.languages
 
 
 def recipients(text: str, author_id: int, language: str, accounts: Sequence[Account]) -> list[int]:
@@ -109,14 +95,44 @@ def record(session: Session, comment: Comment) -> list[Mention]:
     return rows
 
 
-def known_handles(session: Session, wanted: Iterable[str]) -> set[str]:
-    """The handles among `wanted` (lower-cased, as `handles` gives them) that name an active
-    account: the ones a page highlights."""
-    wanted = set(wanted)
-    if not wanted:
-        return set()
+def stored_accounts(session: Session, comment_ids: Iterable[int]) -> dict[int, list[Account]]:
+    """{comment id: the accounts its stored `Mention` rows name} (comments without any left
+    out): what `record` decided when the comment was written, the only mentions a page shows."""
+    ids = {i for i in comment_ids if valid_id(i)}
+    if not ids:
+        return {}
+    out: dict[int, list[Account]] = {}
+    for comment_id, uid, email in session.execute(
+        select(Mention.comment_id, User.id, User.email)
+        .join(User, User.id == Mention.user_id)
+        .where(Mention.comment_id.in_(ids))
+    ):
+        out.setdefault(comment_id, []).append(Account(uid, email, False, frozenset()))
+    return out
+
+
+def marked(text: str, mentioned: Sequence[Account]) -> list[tuple[int, int]]:
+    """The (start, end) spans of the @handles in `text` that name one of the people the comment
+    mentions (its stored rows, `stored_accounts`): the handles a page highlights. Any other
+    handle — the author, an unknown name, someone who cannot read the thread — stays plain
+    text, so a page never tells which accounts exist."""
+    if not mentioned:
+        return []
+    return [(start, end) for start, end, handle in handles(text) if resolve(handle, mentioned) is not None]
+
+
+def handle_of(account: Account, accounts: Sequence[Account]) -> str:
+    """The handle that names `account` among `accounts`: the part of its address before the @,
+    or the whole address when that part is shared (`resolve`'s rule read backwards)."""
+    local = account.email.lower().split("@", 1)[0]
+    return local if resolve(local, accounts) == account else account.email.lower()
+
+
+def reader_handles(session: Session, language: str, viewer_id: int) -> list[str]:
+    """The handles of the people a comment in `language` can mention (those who may read its
+    threads, review.readers), the viewer left out, sorted: the hint beside a comment box."""
     accounts = active_accounts(session)
-    return {h for h in wanted if resolve(h, accounts) is not None}
+    return sorted(handle_of(a, accounts) for a in accounts if a.id != viewer_id and may_read(a, language))
 
 
 # ---------------------------------------------------------------- notifications
@@ -140,13 +156,7 @@ def _visible(user: User) -> Select[Mention, Comment, User]:
         .join(User, User.id == Comment.user_id)
         .where(Mention.user_id == user.id, Comment.retracted.is_(False))
     )
-    if user.role != Role.MAINTAINER.value:
-        query = query.where(
-            Comment.language.in_(
-                select(Assignment.language).where(Assignment.user_id == user.id, Assignment.unassigned_at.is_(None))
-            )
-        )
-    return query
+    return query.where(readable_by(user, Comment.language))
 
 
 def notifications(session: Session, user: User, read_shown: int = 10) -> list[MentionRecord]:
@@ -201,6 +211,7 @@ class MentionMail(TypedDict):
     author: str
     language: str
     text: str
+    locale: str | None  # the reader's interface language (users.locale), if they chose one
 
 
 def unmailed(session: Session, comment_id: int) -> list[MentionMail]:
@@ -215,7 +226,14 @@ def unmailed(session: Session, comment_id: int) -> list[MentionMail]:
     authors = {c.user_id for _m, _u, c in rows}
     names = {u.id: author_name(u) for u in session.scalars(select(User).where(User.id.in_(authors)))}
     return [
-        {"id": m.id, "to": u.email, "author": names[c.user_id], "language": c.language, "text": c.text}
+        {
+            "id": m.id,
+            "to": u.email,
+            "author": names[c.user_id],
+            "language": c.language,
+            "text": c.text,
+            "locale": u.locale,
+        }
         for m, u, c in rows
     ]
 

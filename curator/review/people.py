@@ -139,11 +139,14 @@ def unassign_language(session: Session, actor: User | None, user: User, code: st
 
 # ---------------------------------------------------------------- password resets
 def create_reset(session: Session, actor: User | None, user: User) -> tuple[PasswordReset, str]:
-    """A one-time link's row and its secret (shown or mailed once, stored hashed); the account's
-    earlier unused links stop working."""
+    """A one-time link's row and its secret (shown or mailed once, stored hashed). A maintainer's
+    (or the command's) link replaces every earlier unused one; the account's own request
+    (`request_reset`) replaces only its own earlier requests, so that anyone typing the address
+    on "Forgot password?" cannot spoil a link a maintainer handed over. Whichever link is used
+    spends the others (a new password signs out everywhere: accounts.set_password)."""
     if not user.active:
         raise Conflict(f"{user.email} is deactivated: reactivate it first")
-    expire_resets(session, user)
+    expire_resets(session, user, own_requests_only=actor is not None and actor.id == user.id)
     now = utcnow()
     token = secrets.token_urlsafe(24)
     reset = PasswordReset(

@@ -32,6 +32,7 @@ from curator.review import activity, mentions
 from curator.review.accounts import author_name
 from curator.review.comments import clean_text
 from curator.review.progress import in_queue
+from curator.review.readers import may_read_language, readable_by
 from curator.review.writes import insert_once, replayed
 
 State = Literal["open", "resolved"]
@@ -72,17 +73,8 @@ class ThreadRecord(TypedDict):
 
 
 def _may_take_part(session: Session, user: User, language: str) -> bool:
-    """Maintainers, and reviewers currently assigned the language."""
-    if user.is_maintainer:
-        return True
-    return (
-        session.scalar(
-            select(Assignment.id).where(
-                Assignment.user_id == user.id, Assignment.language == language, Assignment.unassigned_at.is_(None)
-            )
-        )
-        is not None
-    )
+    """Maintainers, and reviewers currently assigned the language (review.readers)."""
+    return may_read_language(session, user, language)
 
 
 def _opening(session: Session, user: User, language: str, comment_id: int) -> Comment:
@@ -335,12 +327,7 @@ def waiting_replies(session: Session, user: User, language: str | None = None) -
     )
     if language is not None:
         query = query.where(Comment.language == language)
-    if not user.is_maintainer:  # as _may_take_part: a language taken off the reviewer waits no more
-        query = query.where(
-            Comment.language.in_(
-                select(Assignment.language).where(Assignment.user_id == user.id, Assignment.unassigned_at.is_(None))
-            )
-        )
+    query = query.where(readable_by(user, Comment.language))  # a language taken off a reviewer waits no more
     rows = session.execute(query).all()
     templates = {c.template_id for c, _, _ in rows if c.template_id is not None}
     items = dict(

@@ -240,8 +240,7 @@ def reviewers():
     except ValueError:
         flash(_("Invalid sample fraction: %(value)s", value=fraction), "error")
         return _reviewers_page(form=form, status=422)
-    link = public_link(invite_path(token))
-    mailed = send_link(email.strip(), *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
+    mailed = send_link(email.strip(), invite_path(token), lambda link: mail.invitation(link, role, codes, INVITE_DAYS))
     return _show_link_once(token, mailed)
 
 
@@ -275,6 +274,5 @@ def resend(invite_id: int):
     except CuratorError as exc:
         flash(exc.message, "error")
         return _reviewers_page(status=status_for(exc))
-    link = public_link(invite_path(token))
-    mailed = send_link(email, *mail.invitation(link, role, codes, INVITE_DAYS))  # when SMTP is configured
+    mailed = send_link(email, invite_path(token), lambda link: mail.invitation(link, role, codes, INVITE_DAYS))
     return _show_link_once(token, mailed, resent=invite_id)

@@ -29,8 +29,8 @@ from curator.review.accounts import (
 from curator.review.login_sessions import end_login_session, start_login_session
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
-from curator.web.i18n import LOCALES, remember_locale, select_locale
-from curator.web.mailer import configured_for_links, mailer
+from curator.web.i18n import LOCALES, remember_locale, select_locale, speaking
+from curator.web.mailer import mailer
 from curator.web.settings import current_settings, settings_of
 
 bp = Blueprint("auth", __name__)
@@ -103,19 +103,19 @@ def forgot():
     address; the lookup and the sending happen after the answer (web/mailer.py), so not even
     its time tells. Rate-limited per typed address and per client address (web/limits.py).
     Without e-mail the page says to ask a maintainer, and nothing is sent."""
-    available = configured_for_links(current_settings())
+    available = mail.may_mail_links(current_settings())
     if request.method == "POST" and available:
         address = request.form.get("email", "").strip()[:320]
         if address:
-            mailer().submit(partial(send_reset, address))
+            mailer().submit(partial(send_reset, address, select_locale()))  # the mail speaks the page's language
         return redirect(url_for("auth.forgot", sent=1), code=303)
     sent = available and request.args.get("sent") == "1"
     return render_template("forgot.html", available=available, sent=sent, hours=people.RESET_HOURS)
 
 
-def send_reset(address: str, app: Flask) -> None:
-    """The background half of "Forgot password?": a link for an active account, e-mailed;
-    nothing for any other address (logged without it)."""
+def send_reset(address: str, locale: str, app: Flask) -> None:
+    """The background half of "Forgot password?": a link for an active account, e-mailed in the
+    language the request's page spoke (`locale`); nothing for any other address (logged without it)."""
     settings = settings_of(app)
     with unit_of_work(app.extensions["curator.sessions"]) as session:
         made = people.request_reset(session, address)
@@ -124,9 +124,11 @@ def send_reset(address: str, app: Flask) -> None:
         return
     to, token = made
     link = settings.link(people.reset_path(token))
-    assert link is not None  # configured_for_links: a base URL is set
+    assert link is not None  # mail.may_mail_links: a base URL is set
+    with speaking(locale):
+        message = mail.self_service_reset(link, to, people.RESET_HOURS, _)
     try:
-        mail.send(settings, to, *mail.self_service_reset(link, to, people.RESET_HOURS))
+        mail.send(settings, to, *message)
     except mail.MailNotSent as exc:
         log.warning("%s", exc)
 

@@ -17,6 +17,8 @@ the browser translated, as a JSON data block (`js_messages`), which the CSP allo
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.resources import files
 from typing import ClassVar
 
@@ -145,6 +147,26 @@ def select_locale() -> str:
         choice = request.accept_languages.best_match(list(LOCALES)) or DEFAULT
     g.ui_locale = choice
     return choice
+
+
+@contextmanager
+def speaking(locale: str | None) -> Iterator[None]:
+    """Gettext and `language_name` in `locale` (an interface language; anything else: English)
+    for the block, outside a request too: the e-mails a background job writes (web/mailer.py)
+    in the language of the request that asked for them."""
+    from flask_babel import force_locale
+
+    locale = locale if locale in LOCALES else DEFAULT
+    had, before = "ui_locale" in g, g.get("ui_locale")
+    g.ui_locale = locale
+    try:
+        with force_locale(locale):
+            yield
+    finally:
+        if had:
+            g.ui_locale = before
+        else:
+            g.pop("ui_locale", None)
 
 
 def remember_locale(response, locale: str):

@@ -1,7 +1,9 @@
 """Rate limits on the doors that take a secret: signing in, accepting an invitation, the
 account page's current password and an API token; on the door that sends e-mail,
-"Forgot password?" (CURATOR_RATELIMIT_MAIL per typed address and per client address: every
-POST counts, whether the address has an account or not, so the limit tells nothing either);
+"Forgot password?" (CURATOR_RATELIMIT_MAIL per typed address, and the higher
+CURATOR_RATELIMIT_MAIL_CLIENT per client address, so that a classroom behind one NAT is not
+stopped by three requests: every POST counts, whether the address has an account or not, so the
+limit tells nothing either);
 and on a reviewer's search of their queue (CURATOR_RATELIMIT_SEARCH per account).
 
 Password guessing is limited twice: per submitted e-mail (the account: a slow guesser spread
@@ -79,8 +81,8 @@ def init_limits(app: Flask) -> Limiter:
         view: Callable[..., Any] = app.view_functions[endpoint]
         app.view_functions[endpoint] = per_address(per_account(view))
     mail_account = limiter.limit(settings.ratelimit_mail, key_func=account_key, methods=["POST"], scope="mail-account")
-    mail_address = limiter.limit(
-        settings.ratelimit_mail, key_func=client_address, methods=["POST"], scope="mail-address"
+    mail_address = limiter.limit(  # higher: a classroom behind one NAT asks from one address
+        settings.ratelimit_mail_client, key_func=client_address, methods=["POST"], scope="mail-address"
     )
     mail_view: Callable[..., Any] = app.view_functions[SENDS_MAIL]
     app.view_functions[SENDS_MAIL] = mail_address(mail_account(mail_view))

@@ -84,8 +84,3 @@ def within_mail_limit(app: Flask, settings: Settings, scope: str, key: str) -> b
     for item in items:
         strategy.hit(item, scope, key)
     return True
-
-
-def configured_for_links(settings: Settings) -> bool:
-    """E-mail with a link can be sent: an SMTP server and the base URL the link starts with."""
-    return bool(settings.smtp_host and settings.base_url)

@@ -10,6 +10,8 @@ configured (review.mail); a failed send says so and the link is still shown."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, logout_user
@@ -146,27 +148,38 @@ def reset_link(user_id: int):
     except CuratorError as exc:
         flash(str(exc), "error")
         return _person_page(user_id, status=status_for(exc))
-    link = public_link(people.reset_path(token))
-    return _person_page(
-        user_id, link=link, mailed=send_link(email, *mail.password_reset(link, email, people.RESET_HOURS))
-    )
+    path = people.reset_path(token)
+    mailed = send_link(email, path, lambda link: mail.password_reset(link, email, people.RESET_HOURS))
+    return _person_page(user_id, link=public_link(path), mailed=mailed)
 
 
 def public_link(path: str) -> str:
-    """A link a maintainer hands someone (an invitation, a reset link): `Settings.link` — the
-    configured base URL (CURATOR_BASE_URL) and the app's path; without one, the address this
-    maintainer's request came to, which they see on the page before passing it on."""
+    """A link a maintainer copies from the page (an invitation, a reset link): `Settings.link` —
+    the configured base URL (CURATOR_BASE_URL) and the app's path; without one, the address this
+    maintainer's request came to, which they see on the page before passing it on. Never
+    e-mailed: `send_link` builds its own from the base URL alone."""
     return current_settings().link(path) or request.url_root.rstrip("/") + path
 
 
-def send_link(to: str | None, subject: str, body: str) -> bool:
-    """E-mail a link when SMTP is configured and there is an address: True when sent; a failure
-    is one message on the page (the link, already made, is shown to copy)."""
+def send_link(to: str | None, path: str, compose: Callable[[str], tuple[str, str]]) -> bool:
+    """E-mail the link to `path` (`compose(link)` gives the subject and body) when there is an
+    address and e-mail may carry links (review.mail.may_mail_links: SMTP and CURATOR_BASE_URL):
+    True when sent. With SMTP but no base URL nothing is sent and the page asks the maintainer to
+    set CURATOR_BASE_URL (the link is shown to copy); a failed send is one message on the page."""
     settings = current_settings()
     if not to or not mail.configured(settings):
         return False
+    link = settings.link(path)
+    if link is None or not mail.may_mail_links(settings):
+        flash(
+            _(
+                "Not e-mailed: set CURATOR_BASE_URL (the address the app is served at) so that e-mailed links work. Copy the link below instead."
+            ),
+            "error",
+        )
+        return False
     try:
-        mail.send(settings, to, subject, body)
+        mail.send(settings, to, *compose(link))
     except mail.MailNotSent as exc:
         flash(str(exc), "error")
         return False

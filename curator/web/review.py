@@ -3,6 +3,7 @@ comments, which can be edited or withdrawn here)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -12,7 +13,7 @@ from flask_login import current_user, login_required
 
 from curator.core import languages
 from curator.core.enums import DecisionKind
-from curator.core.errors import Busy, CuratorError
+from curator.core.errors import Busy, CuratorError, Forbidden
 from curator.review import comments as comment_service
 from curator.review import guidelines, threads
 from curator.review.progress import Progress, progress, queue
@@ -24,6 +25,7 @@ from curator.web.context import db, write
 from curator.web.errors import translated
 from curator.web.i18n import language_name, select_locale
 from curator.web.mentions import home_context as mention_notes
+from curator.web.mentions import notify as notify_mentions
 
 bp = Blueprint("review", __name__)
 # relation titles and quality checks in the page's language, for every page (web/check_text.py)
@@ -111,6 +113,7 @@ def past(lang: str):
         suggestions=list_suggestions(session, current_user, assignment),
         comments=threads.language_threads(session, current_user, lang, mine=True),
         waiting=threads.waiting_replies(session, current_user, lang).get(lang, []),
+        request_id=uuid.uuid4().hex,
     )
 
 
@@ -129,6 +132,33 @@ def _act(lang: str, action, done):
     else:
         flash(done(result) if callable(done) else done, "info")
     return redirect(url_for("review.past", lang=lang))
+
+
+@bp.post("/review/<lang>/threads/<int:thread_id>/reply")
+@login_required
+def reply_form(lang: str, thread_id: int):
+    """A reply from the history page (a thread the reviewer wrote in or was mentioned in):
+    review.threads.reply, the rule of the review screen, the API and the maintainers' threads
+    page (reviewers of the language and maintainers, else 403; a resent form stores its reply
+    once, by its request id). Back to the thread, with a refusal as a message."""
+    lang, thread_id = fields.url_part("language", lang, 32), fields.row_id(thread_id)
+    text, request_id = request.form.get("text", ""), request.form.get("request_id") or None
+    if current_user.is_maintainer:
+        back = url_for("threads.index", code=lang, state="all", _anchor=f"thread-{thread_id}")
+    else:
+        back = url_for("review.past", lang=lang, _anchor=f"thread-{thread_id}")
+    try:
+        with write() as session:
+            row, created = threads.reply(session, current_user, lang, thread_id, text, request_id=request_id)
+    except (Busy, Forbidden):
+        raise  # 503 with Retry-After; 403 for a language one does not review (web/errors.py)
+    except CuratorError as exc:
+        flash(translated(exc), "error")
+        return redirect(back)
+    if created:
+        notify_mentions(row.id)  # e-mailed when configured (web/mentions.py)
+    flash(_("Reply saved."), "info")
+    return redirect(back)
 
 
 @bp.post("/review/<lang>/suggestions/<int:suggestion_id>/edit")

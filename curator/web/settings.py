@@ -41,6 +41,7 @@ FIELDS = {
     "RATELIMIT_PASSWORD": "ratelimit_password",
     "RATELIMIT_TOKEN": "ratelimit_token",
     "RATELIMIT_MAIL": "ratelimit_mail",
+    "RATELIMIT_MAIL_CLIENT": "ratelimit_mail_client",
     "RATELIMIT_SEARCH": "ratelimit_search",
     "SMTP_HOST": "smtp_host",
     "SMTP_PORT": "smtp_port",
