@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from sqlalchemy import select
@@ -25,8 +24,8 @@ from curator.core.models import Suggestion, User
 from .conftest import review_sample
 from .test_review_ui import sign_in, wait_for_item
 
-DESKTOP = {"width": 1366, "height": 800}
-PHONE = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1366, "height": 800}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 GUARD_MS = 30_000  # a guard against a lost answer (the test fails instead of hanging), not a speed limit
 DAY_MS = 24 * 3600 * 1000
 
@@ -65,8 +64,7 @@ def test_drafts_go_when_saved_after_moving_on_when_a_week_old_and_on_sign_out(
     mine = f"curator.draft.{uid}."
     here = f"{mine}{lang}."
     someone_else = f"curator.draft.{uid + 1000}.{lang}.item-comment-text.{items[0][0]}"
-    size = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True} if phone else {}
-    context = chromium.new_context(color_scheme=scheme, bypass_csp=True, **(size or {"viewport": DESKTOP}))
+    context = chromium.new_context(color_scheme=scheme, bypass_csp=True, **(PHONE if phone else DESKTOP))
     context.set_default_timeout(120_000)  # a guard against a hang on a busy machine, not a speed limit
     page = context.new_page()
     try:
@@ -148,7 +146,8 @@ def test_drafts_go_when_saved_after_moving_on_when_a_week_old_and_on_sign_out(
             assert row.count() == 1, keys
             meaning = row.evaluate("dt => dt.nextElementSibling.textContent")
             assert meaning == catalogue.gettext(msgid) != msgid
-            assert row.locator("bdi").evaluate("el => getComputedStyle(el).direction") == "ltr"  # keys read left to right
+            # the keys read left to right in an Arabic interface too
+            assert row.locator("bdi").evaluate("el => getComputedStyle(el).direction") == "ltr"
         page.keyboard.press("h")
         page.wait_for_selector("#help", state="hidden")
 
