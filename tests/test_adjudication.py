@@ -444,7 +444,7 @@ def test_resolve_drop_a_line_and_build_in_the_browser(chromium, disputed, live, 
     card.locator("input[name=verdict][value=reject]").check()
     card.locator("input[name=reason]").fill("P19 is the place of birth, not origin")
     card.locator("button[type=submit].primary").click()
-    page.wait_for_selector(f"#t{born} [data-resolved=reject]")
+    page.wait_for_selector(f"#h{born} [data-resolved=reject]")  # the heading beside the card
     assert "P19 is the place of birth, not origin" in page.locator(f"#t{born} .resolution").inner_text()
     page.goto(base + "/admin/release/preview?policy=any")
     plan = page.locator("#plan-es-P19")

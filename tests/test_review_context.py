@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from curator.core.errors import InputError
-from curator.core.models import AssignmentItem, Template, User
+from curator.core.models import AssignmentItem, EnglishPattern, Template, TranslationLine, User, first_english
 from curator.review import context
 from curator.review.importer import import_reviews
 from curator.review.service import get_assignment, undo
@@ -130,6 +130,40 @@ def test_machine_translations_and_memory(review_app, sessions, tmp_path):
             ("P36", "la capital de [X] es [Y]", capital, "accepted", round(reference_similarity(mine, capital))),
         ]
         assert memory[0]["title"] == "official language" and memory[0]["similarity"] > memory[1]["similarity"]
+
+
+def test_without_machine_lines_the_english_is_the_one_the_template_translates(review_app, sessions):
+    """The pattern a template translates is `first_english` everywhere: with no machine line left
+    for it, the context (Disagreements page) names the pattern at its `first_position`, not the
+    relation's first (a regression of the issue 37 review)."""
+    with sessions.begin() as s:
+        template = s.scalars(
+            select(Template)
+            .where(Template.language == "es", Template.is_candidate, Template.first_position > 0)
+            .order_by(Template.id)
+            .limit(1)
+        ).one()
+        s.execute(
+            delete(TranslationLine).where(
+                TranslationLine.language == "es", TranslationLine.relation_id == template.relation_id
+            )
+        )
+        template_id, relation, position = template.id, template.relation_id, template.first_position
+    with sessions() as s:
+        patterns = s.scalars(
+            select(EnglishPattern.pattern)
+            .where(EnglishPattern.relation_id == relation)
+            .order_by(EnglishPattern.position)
+        ).all()
+        assert patterns[position] != patterns[0]
+        template = s.get_one(Template, template_id)
+        shown = context.template_context(s, template)
+        assert shown["machine"] == [] and shown["english"] == [patterns[position]]
+        # the Find page lists the same pattern beside it (review.find reads first_english too)
+        assert (
+            s.scalar(select(EnglishPattern.pattern).where(first_english(), Template.id == template_id))
+            == (patterns[position])
+        )
 
 
 def test_chosen_languages_are_remembered_per_account(review_app, sessions):

@@ -179,6 +179,12 @@ def test_page_and_api(worked, review_app, sessions):
     assert [i["id"] for i in answer["items"]] == [i["id"] for i in waiting] and answer["matched"] == 2
     answer = ana.get(f"{API}/find?q=NACIO&relation=P19&per_page=1&page=2").get_json()
     assert answer["page"] == 2 and answer["per_page"] == 1 and len(answer["items"]) <= 1
+    # "a proposal for me" is one rule (proposal_queue.item_proposal): the review card's badge says
+    # the same as the search for every item of the queue
+    everything = ana.get(f"{API}/find?per_page=100").get_json()["items"]
+    assert [i["proposal"] for i in everything] == [i["proposal"] for i in REF["ana"]]
+    cards = {i["id"]: ana.get(f"{API}/items/{i['id']}").get_json()["proposal"] for i in everything}
+    assert [cards[i["id"]] is not None for i in everything] == [i["proposal"] for i in everything]
     # only one's own queue: Bo's search lists his items, never Ana's
     bo_items = {i for i, _, _ in review_sample(sessions, "bo@example.org", "es")}
     listed = {i["id"] for i in bo.get(f"{API}/find?per_page=100").get_json()["items"]}

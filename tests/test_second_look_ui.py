@@ -131,6 +131,14 @@ def test_disagreements_one_at_a_time_with_context_and_filters(chromium, disputed
     assert cards.count() == 4
     assert page.locator("details.disagreement[open]").count() == 1  # one at a time
     opened = page.locator("details.disagreement[open]")
+    # each item's heading is beside its card, not in the <summary> (whose content heading
+    # navigation does not reach), and names the card's section
+    assert page.locator("summary :is(h1, h2, h3, h4, h5, h6, [role=heading])").count() == 0
+    assert page.get_by_role("heading", level=2).count() == 4
+    for card in cards.all():
+        heading = page.locator(f"#h{card.get_attribute('data-template')}")
+        assert card.get_attribute("data-relation") in heading.inner_text()
+        assert heading.evaluate("(h, card) => h.nextElementSibling === card", card.element_handle())
     # the context a reviewer sees: the English pattern, the machine lines, the examples
     assert page.locator("#disagreement-context .english-pattern").count() >= 1
     assert page.locator("#disagreement-context .machine-line").count() >= 1
@@ -154,7 +162,8 @@ def test_disagreements_one_at_a_time_with_context_and_filters(chromium, disputed
     card.locator("input[name=correction]").fill("[Y] es la capital de [X]")
     card.locator("input[name=reason]").fill("sin «hoy»")
     card.locator("button[type=submit].primary").click()
-    page.wait_for_selector(f"#t{capital}[open] [data-resolved=amend]")
+    page.wait_for_selector(f"#h{capital} [data-resolved=amend]")  # the heading beside the card
+    assert page.locator(f"#t{capital}").get_attribute("open") is not None
     assert "kind=amendments" in page.url
     assert changes(page, f"#t{capital} .resolution .diff")  # the resolution's correction, as a diff
 

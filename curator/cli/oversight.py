@@ -14,7 +14,7 @@ import click
 from curator.cli.common import Column, Context, echo_table, language_argument, pass_ctx
 from curator.cli.review import review, user
 from curator.core.db import reading, unit_of_work
-from curator.core.enums import DecisionKind, Policy, ProposalStatus, Role, values
+from curator.core.enums import DecisionKind, DisagreementKind, Policy, ProposalStatus, Role, values
 from curator.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ BY = click.option(
 @click.option("--json", "as_json", is_flag=True)
 @click.option(
     "--kind",
-    type=click.Choice(["verdicts", "amendments", "unsure"]),
+    type=click.Choice(values(DisagreementKind)),  # review.resolutions.KINDS, without loading it
     help="only this kind: different verdicts, different amendments, a reviewer unsure",
 )
 @pass_ctx

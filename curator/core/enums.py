@@ -123,6 +123,15 @@ class QueueOrder(StrEnum):
     RISK = "risk"  # riskiest first (quality signals)
 
 
+class DisagreementKind(StrEnum):
+    """Why a template is on a language's Disagreements page (`review.resolutions.KINDS`): the
+    kinds the page, the JSON API and `curator review disagreements --kind` filter by."""
+
+    VERDICTS = "verdicts"  # different verdicts
+    AMENDMENTS = "amendments"  # different amendments
+    UNSURE = "unsure"  # a reviewer is unsure
+
+
 class Policy(StrEnum):
     """How several reviewers' decisions on one template combine into a release."""
 

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from curator.core.enums import QueueOrder, values
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.extras import require_extra
-from curator.core.models import EnglishPattern, Language, Template, TemplateSignal
+from curator.core.models import EnglishPattern, Language, Template, TemplateSignal, first_english
 from curator.core.progress import progress_bar
 from curator.quality import checks
 from curator.quality.checks import CHECKS, WARN_SIMILARITY
@@ -121,11 +121,7 @@ def measure_similarity(
     for lang in progress_bar(languages, "similarity", "language", progress):
         rows = session.execute(
             select(Template.id, Template.text, EnglishPattern.pattern)
-            .join(
-                EnglishPattern,
-                (EnglishPattern.relation_id == Template.relation_id)
-                & (EnglishPattern.position == Template.first_position),
-            )
+            .join(EnglishPattern, first_english(Template))
             .where(Template.language == lang, Template.is_candidate)
             .order_by(Template.relation_id, Template.id)
         ).all()

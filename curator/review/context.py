@@ -18,17 +18,26 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from rapidfuzz import fuzz, process
-from sqlalchemy import ColumnElement, and_, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages as language_names
 from curator.core.enums import DecisionKind
 from curator.core.errors import N_, InputError
 from curator.core.folding import fold
-from curator.core.models import ContextLanguage, Decision, EnglishPattern, Language, Template, TranslationLine, User
+from curator.core.models import (
+    ContextLanguage,
+    Decision,
+    EnglishPattern,
+    Language,
+    Template,
+    TranslationLine,
+    User,
+    first_english,
+)
 from curator.ingest.candidates import current_params
 from curator.review.evidence import template_sources
 from curator.review.records import Example
@@ -97,10 +106,10 @@ def similarity(a: str, b: str) -> float:
     return fuzz.ratio(memory_key(a), memory_key(b))
 
 
-def first_english(template: type[Template] = Template) -> ColumnElement[bool]:
-    """The join of a template to the English pattern it first translates (`first_position`,
-    the earliest one it was voted from; a proposal's is the relation's first)."""
-    return and_(EnglishPattern.relation_id == template.relation_id, EnglishPattern.position == template.first_position)
+def _first_english_of(session: Session, template: Template, column: Any = EnglishPattern.pattern) -> Any:
+    """`column` (the pattern, by default) of the English pattern `template` translates
+    (`core.models.first_english`), or None."""
+    return session.scalar(select(column).where(first_english(Template), Template.id == template.id))
 
 
 def machine_translations(session: Session, template: Template) -> list[MachineLine]:
@@ -113,8 +122,8 @@ def machine_translations(session: Session, template: Template) -> list[MachineLi
         .order_by(EnglishPattern.position)
     ).all()
     ids = [pid for pid, text in patterns if text in english]
-    if not ids:  # no line cleans to it any more: the earliest pattern it was voted from
-        ids = [pid for pid, _ in patterns[template.first_position : template.first_position + 1]]
+    if not ids:  # no line cleans to it any more: the pattern it translates (`first_english`)
+        ids = [pid for pid in [_first_english_of(session, template, EnglishPattern.id)] if pid is not None]
     if not ids:
         return []
     order = {pid: k for k, pid in enumerate(ids)}
@@ -218,7 +227,7 @@ def translation_memory(session: Session, template: Template, limit: int = MEMORY
     """This language's accepted or amended templates of other relations whose English pattern
     is like `template`'s (`similarity` at least MEMORY_THRESHOLD), most alike first (then by
     relation and text), each text once with its best match."""
-    mine = session.scalar(select(EnglishPattern.pattern).where(first_english(Template), Template.id == template.id))
+    mine = _first_english_of(session, template)
     if mine is None:
         return []
     latest = standing_decision_ids(Decision.language == template.language, Decision.relation_id != template.relation_id)
@@ -324,16 +333,12 @@ class TemplateContext(TypedDict):
 
 def template_context(session: Session, template: Template) -> TemplateContext:
     """The review screen's context of `template`, from the same functions: `machine_translations`
-    (its English patterns are those its lines translate; with none, the relation's first) and
+    (its English patterns are those its lines translate; with none, the one it translates:
+    `first_english`) and
     `service.examples_of`."""
     machine = machine_translations(session, template)
     english = list(dict.fromkeys(line["english"] for line in machine))
     if not english:
-        first = session.scalar(
-            select(EnglishPattern.pattern)
-            .where(EnglishPattern.relation_id == template.relation_id)
-            .order_by(EnglishPattern.position)
-            .limit(1)
-        )
+        first = _first_english_of(session, template)
         english = [first] if first is not None else []
     return {"english": english, "machine": machine, "examples": examples_of(session, template)}

@@ -17,15 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
-from sqlalchemy import and_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind
 from curator.core.errors import N_, InputError
 from curator.core.folding import fold
-from curator.core.models import AssignmentItem, Decision, EnglishPattern, Template, User
+from curator.core.models import AssignmentItem, Decision, EnglishPattern, Template, User, first_english
 from curator.review.progress import in_queue
-from curator.review.proposal_queue import proposed_by_others
+from curator.review.proposal_queue import item_proposal
 from curator.review.service import get_assignment, user_id_of
 from curator.review.standing import standing_id
 
@@ -41,7 +41,7 @@ class FoundItem(TypedDict):
     number: int  # its place in the queue, 1-based ("template 12 of 80" on the screen)
     relation: str
     template: str
-    english: str | None  # the English pattern it translates (the earliest: `Template.first_position`)
+    english: str | None  # the English pattern it translates (`core.models.first_english`)
     decision: str | None  # the standing decision, None while undecided
     proposal: bool  # another reviewer's amendment or suggestion put in front of you
 
@@ -104,23 +104,11 @@ def queue_items(session: Session, user: User, language: str) -> list[FoundItem]:
     """Every item of `user`'s queue in `language`, in order, as the search lists them (Forbidden
     for a language they are not assigned to)."""
     assignment = get_assignment(session, user, language)
-    proposed = set(proposed_by_others(session, language, user_id_of(user)))
+    user_id = user_id_of(user)
     rows = session.execute(
-        select(
-            AssignmentItem.id,
-            AssignmentItem.relation_id,
-            AssignmentItem.extra,
-            Template.text,
-            EnglishPattern.pattern,
-            Decision.decision,
-        )
+        select(AssignmentItem.id, AssignmentItem.extra, Template, EnglishPattern.pattern, Decision.decision)
         .join(Template, Template.id == AssignmentItem.template_id)
-        .outerjoin(
-            EnglishPattern,
-            and_(
-                EnglishPattern.relation_id == Template.relation_id, EnglishPattern.position == Template.first_position
-            ),
-        )
+        .outerjoin(EnglishPattern, first_english(Template))
         .outerjoin(Decision, Decision.id == standing_id(AssignmentItem.id))
         .where(AssignmentItem.assignment_id == assignment.id, in_queue())
         .order_by(AssignmentItem.position)
@@ -129,14 +117,14 @@ def queue_items(session: Session, user: User, language: str) -> list[FoundItem]:
         {
             "id": item_id,
             "number": number,
-            "relation": relation,
-            "template": text,
+            "relation": template.relation_id,
+            "template": template.text,
             "english": english,
             "decision": decision,
-            # the review screen's badge says the same (service.item_context: only an extra item is one)
-            "proposal": bool(extra) and (relation, text) in proposed,
+            # the review screen's badge reads the same rule (service.item_context)
+            "proposal": item_proposal(session, template, extra, user_id) is not None,
         }
-        for number, (item_id, relation, extra, text, english, decision) in enumerate(rows, start=1)
+        for number, (item_id, extra, template, english, decision) in enumerate(rows, start=1)
     ]
 
 

@@ -19,8 +19,9 @@ assignment).
 Idempotent: a template already in a sample is not added again (a resent decision or suggestion
 adds nothing). Imports (`source="import"`) do not enqueue: the published sheets are confirmed by
 import. A reviewer assigned to the language later gets the standing proposals too (`catch_up`,
-called by `sampling.assign`). `proposal_of` tells the review screen whether an item is one, and
-never who proposed it.
+called by `sampling.assign`). `item_proposal` tells whether an item is one for its reviewer — the
+one rule the review card and "proposals waiting for me" (review.find) read — and never who
+proposed it.
 
 Queues stay true (issue 36 §4): when a proposal stops existing — its author withdraws the
 suggestion or edits it to another text, undoes the amendment or replaces it by another decision —
@@ -128,8 +129,7 @@ def catch_up(session: Session, assignment: Assignment) -> int:
 def proposed_by_others(session: Session, language: str, user_id: int) -> list[tuple[str, str]]:
     """(relation, text) of each standing proposal of the language made by someone other than
     `user_id` (imports aside): amendments first, then suggestions, each in the order made, each
-    text once. What `catch_up` gives a reviewer, and what "proposals waiting for me" finds
-    (review.find)."""
+    text once: what `catch_up` gives a reviewer."""
     amended = session.execute(
         select(Decision.relation_id, Decision.correction)
         .where(*_amendments(Decision.language == language, Decision.user_id != user_id))
@@ -329,6 +329,14 @@ def place(session: Session, assignment: Assignment, templates: Sequence[Template
     session.flush()
     added = [item for block in blocks.values() for item in _put(session, assignment, block)]
     return [*revived, *added]
+
+
+def item_proposal(session: Session, template: Template, extra: bool, user_id: int) -> ProposalRef | None:
+    """Whether an item of `user_id`'s queue showing `template` is a proposal waiting for their
+    verdict, and which (`proposal_of`): only an item added to the sample (`extra`) can be one —
+    the sampled ones cost no statement more. The review card's badge and the Find page's
+    "proposals waiting for me" both read this."""
+    return proposal_of(session, template, user_id) if extra else None
 
 
 def proposal_of(session: Session, template: Template, user_id: int) -> ProposalRef | None:

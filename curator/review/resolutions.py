@@ -17,7 +17,7 @@ from typing import TypedDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Activity, DecisionKind
+from curator.core.enums import Activity, DecisionKind, DisagreementKind, values
 from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Comment, Decision, Resolution, Template, User
 from curator.core.models.base import utcnow, valid_id
@@ -30,8 +30,8 @@ REASON_MAX = 2000
 
 # why a template is listed: reviewers gave different verdicts (accept vs reject, accept or
 # reject vs amend), amended it differently, or someone is unsure
-VERDICTS_DIFFER, AMENDMENTS_DIFFER, UNSURE = "verdicts", "amendments", "unsure"
-KINDS = (VERDICTS_DIFFER, AMENDMENTS_DIFFER, UNSURE)  # the kinds of disagreement a list is filtered by
+KINDS = values(DisagreementKind)  # the kinds of disagreement a list is filtered by
+VERDICTS_DIFFER, AMENDMENTS_DIFFER, UNSURE = KINDS
 
 
 class ReviewerDecision(TypedDict):

@@ -38,7 +38,7 @@ from curator.ingest.clean import PLACEHOLDER
 from curator.ingest.relations import relation_title
 from curator.review.evidence import signals_of, template_sources
 from curator.review.progress import in_queue
-from curator.review.proposal_queue import IMPORT, enqueue, proposal_of, retire
+from curator.review.proposal_queue import IMPORT, enqueue, item_proposal, retire
 from curator.review.records import (
     DecisionRecord,
     Example,
@@ -237,8 +237,7 @@ def item_context(
         "history": [_decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
         "comments": {"item": on_item, "relation": on_relation},
-        # only an item added to the sample (extra) can be one: the sampled ones cost no statement more
-        "proposal": proposal_of(session, template, user_id_of(user)) if item.extra else None,
+        "proposal": item_proposal(session, template, item.extra, user_id_of(user)),
     }
 
 

@@ -10,7 +10,14 @@ from curator.core.models.core import (
     TranslationSystem,
 )
 from curator.core.models.glossary import GlossaryTerm
-from curator.core.models.ingest import LanguageCoverage, MlamaTemplate, RelationCoverage, Template, TranslationLine
+from curator.core.models.ingest import (
+    LanguageCoverage,
+    MlamaTemplate,
+    RelationCoverage,
+    Template,
+    TranslationLine,
+    first_english,
+)
 from curator.core.models.oversight import ActivityEntry, LineDrop, PasswordReset, ProposalReview, Resolution
 from curator.core.models.quality import TemplateSignal
 from curator.core.models.release import DatasetVersion, VersionPattern, VersionTuples
@@ -67,4 +74,5 @@ __all__ = [
     "User",
     "VersionPattern",
     "VersionTuples",
+    "first_english",
 ]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import JSON, ColumnElement, ForeignKey, Index, String, UniqueConstraint, and_
 from sqlalchemy.orm import Mapped, mapped_column
 
 from curator.core.models.base import Base
+from curator.core.models.core import EnglishPattern
 
 
 class TranslationLine(Base):
@@ -51,6 +52,13 @@ class Template(Base):
     first_position: Mapped[int] = mapped_column(default=0)  # earliest English pattern it translates
     repaired: Mapped[bool] = mapped_column(default=False)  # some voter's line needed a repair
     is_candidate: Mapped[bool] = mapped_column(default=False, index=True)
+
+
+def first_english(template: type[Template] = Template) -> ColumnElement[bool]:
+    """The join of a template to the English pattern it translates: the earliest one it was voted
+    from (`first_position`; a proposal's is the relation's first). The one rule every stage reads
+    (review screen, find, memory, quality signals)."""
+    return and_(EnglishPattern.relation_id == template.relation_id, EnglishPattern.position == template.first_position)
 
 
 class RelationCoverage(Base):

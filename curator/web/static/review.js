@@ -126,17 +126,48 @@
   // this browser (localStorage, per reviewer and language) under what it was typed about — the
   // template (a comment on it, a correction) or the relation (a comment on it, a suggestion) — and
   // comes back, with a visible note, when that template or relation is shown again. It goes once
-  // saved, emptied or cancelled (Esc on a correction).
+  // saved, emptied or cancelled (Esc on a correction), when the reviewer signs out (signout.js), and
+  // after a week untouched: each is stored with the time it was typed ({text, at}), and the review
+  // screen drops this reviewer's older ones when it loads.
   const drafts = (() => {
     const prefix = `curator.draft.${root.dataset.user}.${lang}.`;
     const BY_RELATION = new Set(["relation-comment-text", "suggest-text"]);
+    const MAX_AGE_MS = 7 * 24 * 3600 * 1000;
     const key = (field, c) => prefix + field + "." + (BY_RELATION.has(field) ? c.relation.id : c.item.id);
-    const get = (k) => { try { return localStorage.getItem(k) || ""; } catch (err) { return ""; } };
+    // a stored draft: {text, at}; a bare string (kept before drafts had a time) has no time (null)
+    function read(k) {
+      let raw = null;
+      try { raw = localStorage.getItem(k); } catch (err) { return null; }
+      if (!raw) return null;
+      try {
+        const value = JSON.parse(raw);
+        if (value && typeof value.text === "string" && typeof value.at === "number") return value;
+      } catch (err) { /* a bare string */ }
+      return {text: raw, at: null};
+    }
+    const get = (k) => { const value = read(k); return value ? value.text : ""; };
     function put(k, text) {
       try {
-        if (text.trim()) localStorage.setItem(k, text); else localStorage.removeItem(k);
+        if (text.trim()) localStorage.setItem(k, JSON.stringify({text, at: Date.now()}));
+        else localStorage.removeItem(k);
       } catch (err) { /* storage full or switched off: the field still holds the text */ }
     }
+    // this reviewer's drafts (every language) untouched for a week go; one without a time gets now
+    (function expire() {
+      const mine = `curator.draft.${root.dataset.user}.`;
+      try {
+        const keys = [];
+        for (let i = 0; i < localStorage.length; i++) {
+          const k = localStorage.key(i);
+          if (k && k.startsWith(mine)) keys.push(k);
+        }
+        for (const k of keys) {
+          const value = read(k);
+          if (value && value.at === null) put(k, value.text);
+          else if (value && Date.now() - value.at > MAX_AGE_MS) localStorage.removeItem(k);
+        }
+      } catch (err) { /* no storage: nothing kept, nothing to drop */ }
+    })();
     const note = (field, shown) => { $(field + "-draft").hidden = !shown; };
     return {
       // what the field holds now, kept for the template or relation on screen
@@ -982,6 +1013,7 @@
     const text = input.value;
     const r = await call("POST", `/relations/${encodeURIComponent(shown.relation.id)}/suggestions`,
                          {text, request_id: uuid()});
+    if (r.ok) drafts.forget("suggest-text", shown, text);  // saved: its draft goes, moved on or not
     if (ctx !== shown && ctx.relation.id !== shown.relation.id) return;  // moved on meanwhile
     const out = $("suggest-msg");
     if (!r.ok) {
@@ -992,7 +1024,6 @@
     out.textContent = r.data.created ? t("Suggestion saved. Thank you!") : t("You already suggested this one.");
     out.className = "validation valid";
     if (r.data.created) { ctx.suggestions.push(r.data.suggestion); $("suggestions").appendChild(li(r.data.suggestion.text)); }
-    drafts.forget("suggest-text", shown, text);
     if (input.value === text) input.value = "";
     input.blur();
   }
