@@ -22,3 +22,28 @@ def running_inbox() -> Iterator[Inbox]:
         yield inbox
     finally:
         controller.stop()
+
+
+BASE = "https://review.example.org"  # CURATOR_BASE_URL of the apps below: every e-mailed link starts with it
+
+
+def mail_app(db_url, tmp_path, port: int | None = None, **extra):
+    """The review app on `db_url`, rate limits off; with `port`, e-mailing through the inbox
+    listening there, links from BASE."""
+    from curator.web import create_app
+
+    config = {
+        "DATABASE_URL": db_url,
+        "SECRET_KEY": "test-secret",
+        "RUNS_DIR": str(tmp_path / "runs"),
+        "RATELIMIT_ENABLED": False,
+    }
+    if port is not None:
+        config |= {
+            "SMTP_HOST": "127.0.0.1",
+            "SMTP_PORT": port,
+            "SMTP_FROM": "curator@example.org",
+            "SMTP_STARTTLS": False,
+            "BASE_URL": BASE,
+        }
+    return create_app(config | extra)

@@ -13,7 +13,7 @@ from curator.core.models import PasswordReset
 from curator.web.mailer import mailer
 
 from .conftest import Browser, csrf_from
-from .mailbox import running_inbox
+from .mailbox import BASE, mail_app, running_inbox
 from .test_people import LINK, NEW_PASSWORD
 
 pytestmark = pytest.mark.backends("sqlite")
@@ -23,29 +23,6 @@ pytestmark = pytest.mark.backends("sqlite")
 def smtp():
     with running_inbox() as inbox:
         yield inbox
-
-
-BASE = "https://review.example.org"
-
-
-def _app(db_url, tmp_path, port: int | None, **extra):
-    from curator.web import create_app
-
-    config = {
-        "DATABASE_URL": db_url,
-        "SECRET_KEY": "test-secret",
-        "RUNS_DIR": str(tmp_path / "runs"),
-        "RATELIMIT_ENABLED": False,
-    }
-    if port is not None:
-        config |= {
-            "SMTP_HOST": "127.0.0.1",
-            "SMTP_PORT": port,
-            "SMTP_FROM": "curator@example.org",
-            "SMTP_STARTTLS": False,
-            "BASE_URL": BASE,
-        }
-    return create_app(config | extra)
 
 
 def _ask(client, email: str, headers: dict | None = None, locale: str | None = None):
@@ -64,7 +41,7 @@ def test_the_same_answer_for_every_address_and_a_mail_only_to_an_active_account(
     review_app, db_url, tmp_path, smtp, sessions, cli
 ):
     cli("user", "deactivate", "bo@example.org")
-    app = _app(db_url, tmp_path, smtp.port)
+    app = mail_app(db_url, tmp_path, smtp.port)
     answers = []
     for email in ("ana@example.org", "nobody@example.org", "bo@example.org", "ANA@example.org "):
         client = app.test_client()
@@ -94,7 +71,7 @@ def test_the_same_answer_for_every_address_and_a_mail_only_to_an_active_account(
 
 
 def test_without_email_configured_the_page_says_whom_to_ask(review_app, db_url, tmp_path, sessions):
-    app = _app(db_url, tmp_path, None)
+    app = mail_app(db_url, tmp_path, None)
     client = app.test_client()
     login = client.get("/login").get_data(as_text=True)
     assert 'id="forgot-link"' in login
@@ -104,7 +81,7 @@ def test_without_email_configured_the_page_says_whom_to_ask(review_app, db_url, 
     assert r.status_code == 200 and 'id="forgot-ask"' in r.get_data(as_text=True)
     assert _resets(sessions) == 0
     # SMTP without a base URL: no link could be made safely, so no form either
-    app = _app(db_url, tmp_path, 25, BASE_URL=None)
+    app = mail_app(db_url, tmp_path, 25, BASE_URL=None)
     assert 'id="forgot-ask"' in app.test_client().get("/forgot").get_data(as_text=True)
     # Spanish, tú
     client = app.test_client()
@@ -113,7 +90,7 @@ def test_without_email_configured_the_page_says_whom_to_ask(review_app, db_url, 
 
 
 def test_rate_limited_per_address_and_per_client_in_the_pages_language(review_app, db_url, tmp_path, smtp):
-    app = _app(
+    app = mail_app(
         db_url, tmp_path, smtp.port, RATELIMIT_ENABLED=True, RATELIMIT_MAIL="2/hour", RATELIMIT_MAIL_CLIENT="2/hour"
     )
     client = app.test_client()
@@ -133,7 +110,7 @@ def test_forgot_password_walk_in_chromium(chromium, review_app, db_url, tmp_path
 
     from curator.web.testing import LiveServer
 
-    app = _app(db_url, tmp_path, smtp.port)
+    app = mail_app(db_url, tmp_path, smtp.port)
     expected = {
         "es": ("¿Has olvidado tu contraseña?", "Mis idiomas"),
         "ar": ("هل نسيت كلمة المرور؟", "لغاتي"),

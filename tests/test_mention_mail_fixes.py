@@ -16,34 +16,13 @@ from curator.core.models.base import utcnow
 from curator.web.mailer import mailer
 
 from .conftest import Browser, csrf_from, review_sample
-from .mailbox import running_inbox
+from .mailbox import BASE, mail_app, running_inbox
 from .test_people import LINK, _form, _user_id
 
 pytestmark = pytest.mark.backends("sqlite")
 
 API = "/api/v1/languages"
-BASE = "https://review.example.org"
 MARK = re.compile(r'<mark class="mention"><bdi dir="ltr">(@[^<]+)</bdi></mark>')
-
-
-def _app(db_url, tmp_path, port: int | None = None, **extra):
-    from curator.web import create_app
-
-    config = {
-        "DATABASE_URL": db_url,
-        "SECRET_KEY": "test-secret",
-        "RUNS_DIR": str(tmp_path / "runs"),
-        "RATELIMIT_ENABLED": False,
-    }
-    if port is not None:
-        config |= {
-            "SMTP_HOST": "127.0.0.1",
-            "SMTP_PORT": port,
-            "SMTP_FROM": "curator@example.org",
-            "SMTP_STARTTLS": False,
-            "BASE_URL": BASE,
-        }
-    return create_app(config | extra)
 
 
 def _comment(who: Browser, item_id: int, text: str, request_id: str) -> int:
@@ -97,7 +76,7 @@ def test_no_email_carries_a_link_from_the_requests_host(review_app, db_url, tmp_
     link starts with the base URL whatever Host the request forged. The command refuses the same."""
     ana_id = _user_id(sessions, "ana@example.org")
     with running_inbox() as inbox:
-        app = _app(db_url, tmp_path, inbox.port, BASE_URL=None)
+        app = mail_app(db_url, tmp_path, inbox.port, BASE_URL=None)
         boss = _forging(Browser(app)).login("boss@example.org")
         _form(boss, "/locale", locale="es")  # the maintainer reads Spanish
         r = boss.client.post(f"/admin/users/{ana_id}/reset", data={"csrf_token": boss.token})
@@ -116,7 +95,7 @@ def test_no_email_carries_a_link_from_the_requests_host(review_app, db_url, tmp_
         assert result.exit_code != 0 and "CURATOR_BASE_URL" in result.output and inbox.messages == []
         app.extensions["curator.engine"].dispose()
 
-        app = _app(db_url, tmp_path, inbox.port)
+        app = mail_app(db_url, tmp_path, inbox.port)
         boss = _forging(Browser(app)).login("boss@example.org")
         r = _form(boss, f"/admin/users/{ana_id}/reset")
         assert r.status_code == 200
@@ -197,7 +176,7 @@ def test_the_history_reply_form_checks_csrf_and_the_language(review_app, session
 def test_mails_speak_the_language_of_the_request_or_the_reader(review_app, db_url, tmp_path, sessions):
     item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
     with running_inbox() as inbox:
-        app = _app(db_url, tmp_path, inbox.port)
+        app = mail_app(db_url, tmp_path, inbox.port)
         client = app.test_client()
         client.set_cookie("curator_locale", "es")
         page = client.get("/forgot").get_data(as_text=True)
@@ -226,7 +205,7 @@ def test_mails_speak_the_language_of_the_request_or_the_reader(review_app, db_ur
 # ---------------------------------------------------------------- 6. a higher per-client mail limit
 def test_a_classroom_behind_one_address_is_not_stopped_by_the_per_address_limit(review_app, db_url, tmp_path):
     with running_inbox() as inbox:
-        app = _app(
+        app = mail_app(
             db_url,
             tmp_path,
             inbox.port,
