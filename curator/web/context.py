@@ -106,6 +106,14 @@ def token_authenticated() -> bool:
     return bool(current_user.is_authenticated and g.get("token_auth"))
 
 
+def not_cached(endpoint: str | None) -> bool:
+    """Whether an answer must not be stored by a browser or a proxy (issue 38 §2, ASVS 8.2.1): every
+    answer but the static files' (their own caching stays). Pages and API answers show a person's
+    data, a CSRF token or a one-time link; a shared computer's back button or cache must not keep
+    them after sign-out. Signed out answers (the sign-in page, 401s) are no different: one rule."""
+    return endpoint != "static"
+
+
 def init_web(app: Flask) -> None:
     app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # a volunteer's tab may stay open all afternoon
@@ -144,6 +152,8 @@ def init_web(app: Flask) -> None:
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
         )
+        if not_cached(request.endpoint):
+            response.headers["Cache-Control"] = "no-store"
         return response
 
     @app.get("/favicon.ico")
