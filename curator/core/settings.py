@@ -183,6 +183,12 @@ class Settings:
             return None
         return self.base_url + "/" + path.lstrip("/")
 
+    @property
+    def https(self) -> bool:
+        """Whether the app is served over HTTPS (issue 38 §2): CURATOR_SECURE_COOKIES=1, or a
+        CURATOR_BASE_URL that starts with https:// — then every cookie is `Secure` by itself."""
+        return self.secure_cookies or (self.base_url or "").startswith("https://")
+
     def env(self, name: str) -> str | None:
         """A translation backend's CURATOR_<NAME> value, e.g. env("MICROSOFT_KEY")."""
         return self.translation.get(f"CURATOR_{name}") or None
@@ -195,8 +201,8 @@ class Settings:
             "SECRET_KEY": self.secret_key,
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
-            "SESSION_COOKIE_SECURE": self.secure_cookies,
-            "REMEMBER_COOKIE_SECURE": self.secure_cookies,
+            "SESSION_COOKIE_SECURE": self.https,
+            "REMEMBER_COOKIE_SECURE": self.https,
             "REMEMBER_COOKIE_HTTPONLY": True,
             "REMEMBER_COOKIE_SAMESITE": "Lax",
             "REMEMBER_COOKIE_DURATION": timedelta(days=self.remember_days),
