@@ -104,7 +104,7 @@ def check_rate_limits(settings: Settings) -> None:
         value = getattr(settings, f.name)
         if (
             f.name.startswith("ratelimit_")
-            and f.name not in ("ratelimit_enabled", "ratelimit_storage")
+            and f.name not in ("ratelimit_enabled", "ratelimit_storage", "ratelimit_prefix")
             and isinstance(value, str)
         ):
             try:
