@@ -351,6 +351,16 @@ def test_every_route_is_in_the_table(review_app):
     assert not stale, f"table rows for routes that no longer exist: {stale}"
 
 
+def _cache_wrong(role, method, rule, answer) -> list[str]:
+    """Issue 38 §2: every answer but a static file's is `Cache-Control: no-store` (a shared
+    computer's cache or back button keeps no page, API answer or link after sign-out); static
+    files keep their caching."""
+    cache = answer.headers.get("Cache-Control", "")
+    if rule.startswith("/static/"):
+        return [] if "no-store" not in cache else [f"{role:15} {method:4} {rule}: a static file is no-store"]
+    return [] if cache == "no-store" else [f"{role:15} {method:4} {rule}: Cache-Control {cache!r}, not no-store"]
+
+
 def test_every_route_answers_each_role_as_expected(world):
     app, values, sessions = world
     wrong = []
@@ -359,9 +369,11 @@ def test_every_route_answers_each_role_as_expected(world):
         for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
             for method in _methods(rule):
                 expected = EXPECTED[rule.rule][method][role]
-                got = visitor.call(method, rule.rule, _url(rule, values, sessions)).status_code
+                answer = visitor.call(method, rule.rule, _url(rule, values, sessions))
+                got = answer.status_code
                 if got != expected:
                     wrong.append(f"{role:15} {method:4} {rule.rule}: {got}, expected {expected}")
+                wrong.extend(_cache_wrong(role, method, rule.rule, answer))
                 if rule.rule in ("/logout", "/account") or rule.rule.startswith("/invite/"):
                     visitor.sign_in()  # signed out (or re-signed): continue as the same role
     assert not wrong, "\n".join(wrong)

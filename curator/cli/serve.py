@@ -127,7 +127,7 @@ def serve(
     from curator.core.errors import CuratorError
     from curator.core.migrate import check_current
     from curator.web import create_app
-    from curator.web.preflight import check_before_fork
+    from curator.web.preflight import check_before_fork, check_dev_host, cookie_warning
 
     # an option given wins over its variable (read into the Settings with the others)
     given: dict[str, Any] = {
@@ -143,12 +143,17 @@ def serve(
     }
     settings = replace(ctx.settings, **{k: v for k, v in given.items() if v is not None})
     host, port = settings.host, settings.port
+    if dev:
+        check_dev_host(host)  # issue 38 §2: the debugger never beyond loopback
     check_current(ctx.engine)  # one line ("run `curator init`"), not a worker that fails to boot
     ctx.engine.dispose()  # each worker opens its own connections after the fork
     check_before_fork(settings, host)  # the rate-limit store, limits, secret key, the app: one line each
     # without CURATOR_SECRET_KEY: the key kept in the instance folder (made once), so a restart
     # (or --dev's reloader) signs nobody out; read here, once, so every worker has the same
     settings = settings.with_kept_key()
+    warning = cookie_warning(settings, host)  # issue 38 §2: public and not told it is behind HTTPS
+    if warning:
+        click.echo(warning, err=True)
     if dev:
         create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
         return

@@ -79,6 +79,13 @@ class Settings:
     # link made for someone else (invitations, reset links, e-mails) starts with it, never with
     # the Host header of a request. Unset: the CLI prints paths, e-mails that need it are not sent
     base_url: str | None = None
+    # issue 38 §2 (hardening): the rate-limit keys' prefix, so that two instances (staging and
+    # production, two projects) can share one redis without counting each other's requests
+    ratelimit_prefix: str = "curator"
+    # a sign-in ends when unused this long (hours; "remember me": CURATOR_REMEMBER_DAYS unused)
+    session_idle: float = 8.0
+    # and, used or not, this long after it was made (days): a stolen cookie is not good forever
+    session_lifetime: float = 30.0
     # CURATOR_* variables for the translation backends (keys, URLs, region), by name
     translation: Mapping[str, str] = field(default_factory=dict)
 
@@ -92,6 +99,8 @@ class Settings:
         "read_timeout": (0.1, None),
         "keepalive": (0, None),
         "smtp_port": (1, 65535),
+        "session_idle": (0.01, None),
+        "session_lifetime": (0.01, None),
     }
 
     @classmethod
@@ -144,6 +153,9 @@ class Settings:
             smtp_from=env.get("CURATOR_SMTP_FROM") or None,
             smtp_starttls=_flag(env, "smtp_starttls"),
             base_url=check_base_url(env.get("CURATOR_BASE_URL")),
+            ratelimit_prefix=_text(env, "ratelimit_prefix"),
+            session_idle=_number(env, "session_idle", float, "hours"),
+            session_lifetime=_number(env, "session_lifetime", float, "days"),
             translation={
                 k: v
                 for k, v in env.items()
@@ -183,6 +195,21 @@ class Settings:
             return None
         return self.base_url + "/" + path.lstrip("/")
 
+    @property
+    def https(self) -> bool:
+        """Whether the app is served over HTTPS (issue 38 §2): CURATOR_SECURE_COOKIES=1, or a
+        CURATOR_BASE_URL that starts with https:// — then every cookie is `Secure` by itself."""
+        return self.secure_cookies or (self.base_url or "").startswith("https://")
+
+    @property
+    def session_limits(self) -> tuple[timedelta, timedelta, timedelta]:
+        """(idle, idle with "remember me", lifetime) of a sign-in (review.login_sessions.SessionLimits)."""
+        return (
+            timedelta(hours=self.session_idle),
+            timedelta(days=self.remember_days),
+            timedelta(days=self.session_lifetime),
+        )
+
     def env(self, name: str) -> str | None:
         """A translation backend's CURATOR_<NAME> value, e.g. env("MICROSOFT_KEY")."""
         return self.translation.get(f"CURATOR_{name}") or None
@@ -195,13 +222,16 @@ class Settings:
             "SECRET_KEY": self.secret_key,
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SAMESITE": "Lax",
-            "SESSION_COOKIE_SECURE": self.secure_cookies,
-            "REMEMBER_COOKIE_SECURE": self.secure_cookies,
+            "SESSION_COOKIE_SECURE": self.https,
+            "REMEMBER_COOKIE_SECURE": self.https,
             "REMEMBER_COOKIE_HTTPONLY": True,
             "REMEMBER_COOKIE_SAMESITE": "Lax",
             "REMEMBER_COOKIE_DURATION": timedelta(days=self.remember_days),
+            # the remember cookie lives CURATOR_REMEMBER_DAYS from its last use (the server's idle limit)
+            "REMEMBER_COOKIE_REFRESH_EACH_REQUEST": True,
             "RATELIMIT_ENABLED": self.ratelimit_enabled,
             "RATELIMIT_STORAGE_URI": self.ratelimit_storage,
+            "RATELIMIT_KEY_PREFIX": self.ratelimit_prefix,
             "MAX_CONTENT_LENGTH": self.max_body,
         }
 
@@ -242,6 +272,10 @@ ENV: dict[str, str] = {
     "smtp_from": "CURATOR_SMTP_FROM",
     "smtp_starttls": "CURATOR_SMTP_STARTTLS",
     "base_url": "CURATOR_BASE_URL",
+    # issue 38 §2 (hardening)
+    "ratelimit_prefix": "CURATOR_RATELIMIT_PREFIX",
+    "session_idle": "CURATOR_SESSION_IDLE",
+    "session_lifetime": "CURATOR_SESSION_LIFETIME",
 }
 
 

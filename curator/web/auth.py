@@ -27,7 +27,7 @@ from curator.review.accounts import (
     open_invite,
 )
 from curator.review.login_sessions import end_login_session, start_login_session
-from curator.web.context import db, write
+from curator.web.context import db, session_limits, write
 from curator.web.errors import status_for, translated
 from curator.web.i18n import LOCALES, remember_locale, select_locale, speaking
 from curator.web.mailer import mailer
@@ -71,7 +71,7 @@ def sign_in(user, remember: bool = False, password: str | None = None) -> None:
     with write() as session:  # (also removes login sessions no cookie can use: revoked or too old)
         if password is not None and needs_rehash(user.password_hash):
             user.password_hash = hash_password(password)
-        start_login_session(session, user, current_app.config["REMEMBER_COOKIE_DURATION"])
+        start_login_session(session, user, session_limits(), remember=remember)
     login_user(user, remember=remember)
 
 

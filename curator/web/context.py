@@ -48,11 +48,25 @@ def wants_json() -> bool:
 @login_manager.user_loader
 def _load_user(login_session: str):
     """The session and remember cookies carry "user_id:secret" of a login session: only an
-    unrevoked one of an active user, younger than the remember lifetime, signs the request in.
+    unrevoked one of an active user, within its idle and absolute limits, signs the request in.
     A bare user id (a cookie from before login sessions) or a signed-out one is nobody."""
-    from curator.review.login_sessions import user_for_login_session
+    from curator.review.login_sessions import touch, user_for_login_session
 
-    return user_for_login_session(db(), login_session, current_app.config["REMEMBER_COOKIE_DURATION"])
+    user = user_for_login_session(db(), login_session, session_limits())
+    if user is not None and user.stale_login_session is not None:
+        # its own short write (a GET's session only reads): the idle limits count from this use
+        with unit_of_work(current_app.extensions["curator.sessions"]()) as session:
+            touch(session, user.stale_login_session)
+    return user
+
+
+def session_limits():
+    """The app's sign-in limits (issue 38 §2: CURATOR_SESSION_IDLE, CURATOR_REMEMBER_DAYS,
+    CURATOR_SESSION_LIFETIME), for the user loader and each new sign-in."""
+    from curator.review.login_sessions import SessionLimits
+
+    idle, remember_idle, lifetime = settings_of(current_app).session_limits
+    return SessionLimits(idle=idle, remember_idle=remember_idle, lifetime=lifetime)
 
 
 def bearer_token() -> str | None:
@@ -106,6 +120,14 @@ def token_authenticated() -> bool:
     return bool(current_user.is_authenticated and g.get("token_auth"))
 
 
+def not_cached(endpoint: str | None) -> bool:
+    """Whether an answer must not be stored by a browser or a proxy (issue 38 §2, ASVS 8.2.1): every
+    answer but the static files' (their own caching stays). Pages and API answers show a person's
+    data, a CSRF token or a one-time link; a shared computer's back button or cache must not keep
+    them after sign-out. Signed out answers (the sign-in page, 401s) are no different: one rule."""
+    return endpoint != "static"
+
+
 def init_web(app: Flask) -> None:
     app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # a volunteer's tab may stay open all afternoon
@@ -144,6 +166,8 @@ def init_web(app: Flask) -> None:
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
         )
+        if not_cached(request.endpoint):
+            response.headers["Cache-Control"] = "no-store"
         return response
 
     @app.get("/favicon.ico")

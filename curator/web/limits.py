@@ -73,6 +73,7 @@ def init_limits(app: Flask) -> Limiter:
         headers_enabled=True,
         strategy=STRATEGY,
         in_memory_fallback_enabled=True,
+        **store_failure_options(settings.ratelimit_prefix),
     )
     limiter.init_app(app)
     per_account = limiter.limit(settings.ratelimit_account, key_func=account_key, methods=["POST"], scope="account")
@@ -90,6 +91,14 @@ def init_limits(app: Flask) -> Limiter:
     _limit_searches(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter
+
+
+def store_failure_options(prefix: str) -> dict[str, Any]:
+    """Issue 38 §2: the store failing in the middle of a request (redis stopped between the check
+    and the count, or while the headers are added) is logged and the request goes on — never a
+    500 — and the in-memory fallback counts until the store answers again. The keys start with
+    CURATOR_RATELIMIT_PREFIX, so two instances can share one redis without sharing counts."""
+    return {"swallow_errors": True, "key_prefix": prefix}
 
 
 def signed_in_account() -> str:

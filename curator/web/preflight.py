@@ -12,7 +12,8 @@ synchronous store that supports the limiter's strategy, and reachable: one read)
 `CURATOR_RATELIMIT_*` limit string (Flask-Limiter would skip an unparsable one silently, i.e.
 no limit at all), a fixed `CURATOR_SECRET_KEY` when the server listens beyond loopback (other
 machines reach it: a second app host must accept this one's cookies, and a restart must not
-sign everyone out), and then the app itself, built once and thrown away, for anything else.
+sign everyone out) and strong enough there (`check_key_strength`: not short, not a well-known
+example), and then the app itself, built once and thrown away, for anything else.
 The database (reachable, at the code's migration level) is checked by `check_current` before.
 """
 
@@ -103,7 +104,7 @@ def check_rate_limits(settings: Settings) -> None:
         value = getattr(settings, f.name)
         if (
             f.name.startswith("ratelimit_")
-            and f.name not in ("ratelimit_enabled", "ratelimit_storage")
+            and f.name not in ("ratelimit_enabled", "ratelimit_storage", "ratelimit_prefix")
             and isinstance(value, str)
         ):
             try:
@@ -135,6 +136,58 @@ def check_secret_key(settings: Settings, host: str) -> None:
         )
 
 
+# keys seen in tutorials, examples and these docs: a key anyone can look up signs anyone's cookie
+KNOWN_KEYS = frozenset(
+    {"secret", "secret-key", "secret_key", "changeme", "change-me", "dev", "development", "test", "test-secret"}
+    | {"password", "curator", "flask", "default", "your-secret-key", "super-secret", "supersecret"}
+)
+MIN_KEY_LENGTH = 32  # characters: `secrets.token_hex(32)` gives 64
+
+
+def weak_key_reason(key: str) -> str | None:
+    """Why a CURATOR_SECRET_KEY is too weak to sign cookies others can reach, or None."""
+    if key.strip().lower() in KNOWN_KEYS:
+        return "a well-known example key"
+    if len(key) < MIN_KEY_LENGTH:
+        return f"shorter than {MIN_KEY_LENGTH} characters"
+    if len(set(key)) < 8:
+        return "too few different characters"
+    return None
+
+
+def check_key_strength(settings: Settings, host: str) -> None:
+    """Beyond loopback a short or well-known CURATOR_SECRET_KEY is refused (issue 38 §2): whoever
+    guesses it signs a cookie for any account. Loopback (tests, a laptop) takes any key."""
+    reason = weak_key_reason(settings.secret_key) if settings.secret_key_from_env else None
+    if reason and not is_loopback(host):
+        raise InputError(
+            "CURATOR_SECRET_KEY",
+            f"{reason}, and the server listens on {host}, beyond this machine: "
+            'make one with python3 -c "import secrets; print(secrets.token_hex(32))"',
+        )
+
+
+def check_dev_host(host: str) -> None:
+    """`curator serve --dev` runs Werkzeug's debugger, which runs any Python it is sent: loopback only."""
+    if not is_loopback(host):
+        raise InputError(
+            "--dev",
+            f"the debugger runs any code sent to it, so --dev listens on loopback only, not {host} "
+            "(drop --dev, or use --host 127.0.0.1)",
+        )
+
+
+def cookie_warning(settings: Settings, host: str) -> str | None:
+    """The one-line warning `curator serve` prints when it listens beyond loopback and is not told
+    it is behind HTTPS: cookies then go over plain HTTP too (None when all is well)."""
+    if settings.https or is_loopback(host):
+        return None
+    return (
+        f"Warning: the server listens on {host} and cookies are not Secure: behind HTTPS set "
+        "CURATOR_BASE_URL=https://… (or CURATOR_SECURE_COOKIES=1)"
+    )
+
+
 def check_app(settings: Settings) -> None:
     """Build the app once, as each worker will, and throw it away."""
     from curator.web import create_app
@@ -157,4 +210,5 @@ def check_before_fork(settings: Settings, host: str) -> None:
         check_ratelimit_storage(settings.ratelimit_storage)
         check_rate_limits(settings)
     check_secret_key(settings, host)
+    check_key_strength(settings, host)
     check_app(settings)

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import false as sa_false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from curator.core.enums import Role
@@ -47,8 +48,10 @@ class User(Base):
     # declarative mapping, so the type is given to the type checker alone
     if TYPE_CHECKING:
         login_session: str | None
+        stale_login_session: int | None  # the row whose stored last use is a minute old (issue 38 §2)
     else:
         login_session = None
+        stale_login_session = None
 
     def get_id(self) -> str:
         return self.login_session or f"{self.id}:"  # no login session: a loader refuses it
@@ -69,6 +72,10 @@ class LoginSession(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None]
+    # issue 38 §2: when a request last used it (kept to the minute) and whether "remember me" was
+    # ticked — the idle limits (CURATOR_SESSION_IDLE, CURATOR_REMEMBER_DAYS) read both
+    last_seen_at: Mapped[datetime | None]
+    remember: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
 
 
 class Invite(Base):
