@@ -507,8 +507,12 @@
         return;
       }
       if (ctx !== shown) return;  // moved on meanwhile: stored, shown when the item is
+      // the answer is the reply alone (and its thread's id), not the whole thread: add it under it
       ["item", "relation"].forEach((scope) => {
-        ctx.comments[scope] = ctx.comments[scope].map((c) => (c.id === r.data.thread.id ? r.data.thread : c));
+        ctx.comments[scope] = ctx.comments[scope].map((c) => {
+          if (c.id !== r.data.thread || (c.replies || []).some((x) => x.id === r.data.reply.id)) return c;
+          return Object.assign({}, c, {replies: (c.replies || []).concat([r.data.reply]), reply_count: (c.reply_count || 0) + 1});
+        });
       });
       renderComments();
       say(t("Reply saved."), "ok");
