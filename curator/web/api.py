@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 from flask_login import current_user, login_required
+from flask_wtf.csrf import generate_csrf
 
 from curator.core import languages
 from curator.core.errors import N_, InputError, Retired
@@ -67,6 +68,15 @@ def me():
             if a.unassigned_at is None  # taken off the language (review.people)
         ],
     )
+
+
+@bp.get("/csrf")
+@login_required
+def fresh_csrf_token():
+    """A fresh CSRF token for a page open longer than a token lives (web/context.py,
+    CSRF_LIFETIME): the review screen asks for one when its own is refused, checks that `user` is
+    still the account it was opened for, and sends its request again (static/review.js)."""
+    return jsonify(token=generate_csrf(), user=current_user.id)
 
 
 @bp.get("/languages/<lang>/queue")
