@@ -16,6 +16,8 @@ from curator.web import create_app
 
 from .conftest import Browser, csrf_from, review_sample
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")  # the listings' window function on both
+
 API = "/api/v1/languages"
 
 
@@ -153,10 +155,12 @@ def test_replies_are_rate_limited_per_account(review_app, db_url, tmp_path, sess
     assert ana.get(f"{API}/es/threads").status_code == 200  # reading is not limited
 
 
+@pytest.mark.backends("sqlite")
 def test_the_paged_threads_and_history_in_chromium(chromium, live, sessions, review_app):
     """The maintainers' threads page and Ana's history, 25 threads: 20 on the first page, the
     hint about the earlier replies in the interface's language, the pager leads to the rest, and
-    nothing overflows — Spanish on a phone (light), Arabic on a desktop (dark)."""
+    nothing overflows; on Ana's review screen the busy thread shows its latest replies and the
+    same hint — Spanish on a phone (light), Arabic on a desktop (dark)."""
     from playwright.sync_api import expect
 
     from .test_maintainer_ui import sign_in
@@ -188,5 +192,14 @@ def test_the_paged_threads_and_history_in_chromium(chromium, live, sessions, rev
                 expect(page.locator(f"#thread-{roots[24]}")).to_be_visible()
                 assert previous in page.locator("nav.pager").inner_text()
                 assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+                if email == "ana@example.org":  # the review screen: the item's threads, latest replies only
+                    page.goto(live.url + "/review/es")
+                    page.wait_for_selector("#review[data-ready='1']")
+                    if page.locator("#intro").is_visible():
+                        page.locator("#start").click()
+                    busy = page.locator(f'#item-comments li[data-thread="{roots[0]}"]')
+                    expect(busy.locator(".earlier-replies")).to_have_text(hint)
+                    expect(busy.locator("li.reply")).to_have_count(threads.REPLIES_SHOWN)
+                    expect(page.locator("#item-comments li.comment")).to_have_count(25)
         finally:
             context.close()

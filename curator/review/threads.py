@@ -380,14 +380,16 @@ def item_threads(
     session: Session, user: User, language: str, relation: str, template_id: int
 ) -> tuple[list[ThreadRecord], list[ThreadRecord]]:
     """What the review screen shows under an item: the threads on its template, and those on its
-    relation as a whole, that `user` opened or wrote in — each with its replies and state."""
+    relation as a whole, that `user` opened or wrote in — each with its latest replies and state;
+    the newest MAX_PER_PAGE of them at most (the item's JSON stays bounded), oldest first."""
     query = (
         _roots_query(language, None)
         .where(Comment.relation_id == relation, Comment.id.in_(_participated(user)))
         .where(or_(Comment.template_id == template_id, Comment.template_id.is_(None)))
-        .order_by(Comment.id)
+        .order_by(Comment.id.desc())
+        .limit(MAX_PER_PAGE)
     )
-    threads = _records(session, list(session.scalars(query)), user)
+    threads = _records(session, list(session.scalars(query))[::-1], user)
     return (
         [t for t in threads if t["template_id"] == template_id],
         [t for t in threads if t["template_id"] is None],

@@ -481,6 +481,13 @@
           tag.textContent = t("resolved");
           el.append(" ", tag);
         }
+        const shown = (c.replies || []).length;
+        if ((c.reply_count || 0) > shown) {  // a thread comes with its latest replies only (review.threads)
+          const earlier = document.createElement("p");
+          earlier.className = "hint earlier-replies";
+          earlier.textContent = t("The latest %(shown)s of %(count)s replies.", {shown, count: c.reply_count});
+          el.append(earlier);
+        }
         const replies = document.createElement("ol");
         replies.className = "thread-replies";
         (c.replies || []).forEach((r) => {
