@@ -222,6 +222,7 @@ def test_sign_in_survives_the_store_going_away(db_url, engine, tmp_path):
         assert attempt("wrong") == 401  # counted in redis
         store.stop()
         assert attempt(PASSWORD) == 302  # redis gone: still signs in
+        token = csrf_from(client.get("/", follow_redirects=True).get_data(as_text=True))  # a new one with the sign-in
         assert [attempt("wrong") for _ in range(LIMIT)] == [401] * (LIMIT - 1) + [429]  # and still limits
     finally:
         store.stop()

@@ -157,6 +157,7 @@ EXPECTED: dict[str, dict[str, dict[str, int]]] = {
     "/api/v1/languages/<lang>/threads": {"GET": {A: 401, O: 403, R: 200, M: 200}},
     "/api/v1/languages/<lang>/threads/<int:comment_id>": {"GET": {A: 401, O: 403, R: 200, M: 200}},
     "/api/v1/me/replies": {"GET": {A: 401, O: 200, R: 200, M: 200}},
+    "/api/v1/csrf": {"GET": {A: 401, O: 200, R: 200, M: 200}},  # a fresh CSRF token (issue 38 §2)
     "/admin/languages/<code>/threads": {"GET": MAINTAINER_PAGE},
     "/admin/languages/<code>/threads/<int:thread_id>/reply": {"POST": {**MAINTAINER_PAGE, M: 302}},
     "/admin/languages/<code>/threads/<int:thread_id>/resolve": {"POST": {**MAINTAINER_PAGE, M: 302}},

@@ -53,7 +53,8 @@ def test_replies_attach_to_the_thread_and_only_people_of_the_language_reply(revi
     assert again.status_code == 200 and not again.get_json()["created"]
     nested = _reply(boss, first.get_json()["reply"]["id"], "De acuerdo.", "boss-1")
     assert nested.status_code == 201
-    shown = nested.get_json()["thread"]
+    assert nested.get_json()["thread"] == thread and nested.get_json()["reply"]["text"] == "De acuerdo."
+    shown = boss.get(f"{API}/es/threads/{thread}").get_json()["thread"]
     assert [r["text"] for r in shown["replies"]] == ["Yo diría «nació en la ciudad de».", "De acuerdo."]
     assert [r["author"] for r in shown["replies"]] == ["Bo", "boss"]  # the name, else the address's local part
     with sessions() as s:
@@ -190,7 +191,13 @@ def test_replies_in_a_language_taken_off_the_reviewer_wait_no_more(review_app, s
     _reply(bo, _open_thread(ana, item_id), "Primera respuesta.")
     assert ana.get("/api/v1/me/replies").get_json()["count"] == 1
     cli("user", "unassign", "ana@example.org", "es")
-    assert ana.get("/api/v1/me/replies").get_json() == {"count": 0, "languages": {}}
+    assert ana.get("/api/v1/me/replies").get_json() == {
+        "count": 0,
+        "languages": {},
+        "page": 1,
+        "pages": 1,
+        "per_page": 20,
+    }
     assert "replies to your comments" not in ana.get("/").get_data(as_text=True)
     cli("user", "assign", "ana@example.org", "es")
     assert ana.get("/api/v1/me/replies").get_json()["count"] == 1

@@ -160,6 +160,7 @@ def test_service_messages_reach_the_reviewer_in_their_language(review_app, sessi
     client = review_app.test_client()
     csrf = csrf_from(client.get("/login").get_data(as_text=True))
     client.post("/login", data={"email": "ana@example.org", "password": PASSWORD, "csrf_token": csrf})
+    csrf = csrf_from(client.get("/").get_data(as_text=True))  # a new CSRF secret came with the sign-in
     english = client.post(
         "/api/v1/validate", json={"text": "[X] [X] nació [Y]", "language": "es"}, headers={"X-CSRFToken": csrf}
     ).get_json()

@@ -54,6 +54,7 @@ class Settings:
     # "forgot password" requests per client address: higher, a classroom behind one NAT shares it
     ratelimit_mail_client: str = "20/hour;100/day"
     ratelimit_search: str = "60/minute;600/hour"  # a reviewer's searches of their queue (page and API)
+    ratelimit_reply: str = "20/minute;200/hour"  # replies in comment threads per account (every form and the API)
     fetch_timeout: float = 600.0  # seconds in all for one file of a URL source (a trickling server is cut off)
     # bytes per file of a URL source, on the wire and decompressed (an endless stream or a gzip bomb
     # is cut off): 250x the largest real file (253 KiB), and a file at the limit parses in < 1 GB
@@ -135,6 +136,7 @@ class Settings:
             ratelimit_mail=_text(env, "ratelimit_mail"),
             ratelimit_mail_client=_text(env, "ratelimit_mail_client"),
             ratelimit_search=_text(env, "ratelimit_search"),
+            ratelimit_reply=_text(env, "ratelimit_reply"),
             fetch_timeout=fetch_timeout,
             fetch_max_bytes=fetch_max_bytes,
             host=_text(env, "host"),
@@ -254,6 +256,7 @@ ENV: dict[str, str] = {
     "ratelimit_mail": "CURATOR_RATELIMIT_MAIL",
     "ratelimit_mail_client": "CURATOR_RATELIMIT_MAIL_CLIENT",
     "ratelimit_search": "CURATOR_RATELIMIT_SEARCH",
+    "ratelimit_reply": "CURATOR_RATELIMIT_REPLY",
     "fetch_timeout": "CURATOR_FETCH_TIMEOUT",
     "fetch_max_bytes": "CURATOR_FETCH_MAX_BYTES",
     "host": "CURATOR_HOST",

@@ -301,6 +301,20 @@ def resend_invite(session: Session, invite_id: int, actor: User | None = None) -
     return invite, token
 
 
+def _log_promotion(session: Session, user: User, previous: str | None, invite: Invite) -> None:
+    """Becoming a maintainer through an invitation (an open link: anyone who holds it) is a role
+    change, in the activity log as `curator user role` records one (people.change_role), done by
+    the account that used the link: `from` is None for an account the invitation made."""
+    session.flush()  # the new account's id, for the entry's actor
+    activity.record(
+        session,
+        user,
+        Activity.ROLE,
+        user.email,
+        details={"from": previous, "to": Role.MAINTAINER.value, "invitation": invite.id},
+    )
+
+
 def accept_invite(
     session: Session, token: str, email: str, name: str, password: str, current: User | None = None
 ) -> User:
@@ -312,13 +326,14 @@ def accept_invite(
                 N_("This invitation is for %(email)s: sign out and open the link again."),
                 params={"email": invite.email},
             )
-        user = current
+        user, previous = current, current.role
     else:
         email = (invite.email or email or "").strip()
         check_password_strength(password)
-        user = create_user(session, email, password, invite.role, name)
+        user, previous = create_user(session, email, password, Role.REVIEWER, name), None
     if invite.role == Role.MAINTAINER and user.role != Role.MAINTAINER:
         user.role = Role.MAINTAINER
+        _log_promotion(session, user, previous, invite)
     for code in invite.languages:
         try:
             assignment = assign(session, user, code, invite.fraction)

@@ -7,7 +7,9 @@ Matching is folded (core.folding): case, accents, Arabic harakat and tatweel do 
 English term matches whole words of the pattern; a translation matches from a word's start to
 that word's end, so an inflected form ("capitales" for "capital") is still found.
 
-CSV: UTF-8, a header `language,term,translation,note`, one term a line. An import is all or
+CSV: UTF-8, a header `language,term,translation,note`, one term a line; a cell a spreadsheet
+would run as a formula (`= + - @`, tab, CR first) is exported behind a single quote and read back
+without it (core.formats.spreadsheet). An import is all or
 nothing: a bad line is an InputError naming the file, the line and the field, and nothing is
 stored; a term already in the glossary (compared folded) takes the line's translation and note.
 """
@@ -27,6 +29,7 @@ from curator.core import languages
 from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.folding import find, fold
+from curator.core.formats import spreadsheet
 from curator.core.formats.atomic import atomic_write
 from curator.core.models import GlossaryTerm, Language, User
 from curator.core.models.base import utcnow
@@ -223,7 +226,7 @@ def export_csv(session: Session, out: Path, language: str | None = None) -> int:
         query = query.where(GlossaryTerm.language == _check_language(session, language))
     rows = sorted(session.scalars(query), key=lambda r: (r.language, r.term_key, r.id))
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = spreadsheet.Writer(buffer)  # a cell a spreadsheet would run is written inert
     writer.writerow(COLUMNS)
     writer.writerows((r.language, r.term, r.translation, r.note) for r in rows)
     atomic_write(out, buffer.getvalue().encode("utf-8"))
@@ -243,8 +246,8 @@ def _lines(path: Path) -> Iterable[tuple[int, list[str]]]:
         raise InputError(name, "not UTF-8 text", line=line) from None
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        for row in reader:
-            yield reader.line_num, row
+        for row in reader:  # a cell exported inert (a formula's quote) reads back as it was
+            yield reader.line_num, [spreadsheet.revive(cell) for cell in row]
     except csv.Error as exc:
         raise InputError(name, f"not CSV: {exc}", line=reader.line_num + 1) from None
 

@@ -17,7 +17,7 @@ from curator.core.models import Assignment, ProposalReview, User
 from curator.review import activity
 from curator.review.accounts import find_user
 from curator.review.proposals import Proposal, proposals
-from curator.review.resolutions import REASON_MAX
+from curator.review.resolutions import REASON_MAX, invisible_in_reason
 from curator.review.validation import keeps_case, validate_template
 
 VERDICTS = values(ProposalVerdict)
@@ -56,7 +56,10 @@ def review_proposal(
         raise InputError(f"must be one of {', '.join(VERDICTS)}", field="verdict")
     if not isinstance(reason, str) or len(reason) > REASON_MAX:
         raise InputError(f"at most {REASON_MAX} characters", field="reason")
-    reason = reason.strip()
+    reason = reason.replace("\r\n", "\n").strip()
+    problem = invisible_in_reason(reason)  # the rule of every typed reason (review.resolutions)
+    if problem is not None:
+        raise InputError(problem, field="reason")
     proposal = find_proposal(session, language, relation, text)
     new_text: str | None = None
     if edited_to is not None:

@@ -21,6 +21,7 @@ from curator.core.enums import Activity, DecisionKind, DisagreementKind, values
 from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Comment, Decision, Resolution, Template, User
 from curator.core.models.base import utcnow, valid_id
+from curator.core.text import control_reason
 from curator.review import activity
 from curator.review.stats import standing_decisions
 from curator.review.validation import keeps_case, validate_template
@@ -182,13 +183,25 @@ def _template(session: Session, template_id: object) -> Template:
     return template
 
 
+def invisible_in_reason(reason: str) -> str | None:
+    """Why a maintainer's typed reason is refused for a character in it, or None: a control or
+    format character (U+202E reversing the line and its buttons, NUL that PostgreSQL cannot
+    store, ...) — the rule of every typed text (core.text.control_reason; line breaks let
+    through, as in a comment: a form's CRLF is made LF first)."""
+    return control_reason(reason.replace("\n", ""))
+
+
 def check_reason(reason: object) -> str:
-    """A maintainer's reason (a resolution, a dropped line): required, at most REASON_MAX characters."""
+    """A maintainer's reason (a resolution, a dropped line): required, at most REASON_MAX
+    characters, no invisible character (`invisible_in_reason`)."""
     if not isinstance(reason, str) or not reason.strip():
         raise InputError("reason: give a reason (it is kept with the resolution and shown to maintainers)")
     reason = reason.replace("\r\n", "\n").strip()
     if len(reason) > REASON_MAX:
         raise InputError(f"reason: at most {REASON_MAX} characters")
+    problem = invisible_in_reason(reason)
+    if problem is not None:
+        raise InputError(f"reason: {problem}")
     return reason
 
 

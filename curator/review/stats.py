@@ -12,11 +12,11 @@ of the shares, of agreement and of the merge (release/merge.py).
 
 from __future__ import annotations
 
-import csv
 import io
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 from itertools import combinations
 from typing import Any, cast
 
@@ -24,6 +24,7 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from curator.core.enums import DecisionKind
+from curator.core.formats import spreadsheet
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion
 from curator.review.progress import in_queue
 from curator.review.service import DECISIONS
@@ -196,13 +197,21 @@ CSV_COLUMNS = (
 )
 
 
+def _cell(value: object) -> object:
+    """A statistics cell: a number as a number (a negative kappa is not a formula: a Decimal, not
+    text), any text made inert by the writer (core.formats.spreadsheet)."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return Decimal(f"{value:.4f}")
+    return value
+
+
 def summary_csv(summary: ReviewSummary) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = spreadsheet.Writer(out)
     writer.writerow(CSV_COLUMNS)
     for r in summary.languages:
         d = r.to_dict()
-        writer.writerow(
-            ["" if d[c] is None else (f"{d[c]:.4f}" if isinstance(d[c], float) else d[c]) for c in CSV_COLUMNS]
-        )
+        writer.writerow([_cell(d[c]) for c in CSV_COLUMNS])
     return out.getvalue()

@@ -13,6 +13,11 @@ it: under the item on the review screen and on the history page.
 open thread the reviewer opened or wrote in, every reply by someone else written after the
 reviewer's own latest post in that thread (by row id, which grows with time) is waiting. Answering
 in the thread clears them; so does resolving it.
+
+Every listing is bounded (issue 38 §2): threads come a page at a time (`page`, `per_page` up to
+MAX_PER_PAGE, the conventions of review.find), each thread listed with only its latest
+REPLIES_SHOWN replies and `reply_count` for all of them; one thread's replies page the same way
+(`get_thread` with a page); the replies waiting for someone too (`waiting_page`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ from curator.review.comments import clean_text
 from curator.review.progress import in_queue
 from curator.review.readers import may_read_language, readable_by
 from curator.review.writes import insert_once, replayed
+
+PER_PAGE = 20  # threads (or waiting replies) per page
+MAX_PER_PAGE = 100
+REPLIES_SHOWN = 20  # the latest replies of each thread in a listing (`reply_count` counts them all)
 
 State = Literal["open", "resolved"]
 STATES: tuple[str, ...] = ("open", "resolved")
@@ -69,7 +78,38 @@ class ThreadRecord(TypedDict):
     state: State
     resolved_at: str | None
     resolved_by: str | None  # who resolved it (name, as `author`)
-    replies: list[ReplyRecord]
+    replies: list[ReplyRecord]  # the latest REPLIES_SHOWN, oldest first (or the page asked for)
+    reply_count: int  # all its standing replies
+
+
+class ThreadPage(TypedDict):
+    """One page of a thread listing."""
+
+    threads: list[ThreadRecord]
+    matched: int  # threads in the listing, every page
+    page: int
+    pages: int
+    per_page: int
+
+
+class ReplyPage(TypedDict):
+    """One thread with one page of its replies (oldest first)."""
+
+    thread: ThreadRecord
+    page: int
+    pages: int
+    per_page: int
+
+
+def check_page(page: int = 1, per_page: int = PER_PAGE) -> tuple[int, int]:
+    """A page number (from 1) and a page size (1 to MAX_PER_PAGE) from a URL, or InputError."""
+    if page < 1 or not 1 <= per_page <= MAX_PER_PAGE:
+        raise InputError(N_("The page must be 1 or more, with 1 to %(count)s items."), params={"count": MAX_PER_PAGE})
+    return page, per_page
+
+
+def _pages(matched: int, per_page: int) -> int:
+    return max(1, -(-matched // per_page))
 
 
 def _may_take_part(session: Session, user: User, language: str) -> bool:
@@ -124,6 +164,18 @@ def reply(
     if created:
         mentions.record(session, reply_row)  # @handles of people who may read the thread (review.mentions)
     return reply_row, created
+
+
+def reply_record(session: Session, viewer: User, row: Comment) -> ReplyRecord:
+    """One reply as the listings show it (the answer to a reply POST: the reply, not its thread)."""
+    author = session.get_one(User, row.user_id)
+    return {
+        "id": row.id,
+        "author": author_name(author),
+        "mine": row.user_id == viewer.id,
+        "text": row.text,
+        "created_at": row.created_at.isoformat(timespec="seconds"),
+    }
 
 
 def _set_state(session: Session, user: User, language: str, comment_id: int, resolved: bool) -> Comment:
@@ -183,21 +235,54 @@ def _roots_query(language: str, state: State | None) -> Select[Comment]:
     return query
 
 
-def _records(session: Session, roots: list[Comment], viewer: User | None) -> list[ThreadRecord]:
-    """The threads of these opening comments with their standing replies, oldest first."""
+def _latest_replies(session: Session, ids: list[int], latest: int) -> tuple[list[Comment], dict[int, int]]:
+    """The latest `latest` standing replies of each of these threads (oldest first) and
+    {thread: number of its standing replies}."""
+    ranked = (
+        select(
+            Comment.id.label("id"),
+            func.row_number().over(partition_by=Comment.parent_id, order_by=Comment.id.desc()).label("rank"),
+        )
+        .where(Comment.parent_id.in_(ids), Comment.retracted.is_(False))
+        .subquery()
+    )
+    replies = session.scalars(
+        select(Comment).join(ranked, ranked.c.id == Comment.id).where(ranked.c.rank <= latest).order_by(Comment.id)
+    ).all()
+    counts = session.execute(
+        select(Comment.parent_id, func.count())
+        .where(Comment.parent_id.in_(ids), Comment.retracted.is_(False))
+        .group_by(Comment.parent_id)
+    ).all()
+    return list(replies), {parent: n for parent, n in counts if parent is not None}
+
+
+def _page_of_replies(session: Session, root: Comment, page: int, per_page: int) -> tuple[list[Comment], int]:
+    """One page of the thread's standing replies, oldest first, and how many it has."""
+    standing = select(Comment).where(Comment.parent_id == root.id, Comment.retracted.is_(False))
+    count = session.scalar(select(func.count()).select_from(standing.subquery())) or 0
+    rows = session.scalars(standing.order_by(Comment.id).offset((page - 1) * per_page).limit(per_page)).all()
+    return list(rows), count
+
+
+def _records(
+    session: Session,
+    roots: list[Comment],
+    viewer: User | None,
+    replies: tuple[list[Comment], dict[int, int]] | None = None,
+) -> list[ThreadRecord]:
+    """The threads of these opening comments with their latest standing replies (or `replies`:
+    the replies to show and the count of each thread's), oldest first."""
     if not roots:
         return []
-    ids = [r.id for r in roots]
-    replies = session.scalars(
-        select(Comment).where(Comment.parent_id.in_(ids), Comment.retracted.is_(False)).order_by(Comment.id)
-    ).all()
-    people = {r.user_id for r in [*roots, *replies]} | {r.resolved_by for r in roots if r.resolved_by is not None}
+    shown, counts = replies if replies is not None else _latest_replies(session, [r.id for r in roots], REPLIES_SHOWN)
+    people = {r.user_id for r in [*roots, *shown]} | {r.resolved_by for r in roots if r.resolved_by is not None}
     names = {u.id: author_name(u) for u in session.scalars(select(User).where(User.id.in_(people)))}
     template_ids = {r.template_id for r in roots if r.template_id is not None}
     texts = dict(session.execute(select(Template.id, Template.text).where(Template.id.in_(template_ids))).all())
     by_thread: dict[int, list[ReplyRecord]] = defaultdict(list)
     viewer_id = viewer.id if viewer is not None else None
-    for r in replies:
+    for r in shown:
         assert r.parent_id is not None  # selected by parent
         by_thread[r.parent_id].append(
             {
@@ -224,6 +309,7 @@ def _records(session: Session, roots: list[Comment], viewer: User | None) -> lis
             "resolved_at": _iso(c.resolved_at),
             "resolved_by": names.get(c.resolved_by) if c.resolved_by is not None else None,
             "replies": by_thread[c.id],
+            "reply_count": counts.get(c.id, 0),
         }
         for c in roots
     ]
@@ -250,35 +336,60 @@ def language_threads(
     state: State | None = None,
     *,
     mine: bool = False,
-) -> list[ThreadRecord]:
-    """The threads of a language (open, resolved or both), oldest first; `mine`: only those the
-    viewer opened or wrote in. Only maintainers and reviewers of the language may list them."""
+    page: int = 1,
+    per_page: int = PER_PAGE,
+) -> ThreadPage:
+    """One page of the threads of a language (open, resolved or both), oldest first; `mine`: only
+    those the viewer opened or wrote in. Only maintainers and reviewers of the language may list
+    them. A page past the last is empty."""
+    page, per_page = check_page(page, per_page)
     if not _may_take_part(session, viewer, language):
         raise Forbidden(NOT_REVIEWING, params={"language": language})
     query = _roots_query(language, state)
     if mine:
         query = query.where(Comment.id.in_(_participated(viewer)))
-    return _records(session, list(session.scalars(query.order_by(Comment.id))), viewer)
+    matched = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    roots = list(session.scalars(query.order_by(Comment.id).offset((page - 1) * per_page).limit(per_page)))
+    return {
+        "threads": _records(session, roots, viewer),
+        "matched": matched,
+        "page": page,
+        "pages": _pages(matched, per_page),
+        "per_page": per_page,
+    }
 
 
 def get_thread(session: Session, viewer: User, language: str, comment_id: int) -> ThreadRecord:
-    """One thread (by its opening comment's id or one of its replies' ids)."""
+    """One thread (by its opening comment's id or one of its replies' ids) with its latest replies."""
     root = _opening(session, viewer, language, comment_id)
     return _records(session, [root], viewer)[0]
+
+
+def thread_page(
+    session: Session, viewer: User, language: str, comment_id: int, page: int = 1, per_page: int = PER_PAGE
+) -> ReplyPage:
+    """One thread with one page of its replies, oldest first (a page past the last has none)."""
+    page, per_page = check_page(page, per_page)
+    root = _opening(session, viewer, language, comment_id)
+    rows, count = _page_of_replies(session, root, page, per_page)
+    thread = _records(session, [root], viewer, (rows, {root.id: count}))[0]
+    return {"thread": thread, "page": page, "pages": _pages(count, per_page), "per_page": per_page}
 
 
 def item_threads(
     session: Session, user: User, language: str, relation: str, template_id: int
 ) -> tuple[list[ThreadRecord], list[ThreadRecord]]:
     """What the review screen shows under an item: the threads on its template, and those on its
-    relation as a whole, that `user` opened or wrote in — each with its replies and state."""
+    relation as a whole, that `user` opened or wrote in — each with its latest replies and state;
+    the newest MAX_PER_PAGE of them at most (the item's JSON stays bounded), oldest first."""
     query = (
         _roots_query(language, None)
         .where(Comment.relation_id == relation, Comment.id.in_(_participated(user)))
         .where(or_(Comment.template_id == template_id, Comment.template_id.is_(None)))
-        .order_by(Comment.id)
+        .order_by(Comment.id.desc())
+        .limit(MAX_PER_PAGE)
     )
-    threads = _records(session, list(session.scalars(query)), user)
+    threads = _records(session, list(session.scalars(query))[::-1], user)
     return (
         [t for t in threads if t["template_id"] == template_id],
         [t for t in threads if t["template_id"] is None],
@@ -298,11 +409,8 @@ class WaitingReply(TypedDict):
     created_at: str
 
 
-def waiting_replies(session: Session, user: User, language: str | None = None) -> dict[str, list[WaitingReply]]:
-    """{language: replies waiting for `user`}, oldest first: in open threads the user opened or
-    wrote in, the replies by others newer than the user's own latest post in the thread — for a
-    reviewer only in the languages they still review (the home page's rows; a maintainer may take
-    part in every language's threads, so theirs are all counted)."""
+def _waiting_query(user: User, language: str | None) -> Select[Comment, User, Comment]:
+    """The replies waiting for `user` (see the module's rule), oldest first."""
     mine = aliased(Comment)
     last_own = (
         select(func.coalesce(mine.parent_id, mine.id).label("thread"), func.max(mine.id).label("last"))
@@ -327,8 +435,17 @@ def waiting_replies(session: Session, user: User, language: str | None = None) -
     )
     if language is not None:
         query = query.where(Comment.language == language)
-    query = query.where(readable_by(user, Comment.language))  # a language taken off a reviewer waits no more
-    rows = session.execute(query).all()
+    return query.where(readable_by(user, Comment.language))  # a language taken off a reviewer waits no more
+
+
+def waiting_replies(
+    session: Session, user: User, language: str | None = None, *, limit: int = PER_PAGE, offset: int = 0
+) -> dict[str, list[WaitingReply]]:
+    """{language: replies waiting for `user`}, oldest first, at most `limit` from the `offset`-th:
+    in open threads the user opened or wrote in, the replies by others newer than the user's own
+    latest post in the thread — for a reviewer only in the languages they still review (the home
+    page's rows; a maintainer may take part in every language's threads, so theirs are all counted)."""
+    rows = session.execute(_waiting_query(user, language).offset(offset).limit(limit)).all()
     templates = {c.template_id for c, _, _ in rows if c.template_id is not None}
     items = dict(
         session.execute(
@@ -366,9 +483,24 @@ def waiting_replies(session: Session, user: User, language: str | None = None) -
     return dict(out)
 
 
+def waiting_page(session: Session, user: User, page: int = 1, per_page: int = PER_PAGE) -> dict[str, object]:
+    """One page of the replies waiting for `user` in every language: {count (all of them),
+    languages: {language: this page's replies}, page, pages, per_page}."""
+    page, per_page = check_page(page, per_page)
+    count = sum(waiting_counts(session, user).values())
+    return {
+        "count": count,
+        "languages": waiting_replies(session, user, limit=per_page, offset=(page - 1) * per_page),
+        "page": page,
+        "pages": _pages(count, per_page),
+        "per_page": per_page,
+    }
+
+
 def waiting_counts(session: Session, user: User) -> dict[str, int]:
     """{language: number of replies waiting for `user`} (languages with none left out)."""
-    return {lang: len(rows) for lang, rows in waiting_replies(session, user).items()}
+    query = _waiting_query(user, None).with_only_columns(Comment.language, func.count()).order_by(None)
+    return dict(session.execute(query.group_by(Comment.language)).all())
 
 
 def open_thread_counts(session: Session) -> dict[str, int]:

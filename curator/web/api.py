@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 from flask_login import current_user, login_required
+from flask_wtf.csrf import generate_csrf
 
 from curator.core import languages
 from curator.core.errors import N_, InputError, Retired
@@ -67,6 +68,15 @@ def me():
             if a.unassigned_at is None  # taken off the language (review.people)
         ],
     )
+
+
+@bp.get("/csrf")
+@login_required
+def fresh_csrf_token():
+    """A fresh CSRF token for a page open longer than a token lives (web/context.py,
+    CSRF_LIFETIME): the review screen asks for one when its own is refused, checks that `user` is
+    still the account it was opened for, and sends its request again (static/review.js)."""
+    return jsonify(token=generate_csrf(), user=current_user.id)
 
 
 @bp.get("/languages/<lang>/queue")
@@ -369,19 +379,26 @@ def _thread_state() -> threads.State | None:
 @bp.post("/languages/<lang>/comments/<int:comment_id>/replies")
 @login_required
 def reply_to_comment(lang: str, comment_id: int):
-    """A reply in the thread of that comment (reviewers of the language and maintainers)."""
+    """A reply in the thread of that comment (reviewers of the language and maintainers). The
+    answer is the reply alone (`thread`: its thread's id), never the whole thread; rate-limited
+    per account (web/limits.py, CURATOR_RATELIMIT_REPLY)."""
     lang, comment_id, body = _lang(lang), fields.row_id(comment_id), fields.body()
     text, request_id = fields.text(body, "text", TEXT, allow_empty=False), _request_id(body)
     with write() as session:
         row, created = threads.reply(
             session, current_user, lang, comment_id, text, request_id=request_id, source=_source()
         )
-        assert row.parent_id is not None  # a reply
-        thread = threads.get_thread(session, current_user, lang, row.parent_id)
+        answer = threads.reply_record(session, current_user, row)
     if created:
         notify_mentions(row.id)  # e-mailed when configured (web/mentions.py)
-    return jsonify(reply=next(r for r in thread["replies"] if r["id"] == row.id), thread=thread, created=created), (
-        201 if created else 200
+    return jsonify(reply=answer, thread=row.parent_id, created=created), 201 if created else 200
+
+
+def _page_args() -> tuple[int, int]:
+    """`page` and `per_page` of a thread listing (review.threads: per_page at most MAX_PER_PAGE), else 422."""
+    return (
+        fields.query_int("page", 1),
+        fields.query_int("per_page", threads.PER_PAGE, 1, threads.MAX_PER_PAGE),
     )
 
 
@@ -409,21 +426,27 @@ def reopen_thread(lang: str, comment_id: int):
 @bp.get("/languages/<lang>/threads")
 @login_required
 def list_threads(lang: str):
-    """The language's threads (`state`: open, resolved or all; `mine=1`: those you opened or wrote in)."""
+    """One page of the language's threads (`state`: open, resolved or all; `mine=1`: those you
+    opened or wrote in; `page`, `per_page`), each with its latest replies and `reply_count`."""
     lang, state = _lang(lang), _thread_state()
     mine = request.args.get("mine", "") in ("1", "true", "on")
-    return jsonify(threads=threads.language_threads(db(), current_user, lang, state, mine=mine))
+    page, per_page = _page_args()
+    return jsonify(threads.language_threads(db(), current_user, lang, state, mine=mine, page=page, per_page=per_page))
 
 
 @bp.get("/languages/<lang>/threads/<int:comment_id>")
 @login_required
 def get_thread(lang: str, comment_id: int):
-    return jsonify(thread=threads.get_thread(db(), current_user, _lang(lang), fields.row_id(comment_id)))
+    """The thread with one page of its replies, oldest first (`page`, `per_page`)."""
+    lang, comment_id = _lang(lang), fields.row_id(comment_id)
+    page, per_page = _page_args()
+    return jsonify(threads.thread_page(db(), current_user, lang, comment_id, page, per_page))
 
 
 @bp.get("/me/replies")
 @login_required
 def waiting_replies():
-    """Replies by others waiting for you (review.threads: newer than your own latest post in an open thread)."""
-    waiting = threads.waiting_replies(db(), current_user)
-    return jsonify(count=sum(map(len, waiting.values())), languages=waiting)
+    """One page of the replies by others waiting for you (review.threads: newer than your own
+    latest post in an open thread); `count` counts them all."""
+    page, per_page = _page_args()
+    return jsonify(threads.waiting_page(db(), current_user, page, per_page))

@@ -27,7 +27,7 @@ from curator.review.accounts import (
     open_invite,
 )
 from curator.review.login_sessions import end_login_session, start_login_session
-from curator.web.context import db, session_limits, write
+from curator.web.context import db, new_csrf_secret, session_limits, write
 from curator.web.errors import status_for, translated
 from curator.web.i18n import LOCALES, remember_locale, select_locale, speaking
 from curator.web.mailer import mailer
@@ -73,6 +73,7 @@ def sign_in(user, remember: bool = False, password: str | None = None) -> None:
             user.password_hash = hash_password(password)
         start_login_session(session, user, session_limits(), remember=remember)
     login_user(user, remember=remember)
+    new_csrf_secret()  # a token from before the sign-in (planted by someone else) is refused from now on
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -140,6 +141,7 @@ def logout():
         end_login_session(session, current_user.get_id())
     locale = select_locale()
     logout_user()
+    new_csrf_secret()
     flash(_("Signed out. Thank you!"), "info")
     return remember_locale(redirect(url_for("auth.login")), locale)  # the sign-in page keeps the language
 

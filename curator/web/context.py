@@ -111,6 +111,20 @@ def _unauthorized():
     return redirect(url_for("auth.login", next=request.full_path if request.query_string else request.path))
 
 
+CSRF_LIFETIME = 12 * 3600  # seconds: a working day's open page
+
+
+def new_csrf_secret() -> None:
+    """Forget the session's CSRF secret (Flask-WTF keeps it in the session under the field's
+    name, and this request's token in `g`): called at sign-in and sign-out, so that a token
+    planted in a browser before (session fixation) is refused after; the next page gets a new one."""
+    from flask import session
+
+    field = current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+    session.pop(field, None)
+    g.pop(field, None)
+
+
 def token_authenticated() -> bool:
     """Whether a valid Bearer token (not a cookie) signed this request in. A cookie session
     wins over a header (Flask-Login asks the session first), so a junk or even a valid
@@ -130,7 +144,9 @@ def not_cached(endpoint: str | None) -> bool:
 
 def init_web(app: Flask) -> None:
     app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
-    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)  # a volunteer's tab may stay open all afternoon
+    # a token lives CSRF_LIFETIME seconds (a stolen one is not good for ever); a volunteer's review
+    # screen, open all day, fetches a fresh one (GET /api/v1/csrf) and sends again (static/review.js)
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", CSRF_LIFETIME)
     hops = settings_of(app).proxy_fix
     if hops > 0:
         # behind nginx: the client's address (rate limits) and scheme come from the trusted proxies' headers

@@ -84,6 +84,7 @@ JS_MESSAGES: list[str] = [
     N_("Comment withdrawn."),
     N_("Reply"),
     N_("Reply saved."),
+    N_("The latest %(shown)s of %(count)s replies."),
     N_("resolved"),
     N_("Your sample is empty."),
     N_("Accepted"),

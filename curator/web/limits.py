@@ -4,7 +4,8 @@ account page's current password and an API token; on the door that sends e-mail,
 CURATOR_RATELIMIT_MAIL_CLIENT per client address, so that a classroom behind one NAT is not
 stopped by three requests: every POST counts, whether the address has an account or not, so the
 limit tells nothing either);
-and on a reviewer's search of their queue (CURATOR_RATELIMIT_SEARCH per account).
+on a reviewer's search of their queue (CURATOR_RATELIMIT_SEARCH per account); and on replies in
+comment threads (CURATOR_RATELIMIT_REPLY per account, every reply form and the API together).
 
 Password guessing is limited twice: per submitted e-mail (the account: a slow guesser spread
 over many addresses still stops) and per client address (one address trying many accounts
@@ -44,6 +45,7 @@ LIMITED = ("auth.login", "auth.invite", "people.reset")  # check a password or s
 PASSWORD_CHANGE = "auth.account"  # asks for the current password
 SENDS_MAIL = "auth.forgot"  # e-mails a reset link to whatever address is typed
 SEARCHES = ("find.page", "api.find_items")  # a reviewer's searches of their queue (issue 37 §5), counted together
+REPLIES = ("api.reply_to_comment", "review.reply_form", "threads.reply")  # a reply in a thread, counted together
 API = "/api/"  # the paths a Bearer token may authenticate (web/context.py: wants_json), whatever the blueprint
 
 
@@ -89,6 +91,7 @@ def init_limits(app: Flask) -> Limiter:
     app.view_functions[SENDS_MAIL] = mail_address(mail_account(mail_view))
     _limit_failures(app, limiter)
     _limit_searches(app, limiter)
+    _limit_replies(app, limiter)
     app.extensions["curator.limiter"] = limiter
     return limiter
 
@@ -121,6 +124,18 @@ def _limit_searches(app: Flask, limiter: Limiter) -> None:
     CURATOR_RATELIMIT_SEARCH): each reads the whole queue, so a script looping on it is slowed."""
     shared = limiter.shared_limit(settings_of(app).ratelimit_search, scope="search", key_func=searcher_key)
     for endpoint in SEARCHES:
+        view: Callable[..., Any] = app.view_functions[endpoint]
+        app.view_functions[endpoint] = shared(view)
+
+
+def _limit_replies(app: Flask, limiter: Limiter) -> None:
+    """Replies in comment threads (the review screen's API call, the history page's and the
+    maintainers' forms share one count per account, CURATOR_RATELIMIT_REPLY): a script posting
+    thousands of replies is stopped with 429 and Retry-After."""
+    shared = limiter.shared_limit(
+        settings_of(app).ratelimit_reply, scope="reply", key_func=searcher_key, methods=["POST"]
+    )
+    for endpoint in REPLIES:
         view: Callable[..., Any] = app.view_functions[endpoint]
         app.view_functions[endpoint] = shared(view)
 

@@ -104,6 +104,8 @@ def screen(lang: str):
 def past(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
+    # your threads a page at a time (`page`), the replies waiting for you the oldest first (review.threads)
+    mine = threads.language_threads(session, current_user, lang, mine=True, page=fields.query_int("page", 1))
     return render_template(
         "history.html",
         lang=lang,
@@ -111,7 +113,8 @@ def past(lang: str):
         dir=languages.direction(lang),
         rows=history(session, current_user, assignment),
         suggestions=list_suggestions(session, current_user, assignment),
-        comments=threads.language_threads(session, current_user, lang, mine=True),
+        comments=mine["threads"],
+        comments_page=mine,
         waiting=threads.waiting_replies(session, current_user, lang).get(lang, []),
         request_id=uuid.uuid4().hex,
     )

@@ -43,6 +43,7 @@ FIELDS = {
     "RATELIMIT_MAIL": "ratelimit_mail",
     "RATELIMIT_MAIL_CLIENT": "ratelimit_mail_client",
     "RATELIMIT_SEARCH": "ratelimit_search",
+    "RATELIMIT_REPLY": "ratelimit_reply",
     "SMTP_HOST": "smtp_host",
     "SMTP_PORT": "smtp_port",
     "SMTP_FROM": "smtp_from",

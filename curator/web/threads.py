@@ -1,5 +1,6 @@
 """Maintainer pages for comment threads (review.threads): a language's threads, open or
-resolved, each with its replies, a reply box and resolve / reopen. Every form carries the CSRF
+resolved, a page at a time (review.threads.PER_PAGE), each with its latest replies, a reply box and
+resolve / reopen. Every form carries the CSRF
 token and a request id (a resent form stores its reply once); a refused reply re-renders the
 page (422) with the draft kept and the reason shown, nothing stored."""
 
@@ -31,9 +32,14 @@ def _state(value: str | None) -> str:
     return value or "open"
 
 
-def _page(code: str, state: str, draft: dict[int, str] | None = None, status: int = 200):
+def _page_number() -> int:
+    """The listing's page (`page`, from 1; review.threads.PER_PAGE threads a page), else 422."""
+    return fields.query_int("page", 1)
+
+
+def _page(code: str, state: str, draft: dict[int, str] | None = None, status: int = 200, page: int = 1):
     session = db()
-    rows = threads.language_threads(session, current_user, code, threads.check_state(state))
+    listing = threads.language_threads(session, current_user, code, threads.check_state(state), page=page)
     return render_template(
         "threads.html",
         code=code,
@@ -41,7 +47,8 @@ def _page(code: str, state: str, draft: dict[int, str] | None = None, status: in
         dir=languages.direction(code),
         state=state,
         states=STATE_CHOICES,
-        threads=rows,
+        threads=listing["threads"],
+        listing=listing,
         draft=draft or {},
         request_id=uuid.uuid4().hex,
     ), status
@@ -51,13 +58,23 @@ def _page(code: str, state: str, draft: dict[int, str] | None = None, status: in
 @maintainer_required
 def index(code: str):
     languages.check_code(code, "the URL")
-    return _page(code, _state(request.args.get("state")))
+    return _page(code, _state(request.args.get("state")), page=_page_number())
+
+
+def _form_page() -> int:
+    """The listing page a form was sent from (back to it), 1 when absent or malformed."""
+    raw = request.form.get("page", "")
+    return int(raw) if raw.isdigit() and 0 < len(raw) <= 6 and int(raw) > 0 else 1
 
 
 def _back(code: str, thread_id: int):
     state = request.form.get("state", "open")
     state = state if state in STATE_CHOICES else "open"
-    return redirect(url_for("threads.index", code=code, state=state, _anchor=f"thread-{thread_id}"))
+    page = _form_page()
+    anchor = f"thread-{thread_id}"
+    if page > 1:
+        return redirect(url_for("threads.index", code=code, state=state, page=page, _anchor=anchor))
+    return redirect(url_for("threads.index", code=code, state=state, _anchor=anchor))
 
 
 @bp.post("/languages/<code>/threads/<int:thread_id>/reply")
@@ -75,7 +92,8 @@ def reply(code: str, thread_id: int):
     except CuratorError as exc:
         flash(translated(exc), "error")
         state = request.form.get("state", "open")
-        return _page(code, state if state in STATE_CHOICES else "open", {thread_id: text}, status_for(exc))
+        state = state if state in STATE_CHOICES else "open"
+        return _page(code, state, {thread_id: text}, status_for(exc), _form_page())
     if created:
         notify_mentions(row.id)  # e-mailed when configured (web/mentions.py)
     flash(_("Reply saved."), "info")

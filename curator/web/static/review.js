@@ -11,7 +11,7 @@
   const api = root.dataset.api;           // /api/v1/languages/<lang>
   const lang = root.dataset.lang;
   const rtl = root.dataset.dir === "rtl";
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const csrfMeta = document.querySelector('meta[name="csrf-token"]');
   const $ = (id) => document.getElementById(id);
 
   let MESSAGES = {};
@@ -230,6 +230,22 @@
     if (message) say(message, "error");
   }
 
+  // A new CSRF token (GET /api/v1/csrf) into the page's meta tag, if the browser is still signed
+  // in as the account this page was opened for (else false: another account's session must not
+  // receive this page's decisions).
+  async function freshToken() {
+    try {
+      const response = await fetch("/api/v1/csrf", {headers: {Accept: "application/json"}, credentials: "same-origin"});
+      const data = response.ok ? await response.json() : null;
+      if (!data || String(data.user) !== root.dataset.user || !data.token) return false;
+      csrfMeta.content = data.token;
+      document.querySelectorAll('input[name="csrf_token"]').forEach((input) => { input.value = data.token; });
+      return true;
+    } catch (err) {
+      return false;
+    }
+  }
+
   // `quick` (the outbox, see `flush`): a lost connection, or a proxy that cannot reach the app
   // (502, 504), answers status 0 at once instead of being retried here, and a request hanging
   // on a dead connection is given up after SEND_LIMIT_MS.
@@ -237,7 +253,7 @@
     const options = {method, headers: {"Accept": "application/json"}, credentials: "same-origin"};
     if (body !== undefined) {
       options.headers["Content-Type"] = "application/json";
-      options.headers["X-CSRFToken"] = csrf;
+      options.headers["X-CSRFToken"] = csrfMeta.content;
       options.body = JSON.stringify(body);
     }
     // A dropped connection or a busy database (503) is retried with the same body (and
@@ -256,7 +272,14 @@
           continue;
         }
         const data = await response.json().catch(() => ({}));
-        // 401: signed out; a CSRF refusal (400) means the session holding the token is gone too
+        // a CSRF refusal (400): the page's token expired (it lives hours, the page may stay open
+        // longer) or the session was signed in or out anew. A fresh token for the same account:
+        // the very same request again (same request id: stored once), so no decision is lost
+        if (response.status === 400 && /CSRF/i.test(data.error || "") && !options.refreshed) {
+          options.refreshed = true;
+          if (await freshToken()) { options.headers["X-CSRFToken"] = csrfMeta.content; attempt--; continue; }
+        }
+        // 401: signed out; a CSRF refusal again (or for another account) means the session is gone too
         if (response.status === 401 || (response.status === 400 && /CSRF/i.test(data.error || ""))) {
           saysignedOut();
           return {ok: false, status: 401, data};
@@ -458,6 +481,13 @@
           tag.textContent = t("resolved");
           el.append(" ", tag);
         }
+        const shown = (c.replies || []).length;
+        if ((c.reply_count || 0) > shown) {  // a thread comes with its latest replies only (review.threads)
+          const earlier = document.createElement("p");
+          earlier.className = "hint earlier-replies";
+          earlier.textContent = t("The latest %(shown)s of %(count)s replies.", {shown, count: c.reply_count});
+          el.append(earlier);
+        }
         const replies = document.createElement("ol");
         replies.className = "thread-replies";
         (c.replies || []).forEach((r) => {
@@ -507,8 +537,12 @@
         return;
       }
       if (ctx !== shown) return;  // moved on meanwhile: stored, shown when the item is
+      // the answer is the reply alone (and its thread's id), not the whole thread: add it under it
       ["item", "relation"].forEach((scope) => {
-        ctx.comments[scope] = ctx.comments[scope].map((c) => (c.id === r.data.thread.id ? r.data.thread : c));
+        ctx.comments[scope] = ctx.comments[scope].map((c) => {
+          if (c.id !== r.data.thread || (c.replies || []).some((x) => x.id === r.data.reply.id)) return c;
+          return Object.assign({}, c, {replies: (c.replies || []).concat([r.data.reply]), reply_count: (c.reply_count || 0) + 1});
+        });
       });
       renderComments();
       say(t("Reply saved."), "ok");

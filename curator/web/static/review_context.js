@@ -13,7 +13,7 @@
   const $ = (id) => document.getElementById(id);
   const api = root.dataset.api;  // /api/v1/languages/<lang>
   const lang = root.dataset.lang;
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const csrfMeta = document.querySelector('meta[name="csrf-token"]');  // review.js may renew it
   let T = {};
   try { T = JSON.parse($("context-i18n").textContent); } catch (err) { T = {}; }
   const say = (key) => (T[key] === undefined ? key : T[key]);
@@ -232,7 +232,7 @@
     const codes = [...$("ctx-langs-options").querySelectorAll("input:checked")].map((b) => b.value);
     const r = await fetch("/api/v1/me/context-languages", {
       method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf},
+      headers: {"Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfMeta.content},
       body: JSON.stringify({languages: codes}),
     });
     const msg = $("ctx-langs-msg");
