@@ -84,12 +84,17 @@ def record(row: GlossaryTerm) -> TermRecord:
     return {"id": row.id, "language": row.language, "term": row.term, "translation": row.translation, "note": row.note}
 
 
+# folding without folding.fold's cache: an import folds every line once, and 65,536 cached
+# notes of 500 characters would be most of its memory
+_fold_once = fold.__wrapped__
+
+
 def keys(term: str, translation: str, note: str) -> dict[str, str]:
     """The columns derived from an entry's text: its folded fields and its term's lead."""
     return {
-        "term_key": fold(term),
-        "translation_key": fold(translation),
-        "note_key": fold(note),
+        "term_key": _fold_once(term),
+        "translation_key": _fold_once(translation),
+        "note_key": _fold_once(note),
         "match_key": lead(term),
     }
 
@@ -355,7 +360,7 @@ def _entry(name: str, line: int, cells: list[str], known: set[str]) -> Entry | N
             raise InputError(name, str(exc), line=line, field=field) from None
     if clean["language"] not in known:
         raise InputError(name, f"no language {clean['language']!r} in the database", line=line, field="language")
-    key = fold(clean["term"])
+    key = _fold_once(clean["term"])
     if not key.strip():
         raise InputError(name, "has no letters", line=line, field="term")
     if len(key) > LIMITS["term"]:
