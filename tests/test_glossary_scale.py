@@ -142,6 +142,12 @@ def test_the_lookup_reads_only_the_terms_of_the_pattern_words(es_session):
     assert sorted(r.term for r in found) == ["[X] was born", "word42 tail", "word7 tail"]
     got = glossary.matches(es_session, "es", "[X] was born in word7 tail and WORD42", "[X] nació… palabra7")
     assert [(m["term"], m["found"]) for m in got] == [("[X] was born", ["[X] nació"]), ("word7 tail", ["palabra7"])]
+    # an edited term is found by its new first word, not its old one
+    (seven,) = [r for r in found if r.term == "word7 tail"]
+    glossary.edit_term(es_session, "es", seven.id, "Capital city", "capital", "nota")
+    assert [r.term for r in glossary.candidates(es_session, "es", "the word7 tail")] == []
+    assert [r.term for r in glossary.candidates(es_session, "es", "the CAPITAL city")] == ["Capital city"]
+    assert glossary.listing(es_session, "es", "NOTA")["terms"][0]["term"] == "Capital city"
     es_session.rollback()
 
 
