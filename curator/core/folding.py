@@ -9,6 +9,13 @@ Python, so SQLite and PostgreSQL answer alike, with no `unaccent` extension to i
 
 `find(needle, text)` says where a folded needle occurs in the original text (start, end
 offsets of the original characters), for highlighting.
+
+`lead(needle)` and `leads(text)` index that search (the glossary's per-item look-up): a needle
+can only be found in a text whose `leads` hold its `lead` — the needle's first word when it
+starts with a letter or digit (a match starts at a word's start and the needle's first word
+ends where a word of the text ends), else its first character. Storing each term's lead and
+asking for the leads of a pattern's words finds the few terms worth a `find` without reading
+every term.
 """
 
 from __future__ import annotations
@@ -51,12 +58,38 @@ def _folded_with_offsets(text: str) -> tuple[str, list[int]]:
     return "".join(out), origin
 
 
+def _key(needle: str) -> str:
+    """The needle as `find` compares it (folded character by character, trimmed)."""
+    return "".join(_fold_char(ch) for ch in unicodedata.normalize("NFC", needle)).strip()
+
+
+_WORD = re.compile(r"\w+")
+
+
+def lead(needle: str) -> str:
+    """What `leads(text)` must hold for `find(needle, text)` to find anything (module docstring):
+    the folded needle's first word, or its first character when it starts with neither a letter
+    nor a digit; "" for a needle `find` never finds."""
+    key = _key(needle)
+    first = _WORD.match(key)
+    return first.group() if first else key[:1]
+
+
+def leads(text: str) -> set[str]:
+    """The words of the folded text and its other characters (spaces aside): every `lead` a
+    needle found in `text` can have."""
+    folded, _ = _folded_with_offsets(text)
+    found = set(_WORD.findall(folded))
+    found.update(c for c in _WORD.sub("", folded) if not c.isspace())
+    return found
+
+
 def find(needle: str, text: str, *, whole_word: bool = True) -> list[tuple[int, int]]:
     """(start, end) of each occurrence of `needle` in `text`, compared folded. A match starts
     at a word's start; with `whole_word` it also ends at a word's end, else it runs on to the
     word's end (an inflected "capitales" holds "capital"). The span covers the original
     characters, marks after the last letter included."""
-    key = "".join(_fold_char(ch) for ch in unicodedata.normalize("NFC", needle)).strip()
+    key = _key(needle)
     if not key:
         return []
     folded, origin = _folded_with_offsets(text)

@@ -12,23 +12,29 @@ would run as a formula (`= + - @`, tab, CR first) is exported behind a single qu
 without it (core.formats.spreadsheet). An import is all or
 nothing: a bad line is an InputError naming the file, the line and the field, and nothing is
 stored; a term already in the glossary (compared folded) takes the line's translation and note.
+
+Scale (issue 38 §2, benchmarks/glossary_scale.py): each row keeps its folded fields, so the
+maintainers' page filters and pages in SQL (`listing`), and its term's `folding.lead`, indexed,
+so `matches` reads only the terms whose first word is a word of the pattern, not the whole
+glossary. An import reads the file a line at a time and stores it in batches inside the
+caller's one transaction: its memory is a batch plus one small key per line, not the file.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
-from sqlalchemy import select
+from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from curator.core import languages
 from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError, NotFound
-from curator.core.folding import find, fold
+from curator.core.folding import find, fold, lead, leads
 from curator.core.formats import spreadsheet
 from curator.core.formats.atomic import atomic_write
 from curator.core.models import GlossaryTerm, Language, User
@@ -40,6 +46,10 @@ COLUMNS = ("language", "term", "translation", "note")
 LIMITS = {"language": 32, "term": 200, "translation": 200, "note": 500}
 # folding can lengthen a term (ß → ss): its folded key must fit the same 200 characters
 FOLDED_TOO_LONG = f"is too long once folded (more than {LIMITS['term']} characters)"
+PAGE_SIZE = 50  # the maintainers' page: terms a page by default ...
+MAX_PAGE_SIZE = 200  # ... and at most (`per_page`)
+BATCH = 500  # an import stores this many lines at a time
+MAX_LINE_BYTES = 1 << 20  # a longer physical line cannot hold a valid entry (LIMITS): refused unread
 
 
 class TermRecord(TypedDict):
@@ -50,6 +60,17 @@ class TermRecord(TypedDict):
     term: str
     translation: str
     note: str
+
+
+class Listing(TypedDict):
+    """One page of a language's glossary, filtered (`listing`)."""
+
+    terms: list[TermRecord]
+    matched: int  # terms the filter keeps
+    total: int  # terms of the language
+    page: int  # 1-based, within 1..pages
+    pages: int
+    per_page: int
 
 
 class TermMatch(TypedDict):
@@ -64,6 +85,21 @@ class TermMatch(TypedDict):
 
 def record(row: GlossaryTerm) -> TermRecord:
     return {"id": row.id, "language": row.language, "term": row.term, "translation": row.translation, "note": row.note}
+
+
+# folding without folding.fold's cache: an import folds every line once, and 65,536 cached
+# notes of 500 characters would be most of its memory
+_fold_once = fold.__wrapped__
+
+
+def keys(term: str, translation: str, note: str) -> dict[str, str]:
+    """The columns derived from an entry's text: its folded fields and its term's lead."""
+    return {
+        "term_key": _fold_once(term),
+        "translation_key": _fold_once(translation),
+        "note_key": _fold_once(note),
+        "match_key": lead(term),
+    }
 
 
 def _clean(value: object, name: str, *, required: bool = True) -> str:
@@ -113,6 +149,43 @@ def terms(session: Session, language: str) -> list[GlossaryTerm]:
     return sorted(rows, key=lambda r: (r.term_key, r.id))
 
 
+def listing(session: Session, language: str, text: str = "", page: int = 1, per_page: int = PAGE_SIZE) -> Listing:
+    """The terms of `language` whose term, translation or note holds `text` (compared folded;
+    "" keeps every one), by term, `per_page` (capped at MAX_PAGE_SIZE) from page `page` — past
+    the end, the last page. Filtered, counted and cut in SQL: a page reads its rows only."""
+    per_page = max(1, min(per_page, MAX_PAGE_SIZE))
+    where = [GlossaryTerm.language == language]
+    needle = fold(text.strip())
+    if needle:
+        where.append(
+            or_(
+                *(
+                    column.contains(needle, autoescape=True)
+                    for column in (GlossaryTerm.term_key, GlossaryTerm.translation_key, GlossaryTerm.note_key)
+                )
+            )
+        )
+    total = session.scalar(select(func.count()).where(GlossaryTerm.language == language)) or 0
+    matched = session.scalar(select(func.count()).where(*where)) if needle else total
+    pages = max(1, -(-(matched or 0) // per_page))
+    page = max(1, min(page, pages))
+    rows = session.scalars(
+        select(GlossaryTerm)
+        .where(*where)
+        .order_by(GlossaryTerm.term_key, GlossaryTerm.id)
+        .offset((page - 1) * per_page)
+        .limit(per_page)
+    )
+    return {
+        "terms": [record(r) for r in rows],
+        "matched": matched or 0,
+        "total": total,
+        "page": page,
+        "pages": pages,
+        "per_page": per_page,
+    }
+
+
 def _same_term(session: Session, language: str, key: str) -> GlossaryTerm | None:
     return session.scalars(
         select(GlossaryTerm).where(GlossaryTerm.language == language, GlossaryTerm.term_key == key)
@@ -131,11 +204,11 @@ def add_term(
     row = GlossaryTerm(
         language=language,
         term=term,
-        term_key=key,
         translation=translation,
         note=note,
         updated_by=user.id if user is not None else None,
         updated_at=utcnow(),
+        **keys(term, translation, note),
     )
     session.add(row)
     session.flush()
@@ -179,7 +252,9 @@ def edit_term(
         raise Conflict(f"the glossary of {language} has {term!r} already: edit that entry")
     if (row.term, row.translation, row.note) == (term, translation, note):
         return row  # saved unchanged: nothing to log
-    row.term, row.term_key, row.translation, row.note = term, key, translation, note
+    row.term, row.translation, row.note = term, translation, note
+    for column, value in keys(term, translation, note).items():
+        setattr(row, column, value)
     row.updated_by, row.updated_at = (user.id if user is not None else None), utcnow()
     session.flush()
     _log(session, user, row, "edit")
@@ -193,11 +268,23 @@ def delete_term(session: Session, language: str, term_id: int, user: User | None
     session.flush()
 
 
+def candidates(session: Session, language: str, english: str) -> list[GlossaryTerm]:
+    """The terms of `language` that may occur in `english`: those whose lead (folding.lead) is
+    one of the pattern's, by term — read through the (language, match_key) index."""
+    wanted = sorted(leads(english))
+    if not wanted:
+        return []
+    rows = session.scalars(
+        select(GlossaryTerm).where(GlossaryTerm.language == language, GlossaryTerm.match_key.in_(wanted))
+    ).all()
+    return sorted(rows, key=lambda r: (r.term_key, r.id))
+
+
 def matches(session: Session, language: str, english: str, template: str) -> list[TermMatch]:
     """The glossary terms of `language` found in the English pattern, in the order they occur
     there, each with its translation's occurrences in `template` (module docstring)."""
     found: list[tuple[int, TermMatch]] = []
-    for row in terms(session, language):
+    for row in candidates(session, language, english):
         spans = find(row.term, english)
         if not spans:
             continue
@@ -233,18 +320,24 @@ def export_csv(session: Session, out: Path, language: str | None = None) -> int:
     return len(rows)
 
 
-def _lines(path: Path) -> Iterable[tuple[int, list[str]]]:
-    name = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(name, "not UTF-8 text", line=line) from None
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+def _text_lines(name: str, handle: io.BufferedReader) -> Iterator[str]:
+    """The file's text a line at a time, decoded, split as csv reads it (\n, \r\n or \r): a
+    bad byte names its line (counted by \n); a line over MAX_LINE_BYTES is refused unread."""
+    number = 0
+    while raw := handle.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise InputError(name, f"a line longer than {MAX_LINE_BYTES} bytes", line=number)
+        try:
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError:
+            raise InputError(name, "not UTF-8 text", line=number) from None
+        yield from io.StringIO(text, newline="")
+
+
+def _lines(name: str, handle: io.BufferedReader) -> Iterator[tuple[int, list[str]]]:
+    """The CSV records of the file, each with the line it ends on, read as they are needed."""
+    reader = csv.reader(_text_lines(name, handle), strict=True)
     try:
         for row in reader:  # a cell exported inert (a formula's quote) reads back as it was
             yield reader.line_num, [spreadsheet.revive(cell) for cell in row]
@@ -252,66 +345,109 @@ def _lines(path: Path) -> Iterable[tuple[int, list[str]]]:
         raise InputError(name, f"not CSV: {exc}", line=reader.line_num + 1) from None
 
 
+Entry = tuple[str, str, str, str, str]  # language, term_key, term, translation, note
+
+
+def _entry(name: str, line: int, cells: list[str], known: set[str]) -> Entry | None:
+    """One line's entry, checked (module docstring), or None for a blank line."""
+    if not any(c.strip() for c in cells):
+        return None
+    if len(cells) > len(COLUMNS) or len(cells) < 3:
+        raise InputError(name, f"expected {len(COLUMNS)} fields, found {len(cells)}", line=line)
+    values = dict(zip(COLUMNS, [*cells, ""][: len(COLUMNS)], strict=False))
+    clean: dict[str, str] = {}
+    for field in COLUMNS:
+        try:
+            clean[field] = _clean(values.get(field, ""), field, required=field != "note")
+        except ValueError as exc:
+            raise InputError(name, str(exc), line=line, field=field) from None
+    if clean["language"] not in known:
+        raise InputError(name, f"no language {clean['language']!r} in the database", line=line, field="language")
+    key = _fold_once(clean["term"])
+    if not key.strip():
+        raise InputError(name, "has no letters", line=line, field="term")
+    if len(key) > LIMITS["term"]:
+        raise InputError(name, FOLDED_TOO_LONG, line=line, field="term")
+    return clean["language"], key, clean["term"], clean["translation"], clean["note"]
+
+
+def _store(session: Session, batch: list[Entry], changes: dict[str, dict[str, int]], stamp: dict[str, Any]) -> None:
+    """Store a batch of checked entries: new terms inserted, changed ones updated (by primary
+    key, without loading objects), counted per language in `changes`."""
+    by_language: dict[str, list[Entry]] = {}
+    for entry in batch:
+        by_language.setdefault(entry[0], []).append(entry)
+    for language, entries in by_language.items():
+        have = {
+            r.term_key: r
+            for r in session.execute(
+                select(
+                    GlossaryTerm.id,
+                    GlossaryTerm.term_key,
+                    GlossaryTerm.term,
+                    GlossaryTerm.translation,
+                    GlossaryTerm.note,
+                ).where(GlossaryTerm.language == language, GlossaryTerm.term_key.in_([e[1] for e in entries]))
+            )
+        }
+        new: list[dict[str, Any]] = []
+        changed: list[dict[str, Any]] = []
+        for _, key, term, translation, note in entries:
+            values = {"term": term, "translation": translation, "note": note, **keys(term, translation, note), **stamp}
+            row = have.get(key)
+            if row is None:
+                new.append({"language": language, **values})
+            elif (row.term, row.translation, row.note) != (term, translation, note):
+                changed.append({"id": row.id, **values})
+        if new:
+            session.execute(insert(GlossaryTerm), new)
+        if changed:
+            session.execute(update(GlossaryTerm), changed)
+        counts = changes.setdefault(language, {"added": 0, "updated": 0})
+        counts["added"] += len(new)
+        counts["updated"] += len(changed)
+
+
 def import_csv(session: Session, path: Path, user: User | None = None) -> tuple[int, int]:
-    """Read `path` (module docstring) into the glossaries, all or nothing. Returns (added, updated)."""
+    """Read `path` (module docstring) into the glossaries, all or nothing: lines are read and
+    stored a batch at a time in the caller's transaction, which a bad line leaves to be rolled
+    back (core.db.unit_of_work does). Returns (added, updated)."""
     name = str(path)
-    rows = iter(_lines(path))
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
+    with handle:
+        changes = _import(session, name, _lines(name, handle), user)
+    for language, counts in sorted(changes.items()):  # one entry per language the file changed
+        if counts["added"] or counts["updated"]:
+            activity.record(session, user, Activity.GLOSSARY, path.name, language, {"change": "import", **counts})
+    return sum(c["added"] for c in changes.values()), sum(c["updated"] for c in changes.values())
+
+
+def _import(
+    session: Session, name: str, rows: Iterator[tuple[int, list[str]]], user: User | None
+) -> dict[str, dict[str, int]]:
+    """Check and store the records after the header; returns {language: {"added", "updated"}}."""
     header = next(rows, None)
     if header is None or [h.strip().lower() for h in header[1]] not in (list(COLUMNS), list(COLUMNS[:3])):
         raise InputError(name, f"the first line must be the header {','.join(COLUMNS)}", line=1)
     known = set(session.scalars(select(Language.code)))
-    seen: dict[tuple[str, str], int] = {}
-    parsed: list[tuple[str, str, str, str, str]] = []
+    stamp = {"updated_by": user.id if user is not None else None, "updated_at": utcnow()}
+    seen: dict[str, int] = {}  # "language\0term_key" -> its line: the one thing kept per line
+    changes: dict[str, dict[str, int]] = {}
+    batch: list[Entry] = []
     for line, cells in rows:
-        if not any(c.strip() for c in cells):
-            continue  # a blank line
-        if len(cells) > len(COLUMNS) or len(cells) < 3:
-            raise InputError(name, f"expected {len(COLUMNS)} fields, found {len(cells)}", line=line)
-        values = dict(zip(COLUMNS, [*cells, ""][: len(COLUMNS)], strict=False))
-        clean: dict[str, str] = {}
-        for field in COLUMNS:
-            try:
-                clean[field] = _clean(values.get(field, ""), field, required=field != "note")
-            except ValueError as exc:
-                raise InputError(name, str(exc), line=line, field=field) from None
-        if clean["language"] not in known:
-            raise InputError(name, f"no language {clean['language']!r} in the database", line=line, field="language")
-        key = fold(clean["term"])
-        if not key.strip():
-            raise InputError(name, "has no letters", line=line, field="term")
-        if len(key) > LIMITS["term"]:
-            raise InputError(name, FOLDED_TOO_LONG, line=line, field="term")
-        if (clean["language"], key) in seen:
-            raise InputError(name, f"the same term as line {seen[(clean['language'], key)]}", line=line, field="term")
-        seen[(clean["language"], key)] = line
-        parsed.append((clean["language"], key, clean["term"], clean["translation"], clean["note"]))
-    existing = {(r.language, r.term_key): r for r in session.scalars(select(GlossaryTerm))}
-    added = updated = 0
-    now, by = utcnow(), (user.id if user is not None else None)
-    changes: dict[str, dict[str, int]] = {}  # language -> {"added": n, "updated": n}
-    for language, key, term, translation, note in parsed:
-        row = existing.get((language, key))
-        counts = changes.setdefault(language, {"added": 0, "updated": 0})
-        if row is None:
-            session.add(
-                GlossaryTerm(
-                    language=language,
-                    term=term,
-                    term_key=key,
-                    translation=translation,
-                    note=note,
-                    updated_by=by,
-                    updated_at=now,
-                )
-            )
-            added += 1
-            counts["added"] += 1
-        elif (row.term, row.translation, row.note) != (term, translation, note):
-            row.term, row.translation, row.note, row.updated_by, row.updated_at = term, translation, note, by, now
-            updated += 1
-            counts["updated"] += 1
-    session.flush()
-    for language, counts in sorted(changes.items()):  # one entry per language the file changed
-        if counts["added"] or counts["updated"]:
-            activity.record(session, user, Activity.GLOSSARY, path.name, language, {"change": "import", **counts})
-    return added, updated
+        entry = _entry(name, line, cells, known)
+        if entry is None:
+            continue
+        mark = f"{entry[0]}\0{entry[1]}"
+        if mark in seen:
+            raise InputError(name, f"the same term as line {seen[mark]}", line=line, field="term")
+        seen[mark] = line
+        batch.append(entry)
+        if len(batch) >= BATCH:
+            _store(session, batch, changes, stamp)
+            batch = []
+    _store(session, batch, changes, stamp)
+    return changes

@@ -3,6 +3,8 @@ review screen's endpoint with the terms of an item's English pattern (curator/re
 
 from __future__ import annotations
 
+import contextlib
+
 from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
@@ -10,7 +12,6 @@ from sqlalchemy import select
 
 from curator.core import languages
 from curator.core.errors import Busy, CuratorError
-from curator.core.folding import fold
 from curator.core.models import EnglishPattern
 from curator.review import glossary, service
 from curator.web import fields
@@ -20,23 +21,42 @@ from curator.web.context import db, write
 bp = Blueprint("glossary", __name__)
 
 
+def _where() -> tuple[str, int]:
+    """The search and page shown: the query's (a GET, a bad page a 422) or, after a POST, the
+    form's hidden copies of them (an unusable one: the first page)."""
+    if request.method == "GET":
+        return request.args.get("q", "").strip()[:200], fields.query_int("page", 1)
+    raw = request.form.get("page", "")
+    page = int(raw) if raw.isdigit() and len(raw) <= 9 and int(raw) > 0 else 1
+    return request.form.get("q", "").strip()[:200], page
+
+
 def _page(code: str, status: int = 200, form: dict[str, str] | None = None, editing: int | None = None):
+    """The page: one page of the terms the search keeps, filtered and paged in SQL
+    (review/glossary.py `listing`); the term being edited stays shown with its typed text."""
     session = db()
-    q = request.args.get("q", "").strip()[:200]
-    rows = glossary.terms(session, code)
-    if q:
-        needle = fold(q)
-        rows = [r for r in rows if any(needle in fold(v) for v in (r.term, r.translation, r.note))]
+    q, page = _where()
+    shown = glossary.listing(session, code, q, page)
+    if editing is not None and all(t["id"] != editing for t in shown["terms"]):
+        with contextlib.suppress(CuratorError):  # deleted meanwhile: nothing to keep on screen
+            shown["terms"].insert(0, glossary.record(glossary.get_term(session, code, editing)))
     return render_template(
         "glossary.html",
         code=code,
         name=languages.name(code),
         dir=languages.direction(code),
-        terms=[glossary.record(r) for r in rows],
+        shown=shown,
+        terms=shown["terms"],
         q=q,
         form=form or {},
         editing=editing,
     ), status
+
+
+def _back(code: str):
+    """After a change: the page and search the maintainer was on."""
+    q, page = _where()
+    return redirect(url_for("glossary.index", code=code, q=q or None, page=page if page > 1 else None))
 
 
 def _form() -> dict[str, str]:
@@ -63,8 +83,9 @@ def add(code: str):
     except CuratorError as exc:
         flash(exc.message, "error")
         return _page(code, 422, form)
-    flash(_("“%(term)s” added to the glossary.", term=" ".join(form["term"].split())), "info")
-    return redirect(url_for("glossary.index", code=code))
+    term = " ".join(form["term"].split())
+    flash(_("“%(term)s” added to the glossary.", term=term), "info")
+    return redirect(url_for("glossary.index", code=code, q=term))  # the new term, wherever it sorts
 
 
 @bp.post("/admin/languages/<code>/glossary/<int:term_id>")
@@ -89,7 +110,7 @@ def change(code: str, term_id: int):
         flash(exc.message, "error")
         return _page(code, 422, form, editing=term_id)
     flash(message, "info")
-    return redirect(url_for("glossary.index", code=code))
+    return _back(code)
 
 
 @bp.get("/api/v1/languages/<lang>/items/<int:item_id>/glossary")
