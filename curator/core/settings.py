@@ -228,9 +228,13 @@ class Settings:
             "REMEMBER_COOKIE_SECURE": self.https,
             "REMEMBER_COOKIE_HTTPONLY": True,
             "REMEMBER_COOKIE_SAMESITE": "Lax",
-            "REMEMBER_COOKIE_DURATION": timedelta(days=self.remember_days),
-            # the remember cookie lives CURATOR_REMEMBER_DAYS from its last use (the server's idle limit)
-            "REMEMBER_COOKIE_REFRESH_EACH_REQUEST": True,
+            # the remember cookie lives as long as a sign-in may (CURATOR_SESSION_LIFETIME); the idle
+            # limit (CURATOR_REMEMBER_DAYS since the last use) is the server's, on the login session's
+            # row. Not refreshed on each request: Flask-Login would then rewrite the session cookie
+            # on every answer, a signed-out visitor's included (a refused form would set a cookie,
+            # and an answer still in flight would put back a cookie the browser had just dropped)
+            "REMEMBER_COOKIE_DURATION": timedelta(days=self.session_lifetime),
+            "REMEMBER_COOKIE_REFRESH_EACH_REQUEST": False,
             "RATELIMIT_ENABLED": self.ratelimit_enabled,
             "RATELIMIT_STORAGE_URI": self.ratelimit_storage,
             "RATELIMIT_KEY_PREFIX": self.ratelimit_prefix,
