@@ -77,7 +77,7 @@ def test_serve_command_answers_over_http(cli, db_url, tmp_path):
     base = f"http://127.0.0.1:{port}"
     output = OutputLines(server)
     try:
-        # gunicorn logs "Listening at" once the socket is bound; a request then waits in its
+        # granian logs "Listening at" once the socket is bound; a request then waits in its
         # backlog until a worker has the app, however long a busy machine takes to get there
         output.wait_for(f"Listening at: {base}")
         web = requests.Session()
