@@ -95,7 +95,10 @@ def _range(name: str, integer: bool = True) -> click.ParamType:
     "--keepalive",
     default=None,
     type=_range("keepalive"),
-    help=_setting("keepalive", "Seconds an idle connection is kept open for the client's next request."),
+    help=_setting(
+        "keepalive",
+        "0 turns keep-alive off; otherwise an idle connection is kept open for the next request until the read timeout.",
+    ),
 )
 @click.option(
     "--access-log",

@@ -65,7 +65,7 @@ class Settings:
     worker_timeout: int = 30  # accepted for existing command lines; granian has no silent-worker kill
     graceful_timeout: int = 30  # seconds to finish the requests in flight on SIGHUP / SIGTERM
     read_timeout: float = 10.0  # seconds a whole request (line, headers, body) may take to arrive
-    keepalive: int = 5  # seconds an idle connection waits for the client's next request
+    keepalive: int = 5  # 0: no keep-alive; else granian keeps an idle connection until the read timeout
     access_log: str | None = None  # a file, '-' for stderr; none by default
     translate_retries: int = 5  # retries of an HTTP translation API after 429, 5xx and network errors
     # e-mail (password-reset links, invitations): sent only when smtp_host is set, else shown to copy
