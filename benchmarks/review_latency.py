@@ -34,7 +34,7 @@ round-robin upstream does.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
        [--database URL ...] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
-       [--scenarios p20,p100,np,loris,loris40,conns,bodies,ingest]
+       [--scenarios p20,p100,np,loris,loris40,conns,bodies,ingest] [--compare CHECKOUT]
 """
 
 from __future__ import annotations
@@ -368,7 +368,9 @@ def postgres():
     return server
 
 
-def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool) -> tuple[list, bool]:
+def run_backend(
+    name: str, url: str, opts, data: Path, work: Path, loaded: bool, serve_from: str | None = None
+) -> tuple[list, bool]:
     env = {**os.environ, "CURATOR_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     if not loaded:
         print(f"[{name}] loading the full real dataset…", file=sys.stderr)
@@ -395,6 +397,8 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
 
     results, healthy = [], True
     serve_env = {"CURATOR_SECRET_KEY": "bench"}
+    if serve_from:  # the server from another checkout (--compare): the same database, machine and run
+        serve_env["PYTHONPATH"] = serve_from
     with ExitStack() as stack:
         if opts.hosts > 1:
             from tests.redis_server import RedisServer
@@ -476,7 +480,8 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
     hosts = f"{opts.hosts} x " if opts.hosts > 1 else ""
     print(
-        f"\n{name}: {hosts}curator serve (granian, {opts.workers} workers x {opts.threads} threads), "
+        f"\n{name}: {hosts}curator serve ({f'from {serve_from}' if serve_from else 'this checkout'}, "
+        f"{opts.workers} workers x {opts.threads} threads), "
         f"{os.cpu_count()} cores shared with the client threads; load average at the end "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
@@ -527,6 +532,18 @@ def ratios(postgresql: list, sqlite: list) -> None:
             )
 
 
+def compare(before: list, now: list, name: str) -> None:
+    """This checkout's server against the other checkout's, scenario by scenario, same run."""
+    print(f"\n{name}: this checkout / --compare checkout, same run:")
+    print(f"{'scenario':<26} {'p95 before':>10} {'p95 now':>8} {'ratio':>7}")
+    for (label, old), (_, new) in zip(before, now):
+        a, b = sorted(new["tally"].latencies), sorted(old["tally"].latencies)
+        if a and b:
+            print(
+                f"{label:<26} {percentile(b, 0.95):>10.1f} {percentile(a, 0.95):>8.1f} {percentile(a, 0.95) / percentile(b, 0.95):>6.2f}x"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", default="sqlite,postgresql", help="comma-separated: sqlite, postgresql")
@@ -542,6 +559,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--hosts", type=int, default=1, help="curator serve processes on the one database")
+    parser.add_argument(
+        "--compare",
+        metavar="CHECKOUT",
+        help="also serve from this checkout (PYTHONPATH; e.g. a worktree before issue 38) first, "
+        "on the same database, and print p95 now / before per scenario",
+    )
     parser.add_argument(
         "--scenarios",
         default="p20,p100,np,loris,loris40,conns,bodies,ingest",
@@ -568,8 +591,14 @@ def main() -> None:
                     continue
                 url = server.url("bench")
             try:
-                measured[name], ok = run_backend(name, url, opts, data, work, loaded=name in given)
+                loaded = name in given
+                if opts.compare:  # first the other checkout's server (e.g. before issue 38), then this one's
+                    before, _ = run_backend(name, url, opts, data, work, loaded=loaded, serve_from=opts.compare)
+                    loaded = True
+                measured[name], ok = run_backend(name, url, opts, data, work, loaded=loaded)
                 healthy &= ok
+                if opts.compare:
+                    compare(before, measured[name], name)
             finally:
                 if name == "postgresql" and name not in given:
                     server.stop()
