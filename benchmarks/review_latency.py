@@ -330,6 +330,25 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def attack(server, target, count: int):
+    """A scenario's companion: `target(port, count, stop, box)` on a thread, and the server's
+    memory (process and workers) sampled every half second into the box."""
+
+    def start(stop: threading.Event) -> dict:
+        assert server.process is not None
+        box = {"rss_start": tree_rss(server.process.pid), "rss_max": 0}
+
+        def watch() -> None:
+            while not stop.wait(0.5):
+                box["rss_max"] = max(box["rss_max"], tree_rss(server.process.pid))
+
+        threading.Thread(target=target, args=(server.port, count, stop, box), daemon=True).start()
+        threading.Thread(target=watch, daemon=True).start()
+        return box
+
+    return start
+
+
 def scenario(
     bases: list[str],
     url: str,
@@ -400,7 +419,7 @@ def run_backend(
 
     from curator.web.testing import ServeProcess
 
-    results, healthy = [], True
+    results = []
     serve_env = {"CURATOR_SECRET_KEY": "bench"}
     if serve_from:  # the server from another checkout (--compare): the same database, machine and run
         serve_env["PYTHONPATH"] = serve_from
@@ -439,21 +458,6 @@ def run_backend(
 
             return start
 
-        def attack(target, count):
-            def start(stop):
-                assert server.process is not None
-                box = {"rss_start": tree_rss(server.process.pid), "rss_max": 0}
-
-                def watch():
-                    while not stop.wait(0.5):
-                        box["rss_max"] = max(box["rss_max"], tree_rss(server.process.pid))
-
-                threading.Thread(target=target, args=(server.port, count, stop, box), daemon=True).start()
-                threading.Thread(target=watch, daemon=True).start()
-                return box
-
-            return start
-
         def ingest(stop):
             box = {}
 
@@ -474,13 +478,13 @@ def run_backend(
         runs += [
             ("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, lorises(1)),
             ("20 paced + 40 slow-loris", groups["loris40"], int(20 * scale), paced, lorises(40)),
-            ("20 paced + 2,000 conns", groups["conns"], int(20 * scale), paced, attack(connection_hog, 2000)),
+            ("20 paced + 2,000 conns", groups["conns"], int(20 * scale), paced, attack(server, connection_hog, 2000)),
             (
                 "20 paced + 600 1 MiB bodies",
                 groups["bodies"],
                 int(20 * scale),
                 paced,
-                attack(functools.partial(body_stallers, flood=opts.flood), 600),
+                attack(server, functools.partial(body_stallers, flood=opts.flood), 600),
             ),
             ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest),
         ]
@@ -489,6 +493,12 @@ def run_backend(
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
+    return results, print_table(name, results, opts, serve_from)
+
+
+def print_table(name: str, results: list, opts, serve_from: str | None) -> bool:
+    """One backend's table; False if a scenario lost a decision, answered 5xx or its ingest failed."""
+    healthy = True
     hosts = f"{opts.hosts} x " if opts.hosts > 1 else ""
     print(
         f"\n{name}: {hosts}curator serve ({f'from {serve_from}' if serve_from else 'this checkout'}, "
@@ -512,22 +522,26 @@ def run_backend(
             f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11} "
             f"{(f'{percentile(lat, 0.95) / percentile(quiet, 0.95):.2f}x' if quiet else '-'):>11}"
         )
-        if isinstance(r["extra"], dict) and "rss_start" in r["extra"]:
-            e = r["extra"]
-            counts = ", ".join(f"{k} {v}" for k, v in e.items() if not k.startswith("rss"))
-            print(
-                f"{'':<26} server RSS {e['rss_start'] / MIB:.0f} MiB at the start, at most "
-                f"{max(e['rss_max'], e['rss_start']) / MIB:.0f} MiB; {counts or 'nothing closed'}"
-            )
-        elif r["extra"] is not None and isinstance(r["extra"], dict):
-            e = r["extra"]
-            print(f"{'':<26} ingest: {e.get('seconds', 0):.0f} s, exit {e.get('rc')}")
-            healthy &= e.get("rc") == 0
-        elif r["extra"] is not None:
-            print(f"{'':<26} slow-loris connections cut off by the server: {r['extra'][0]}")
+        healthy &= print_extra(r["extra"])
         for err in t.errors[:3]:
             print(f"{'':<26} error: {err}")
-    return results, healthy
+    return healthy
+
+
+def print_extra(extra) -> bool:
+    """What a scenario's companion did (attack, slow-loris, ingest); False if the ingest failed."""
+    if isinstance(extra, dict) and "rss_start" in extra:
+        counts = ", ".join(f"{k} {v}" for k, v in extra.items() if not k.startswith("rss"))
+        print(
+            f"{'':<26} server RSS {extra['rss_start'] / MIB:.0f} MiB at the start, at most "
+            f"{max(extra['rss_max'], extra['rss_start']) / MIB:.0f} MiB; {counts or 'nothing closed'}"
+        )
+    elif isinstance(extra, dict):
+        print(f"{'':<26} ingest: {extra.get('seconds', 0):.0f} s, exit {extra.get('rc')}")
+        return extra.get("rc") == 0
+    elif extra is not None:
+        print(f"{'':<26} slow-loris connections cut off by the server: {extra[0]}")
+    return True
 
 
 def ratios(postgresql: list, sqlite: list) -> None:

@@ -77,9 +77,10 @@ def test_serve_command_answers_over_http(cli, db_url, tmp_path):
     base = f"http://127.0.0.1:{port}"
     output = OutputLines(server)
     try:
-        # granian logs "Listening at" once the socket is bound; a request then waits in its
-        # backlog until a worker has the app, however long a busy machine takes to get there
+        # granian logs "Listening at" when it has made the socket, and "Started worker-N" once a
+        # worker (built its app and) accepts on it, however long a busy machine takes to get there
         output.wait_for(f"Listening at: {base}")
+        output.wait_for("Started worker-")
         web = requests.Session()
         page = web.get(f"{base}/login", timeout=GUARD)
         assert page.status_code == 200 and 'name="password"' in page.text
