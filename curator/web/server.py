@@ -95,7 +95,8 @@ class BufferedApp:
             return None
         self.buffered += reserved
         try:
-            return await asyncio.wait_for(receive(proto, announced), self.read_timeout)
+            body = await asyncio.wait_for(receive(proto, announced), self.read_timeout)
+            return body if len(body) == announced else None  # shorter: the client went away
         except TimeoutError:
             log.warning(
                 "%s %s from %s: its request did not arrive within %g s; answered 408",
