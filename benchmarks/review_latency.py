@@ -1,4 +1,4 @@
-"""Latency of "submit a decision and load the next item" against `curator serve` (gunicorn).
+"""Latency of "submit a decision and load the next item" against `curator serve` (granian).
 
 Loads the full real data (../shared/data) into a fresh database — SQLite, PostgreSQL (a
 throwaway server from Debian's binaries, as the tests start it: tests/postgres.py), or both — creates reviewers with
@@ -10,7 +10,13 @@ full samples, starts `curator serve` in its own process group and drives it over
 | 20, no pause        | throughput: every reviewer clicks as fast as the server answers         |
 | 20 paced + loris    | the same with one slow-loris client open all the time (p95 must not move)|
 | 20 paced + 40 loris | the same with 40 slow-loris clients, no proxy in front (target p95 < 1 s)|
+| 20 paced + conns    | one client holding 2,000 connections that each sent one byte (re-opened) |
+| 20 paced + bodies   | 600 requests announcing 1 MiB and sending all but one byte (re-opened)   |
 | 20 paced + ingest   | during a full `curator ingest tuples` (a changed copy: 1M rows rewritten)|
+
+Each table has a column "p95 / quiet": the scenario's p95 over the quiet "20 reviewers, paced"
+p95 of the same run (issue 38: under the attacks within 1.5x). The attack scenarios also print
+the server's memory (RSS of the process and its workers) at the start and the largest seen.
 
 One request = POST the decision + GET the next item's context, timed together. A 503 (busy)
 is retried with the same request id after Retry-After, as the review screen does, and
@@ -28,12 +34,14 @@ round-robin upstream does.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
        [--database URL ...] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
-       [--scenarios p20,p100,np,loris,loris40,ingest]
+       [--scenarios p20,p100,np,loris,loris40,conns,bodies,ingest] [--compare CHECKOUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import os
 import random
 import shutil
@@ -238,6 +246,109 @@ def still_open(sock: socket.socket) -> bool:
     return False
 
 
+def connection_hog(port: int, count: int, stop: threading.Event, box: dict) -> None:
+    """One client holding `count` connections that each sent one byte; each one the server
+    closes is opened again at once (the finding: ~2,200 took every connection slot)."""
+    import selectors
+
+    chooser = selectors.DefaultSelector()
+
+    def open_one() -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(b"G")
+            chooser.register(sock, selectors.EVENT_READ)
+        except OSError:
+            box["failed"] = box.get("failed", 0) + 1
+
+    for _ in range(count):
+        open_one()
+    while not stop.is_set():
+        for key, _ in chooser.select(0.2):
+            chooser.unregister(key.fileobj)
+            key.fileobj.close()  # type: ignore[union-attr]
+            box["reopened"] = box.get("reopened", 0) + 1
+            open_one()
+    for key in list(chooser.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+
+
+MIB = 1 << 20
+
+
+def body_stallers(port: int, count: int, stop: threading.Event, box: dict, flood: bool = False) -> None:
+    """`count` requests announcing 1 MiB bodies and sending all but one byte; each one the
+    server answers (503 over its budget, 408 after the read timeout) or closes is sent again."""
+    import selectors
+
+    head = (
+        f"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {MIB}\r\n\r\n"
+    ).encode()
+    body = b"x" * (MIB - 1)
+    chooser = selectors.DefaultSelector()
+
+    def open_one() -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(head)
+            with contextlib.suppress(OSError):  # refused and closed meanwhile
+                sock.sendall(body)
+            chooser.register(sock, selectors.EVENT_READ)
+        except OSError:
+            box["failed"] = box.get("failed", 0) + 1
+
+    for _ in range(count):
+        open_one()
+    while not stop.is_set():
+        answered = chooser.select(0.2)
+        for key, _ in answered:
+            chooser.unregister(key.fileobj)
+            key.fileobj.close()  # type: ignore[union-attr]
+            box["answered"] = box.get("answered", 0) + 1
+        # each slot sent again a second after its answer (--flood: at once, a bandwidth flood
+        # whose cost on these shared cores is mostly the client's own copying)
+        if answered and (flood or not stop.wait(1.0)):
+            for _ in answered:
+                open_one()
+    for key in list(chooser.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+
+
+def tree_rss(pid: int) -> int:
+    """Resident memory of a process and its descendants (the server's workers), in bytes."""
+    pids, total, at = [pid], 0, 0
+    while at < len(pids):
+        current = pids[at]
+        at += 1
+        try:
+            with open(f"/proc/{current}/task/{current}/children") as children:
+                pids += [int(child) for child in children.read().split()]
+            with open(f"/proc/{current}/status") as status:
+                total += next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+        except OSError:
+            continue
+    return total
+
+
+def attack(server, target, count: int):
+    """A scenario's companion: `target(port, count, stop, box)` on a thread, and the server's
+    memory (process and workers) sampled every half second into the box."""
+
+    def start(stop: threading.Event) -> dict:
+        assert server.process is not None
+        box = {"rss_start": tree_rss(server.process.pid), "rss_max": 0}
+
+        def watch() -> None:
+            while not stop.wait(0.5):
+                box["rss_max"] = max(box["rss_max"], tree_rss(server.process.pid))
+
+        threading.Thread(target=target, args=(server.port, count, stop, box), daemon=True).start()
+        threading.Thread(target=watch, daemon=True).start()
+        return box
+
+    return start
+
+
 def scenario(
     bases: list[str],
     url: str,
@@ -281,7 +392,9 @@ def postgres():
     return server
 
 
-def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool) -> tuple[list, bool]:
+def run_backend(
+    name: str, url: str, opts, data: Path, work: Path, loaded: bool, serve_from: str | None = None
+) -> tuple[list, bool]:
     env = {**os.environ, "CURATOR_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     if not loaded:
         print(f"[{name}] loading the full real dataset…", file=sys.stderr)
@@ -290,15 +403,26 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
     run = f"{int(time.time())}"  # an already loaded database (--database) may hold earlier runs' reviewers
     groups = {
         key: make_reviewers(url, count, f"{name}-{key}-{run}")
-        for key, count in (("p20", 20), ("p100", 100), ("np", 20), ("loris", 20), ("loris40", 20), ("ingest", 20))
+        for key, count in (
+            ("p20", 20),
+            ("p100", 100),
+            ("np", 20),
+            ("loris", 20),
+            ("loris40", 20),
+            ("conns", 20),
+            ("bodies", 20),
+            ("ingest", 20),
+        )
     }
     tuples_copy = changed_tuples(data, work) if "ingest" in opts.scenarios.split(",") else None
     from contextlib import ExitStack
 
     from curator.web.testing import ServeProcess
 
-    results, healthy = [], True
+    results = []
     serve_env = {"CURATOR_SECRET_KEY": "bench"}
+    if serve_from:  # the server from another checkout (--compare): the same database, machine and run
+        serve_env["PYTHONPATH"] = serve_from
     with ExitStack() as stack:
         if opts.hosts > 1:
             from tests.redis_server import RedisServer
@@ -354,23 +478,39 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
         runs += [
             ("20 paced + slow-loris", groups["loris"], int(20 * scale), paced, lorises(1)),
             ("20 paced + 40 slow-loris", groups["loris40"], int(20 * scale), paced, lorises(40)),
+            ("20 paced + 2,000 conns", groups["conns"], int(20 * scale), paced, attack(server, connection_hog, 2000)),
+            (
+                "20 paced + 600 1 MiB bodies",
+                groups["bodies"],
+                int(20 * scale),
+                paced,
+                attack(server, functools.partial(body_stallers, flood=opts.flood), 600),
+            ),
             ("20 paced + tuples ingest", groups["ingest"], 0, paced, ingest),
         ]
-        keys = ("p20", "p100", "np", "loris", "loris40", "ingest")
+        keys = ("p20", "p100", "np", "loris", "loris40", "conns", "bodies", "ingest")
         runs = [run for key, run in zip(keys, runs) if key in opts.scenarios.split(",")]
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
+    return results, print_table(name, results, opts, serve_from)
+
+
+def print_table(name: str, results: list, opts, serve_from: str | None) -> bool:
+    """One backend's table; False if a scenario lost a decision, answered 5xx or its ingest failed."""
+    healthy = True
     hosts = f"{opts.hosts} x " if opts.hosts > 1 else ""
     print(
-        f"\n{name}: {hosts}curator serve (gunicorn, {opts.workers} workers x {opts.threads} threads), "
+        f"\n{name}: {hosts}curator serve ({f'from {serve_from}' if serve_from else 'this checkout'}, "
+        f"{opts.workers} workers x {opts.threads} threads), "
         f"{os.cpu_count()} cores shared with the client threads; load average at the end "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(
         f"{'scenario':<26} {'requests':>8} {'median ms':>9} {'p95 ms':>7} {'p99 ms':>7} {'max ms':>7} "
-        f"{'dec/s':>6} {'503s':>5} {'drops':>5} {'5xx/err':>7} {'sent=stored':>11}"
+        f"{'dec/s':>6} {'503s':>5} {'drops':>5} {'5xx/err':>7} {'sent=stored':>11} {'p95 / quiet':>11}"
     )
+    quiet = next((sorted(r["tally"].latencies) for label, r in results if label == "20 reviewers, paced"), [])
     for label, r in results:
         t = r["tally"]
         lat = sorted(t.latencies) or [float("nan")]
@@ -379,17 +519,29 @@ def run_backend(name: str, url: str, opts, data: Path, work: Path, loaded: bool)
         print(
             f"{label:<26} {len(t.latencies):>8} {statistics.median(lat):>9.1f} {percentile(lat, 0.95):>7.1f} "
             f"{percentile(lat, 0.99):>7.1f} {lat[-1]:>7.1f} {len(t.latencies) / r['wall']:>6.1f} {t.busy:>5} {t.dropped:>5} "
-            f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11}"
+            f"{len(t.errors):>7} {str(len(t.sent)) + ('=' if same else '≠') + str(r['stored']):>11} "
+            f"{(f'{percentile(lat, 0.95) / percentile(quiet, 0.95):.2f}x' if quiet else '-'):>11}"
         )
-        if r["extra"] is not None and isinstance(r["extra"], dict):
-            e = r["extra"]
-            print(f"{'':<26} ingest: {e.get('seconds', 0):.0f} s, exit {e.get('rc')}")
-            healthy &= e.get("rc") == 0
-        elif r["extra"] is not None:
-            print(f"{'':<26} slow-loris connections cut off by the server: {r['extra'][0]}")
+        healthy &= print_extra(r["extra"])
         for err in t.errors[:3]:
             print(f"{'':<26} error: {err}")
-    return results, healthy
+    return healthy
+
+
+def print_extra(extra) -> bool:
+    """What a scenario's companion did (attack, slow-loris, ingest); False if the ingest failed."""
+    if isinstance(extra, dict) and "rss_start" in extra:
+        counts = ", ".join(f"{k} {v}" for k, v in extra.items() if not k.startswith("rss"))
+        print(
+            f"{'':<26} server RSS {extra['rss_start'] / MIB:.0f} MiB at the start, at most "
+            f"{max(extra['rss_max'], extra['rss_start']) / MIB:.0f} MiB; {counts or 'nothing closed'}"
+        )
+    elif isinstance(extra, dict):
+        print(f"{'':<26} ingest: {extra.get('seconds', 0):.0f} s, exit {extra.get('rc')}")
+        return extra.get("rc") == 0
+    elif extra is not None:
+        print(f"{'':<26} slow-loris connections cut off by the server: {extra[0]}")
+    return True
 
 
 def ratios(postgresql: list, sqlite: list) -> None:
@@ -402,6 +554,18 @@ def ratios(postgresql: list, sqlite: list) -> None:
             print(
                 f"{label:<26} {statistics.median(a) / statistics.median(b):>6.2f}x "
                 f"{percentile(a, 0.95) / percentile(b, 0.95):>6.2f}x {percentile(a, 0.99) / percentile(b, 0.99):>6.2f}x"
+            )
+
+
+def compare(before: list, now: list, name: str) -> None:
+    """This checkout's server against the other checkout's, scenario by scenario, same run."""
+    print(f"\n{name}: this checkout / --compare checkout, same run:")
+    print(f"{'scenario':<26} {'p95 before':>10} {'p95 now':>8} {'ratio':>7}")
+    for (label, old), (_, new) in zip(before, now):
+        a, b = sorted(new["tally"].latencies), sorted(old["tally"].latencies)
+        if a and b:
+            print(
+                f"{label:<26} {percentile(b, 0.95):>10.1f} {percentile(a, 0.95):>8.1f} {percentile(a, 0.95) / percentile(b, 0.95):>6.2f}x"
             )
 
 
@@ -421,10 +585,19 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--hosts", type=int, default=1, help="curator serve processes on the one database")
     parser.add_argument(
+        "--flood", action="store_true", help="bodies: send each refused body again at once, not a second later"
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="CHECKOUT",
+        help="also serve from this checkout (PYTHONPATH; e.g. a worktree before issue 38) first, "
+        "on the same database, and print p95 now / before per scenario",
+    )
+    parser.add_argument(
         "--scenarios",
-        default="p20,p100,np,loris,loris40,ingest",
+        default="p20,p100,np,loris,loris40,conns,bodies,ingest",
         help="comma-separated subset: p20 p100 (paced), np (no pause), loris (1 slow-loris), "
-        "loris40 (40 slow-loris), ingest",
+        "loris40 (40 slow-loris), conns (2,000 held connections), bodies (600 stalled 1 MiB bodies), ingest",
     )
     opts = parser.parse_args()
     data = Path(opts.data)
@@ -446,8 +619,14 @@ def main() -> None:
                     continue
                 url = server.url("bench")
             try:
-                measured[name], ok = run_backend(name, url, opts, data, work, loaded=name in given)
+                loaded = name in given
+                if opts.compare:  # first the other checkout's server (e.g. before issue 38), then this one's
+                    before, _ = run_backend(name, url, opts, data, work, loaded=loaded, serve_from=opts.compare)
+                    loaded = True
+                measured[name], ok = run_backend(name, url, opts, data, work, loaded=loaded)
                 healthy &= ok
+                if opts.compare:
+                    compare(before, measured[name], name)
             finally:
                 if name == "postgresql" and name not in given:
                     server.stop()

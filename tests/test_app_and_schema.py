@@ -77,9 +77,19 @@ def test_serve_command_answers_over_http(cli, db_url, tmp_path):
     base = f"http://127.0.0.1:{port}"
     output = OutputLines(server)
     try:
-        # gunicorn logs "Listening at" once the socket is bound; a request then waits in its
-        # backlog until a worker has the app, however long a busy machine takes to get there
+        # granian logs "Listening at" once it has checked the address; on Linux each worker then
+        # binds its own socket (SO_REUSEPORT) once it has built the app, so the test waits until
+        # one accepts a connection, however long a busy machine takes to get there
         output.wait_for(f"Listening at: {base}")
+        deadline = time.monotonic() + GUARD
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=GUARD).close()
+                break
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail(f"no worker accepted within {GUARD} s: {''.join(output.seen)}")
+                time.sleep(0.1)
         web = requests.Session()
         page = web.get(f"{base}/login", timeout=GUARD)
         assert page.status_code == 200 and 'name="password"' in page.text

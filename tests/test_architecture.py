@@ -79,7 +79,7 @@ def test_no_flask_contract_names_every_installed_flask_package():
     assert {"flask", "flask_login", "flask_wtf", "flask_babel", "flask_limiter"} <= flask, flask
     missing = sorted(flask - forbidden)
     assert not missing, f"add {missing} to the stages-no-flask contract's forbidden_modules in pyproject.toml"
-    assert {"werkzeug", "gunicorn", "click"} <= forbidden
+    assert {"werkzeug", "granian", "click"} <= forbidden
 
 
 def test_flask_extension_import_in_a_stage_service_breaks_the_contracts(tmp_path):
@@ -234,7 +234,7 @@ assert "matplotlib" not in sys.modules, "matplotlib imported by the web app or t
 def test_the_server_and_the_cli_start_without_matplotlib():
     """matplotlib is imported when a chart is drawn (release/charts.py, analysis/charts.py), not
     by the app or the CLI: its import and teardown cost every server start and stop, and each
-    gunicorn worker, a third of a second."""
+    server worker, a third of a second."""
     result = subprocess.run(
         [sys.executable, "-c", _NO_MATPLOTLIB], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300
     )

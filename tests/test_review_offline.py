@@ -121,7 +121,7 @@ def test_an_outage_loses_nothing_and_the_page_recovers(chromium, sqlite_template
 
 
 def _family(pid: int) -> list[int]:
-    """`pid` and all its descendants (the gunicorn master and its workers), parents first."""
+    """`pid` and all its descendants (the server (granian) master and its workers), parents first."""
     found, k = [pid], 0
     while k < len(found):
         for task in Path(f"/proc/{found[k]}/task").glob("*/children"):

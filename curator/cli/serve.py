@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +74,10 @@ def _range(name: str, integer: bool = True) -> click.ParamType:
     "--timeout",
     default=None,
     type=_range("worker_timeout"),
-    help=_setting("worker_timeout", "Seconds a silent worker lives before it is killed and replaced."),
+    help=_setting(
+        "worker_timeout",
+        "Accepted for existing command lines; granian has no silent-worker kill (a worker that dies is restarted).",
+    ),
 )
 @click.option(
     "--graceful-timeout",
@@ -93,7 +95,10 @@ def _range(name: str, integer: bool = True) -> click.ParamType:
     "--keepalive",
     default=None,
     type=_range("keepalive"),
-    help=_setting("keepalive", "Seconds an idle connection is kept open for the client's next request."),
+    help=_setting(
+        "keepalive",
+        "0 turns keep-alive off; otherwise an idle connection is kept open for the next request until the read timeout.",
+    ),
 )
 @click.option(
     "--access-log",
@@ -118,10 +123,11 @@ def serve(
     access_log: str | None,
     dev: bool,
 ) -> None:
-    """Run the web app: gunicorn with worker processes and threads (`--dev`: Flask's reloader).
+    """Run the web app: granian with worker processes, each running the app on threads (`--dev`:
+    Flask's reloader).
 
-    SIGHUP reloads the workers one by one without dropping requests; SIGTERM stops after the
-    requests in flight. Put nginx in front for TLS (docs/deploy.md)."""
+    SIGHUP replaces the workers without dropping requests; SIGTERM stops after the requests in
+    flight. Put a proxy in front for TLS (docs/deploy.md)."""
     from dataclasses import replace
 
     from curator.core.errors import CuratorError
@@ -157,47 +163,30 @@ def serve(
     if dev:
         create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
         return
-    from gunicorn.arbiter import Arbiter
-    from gunicorn.errors import HaltServer
+    from curator.web.server import granian_server
 
-    from curator.web.server import Server, gunicorn_options
-
-    options = gunicorn_options(
-        bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+    server, load = granian_server(
+        lambda: create_app(settings),
+        host=host,
+        port=port,
         workers=settings.workers,
         threads=settings.threads,
-        timeout=settings.worker_timeout,
-        graceful_timeout=settings.graceful_timeout,
+        read_timeout=settings.read_timeout,
         keepalive=settings.keepalive,
+        graceful_timeout=settings.graceful_timeout,
+        max_body=settings.max_body,
         access_log=settings.access_log,
     )
     click.echo(
         f"curator: serving on http://{host}:{port} ({settings.workers} workers x {settings.threads} threads)", err=True
     )
-    master = os.getpid()
     try:
-        Server(
-            lambda: create_app(settings), options, read_timeout=settings.read_timeout, max_body=settings.max_body
-        ).run()
-    except HaltServer as exc:
-        # a second worker that failed to boot while the arbiter was already halting for the
-        # first: gunicorn raises out of its halt instead of exiting (both workers boot at once)
-        if os.getpid() != master:
-            raise
-        raise CuratorError(
-            f"a worker could not start the app, so the server stopped (exit {exc.exit_status}); see the log above"
-        ) from None
+        server.serve(target_loader=load)
     except SystemExit as exc:
-        if os.getpid() != master:
-            # a worker leaving: its exit code is gunicorn's message to the arbiter (3: could not
-            # boot, which halts the server instead of restarting workers that fail the same way)
-            raise
-        if exc.code in (Arbiter.WORKER_BOOT_ERROR, Arbiter.APP_LOAD_ERROR):
-            raise CuratorError(
-                f"a worker could not start the app, so the server stopped (exit {exc.code}); see the log above"
-            ) from None
         if exc.code not in (0, None):
-            raise CuratorError(f"the server stopped (exit {exc.code}); see the log above") from None
+            raise CuratorError(
+                f"a worker stopped unexpectedly, so the server stopped (exit {exc.code}); see the log above"
+            ) from None
         raise
 
 

@@ -62,11 +62,11 @@ class Settings:
     # `curator serve` (each also an option of that command, which wins over the variable)
     host: str = "127.0.0.1"  # loopback: nginx in front, or a private address on an app host
     port: int = 5000
-    workers: int = 2  # gunicorn processes: about one per core (SQLite has one writer at a time anyway)
-    worker_timeout: int = 30  # seconds a silent worker lives before gunicorn replaces it
+    workers: int = 2  # server (granian) processes: about one per core (SQLite has one writer at a time anyway)
+    worker_timeout: int = 30  # accepted for existing command lines; granian has no silent-worker kill
     graceful_timeout: int = 30  # seconds to finish the requests in flight on SIGHUP / SIGTERM
     read_timeout: float = 10.0  # seconds a whole request (line, headers, body) may take to arrive
-    keepalive: int = 5  # seconds an idle connection waits for the client's next request
+    keepalive: int = 5  # 0: no keep-alive; else granian keeps an idle connection until the read timeout
     access_log: str | None = None  # a file, '-' for stderr; none by default
     translate_retries: int = 5  # retries of an HTTP translation API after 429, 5xx and network errors
     # e-mail (password-reset links, invitations): sent only when smtp_host is set, else shown to copy

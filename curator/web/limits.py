@@ -19,7 +19,7 @@ per client address (`Authorization: Bearer` on the JSON API; a working token and
 without that header are never limited).
 
 The limiter is made per app from the app's Settings (the limits, CURATOR_RATELIMIT_*); its
-counts live in the app's storage (CURATOR_RATELIMIT_STORAGE). memory:// is per process: each gunicorn worker (and each app
+counts live in the app's storage (CURATOR_RATELIMIT_STORAGE). memory:// is per process: each server worker (and each app
 host) counts alone, so two workers let twice the limit through. redis://host:6379 is shared
 by every worker and every host (docs/deploy.md, "Two or more app hosts"); `curator serve`
 checks the store before it starts (web/preflight.py).

@@ -1,6 +1,6 @@
 """E-mail sent after the request has answered: a "Forgot password?" request and @mentions.
 
-A job runs on one background thread of the process (made on first use, so each gunicorn
+A job runs on one background thread of the process (made on first use, so each server
 worker has its own after the fork), inside the app's context, with its own database session.
 So the answer a visitor gets takes the same time and says the same whatever the job finds (an
 unknown address, a deactivated account, a server that is slow to accept the mail): the

@@ -1,11 +1,11 @@
-"""The settings checked once, in `curator serve`'s own process, before gunicorn forks workers.
+"""The settings checked once, in `curator serve`'s own process, before granian forks workers.
 
-A setting that stops the app from being built stops every worker the same way: gunicorn used
-to restart them forever while `curator serve` kept running and answered nothing (a redis://
-rate-limit store without the `redis` package, for instance). So the server checks first and
-refuses to start with one line naming the setting (`Error: CURATOR_RATELIMIT_STORAGE=…:
-<reason>`, exit 1); a worker that still fails to boot stops the whole server (cli/serve.py
-keeps gunicorn's boot-error exit code, which makes the arbiter halt).
+A setting that stops the app from being built stops every worker the same way: the old server
+(gunicorn) restarted them forever while `curator serve` kept running and answered nothing (a
+redis:// rate-limit store without the `redis` package, for instance). So the server checks
+first and refuses to start with one line naming the setting (`Error: CURATOR_RATELIMIT_STORAGE=…:
+<reason>`, exit 1); a worker that still fails to boot stops the whole server (granian's crash
+loop detection: a worker that dies again within seconds of its restart stops it).
 
 Checked: the rate-limit store (a scheme `limits` knows, its Python client installed, a
 synchronous store that supports the limiter's strategy, and reachable: one read), every

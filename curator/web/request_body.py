@@ -3,10 +3,10 @@
 A view that reads `request.json` lazily would wait on the network *inside* the request,
 possibly inside a write transaction; reading first means a view never waits for a client,
 and a body over `MAX_CONTENT_LENGTH` is refused unread (Flask's 413). Under `curator serve`
-the worker has already buffered the whole request (`curator.web.buffered_worker`), so this
-reads from memory; under any other server (the development server, `LiveServer` in tests)
-it is what keeps views off the network. No gunicorn import here: the middleware is part of
-every app, whatever serves it.
+the whole body has already been read on granian's event loop (`curator.web.server.BufferedApp`),
+so this reads from memory; under any other server (the development server, `LiveServer` in
+tests) it is what keeps views off the network. No server import here: the middleware is part
+of every app, whatever serves it.
 """
 
 from __future__ import annotations

@@ -1,81 +1,278 @@
-"""The production server: gunicorn with threads, and deadlines no client can outlast.
+"""The production server: granian (Rust, hyper and tokio), with the Flask app on a thread pool.
 
 Volunteers reach the app over the internet, so a client that opens a connection and then
-sends slowly (a phone going through a tunnel, or a slow-loris on purpose) must not hold a
-thread, let alone a database lock. The worker class (`BufferingThreadWorker`, in
-`curator.web.buffered_worker`) is gunicorn's gthread worker with one change: its poller reads
-each request whole, without blocking, before a thread serves it, so
+sends slowly (a phone going through a tunnel, or a slow-loris on purpose) must hold neither a
+Python thread nor a database lock, and many of them must not take every connection slot or
+grow the memory without a budget. granian does the HTTP: it accepts, parses and times out
+connections in Rust (`http1 header read timeout` = `read_timeout`), keeps thousands of them
+open per worker (`backpressure`, bounded by the file-descriptor limit, not by threads),
+restarts a worker that dies and stops gracefully on SIGTERM (reloads on SIGHUP).
 
-- an incomplete request holds no thread at all, however many there are and however slowly
-  they trickle; each must arrive whole within `read_timeout` seconds, or the poller answers
-  408 and closes the connection;
-- a view (and the write transaction it may open) never waits on the network, and a body over
-  `MAX_CONTENT_LENGTH` is refused unread (413);
-- idle keep-alive connections wait in the poller too (gunicorn's own design), and closing a
-  connection never blocks the poller.
+The app is served through granian's RSGI interface by `BufferedApp`, the glue between the two
+(no HTTP is parsed here): on granian's event loop it reads each request body whole, within
+`read_timeout` seconds of the head (else 408) and only into a per-worker memory budget
+(bodies over `SMALL_BODY` bytes share `body_budget` bytes; beyond it 503, "busy"), and only
+then hands the request to one of `threads` threads that run the Flask app (WSGI). So
 
-nginx in front (docs/deploy.md) buffers whole requests as well and terminates TLS; the app is
-safe on its own too. `curator serve --dev` keeps Flask's reloader.
+- an incomplete request holds no thread at all, however many there are;
+- a view (and the write transaction it may open) never waits on the network; a
+  `Content-Length` over `MAX_CONTENT_LENGTH` is given to the app unread, which answers 413 in
+  its own words, and the connection is closed;
+- memory for request bodies is bounded: `body_budget` + connections × `SMALL_BODY`.
+
+`curator serve --dev` keeps Flask's reloader.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import io
+import logging
+import sys
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from gunicorn.app.base import BaseApplication
+log = logging.getLogger("curator.server")
 
-from curator.core.settings import Settings
-from curator.web.buffered_worker import BufferingThreadWorker
+SMALL_BODY = 64 * 1024  # bytes: a body this small is read outside the budget (review requests: a few hundred)
+CHUNKED = "Transfer-Encoding: chunked is not accepted; send a Content-Length.\n"
 
 
-class Server(BaseApplication):
-    """gunicorn run in-process by `curator serve`: each worker builds its own app (and its
-    own connection pool) from the settings, after the fork."""
+class BufferedApp:
+    """An RSGI application (granian) that runs a WSGI app on a thread pool, each request's body
+    read first, on the event loop. One per worker process."""
 
     def __init__(
         self,
-        make_app: Callable[[], Callable],
-        options: dict,
-        read_timeout: float = Settings.read_timeout,
-        max_body: int | None = None,
+        wsgi: Callable[..., Iterable[bytes]],
+        *,
+        threads: int,
+        read_timeout: float,
+        max_body: int | None,
+        body_budget: int,
     ):
-        self.make_app = make_app
-        self.options = options
-        BufferingThreadWorker.read_timeout = read_timeout  # the workers are forks of this process
-        BufferingThreadWorker.max_body = max_body
-        super().__init__()
+        self.wsgi = wsgi
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="curator")
+        self.read_timeout = read_timeout
+        self.max_body = max_body
+        self.body_budget = body_budget
+        self.buffered = 0  # bytes reserved by the bodies being read now (one event loop: no lock)
 
-    def load_config(self) -> None:
-        for key, value in self.options.items():
-            if value is not None and key in self.cfg.settings:  # older gunicorns lack newer settings
-                self.cfg.set(key, value)
+    def __rsgi_del__(self, loop: Any) -> None:
+        self.pool.shutdown(wait=True)  # requests in flight finish before the worker exits
 
-    def load(self) -> Callable:
-        return self.make_app()
+    async def __rsgi__(self, scope: Any, proto: Any) -> None:
+        if scope.proto != "http":
+            return
+        environ = wsgi_environ(scope)
+        length = environ.get("CONTENT_LENGTH", "")
+        if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+            return plain(proto, 411, CHUNKED)
+        announced = int(length) if length.isdigit() else 0
+        close = False
+        if announced and (self.max_body is None or announced <= self.max_body):
+            body = await self.read_body(scope, proto, announced)
+            if body is None:
+                return None
+            environ["wsgi.input"] = io.BytesIO(body)
+        else:
+            # nothing to read, or over the limit: the app answers 413 without reading it
+            environ["wsgi.input"] = io.BytesIO()
+            close = announced > 0
+        loop = asyncio.get_running_loop()
+        status, headers, data = await loop.run_in_executor(self.pool, self.call, environ)
+        if close:
+            headers = [*headers, ("Connection", "close")]
+        proto.response_bytes(status, headers, data)
+        return None
+
+    async def read_body(self, scope: Any, proto: Any, announced: int) -> bytes | None:
+        """The whole body, or None once a 408 or 503 has been answered instead."""
+        reserved = announced if announced > SMALL_BODY else 0
+        if reserved and self.buffered + reserved > self.body_budget:
+            plain(proto, 503, "The server is busy: try again in a moment.\n", [("Retry-After", "1")])
+            return None
+        self.buffered += reserved
+        try:
+            body = await asyncio.wait_for(receive(proto, announced), self.read_timeout)
+            return body if len(body) == announced else None  # shorter: the client went away
+        except TimeoutError:
+            log.warning(
+                "%s %s from %s: its request did not arrive within %g s; answered 408",
+                scope.method,
+                scope.path,
+                scope.client,
+                self.read_timeout,
+            )
+            plain(proto, 408, "The request did not arrive in time.\n")
+            return None
+        except Exception:  # the client went away (granian's ProtocolClosed)
+            return None
+        finally:
+            self.buffered -= reserved
+
+    def call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+        """Run the WSGI app on a pool thread: status, headers and the whole body."""
+        started: list[Any] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+            started[:] = [int(status.split(" ", 1)[0]), headers]
+
+        result = self.wsgi(environ, start_response)
+        try:
+            data = b"".join(result)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return started[0], started[1], data
 
 
-def gunicorn_options(
+async def receive(proto: Any, announced: int) -> bytes:
+    body = bytearray()
+    async for chunk in proto:
+        body += chunk
+        if len(body) >= announced:
+            break
+    return bytes(body[:announced])
+
+
+def plain(proto: Any, status: int, text: str, extra: list[tuple[str, str]] | None = None) -> None:
+    headers = [("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close"), *(extra or [])]
+    proto.response_str(status, headers, text)
+
+
+def wsgi_environ(scope: Any) -> dict[str, Any]:
+    """PEP 3333's environ from granian's RSGI scope."""
+    host, _, port = scope.server.rpartition(":")
+    client, _, client_port = scope.client.rpartition(":")
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": scope.method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": scope.path.encode("utf-8").decode("latin-1"),
+        "QUERY_STRING": scope.query_string,
+        "SERVER_NAME": host.strip("[]"),
+        "SERVER_PORT": port,
+        "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
+        "REMOTE_ADDR": client.strip("[]"),
+        "REMOTE_PORT": client_port,
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.scheme,
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.input_terminated": True,
+    }
+    for name, value in scope.headers.items():
+        key = name.upper().replace("-", "_")
+        if key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            environ[key] = value
+            continue
+        key = "HTTP_" + key
+        if key in environ:  # a header sent twice: one value (cookies joined as browsers join them)
+            value = f"{environ[key]}{'; ' if key == 'HTTP_COOKIE' else ', '}{value}"
+        environ[key] = value
+    return environ
+
+
+def granian_server(
+    make_app: Callable[[], Callable[..., Iterable[bytes]]],
     *,
-    bind: str,
+    host: str,
+    port: int,
     workers: int,
     threads: int,
-    timeout: float,
-    graceful_timeout: float,
-    keepalive: float,
+    read_timeout: float,
+    keepalive: int,
+    graceful_timeout: int,
+    max_body: int | None,
     access_log: str | None,
-) -> dict:
+) -> tuple[Any, Callable[[str], BufferedApp]]:
+    """granian's server set up from curator's settings, and the loader that builds each worker's
+    app: `server.serve(target_loader=load)` runs until SIGTERM/SIGINT (SIGHUP: new workers)."""
+    from granian.constants import HTTPModes, Interfaces
+    from granian.http import HTTP1Settings
+    from granian.server import Server
+
+    connections = connection_limit()
+
+    def load(_target: str) -> BufferedApp:  # in each worker, after the fork
+        return BufferedApp(
+            make_app(),
+            threads=threads,
+            read_timeout=read_timeout,
+            max_body=max_body,
+            body_budget=body_budget(max_body, threads),
+        )
+
+    server = Server(
+        "curator.web:create_app",  # a name for the log; `load` builds the app
+        address=host,
+        port=port,
+        interface=Interfaces.RSGI,
+        workers=workers,
+        http=HTTPModes.http1,
+        websockets=False,
+        backlog=2048,
+        backpressure=connections,  # connections per worker: bounded by file descriptors, not threads
+        http1_settings=HTTP1Settings(
+            header_read_timeout=max(1, min(60_000, int(read_timeout * 1000))),  # also idle keep-alive
+            keep_alive=keepalive > 0,
+        ),
+        log_access=access_log is not None,
+        log_dictconfig=log_config(access_log),
+        # a worker that dies stops the server (one line, exit 1) for the service manager to restart
+        # (docs/deploy.md: Restart=on-failure): granian's respawn alternated between two workers
+        # that could not boot for several rounds before its crash-loop check stopped it
+        respawn_failed_workers=False,
+        workers_kill_timeout=graceful_timeout,
+    )
+    return server, load
+
+
+def connection_limit() -> int:
+    """Open connections each worker may hold: what its file-descriptor limit allows (raised to the
+    hard limit first), less a margin for the database, log files and the like."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        wanted = 65536 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return max(64, soft - 128)
+
+
+def body_budget(max_body: int | None, threads: int) -> int:
+    """Bytes of (larger) request bodies one worker buffers at once: enough for every thread to
+    have a largest body waiting, and never less than 16 MiB."""
+    return max(16 << 20, 2 * threads * (max_body or 1 << 20))
+
+
+def log_config(access_log: str | None) -> dict[str, Any]:
+    """granian's log to stderr; the access log to stderr ('-') or appended to a file."""
+    access: dict[str, Any] = {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stderr"}
+    if access_log not in (None, "-"):
+        access = {"class": "logging.FileHandler", "formatter": "access", "filename": access_log}
     return {
-        "bind": bind,
-        "workers": workers,
-        "threads": threads,
-        "worker_class": "curator.web.buffered_worker.BufferingThreadWorker",
-        "timeout": timeout,  # a worker silent this long is killed and replaced
-        "graceful_timeout": graceful_timeout,  # SIGHUP / SIGTERM: finish requests in flight first
-        "keepalive": keepalive,
-        "accesslog": access_log,
-        "errorlog": "-",
-        "limit_request_line": 4094,
-        "limit_request_fields": 100,
-        "proc_name": "curator",
-        "control_socket_disable": True,  # gunicorn >= 25: one fixed path per user; not needed
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "generic": {"format": "[%(levelname)s] %(message)s"},
+            "access": {"format": "%(message)s"},
+        },
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": "generic", "stream": "ext://sys.stderr"},
+            "access": access,
+        },
+        "loggers": {
+            "_granian": {"handlers": ["console"], "level": "INFO", "propagate": False},
+            "granian.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+            "curator.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        },
     }

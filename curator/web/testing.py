@@ -1,6 +1,6 @@
 """Real HTTP servers on localhost for browser tests, load tests and benchmarks:
 `LiveServer` (werkzeug's threaded server in a background thread, in this process) and
-`ServeProcess` (`curator serve` itself — gunicorn — as a child process)."""
+`ServeProcess` (`curator serve` itself — granian — as a child process)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def free_port() -> int:
 
 class ServeProcess:
     """`python -m curator.cli --database URL serve …` on a free port until the block ends
-    (SIGTERM: gunicorn finishes the requests in flight)."""
+    (SIGTERM: granian finishes the requests in flight)."""
 
     def __init__(self, database_url: str, *args: str, env: dict | None = None, start_timeout: float = 60.0):
         self.port = free_port()
