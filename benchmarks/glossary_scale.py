@@ -32,7 +32,7 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from curator.core.db import make_engine, make_session_factory, unit_of_work
-from curator.core.folding import find, fold
+from curator.core.folding import fold
 from curator.core.migrate import upgrade
 from curator.core.models import GlossaryTerm, Language
 from curator.core.models.base import utcnow
@@ -65,24 +65,7 @@ def generate_terms(rng: random.Random, words: list[str], count: int) -> list[tup
 
 def old_matches(session, language: str, english: str, template: str) -> list[dict]:
     """The look-up before issue 38: every term of the language, `find` on each (the peer)."""
-    found = []
-    for row in glossary.terms(session, language):
-        spans = find(row.term, english)
-        if not spans:
-            continue
-        hits = [template[a:b] for a, b in find(row.translation, template, whole_word=False)]
-        found.append(
-            (
-                spans[0][0],
-                {
-                    "term": row.term,
-                    "translation": row.translation,
-                    "note": row.note,
-                    "found": list(dict.fromkeys(hits)),
-                },
-            )
-        )
-    return [m for _, m in sorted(found, key=lambda pair: pair[0])]
+    return glossary.matched(glossary.terms(session, language), english, template)
 
 
 def old_page(session, language: str, q: str) -> list[dict]:
