@@ -36,7 +36,7 @@ from curator.core.folding import fold
 from curator.core.migrate import upgrade
 from curator.core.models import GlossaryTerm, Language
 from curator.core.models.base import utcnow
-from curator.review import glossary
+from curator.review import glossary, glossary_csv
 
 SYLLABLES = ["ka", "lo", "mi", "ner", "pa", "ro", "sa", "ti", "ul", "ve", "zo", "dri", "sho", "qua", "bel"]
 
@@ -148,7 +148,7 @@ def import_memory(sessions, root: Path, rng: random.Random, words: list[str], me
     tracemalloc.start()
     start = time.perf_counter()
     with unit_of_work(sessions) as session:
-        added, _ = glossary.import_csv(session, path)
+        added, _ = glossary_csv.import_csv(session, path)
     seconds = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()

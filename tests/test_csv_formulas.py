@@ -14,7 +14,7 @@ from sqlalchemy import delete, select
 
 from curator.core.formats.spreadsheet import Writer, inert, revive
 from curator.core.models import GlossaryTerm
-from curator.review.glossary import export_csv, import_csv
+from curator.review.glossary_csv import export_csv, import_csv
 from curator.review.stats import summary_csv
 
 FORMULA = frozenset("=+-@\t\r")  # a cell's first character ("" for an empty cell is not in it)

@@ -19,7 +19,7 @@ from sqlalchemy import delete, select
 from curator.core.errors import CuratorError
 from curator.core.models import GlossaryTerm, Language
 from curator.core.models.base import utcnow
-from curator.review import glossary
+from curator.review import glossary, glossary_csv
 
 from .conftest import Browser, signed_in_state, table_snapshot
 from .test_glossary import HEADER
@@ -263,7 +263,7 @@ def test_the_paged_glossary_in_chromium_es_and_ar_phone_and_desktop(chromium, li
 
 
 def test_a_bad_line_after_several_batches_stores_nothing(review_app, cli, engine, tmp_path):
-    count = glossary.BATCH * 3 + 7
+    count = glossary_csv.BATCH * 3 + 7
     lines = "".join(f"es,word{n},palabra{n},\n" for n in range(count))
     path = tmp_path / "big.csv"
     path.write_text(HEADER + lines + "es,word3,otra,\n", encoding="utf-8")  # the same term as line 5
@@ -291,7 +291,7 @@ def test_line_ends_bad_bytes_and_huge_lines_name_their_line(review_app, cli, ses
         assert s.scalar(select(GlossaryTerm.note).where(GlossaryTerm.term == "born")) == "one, two"
     path.write_bytes(b"language,term,translation,note\nes,a,b,\nes,c,d,\nes,e,\xff,\n")
     assert cli("glossary", "import", path, ok=False).output.strip() == f"Error: {path}, line 4: not UTF-8 text"
-    path.write_bytes(b"language,term,translation,note\nes,a,b,\n" + b"x" * (glossary.MAX_LINE_BYTES + 5) + b"\n")
+    path.write_bytes(b"language,term,translation,note\nes,a,b,\n" + b"x" * (glossary_csv.MAX_LINE_BYTES + 5) + b"\n")
     message = cli("glossary", "import", path, ok=False).output.strip()
     assert message.startswith(f"Error: {path}, line 3: a line longer than") and "\n" not in message
 

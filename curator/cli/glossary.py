@@ -21,7 +21,7 @@ def glossary() -> None:
 def glossary_import(ctx: Context, file: Path) -> None:
     """Load FILE (UTF-8 CSV: language,term,translation,note), all or nothing: a bad line names
     its line and field and stores nothing. A term already there takes the line's translation."""
-    from curator.review.glossary import import_csv
+    from curator.review.glossary_csv import import_csv
 
     with unit_of_work(ctx.sessions()) as session:
         added, updated = import_csv(session, file)
@@ -34,7 +34,7 @@ def glossary_import(ctx: Context, file: Path) -> None:
 @pass_ctx
 def glossary_export(ctx: Context, file: Path, language: str | None) -> None:
     """Write the glossaries to FILE as UTF-8 CSV (language,term,translation,note)."""
-    from curator.review.glossary import export_csv
+    from curator.review.glossary_csv import export_csv
 
     with reading(ctx.sessions()) as session:
         count = export_csv(session, file, language)

@@ -7,49 +7,36 @@ Matching is folded (core.folding): case, accents, Arabic harakat and tatweel do 
 English term matches whole words of the pattern; a translation matches from a word's start to
 that word's end, so an inflected form ("capitales" for "capital") is still found.
 
-CSV: UTF-8, a header `language,term,translation,note`, one term a line; a cell a spreadsheet
-would run as a formula (`= + - @`, tab, CR first) is exported behind a single quote and read back
-without it (core.formats.spreadsheet). An import is all or
-nothing: a bad line is an InputError naming the file, the line and the field, and nothing is
-stored; a term already in the glossary (compared folded) takes the line's translation and note.
+CSV import and export: review/glossary_csv.py.
 
 Scale (issue 38 §2, benchmarks/glossary_scale.py): each row keeps its folded fields, so the
 maintainers' page filters and pages in SQL (`listing`), and its term's `folding.lead`, indexed,
 so `matches` reads only the terms whose first word is a word of the pattern, not the whole
-glossary. An import reads the file a line at a time and stores it in batches inside the
-caller's one transaction: its memory is a batch plus one small key per line, not the file.
+glossary.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any, TypedDict
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
 from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.folding import find, fold, lead, leads
-from curator.core.formats import spreadsheet
-from curator.core.formats.atomic import atomic_write
 from curator.core.models import GlossaryTerm, Language, User
 from curator.core.models.base import utcnow
 from curator.core.text import control_reason
 from curator.review import activity
 
-COLUMNS = ("language", "term", "translation", "note")
 LIMITS = {"language": 32, "term": 200, "translation": 200, "note": 500}
 # folding can lengthen a term (ß → ss): its folded key must fit the same 200 characters
 FOLDED_TOO_LONG = f"is too long once folded (more than {LIMITS['term']} characters)"
 PAGE_SIZE = 50  # the maintainers' page: terms a page by default ...
 MAX_PAGE_SIZE = 200  # ... and at most (`per_page`)
-BATCH = 500  # an import stores this many lines at a time
-MAX_LINE_BYTES = 1 << 20  # a longer physical line cannot hold a valid entry (LIMITS): refused unread
 
 
 class TermRecord(TypedDict):
@@ -89,20 +76,20 @@ def record(row: GlossaryTerm) -> TermRecord:
 
 # folding without folding.fold's cache: an import folds every line once, and 65,536 cached
 # notes of 500 characters would be most of its memory
-_fold_once = fold.__wrapped__
+fold_once = fold.__wrapped__
 
 
 def keys(term: str, translation: str, note: str) -> dict[str, str]:
     """The columns derived from an entry's text: its folded fields and its term's lead."""
     return {
-        "term_key": _fold_once(term),
-        "translation_key": _fold_once(translation),
-        "note_key": _fold_once(note),
+        "term_key": fold_once(term),
+        "translation_key": fold_once(translation),
+        "note_key": fold_once(note),
         "match_key": lead(term),
     }
 
 
-def _clean(value: object, name: str, *, required: bool = True) -> str:
+def clean_field(value: object, name: str, *, required: bool = True) -> str:
     """A field's text, trimmed, or the reason it is refused (a plain message; callers add where)."""
     if value is None:
         value = ""
@@ -123,7 +110,7 @@ def _fields(term: object, translation: object, note: object) -> tuple[str, str, 
     values = []
     for name, value in (("term", term), ("translation", translation), ("note", note)):
         try:
-            values.append(_clean(value, name, required=name != "note"))
+            values.append(clean_field(value, name, required=name != "note"))
         except ValueError as exc:
             raise InputError("glossary", f"the {name} {exc}", field=name) from None
     key = fold(values[0])
@@ -136,7 +123,7 @@ def _fields(term: object, translation: object, note: object) -> tuple[str, str, 
     return values[0], values[1], values[2]
 
 
-def _check_language(session: Session, language: str) -> str:
+def check_language(session: Session, language: str) -> str:
     languages.check_code(language)
     if session.get(Language, language) is None:
         raise NotFound(f"no language {language!r}")
@@ -196,7 +183,7 @@ def add_term(
     session: Session, language: str, term: object, translation: object, note: object = "", user: User | None = None
 ) -> GlossaryTerm:
     """A new entry; a term the language has already (compared folded) is a Conflict."""
-    _check_language(session, language)
+    check_language(session, language)
     term, translation, note = _fields(term, translation, note)
     key = fold(term)
     if _same_term(session, language, key) is not None:
@@ -311,150 +298,3 @@ def matched(rows: Iterable[Any], english: str, template: str) -> list[TermMatch]
 
 
 # ---------------------------------------------------------------- CSV
-
-
-def export_csv(session: Session, out: Path, language: str | None = None) -> int:
-    """Write the glossary (one language's, or every one's) to `out`; returns the number of terms."""
-    query = select(GlossaryTerm)
-    if language is not None:
-        query = query.where(GlossaryTerm.language == _check_language(session, language))
-    rows = sorted(session.scalars(query), key=lambda r: (r.language, r.term_key, r.id))
-    buffer = io.StringIO()
-    writer = spreadsheet.Writer(buffer)  # a cell a spreadsheet would run is written inert
-    writer.writerow(COLUMNS)
-    writer.writerows((r.language, r.term, r.translation, r.note) for r in rows)
-    atomic_write(out, buffer.getvalue().encode("utf-8"))
-    return len(rows)
-
-
-def _text_lines(name: str, handle: io.BufferedReader) -> Iterator[str]:
-    """The file's text a line at a time, decoded, split as csv reads it (\n, \r\n or \r): a
-    bad byte names its line (counted by \n); a line over MAX_LINE_BYTES is refused unread."""
-    number = 0
-    while raw := handle.readline(MAX_LINE_BYTES + 1):
-        number += 1
-        if len(raw) > MAX_LINE_BYTES:
-            raise InputError(name, f"a line longer than {MAX_LINE_BYTES} bytes", line=number)
-        try:
-            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-        except UnicodeDecodeError:
-            raise InputError(name, "not UTF-8 text", line=number) from None
-        yield from io.StringIO(text, newline="")
-
-
-def _lines(name: str, handle: io.BufferedReader) -> Iterator[tuple[int, list[str]]]:
-    """The CSV records of the file, each with the line it ends on, read as they are needed."""
-    reader = csv.reader(_text_lines(name, handle), strict=True)
-    try:
-        for row in reader:  # a cell exported inert (a formula's quote) reads back as it was
-            yield reader.line_num, [spreadsheet.revive(cell) for cell in row]
-    except csv.Error as exc:
-        raise InputError(name, f"not CSV: {exc}", line=reader.line_num + 1) from None
-
-
-Entry = tuple[str, str, str, str, str]  # language, term_key, term, translation, note
-
-
-def _entry(name: str, line: int, cells: list[str], known: set[str]) -> Entry | None:
-    """One line's entry, checked (module docstring), or None for a blank line."""
-    if not any(c.strip() for c in cells):
-        return None
-    if len(cells) > len(COLUMNS) or len(cells) < 3:
-        raise InputError(name, f"expected {len(COLUMNS)} fields, found {len(cells)}", line=line)
-    values = dict(zip(COLUMNS, [*cells, ""][: len(COLUMNS)], strict=False))
-    clean: dict[str, str] = {}
-    for field in COLUMNS:
-        try:
-            clean[field] = _clean(values.get(field, ""), field, required=field != "note")
-        except ValueError as exc:
-            raise InputError(name, str(exc), line=line, field=field) from None
-    if clean["language"] not in known:
-        raise InputError(name, f"no language {clean['language']!r} in the database", line=line, field="language")
-    key = _fold_once(clean["term"])
-    if not key.strip():
-        raise InputError(name, "has no letters", line=line, field="term")
-    if len(key) > LIMITS["term"]:
-        raise InputError(name, FOLDED_TOO_LONG, line=line, field="term")
-    return clean["language"], key, clean["term"], clean["translation"], clean["note"]
-
-
-def _store(session: Session, batch: list[Entry], changes: dict[str, dict[str, int]], stamp: dict[str, Any]) -> None:
-    """Store a batch of checked entries: new terms inserted, changed ones updated (by primary
-    key, without loading objects), counted per language in `changes`."""
-    by_language: dict[str, list[Entry]] = {}
-    for entry in batch:
-        by_language.setdefault(entry[0], []).append(entry)
-    for language, entries in by_language.items():
-        have = {
-            r.term_key: r
-            for r in session.execute(
-                select(
-                    GlossaryTerm.id,
-                    GlossaryTerm.term_key,
-                    GlossaryTerm.term,
-                    GlossaryTerm.translation,
-                    GlossaryTerm.note,
-                ).where(GlossaryTerm.language == language, GlossaryTerm.term_key.in_([e[1] for e in entries]))
-            )
-        }
-        new: list[dict[str, Any]] = []
-        changed: list[dict[str, Any]] = []
-        for _, key, term, translation, note in entries:
-            values = {"term": term, "translation": translation, "note": note, **keys(term, translation, note), **stamp}
-            row = have.get(key)
-            if row is None:
-                new.append({"language": language, **values})
-            elif (row.term, row.translation, row.note) != (term, translation, note):
-                changed.append({"id": row.id, **values})
-        if new:
-            session.execute(insert(GlossaryTerm), new)
-        if changed:
-            session.execute(update(GlossaryTerm), changed)
-        counts = changes.setdefault(language, {"added": 0, "updated": 0})
-        counts["added"] += len(new)
-        counts["updated"] += len(changed)
-
-
-def import_csv(session: Session, path: Path, user: User | None = None) -> tuple[int, int]:
-    """Read `path` (module docstring) into the glossaries, all or nothing: lines are read and
-    stored a batch at a time in the caller's transaction, which a bad line leaves to be rolled
-    back (core.db.unit_of_work does). Returns (added, updated)."""
-    name = str(path)
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
-    with handle:
-        changes = _import(session, name, _lines(name, handle), user)
-    for language, counts in sorted(changes.items()):  # one entry per language the file changed
-        if counts["added"] or counts["updated"]:
-            activity.record(session, user, Activity.GLOSSARY, path.name, language, {"change": "import", **counts})
-    return sum(c["added"] for c in changes.values()), sum(c["updated"] for c in changes.values())
-
-
-def _import(
-    session: Session, name: str, rows: Iterator[tuple[int, list[str]]], user: User | None
-) -> dict[str, dict[str, int]]:
-    """Check and store the records after the header; returns {language: {"added", "updated"}}."""
-    header = next(rows, None)
-    if header is None or [h.strip().lower() for h in header[1]] not in (list(COLUMNS), list(COLUMNS[:3])):
-        raise InputError(name, f"the first line must be the header {','.join(COLUMNS)}", line=1)
-    known = set(session.scalars(select(Language.code)))
-    stamp = {"updated_by": user.id if user is not None else None, "updated_at": utcnow()}
-    seen: dict[str, int] = {}  # "language\0term_key" -> its line: the one thing kept per line
-    changes: dict[str, dict[str, int]] = {}
-    batch: list[Entry] = []
-    for line, cells in rows:
-        entry = _entry(name, line, cells, known)
-        if entry is None:
-            continue
-        mark = f"{entry[0]}\0{entry[1]}"
-        if mark in seen:
-            raise InputError(name, f"the same term as line {seen[mark]}", line=line, field="term")
-        seen[mark] = line
-        batch.append(entry)
-        if len(batch) >= BATCH:
-            _store(session, batch, changes, stamp)
-            batch = []
-    _store(session, batch, changes, stamp)
-    return changes
