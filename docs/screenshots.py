@@ -1,10 +1,18 @@
-"""Regenerate the review-screen screenshots in docs/ (headless Chromium, demo seed).
+"""Regenerate every screenshot in docs/ (headless Chromium): one script for all nine PNGs.
 
-Usage: python docs/screenshots.py   (needs playwright and Debian's chromium)
+Usage: .venv/bin/python docs/screenshots.py   (needs playwright and Debian's chromium; ~20 s)
+
+- the six review-screen shots (review-*.png but review-signals.png), from the demo seed, here;
+- report.png, report-web.png and review-signals.png, from the probe report's browser test
+  (tests/test_probe_report.py, run with CURATOR_UPDATE_SCREENSHOTS=1), which builds the run and
+  the signals those pictures show and checks the pages before it writes them.
 """
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -61,5 +69,15 @@ def main_() -> None:
     shutil.rmtree(work, ignore_errors=True)
 
 
+def report_shots() -> None:
+    """report.png, report-web.png, review-signals.png: the report test writes them."""
+    test = "tests/test_probe_report.py::test_reports_and_review_line_in_chromium"
+    env = {**os.environ, "CURATOR_UPDATE_SCREENSHOTS": "1"}
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test], cwd=DOCS.parent, env=env, check=True)
+    for name in ("report.png", "report-web.png", "review-signals.png"):
+        print("wrote", DOCS / name)
+
+
 if __name__ == "__main__":
     main_()
+    report_shots()

@@ -490,7 +490,8 @@ def test_reports_and_review_line_in_chromium(chromium, review_app, live, session
     page.wait_for_function(f"document.getElementById('item-card').dataset.item === '{item_id}'")
     assert line.is_visible()
     (tmp_path / "review-probe.png").write_bytes(page.screenshot())
-    if os.environ.get("CURATOR_UPDATE_SCREENSHOTS") == "1":
+    if os.environ.get("CURATOR_UPDATE_SCREENSHOTS") == "1":  # docs/screenshots.py: the two signals in view
+        back.evaluate("line => line.scrollIntoView({block: 'center'})")
         (ROOT / "docs" / "review-signals.png").write_bytes(page.screenshot())
     context.close()
 

@@ -5,6 +5,7 @@ setting goes into the Settings or is refused)."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from dataclasses import fields, replace
 from pathlib import Path
@@ -65,15 +66,28 @@ def check_defaults(rows: dict[str, str], where: str) -> None:
 
 
 def test_every_field_with_a_default_has_a_variable():
-    """A new setting gets a variable (and so a row in the README, below)."""
+    """A new setting gets a variable (and so a row in the settings reference, below)."""
     assert {f.name for f in fields(Settings)} - DERIVED == set(ENV)
 
 
-def test_readme_lists_every_variable_with_the_settings_default():
-    rows = documented(ROOT / "README.md")
+def settings_table() -> str:
+    """The table the docs hook writes into docs/reference/settings.md when the site is built."""
+    spec = importlib.util.spec_from_file_location("settings_table", ROOT / "docs" / "hooks" / "settings_table.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = (ROOT / "docs" / "reference" / "settings.md").read_text(encoding="utf-8")
+    assert module.MARKER in page, "docs/reference/settings.md lost the table's marker"
+    return str(module.on_page_markdown(page, page=None))
+
+
+def test_the_settings_reference_lists_every_variable_with_the_settings_default(tmp_path):
+    page = tmp_path / "settings.md"
+    page.write_text(settings_table(), encoding="utf-8")
+    rows = documented(page)
     missing = sorted(set(ENV.values()) - set(rows))
-    assert not missing, f"README.md's Configuration table lacks {missing}"
-    check_defaults(rows, "README.md")
+    assert not missing, f"docs/reference/settings.md's table lacks {missing}"
+    check_defaults(rows, "docs/reference/settings.md")
 
 
 def test_deploy_guide_shows_the_settings_defaults():

@@ -6,8 +6,9 @@ from one) as an argument, so a test or a second app in the same process can use 
 
 Every default lives here, once: the field's default below. The modules that use a value read
 it from a `Settings` (or, as a keyword default, from the field: `Settings.busy_timeout`), the
-CLI's options show it in their help, and README.md's "Configuration" table (checked against
-these fields by tests/test_settings.py) lists each variable of `ENV` with its default.
+CLI's options show it in their help, and the settings reference (docs/reference/settings.md, a
+table made from these fields when the site is built: docs/hooks/settings_table.py, checked by
+tests/test_settings.py) lists each variable of `ENV` with its default.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 // The review screen's one key mapper, shared by review.js and review_context.js so a key means
-// the same thing to both (README, "The keys work under any keyboard layout").
+// the same thing to both (docs/review-app.md, "The keys work under any keyboard layout").
 (function () {
   "use strict";
 
