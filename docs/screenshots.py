@@ -7,6 +7,7 @@ Usage: .venv/bin/python docs/screenshots.py   (needs playwright and Debian's chr
   (tests/test_probe_report.py, run with CURATOR_UPDATE_SCREENSHOTS=1), which builds the run and
   the signals those pictures show and checks the pages before it writes them.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from playwright.sync_api import sync_playwright
 
-from curator.web import create_app
 from curator.cli import main
+from curator.web import create_app
 from curator.web.testing import LiveServer
 
 DOCS = Path(__file__).resolve().parent
@@ -36,15 +37,22 @@ def main_() -> None:
     with LiveServer(create_app({"DATABASE_URL": url})) as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         # (file, language reviewed, interface language, viewport, what to show)
-        shots = (("review-guidelines.png", "es", "es", (1366, 800), "guidelines"),  # first: shown before item 1
-                 ("review-ltr.png", "es", "en", (1366, 800), "amend"),
-                 ("review-rtl.png", "ar", "ar", (1366, 800), "item"),
-                 ("review-phone.png", "es", "en", (390, 844), "item"),
-                 ("review-phone-rtl.png", "ar", "ar", (390, 844), "item"),
-                 ("review-spanish-ui.png", "es", "es", (1366, 800), "item"))
+        shots = (
+            ("review-guidelines.png", "es", "es", (1366, 800), "guidelines"),  # first: shown before item 1
+            ("review-ltr.png", "es", "en", (1366, 800), "amend"),
+            ("review-rtl.png", "ar", "ar", (1366, 800), "item"),
+            ("review-phone.png", "es", "en", (390, 844), "item"),
+            ("review-phone-rtl.png", "ar", "ar", (390, 844), "item"),
+            ("review-spanish-ui.png", "es", "es", (1366, 800), "item"),
+        )
         for name, lang, ui, (width, height), what in shots:
-            context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1,
-                                          bypass_csp=True, has_touch=width < 500, is_mobile=width < 500)
+            context = browser.new_context(
+                viewport={"width": width, "height": height},
+                device_scale_factor=1,
+                bypass_csp=True,
+                has_touch=width < 500,
+                is_mobile=width < 500,
+            )
             context.add_cookies([{"name": "curator_locale", "value": ui, "url": server.url}])
             page = context.new_page()
             page.goto(server.url + "/login")
@@ -73,7 +81,9 @@ def report_shots() -> None:
     """report.png, report-web.png, review-signals.png: the report test writes them."""
     test = "tests/test_probe_report.py::test_reports_and_review_line_in_chromium"
     env = {**os.environ, "CURATOR_UPDATE_SCREENSHOTS": "1"}
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test], cwd=DOCS.parent, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test], cwd=DOCS.parent, env=env, check=True
+    )
     for name in ("report.png", "report-web.png", "review-signals.png"):
         print("wrote", DOCS / name)
 
