@@ -237,3 +237,64 @@ def test_hostile_page_values_are_never_a_500(waiting_25, value):
             assert status == 200, (path, text)
         if isinstance(value, int) and not 1 <= value <= MAX_PAGE:
             assert status == 422, (path, text)
+
+
+# what the interface says about the waiting replies (the catalogues' translations, by hand)
+SAYS = {
+    "es": (
+        "25 respuestas te esperan, las más antiguas primero.",
+        "Páginas de respuestas a tus comentarios",
+        "anterior",
+    ),
+    "ar": ("الردود التي تنتظرك: 25، الأقدم أولًا.", "صفحات الردود على تعليقاتك", "السابق"),
+}
+
+
+def test_the_replies_pager_in_chromium(chromium, live, sessions, world):
+    """Ana's 25 waiting replies in one browser walked through Spanish and Arabic, phone and
+    desktop, light and dark: the first 20 and the count, a pager of its own with its own name; its
+    "next" opens the last 5, its "previous" goes back; in Arabic the pager runs right to left
+    ("previous" on the right of the current page); nothing is wider than the screen."""
+    from playwright.sync_api import expect
+
+    expected = _many(sessions, world, 25)["es"]
+    context = chromium.new_context(storage_state=signed_in_state(live.url, "ana@example.org"))
+    page = context.new_page()
+    replies, pager = page.locator("li.waiting-reply"), page.locator("#replies-pager")
+    try:
+        for locale, viewport, scheme in (
+            ("es", PHONE, "light"),
+            ("ar", PHONE, "dark"),
+            ("es", DESKTOP, "dark"),
+            ("ar", DESKTOP, "light"),
+        ):
+            count, label, previous = SAYS[locale]
+            page.set_viewport_size(viewport)
+            page.emulate_media(color_scheme=scheme)
+            context.add_cookies([{"name": "curator_locale", "value": locale, "url": live.url}])
+            page.goto(live.url + "/review/es/history")
+            expect(page.locator("html")).to_have_attribute("lang", locale)
+            expect(replies).to_have_count(20)
+            expect(page.locator(".replies-count")).to_have_text(count)
+            expect(pager).to_have_attribute("aria-label", label)
+            expect(page.locator("#comments-pager")).to_have_count(0)  # one thread: no second pager
+            pager.locator('a[rel="next"]').click()
+            page.wait_for_url("**/review/es/history?replies_page=2#replies")
+            expect(replies).to_have_count(5)
+            shown = replies.evaluate_all("nodes => nodes.map(n => Number(n.dataset.reply))")
+            assert shown == expected[20:], (locale, shown)
+            expect(pager.locator('a[rel="prev"]')).to_contain_text(previous)
+            back, current = (
+                pager.locator('a[rel="prev"]').bounding_box(),
+                pager.locator("[aria-current=page]").bounding_box(),
+            )
+            assert back and current
+            rtl = locale == "ar"
+            assert pager.evaluate("n => getComputedStyle(n).direction") == ("rtl" if rtl else "ltr")
+            assert (back["x"] > current["x"]) if rtl else (back["x"] < current["x"]), (locale, back, current)
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], (locale, viewport)
+            pager.locator('a[rel="prev"]').click()
+            page.wait_for_url("**/review/es/history?replies_page=1#replies")
+            expect(replies).to_have_count(20)
+    finally:
+        context.close()
