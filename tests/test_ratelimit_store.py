@@ -251,11 +251,14 @@ def test_without_swallowing_store_errors_the_same_failure_is_a_500(
     assert _saved(sessions, "durante") == 1
 
 
-def test_two_instances_share_one_redis_with_their_own_prefix(review_app, db_url, tmp_path, redis_server):
+def test_two_instances_share_one_redis_with_their_own_prefix(review_app, db_url, tmp_path, redis_server, monkeypatch):
+    """Two apps on one real redis: with different prefixes each counts alone, with the same one
+    they count together; the prefix comes from CURATOR_RATELIMIT_PREFIX (the environment)."""
     redis_server.flush()
     limit = {"RATELIMIT_ACCOUNT": "3/minute"}
     staging = _app(db_url, tmp_path, redis_server.url, RATELIMIT_KEY_PREFIX="staging", **limit)
-    production = _app(db_url, tmp_path, redis_server.url, RATELIMIT_KEY_PREFIX="production", **limit)
+    monkeypatch.setenv("CURATOR_RATELIMIT_PREFIX", "production")
+    production = _app(db_url, tmp_path, redis_server.url, **limit)
     assert [_sign_in_attempt(staging.test_client(), "x").status_code for _ in range(4)] == [401, 401, 401, 429]
     assert _sign_in_attempt(production.test_client(), "x").status_code == 401  # its own count
     keys = redis_server.client().keys("*")
