@@ -170,9 +170,9 @@ def test_the_paged_threads_and_history_in_chromium(chromium, live, sessions, rev
         ("es", {"width": 390, "height": 844}, "light", "Las últimas 20 de 22 respuestas.", "anterior"),
         ("ar", {"width": 1366, "height": 800}, "dark", "آخر 20 من أصل 22 ردًّا.", "السابق"),
     )
-    for email, path, card in (
-        ("boss@example.org", "/admin/languages/es/threads?state=all", "article.thread"),
-        ("ana@example.org", "/review/es/history", "li.comment-row"),
+    for email, path, card, pager in (
+        ("boss@example.org", "/admin/languages/es/threads?state=all", "article.thread", "nav.pager"),
+        ("ana@example.org", "/review/es/history", "li.comment-row", "#comments-pager"),  # the replies have theirs
     ):
         context = chromium.new_context()
         page = context.new_page()
@@ -187,10 +187,10 @@ def test_the_paged_threads_and_history_in_chromium(chromium, live, sessions, rev
                 expect(page.locator(card)).to_have_count(20)
                 expect(page.locator(f"#thread-{roots[0]} .earlier-replies")).to_have_text(hint)
                 assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-                page.locator('nav.pager a[rel="next"]').click()
+                page.locator(f'{pager} a[rel="next"]').click()
                 expect(page.locator(card)).to_have_count(5)
                 expect(page.locator(f"#thread-{roots[24]}")).to_be_visible()
-                assert previous in page.locator("nav.pager").inner_text()
+                assert previous in page.locator(pager).inner_text()
                 assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
                 if email == "ana@example.org":  # the review screen: the item's threads, latest replies only
                     page.goto(live.url + "/review/es")

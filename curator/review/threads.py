@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session, aliased
 from curator.core.enums import Activity
 from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, Mention, Template, User
-from curator.core.models.base import utcnow, valid_id
+from curator.core.models.base import MAX_ID, utcnow, valid_id
 from curator.review import activity, mentions
 from curator.review.accounts import author_name
 from curator.review.comments import clean_text
@@ -110,6 +110,13 @@ def check_page(page: int = 1, per_page: int = PER_PAGE) -> tuple[int, int]:
 
 def _pages(matched: int, per_page: int) -> int:
     return max(1, -(-matched // per_page))
+
+
+def _offset(page: int, per_page: int) -> int:
+    """The rows before `page`. No table holds more than MAX_ID rows, so a page past that is past
+    the last (empty), however large its number: (page - 1) * per_page would not fit the
+    database's integer (a 500 on SQLite for ?page=9223372036854775807)."""
+    return min((page - 1) * per_page, MAX_ID)
 
 
 def _may_take_part(session: Session, user: User, language: str) -> bool:
@@ -261,7 +268,7 @@ def _page_of_replies(session: Session, root: Comment, page: int, per_page: int) 
     """One page of the thread's standing replies, oldest first, and how many it has."""
     standing = select(Comment).where(Comment.parent_id == root.id, Comment.retracted.is_(False))
     count = session.scalar(select(func.count()).select_from(standing.subquery())) or 0
-    rows = session.scalars(standing.order_by(Comment.id).offset((page - 1) * per_page).limit(per_page)).all()
+    rows = session.scalars(standing.order_by(Comment.id).offset(_offset(page, per_page)).limit(per_page)).all()
     return list(rows), count
 
 
@@ -349,7 +356,7 @@ def language_threads(
     if mine:
         query = query.where(Comment.id.in_(_participated(viewer)))
     matched = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    roots = list(session.scalars(query.order_by(Comment.id).offset((page - 1) * per_page).limit(per_page)))
+    roots = list(session.scalars(query.order_by(Comment.id).offset(_offset(page, per_page)).limit(per_page)))
     return {
         "threads": _records(session, roots, viewer),
         "matched": matched,
@@ -407,6 +414,16 @@ class WaitingReply(TypedDict):
     author: str
     text: str
     created_at: str
+
+
+class WaitingPage(TypedDict):
+    """One page of the replies waiting for a reviewer."""
+
+    count: int  # waiting replies, every page
+    languages: dict[str, list[WaitingReply]]  # this page's, by language
+    page: int
+    pages: int
+    per_page: int
 
 
 def _waiting_query(user: User, language: str | None) -> Select[Comment, User, Comment]:
@@ -483,14 +500,18 @@ def waiting_replies(
     return dict(out)
 
 
-def waiting_page(session: Session, user: User, page: int = 1, per_page: int = PER_PAGE) -> dict[str, object]:
-    """One page of the replies waiting for `user` in every language: {count (all of them),
-    languages: {language: this page's replies}, page, pages, per_page}."""
+def waiting_page(
+    session: Session, user: User, page: int = 1, per_page: int = PER_PAGE, language: str | None = None
+) -> WaitingPage:
+    """One page of the replies waiting for `user`, oldest first, in every language or in
+    `language` (the history page; the JSON API lists them all): {count (all of them), languages:
+    {language: this page's replies}, page, pages, per_page}. A page past the last has none."""
     page, per_page = check_page(page, per_page)
-    count = sum(waiting_counts(session, user).values())
+    counts = waiting_counts(session, user)
+    count = sum(counts.values()) if language is None else counts.get(language, 0)
     return {
         "count": count,
-        "languages": waiting_replies(session, user, limit=per_page, offset=(page - 1) * per_page),
+        "languages": waiting_replies(session, user, language, limit=per_page, offset=_offset(page, per_page)),
         "page": page,
         "pages": _pages(count, per_page),
         "per_page": per_page,

@@ -104,8 +104,10 @@ def screen(lang: str):
 def past(lang: str):
     session = db()
     assignment = get_assignment(session, current_user, lang)
-    # your threads a page at a time (`page`), the replies waiting for you the oldest first (review.threads)
+    # your threads a page at a time (`page`), the replies waiting for you the oldest first, a page
+    # at a time too (`replies_page`): each listing of review.threads, its own pager
     mine = threads.language_threads(session, current_user, lang, mine=True, page=fields.query_int("page", 1))
+    waiting = threads.waiting_page(session, current_user, fields.query_int("replies_page", 1), language=lang)
     return render_template(
         "history.html",
         lang=lang,
@@ -115,7 +117,8 @@ def past(lang: str):
         suggestions=list_suggestions(session, current_user, assignment),
         comments=mine["threads"],
         comments_page=mine,
-        waiting=threads.waiting_replies(session, current_user, lang).get(lang, []),
+        waiting=waiting["languages"].get(lang, []),
+        waiting_page=waiting,
         request_id=uuid.uuid4().hex,
     )
 
