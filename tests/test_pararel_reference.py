@@ -55,7 +55,7 @@ def skipped(language: str, pattern: str, obj: str) -> bool:
 def pararel_reference(language, patterns, rows, preds, nm=False):
     """rows: [(subject label, gold object label)]; preds[p][r]: the object label pattern p predicts for row r."""
     n = len(rows)
-    out = {m: NAN for m in PARAREL}
+    out = dict.fromkeys(PARAREL, NAN)
     if not nm:
         out["accuracy"] = sum(preds[0][r] == rows[r][1] for r in range(n)) / n
         out["consistency_accuracy"] = sum(all(p[r] == rows[r][1] for p in preds) for r in range(n)) / n
@@ -159,7 +159,7 @@ def test_consistent_acc_counts_a_subject_only_when_every_template_is_right():
 
 
 def test_english_articles_skip_a_template_for_objects_they_do_not_fit():
-    """"a [Y]-born" is skipped for Italy, as ParaRel's code does (fails before #39)."""
+    """The template "a [Y]-born" is skipped for Italy, as ParaRel's code does (fails before #39)."""
     templates = ["[X] was born in [Y].", "[X] is a [Y]-born writer.", "[X] comes from [Y]."]
     objects = ["Italy", "France", "Spain"]
     rows = [("Ana", "Italy"), ("Ben", "France")]
@@ -215,3 +215,26 @@ def test_json_keeps_full_precision(tmp_path):
         assert metrics["by_relation"]["es"]["P19"][name] == (None if math.isnan(value) else value), name
     value = by_relation["es"]["P19"]["consistency"]
     assert value != round(value, 6)
+
+
+@pytest.mark.parametrize(
+    ("template", "label", "skip"),
+    [
+        ("[X] is a [Y]-born writer.", "Italy", True),
+        ("[X] is a [Y]-born writer.", "France", False),
+        ("[X] is an [Y] citizen.", "Oslo", False),
+        ("[X] is an [Y] citizen.", "Spain", True),
+        ("[X] plays a [Y] .", "university", True),  # u is a vowel to ParaRel's code
+        ("[X] is an [Y] by profession.", "hour", True),  # h is not
+        ("[X] is an [Y] by profession.", "Élan", True),  # nor É
+        ("A [Y] is what [X] plays.", "organ", False),  # only lower-case "a"
+        ("[Y] is where [X] was born.", "Italy", False),
+        ("[X] is a  [Y] citizen.", "Italy", False),  # two spaces: the word before [Y] is empty
+    ],
+)
+def test_article_rule_cases(template, label, skip):
+    from curator.analysis.articles import kept, mismatch
+
+    assert mismatch(template, label) is skip is skipped("en", template, label)
+    assert kept("en", [template], [label]).tolist() == [[not skip]]
+    assert kept("es", [template], [label]).tolist() == [[True]]

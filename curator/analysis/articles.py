@@ -30,31 +30,38 @@ def applies_to(language: str) -> bool:
     return base in LANGUAGES
 
 
-def mismatch(template: str, object_label: str) -> bool:
-    """Whether the article right before `[Y]` in `template` does not fit `object_label`.
-
-    A template without exactly one space-separated word holding `[Y]` never mismatches (ParaRel's
-    code asserts there is one; curator's templates always have one)."""
+def article_before_y(template: str) -> str | None:
+    """The article ("a" or "an") when that word, exactly, comes right before the one space-separated
+    word holding `[Y]`; None otherwise, also without exactly one such word (ParaRel's code asserts
+    there is one)."""
     words = template.split(" ")
     at = [i for i, word in enumerate(words) if "[Y]" in word]
-    if len(at) != 1 or at[0] == 0:
-        return False
-    article = words[at[0] - 1]
-    vowel = object_label.lower().startswith(VOWELS)
-    return (article == "a" and vowel) or (article == "an" and not vowel)
+    if len(at) != 1 or at[0] == 0 or words[at[0] - 1] not in ("a", "an"):
+        return None
+    return words[at[0] - 1]
+
+
+def vowel_initial(label: str) -> bool:
+    return label.lower().startswith(VOWELS)
+
+
+def mismatch(template: str, object_label: str) -> bool:
+    """Whether the article right before `[Y]` in `template` does not fit `object_label`."""
+    article = article_before_y(template)
+    return article is not None and (article == "a") == vowel_initial(object_label)
 
 
 def kept(language: str, templates: Sequence[str], object_labels: Sequence[str | None]) -> np.ndarray:
     """[T, D] bool: False where ParaRel's code skips template t for tuple d (its object's label
-    does not fit the article before `[Y]`). All True outside English or where a label is unknown."""
+    does not fit the article before `[Y]`, as `mismatch` says). All True outside English or where a
+    label is unknown."""
     out = np.ones((len(templates), len(object_labels)), dtype=bool)
     if not applies_to(language):
         return out
+    known = np.array([label is not None for label in object_labels], dtype=bool)
+    vowel = np.array([label is not None and vowel_initial(label) for label in object_labels], dtype=bool)
     for t, template in enumerate(templates):
-        words = template.split(" ")
-        if "a" not in words and "an" not in words:  # the common case: nothing to check per tuple
-            continue
-        for d, label in enumerate(object_labels):
-            if label is not None and mismatch(template, label):
-                out[t, d] = False
+        article = article_before_y(template)
+        if article is not None:  # the same test as mismatch(), for every tuple at once
+            out[t] = ~known | (vowel != (article == "a"))
     return out

@@ -257,9 +257,7 @@ def _determinism(p: Parts) -> float:
     return _consistency(p)
 
 
-def relation_metrics(
-    rel: RelationPredictions, nm: bool = False, convention: Convention = DEFAULT
-) -> dict[str, float]:
+def relation_metrics(rel: RelationPredictions, nm: bool = False, convention: Convention = DEFAULT) -> dict[str, float]:
     """Every metric of one relation as `convention`'s code computes it; N-M relations get only
     the N-M ones (`determinism`) and their counts. A metric that needs template pairs is nan
     with one template."""

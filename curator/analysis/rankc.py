@@ -180,9 +180,7 @@ def rankc_matrix(
     np.fill_diagonal(coverlap, 1.0)
     np.fill_diagonal(counts, all_facts)
     accuracy = {
-        lang: float(correct_facts[index[lang]] / all_facts[index[lang]])
-        for lang in languages
-        if all_facts[index[lang]]
+        lang: float(correct_facts[index[lang]] / all_facts[index[lang]]) for lang in languages if all_facts[index[lang]]
     }
     return RankCResult(languages, rankc, coverlap, counts.astype(int), accuracy)
 
