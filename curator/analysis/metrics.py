@@ -127,6 +127,7 @@ class ParaRelCounts:
 
 
 def pararel_counts(rel: RelationPredictions) -> ParaRelCounts:
+    """The per-subject counts of ParaRel's code for one relation (see ParaRelCounts)."""
     last: dict[str, int] = {}
     for d, (_, label) in enumerate(rel.subjects):
         last[label] = d
