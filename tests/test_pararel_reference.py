@@ -30,7 +30,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from curator.analysis.metrics import relation_metrics, run_metrics
+from curator.analysis.convention import Convention
+from curator.analysis.metrics import MAIN, relation_metrics, run_metrics, tuple_parts
 from curator.analysis.rankc import run_rankc
 from curator.cli import main
 from curator.core.formats.runs import RelationPredictions, iter_relations, save_relation
@@ -144,6 +145,13 @@ def test_pararel_convention_equals_pararels_code(case):
     got = by_relation[language]["P19"]
     for name in ("determinism", *PARAREL) if nm else PARAREL:
         assert same(got[name], want[name]), (name, got[name], want[name])
+    # what compare's bootstrap resamples sums to the same values, under either convention
+    rel = relation(language, patterns, rows, preds, objects)
+    for convention in Convention:
+        values = relation_metrics(rel, convention=convention)
+        for name, (num, den) in tuple_parts(rel, convention).items():
+            assert same(num.sum() / den.sum() if den.sum() else NAN, values[name]), (convention, name)
+    assert set(MAIN) <= set(PARAREL)
 
 
 # ----------------------------------------------------------- named regressions: the two causes

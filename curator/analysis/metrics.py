@@ -102,6 +102,34 @@ def tuple_scores(rel: RelationPredictions) -> TupleScores:
     return TupleScores(equal_pairs(rel.predicted) / pairs, n_correct / T, n_correct * (n_correct - 1) / 2 / pairs)
 
 
+def tuple_parts(rel: RelationPredictions, convention: Convention = DEFAULT) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{main metric: ([D] numerators, [D] denominators)}: the relation's value is Σ num / Σ den over
+    its tuples, as relation_metrics gives it under `convention`; what a bootstrap over tuples
+    (compare.py) resamples. A tuple with denominator 0 does not count (one template; under pararel,
+    a subject label's earlier tuples for consistency)."""
+    T, D = rel.shape
+    ones, zeros = np.ones(D), np.zeros(D)
+    if T == 0:
+        return dict.fromkeys(MAIN, (zeros, zeros))
+    if parse(convention) is Convention.PARAREL:
+        c = pararel_counts(rel)
+        equal, pairs = np.zeros(D), np.zeros(D)
+        equal[c.rows], pairs[c.rows] = c.equal, c.pairs
+        every_right = np.asarray(rel.correct.all(axis=0), dtype=float)
+        return {
+            "consistency": (equal, pairs),
+            "accuracy": (rel.correct[0].astype(float), ones),
+            "consistency_accuracy": (every_right, ones if T >= 2 else zeros),
+        }
+    scores = tuple_scores(rel)
+    out = {}
+    for m in MAIN:
+        x = getattr(scores, m)
+        undefined = np.isnan(x)
+        out[m] = (np.where(undefined, 0.0, x), np.where(undefined, 0.0, 1.0))
+    return out
+
+
 def _mean(x: np.ndarray | np.generic) -> float:  # .any(axis=…) is typed as maybe a scalar
     return float(x.mean()) if x.size else float("nan")
 
@@ -119,6 +147,7 @@ class ParaRelCounts:
     the article rule says so (articles.py). Consistency and its two splits are ratios of pair
     counts summed over subjects (a micro average), not means of per-subject shares."""
 
+    rows: np.ndarray  # [S] the tuple each subject's counts come from (its label's last)
     equal: np.ndarray  # [S] equal pairs among the templates kept for the subject
     pairs: np.ndarray  # [S] pairs among those templates
     known: np.ndarray  # [S] a kept template predicts the gold object
@@ -141,6 +170,7 @@ def pararel_counts(rel: RelationPredictions) -> ParaRelCounts:
     k = kept.sum(axis=0)
     right = rel.correct[:, idx] & kept
     return ParaRelCounts(
+        idx,
         equal_pairs(masked),
         k * (k - 1) / 2,
         np.asarray(right.any(axis=0)),
