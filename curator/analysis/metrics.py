@@ -102,34 +102,6 @@ def tuple_scores(rel: RelationPredictions) -> TupleScores:
     return TupleScores(equal_pairs(rel.predicted) / pairs, n_correct / T, n_correct * (n_correct - 1) / 2 / pairs)
 
 
-def tuple_parts(rel: RelationPredictions, convention: Convention = DEFAULT) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{main metric: ([D] numerators, [D] denominators)}: the relation's value is Σ num / Σ den over
-    its tuples, as relation_metrics gives it under `convention`; what a bootstrap over tuples
-    (compare.py) resamples. A tuple with denominator 0 does not count (one template; under pararel,
-    a subject label's earlier tuples for consistency)."""
-    T, D = rel.shape
-    ones, zeros = np.ones(D), np.zeros(D)
-    if T == 0:
-        return dict.fromkeys(MAIN, (zeros, zeros))
-    if parse(convention) is Convention.PARAREL:
-        c = pararel_counts(rel)
-        equal, pairs = np.zeros(D), np.zeros(D)
-        equal[c.rows], pairs[c.rows] = c.equal, c.pairs
-        every_right = np.asarray(rel.correct.all(axis=0), dtype=float)
-        return {
-            "consistency": (equal, pairs),
-            "accuracy": (rel.correct[0].astype(float), ones),
-            "consistency_accuracy": (every_right, ones if T >= 2 else zeros),
-        }
-    scores = tuple_scores(rel)
-    out = {}
-    for m in MAIN:
-        x = getattr(scores, m)
-        undefined = np.isnan(x)
-        out[m] = (np.where(undefined, 0.0, x), np.where(undefined, 0.0, 1.0))
-    return out
-
-
 def _mean(x: np.ndarray | np.generic) -> float:  # .any(axis=…) is typed as maybe a scalar
     return float(x.mean()) if x.size else float("nan")
 
@@ -179,6 +151,37 @@ def pararel_counts(rel: RelationPredictions) -> ParaRelCounts:
     )
 
 
+def tuple_parts(
+    rel: RelationPredictions, convention: Convention = DEFAULT, counts: ParaRelCounts | None = None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{main metric: ([D] numerators, [D] denominators)}: the relation's value is Σ num / Σ den over
+    its tuples under `convention`: how relation_metrics computes them, and what a bootstrap over
+    tuples (compare.py) resamples. A tuple with denominator 0 does not count (one template; under
+    pararel, a subject label's earlier tuples for consistency). `counts`: pararel_counts(rel), if
+    already computed."""
+    T, D = rel.shape
+    ones, zeros = np.ones(D), np.zeros(D)
+    if T == 0:
+        return dict.fromkeys(MAIN, (zeros, zeros))
+    if parse(convention) is Convention.PARAREL:
+        c = counts if counts is not None else pararel_counts(rel)
+        equal, pairs = np.zeros(D), np.zeros(D)
+        equal[c.rows], pairs[c.rows] = c.equal, c.pairs
+        every_right = np.asarray(rel.correct.all(axis=0), dtype=float)
+        return {
+            "consistency": (equal, pairs),  # pairs summed over subjects, article rule applied
+            "accuracy": (rel.correct[0].astype(float), ones),  # lama_acc: the first template, every tuple
+            "consistency_accuracy": (every_right, ones if T >= 2 else zeros),  # lama_group_acc
+        }
+    scores = tuple_scores(rel)
+    out = {}
+    for m in MAIN:
+        x = getattr(scores, m)
+        undefined = np.isnan(x)
+        out[m] = (np.where(undefined, 0.0, x), np.where(undefined, 0.0, 1.0))
+    return out
+
+
 @dataclass(frozen=True)
 class Parts:
     """What a metric reads of one relation (computed once for all of them)."""
@@ -187,6 +190,12 @@ class Parts:
     scores: TupleScores
     known: np.ndarray  # [D] whether any template predicts the tuple's gold object
     pararel: ParaRelCounts | None  # under the pararel convention; None under mpararel
+    main: dict[str, tuple[np.ndarray, np.ndarray]]  # tuple_parts: consistency, accuracy, consistency_accuracy
+
+    def ratio(self, name: str) -> float:
+        """A main metric: Σ numerator / Σ denominator of its tuple parts (nan when nothing counts)."""
+        num, den = self.main[name]
+        return _ratio(num.sum(), den.sum())
 
     def pararel_consistency(self, subjects: np.ndarray | None = None, empty: float = float("nan")) -> float:
         """ParaRel's consistency over `subjects` (a [S] mask; all by default): equal pairs / pairs.
@@ -230,23 +239,17 @@ def metric(
 
 @metric("consistency", label="Consistency", short="Cons", pairs=True)
 def _consistency(p: Parts) -> float:
-    if p.pararel is not None:
-        return p.pararel_consistency()
-    return _mean(p.scores.consistency)
+    return p.ratio("consistency")
 
 
 @metric("accuracy", label="Accuracy", short="Acc")
 def _accuracy(p: Parts) -> float:
-    if p.pararel is not None:  # ParaRel's lama_acc: its first pattern, every tuple, no article rule
-        return _mean(p.rel.correct[0])
-    return _mean(p.scores.accuracy)
+    return p.ratio("accuracy")
 
 
 @metric("consistency_accuracy", label="Consistency-accuracy", short="C-A", pairs=True)
 def _consistency_accuracy(p: Parts) -> float:
-    if p.pararel is not None:  # ParaRel's lama_group_acc: every template right, every tuple, no article rule
-        return _mean(np.asarray(p.rel.correct.all(axis=0)))
-    return _mean(p.scores.consistency_accuracy)
+    return p.ratio("consistency_accuracy")
 
 
 @metric("succ_patt", label="Succ-Patt", short="S-Patt")
@@ -298,7 +301,8 @@ def relation_metrics(rel: RelationPredictions, nm: bool = False, convention: Con
     if D == 0 or T == 0:
         return out
     counts = pararel_counts(rel) if parse(convention) is Convention.PARAREL else None
-    parts = Parts(rel, tuple_scores(rel), np.asarray(rel.correct.any(axis=0)), counts)
+    main = tuple_parts(rel, convention, counts)
+    parts = Parts(rel, tuple_scores(rel), np.asarray(rel.correct.any(axis=0)), counts, main)
     for name in METRICS:
         spec = REGISTRY[name]
         if spec.nm == nm and (T >= 2 or not spec.pairs):
