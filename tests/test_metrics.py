@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from curator.analysis.compare import compare_runs
+from curator.analysis.convention import Convention
 from curator.analysis.metrics import equal_pairs, relation_metrics, run_metrics, template_agreement
 from curator.analysis.rankc import consensus, consist, rankc_matrix, run_rankc, weights
 from curator.cli import main
@@ -51,13 +52,19 @@ def make_relation(predicted, gold, language="xx", relation="P19", candidates=Non
 def test_hand_computed_relation():
     # 3 templates × 4 tuples; gold objects 0, 1, 2, 0
     predicted = [[0, 1, 3, 2], [0, 2, 3, 0], [0, 1, 2, 1]]
-    m = relation_metrics(make_relation(predicted, [0, 1, 2, 0]))
+    rel = make_relation(predicted, [0, 1, 2, 0])
+    m = relation_metrics(rel, convention=Convention.MPARAREL)
     # pairs per tuple: 3. equal pairs: t0: 3, t1: 1 (0,2), t2: 1 (0,1), t3: 0
     assert m["consistency"] == pytest.approx((3 + 1 + 1 + 0) / 12)
     # correct: t0 3/3, t1 2/3, t2 1/3, t3 1/3 → 7/12
     assert m["accuracy"] == pytest.approx(7 / 12)
     # equal and correct pairs: t0 3, t1 1, t2 0, t3 0
     assert m["consistency_accuracy"] == pytest.approx(4 / 12)
+    # ParaRel's code: accuracy is the first template's (2 of 4 tuples), consistent-acc the share of
+    # tuples every template gets right (t0 only); consistency is the same sum of pairs
+    p = relation_metrics(rel)
+    assert (p["accuracy"], p["consistency_accuracy"]) == (0.5, 0.25)
+    assert p["consistency"] == pytest.approx(5 / 12)
     assert m["succ_patt"] == 1.0  # every template is right at least once
     assert m["succ_objs"] == 1.0
     assert m["know_const"] == pytest.approx(5 / 12)
@@ -73,7 +80,9 @@ def test_consistent_but_wrong_model():
     assert m["accuracy"] == 0.0
     assert m["consistency_accuracy"] == 0.0
     assert m["succ_patt"] == 0.0 and m["succ_objs"] == 0.0
-    assert m["unk_const"] == 1.0 and math.isnan(m["know_const"])
+    assert m["unk_const"] == 1.0 and m["know_const"] == 0.0  # ParaRel's code reports 0 for "no such subject"
+    mp = relation_metrics(make_relation(np.full((4, 5), 3), [0, 1, 2, 0, 1]), convention=Convention.MPARAREL)
+    assert mp["unk_const"] == 1.0 and math.isnan(mp["know_const"])
 
 
 def test_unknown_tuples_and_succ_patt():
@@ -101,8 +110,8 @@ def test_nm_relations_report_determinism_only():
 def test_macro_average_and_population_std():
     a = make_relation([[0, 0], [0, 0]], [0, 0], relation="P1")  # accuracy 1
     b = make_relation([[1, 1], [1, 1]], [0, 0], relation="P2")  # accuracy 0
-    c = make_relation([[0], [1]], [0], relation="P3")  # accuracy 0.5
-    by_language, by_relation = run_metrics([a, b, c], nm_relations=[])
+    c = make_relation([[1], [0]], [0], relation="P3")  # accuracy 0.5 (pararel: 0, its first template's)
+    by_language, by_relation = run_metrics([a, b, c], nm_relations=[], convention=Convention.MPARAREL)
     acc = by_language["xx"]["accuracy"]
     assert acc["mean"] == pytest.approx(0.5)
     assert acc["std"] == pytest.approx(np.std([1.0, 0.0, 0.5]))  # population std, as mParaRel
@@ -418,8 +427,9 @@ def test_published_jsonl_names_empty_relations_and_own_answers(tmp_path):
     rel = load_relation(src / "P19.jsonl")
     # each key's own correct answer tells where its subject ends, not the longest known object
     assert rel.subjects == [("Ana", "Ana"), ("Jean-Saint", "Jean-Saint")] and rel.objects == ["Saint-Denis", "Denis"]
-    m = relation_metrics(rel)
+    m = relation_metrics(rel, convention=Convention.MPARAREL)
     assert m["majority"] == 0.5 and m["accuracy"] == 0.75 and (rel.predicted == rel.gold).sum() == 3
+    assert relation_metrics(rel)["accuracy"] == 1.0  # pararel: the first template's
     out = tmp_path / "imported"
     assert import_mpararel(tmp_path / "published", out) == 2
     assert load_relation(out / "fr" / "P36.json").shape == (0, 0)

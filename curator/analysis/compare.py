@@ -6,7 +6,9 @@ templates (reviewed vs unreviewed release), options (with vs without final punct
 models. Each replicate resamples, within every relation, the shared tuples with replacement
 — the same draw for both runs — and recomputes the macro average over relations; the
 interval is the percentile interval of B − A over the replicates. Both runs are read under
-one convention (convention.py), which decides which relations and tuples are averaged.
+one convention (convention.py), which decides which relations and tuples are averaged and
+how: a relation's value is Σ numerator / Σ denominator over its tuples (metrics.tuple_parts),
+so ParaRel's consistency (pairs summed over subjects) resamples as it is computed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TypedDict
 import numpy as np
 
 from curator.analysis.convention import DEFAULT, Convention, ConventionRecord, as_record, select
-from curator.analysis.metrics import DEFAULT_NM_RELATIONS, MAIN, tuple_scores
+from curator.analysis.metrics import DEFAULT_NM_RELATIONS, MAIN, tuple_parts
 from curator.core.formats.runs import RunError, iter_relations
 
 
@@ -40,8 +42,8 @@ class Difference:
         return not (self.low <= 0.0 <= self.high)
 
 
-# {language: {relation: {metric: {(subject, object): value}}}}
-PerTuple = dict[str, dict[str, dict[str, dict[tuple[str, str], float]]]]
+# {language: {relation: {metric: {(subject, object): (numerator, denominator)}}}}
+PerTuple = dict[str, dict[str, dict[str, dict[tuple[str, str], tuple[float, float]]]]]
 
 
 class DifferenceRecord(TypedDict):
@@ -73,9 +75,11 @@ def _per_tuple(
         rel, is_nm = select(found, convention, nm)
         if rel is None or is_nm or rel.shape[1] == 0:
             continue
-        scores = tuple_scores(rel)
+        parts = tuple_parts(rel, convention)
         keys = [(s[0], o) for s, o in zip(rel.subjects, rel.objects)]
-        out.setdefault(rel.language, {})[rel.relation] = {m: dict(zip(keys, getattr(scores, m).tolist())) for m in MAIN}
+        out.setdefault(rel.language, {})[rel.relation] = {
+            m: dict(zip(keys, zip(num.tolist(), den.tolist()))) for m, (num, den) in parts.items()
+        }
     return out
 
 
@@ -104,18 +108,18 @@ def compare_runs(
             a_means, b_means, reps, n_tuples = [], [], [], 0
             for rel in sorted(set(a_scores[lang]) & set(b_scores[lang])):
                 va, vb = a_scores[lang][rel][metric], b_scores[lang][rel][metric]
-                keys = [k for k in va if k in vb]
-                a = np.array([va[k] for k in keys])
-                b = np.array([vb[k] for k in keys])
-                keep = ~(np.isnan(a) | np.isnan(b))
-                a, b = a[keep], b[keep]
-                if not len(a):
+                keys = [k for k in va if k in vb and va[k][1] > 0 and vb[k][1] > 0]
+                if not keys:
                     continue
-                n_tuples += len(a)
-                a_means.append(a.mean())
-                b_means.append(b.mean())
-                draw = rng.integers(0, len(a), size=(replicates, len(a)))
-                reps.append((b - a)[draw].mean(axis=1))
+                a = np.array([va[k] for k in keys])  # [n, 2] numerator, denominator
+                b = np.array([vb[k] for k in keys])
+                n_tuples += len(keys)
+                a_means.append(a[:, 0].sum() / a[:, 1].sum())
+                b_means.append(b[:, 0].sum() / b[:, 1].sum())
+                draw = rng.integers(0, len(keys), size=(replicates, len(keys)))
+                reps.append(
+                    b[draw, 0].sum(axis=1) / b[draw, 1].sum(axis=1) - a[draw, 0].sum(axis=1) / a[draw, 1].sum(axis=1)
+                )
             if not reps:
                 continue
             diffs = np.mean(reps, axis=0)

@@ -1,13 +1,16 @@
-"""Which relations and tuples the averages take: ParaRel's convention or the published mParaRel code's.
+"""Which formulas, relations and tuples the metrics take: ParaRel's code or the published mParaRel code's.
 
-The two papers compute the same per-tuple formulas but average different things, so the same
-predictions give different per-language numbers; every table, report and comparison says
-which convention it used.
+The two papers' code computes some metrics differently (metrics.py, docs/metrics.md has the
+table) and averages different things, so the same predictions give different numbers; every
+table, report and comparison says which convention it used.
 
-- `pararel` (the default): N-M relations (several objects may be right) count only as
-  determinism and are left out of every other average, as ParaRel does — a model that names
-  a different, equally right object under another template is not being inconsistent.
-  Relations with one template still count for accuracy.
+- `pararel` (the default): what yanaiela/pararel's encode_consistency_probe.py computes.
+  N-M relations (several objects may be right) count only as determinism and are left out
+  of every other average, as ParaRel does — a model that names a different, equally right
+  object under another template is not being inconsistent. Relations with one template
+  still count for accuracy. Within a relation: accuracy is the first template's, Consistent-
+  Acc counts a tuple only when every template is right, subjects are keyed by label, and an
+  English template is skipped for a tuple whose object does not fit its article (articles.py).
 - `mpararel`: what the published `evaluate_consistency/run_evaluation.py` computes when run
   as its README says (with `--remove_repeated_subjects`): every relation with at least two
   templates, N-M ones included, counts in every average (no determinism); relations with
@@ -39,7 +42,8 @@ CHOICES = tuple(c.value for c in Convention)
 
 AVERAGES = {
     Convention.PARAREL: "N-M relations count only as determinism and are left out of every other average; "
-    "relations with one template count for accuracy",
+    "relations with one template count for accuracy; ParaRel's code's formulas (first-template accuracy, "
+    "every template right for consistent-acc, English article rule)",
     Convention.MPARAREL: "every relation with at least two templates, N-M included, in every average (no "
     "determinism); subjects with more than one object dropped (the published "
     "run_evaluation.py --remove_repeated_subjects)",

@@ -1,18 +1,25 @@
 """The metrics of ParaRel and mParaRel (SPEC §6), vectorised over a relation's [T, D] predictions.
 
-Per relation with templates T and tuples D:
-  consistency           mean over tuples of the share of template pairs (i<j) predicting the same object
-  accuracy              share of (template, tuple) predicting the gold object
-  consistency_accuracy  like consistency, counting a pair only if both predictions are also correct
-  succ_patt / succ_objs share of templates correct for at least one tuple / tuples correct
-                        under at least one template
-  know_const / unk_const consistency over tuples with / without any correct prediction
+Each metric is one function of a relation's `Parts`; where the two papers' code computes a
+metric differently, the function reads the convention (convention.py; docs/metrics.md has
+the table). Per relation with templates T and tuples D:
+
+  consistency           mpararel: mean over tuples of the share of template pairs (i<j) predicting
+                        the same object. pararel: equal pairs / pairs summed over subjects, among
+                        the templates ParaRel's article rule keeps for each (articles.py)
+  accuracy              mpararel: share of (template, tuple) predicting the gold object.
+                        pararel: share of tuples the relation's first template gets right
+                        (ParaRel's `lama_acc`: its first pattern is LAMA's)
+  consistency_accuracy  mpararel: share of template pairs equal and right, mean over tuples.
+                        pararel: share of tuples every template gets right (`lama_group_acc`)
+  succ_patt / succ_objs share of templates right for at least one tuple / tuples right under at
+                        least one template (pararel: among the kept pairs)
+  know_const / unk_const consistency over tuples with / without a right prediction (pararel: 0
+                        when a side has no pair, as ParaRel's code reports it)
   majority              accuracy of always answering the relation's most common gold object
-N-M relations (several objects may be right) are kept apart: their consistency is reported
-as `determinism`, and they are left out of the other metrics, as ParaRel does. Per language
-the value of a metric is the macro average over relations, with the population std.
-Which relations and tuples go into those averages is the convention's (convention.py):
-ParaRel's, above, by default, or the published mParaRel evaluation's.
+N-M relations (several objects may be right) are kept apart under pararel: their consistency
+is reported as `determinism`, and they are left out of the other metrics, as ParaRel does. Per
+language the value of a metric is the macro average over relations, with the population std.
 
 Equal pairs are counted from per-tuple object counts (Σ n·(n-1)/2), so a relation costs
 O(T·D), not O(T²·D).
@@ -26,7 +33,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from curator.analysis.convention import DEFAULT, Convention, select
+from curator.analysis import articles
+from curator.analysis.convention import DEFAULT, Convention, parse, select
 from curator.core.formats.runs import RelationPredictions
 from curator.quality.agreement import template_agreement as template_agreement  # a metric of the report too
 
@@ -98,6 +106,82 @@ def _mean(x: np.ndarray | np.generic) -> float:  # .any(axis=…) is typed as ma
     return float(x.mean()) if x.size else float("nan")
 
 
+def _ratio(num: float, den: float, empty: float = float("nan")) -> float:
+    return float(num / den) if den else empty
+
+
+@dataclass(frozen=True)
+class ParaRelCounts:
+    """What yanaiela/pararel's encode_consistency_probe.py counts of one relation, per subject.
+
+    Its per-pattern results are dictionaries keyed by subject label, so a label that occurs in
+    several tuples counts once, with its last tuple; a template is skipped for a subject when
+    the article rule says so (articles.py). Consistency and its two splits are ratios of pair
+    counts summed over subjects (a micro average), not means of per-subject shares."""
+
+    rows: np.ndarray  # [S] the tuple each subject's counts come from (its label's last)
+    equal: np.ndarray  # [S] equal pairs among the templates kept for the subject
+    pairs: np.ndarray  # [S] pairs among those templates
+    known: np.ndarray  # [S] a kept template predicts the gold object
+    active: np.ndarray  # [S] at least one template kept
+    patterns_right: np.ndarray  # [T'] per template kept for some subject: right for one of them
+
+
+def pararel_counts(rel: RelationPredictions) -> ParaRelCounts:
+    """The per-subject counts of ParaRel's code for one relation (see ParaRelCounts)."""
+    last: dict[str, int] = {}
+    for d, (_, label) in enumerate(rel.subjects):
+        last[label] = d
+    idx = np.array(sorted(last.values()), dtype=np.intp)
+    label_of = dict(rel.candidates)
+    labels = [label_of.get(rel.objects[d]) for d in idx]
+    kept = articles.kept(rel.language, rel.templates, labels)
+    T = rel.shape[0]
+    # a skipped (template, subject) gets a value of its own, equal to no other prediction
+    masked = np.where(kept, rel.predicted[:, idx], -2 - np.arange(T)[:, None])
+    k = kept.sum(axis=0)
+    right = rel.correct[:, idx] & kept
+    return ParaRelCounts(
+        idx,
+        equal_pairs(masked),
+        k * (k - 1) / 2,
+        np.asarray(right.any(axis=0)),
+        np.asarray(kept.any(axis=0)),
+        np.asarray(right.any(axis=1))[kept.any(axis=1)],
+    )
+
+
+def tuple_parts(
+    rel: RelationPredictions, convention: Convention = DEFAULT, counts: ParaRelCounts | None = None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{main metric: ([D] numerators, [D] denominators)}: the relation's value is Σ num / Σ den over
+    its tuples under `convention`: how relation_metrics computes them, and what a bootstrap over
+    tuples (compare.py) resamples. A tuple with denominator 0 does not count (one template; under
+    pararel, a subject label's earlier tuples for consistency). `counts`: pararel_counts(rel), if
+    already computed."""
+    T, D = rel.shape
+    ones, zeros = np.ones(D), np.zeros(D)
+    if T == 0:
+        return dict.fromkeys(MAIN, (zeros, zeros))
+    if parse(convention) is Convention.PARAREL:
+        c = counts if counts is not None else pararel_counts(rel)
+        equal, pairs = np.zeros(D), np.zeros(D)
+        equal[c.rows], pairs[c.rows] = c.equal, c.pairs
+        every_right = np.asarray(rel.correct.all(axis=0), dtype=float)
+        return {
+            "consistency": (equal, pairs),  # pairs summed over subjects, article rule applied
+            "accuracy": (rel.correct[0].astype(float), ones),  # lama_acc: the first template, every tuple
+            "consistency_accuracy": (every_right, ones if T >= 2 else zeros),  # lama_group_acc
+        }
+    scores = tuple_scores(rel)
+    out = {}
+    for m in MAIN:
+        x = getattr(scores, m)
+        undefined = np.isnan(x)
+        out[m] = (np.where(undefined, 0.0, x), np.where(undefined, 0.0, 1.0))
+    return out
+
+
 @dataclass(frozen=True)
 class Parts:
     """What a metric reads of one relation (computed once for all of them)."""
@@ -105,6 +189,23 @@ class Parts:
     rel: RelationPredictions
     scores: TupleScores
     known: np.ndarray  # [D] whether any template predicts the tuple's gold object
+    pararel: ParaRelCounts | None  # under the pararel convention; None under mpararel
+    main: dict[str, tuple[np.ndarray, np.ndarray]]  # tuple_parts: consistency, accuracy, consistency_accuracy
+
+    def ratio(self, name: str) -> float:
+        """A main metric: Σ numerator / Σ denominator of its tuple parts (nan when nothing counts)."""
+        num, den = self.main[name]
+        return _ratio(num.sum(), den.sum())
+
+    def pararel_consistency(self, subjects: np.ndarray | None = None, empty: float = float("nan")) -> float:
+        """ParaRel's consistency over `subjects` (a [S] mask; all by default): equal pairs / pairs.
+        `empty` when those subjects have no pair; nan when the relation has none at all."""
+        c = self.pararel
+        assert c is not None
+        if not c.pairs.sum():
+            return float("nan")
+        pick = np.ones(len(c.pairs), dtype=bool) if subjects is None else subjects
+        return _ratio(c.equal[pick].sum(), c.pairs[pick].sum(), empty)
 
 
 @dataclass(frozen=True)
@@ -138,36 +239,44 @@ def metric(
 
 @metric("consistency", label="Consistency", short="Cons", pairs=True)
 def _consistency(p: Parts) -> float:
-    return _mean(p.scores.consistency)
+    return p.ratio("consistency")
 
 
 @metric("accuracy", label="Accuracy", short="Acc")
 def _accuracy(p: Parts) -> float:
-    return _mean(p.scores.accuracy)
+    return p.ratio("accuracy")
 
 
 @metric("consistency_accuracy", label="Consistency-accuracy", short="C-A", pairs=True)
 def _consistency_accuracy(p: Parts) -> float:
-    return _mean(p.scores.consistency_accuracy)
+    return p.ratio("consistency_accuracy")
 
 
 @metric("succ_patt", label="Succ-Patt", short="S-Patt")
 def _succ_patt(p: Parts) -> float:
+    if p.pararel is not None:
+        return _mean(p.pararel.patterns_right)
     return _mean(np.asarray(p.rel.correct.any(axis=1)))
 
 
 @metric("succ_objs", label="Succ-Objs", short="S-Objs")
 def _succ_objs(p: Parts) -> float:
+    if p.pararel is not None:
+        return _mean(p.pararel.known[p.pararel.active])
     return _mean(p.known)
 
 
 @metric("know_const", label="Know-Const", short="K-Const", pairs=True)
 def _know_const(p: Parts) -> float:
+    if p.pararel is not None:  # no known subject with a pair: 0, as ParaRel's code reports it
+        return p.pararel_consistency(p.pararel.known, empty=0.0)
     return _mean(p.scores.consistency[p.known])
 
 
 @metric("unk_const", label="Unk-Const", short="U-Const", pairs=True)
 def _unk_const(p: Parts) -> float:
+    if p.pararel is not None:
+        return p.pararel_consistency(~p.pararel.known, empty=0.0)
     return _mean(p.scores.consistency[~p.known])
 
 
@@ -179,18 +288,21 @@ def _majority(p: Parts) -> float:
 
 @metric("determinism", label="Determinism (N-M)", short="Determ", nm=True, pairs=True)
 def _determinism(p: Parts) -> float:
-    return _mean(p.scores.consistency)
+    return _consistency(p)
 
 
-def relation_metrics(rel: RelationPredictions, nm: bool = False) -> dict[str, float]:
-    """Every metric of one relation; N-M relations get only the N-M ones (`determinism`) and
-    their counts. A metric that needs template pairs is nan with one template."""
+def relation_metrics(rel: RelationPredictions, nm: bool = False, convention: Convention = DEFAULT) -> dict[str, float]:
+    """Every metric of one relation as `convention`'s code computes it; N-M relations get only
+    the N-M ones (`determinism`) and their counts. A metric that needs template pairs is nan
+    with one template."""
     T, D = rel.shape
     out: dict[str, float] = {m: float("nan") for m in METRICS}
     out.update(templates=T, tuples=D)
     if D == 0 or T == 0:
         return out
-    parts = Parts(rel, tuple_scores(rel), np.asarray(rel.correct.any(axis=0)))
+    counts = pararel_counts(rel) if parse(convention) is Convention.PARAREL else None
+    main = tuple_parts(rel, convention, counts)
+    parts = Parts(rel, tuple_scores(rel), np.asarray(rel.correct.any(axis=0)), counts, main)
     for name in METRICS:
         spec = REGISTRY[name]
         if spec.nm == nm and (T >= 2 or not spec.pairs):
@@ -231,7 +343,7 @@ def run_metrics(
     by_relation: dict[str, dict[str, dict[str, float]]] = {}
     for rel in relations:
         kept, is_nm = select(rel, convention, nm)
-        values = left_out(rel) if kept is None else relation_metrics(kept, is_nm)
+        values = left_out(rel) if kept is None else relation_metrics(kept, is_nm, convention)
         by_relation.setdefault(rel.language, {})[rel.relation] = values
     by_language = {lang: aggregate(rels.values()) for lang, rels in sorted(by_relation.items())}
     return by_language, by_relation

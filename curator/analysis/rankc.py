@@ -5,9 +5,12 @@ are matched by entity id and each side's ranking is cut to the candidates both l
 have. With N shared candidates,
     consist = Σ_j w_j · P@j,  P@j = |top-j(l) ∩ top-j(l′)| / j,  w_j = e^(N−j) / Σ_k e^(N−k)
 and RankC(l, l′) is the mean over shared queries. A language asks each fact with several
-templates; its ranking for the fact is their consensus (candidates ordered by mean rank over
-the templates, ties by entity id). COverlap = facts whose consensus answer is correct in both
-languages / facts correct in at least one.
+templates; its ranking for the fact is their consensus: the language's whole candidate set
+ordered by the sum (= mean) of the candidate's ranks over the templates, ties by the
+candidate's place in the relation's candidate list, which is sorted by entity id as a string
+("Q10" before "Q9"). The consensus comes first, over all of the language's candidates; the
+cut to the shared candidates comes after and keeps that order. COverlap = facts whose
+consensus answer is correct in both languages / facts correct in at least one.
 
 The weights fall by e per rank, so ranks past K = 40 change consist by less than 1e-17:
 only each side's top K is compared, which keeps a pair of languages O(queries · K).
@@ -80,7 +83,8 @@ def _restrict(order: np.ndarray, candidates: list[str], shared: dict[str, int]) 
 
 
 class RankCRecord(TypedDict):
-    """A RankCResult as JSON (`curator rankc --json`): {language: {language: value}} tables."""
+    """A RankCResult as JSON (`curator rankc --json`): {language: {language: value}} tables, every
+    float at full precision (JSON writes Python's repr, which reads back to the same float)."""
 
     languages: list[str]
     rankc: dict[str, dict[str, float | None]]
@@ -100,7 +104,7 @@ class RankCResult:
     def as_dict(self) -> RankCRecord:
         def table(m: np.ndarray) -> dict[str, dict[str, float | None]]:
             return {
-                a: {b: (None if np.isnan(m[i, j]) else round(float(m[i, j]), 6)) for j, b in enumerate(self.languages)}
+                a: {b: (None if np.isnan(m[i, j]) else float(m[i, j])) for j, b in enumerate(self.languages)}
                 for i, a in enumerate(self.languages)
             }
 
@@ -176,9 +180,7 @@ def rankc_matrix(
     np.fill_diagonal(coverlap, 1.0)
     np.fill_diagonal(counts, all_facts)
     accuracy = {
-        lang: round(float(correct_facts[index[lang]] / all_facts[index[lang]]), 6)
-        for lang in languages
-        if all_facts[index[lang]]
+        lang: float(correct_facts[index[lang]] / all_facts[index[lang]]) for lang in languages if all_facts[index[lang]]
     }
     return RankCResult(languages, rankc, coverlap, counts.astype(int), accuracy)
 
