@@ -210,15 +210,13 @@ def _stored(session: Session, ids: Iterable[str]) -> tuple[dict[str, str], dict[
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         genders.update(
-            session.execute(select(EntityGender.qid, EntityGender.gender).where(EntityGender.qid.in_(chunk)))
-            .tuples()
-            .all()
+            session.execute(select(EntityGender.qid, EntityGender.gender).where(EntityGender.qid.in_(chunk))).all()
         )
         rows = session.execute(
             select(EntityClass.qid, EntityClass.label)
             .where(EntityClass.qid.in_(chunk))
             .order_by(EntityClass.qid, EntityClass.class_qid)
-        ).tuples()
+        ).all()
         for qid, class_label in rows:
             classes.setdefault(qid, []).append(class_label)
     return genders, classes

@@ -110,9 +110,7 @@ def store_genders(session: Session, genders: dict[str, str]) -> Loaded:
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         stored = dict(
-            session.execute(select(EntityGender.qid, EntityGender.gender).where(EntityGender.qid.in_(chunk)))
-            .tuples()
-            .all()
+            session.execute(select(EntityGender.qid, EntityGender.gender).where(EntityGender.qid.in_(chunk))).all()
         )
         for qid in chunk:
             if qid not in stored:
@@ -137,7 +135,7 @@ def store_classes(session: Session, classes: dict[str, dict[str, str]]) -> Loade
         stored: dict[str, dict[str, str]] = {}
         rows = session.execute(
             select(EntityClass.qid, EntityClass.class_qid, EntityClass.label).where(EntityClass.qid.in_(chunk))
-        ).tuples()
+        ).all()
         for qid, class_qid, label in rows:
             stored.setdefault(qid, {})[class_qid] = label
         for qid in chunk:
