@@ -126,10 +126,12 @@ def ref_gender(stored: str | None, classes: list[str], label: str, language: str
         gender = "FEM" if first.endswith(("a", "ción", "sión", "dad", "tad", "umbre")) else "MASC"
         if "human" in text:
             gender = "MASC"
-        if "state" in text or "country" in text or "record label" in text or "football club" in text:
+        if "state" in text or "country" in text:  # one chain, in this order
             return "FEM", None
         if "musical group" in text:
             return "MASC", "PL"
+        if "record label" in text or "football club" in text:
+            return "FEM", None
         return gender, None
     if language == "ru":
         last = label.strip()[-1]
@@ -223,3 +225,15 @@ def test_queries_refuse_a_template_that_cannot_be_filled(cli, tmp_path):
     result = cli("queries", release, "--languages", "fr", ok=False)
     assert result.exit_code != 0
     assert "fr P19: template '[X] est né [PREPLOC;Y] [Y] .': [PREPLOC;Y]: choosing this article" in result.output
+
+
+def test_queries_without_a_database_use_the_label_rules(empty_db_url, tmp_path):
+    """A release folder beside an uninitialised database: no stored genders, so X-FACTR's label
+    rules alone decide — which is why the genders table matters for people."""
+    from tests.conftest import Cli
+
+    release = release_folder(tmp_path / "rel")
+    result = Cli(empty_db_url)("queries", release, "--languages", "fr", "--relations", "P19", "--limit", "5")
+    lines = result.output.splitlines()
+    assert "fr\tP19\tQ272886\tQ90\tClaude Arrieu est né à [Y] ." in lines  # "Claude": no feminine ending
+    assert "fr\tP19\tQ99999901\tQ90\tCamille Inconnue est née à [Y] ." in lines  # -ille: feminine

@@ -46,6 +46,18 @@ class RelationData:
         h.update(json.dumps(content, ensure_ascii=False).encode())
         return h.hexdigest()
 
+    def part(self, templates: Sequence[int], tuples: Sequence[int]) -> RelationData:
+        """The relation cut to some templates and tuples (by position), agreements kept."""
+        return RelationData(
+            self.language,
+            self.relation,
+            [self.templates[t] for t in templates],
+            [self.subjects[s] for s in tuples],
+            [self.objects[s] for s in tuples],
+            self.candidates,
+            None if self.agreements is None else [self.agreements[s] for s in tuples],
+        )
+
     @property
     def annotated(self) -> bool:
         return any(annotated.is_annotated(t) for t in self.templates)

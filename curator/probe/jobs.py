@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curator.core.errors import NotFound
+from curator.core.errors import CuratorError, NotFound
 from curator.core.extras import require_extra
 from curator.probe.plan import Job
 
@@ -38,9 +38,14 @@ def read_release(
 
     if Path(src).is_dir():
         items = list(probe_data.from_directory(src, languages, relations, drop_repeated))
-        if any(data.annotated for data in items):  # the genders are in the database
-            with reading(sessions()) as session:
-                probe_data.with_agreement(items, session if stored_genders(session) else None)
+        if any(data.annotated for data in items):  # the genders are in the database, if there is one
+            try:
+                factory = sessions()
+            except CuratorError:  # none initialised: the label rules alone (docs/agreement.md)
+                probe_data.with_agreement(items, None)
+            else:
+                with reading(factory) as session:
+                    probe_data.with_agreement(items, session if stored_genders(session) else None)
     else:
         with reading(sessions()) as session:
             items = list(probe_data.from_version(session, src, languages, relations, drop_repeated))
