@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 ENTITIES = ("X", "Y")
 GENDERS = ("MASC", "FEM", "NEUT")
@@ -175,7 +176,9 @@ def _part(token: str, body: str, language: str) -> Part:
     )
 
 
-def _parts(template: str, language: str) -> list[Part]:
+@lru_cache(maxsize=4096)
+def _parts(template: str, language: str) -> tuple[Part, ...]:
+    """The template parsed (cached: the probe realises each template once per query)."""
     parts: list[Part] = []
     position = 0
     for match in _TOKEN.finditer(template):
@@ -183,7 +186,7 @@ def _parts(template: str, language: str) -> list[Part]:
         parts.append(_part(match[0], match[1], language))
         position = match.end()
     parts.extend(_text(template[position:], template, position))
-    return parts
+    return tuple(parts)
 
 
 def _text(text: str, template: str, offset: int) -> list[Part]:
