@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from curator.core.errors import InputError, N_
+from curator.core.errors import N_, InputError
 
 ENTITIES = ("X", "Y")
 GENDERS = ("MASC", "FEM", "NEUT")
