@@ -66,7 +66,8 @@ class AnnotationError(InputError):
     so a ValueError too."""
 
     def __init__(self, message: str, **params: str) -> None:
-        super().__init__(message, params={k: _one_line(v) for k, v in params.items()})
+        # without params the message is taken as it is (a caller's own line may hold a "%")
+        super().__init__(message, params={k: _one_line(v) for k, v in params.items()} or None)
 
 
 def _one_line(text: str) -> str:
