@@ -67,7 +67,10 @@ class AnnotationError(InputError):
 
     def __init__(self, message: str, **params: str) -> None:
         # without params the message is taken as it is (a caller's own line may hold a "%")
-        super().__init__(message, params={k: _one_line(v) for k, v in params.items()} or None)
+        if not params:
+            super().__init__(_one_line(message))
+            return
+        super().__init__(message, params={k: _one_line(v) for k, v in params.items()})
 
 
 def _one_line(text: str) -> str:
