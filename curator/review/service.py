@@ -36,6 +36,7 @@ from curator.core.models.base import utcnow, valid_id
 from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER
 from curator.ingest.relations import relation_title
+from curator.review.annotations import gendered_examples
 from curator.review.evidence import signals_of, template_sources
 from curator.review.progress import in_queue
 from curator.review.proposal_queue import IMPORT, enqueue, item_proposal, retire
@@ -188,6 +189,12 @@ def examples_of(session: Session, template: Template) -> list[Example]:
         .order_by(Tuple.position)
         .limit(EXAMPLES)
     ).all()
+    shown = gendered_examples(template.text, template.language)
+    if shown:  # an annotated template: one subject filled in as a man, one as a woman
+        return [
+            {"subject": s, "object": o, "parts": _populate(text, s, o), "gender": gender}
+            for (s, o), (gender, text) in zip(rows, shown, strict=False)
+        ]
     return [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in rows]
 
 

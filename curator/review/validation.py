@@ -3,6 +3,10 @@ refused with a message in the reviewer's language (catalogue messages, `N_`).
 
 The candidates' case rule decides how it is stored (`keeps_case`), so an amendment sits beside
 the candidates it corrects in the same form.
+
+A reviewer may write an annotated template (X-FACTR's gender/number alternatives,
+`curator.core.annotated`): a supported annotation is kept whole, an unsupported or malformed one
+is refused with the parser's one-line message inside a translated sentence.
 """
 
 from __future__ import annotations
@@ -42,7 +46,14 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
             ),
             params={"character": describe_char(control)},
         )
-    outcome = check_keep_case(text, language) if keep_case else check(text, language)
+    outcome = (
+        check_keep_case(text, language, annotations=True) if keep_case else check(text, language, annotations=True)
+    )
+    if outcome.annotation_error:
+        raise InputError(
+            N_("Not saved: this annotation cannot be filled here: %(reason)s"),
+            params={"reason": outcome.reason or ""},
+        )
     if not outcome.valid:
         raise _invalid_template(outcome.reason or "")
     assert outcome.cleaned is not None  # a valid outcome always has its cleaned text
