@@ -1,0 +1,284 @@
+"""Annotated templates: X-FACTR's gender/number alternatives and agreeing articles (paper §3.3).
+
+A template may hold, besides the `[X]` and `[Y]` placeholders, tokens that choose a form by what
+the subject (`X`) or the object (`Y`) is:
+
+- **alternatives** `[né;X-Gender=MASC|née;X-Gender=FEM]`: forms separated by `|`, each
+  `form;ENTITY-FEATURE=VALUE` with ENTITY `X` or `Y`, FEATURE `Gender` (MASC, FEM, NEUT) or
+  `Number` (SG, PL). One token speaks of one entity; a value appears at most once in it; gender
+  and number may be mixed (X-FACTR's Spanish `[representado;X-Gender=MASC|representada;
+  X-Gender=FEM|representados;X-Number=PL]`).
+- **articles** `[ART;X-Gender]` (indefinite) and `[DEF;X]` (definite): the article agreeing with
+  the entity's gender, from a per-language table (`ARTICLES`; Spanish un/una, el/la as X-FACTR's
+  `PromptES` writes them). A language without a table is refused.
+
+Which form is chosen (`realise`): an entity's known number picks the alternative naming it;
+otherwise its known gender picks the alternative naming that; otherwise — unknown gender or
+number, or no alternative for it — the token's **first** form, X-FACTR's fallback (its prompts
+put the masculine first). X-FACTR picks by position (options[0] masculine, [1] feminine, [2]
+neuter); here by the label each form carries, which is the same on its prompts and stays right
+when a reviewer writes the forms in another order.
+
+Refused, never filled wrongly (`check` raises `AnnotationError`): case inflection of an entity
+(`[X.Nom]`, `[Y.Ess]`, `[Y.IN+ESS]`: X-FACTR used the unimorph_inflect model), articles and
+prepositions chosen from language resources this project has not got (`[DEF;X]` outside the
+table's languages, `[PREPLOC;Y]`, `[PREPDEF-à;X]`, `[ARTDEF;Y]`), and any malformed token.
+
+Pure functions over strings: no database, no I/O. `plain` is the form a template takes where
+only `[X]`/`[Y]` may appear (mParaRel's `pattern` field): every token at its first form.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ENTITIES = ("X", "Y")
+GENDERS = ("MASC", "FEM", "NEUT")
+NUMBERS = ("SG", "PL")
+VALUES = {"Gender": GENDERS, "Number": NUMBERS}
+
+# The articles agreeing with an entity's gender, per language and article kind: the first entry
+# is the fallback for an unknown (or neuter) gender, as in X-FACTR's PromptES (`else: art = 'un'`
+# — its DEF fallback is also 'un', which reads as a slip; here a definite article stays definite).
+ARTICLES: dict[str, dict[str, dict[str, str]]] = {
+    "es": {
+        "ART": {"MASC": "un", "FEM": "una"},
+        "DEF": {"MASC": "el", "FEM": "la"},
+    },
+}
+
+_TOKEN = re.compile(r"\[([^\[\]]*)\]")
+_ALTERNATIVE = re.compile(
+    r"^(?P<form>[^;=|\x00-\x1f\x7f]+);(?P<entity>[A-Z])-(?P<feature>[A-Za-z]+)=(?P<value>[A-Za-z]+)$"
+)
+_ARTICLE = re.compile(r"^(?P<kind>ART|DEF);(?P<entity>[XY])(?:-Gender)?$")
+_CASE = re.compile(r"^[XY]\.\S+$")
+_RESOURCE = re.compile(r"^[A-Z][A-Za-z.\-à]*;[XY](?:[.\-]\S*)?$")
+
+
+class AnnotationError(ValueError):
+    """A malformed or unsupported annotation; `str(e)` is one line naming the token."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """What a query's entities are, for choosing forms; None = unknown (the first form)."""
+
+    x_gender: str | None = None  # "MASC" | "FEM" | "NEUT"
+    x_number: str | None = None  # "SG" | "PL"
+    y_gender: str | None = None
+    y_number: str | None = None
+
+    def value(self, entity: str, feature: str) -> str | None:
+        """The entity's value of a feature: `value("X", "Gender")` is `x_gender`."""
+        if entity == "X":
+            return self.x_gender if feature == "Gender" else self.x_number
+        return self.y_gender if feature == "Gender" else self.y_number
+
+
+@dataclass(frozen=True)
+class Alternative:
+    form: str
+    entity: str  # "X" | "Y"
+    feature: str  # "Gender" | "Number"
+    value: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.entity}-{self.feature}={self.value}"
+
+
+@dataclass(frozen=True)
+class Article:
+    kind: str  # "ART" (indefinite) | "DEF" (definite)
+    entity: str
+
+
+Part = str | Article | tuple[Alternative, ...]
+
+
+def _base(language: str) -> str:
+    return re.split(r"[-_]", language.strip(), maxsplit=1)[0].lower()
+
+
+def _language_of_articles(token: str, kind: str, language: str) -> dict[str, str]:
+    table = ARTICLES.get(_base(language), {}).get(kind)
+    if table is None:
+        have = ", ".join(sorted(ARTICLES)) or "none"
+        raise AnnotationError(
+            f"{token}: needs language resources not available here: no {kind} article table "
+            f"for {language!r} (articles agreeing with an entity exist for: {have})"
+        )
+    return table
+
+
+def _alternatives(token: str, body: str) -> tuple[Alternative, ...]:
+    pieces = [piece.strip() for piece in body.split("|")]
+    if len(pieces) < 2:
+        raise AnnotationError(f"{token}: alternatives need at least two forms separated by '|'")
+    found: list[Alternative] = []
+    for piece in pieces:
+        match = _ALTERNATIVE.match(piece)
+        if match is None:
+            raise AnnotationError(
+                f"{token}: {piece!r} is not 'form;X-Gender=VALUE' "
+                "(a form, ';', X or Y, '-Gender' or '-Number', '=', a value)"
+            )
+        form, entity = match["form"].strip(), match["entity"]
+        feature, value = match["feature"], match["value"]
+        if not form:
+            raise AnnotationError(f"{token}: an alternative has an empty form")
+        if entity not in ENTITIES:
+            raise AnnotationError(f"{token}: {entity!r} is not an entity (X or Y)")
+        if feature not in VALUES:
+            raise AnnotationError(f"{token}: {feature!r} is not a feature (Gender or Number)")
+        if value not in VALUES[feature]:
+            raise AnnotationError(f"{token}: {value!r} is not a {feature} ({', '.join(VALUES[feature])})")
+        found.append(Alternative(form, entity, feature, value))
+    if len({a.entity for a in found}) > 1:
+        raise AnnotationError(f"{token}: one token chooses by one entity, X or Y, not both")
+    labels = [a.label for a in found]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise AnnotationError(f"{token}: {repeated[0]} is given twice")
+    return tuple(found)
+
+
+def _part(token: str, body: str, language: str) -> Part:
+    """One bracketed token parsed, or AnnotationError saying why it cannot be filled."""
+    if body in ENTITIES:
+        return token
+    if "|" in body or "=" in body:
+        return _alternatives(token, body)
+    article = _ARTICLE.match(body)
+    if article is not None:
+        _language_of_articles(token, article["kind"], language)
+        return Article(article["kind"], article["entity"])
+    if _CASE.match(body):
+        raise AnnotationError(
+            f"{token}: inflecting an entity for case needs an inflection model "
+            "(X-FACTR used unimorph_inflect), not available here; write the entity as [X] or [Y]"
+        )
+    if _RESOURCE.match(body):
+        raise AnnotationError(
+            f"{token}: choosing this article or preposition from the entity needs language "
+            f"resources not available here for {language!r}; write the words out, with "
+            "gender alternatives where they agree"
+        )
+    raise AnnotationError(
+        f"{token}: not an annotation this project can fill "
+        "(supported: [X], [Y], [form;X-Gender=MASC|form;X-Gender=FEM], [ART;X-Gender])"
+    )
+
+
+def _parts(template: str, language: str) -> list[Part]:
+    parts: list[Part] = []
+    position = 0
+    for match in _TOKEN.finditer(template):
+        parts.extend(_text(template[position : match.start()], template, position))
+        parts.append(_part(match[0], match[1], language))
+        position = match.end()
+    parts.extend(_text(template[position:], template, position))
+    return parts
+
+
+def _text(text: str, template: str, offset: int) -> list[Part]:
+    for index, char in enumerate(text):
+        if char in "[]":
+            where = offset + index
+            around = template[max(0, where - 10) : where + 10]
+            raise AnnotationError(f"unbalanced {char!r} at character {where + 1} (…{around}…)")
+    return [text] if text else []
+
+
+def is_annotated(template: str) -> bool:
+    """Whether the template holds any bracket but those of [X] and [Y]."""
+    rest = template.replace("[X]", "").replace("[Y]", "")
+    return "[" in rest or "]" in rest
+
+
+def check(template: str, language: str) -> None:
+    """Raise AnnotationError for a malformed or unsupported annotation of `language`."""
+    _parts(template, language)
+
+
+def _choose(alternatives: tuple[Alternative, ...], agreement: Agreement) -> str:
+    entity = alternatives[0].entity
+    for feature in ("Number", "Gender"):
+        known = agreement.value(entity, feature)
+        for alternative in alternatives:
+            if alternative.feature == feature and alternative.value == known:
+                return alternative.form
+    return alternatives[0].form
+
+
+def _article(article: Article, agreement: Agreement, language: str) -> str:
+    table = _language_of_articles(f"[{article.kind};{article.entity}]", article.kind, language)
+    gender = agreement.value(article.entity, "Gender")
+    return table.get(gender or "", next(iter(table.values())))
+
+
+def realise(template: str, agreement: Agreement, language: str) -> str:
+    """The template with every annotation resolved for `agreement`; [X] and [Y] kept."""
+    out: list[str] = []
+    for part in _parts(template, language):
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, Article):
+            out.append(_article(part, agreement, language))
+        elif isinstance(part, tuple):
+            out.append(_choose(part, agreement))
+    return "".join(out)
+
+
+def plain(template: str, language: str) -> str:
+    """The template with only [X]/[Y] left: every annotation at its first form."""
+    return realise(template, Agreement(), language)
+
+
+def forms(template: str) -> list[tuple[str, str]]:
+    """(label, form) of every alternative, in order: [("X-Gender=MASC", "né"), ...].
+
+    Articles are left out (their forms depend on the language: `ARTICLES`). Raises
+    AnnotationError on a malformed alternative, like `check`.
+    """
+    out: list[tuple[str, str]] = []
+    for match in _TOKEN.finditer(template):
+        body = match[1]
+        if "|" in body or "=" in body:
+            out.extend((a.label, a.form) for a in _alternatives(match[0], body))
+    return out
+
+
+def entities_agreed(template: str) -> set[str]:
+    """The entities ("X", "Y") whose gender or number some token of the template depends on."""
+    found: set[str] = set()
+    for match in _TOKEN.finditer(template):
+        body = match[1]
+        if "|" in body or "=" in body:
+            found.update(a.entity for a in _alternatives(match[0], body))
+        elif (article := _ARTICLE.match(body)) is not None:
+            found.add(article["entity"])
+    return found
+
+
+def supported_syntax_help(language: str) -> str:
+    """One paragraph on what a template of `language` may hold, for the live check."""
+    table = ARTICLES.get(_base(language))
+    if table:
+        pairs = "; ".join(f"[{kind};X-Gender] gives {'/'.join(forms.values())}" for kind, forms in table.items())
+        articles = f" Articles agreeing with an entity: {pairs} (the same with Y)."
+    else:
+        articles = f" There is no article table for {language!r}: write articles out as alternatives."
+    return (
+        "Besides [X] and [Y], a template may hold forms that agree with the subject or the object: "
+        "[né;X-Gender=MASC|née;X-Gender=FEM] writes 'né' for a man and 'née' for a woman; "
+        "each form is followed by ';' and X-Gender or Y-Gender (=MASC, FEM or NEUT) or X-Number or "
+        "Y-Number (=SG or PL), forms separated by '|'. An entity of unknown gender gets the first form, "
+        f"so put the most common one first.{articles} Case forms such as [X.Nom] and chosen "
+        "prepositions such as [PREPLOC;Y] need tools this project has not got and are refused."
+    )
