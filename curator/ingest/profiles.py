@@ -31,6 +31,8 @@ class RuleProfile:
     min_english_patterns: int = 1
     # Add the imported mLAMA template of a relation when no candidate equals it (published).
     uses_mlama: bool = False
+    # Add X-FACTR's imported native-speaker prompts as candidates of their own source (issue 39).
+    uses_xfactr: bool = False
 
     def check(self, raw: str, language: str | None) -> Checked:
         return curator_check(raw, language)
@@ -54,7 +56,9 @@ PROFILES: dict[str, RuleProfile] = {
     "curator": RuleProfile(
         "curator",
         "curator's placeholder repair (bracket, spacing, case, look-alike, transliteration, translated "
-        "and suffix variants in any script), then SPEC §2 cleaning and validation; candidates by agreement voting",
+        "and suffix variants in any script), then SPEC §2 cleaning and validation; candidates by agreement voting, "
+        "and X-FACTR's native-speaker prompts when imported (`curator ingest xfactr`)",
+        uses_xfactr=True,
     ),
     "mpararel": MpararelProfile(
         "mpararel",

@@ -16,6 +16,7 @@ from curator.core.models.ingest import (
     RelationCoverage,
     Template,
     TranslationLine,
+    XfactrTemplate,
     first_english,
 )
 from curator.core.models.oversight import ActivityEntry, LineDrop, PasswordReset, ProposalReview, Resolution
@@ -72,6 +73,7 @@ __all__ = [
     "Tuple",
     "TupleList",
     "User",
+    "XfactrTemplate",
     "VersionPattern",
     "VersionTuples",
     "first_english",
