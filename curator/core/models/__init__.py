@@ -73,8 +73,8 @@ __all__ = [
     "Tuple",
     "TupleList",
     "User",
-    "XfactrTemplate",
     "VersionPattern",
     "VersionTuples",
+    "XfactrTemplate",
     "first_english",
 ]

@@ -596,6 +596,13 @@
       span.title = c.description;
       span.textContent = `${c.name} (${c.display})`;
       el.append(...(i ? [" · ", span] : [span]));
+      if (c.twin) {  // gender-pair (issue 39 §2): the other template and the merge, each an isolate
+        const twin = document.createElement("span");
+        twin.className = "gender-twin";
+        twin.append(tNodes("Differs only in gendered forms from %(twin)s; merged: %(merged)s",
+                           {twin: own(c.twin), merged: own(c.merged)}));
+        el.append(" ", twin);
+      }
     });
   }
 

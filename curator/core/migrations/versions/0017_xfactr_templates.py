@@ -1,5 +1,6 @@
 """X-FACTR's native-speaker prompts per language and relation (issue 39 §2: `curator ingest
-xfactr`), candidates of a source of their own
+xfactr`), candidates of a source of their own; a template's twin that differs from it only in
+gendered forms (`curator signals gender-pairs`)
 
 Revision ID: 0017
 Revises: 0015
@@ -26,7 +27,13 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(['relation_id'], ['relations.id']),
         sa.PrimaryKeyConstraint('language', 'relation_id'),
     )
+    with op.batch_alter_table('template_signals') as batch:
+        batch.add_column(sa.Column('gender_twin', sa.String(length=2000), nullable=True))
+        batch.add_column(sa.Column('gender_merged', sa.String(length=2000), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('template_signals') as batch:
+        batch.drop_column('gender_merged')
+        batch.drop_column('gender_twin')
     op.drop_table('xfactr_templates')
