@@ -146,6 +146,37 @@ def ingest_tuples_cmd(ctx: Context, src: str) -> None:
     _echo_invisible(s.invisible)
 
 
+@ingest.command("genders")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@pass_ctx
+def ingest_genders_cmd(ctx: Context, files: tuple[str, ...]) -> None:
+    """Entity genders: X-FACTR's `<id>\\t<male|female|none>` files (TREx_gender.txt, mTREx_gender.txt),
+    which annotated templates agree with (docs/agreement.md). Every file is checked before anything
+    is stored; running it again changes nothing."""
+    from curator.ingest.genders import ingest_genders
+
+    with unit_of_work(ctx.sessions()) as session:
+        s = ingest_genders(session, list(files))
+    click.echo(
+        f"genders: {s.rows} entities in {s.files} files; {s.added} added, {s.changed} changed, {s.unchanged} unchanged"
+    )
+
+
+@ingest.command("instanceof")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@pass_ctx
+def ingest_instanceof_cmd(ctx: Context, files: tuple[str, ...]) -> None:
+    """Entity classes: X-FACTR's `<id>\\t<class id>,<class label>[\\t…]` files (TREx_instanceof.txt),
+    read by the per-language gender rules of entities without one (docs/agreement.md)."""
+    from curator.ingest.genders import ingest_classes
+
+    with unit_of_work(ctx.sessions()) as session:
+        s = ingest_classes(session, list(files))
+    click.echo(
+        f"classes: {s.rows} entities in {s.files} files; {s.added} added, {s.changed} changed, {s.unchanged} unchanged"
+    )
+
+
 def _echo_invisible(tally) -> None:
     """Invisible characters kept from a dataset (core/text.py), per file, when there are any."""
     if tally:

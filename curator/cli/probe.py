@@ -286,6 +286,47 @@ def _flag(name: str) -> str:
     return next(p.opts[0] for p in click.get_current_context().command.params if p.name == name)
 
 
+@click.command()
+@click.argument("src")
+@list_option("--languages", help="Comma-separated language codes (default: all).")
+@list_option("--relations", help="Comma-separated relation ids (default: all).")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N queries per language and relation.")
+@click.option("--keep-repeated-subjects", is_flag=True, help="Keep subjects that occur with several objects.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object a line (language, relation, template, sub_uri, obj_uri, text).",
+)
+@pass_ctx
+def queries(
+    ctx: Context,
+    src: str,
+    languages: list[str],
+    relations: list[str],
+    limit: int | None,
+    keep_repeated_subjects: bool,
+    as_json: bool,
+) -> None:
+    """Print the filled queries a probe of SRC (a release folder or a version name) would send:
+    each template with its subject and the forms that agree with the subject and object
+    (annotated templates, docs/agreement.md), [Y] left as [Y]."""
+    import json
+
+    from curator.probe.data import query_rows
+    from curator.probe.jobs import read_release
+
+    try:
+        items = read_release(src, languages or None, relations or None, not keep_repeated_subjects, ctx.sessions)
+    except FileNotFoundError as exc:
+        raise InputError(str(exc)) from None
+    for row in query_rows(items, limit):
+        if as_json:
+            click.echo(json.dumps(row, ensure_ascii=False))
+        else:
+            click.echo(f"{row['language']}\t{row['relation']}\t{row['sub_uri']}\t{row['obj_uri']}\t{row['text']}")
+
+
 # ---------------------------------------------------------------- models
 @click.group()
 def models() -> None:
@@ -331,4 +372,4 @@ def runs_import(src: str, out: str) -> None:
     click.echo(f"imported {count} relation files into {out}")
 
 
-COMMANDS = (probe, models, runs)
+COMMANDS = (probe, queries, models, runs)

@@ -16,6 +16,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from curator.core import annotated
+from curator.core.errors import InputError
 from curator.core.formats.release import Release
 
 
@@ -27,6 +29,9 @@ class RelationData:
     subjects: list[tuple[str, str]]  # (entity id, label) per tuple
     objects: list[str]  # gold object entity id per tuple
     candidates: list[tuple[str, str]] = field(default_factory=list)  # (entity id, label), sorted by id
+    # per tuple, what its subject (X) and gold object (Y) agree with; set by `with_agreement` when a
+    # template is annotated (None: every annotation at its first form)
+    agreements: list[annotated.Agreement] | None = None
 
     @property
     def gold(self) -> list[int]:
@@ -35,10 +40,47 @@ class RelationData:
 
     def digest(self) -> str:
         h = hashlib.sha256()
-        h.update(
-            json.dumps([self.templates, self.subjects, self.objects, self.candidates], ensure_ascii=False).encode()
-        )
+        content: list[Any] = [self.templates, self.subjects, self.objects, self.candidates]
+        if self.agreements is not None:  # only then: the digests of plain releases stay as they were
+            content.append([list(vars(a).values()) for a in self.agreements])
+        h.update(json.dumps(content, ensure_ascii=False).encode())
         return h.hexdigest()
+
+    def part(self, templates: Sequence[int], tuples: Sequence[int]) -> RelationData:
+        """The relation cut to some templates and tuples (by position), agreements kept."""
+        return RelationData(
+            self.language,
+            self.relation,
+            [self.templates[t] for t in templates],
+            [self.subjects[s] for s in tuples],
+            [self.objects[s] for s in tuples],
+            self.candidates,
+            None if self.agreements is None else [self.agreements[s] for s in tuples],
+        )
+
+    @property
+    def annotated(self) -> bool:
+        return any(annotated.is_annotated(t) for t in self.templates)
+
+    def filled(self) -> list[tuple[str, str]]:
+        """(template, subject label) per query row, template-major (row q = template q // n, tuple
+        q % n): THE fill every probe mode reads. An annotated template is realised for the row's
+        agreement (`core.annotated.realise`: the forms agreeing with its subject and gold object;
+        [X] and [Y] left for the scorer); a plain one is as written."""
+        rows: list[tuple[str, str]] = []
+        for template in self.templates:
+            if not annotated.is_annotated(template):
+                rows.extend((template, label) for _, label in self.subjects)
+                continue
+            agreements = self.agreements or [annotated.Agreement()] * len(self.subjects)
+            try:
+                rows.extend(
+                    (annotated.realise(template, agreement, self.language), label)
+                    for (_, label), agreement in zip(self.subjects, agreements, strict=True)
+                )
+            except annotated.AnnotationError as exc:
+                raise InputError(f"{self.language} {self.relation}", f"template {template!r}: {exc}") from None
+        return rows
 
 
 def build(
@@ -67,6 +109,31 @@ def build(
         [t["obj_uri"] for t in kept],
         sorted(labels.items()),
     )
+
+
+def with_agreement(items: list[RelationData], session: Session | None) -> list[RelationData]:
+    """Each relation with an annotated template gets its tuples' agreements: the subject's and the
+    gold object's gender and number in the relation's language (`core.agreement`, from the
+    genders and classes stored in `session`; None: the label rules alone). A template whose
+    annotations cannot be filled is an InputError naming it, before any model loads."""
+    from curator.core.agreement import entity_guesses, query_agreement
+
+    for data in items:
+        if not data.annotated:
+            continue
+        for template in data.templates:
+            try:
+                annotated.check(template, data.language)
+            except annotated.AnnotationError as exc:
+                raise InputError(f"{data.language} {data.relation}", f"template {template!r}: {exc}") from None
+        labels = dict(data.candidates)
+        entities = {**{uri: labels[uri] for uri in set(data.objects)}, **dict(data.subjects)}
+        guesses = entity_guesses(session, entities, data.language)
+        data.agreements = [
+            query_agreement(guesses[sub], guesses[obj])
+            for (sub, _), obj in zip(data.subjects, data.objects, strict=True)
+        ]
+    return items
 
 
 def from_directory(
@@ -124,3 +191,26 @@ def from_version(
         ).all()
         tuples = [dict(sub_uri=s, sub_label=sl, obj_uri=o, obj_label=ol) for s, sl, o, ol in rows]
         yield build(lang, rel, templates, tuples, drop_repeated_subjects)
+
+
+def query_rows(items: Sequence[RelationData], limit: int | None = None) -> Iterator[dict[str, str]]:
+    """What a probe sends, per query: {language, relation, template (as stored), sub_uri, obj_uri,
+    text} with `text` the template filled by `RelationData.filled` — the forms agreeing with the
+    subject and object, the subject's label for [X] — and [Y] left as `[Y]` (each scorer writes
+    its own mask or candidate there). Template-major within a relation, as the rows are scored;
+    `limit`: at most that many rows per language and relation."""
+    for data in items:
+        n = len(data.subjects)
+        rows = data.filled()
+        count = len(rows) if limit is None else min(limit, len(rows))
+        for q in range(count):
+            text, label = rows[q]
+            sub_uri = data.subjects[q % n][0]
+            yield {
+                "language": data.language,
+                "relation": data.relation,
+                "template": data.templates[q // n],
+                "sub_uri": sub_uri,
+                "obj_uri": data.objects[q % n],
+                "text": text.replace("[X]", label),
+            }

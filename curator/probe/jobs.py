@@ -11,13 +11,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curator.core.errors import NotFound
+from curator.core.errors import CuratorError, NotFound
 from curator.core.extras import require_extra
 from curator.probe.plan import Job
 
 if TYPE_CHECKING:
     from curator.probe.data import RelationData
     from curator.probe.summary import RunSummary
+
+
+def stored_genders(session: Any) -> bool:
+    """Whether the database has the genders table (a release folder may be probed beside an
+    empty or older database: then the label rules alone decide)."""
+    from sqlalchemy import inspect
+
+    return bool(inspect(session.get_bind()).has_table("entity_genders"))
 
 
 def read_release(
@@ -30,9 +38,18 @@ def read_release(
 
     if Path(src).is_dir():
         items = list(probe_data.from_directory(src, languages, relations, drop_repeated))
+        if any(data.annotated for data in items):  # the genders are in the database, if there is one
+            try:
+                factory = sessions()
+            except CuratorError:  # none initialised: the label rules alone (docs/agreement.md)
+                probe_data.with_agreement(items, None)
+            else:
+                with reading(factory) as session:
+                    probe_data.with_agreement(items, session if stored_genders(session) else None)
     else:
         with reading(sessions()) as session:
             items = list(probe_data.from_version(session, src, languages, relations, drop_repeated))
+            probe_data.with_agreement(items, session)
     if not items:
         raise NotFound(f"nothing to probe in {src} for the languages/relations asked")
     return items

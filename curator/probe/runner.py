@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from curator.core.aliases import Aliases
+from curator.core.annotated import is_annotated
 from curator.core.formats.runs import (
     RUN_INFO,
     RelationPredictions,
@@ -81,11 +82,14 @@ def _reuse(previous: Stored | None, data: RelationData, okey: str) -> dict[tuple
     if index.get("options_key") != okey or [tuple(c) for c in index["candidates"]] != data.candidates:
         return {}
     n = len(index["subjects"])
+    # an annotated template's rows are never reused: their text also depends on the entities'
+    # genders (the relation's digest holds them, so an unchanged relation is skipped whole)
     return {
         (index["templates"][q // n], index["subjects"][q % n][0] + "\x1f" + index["subjects"][q % n][1]): arrays[
             "ranking"
         ][q]
         for q in range(len(index["templates"]) * n)
+        if not is_annotated(index["templates"][q // n])
     }
 
 
@@ -109,14 +113,7 @@ def probe_relation(scorer: Scorer, data: RelationData, out: Path, model: str) ->
         todo_templates = sorted({q // n for q in missing})
         todo_subjects = sorted({q % n for q in missing})
         # score the smallest cross product covering the missing rows
-        part = RelationData(
-            data.language,
-            data.relation,
-            [data.templates[t] for t in todo_templates],
-            [data.subjects[s] for s in todo_subjects],
-            [data.objects[s] for s in todo_subjects],
-            data.candidates,
-        )
+        part = data.part(todo_templates, todo_subjects)
         scores = scorer.score_relation(part)
         part_ranking, _ = rank(scores, np.zeros(len(scores), dtype=np.int32))
         for i, t in enumerate(todo_templates):

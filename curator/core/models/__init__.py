@@ -1,5 +1,6 @@
 """Typed SQLAlchemy 2.0 models, one module per stage; import them all from here."""
 
+from curator.core.models.agreement import EntityClass, EntityGender
 from curator.core.models.base import Base
 from curator.core.models.core import (
     EnglishPattern,
@@ -48,6 +49,8 @@ __all__ = [
     "Decision",
     "EnglishPattern",
     "Entity",
+    "EntityClass",
+    "EntityGender",
     "EntityLabel",
     "GlossaryTerm",
     "Guideline",

@@ -184,10 +184,9 @@ class Scorer:
         raise NotImplementedError
 
     def queries(self, data: RelationData) -> list[tuple[str, str]]:
-        """(text before [Y], text after [Y]) per row: template-major, subject filled in."""
-        return [
-            split_template(t, label, self.options.final_punct) for t in data.templates for _, label in data.subjects
-        ]
+        """(text before [Y], text after [Y]) per row: template-major, subject filled in, an annotated
+        template's forms agreeing with the row's subject and object (`RelationData.filled`)."""
+        return [split_template(t, label, self.options.final_punct) for t, label in data.filled()]
 
     def pad(self, rows: list[list[int]], value: int) -> tuple[torch.Tensor, torch.Tensor]:
         """(ids, attention mask), right-padded; filled in numpy (a tensor per row costs more)."""
