@@ -57,7 +57,7 @@ def pairs(draw):
 @settings(max_examples=300, deadline=None)
 @given(pairs())
 def test_gender_pair_matches_the_reference(case):
-    a, b, expected, (slots, a_gender, b_gender, changed) = case
+    a, b, expected, (slots, a_gender, b_gender, _changed) = case
     found = gender_pair(a, b, "fr")
     assert (found is not None) == expected, (a, b)
     if found is None:

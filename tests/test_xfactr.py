@@ -163,3 +163,28 @@ def test_release_import_refuses_an_annotated_line_it_could_not_give_back(cli, tm
     result = cli("release", "import", root, "--version", "bad", ok=False)
     assert result.exit_code == 1
     assert f"P19.jsonl, line 1: field '{field}': " in result.output and message in result.output
+
+
+def test_examples_of_an_annotated_template_show_a_man_and_a_woman(cli, sessions):
+    """With genders stored, the examples panel picks a subject who is a man and one who is a woman
+    (not merely the first tuples) and fills each with the forms that agree; without them, the
+    first tuples stand in, labelled with the forms shown."""
+    from curator.core.models import EntityGender
+    from curator.review.annotations import example_rows
+    from curator.review.service import examples_of
+
+    cli("seed")
+    text = "[X] es [originario;X-Gender=MASC|originaria;X-Gender=FEM] de [Y]"
+    with sessions.begin() as s:
+        template = Template(language="es", relation_id="P19", text=text, is_candidate=True)
+        s.add(template)
+        s.flush()
+        rows = s.execute(example_rows(template)).all()
+        before = examples_of(s, template)
+        assert [(e["gender"], e["subject"]) for e in before] == [("MASC", rows[0][0]), ("FEM", rows[1][0])]
+        s.add_all([EntityGender(qid=rows[0][2], gender="female"), EntityGender(qid=rows[1][2], gender="male")])
+        s.flush()
+        shown = examples_of(s, template)
+    assert [(e["gender"], e["subject"]) for e in shown] == [("MASC", rows[1][0]), ("FEM", rows[0][0])]
+    assert "".join(p["text"] for p in shown[0]["parts"]) == f"{rows[1][0]} es originario de {rows[1][1]}"
+    assert "".join(p["text"] for p in shown[1]["parts"]) == f"{rows[0][0]} es originaria de {rows[0][1]}"

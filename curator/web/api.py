@@ -380,7 +380,7 @@ def _annotation_help(text: str, lang: str, cleaned: str | None) -> dict[str, Any
     if help_text is None:
         return {}
     labels = {"MASC": _("for a man"), "FEM": _("for a woman")}
-    shown = annotations.gendered_examples(cleaned, lang) if cleaned is not None else []
+    shown = annotations.realised_forms(cleaned, lang) if cleaned is not None else []
     return {
         "syntax": _("Annotated template. %(help)s", help=help_text),
         "genders": [{"gender": g, "label": labels[g], "text": t} for g, t in shown],

@@ -3,7 +3,7 @@ xfactr`), candidates of a source of their own; a template's twin that differs fr
 gendered forms (`curator signals gender-pairs`)
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-12-06 10:00:00
 """
 from alembic import op
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 
 revision = '0017'
-down_revision = '0015'
+down_revision = '0016'
 branch_labels = None
 depends_on = None
 
