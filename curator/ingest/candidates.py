@@ -203,8 +203,7 @@ def tally(
             if rel in english_counts and not (key in voters and tally_.is_candidate(key)):
                 given(key, after)
                 tally_.extra[key] = "mLAMA"
-    if profile.uses_xfactr:
-        _add_xfactr(session, tally_, languages, given)
+    _add_xfactr(session, tally_, languages, given)  # the profiles that take X-FACTR's prompts
     # The most frequent form; ties go to the alphabetically first, so a rebuild is stable.
     tally_.display.update(
         (key, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]) for key, counter in forms.items()
@@ -218,7 +217,9 @@ def _add_xfactr(
     """X-FACTR's prompts (`curator ingest xfactr`) as candidates of the source X-FACTR: each one a
     candidate whatever the MT votes, at the relation's first English pattern (position 0), the
     one the review screen shows beside a proposal too. A prompt equal to a voted template adds
-    X-FACTR to its sources; its votes stay the MT systems'."""
+    X-FACTR to its sources; its votes stay the MT systems'. Only under a profile that takes them."""
+    if not get_profile(t.params.rules).uses_xfactr:
+        return
     for lang, rel, template in session.execute(
         select(XfactrTemplate.language, XfactrTemplate.relation_id, XfactrTemplate.template)
     ):

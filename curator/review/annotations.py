@@ -37,7 +37,7 @@ def realised_forms(text: str, language: str) -> list[tuple[str, str]]:
         return []
 
 
-def example_rows(template: Template) -> Select[tuple[str, str, str, str]]:
+def example_rows(template: Template) -> Select[str, str, str, str]:
     """(subject label, object label, subject id, object id) of the template's relation and language,
     translated tuples (not English fallbacks) in their order: every example panel's rows."""
     return (

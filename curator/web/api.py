@@ -16,7 +16,8 @@ from curator.core import languages
 from curator.core.errors import N_, InputError, Retired
 from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
-from curator.review import annotations, comments, guidelines, service, suggestions, threads
+from curator.review import annotations as annotated_review
+from curator.review import comments, guidelines, service, suggestions, threads
 from curator.review import context as item_extras
 from curator.review import find as finding
 from curator.review import progress as queueing
@@ -376,11 +377,11 @@ def _annotation_help(text: str, lang: str, cleaned: str | None) -> dict[str, Any
     """For a text holding an annotation (review/annotations.py): `syntax`, the supported syntax in
     a translated sentence (the parser's paragraph is English), and, once it is valid, `genders`: the
     template as filled in for a man and for a woman ({gender, label, text})."""
-    help_text = annotations.syntax_help(text, lang)
+    help_text = annotated_review.syntax_help(text, lang)
     if help_text is None:
         return {}
     labels = {"MASC": _("for a man"), "FEM": _("for a woman")}
-    shown = annotations.realised_forms(cleaned, lang) if cleaned is not None else []
+    shown = annotated_review.realised_forms(cleaned, lang) if cleaned is not None else []
     return {
         "syntax": _("Annotated template. %(help)s", help=help_text),
         "genders": [{"gender": g, "label": labels[g], "text": t} for g, t in shown],
