@@ -237,3 +237,14 @@ def test_queries_without_a_database_use_the_label_rules(empty_db_url, tmp_path):
     lines = result.output.splitlines()
     assert "fr\tP19\tQ272886\tQ90\tClaude Arrieu est né à [Y] ." in lines  # "Claude": no feminine ending
     assert "fr\tP19\tQ99999901\tQ90\tCamille Inconnue est née à [Y] ." in lines  # -ille: feminine
+
+
+def test_queries_of_a_version_name(cli, tmp_path):
+    """SRC may be a version in the database, resolved as `curator probe` resolves it."""
+    release = release_folder(tmp_path / "rel")
+    cli("ingest", "genders", genders_file(tmp_path))
+    cli("release", "import", release, "--version", "x1")
+    rows = [json.loads(line) for line in cli("queries", "x1", "--relations", "P19", "--json").output.splitlines()]
+    text = {(r["template"], r["sub_uri"]): r["text"] for r in rows}
+    assert text[FR_P19, "Q229341"] == "Olympe de Gouges est née à [Y] ."
+    assert text[FR_P19, "Q86557"] == "Kurt Schwertsik est né à [Y] ."

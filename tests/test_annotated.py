@@ -24,6 +24,7 @@ from curator.core.annotated import (
     plain,
     realise,
     supported_syntax_help,
+    syntax_help,
 )
 from tests.conftest import need_shared
 
@@ -278,7 +279,7 @@ def test_plain_forms_and_annotated():
 def test_syntax_help_per_language():
     spanish = supported_syntax_help("es")
     assert "un/una" in spanish and "el/la" in spanish and "[né;X-Gender=MASC|née;X-Gender=FEM]" in spanish
-    assert "no article table for 'fr'" in supported_syntax_help("fr")
+    assert "no article table for this language" in supported_syntax_help("fr")
     assert "\n" not in spanish
 
 
@@ -321,3 +322,22 @@ def test_every_xfactr_prompt_realises_or_is_refused_clearly():
     # the feminine forms reach the text
     p19 = next(row for row in rows if row["pid"] == "P19")
     assert realise(p19["he"], Agreement(x_gender="FEM"), "he") == "[X] נולדה ב[Y] ."
+
+
+@pytest.mark.parametrize("locale, says", [("es", "necesita un modelo de flexión"), ("ar", "نموذج تصريف")])
+def test_refusals_and_the_syntax_help_are_catalogue_messages(locale, says):
+    """The review screen says them in the reviewer's language: msgid and params, translated by hand."""
+    from babel.messages.pofile import read_po
+
+    from tests.test_translations import TRANSLATIONS
+
+    with (TRANSLATIONS / locale / "LC_MESSAGES" / "messages.po").open("rb") as po:
+        catalog = read_po(po)
+    with pytest.raises(AnnotationError) as refused:
+        check("[X.Nom] родился в [Y] .", "ru")
+    said = catalog[refused.value.msgid].string % refused.value.params
+    assert says in said and said.startswith("[X.Nom]: ")
+    for msgid, params in syntax_help("es"):
+        translated = catalog[msgid].string
+        assert translated and translated != msgid
+        assert "%(" not in (translated % params if params else translated)

@@ -32,6 +32,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from curator.core.errors import N_, InputError
 
 ENTITIES = ("X", "Y")
 GENDERS = ("MASC", "FEM", "NEUT")
@@ -57,11 +60,17 @@ _CASE = re.compile(r"^[XY]\.\S+$")
 _RESOURCE = re.compile(r"^[A-Z][A-Za-z.\-à]*;[XY](?:[.\-]\S*)?$")
 
 
-class AnnotationError(ValueError):
-    """A malformed or unsupported annotation; `str(e)` is one line naming the token."""
+class AnnotationError(InputError):
+    """A malformed or unsupported annotation; `str(e)` is one line naming the token. A catalogue
+    message (`msgid`, `params`): the web layer says it in the reviewer's language. An InputError,
+    so a ValueError too."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
+    def __init__(self, message: str, **params: str) -> None:
+        super().__init__(message, params={k: _one_line(v) for k, v in params.items()})
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 @dataclass(frozen=True)
@@ -108,43 +117,59 @@ def _base(language: str) -> str:
 def _language_of_articles(token: str, kind: str, language: str) -> dict[str, str]:
     table = ARTICLES.get(_base(language), {}).get(kind)
     if table is None:
-        have = ", ".join(sorted(ARTICLES)) or "none"
         raise AnnotationError(
-            f"{token}: needs language resources not available here: no {kind} article table "
-            f"for {language!r} (articles agreeing with an entity exist for: {have})"
+            N_(
+                "%(token)s: needs language resources not available here: no %(kind)s article table for "
+                "%(language)s (articles agreeing with an entity exist for: %(have)s)"
+            ),
+            token=token,
+            kind=kind,
+            language=repr(language),
+            have=", ".join(sorted(ARTICLES)),
         )
     return table
+
+
+def _alternative(token: str, piece: str) -> Alternative:
+    match = _ALTERNATIVE.match(piece)
+    if match is None:
+        raise AnnotationError(
+            N_(
+                "%(token)s: %(piece)s is not 'form;X-Gender=VALUE' "
+                "(a form, ';', X or Y, '-Gender' or '-Number', '=', a value)"
+            ),
+            token=token,
+            piece=repr(piece),
+        )
+    entity, feature, value = match["entity"], match["feature"], match["value"]
+    if entity not in ENTITIES:
+        raise AnnotationError(N_("%(token)s: %(entity)s is not an entity (X or Y)"), token=token, entity=repr(entity))
+    if feature not in VALUES:
+        raise AnnotationError(
+            N_("%(token)s: %(feature)s is not a feature (Gender or Number)"), token=token, feature=repr(feature)
+        )
+    if value not in VALUES[feature]:
+        raise AnnotationError(
+            N_("%(token)s: %(value)s is not a %(feature)s (%(values)s)"),
+            token=token,
+            value=repr(value),
+            feature=feature,
+            values=", ".join(VALUES[feature]),
+        )
+    return Alternative(match["form"].strip(), entity, feature, value)
 
 
 def _alternatives(token: str, body: str) -> tuple[Alternative, ...]:
     pieces = [piece.strip() for piece in body.split("|")]
     if len(pieces) < 2:
-        raise AnnotationError(f"{token}: alternatives need at least two forms separated by '|'")
-    found: list[Alternative] = []
-    for piece in pieces:
-        match = _ALTERNATIVE.match(piece)
-        if match is None:
-            raise AnnotationError(
-                f"{token}: {piece!r} is not 'form;X-Gender=VALUE' "
-                "(a form, ';', X or Y, '-Gender' or '-Number', '=', a value)"
-            )
-        form, entity = match["form"].strip(), match["entity"]
-        feature, value = match["feature"], match["value"]
-        if not form:
-            raise AnnotationError(f"{token}: an alternative has an empty form")
-        if entity not in ENTITIES:
-            raise AnnotationError(f"{token}: {entity!r} is not an entity (X or Y)")
-        if feature not in VALUES:
-            raise AnnotationError(f"{token}: {feature!r} is not a feature (Gender or Number)")
-        if value not in VALUES[feature]:
-            raise AnnotationError(f"{token}: {value!r} is not a {feature} ({', '.join(VALUES[feature])})")
-        found.append(Alternative(form, entity, feature, value))
+        raise AnnotationError(N_("%(token)s: alternatives need at least two forms separated by '|'"), token=token)
+    found = [_alternative(token, piece) for piece in pieces]
     if len({a.entity for a in found}) > 1:
-        raise AnnotationError(f"{token}: one token chooses by one entity, X or Y, not both")
+        raise AnnotationError(N_("%(token)s: one token chooses by one entity, X or Y, not both"), token=token)
     labels = [a.label for a in found]
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
-        raise AnnotationError(f"{token}: {repeated[0]} is given twice")
+        raise AnnotationError(N_("%(token)s: %(label)s is given twice"), token=token, label=repeated[0])
     return tuple(found)
 
 
@@ -160,22 +185,34 @@ def _part(token: str, body: str, language: str) -> Part:
         return Article(article["kind"], article["entity"])
     if _CASE.match(body):
         raise AnnotationError(
-            f"{token}: inflecting an entity for case needs an inflection model "
-            "(X-FACTR used unimorph_inflect), not available here; write the entity as [X] or [Y]"
+            N_(
+                "%(token)s: inflecting an entity for case needs an inflection model (X-FACTR used "
+                "unimorph_inflect), not available here; write the entity as [X] or [Y]"
+            ),
+            token=token,
         )
     if _RESOURCE.match(body):
         raise AnnotationError(
-            f"{token}: choosing this article or preposition from the entity needs language "
-            f"resources not available here for {language!r}; write the words out, with "
-            "gender alternatives where they agree"
+            N_(
+                "%(token)s: choosing this article or preposition from the entity needs language resources "
+                "not available here for %(language)s; write the words out, with gender alternatives where "
+                "they agree"
+            ),
+            token=token,
+            language=repr(language),
         )
     raise AnnotationError(
-        f"{token}: not an annotation this project can fill "
-        "(supported: [X], [Y], [form;X-Gender=MASC|form;X-Gender=FEM], [ART;X-Gender])"
+        N_(
+            "%(token)s: not an annotation this project can fill (supported: [X], [Y], "
+            "[form;X-Gender=MASC|form;X-Gender=FEM], [ART;X-Gender])"
+        ),
+        token=token,
     )
 
 
-def _parts(template: str, language: str) -> list[Part]:
+@lru_cache(maxsize=4096)
+def _parts(template: str, language: str) -> tuple[Part, ...]:
+    """The template parsed (cached: the probe realises each template once per query)."""
     parts: list[Part] = []
     position = 0
     for match in _TOKEN.finditer(template):
@@ -183,7 +220,7 @@ def _parts(template: str, language: str) -> list[Part]:
         parts.append(_part(match[0], match[1], language))
         position = match.end()
     parts.extend(_text(template[position:], template, position))
-    return parts
+    return tuple(parts)
 
 
 def _text(text: str, template: str, offset: int) -> list[Part]:
@@ -191,7 +228,12 @@ def _text(text: str, template: str, offset: int) -> list[Part]:
         if char in "[]":
             where = offset + index
             around = template[max(0, where - 10) : where + 10]
-            raise AnnotationError(f"unbalanced {char!r} at character {where + 1} (…{around}…)")
+            raise AnnotationError(
+                N_("unbalanced %(char)s at character %(position)s (…%(around)s…)"),
+                char=repr(char),
+                position=str(where + 1),
+                around=around,
+            )
     return [text] if text else []
 
 
@@ -266,19 +308,39 @@ def entities_agreed(template: str) -> set[str]:
     return found
 
 
-def supported_syntax_help(language: str) -> str:
-    """One paragraph on what a template of `language` may hold, for the live check."""
-    table = ARTICLES.get(_base(language))
-    if table:
-        pairs = "; ".join(f"[{kind};X-Gender] gives {'/'.join(forms.values())}" for kind, forms in table.items())
-        articles = f" Articles agreeing with an entity: {pairs} (the same with Y)."
+HELP_SYNTAX = N_(
+    "Besides [X] and [Y], a template may hold forms that agree with the subject or the object: "
+    "[né;X-Gender=MASC|née;X-Gender=FEM] writes 'né' for a man and 'née' for a woman. Each form is "
+    "followed by ';' and X-Gender or Y-Gender (=MASC, FEM or NEUT) or X-Number or Y-Number (=SG or PL); "
+    "forms are separated by '|'. An entity of unknown gender gets the first form, so put the most "
+    "common one first."
+)
+HELP_ARTICLES = N_(
+    "Articles agreeing with an entity: [ART;X-Gender] gives %(indefinite)s, [DEF;X] gives %(definite)s "
+    "(the same with Y)."
+)
+HELP_NO_ARTICLES = N_("There is no article table for this language: write articles out as alternatives.")
+HELP_REFUSED = N_(
+    "Case forms such as [X.Nom] and chosen prepositions such as [PREPLOC;Y] need tools this project "
+    "has not got and are refused."
+)
+
+
+def syntax_help(language: str) -> list[tuple[str, dict[str, str]]]:
+    """`supported_syntax_help` as catalogue messages, (msgid, params) per sentence, for the web
+    layer to say in the reviewer's language (`gettext(msgid, **params)`, joined by spaces)."""
+    table = ARTICLES.get(_base(language), {})
+    if "ART" in table and "DEF" in table:
+        articles = (
+            HELP_ARTICLES,
+            {"indefinite": "/".join(table["ART"].values()), "definite": "/".join(table["DEF"].values())},
+        )
     else:
-        articles = f" There is no article table for {language!r}: write articles out as alternatives."
-    return (
-        "Besides [X] and [Y], a template may hold forms that agree with the subject or the object: "
-        "[né;X-Gender=MASC|née;X-Gender=FEM] writes 'né' for a man and 'née' for a woman; "
-        "each form is followed by ';' and X-Gender or Y-Gender (=MASC, FEM or NEUT) or X-Number or "
-        "Y-Number (=SG or PL), forms separated by '|'. An entity of unknown gender gets the first form, "
-        f"so put the most common one first.{articles} Case forms such as [X.Nom] and chosen "
-        "prepositions such as [PREPLOC;Y] need tools this project has not got and are refused."
-    )
+        articles = (HELP_NO_ARTICLES, {})
+    return [(HELP_SYNTAX, {}), articles, (HELP_REFUSED, {})]
+
+
+def supported_syntax_help(language: str) -> str:
+    """One paragraph on what a template of `language` may hold, for the live check (in English;
+    `syntax_help` gives its sentences as catalogue messages)."""
+    return " ".join(msgid % params if params else msgid for msgid, params in syntax_help(language))
