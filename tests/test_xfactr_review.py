@@ -37,8 +37,20 @@ DATA = {
 }
 # the interface's words the page must show (hand-made catalogues: messages.po)
 WORDS = {
-    "es": {"man": "un hombre:", "woman": "una mujer:", "refused": "No se guardó", "syntax": "Plantilla anotada."},
-    "ar": {"man": "رجل:", "woman": "امرأة:", "refused": "لم يُحفظ", "syntax": "قالب مشروح."},
+    "es": {
+        "man": "un hombre:",
+        "woman": "una mujer:",
+        "refused": "No se guardó",
+        "syntax": "Plantilla anotada.",
+        "inflection": "modelo de flexión",
+    },
+    "ar": {
+        "man": "رجل:",
+        "woman": "امرأة:",
+        "refused": "لم يُحفظ",
+        "syntax": "قالب مشروح.",
+        "inflection": "نموذج تصريف",
+    },
 }
 
 
@@ -89,6 +101,7 @@ def _walk(page, lang: str, locale: str) -> None:
     page.wait_for_selector("#suggest-msg.invalid")
     refused = message.inner_text()
     assert refused.startswith(words["refused"]) and ("[X.Nom]" in refused or "[Y.Loc]" in refused)
+    assert "inflecting" not in refused and words["inflection"] in refused  # the parser's words translated too
     assert message.locator(".syntax-help").count() == 1
     assert message.locator(".gender-form").count() == 0
 

@@ -50,16 +50,22 @@ def clean(text: str, keep_tokens: bool = False) -> str:
     return "".join(p if kept.fullmatch(p) else SPACES.sub(" ", p.lower().translate(DROPPED)) for p in parts).strip()
 
 
-def annotation_reason(text: str, language: str | None) -> str | None:
-    """The parser's message when `text` holds an unsupported or malformed annotation (None when it
-    holds none, or only supported ones)."""
+def annotation_problem(text: str, language: str | None) -> annotated.AnnotationError | None:
+    """The parser's refusal (a catalogue message naming the token) when `text` holds an unsupported
+    or malformed annotation; None when it holds none, or only supported ones."""
     if not annotated.is_annotated(text):
         return None
     try:
         annotated.check(text, language or "")
     except annotated.AnnotationError as exc:
-        return str(exc)
+        return exc
     return None
+
+
+def annotation_reason(text: str, language: str | None) -> str | None:
+    """`annotation_problem` as its one-line English message."""
+    problem = annotation_problem(text, language)
+    return None if problem is None else str(problem)
 
 
 def slot_reason(text: str) -> str | None:

@@ -84,7 +84,8 @@ def gendered_examples(session: Session, template: Template) -> list[tuple[str, s
     return out
 
 
-def syntax_help(text: str, language: str) -> str | None:
-    """The parser's paragraph on the supported syntax when `text` holds an annotation (or a stray
-    bracket), else None: the live check shows it under the field."""
-    return annotated.supported_syntax_help(language) if annotated.is_annotated(text) else None
+def syntax_help(text: str, language: str) -> list[tuple[str, dict[str, str]]] | None:
+    """The parser's sentences on the supported syntax, as catalogue messages (msgid, params) for the
+    web layer to say in the reviewer's language, when `text` holds an annotation (or a stray
+    bracket); else None: the live check shows them under the field."""
+    return annotated.syntax_help(language) if annotated.is_annotated(text) else None

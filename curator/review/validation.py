@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from curator.core.errors import N_, InputError
 from curator.core.text import describe_char, first_control
 from curator.ingest.candidates import current_params
-from curator.ingest.clean import check
+from curator.ingest.clean import annotation_problem, check
 from curator.ingest.profiles import check_keep_case
 
 
@@ -49,10 +49,11 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
     outcome = (
         check_keep_case(text, language, annotations=True) if keep_case else check(text, language, annotations=True)
     )
-    if outcome.annotation_error:
+    if outcome.annotation_error:  # the parser's own catalogue message inside ours
+        problem = annotation_problem(outcome.repaired, language)
         raise InputError(
             N_("Not saved: this annotation cannot be filled here: %(reason)s"),
-            params={"reason": outcome.reason or ""},
+            params={"reason": problem if problem is not None else outcome.reason or ""},
         )
     if not outcome.valid:
         raise _invalid_template(outcome.reason or "")

@@ -374,12 +374,13 @@ def validate():
 
 
 def _annotation_help(text: str, lang: str, cleaned: str | None) -> dict[str, Any]:
-    """For a text holding an annotation (review/annotations.py): `syntax`, the supported syntax in
-    a translated sentence (the parser's paragraph is English), and, once it is valid, `genders`: the
+    """For a text holding an annotation (review/annotations.py): `syntax`, the parser's sentences on
+    the supported syntax in the page's language, and, once it is valid, `genders`: the
     template as filled in for a man and for a woman ({gender, label, text})."""
-    help_text = annotated_review.syntax_help(text, lang)
-    if help_text is None:
+    sentences = annotated_review.syntax_help(text, lang)
+    if sentences is None:
         return {}
+    help_text = " ".join(_(msgid, **params) if params else _(msgid) for msgid, params in sentences)
     labels = {"MASC": _("for a man"), "FEM": _("for a woman")}
     shown = annotated_review.realised_forms(cleaned, lang) if cleaned is not None else []
     return {
