@@ -140,6 +140,12 @@ def test_xfactr_prompts_are_candidates_and_the_release_keeps_the_annotation_byte
     assert all("[" not in x["pattern"].replace("[X]", "").replace("[Y]", "") for x in lines)  # mParaRel reads it
     assert list(mine[0]) == ["pattern", "checked-by-human", "annotated"]
 
+    # a probe of the folder fills the annotated template, not its plain form
+    from curator.probe.data import from_directory
+
+    (p19,) = from_directory(tmp_path / "v1", ["es"], ["P19"])
+    assert p19.templates == [x.get("annotated", x["pattern"]) for x in lines] and ES_P19 in p19.templates
+
     cli("release", "import", tmp_path / "v1", "--version", "v1-back")
     cli("release", "export", "v1-back", tmp_path / "back")
     for path in sorted((tmp_path / "v1" / "patterns").rglob("*.jsonl")):

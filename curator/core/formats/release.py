@@ -98,6 +98,12 @@ class PatternRow:
     line: int  # 1-based line in its file
     annotated: str | None = None  # the annotated template whose plain form `pattern` is (`annotated` key)
 
+    @property
+    def template(self) -> str:
+        """The template the line stands for: its annotated form when it has one, else `pattern`
+        (what a probe of the folder fills; mParaRel's code reads `pattern`)."""
+        return self.annotated if self.annotated is not None else self.pattern
+
 
 def parse_patterns(
     data: bytes, where: str, tally: InvisibleTally | None = None, name: str | None = None
