@@ -66,6 +66,10 @@ class AnnotationError(InputError):
     so a ValueError too."""
 
     def __init__(self, message: str, **params: str) -> None:
+        # without params the message is taken as it is (a caller's own line may hold a "%")
+        if not params:
+            super().__init__(_one_line(message))
+            return
         super().__init__(message, params={k: _one_line(v) for k, v in params.items()})
 
 
