@@ -408,7 +408,9 @@ def test_checks_registry_is_what_the_cli_and_review_screen_show(cli, sessions):
     from curator.quality.checks import CHECKS, combine, results
 
     listed = json.loads(cli("signals", "list", "--json").output)
-    assert [r["id"] for r in listed] == list(CHECKS) == ["votes", "repaired", "similarity", "disagreement"]
+    assert (
+        [r["id"] for r in listed] == list(CHECKS) == ["votes", "repaired", "similarity", "disagreement", "gender-pair"]
+    )
     assert all(r["description"] for r in listed)
     assert listed[2]["computed_by"] == "curator signals similarity"
     text = cli("signals", "list").output

@@ -67,6 +67,31 @@ def ingest_mlama_cmd(ctx: Context, src: str) -> None:
     _echo_invisible(s.invisible)
 
 
+@ingest.command("xfactr")
+@click.argument("file", type=click.Path(dir_okay=False))
+@pass_ctx
+def ingest_xfactr_cmd(ctx: Context, file: str) -> None:
+    """X-FACTR's native-speaker prompts (TREx_prompts.csv: a row per relation, a column per
+    language) as candidate templates of the source X-FACTR; prompts whose annotation cannot be
+    filled here are listed per language and not stored."""
+    from curator.ingest.xfactr import ingest_xfactr
+
+    with unit_of_work(ctx.sessions()) as session:
+        s = ingest_xfactr(session, file)
+    state = "unchanged, nothing written" if s.unchanged else "stored"
+    click.echo(
+        f"X-FACTR: {s.templates} prompts in {len(s.stored)} languages {state} "
+        f"({sum(s.annotated.values())} annotated; {sum(map(len, s.unsupported.values()))} refused for an "
+        f"unsupported annotation, {sum(map(len, s.invalid.values()))} not valid templates, "
+        f"{len(s.skipped_relations)} relations ParaRel has not got skipped, {s.empty} empty cells)"
+    )
+    for title, refused in (("unsupported annotation", s.unsupported), ("not a valid template", s.invalid)):
+        for lang in sorted(refused):
+            # the relation and what was refused in it: the token the parser named, else its reason
+            listed = ", ".join(f"{r.relation} {r.reason.split(': ', 1)[0]}" for r in refused[lang])
+            click.echo(f"  {lang}: {len(refused[lang])} {title}: {listed}")
+
+
 @ingest.command("translations")
 @click.argument("src")
 @click.option(

@@ -77,6 +77,28 @@ def signals_disagreement(ctx: Context, run_dir: str | None, langs: list[str]) ->
     click.echo(f"stored model agreement for {matched} templates from {run_dir}")
 
 
+@signals.command("gender-pairs")
+@list_option("--languages", "langs", help="Comma-separated language codes (default: every language with candidates).")
+@pass_ctx
+def signals_gender_pairs(ctx: Context, langs: list[str]) -> None:
+    """Flag candidate templates that differ from another of their relation only in gendered forms
+    (né/née, el/la …), with the two merged into one annotated template as the suggestion."""
+    from sqlalchemy import select
+
+    from curator.core.models import Template
+    from curator.quality.gender_pairs import compute_gender_pairs
+
+    with unit_of_work(ctx.sessions()) as session:
+        if not langs:
+            langs = sorted(set(session.scalars(select(Template.language).where(Template.is_candidate))))
+        rows = compute_gender_pairs(session, langs)
+    echo_table(
+        [Column("lang", 8), Column("templates", 10, ">"), Column("pairs", 7, ">"), Column("flagged", 8, ">")],
+        [(r.language, r.templates, r.pairs, r.flagged) for r in rows],
+        sep="",
+    )
+
+
 @signals.command("show")
 @click.argument("language", callback=language_argument)
 @click.option("--top", default=20, show_default=True, help="How many of the riskiest templates.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -20,10 +20,13 @@ from curator.core.models import (
     TranslationLine,
     TranslationSystem,
     TupleList,
+    XfactrTemplate,
 )
 from curator.ingest.profiles import DEFAULT as DEFAULT_PROFILE
 from curator.ingest.profiles import case_key, clean_keep_case, get_profile
 from curator.ingest.store import bulk_insert
+
+XFACTR_SOURCE = "X-FACTR"  # the source name of X-FACTR's prompts among a template's systems
 
 
 @dataclass(frozen=True)
@@ -200,11 +203,32 @@ def tally(
             if rel in english_counts and not (key in voters and tally_.is_candidate(key)):
                 given(key, after)
                 tally_.extra[key] = "mLAMA"
+    _add_xfactr(session, tally_, languages, given)  # the profiles that take X-FACTR's prompts
     # The most frequent form; ties go to the alphabetically first, so a rebuild is stable.
     tally_.display.update(
         (key, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]) for key, counter in forms.items()
     )
     return tally_
+
+
+def _add_xfactr(
+    session: Session, t: Tally, languages: Collection[str] | None, given: Callable[[tuple[str, str, str], int], None]
+) -> None:
+    """X-FACTR's prompts (`curator ingest xfactr`) as candidates of the source X-FACTR: each one a
+    candidate whatever the MT votes, at the relation's first English pattern (position 0), the
+    one the review screen shows beside a proposal too. A prompt equal to a voted template adds
+    X-FACTR to its sources; its votes stay the MT systems'. Only under a profile that takes them."""
+    if not get_profile(t.params.rules).uses_xfactr:
+        return
+    for lang, rel, template in session.execute(
+        select(XfactrTemplate.language, XfactrTemplate.relation_id, XfactrTemplate.template)
+    ):
+        if rel not in t.english_counts or (languages is not None and lang not in languages):
+            continue
+        key = (lang, rel, template)  # cleaned as a vote key is: lower-case, annotations whole
+        if key not in t.voters:
+            given(key, 0)
+        t.extra.setdefault(key, XFACTR_SOURCE)
 
 
 def coverage(t: Tally) -> tuple[list[LanguageRow], list[dict[str, object]]]:

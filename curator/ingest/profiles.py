@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from curator.ingest import mpararel_rules
-from curator.ingest.clean import DROPPED, PLACEHOLDER, SPACES, Checked
+from curator.ingest.clean import DROPPED, PLACEHOLDER, SPACES, TOKEN, Checked
 from curator.ingest.clean import check as curator_check
 
 
@@ -31,6 +31,8 @@ class RuleProfile:
     min_english_patterns: int = 1
     # Add the imported mLAMA template of a relation when no candidate equals it (published).
     uses_mlama: bool = False
+    # Add X-FACTR's imported native-speaker prompts as candidates of their own source (issue 39).
+    uses_xfactr: bool = False
 
     def check(self, raw: str, language: str | None) -> Checked:
         return curator_check(raw, language)
@@ -54,7 +56,9 @@ PROFILES: dict[str, RuleProfile] = {
     "curator": RuleProfile(
         "curator",
         "curator's placeholder repair (bracket, spacing, case, look-alike, transliteration, translated "
-        "and suffix variants in any script), then SPEC §2 cleaning and validation; candidates by agreement voting",
+        "and suffix variants in any script), then SPEC §2 cleaning and validation; candidates by agreement voting, "
+        "and X-FACTR's native-speaker prompts when imported (`curator ingest xfactr`)",
+        uses_xfactr=True,
     ),
     "mpararel": MpararelProfile(
         "mpararel",
@@ -77,9 +81,13 @@ def get_profile(name: str) -> RuleProfile:
         raise ValueError(f"unknown rule profile {name!r} (known: {', '.join(PROFILES)})") from None
 
 
-def clean_keep_case(text: str) -> str:
-    """SPEC §2 cleaning without lower-casing: the display form of a case-preserving profile."""
-    return SPACES.sub(" ", text.translate(DROPPED)).strip()
+def clean_keep_case(text: str, keep_tokens: bool = False) -> str:
+    """SPEC §2 cleaning without lower-casing: the display form of a case-preserving profile.
+    `keep_tokens`: bracketed tokens (annotations the parser accepted) kept whole, as `clean` does."""
+    if not keep_tokens:
+        return SPACES.sub(" ", text.translate(DROPPED)).strip()
+    parts = TOKEN.split(text)
+    return "".join(p if TOKEN.fullmatch(p) else SPACES.sub(" ", p.translate(DROPPED)) for p in parts).strip()
 
 
 def case_key(text: str) -> str:
@@ -87,10 +95,12 @@ def case_key(text: str) -> str:
     return "".join(p if PLACEHOLDER.fullmatch(p) else p.lower() for p in PLACEHOLDER.split(text))
 
 
-def check_keep_case(text: str, language: str | None) -> Checked:
-    """curator's repair and validation, with the case of the words kept (reviewers' amendments)."""
-    outcome = curator_check(text, language)
+def check_keep_case(text: str, language: str | None, annotations: bool = False) -> Checked:
+    """curator's repair and validation, with the case of the words kept (reviewers' amendments);
+    `annotations`: the text may be an annotated template (clean.py)."""
+    outcome = curator_check(text, language, annotations=annotations)
     if not outcome.valid:
         return outcome
     # Case never changes validity: the placeholders are matched in upper case either way.
-    return Checked(outcome.raw, outcome.repaired, outcome.repairs, clean_keep_case(outcome.repaired), None)
+    cleaned = clean_keep_case(outcome.repaired, keep_tokens=annotations)
+    return Checked(outcome.raw, outcome.repaired, outcome.repairs, cleaned, None)

@@ -150,7 +150,7 @@ def from_directory(
         assert record.tuples is not None  # require_tuples
         tuples = [t for t in record.tuples if not t["from_english"]]
         yield build(
-            record.language, record.relation, [p.pattern for p in record.patterns], tuples, drop_repeated_subjects
+            record.language, record.relation, [p.template for p in record.patterns], tuples, drop_repeated_subjects
         )
 
 

@@ -42,10 +42,17 @@ class TemplatePart(_TextPart, total=False):
     slot: str
 
 
-class Example(TypedDict):
+class _ExampleFields(TypedDict):
     subject: str
     object: str
     parts: list[TemplatePart]
+
+
+class Example(_ExampleFields, total=False):
+    """A tuple with the template filled in; an annotated template's examples carry the gender
+    its forms were chosen for (`gender`: "MASC" or "FEM", review/annotations.py)."""
+
+    gender: str
 
 
 class SourceLine(TypedDict):

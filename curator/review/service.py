@@ -17,6 +17,7 @@ from sqlalchemy import BindParameter, Select, and_, bindparam, false, inspect, l
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
+from curator.core.annotated import is_annotated
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import N_, Forbidden, InputError, NotFound, Retired
 from curator.core.models import (
@@ -28,14 +29,13 @@ from curator.core.models import (
     Suggestion,
     Template,
     TemplateSignal,
-    Tuple,
-    TupleList,
     User,
 )
 from curator.core.models.base import utcnow, valid_id
 from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER
 from curator.ingest.relations import relation_title
+from curator.review.annotations import example_rows, gendered_examples
 from curator.review.evidence import signals_of, template_sources
 from curator.review.progress import in_queue
 from curator.review.proposal_queue import IMPORT, enqueue, item_proposal, retire
@@ -175,20 +175,15 @@ def _populate(template: str, subject: str, obj: str) -> list[TemplatePart]:
 def examples_of(session: Session, template: Template) -> list[Example]:
     """The first EXAMPLES tuples of the template's language and relation (translated ones, not
     English fallbacks) with the template filled in, as parts: the review screen's examples, and
-    the Disagreements page's (issue 37 §2)."""
-    rows = session.execute(
-        select(Tuple.sub_label, Tuple.obj_label)
-        .join(TupleList, TupleList.id == Tuple.list_id)
-        .where(
-            TupleList.language == template.language,
-            TupleList.relation_id == template.relation_id,
-            TupleList.current,
-            Tuple.from_english.is_(False),
-        )
-        .order_by(Tuple.position)
-        .limit(EXAMPLES)
-    ).all()
-    return [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o in rows]
+    the Disagreements page's (issue 37 §2). An annotated template: one subject that is a man and
+    one that is a woman, each with the forms that agree (review/annotations.py)."""
+    if is_annotated(template.text):
+        return [
+            {"subject": s, "object": o, "parts": _populate(text, s, o), "gender": gender}
+            for gender, s, o, text in gendered_examples(session, template)
+        ]
+    rows = session.execute(example_rows(template).limit(EXAMPLES)).all()
+    return [{"subject": s, "object": o, "parts": _populate(template.text, s, o)} for s, o, _, _ in rows]
 
 
 def item_context(

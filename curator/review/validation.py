@@ -3,6 +3,10 @@ refused with a message in the reviewer's language (catalogue messages, `N_`).
 
 The candidates' case rule decides how it is stored (`keeps_case`), so an amendment sits beside
 the candidates it corrects in the same form.
+
+A reviewer may write an annotated template (X-FACTR's gender/number alternatives,
+`curator.core.annotated`): a supported annotation is kept whole, an unsupported or malformed one
+is refused with the parser's one-line message inside a translated sentence.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from sqlalchemy.orm import Session
 from curator.core.errors import N_, InputError
 from curator.core.text import describe_char, first_control
 from curator.ingest.candidates import current_params
-from curator.ingest.clean import check
+from curator.ingest.clean import annotation_problem, check
 from curator.ingest.profiles import check_keep_case
 
 
@@ -42,7 +46,15 @@ def validate_template(text: str, language: str, keep_case: bool = False) -> str:
             ),
             params={"character": describe_char(control)},
         )
-    outcome = check_keep_case(text, language) if keep_case else check(text, language)
+    outcome = (
+        check_keep_case(text, language, annotations=True) if keep_case else check(text, language, annotations=True)
+    )
+    if outcome.annotation_error:  # the parser's own catalogue message inside ours
+        problem = annotation_problem(outcome.repaired, language)
+        raise InputError(
+            N_("Not saved: this annotation cannot be filled here: %(reason)s"),
+            params={"reason": problem if problem is not None else outcome.reason or ""},
+        )
     if not outcome.valid:
         raise _invalid_template(outcome.reason or "")
     assert outcome.cleaned is not None  # a valid outcome always has its cleaned text

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, jsonify, request
+from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf.csrf import generate_csrf
 
@@ -15,6 +16,7 @@ from curator.core import languages
 from curator.core.errors import N_, InputError, Retired
 from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
+from curator.review import annotations as annotated_review
 from curator.review import comments, guidelines, service, suggestions, threads
 from curator.review import context as item_extras
 from curator.review import find as finding
@@ -367,8 +369,24 @@ def validate():
     except SameAsTemplate as exc:
         return jsonify(valid=False, same=True, message=translated(exc))
     except InputError as exc:
-        return jsonify(valid=False, message=translated(exc))
-    return jsonify(valid=True, cleaned=cleaned)
+        return jsonify(valid=False, message=translated(exc), **_annotation_help(text, lang, None))
+    return jsonify(valid=True, cleaned=cleaned, **_annotation_help(text, lang, cleaned))
+
+
+def _annotation_help(text: str, lang: str, cleaned: str | None) -> dict[str, Any]:
+    """For a text holding an annotation (review/annotations.py): `syntax`, the parser's sentences on
+    the supported syntax in the page's language, and, once it is valid, `genders`: the
+    template as filled in for a man and for a woman ({gender, label, text})."""
+    sentences = annotated_review.syntax_help(text, lang)
+    if sentences is None:
+        return {}
+    help_text = " ".join(_(msgid, **params) if params else _(msgid) for msgid, params in sentences)
+    labels = {"MASC": _("for a man"), "FEM": _("for a woman")}
+    shown = annotated_review.realised_forms(cleaned, lang) if cleaned is not None else []
+    return {
+        "syntax": _("Annotated template. %(help)s", help=help_text),
+        "genders": [{"gender": g, "label": labels[g], "text": t} for g, t in shown],
+    }
 
 
 # ---------------------------------------------------------------- comment threads (review.threads)

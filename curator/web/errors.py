@@ -163,7 +163,11 @@ def translated(exc: CuratorError, html: bool = False) -> str:
         return exc.message
     if not exc.params:
         return _(exc.msgid)
-    params = {k: _language_shown(str(v)) if k in LANGUAGE_PARAMS else v for k, v in exc.params.items()}
+    params = {
+        # a catalogue message inside another (the annotation parser's refusal inside "Not saved: …")
+        k: translated(v) if isinstance(v, CuratorError) else _language_shown(str(v)) if k in LANGUAGE_PARAMS else v
+        for k, v in exc.params.items()
+    }
     if not html:
         return _(exc.msgid, **params)
     shown = {k: isolate(v) if k in LANGUAGE_PARAMS | PERSON_PARAMS else v for k, v in params.items()}

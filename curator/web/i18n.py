@@ -56,6 +56,9 @@ JS_MESSAGES: list[str] = [
     N_("subject"),
     N_("object"),
     N_("(no example tuples for this relation)"),
+    N_("a man:"),  # an annotated template's example filled in with the masculine forms (issue 39 §2)
+    N_("a woman:"),
+    N_("Differs only in gendered forms from %(twin)s; merged: %(merged)s"),
     N_("%(decision)s: %(correction)s — you can change it"),
     N_("%(decision)s — you can change it"),
     N_("Withdraw"),

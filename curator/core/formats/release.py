@@ -2,6 +2,10 @@
 
 ```
 OUT/patterns/<lang>/<REL>.jsonl   {"pattern": "[X] nació en [Y]", "checked-by-human": false}
+                                  an annotated template (core/annotated.py) adds its own key:
+                                  {"pattern": "[X] est né à [Y]", "checked-by-human": true,
+                                   "annotated": "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] à [Y]"}
+                                  (`pattern` = its plain form: only [X]/[Y], what mParaRel's code reads)
 OUT/tuples/<lang>/<REL>.jsonl     {"sub_uri", "obj_uri", "obj_label", "sub_label", "lineid"}
 OUT/manifest.json                 name, parent, kind, counts, statistics, sha256 of every file
 OUT/README.md                     the dataset card
@@ -92,6 +96,13 @@ class PatternRow:
     pattern: str
     checked_by_human: bool
     line: int  # 1-based line in its file
+    annotated: str | None = None  # the annotated template whose plain form `pattern` is (`annotated` key)
+
+    @property
+    def template(self) -> str:
+        """The template the line stands for: its annotated form when it has one, else `pattern`
+        (what a probe of the folder fills; mParaRel's code reads `pattern`)."""
+        return self.annotated if self.annotated is not None else self.pattern
 
 
 def parse_patterns(
@@ -119,7 +130,10 @@ def parse_patterns(
             expected="expected true or false",
             error=ReleaseError,
         )
-        rows.append(PatternRow(pattern, checked, number))
+        annotated = optional(obj, "annotated", str, where, number, None, error=ReleaseError)
+        if annotated is not None and (unstorable := unstorable_reason(annotated)):
+            raise ReleaseError(where, unstorable, line=number, field="annotated")
+        rows.append(PatternRow(pattern, checked, number, annotated))
     return rows
 
 

@@ -10,6 +10,7 @@ from json.encoder import encode_basestring_ascii  # the C encoder json.dumps use
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from curator.core import annotated
 from curator.core.formats.jsonl import dumps
 from curator.core.formats.release import (
     CARD,
@@ -72,6 +73,20 @@ def tuple_line(row: Mapping[str, object]) -> str:
     return json.dumps({key: row[key] for key in TUPLE_KEYS}) + "\n"
 
 
+def pattern_line(template: str, checked: bool, language: str) -> dict[str, str | bool]:
+    """A patterns line: {"pattern", "checked-by-human"}, and "annotated" for a template holding a
+    supported annotation (then "pattern" is `annotated.plain`). A text with a stray bracket that is
+    no annotation (an MT line kept as published) is written as it is."""
+    if annotated.is_annotated(template):
+        try:
+            plain = annotated.plain(template, language)
+        except annotated.AnnotationError:
+            plain = None
+        if plain is not None:
+            return {"pattern": plain, "checked-by-human": checked, "annotated": template}
+    return {"pattern": template, "checked-by-human": checked}
+
+
 class ReleaseWriter:
     """Writes a release folder file by file and keeps the sha256 of each (for the manifest).
 
@@ -89,10 +104,12 @@ class ReleaseWriter:
         self.digests[rel_path] = hashlib.sha256(data).hexdigest()
 
     def write_patterns(self, language: str, relation: str, rows: Iterable[tuple[str, bool]]) -> None:
-        """One patterns file from (pattern, checked-by-human) pairs."""
+        """One patterns file from (pattern, checked-by-human) pairs. An annotated template is
+        written as its plain form under `pattern` (only [X]/[Y]: the published mParaRel code reads
+        it) and as it is under `annotated` (`pattern_line`)."""
         self._write(
             pattern_path(language, relation),
-            dumps({"pattern": pattern, "checked-by-human": checked} for pattern, checked in rows),
+            dumps(pattern_line(pattern, checked, language) for pattern, checked in rows),
         )
 
     def write_tuples(self, language: str, relation: str, rows: Iterable[Mapping[str, object]]) -> None:

@@ -17,6 +17,7 @@ from curator.core.models.ingest import (
     RelationCoverage,
     Template,
     TranslationLine,
+    XfactrTemplate,
     first_english,
 )
 from curator.core.models.oversight import ActivityEntry, LineDrop, PasswordReset, ProposalReview, Resolution
@@ -77,5 +78,6 @@ __all__ = [
     "User",
     "VersionPattern",
     "VersionTuples",
+    "XfactrTemplate",
     "first_english",
 ]

@@ -97,3 +97,18 @@ class MlamaTemplate(Base):
     language: Mapped[str] = mapped_column(ForeignKey("languages.code"), primary_key=True)
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"), primary_key=True)
     template: Mapped[str] = mapped_column(String(2000))
+
+
+class XfactrTemplate(Base):
+    """X-FACTR's native-speaker prompt of a relation in a language (`curator ingest xfactr`), cleaned
+    (annotations kept whole): a candidate template of its own source, "X-FACTR", beside the MT
+    systems' votes (the curator rule profile adds it to the candidates; docs/ingest.md). Prompts
+    whose annotation cannot be filled here are not stored: the command lists them and the
+    `SourceFile` row of the import keeps them in its details."""
+
+    __tablename__ = "xfactr_templates"
+
+    language: Mapped[str] = mapped_column(ForeignKey("languages.code"), primary_key=True)
+    relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"), primary_key=True)
+    template: Mapped[str] = mapped_column(String(2000))  # cleaned, annotations kept
+    raw: Mapped[str] = mapped_column(String(2000))  # as the CSV holds it

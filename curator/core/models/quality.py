@@ -26,4 +26,8 @@ class TemplateSignal(Base):
     agreement: Mapped[float | None]  # share of (tuple, other template) predicting the same object
     relation_agreement: Mapped[float | None]  # the relation's mean agreement in that run
     probe_run: Mapped[str | None] = mapped_column(String(300))
+    # issue 39 §2 (quality/gender_pairs.py): another candidate of the relation that differs from
+    # this one only in gendered forms, and the two merged into one annotated template
+    gender_twin: Mapped[str | None] = mapped_column(String(2000))
+    gender_merged: Mapped[str | None] = mapped_column(String(2000))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

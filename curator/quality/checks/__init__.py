@@ -20,7 +20,7 @@ page's language from `name`, `description` + `description_params` and `display_m
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, NamedTuple, Protocol, TypedDict
+from typing import ClassVar, NamedTuple, NotRequired, Protocol, TypedDict
 
 import numpy as np
 
@@ -50,6 +50,9 @@ class CheckResult(TypedDict):
     display: str
     warn: bool
     risk: float | None
+    # gender-pair (issue 39 §2): the other template and the two merged into one annotated template
+    twin: NotRequired[str]
+    merged: NotRequired[str]
 
 
 class DisplayMessage(NamedTuple):
@@ -215,6 +218,40 @@ class Disagreement(Check):
 
     def display(self, value: float) -> str:
         return f"{value:.0%}"
+
+
+@register
+class GenderPair(Check):
+    """Another candidate of the relation differs from this one only in gendered forms (quality/
+    gender_pairs.py: the rule, the per-language lists): each is wrong for part of the subjects, and
+    merged into one annotated template the probe fills each query with the form that agrees."""
+
+    id = "gender-pair"
+    name = N_("Gendered twin")
+    description = N_(
+        "Another template of this relation differs from this one only in masculine/feminine forms: "
+        "merge the two into one annotated template, so each subject gets the form that agrees with it."
+    )
+    computed_by = "curator signals gender-pairs"
+
+    def value(self, template: TemplateFacts, signal: TemplateSignal | None) -> float | None:
+        return 1.0 if signal is not None and signal.gender_twin else None
+
+    def warns(self, value: float, signal: TemplateSignal | None) -> bool:
+        return bool(value)
+
+    def display(self, value: float) -> str:
+        return self.display_message(value).english()
+
+    def display_message(self, value: float) -> DisplayMessage:
+        return DisplayMessage(N_("merge into one annotated template"))
+
+    def result(self, template: TemplateFacts, signal: TemplateSignal | None) -> CheckResult | None:
+        found = super().result(template, signal)
+        if found is not None and signal is not None and signal.gender_twin:
+            found["twin"] = signal.gender_twin
+            found["merged"] = signal.gender_merged or ""
+        return found
 
 
 def results(template: TemplateFacts, signal: TemplateSignal | None) -> list[CheckResult]:

@@ -409,6 +409,13 @@
     clear(examples);
     c.examples.forEach((e) => {
       const el = document.createElement("li");
+      if (e.gender) {  // an annotated template: filled in with the forms for a man, for a woman
+        const label = document.createElement("span");
+        label.className = "example-gender";
+        label.dataset.gender = e.gender;
+        label.append(t(e.gender === "FEM" ? "a woman:" : "a man:") + " ");
+        el.appendChild(label);
+      }
       e.parts.forEach((part) => {
         if (part.slot) {
           const mark = document.createElement(part.slot === "Y" ? "mark" : "strong");
@@ -589,6 +596,13 @@
       span.title = c.description;
       span.textContent = `${c.name} (${c.display})`;
       el.append(...(i ? [" · ", span] : [span]));
+      if (c.twin) {  // gender-pair (issue 39 §2): the other template and the merge, each an isolate
+        const twin = document.createElement("span");
+        twin.className = "gender-twin";
+        twin.append(tNodes("Differs only in gendered forms from %(twin)s; merged: %(merged)s",
+                           {twin: own(c.twin), merged: own(c.merged)}));
+        el.append(" ", twin);
+      }
     });
   }
 
@@ -989,6 +1003,23 @@
     return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
   }
 
+  // An annotated template's live check (review/annotations.py): the supported syntax, in the
+  // server's words, and the template as filled in for a man and for a woman, each an isolate.
+  function annotationHelp(data) {
+    const help = document.createElement("span");
+    help.className = "syntax-help";
+    help.append(data.syntax);
+    const nodes = [" ", help];
+    (data.genders || []).forEach((g) => {
+      const line = document.createElement("span");
+      line.className = "gender-form";
+      line.dataset.gender = g.gender;
+      line.append(g.label + ": ", own(g.text));
+      nodes.push(" ", line);
+    });
+    return nodes;
+  }
+
   // The server's check of a typed template (POST /api/v1/validate); an amendment is checked as an
   // amendment of the item on screen (`amends`), so a line that cleans to the template itself is
   // said to be the same (review/validation.py same_as_template), never "valid". Offline nothing
@@ -1011,6 +1042,7 @@
       ? [" ", tNodes("— will be saved as “%(cleaned)s”", {cleaned: own(r.data.cleaned)})] : [];
     if (r.data.valid) setMessage(out, t("✓ valid template"), ...stored);
     else setMessage(out, r.data.message || "");
+    if (r.data.syntax) out.append(...annotationHelp(r.data));
     out.className = "validation " + (r.data.valid ? "valid" : "invalid") + (r.data.same ? " same" : "");
     input.setAttribute("aria-invalid", r.data.valid ? "false" : "true");
   }, 150);
