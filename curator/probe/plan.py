@@ -163,10 +163,9 @@ def _code_list(path: Path, key: str, value: Any, languages: bool) -> list[str] |
     return list(dict.fromkeys(value)) or None
 
 
-def _options(path: Path, table: Any) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise InputError(str(path), "expected a table ([options])", field="options")
-    options = dict(DEFAULTS)
+def _option(path: Path, key: str, value: Any) -> Any:
+    """One [options] value checked (and made a path or a list where the key takes one)."""
+    where = f"options.{key}"
     choices = {
         "device": DEVICES,
         "dtype": DTYPES,
@@ -174,31 +173,40 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
         "attention": values(Attention),
         "pll_variant": values(PllVariant),
     }
+    if key not in DEFAULTS:
+        raise InputError(str(path), f"unknown option (known: {', '.join(DEFAULTS)})", field=where)
+    if key in choices:
+        if value not in choices[key]:
+            raise InputError(str(path), f"expected one of {', '.join(choices[key])}, not {value!r}", field=where)
+    elif key == "batch_tokens":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(str(path), f"expected a positive integer, not {value!r}", field=where)
+    elif key in ("final_punct", "keep_repeated_subjects", "compile"):
+        if not isinstance(value, bool):
+            raise InputError(str(path), f"expected true or false, not {value!r}", field=where)
+    elif key == "decoding":  # [options.decoding]: init, refine, max_masks, beam, length_norm, ...
+        return _decoding(path, where, value)
+    elif key in ("kind", "aliases"):
+        return _named(path, key, value)
+    else:
+        return _code_list(path, where, value, key == "languages")
+    return value
+
+
+def _named(path: Path, key: str, value: Any) -> str:
+    """`kind` (a scorer kind) or `aliases` (a file beside the plan): a non-empty string."""
+    if not isinstance(value, str) or not value.strip():
+        wanted = "a scorer kind (masked, seq2seq or causal)" if key == "kind" else "the path of an aliases file"
+        raise InputError(str(path), f"expected {wanted}", field=f"options.{key}")
+    return value if key == "kind" else _beside(path.parent, value, want_dir=False)
+
+
+def _options(path: Path, table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise InputError(str(path), "expected a table ([options])", field="options")
+    options = dict(DEFAULTS)
     for key, value in table.items():
-        where = f"options.{key}"
-        if key not in DEFAULTS:
-            raise InputError(str(path), f"unknown option (known: {', '.join(DEFAULTS)})", field=where)
-        if key in choices:
-            if value not in choices[key]:
-                raise InputError(str(path), f"expected one of {', '.join(choices[key])}, not {value!r}", field=where)
-        elif key == "batch_tokens":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(str(path), f"expected a positive integer, not {value!r}", field=where)
-        elif key in ("final_punct", "keep_repeated_subjects", "compile"):
-            if not isinstance(value, bool):
-                raise InputError(str(path), f"expected true or false, not {value!r}", field=where)
-        elif key == "decoding":  # [options.decoding]: init, refine, max_masks, beam, length_norm, ...
-            value = _decoding(path, where, value)
-        elif key == "kind":
-            if not isinstance(value, str) or not value.strip():
-                raise InputError(str(path), "expected a scorer kind (masked, seq2seq or causal)", field=where)
-        elif key == "aliases":
-            if not isinstance(value, str) or not value.strip():
-                raise InputError(str(path), "expected the path of an aliases file", field=where)
-            value = _beside(path.parent, value, want_dir=False)
-        else:
-            value = _code_list(path, where, value, key == "languages")
-        options[key] = value
+        options[key] = _option(path, key, value)
     if options["decoding"] is None and options["aliases"] is not None:
         raise InputError(str(path), "aliases only apply to decoding ([options.decoding])", field="options.aliases")
     if "pll_variant" in table and options["score_mode"] != "pll":
