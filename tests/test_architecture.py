@@ -105,7 +105,9 @@ def test_a_type_checking_import_cycle_breaks_the_contracts(tmp_path):
     source = pll.read_text(encoding="utf-8")
     assert "\nif TYPE_CHECKING:\n" in source
     source = source.replace(
-        "\nif TYPE_CHECKING:\n", "\nif TYPE_CHECKING:\n    from curator.probe.scorers.masked import MaskedScorer  # noqa\n", 1
+        "\nif TYPE_CHECKING:\n",
+        "\nif TYPE_CHECKING:\n    from curator.probe.scorers.masked import MaskedScorer  # noqa\n",
+        1,
     )
     pll.write_text(source, encoding="utf-8")
     result = _lint_imports(tmp_path)
