@@ -106,7 +106,7 @@ def suggest_name(session: Session, prefix: str) -> str:
     return f"{prefix}-{n}"
 
 
-def _new_version(session: Session, name: str, kind: str, **fields: Any) -> DatasetVersion:
+def new_version(session: Session, name: str, kind: str, **fields: Any) -> DatasetVersion:
     check_version_name(name)
     if session.scalar(select(DatasetVersion.id).where(DatasetVersion.name == name)) is not None:
         raise Conflict(f"a dataset version named {name!r} already exists; versions never change, pick a new name")
@@ -152,7 +152,7 @@ def build_from_candidates(
     usable = {
         (r.language, r.relation_id) for r in session.scalars(select(RelationCoverage).where(RelationCoverage.usable))
     }
-    version = _new_version(
+    version = new_version(
         session,
         name,
         VersionKind.CANDIDATES,
@@ -233,7 +233,7 @@ def import_release(
         "kind, language and relation",
     )
     rules = recorded_rules(source)
-    version = _new_version(
+    version = new_version(
         session, name, VersionKind.IMPORT, source=source.location, params={"rules": rules} if rules else {}
     )
     ensure_languages(session, {languages.canonical(f.language) for f in files})

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.enums import ImportKind, values
+from curator.core.enums import DecisionSource, ImportKind, values
 from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.formats.jsonl import iter_jsonl, optional, read_bytes, require
 from curator.core.models import Assignment, Template
@@ -71,12 +71,12 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
                     _with_relation(session, assignment, language, relation),
                     relation,
                     text,
-                    source="import",
+                    source=DecisionSource.IMPORT,
                 )
             else:
                 template = _find_template(session, language, relation, require(obj, "template", str, where, number))
                 item = add_item(session, assignment, template)
-                _, created = decide(session, user, assignment, item, kind, correction, source="import")
+                _, created = decide(session, user, assignment, item, kind, correction, source=DecisionSource.IMPORT)
         except CuratorError as exc:
             raise InputError(where, exc.message, line=number) from None
         summary.stored += created
