@@ -99,8 +99,8 @@ def _english_patterns(session: Session, source: Source, files: Files) -> dict[st
     for (_system, _raw_lang, rel), path in files:
         if rel not in known:
             raise InputError(
-                source.describe(path),
                 f"unknown relation {rel}: it has no English ParaRel patterns (run `curator ingest pararel` first)",
+                location=source.describe(path),
             )
     return english
 
@@ -121,7 +121,7 @@ def _parse(data: bytes, where: str) -> list[tuple[str, Meta]]:
         text = require(obj, "pattern", str, where, number)
         parsed.append((text, (obj.get("lemma"), obj.get("extended_lemma"), obj.get("tense"))))
     if not parsed:  # it would delete the file's stored lines
-        raise InputError(where, "empty file: no translated patterns")
+        raise InputError("empty file: no translated patterns", location=where)
     return parsed
 
 

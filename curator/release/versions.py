@@ -251,7 +251,7 @@ def import_release(
             continue
         patterns = parse_patterns(data, where, tally, file.path)
         if not patterns:
-            raise ReleaseError(where, "empty file: no patterns")
+            raise ReleaseError("empty file: no patterns", location=where)
         for position, row in enumerate(patterns):
             pattern_rows.append(
                 dict(
