@@ -217,7 +217,11 @@ def _count_lines(
             if not outcome.valid:
                 continue
             text, was_repaired = outcome.cleaned, bool(outcome.repairs)
-        assert text is not None  # a valid line has its cleaned form (stored lines: only valid ones read)
+        if text is None:  # a valid line has its cleaned form: a stored one without is a damaged database
+            raise Conflict(
+                f"translation line {line_id} ({lang} {rel}, {system}) is valid but has no cleaned text: "
+                "re-import its file (`curator ingest translations`)"
+            )
         shown = clean_keep_case(fixed) if params.keep_case else text
         position = scope.positions.get(english_id, line_no) if english_id is not None else line_no
         votes.vote(line_id, (lang, rel, text), system, shown, position, was_repaired)

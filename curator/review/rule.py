@@ -341,7 +341,8 @@ def _by_reviewers(
     votes = [str(DecisionKind.ACCEPT)] * len(mine) + [v.kind for v in others]
     parent_line = g.first.get(text)
     if not votes:  # 4
-        assert parent_line is not None  # every other text has a proposer or a maintainer's act
+        if parent_line is None:  # every other text has a proposer or a maintainer's act
+            raise ValueError(f"{rel.relation}: {text!r} has no vote, no proposer and no parent line")
         return _as_parent(parent_line, 4, "nobody decided it")
     verdicts = _verdicts(state, mine, others)
     if not stays(votes, state.policy):  # 5
