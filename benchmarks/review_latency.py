@@ -52,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,6 +144,29 @@ class Tally:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+def decide(
+    send: Callable[..., requests.Response], tally: Tally, item: int, decision: str, request_id: str
+) -> requests.Response | None:
+    """POST one decision, waiting out 503s (Retry-After) as review.js does; None (the failure
+    tallied) when the request cannot be sent."""
+    while True:
+        try:
+            r = send(
+                "POST",
+                f"/items/{item}/decision",
+                json={"decision": decision, "seconds": 5, "request_id": request_id},
+            )
+        except requests.RequestException as exc:
+            with tally.lock:
+                tally.errors.append(repr(exc))
+            return None
+        if r.status_code != 503:
+            return r
+        with tally.lock:
+            tally.busy += 1
+        time.sleep(float(r.headers.get("Retry-After", 1)))
+
+
 def reviewer(
     bases: list[str],
     lang: str,
@@ -182,22 +206,9 @@ def reviewer(
     while current is not None and (k < items or (items == 0 and not stop.is_set())):
         request_id = f"{tag}-{token[:12]}-{k}"
         t0 = time.perf_counter()
-        while True:
-            try:
-                r = send(
-                    "POST",
-                    f"/items/{current}/decision",
-                    json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id},
-                )
-            except requests.RequestException as exc:
-                with tally.lock:
-                    tally.errors.append(repr(exc))
-                return
-            if r.status_code != 503:
-                break
-            with tally.lock:
-                tally.busy += 1
-            time.sleep(float(r.headers.get("Retry-After", 1)))
+        r = decide(send, tally, current, ("accept", "reject")[k % 2], request_id)
+        if r is None:
+            return
         if r.status_code >= 300:
             with tally.lock:
                 tally.errors.append(f"{r.status_code} {r.text[:100]}")

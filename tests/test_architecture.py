@@ -95,6 +95,28 @@ def test_flask_extension_import_in_a_stage_service_breaks_the_contracts(tmp_path
     assert "curator.review.service -> flask_babel" in report, report
 
 
+def test_a_type_checking_import_cycle_breaks_the_contracts(tmp_path):
+    """The acyclic contract counts imports under `if TYPE_CHECKING:` too (exclude_type_checking_imports
+    = false): a copy of the package with pll.py naming MaskedScorer for its annotations again (the
+    cycle pll <-> masked that base.PllScorer removed) fails lint-imports."""
+    shutil.copytree(ROOT / "curator", tmp_path / "curator", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    pll = tmp_path / "curator" / "probe" / "scorers" / "pll.py"
+    source = pll.read_text(encoding="utf-8")
+    assert "\nif TYPE_CHECKING:\n" in source
+    source = source.replace(
+        "\nif TYPE_CHECKING:\n",
+        "\nif TYPE_CHECKING:\n    from curator.probe.scorers.masked import MaskedScorer  # noqa\n",
+        1,
+    )
+    pll.write_text(source, encoding="utf-8")
+    result = _lint_imports(tmp_path)
+    report = result.stdout + result.stderr
+    assert result.returncode != 0, report
+    assert "No import cycles between sibling packages or modules, at any depth BROKEN" in report, report
+    assert "No cycles are allowed in curator.probe.scorers" in report and ".pll -> .masked" in report, report
+
+
 # The contract's one exception (ignore_imports in pyproject.toml) lets accounts import werkzeug:
 # import-linter ignores it whole, so this holds the exception to the one module it is for.
 ACCOUNTS_WERKZEUG = {"werkzeug.security"}

@@ -333,8 +333,7 @@ def test_two_files_for_one_language_after_aliases_are_refused(cli, engine, loade
 
 # ---------------------------------------------------------------- 10: run folders stay in the runs folder
 def test_runs_are_opened_only_inside_the_runs_folder(review_app, tmp_path):
-    from curator.core.errors import InputError
-    from curator.core.formats.run_catalog import latest_run, list_runs, open_run, resolve_run
+    from curator.core.formats.run_catalog import latest_run, list_runs, resolve_run
 
     from .test_probe_report import TEMPLATES, make_run
 
@@ -349,14 +348,8 @@ def test_runs_are_opened_only_inside_the_runs_folder(review_app, tmp_path):
     assert resolve_run(runs, "evil") is None
     assert [r["name"] for r in list_runs(runs)] == ["mine"]
     assert latest_run(runs) == runs / "mine"
-    for name, message in (
-        ("evil", "outside the runs folder"),
-        ("..", "refused run name"),
-        (str(outside), "refused run name"),
-        ("../elsewhere/theirs", "refused run name"),
-    ):
-        with pytest.raises(InputError, match=message):
-            open_run(runs, name)
+    for name in ("..", str(outside), "../elsewhere/theirs", ".", ".hidden", "mine/", 3):
+        assert resolve_run(runs, name) is None, name
 
     boss = Browser(review_app).login("boss@example.org")
     assert boss.get("/probe/runs/mine").status_code == 200

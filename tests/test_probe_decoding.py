@@ -176,7 +176,9 @@ class Reference:
             if t is not None:
                 item.logc[j] = self.log_probs(ids, at, item, j)[t].item()
 
-    def one(self, ids, at, m, o, T):
+    # the independent reference's whole decoding for one m (init, beam, refinement) in one place,
+    # to be read against the paper's description in one go; a test oracle, not production code
+    def one(self, ids, at, m, o, T):  # noqa: C901
         B = o.beam
 
         def successor(item, j, t, p):

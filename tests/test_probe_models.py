@@ -214,6 +214,14 @@ relations = "P19,P36"
             r"plan\.toml: field 'options\.languages': 'Spanish' is not a language code",
         ),
         (
+            'models = ["m"]\nreleases = ["v0"]\n[options]\nkind = " "\n',
+            r"plan\.toml: field 'options\.kind': expected a scorer kind \(masked, seq2seq or causal\)",
+        ),
+        (
+            'models = ["m"]\nreleases = ["v0"]\n[options]\naliases = 3\n',
+            r"plan\.toml: field 'options\.aliases': expected the path of an aliases file",
+        ),
+        (
             'models = ["m"]\nreleases = ["v0"]\n[options]\nbeam = 3\n',
             r"plan\.toml: field 'options\.beam': unknown option",
         ),

@@ -9,7 +9,7 @@ from sqlalchemy import select, text
 
 from curator.core.models import DatasetVersion, VersionPattern
 from curator.core.models.release import ImmutableVersionError
-from curator.release.merge import stays
+from curator.review.policy import stays
 from curator.review.stats import cohen_kappa
 
 from .conftest import Browser, csrf_from

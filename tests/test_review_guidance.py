@@ -13,8 +13,9 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.models import Assignment, Comment, Decision, Guideline, Suggestion, User
-from curator.release.merge import latest_candidates, plan, stays
+from curator.release.merge import latest_candidates, plan
 from curator.review.guidelines import DEFAULT_GUIDELINES, blocks
+from curator.review.policy import stays
 from curator.review.stats import CSV_COLUMNS, review_summary, summary_csv
 
 from .conftest import Browser, csrf_from, review_sample

@@ -50,7 +50,7 @@ class Context:
                 self._engine = make_engine(self.url, busy_timeout=self.settings.busy_timeout)
             except ArgumentError as exc:  # a URL SQLAlchemy cannot parse, or an unknown dialect/driver
                 raise InputError(
-                    "CURATOR_DATABASE_URL (or --database)", f"not a database URL curator can use: {exc}"
+                    f"not a database URL curator can use: {exc}", location="CURATOR_DATABASE_URL (or --database)"
                 ) from None
         return self._engine
 

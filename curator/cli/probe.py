@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 from click.core import ParameterSource
 
@@ -11,6 +13,10 @@ from curator.core.enums import Attention, BeamStyle, DecodeInit, ModelKind, PllV
 from curator.core.errors import InputError
 from curator.core.extras import require_extra
 from curator.probe.plan import DEFAULTS, DEVICES, DTYPES
+
+if TYPE_CHECKING:
+    from curator.probe.data import RelationData
+    from curator.probe.plan import Job
 
 
 @click.command()
@@ -154,17 +160,11 @@ def probe(
     or every model × release of a --plan. With --decode, masked models predict the object as
     text instead of ranking the candidates (docs/probe.md)."""
     require_extra("probe", "curator probe")  # first: --decode's checks import torch too
-    from curator.probe.jobs import probe_jobs, read_release
-    from curator.probe.plan import load_plan, model_jobs
+    from curator.probe.jobs import probe_jobs
+    from curator.probe.plan import model_jobs
 
     if plan is not None:
-        if src is not None:
-            raise InputError("SRC and --plan are mutually exclusive: the plan names its releases")
-        clashing = [_flag(name) for name in _PLAN_OWNS if _given(name)]
-        if clashing:
-            raise InputError(f"{', '.join(clashing)}: with --plan, set models, out and options in the plan file")
-        chosen = load_plan(plan)
-        jobs, options = chosen.jobs(), chosen.options
+        jobs, options = _from_plan(plan, src)
     else:
         if src is None or not models or not out:
             raise InputError("give SRC, --model and --out (or a --plan file)")
@@ -215,24 +215,48 @@ def probe(
 
     try:  # FileNotFoundError: SRC is not a release folder, or a file of one is missing
         # the input is read first: a broken release file is reported before a big model loads
-        items = {}
-        for job in jobs:
-            if job.release not in items:
-                items[job.release] = read_release(
-                    job.release,
-                    options["languages"],
-                    options["relations"],
-                    not options["keep_repeated_subjects"],
-                    ctx.sessions,
-                )
-        names_from = None
-        if options.get("decoding"):  # an entity's names: its labels in every relation of the languages probed
-            names_from = {
-                release: read_release(release, options["languages"], None, False, ctx.sessions) for release in items
-            }
+        items, names_from = _read_inputs(jobs, options, ctx)
         probe_jobs(jobs, items, options, progress=progress(), on_finished=done, names_from=names_from)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
+
+
+def _from_plan(plan: str, src: str | None) -> tuple[list[Job], dict[str, Any]]:
+    """The jobs and options of a --plan file; SRC and the options the plan owns are refused."""
+    from curator.probe.plan import load_plan
+
+    if src is not None:
+        raise InputError("SRC and --plan are mutually exclusive: the plan names its releases")
+    clashing = [_flag(name) for name in _PLAN_OWNS if _given(name)]
+    if clashing:
+        raise InputError(f"{', '.join(clashing)}: with --plan, set models, out and options in the plan file")
+    chosen = load_plan(plan)
+    return chosen.jobs(), chosen.options
+
+
+def _read_inputs(
+    jobs: list[Job], options: dict[str, Any], ctx: Context
+) -> tuple[dict[str, list[RelationData]], dict[str, list[RelationData]] | None]:
+    """Each release's items, read before any model loads (a broken file is reported first), and
+    for decoding every relation's names of the languages probed (an entity's aliases)."""
+    from curator.probe.jobs import read_release
+
+    items: dict[str, list[RelationData]] = {}
+    for job in jobs:
+        if job.release not in items:
+            items[job.release] = read_release(
+                job.release,
+                options["languages"],
+                options["relations"],
+                not options["keep_repeated_subjects"],
+                ctx.sessions,
+            )
+    names_from = None
+    if options.get("decoding"):  # an entity's names: its labels in every relation of the languages probed
+        names_from = {
+            release: read_release(release, options["languages"], None, False, ctx.sessions) for release in items
+        }
+    return items, names_from
 
 
 _PLAN_OWNS = (

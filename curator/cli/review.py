@@ -194,7 +194,9 @@ def _mail_needs_base_url(settings: Settings, to: str | None) -> None:
     from curator.review import mail
 
     if to and mail.configured(settings) and not mail.may_mail_links(settings):
-        raise InputError("CURATOR_BASE_URL", "set the address the app is served at to e-mail the link (or --base-url)")
+        raise InputError(
+            "set the address the app is served at to e-mail the link (or --base-url)", location="CURATOR_BASE_URL"
+        )
 
 
 def _mail(ctx: Context, to: str | None, subject: str, body: str) -> None:

@@ -92,16 +92,18 @@ class Aliases:
         """Add the aliases of a JSON-lines file (module docstring); returns self."""
         path = Path(path)
         if not path.exists():
-            raise InputError(str(path), "no such aliases file")
+            raise InputError("no such aliases file", location=str(path))
         # the project's one JSONL reader: its line rules (a U+2028 in a name is text) and messages
         for number, row in read_jsonl(path):
             entity, names, language = row.get("id"), row.get("aliases"), row.get("language")
             if not isinstance(entity, str) or not entity.strip():
-                raise InputError(str(path), 'expected an entity id (a string such as "Q30")', line=number, field="id")
+                raise InputError(
+                    'expected an entity id (a string such as "Q30")', location=str(path), line=number, field="id"
+                )
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise InputError(str(path), "expected a list of strings", line=number, field="aliases")
+                raise InputError("expected a list of strings", location=str(path), line=number, field="aliases")
             if language is not None and (not isinstance(language, str) or not language.strip()):
-                raise InputError(str(path), "expected a language code", line=number, field="language")
+                raise InputError("expected a language code", location=str(path), line=number, field="language")
             for name in names:
                 if language is None:
                     form = normal(name)

@@ -103,6 +103,16 @@ class Activity(StrEnum):
     POLICY = "policy"  # the merge policy of the project, or a language's override (issue 36 §3)
 
 
+class DecisionSource(StrEnum):
+    """Where a decision, suggestion or comment came from (the `source` column). Imported ones
+    are the published sheets' verdicts: their proposals count as confirmed (ProposalStatus.IMPORT)
+    and never enter the second-look queues, so every reader compares with this one member."""
+
+    WEB = "web"  # the review screen (a signed-in session)
+    API = "api"  # the JSON API with a bearer token
+    IMPORT = "import"  # `curator review import`
+
+
 class Role(StrEnum):
     REVIEWER = "reviewer"
     MAINTAINER = "maintainer"

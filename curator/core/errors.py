@@ -44,27 +44,26 @@ class CuratorError(Exception):
 
 
 class InputError(CuratorError, ValueError):
-    """Bad input (a ValueError too, for callers that catch the built-in kind). Names where the problem is — file (or source), line (1-based) and field —
-    when known: `InputError("data/P19.jsonl", "expected str", line=3, field="pattern")`, or
-    just `InputError("the sample fraction must be in (0, 1]")` for an argument."""
+    """Bad input (a ValueError too, for callers that catch the built-in kind): the message first,
+    then, by keyword and when known, where the problem is — file (or source), line (1-based) and
+    field: `InputError("expected str", location="data/P19.jsonl", line=3, field="pattern")`, or
+    just `InputError("the sample fraction must be in (0, 1]")` for an argument. One line for a
+    person: "data/P19.jsonl, line 3: field 'pattern': expected str"."""
 
     def __init__(
         self,
-        location: str,
-        message: str | None = None,
+        message: str,
+        *,
+        location: str | None = None,
         line: int | None = None,
         field: str | None = None,
-        *,
         params: Mapping[str, object] | None = None,
     ):
-        place: str | None = location
-        if message is None:
-            place, message = None, location
         if params is not None:
             self.msgid, self.params = message, params
             message = message % params
-        self.location, self.line, self.field = place, line, field
-        where = (place or "") + (f", line {line}" if line is not None else "")
+        self.location, self.line, self.field = location, line, field
+        where = (location or "") + (f", line {line}" if line is not None else "")
         what = f"field '{field}': " if field else ""
         super().__init__(message)
         self.message = message

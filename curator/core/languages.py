@@ -162,4 +162,4 @@ def check_code(code: object, where: str | None = None) -> str:
         f"{code!r} is not a language code (expected lower-case ISO 639 like 'es' or 'ast', "
         "optionally with subtags like 'zh-hans')"
     )
-    raise InputError(where, message) if where else InputError(message)
+    raise InputError(message, location=where) if where else InputError(message)

@@ -103,7 +103,7 @@ def backup(engine: Engine, out: Path) -> str:
     if out.exists():
         raise Conflict(f"{out} already exists: not overwriting it")
     if not out.parent.is_dir():
-        raise InputError(str(out.parent), "no such folder for the backup")
+        raise InputError("no such folder for the backup", location=str(out.parent))
     partial = out.with_name(f".{out.name}.partial")
     try:
         if engine.dialect.name == "sqlite":

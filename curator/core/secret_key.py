@@ -36,7 +36,7 @@ def kept_secret_key(path: Path) -> str:
                 key = secrets.token_hex(32)
                 _write_private(path, key + "\n")
     except OSError as exc:
-        raise InputError(str(path), f"cannot write the secret key: {exc.strerror or exc}") from None
+        raise InputError(f"cannot write the secret key: {exc.strerror or exc}", location=str(path)) from None
     return key
 
 
@@ -48,11 +48,11 @@ def _read(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise InputError(str(path), f"cannot read the secret key: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read the secret key: {exc.strerror or exc}", location=str(path)) from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise InputError(
-            str(path),
             f"the secret key is open to other users (mode {stat.S_IMODE(mode):04o}): chmod 600 it, or set CURATOR_SECRET_KEY",
+            location=str(path),
         )
     try:
         key = raw.decode("ascii").strip()
@@ -60,9 +60,9 @@ def _read(path: Path) -> str | None:
         key = ""
     if len(key) < MIN_LENGTH or any(ch.isspace() or not ch.isprintable() for ch in key):
         raise InputError(
-            str(path),
             f"not a secret key (expected one line of at least {MIN_LENGTH} printable ASCII characters): "
             "delete the file to make a new one (everyone is signed out), or set CURATOR_SECRET_KEY",
+            location=str(path),
         )
     return key
 

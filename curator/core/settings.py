@@ -111,10 +111,10 @@ class Settings:
         instance = Path(overrides.get("instance_path") or env.get("CURATOR_INSTANCE_PATH") or Path.cwd() / "instance")
         fetch_timeout = _number(env, "fetch_timeout", float, "seconds")
         if fetch_timeout == 0:
-            raise InputError("CURATOR_FETCH_TIMEOUT", "expected seconds > 0, not 0")
+            raise InputError("expected seconds > 0, not 0", location="CURATOR_FETCH_TIMEOUT")
         fetch_max_bytes = _number(env, "fetch_max_bytes", int, "a number of bytes")
         if fetch_max_bytes == 0:
-            raise InputError("CURATOR_FETCH_MAX_BYTES", "expected a number of bytes > 0, not 0")
+            raise InputError("expected a number of bytes > 0, not 0", location="CURATOR_FETCH_MAX_BYTES")
         settings = cls(
             database_url=env.get("CURATOR_DATABASE_URL") or f"sqlite:///{instance / 'curator.sqlite'}",
             instance_path=instance,
@@ -169,7 +169,9 @@ class Settings:
         )
         settings = replace(settings, **overrides) if overrides else settings
         if settings.smtp_host and not settings.smtp_from:
-            raise InputError("CURATOR_SMTP_FROM", "set the sender address of the e-mails (CURATOR_SMTP_HOST is set)")
+            raise InputError(
+                "set the sender address of the e-mails (CURATOR_SMTP_HOST is set)", location="CURATOR_SMTP_FROM"
+            )
         return settings
 
     @property
@@ -300,7 +302,7 @@ def check_base_url(value: str | None, where: str = "CURATOR_BASE_URL") -> str | 
     value = value.strip().rstrip("/")
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        raise InputError(where, f"expected the app's address like https://review.example.org, not {value!r}")
+        raise InputError(f"expected the app's address like https://review.example.org, not {value!r}", location=where)
     return value
 
 
@@ -312,7 +314,7 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     """1 or 0 (an unset or empty variable: the default)."""
     value = env.get(ENV[name]) or ("1" if default(name) else "0")
     if value not in ("0", "1"):
-        raise InputError(ENV[name], f"expected 1 or 0, not {value!r}")
+        raise InputError(f"expected 1 or 0, not {value!r}", location=ENV[name])
     return value == "1"
 
 
@@ -322,8 +324,8 @@ def _number(env: Mapping[str, str], name: str, kind: type, unit: str) -> Any:
     try:
         value = kind(env.get(variable) or default(name))
     except ValueError:
-        raise InputError(variable, f"expected {unit}, not {env[variable]!r}") from None
+        raise InputError(f"expected {unit}, not {env[variable]!r}", location=variable) from None
     if value < low or (high is not None and value > high):
         within = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
-        raise InputError(variable, f"expected {unit}, {within}, not {env[variable]!r}")
+        raise InputError(f"expected {unit}, {within}, not {env[variable]!r}", location=variable)
     return value

@@ -110,26 +110,33 @@ class Tally:
         return sorted(self.voters[key] | ({self.extra[key]} if key in self.extra else set()))
 
 
-def tally(
-    session: Session, params: CandidateParams = CandidateParams(), languages: Collection[str] | None = None
-) -> Tally:
-    """Run the profile over every stored line and count votes; writes nothing.
+Key = tuple[str, str, str]  # (language, relation, the template's voting key)
 
-    `languages` (canonical codes) limits the tally to those: a language's votes, candidates and
-    coverage depend on its own lines and on the English reference alone, so they come out as
-    in a tally of every language (`candidates compare-rules --language` reads only those)."""
-    profile = get_profile(params.rules)
-    trusted = sorted(session.scalars(select(TranslationSystem.name).where(TranslationSystem.trusted)))
-    patterns = session.execute(
-        select(EnglishPattern.id, EnglishPattern.relation_id, EnglishPattern.position, EnglishPattern.pattern)
-    ).all()
-    positions = {pid: position for pid, _, position, _ in patterns}
+
+@dataclass
+class _EnglishScope:
+    """What the tally counts against: the English ParaRel patterns and the reference's phrases."""
+
+    patterns: list[tuple[int, str, int, str]]  # (id, relation, position, pattern)
+    positions: dict[int, int]  # English pattern id → position
+    english_counts: dict[str, int]  # relations in the profile's scope → English patterns
+    tuples: dict[tuple[str, str], int]
+    english_phrases: int
+
+
+def _english_scope(session: Session, params: CandidateParams, min_patterns: int) -> _EnglishScope:
+    patterns = [
+        (pid, rel, position, pattern)
+        for pid, rel, position, pattern in session.execute(
+            select(EnglishPattern.id, EnglishPattern.relation_id, EnglishPattern.position, EnglishPattern.pattern)
+        )
+    ]
     all_counts: dict[str, int] = defaultdict(int)
     for _, rel, _, _ in patterns:
         all_counts[rel] += 1
     if not all_counts:
         raise Conflict("no English ParaRel patterns: run `curator ingest pararel` first")
-    english_counts = {rel: n for rel, n in all_counts.items() if n >= profile.min_english_patterns}
+    english_counts = {rel: n for rel, n in all_counts.items() if n >= min_patterns}
     tuples = current_tuple_counts(session)
     english_phrases = sum(n * tuples.get((params.reference, rel), 0) for rel, n in english_counts.items())
     if english_phrases == 0:
@@ -137,13 +144,46 @@ def tally(
             f"no tuples for the reference language '{params.reference}', so the "
             "phrase share cannot be computed: ingest its tuples first"
         )
+    positions = {pid: position for pid, _, position, _ in patterns}
+    return _EnglishScope(patterns, positions, english_counts, tuples, english_phrases)
 
-    voters: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    first: dict[tuple[str, str, str], int] = {}
-    repaired: dict[tuple[str, str, str], bool] = defaultdict(bool)
-    forms: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
-    line_keys: dict[int, tuple[str, str, str]] = {}
-    stored = params.rules == DEFAULT_PROFILE  # the curator profile's outcome is stored per line at ingest
+
+@dataclass
+class _Votes:
+    """The tally's counters while lines are read: who voted for each key, its first position,
+    whether any of its lines was repaired, its cased forms, and each line's key."""
+
+    voters: dict[Key, set[str]] = field(default_factory=lambda: defaultdict(set))
+    first: dict[Key, int] = field(default_factory=dict)
+    repaired: dict[Key, bool] = field(default_factory=lambda: defaultdict(bool))
+    forms: dict[Key, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    line_keys: dict[int, Key] = field(default_factory=dict)
+
+    def place(self, key: Key, shown: str, position: int) -> None:
+        self.forms[key][shown] += 1
+        self.first[key] = min(self.first.get(key, position), position)
+
+    def vote(self, line_id: int, key: Key, system: str, shown: str, position: int, was_repaired: bool) -> None:
+        self.line_keys[line_id] = key
+        self.voters[key].add(system)
+        self.place(key, shown, position)
+        self.repaired[key] |= was_repaired
+
+    def given(self, key: Key, position: int) -> None:
+        """A human-made pattern taken as it is, without MT votes (ParaRel, mLAMA)."""
+        self.voters.setdefault(key, set())
+        self.place(key, key[2], position)
+
+    def display(self) -> dict[Key, str]:
+        """The most frequent form of each key; ties go to the alphabetically first, so a rebuild is stable."""
+        return {key: min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0] for key, counter in self.forms.items()}
+
+
+# (id, language, relation, raw, repaired, cleaned, system, English pattern id, line number, repairs)
+LinesQuery = Select[int, str, str, str, str, str | None, str, int | None, int, list[dict[str, str]]]
+
+
+def _lines_query(stored: bool, languages: Collection[str] | None) -> LinesQuery:
     lines = select(
         TranslationLine.id,
         TranslationLine.language,
@@ -160,8 +200,19 @@ def tally(
         lines = lines.where(TranslationLine.valid)
     if languages is not None:
         lines = lines.where(TranslationLine.language.in_(sorted(languages)))
-    for line_id, lang, rel, raw, fixed, text, system, english_id, line_no, repairs in session.execute(lines):
-        if rel not in english_counts or (profile.english_from_pararel and lang == params.reference):
+    return lines
+
+
+def _count_lines(
+    session: Session, params: CandidateParams, scope: _EnglishScope, languages: Collection[str] | None, votes: _Votes
+) -> None:
+    """Every stored line in scope that the profile keeps votes for its key."""
+    profile = get_profile(params.rules)
+    stored = params.rules == DEFAULT_PROFILE  # the curator profile's outcome is stored per line at ingest
+    for line_id, lang, rel, raw, fixed, text, system, english_id, line_no, repairs in session.execute(
+        _lines_query(stored, languages)
+    ):
+        if rel not in scope.english_counts or (profile.english_from_pararel and lang == params.reference):
             continue
         was_repaired = bool(repairs)
         if not stored:
@@ -169,45 +220,67 @@ def tally(
             if not outcome.valid:
                 continue
             text, was_repaired = outcome.cleaned, bool(outcome.repairs)
-        assert text is not None  # a valid line has its cleaned form (stored lines: only valid ones read)
+        if text is None:  # a valid line has its cleaned form: a stored one without is a damaged database
+            raise Conflict(
+                f"translation line {line_id} ({lang} {rel}, {system}) is valid but has no cleaned text: "
+                "re-import its file (`curator ingest translations`)"
+            )
         shown = clean_keep_case(fixed) if params.keep_case else text
-        key = (lang, rel, text)
-        line_keys[line_id] = key
-        voters[key].add(system)
-        forms[key][shown] += 1
-        position = positions.get(english_id, line_no) if english_id is not None else line_no
-        first[key] = min(first.get(key, position), position)
-        repaired[key] |= was_repaired
+        position = scope.positions.get(english_id, line_no) if english_id is not None else line_no
+        votes.vote(line_id, (lang, rel, text), system, shown, position, was_repaired)
 
-    def given(key: tuple[str, str, str], position: int) -> None:
-        """A human-made pattern taken as it is, without MT votes (ParaRel, mLAMA)."""
-        if languages is not None and key[0] not in languages:
-            return
-        voters.setdefault(key, set())
-        forms[key][key[2]] += 1
-        first[key] = min(first.get(key, position), position)
 
-    if profile.english_from_pararel:  # the published pipeline took every English pattern
-        for _, rel, position, pattern in patterns:
-            if rel in english_counts:
-                given((params.reference, rel, profile.clean_pattern(pattern, params.reference)), position)
-    tally_ = Tally(params, trusted, english_counts, english_phrases, tuples, voters, first, repaired, {}, line_keys)
-    if profile.uses_mlama:
-        after = max(positions.values(), default=0) + 1  # the published pipeline appended them last
-        for lang, rel, template in session.execute(
-            select(MlamaTemplate.language, MlamaTemplate.relation_id, MlamaTemplate.template)
-        ):
-            if languages is not None and lang not in languages:
-                continue
-            key = (lang, rel, profile.clean_pattern(template, lang))
-            if rel in english_counts and not (key in voters and tally_.is_candidate(key)):
-                given(key, after)
-                tally_.extra[key] = "mLAMA"
-    _add_xfactr(session, tally_, languages, given)  # the profiles that take X-FACTR's prompts
-    # The most frequent form; ties go to the alphabetically first, so a rebuild is stable.
-    tally_.display.update(
-        (key, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]) for key, counter in forms.items()
+def _add_mlama(
+    session: Session, tally_: Tally, scope: _EnglishScope, languages: Collection[str] | None, votes: _Votes
+) -> None:
+    """mLAMA's templates that are not candidates by votes, as candidates by source."""
+    profile = get_profile(tally_.params.rules)
+    after = max(scope.positions.values(), default=0) + 1  # the published pipeline appended them last
+    for lang, rel, template in session.execute(
+        select(MlamaTemplate.language, MlamaTemplate.relation_id, MlamaTemplate.template)
+    ):
+        if languages is not None and lang not in languages:
+            continue
+        key = (lang, rel, profile.clean_pattern(template, lang))
+        if rel in scope.english_counts and not (key in votes.voters and tally_.is_candidate(key)):
+            votes.given(key, after)
+            tally_.extra[key] = "mLAMA"
+
+
+def tally(
+    session: Session, params: CandidateParams = CandidateParams(), languages: Collection[str] | None = None
+) -> Tally:
+    """Run the profile over every stored line and count votes; writes nothing.
+
+    `languages` (canonical codes) limits the tally to those: a language's votes, candidates and
+    coverage depend on its own lines and on the English reference alone, so they come out as
+    in a tally of every language (`candidates compare-rules --language` reads only those)."""
+    profile = get_profile(params.rules)
+    trusted = sorted(session.scalars(select(TranslationSystem.name).where(TranslationSystem.trusted)))
+    scope = _english_scope(session, params, profile.min_english_patterns)
+    votes = _Votes()
+    _count_lines(session, params, scope, languages, votes)
+    if profile.english_from_pararel and (languages is None or params.reference in languages):
+        # the published pipeline took every English pattern
+        for _, rel, position, pattern in scope.patterns:
+            if rel in scope.english_counts:
+                votes.given((params.reference, rel, profile.clean_pattern(pattern, params.reference)), position)
+    tally_ = Tally(
+        params,
+        trusted,
+        scope.english_counts,
+        scope.english_phrases,
+        scope.tuples,
+        votes.voters,
+        votes.first,
+        votes.repaired,
+        {},
+        votes.line_keys,
     )
+    if profile.uses_mlama:
+        _add_mlama(session, tally_, scope, languages, votes)
+    _add_xfactr(session, tally_, languages, votes.given)  # the profiles that take X-FACTR's prompts
+    tally_.display.update(votes.display())
     return tally_
 
 

@@ -42,7 +42,7 @@ def _lines(path: Path) -> list[tuple[int, str]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(str(path), f"not UTF-8 text (byte {exc.start})") from None
+        raise InputError(f"not UTF-8 text (byte {exc.start})", location=str(path)) from None
     out = []
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
@@ -53,7 +53,9 @@ def _lines(path: Path) -> list[tuple[int, str]]:
 
 def _qid(path: Path, number: int, value: str) -> str:
     if not QID.match(value):
-        raise InputError(str(path), f"{value[:40]!r} is not a Wikidata entity id (Q…)", line=number, field="id")
+        raise InputError(
+            f"{value[:40]!r} is not a Wikidata entity id (Q…)", location=str(path), line=number, field="id"
+        )
     return value
 
 
@@ -66,12 +68,17 @@ def read_genders(paths: Sequence[str | Path]) -> dict[str, str]:
             fields = line.split("\t")
             if len(fields) != 2:
                 raise InputError(
-                    str(path), f"expected 2 tab-separated fields (id, gender), found {len(fields)}", line=number
+                    f"expected 2 tab-separated fields (id, gender), found {len(fields)}",
+                    location=str(path),
+                    line=number,
                 )
             qid, gender = _qid(path, number, fields[0].strip()), fields[1].strip()
             if gender not in GENDERS:
                 raise InputError(
-                    str(path), f"{gender[:40]!r} is not one of {', '.join(GENDERS)}", line=number, field="gender"
+                    f"{gender[:40]!r} is not one of {', '.join(GENDERS)}",
+                    location=str(path),
+                    line=number,
+                    field="gender",
                 )
             found[qid] = gender
     return found
@@ -92,8 +99,8 @@ def read_classes(paths: Sequence[str | Path]) -> dict[str, dict[str, str]]:
                 class_qid, comma, label = field.partition(",")
                 if not comma or not QID.match(class_qid):
                     raise InputError(
-                        str(path),
                         f"{field[:40]!r} is not '<class id>,<class label>'",
+                        location=str(path),
                         line=number,
                         field=f"class {index}",
                     )

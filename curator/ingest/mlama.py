@@ -45,11 +45,11 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
     for path in source.files(".jsonl"):
         parts = path.split("/")
         if len(parts) != 2 or parts[1] != "templates.jsonl":
-            raise InputError(source.describe(path), f"unexpected file: expected the layout {LAYOUT}")
+            raise InputError(f"unexpected file: expected the layout {LAYOUT}", location=source.describe(path))
         languages.check_code(parts[0], source.describe(path))
         files.append((languages.canonical(parts[0]), path))
     if not files:
-        raise InputError(source.location, f"no .jsonl files found: expected the layout {LAYOUT}")
+        raise InputError(f"no .jsonl files found: expected the layout {LAYOUT}", location=source.location)
     refuse_duplicates(source, [((lang,), path) for lang, path in files], "language")
     known = known_sources(session, "mlama")
     summary = MlamaSummary()
@@ -70,14 +70,14 @@ def ingest_mlama(session: Session, source: Source) -> MlamaSummary:
             template = require(obj, "template", str, where, number)
             unstorable = unstorable_reason(template)
             if unstorable:
-                raise InputError(where, unstorable, line=number, field="template")
+                raise InputError(unstorable, location=where, line=number, field="template")
             summary.invisible.add(where, number, template)  # published data: kept and counted
             if relation not in relations:
                 summary.skipped_relations += 1
                 continue
             chosen[relation] = template
         if not records_seen:  # it would delete the language's stored templates
-            raise InputError(where, "empty file: no templates")
+            raise InputError("empty file: no templates", location=where)
         ensure_languages(session, [lang])
         session.execute(delete(MlamaTemplate).where(MlamaTemplate.language == lang))
         session.add_all(MlamaTemplate(language=lang, relation_id=rel, template=text) for rel, text in chosen.items())

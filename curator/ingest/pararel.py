@@ -57,12 +57,15 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
             pattern = require(obj, "pattern", str, where, number)
             unstorable = unstorable_reason(pattern)
             if unstorable:
-                raise InputError(where, unstorable, line=number, field="pattern")
+                raise InputError(unstorable, location=where, line=number, field="pattern")
             summary.invisible.add(where, number, pattern)  # published data: kept and counted
             outcome = check(pattern, "en", keep_invisible=True)
             if not outcome.valid:
                 raise InputError(
-                    where, f"not a usable pattern ({outcome.reason}): {pattern!r}", line=number, field="pattern"
+                    f"not a usable pattern ({outcome.reason}): {pattern!r}",
+                    location=where,
+                    line=number,
+                    field="pattern",
                 )
             rows.append(
                 _EnglishRow(
@@ -73,7 +76,7 @@ def ingest_pararel(session: Session, source: Source, progress: bool = False) -> 
                 )
             )
         if not rows:
-            raise InputError(where, "empty file: no patterns")
+            raise InputError("empty file: no patterns", location=where)
         _store(session, rel, rows)
         records.append(SourceRecord(key=rel, location=where, sha256=digest, rows=len(rows)))
         summary.patterns += len(rows)

@@ -83,53 +83,70 @@ def _square(match: re.Match[str]) -> bool:
     return match.group("open").strip() == "[" and match.group("close").strip() == "]"
 
 
+def _resolve(
+    match: re.Match[str], language: str | None, table: dict[str, list[Entry]]
+) -> tuple[Entry, str, str] | None:
+    """(entry, prefix, suffix) a placeholder spelling stands for, or None where it is just text:
+    the spelling itself, or one with a suffix (`[X]:s`) or a word split off (`[X Kaiser]`)."""
+    inner = match.group("inner")
+    entry = _lookup(inner, language, table)
+    if entry is not None and entry.rule == "translated" and not _square(match):
+        entry = None  # a word like "(i)" in round brackets is too often just text
+    if entry is not None:
+        return entry, "", ""
+    m = SUFFIX.match(inner.strip())
+    split = SPLIT.match(inner.strip())
+    prefix = suffix = ""
+    if m is not None:
+        entry = _lookup(m.group("ph"), language, table)
+        suffix = ":" + m.group("suffix")
+    elif split is not None:
+        entry = _lookup(split.group("ph1") or split.group("ph2"), language, table)
+        if split.group("after"):
+            suffix = " " + split.group("after")
+        else:
+            prefix = split.group("before") + " "
+    return None if entry is None else (entry, prefix, suffix)
+
+
+def _rules(match: re.Match[str], entry: Entry, prefix: str, suffix: str) -> str:
+    """The repair rules a replacement applied, comma-separated, in a fixed order."""
+    inner = match.group("inner")
+    rules = []
+    if not _square(match):
+        rules.append("bracket")
+    if (
+        match.group("open") != match.group("open").strip()
+        or match.group("close") != match.group("close").strip()
+        or inner != inner.strip()
+    ):
+        rules.append("spacing")
+    if entry.rule:
+        rules.append(entry.rule)
+    if suffix.startswith(":"):
+        rules.append("suffix")
+    elif prefix or suffix:
+        rules.append("split")
+    return ",".join(rules)
+
+
 def repair(
     text: str, language: str | None = None, table: dict[str, list[Entry]] | None = None
 ) -> tuple[str, list[Repair]]:
     """Return `text` with recognisable placeholder spellings replaced by `[X]`/`[Y]`."""
-    table = load_table() if table is None else table
+    lookup = load_table() if table is None else table
     repairs: list[Repair] = []
 
     def substitute(match: re.Match[str]) -> str:
-        token, inner = match.group(0), match.group("inner")
-        suffix = ""
-        entry = _lookup(inner, language, table)
-        if entry is not None and entry.rule == "translated" and not _square(match):
-            entry = None  # a word like "(i)" in round brackets is too often just text
-        prefix = ""
-        if entry is None:
-            m = SUFFIX.match(inner.strip())
-            split = SPLIT.match(inner.strip())
-            if m is not None:
-                entry = _lookup(m.group("ph"), language, table)
-                suffix = ":" + m.group("suffix")
-            elif split is not None:
-                entry = _lookup(split.group("ph1") or split.group("ph2"), language, table)
-                if split.group("after"):
-                    suffix = " " + split.group("after")
-                else:
-                    prefix = split.group("before") + " "
-            if entry is None:
-                return token
+        token = match.group(0)
+        resolved = _resolve(match, language, lookup)
+        if resolved is None:
+            return token
+        entry, prefix, suffix = resolved
         target = f"{prefix}[{entry.slot}]{suffix}"
         if token == target:
             return token
-        rules = []
-        if not _square(match):
-            rules.append("bracket")
-        if (
-            match.group("open") != match.group("open").strip()
-            or match.group("close") != match.group("close").strip()
-            or inner != inner.strip()
-        ):
-            rules.append("spacing")
-        if entry.rule:
-            rules.append(entry.rule)
-        if suffix.startswith(":"):
-            rules.append("suffix")
-        elif prefix or suffix:
-            rules.append("split")
-        repairs.append(Repair(token, target, ",".join(rules)))
+        repairs.append(Repair(token, target, _rules(match, entry, prefix, suffix)))
         return target
 
     return TOKEN.sub(substitute, text), repairs

@@ -83,16 +83,11 @@ MAX_LINE = _length(TranslationLine.__table__.c.raw.type)
 TOO_LONG = f"longer than {MAX_LINE} characters"
 
 
-def ingest_translations(
-    session: Session, source: Source, trusted: str | None = DEFAULT_TRUSTED, progress: bool = False
-) -> TranslationSummary:
-    summary = TranslationSummary()
-    files = layout_files(source, 2, LAYOUT, language_at=1)
-    refuse_duplicates(
-        source,
-        [((system, languages.canonical(lang), rel), path) for (system, lang, rel), path in files],
-        "system, language and relation",
-    )
+Files = list[tuple[list[str], str]]  # ([system, language, relation], path) per file
+
+
+def _english_patterns(session: Session, source: Source, files: Files) -> dict[str, list[EnglishPattern]]:
+    """Each relation's English patterns in order; stops on a file of a relation without any."""
     known = set(session.scalars(select(Relation.id).where(Relation.patterns.any())))
     english: dict[str, list[EnglishPattern]] = {}
     for rel in known:
@@ -104,14 +99,80 @@ def ingest_translations(
     for (_system, _raw_lang, rel), path in files:
         if rel not in known:
             raise InputError(
-                source.describe(path),
                 f"unknown relation {rel}: it has no English ParaRel patterns (run `curator ingest pararel` first)",
+                location=source.describe(path),
             )
+    return english
+
+
+def _register_systems(session: Session, files: Files, trusted: str | None) -> None:
+    """The files' systems and languages stored; `trusted` the one trusted system."""
     systems = sorted({parts[0] for parts, _ in files})
     insert_ignore(session, TranslationSystem.__table__, [{"name": s, "trusted": False} for s in systems])
     ensure_languages(session, {languages.canonical(parts[1]) for parts, _ in files})
     if trusted:
         session.execute(update(TranslationSystem).values(trusted=TranslationSystem.name == trusted))
+
+
+def _parse(data: bytes, where: str) -> list[tuple[str, Meta]]:
+    """(pattern, its lemma, extended lemma and tense) per line of one file."""
+    parsed: list[tuple[str, Meta]] = []
+    for number, obj in iter_jsonl(data, where):
+        text = require(obj, "pattern", str, where, number)
+        parsed.append((text, (obj.get("lemma"), obj.get("extended_lemma"), obj.get("tense"))))
+    if not parsed:  # it would delete the file's stored lines
+        raise InputError("empty file: no translated patterns", location=where)
+    return parsed
+
+
+def _line_rows(
+    file: tuple[str, str, str],
+    parsed: list[tuple[str, Meta]],
+    english_ids: list[int | None],
+    summary: TranslationSummary,
+) -> list[dict[str, object]]:
+    """One row per line of a file (system, language, relation), checked; counted in `summary`."""
+    system, lang, rel = file
+    rows: list[dict[str, object]] = []
+    for line_no, ((text, _), english_id) in enumerate(zip(parsed, english_ids)):
+        outcome = check(text, lang)
+        valid, reason, cleaned = outcome.valid, outcome.reason, outcome.cleaned
+        if max(len(text), len(outcome.repaired)) > MAX_LINE:  # degenerate MT output (one in the real data)
+            valid, reason, cleaned = False, reason or TOO_LONG, None
+        rows.append(
+            dict(
+                system=system,
+                language=lang,
+                relation_id=rel,
+                line_no=line_no,
+                english_pattern_id=english_id,
+                raw=text[:MAX_LINE],
+                repaired=outcome.repaired[:MAX_LINE],
+                repairs=[r.to_dict() for r in outcome.repairs],
+                cleaned=cleaned,
+                valid=valid,
+                reason=reason,
+            )
+        )
+        summary.valid += valid
+        summary.repaired += bool(outcome.repairs)
+        if reason:
+            summary.reasons[reason] += 1
+    return rows
+
+
+def ingest_translations(
+    session: Session, source: Source, trusted: str | None = DEFAULT_TRUSTED, progress: bool = False
+) -> TranslationSummary:
+    summary = TranslationSummary()
+    files = layout_files(source, 2, LAYOUT, language_at=1)
+    refuse_duplicates(
+        source,
+        [((system, languages.canonical(lang), rel), path) for (system, lang, rel), path in files],
+        "system, language and relation",
+    )
+    english = _english_patterns(session, source, files)
+    _register_systems(session, files, trusted)
 
     imported = known_sources(session, "translations")
     records: list[SourceRecord] = []
@@ -127,38 +188,9 @@ def ingest_translations(
         if imported.get(key) == digest:
             summary.skipped_unchanged += 1
             continue
-        parsed: list[tuple[str, Meta]] = []
-        for number, obj in iter_jsonl(data, where):
-            text = require(obj, "pattern", str, where, number)
-            parsed.append((text, (obj.get("lemma"), obj.get("extended_lemma"), obj.get("tense"))))
-        if not parsed:  # it would delete the file's stored lines
-            raise InputError(where, "empty file: no translated patterns")
+        parsed = _parse(data, where)
         english_ids = align(english[rel], [meta for _, meta in parsed])
-        rows = []
-        for line_no, ((text, _), english_id) in enumerate(zip(parsed, english_ids)):
-            outcome = check(text, lang)
-            valid, reason, cleaned = outcome.valid, outcome.reason, outcome.cleaned
-            if max(len(text), len(outcome.repaired)) > MAX_LINE:  # degenerate MT output (one in the real data)
-                valid, reason, cleaned = False, reason or TOO_LONG, None
-            rows.append(
-                dict(
-                    system=system,
-                    language=lang,
-                    relation_id=rel,
-                    line_no=line_no,
-                    english_pattern_id=english_id,
-                    raw=text[:MAX_LINE],
-                    repaired=outcome.repaired[:MAX_LINE],
-                    repairs=[r.to_dict() for r in outcome.repairs],
-                    cleaned=cleaned,
-                    valid=valid,
-                    reason=reason,
-                )
-            )
-            summary.valid += valid
-            summary.repaired += bool(outcome.repairs)
-            if reason:
-                summary.reasons[reason] += 1
+        rows = _line_rows((system, lang, rel), parsed, english_ids, summary)
         if key in imported:  # changed since the last import: its old lines go
             session.execute(
                 delete(TranslationLine).where(

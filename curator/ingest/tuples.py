@@ -150,7 +150,8 @@ def _refuse_emptying(session: Session, language: str, relation: str, where: str)
     )
     if stored is not None:
         raise InputError(
-            where, f"empty file: it would replace the stored tuples of {language}/{relation} ({stored} rows) with none"
+            f"empty file: it would replace the stored tuples of {language}/{relation} ({stored} rows) with none",
+            location=where,
         )
 
 

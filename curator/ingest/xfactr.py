@@ -68,10 +68,12 @@ class XfactrSummary:
 def _header(rows: list[list[str]], where: str) -> dict[int, str]:
     """{column index: canonical language code} of the header's language columns."""
     if not rows:
-        raise InputError(where, "empty file: expected a header `pid,relation,<lang>,…`", line=1)
+        raise InputError("empty file: expected a header `pid,relation,<lang>,…`", location=where, line=1)
     header = [cell.strip() for cell in rows[0]]
     if header[:1] != [ID_COLUMN]:
-        raise InputError(where, f"the first column must be {ID_COLUMN!r}", line=1, field=header[0] if header else None)
+        raise InputError(
+            f"the first column must be {ID_COLUMN!r}", location=where, line=1, field=header[0] if header else None
+        )
     columns: dict[int, str] = {}
     for index, name in enumerate(header[1:], start=1):
         if index == 1 and name == NAME_COLUMN:
@@ -79,12 +81,12 @@ def _header(rows: list[list[str]], where: str) -> dict[int, str]:
         try:
             code = languages.canonical(languages.check_code(name))
         except InputError as exc:
-            raise InputError(where, exc.message, line=1, field=name or f"column {index + 1}") from None
+            raise InputError(exc.message, location=where, line=1, field=name or f"column {index + 1}") from None
         if code in columns.values():
-            raise InputError(where, f"language {code!r} has two columns", line=1, field=name)
+            raise InputError(f"language {code!r} has two columns", location=where, line=1, field=name)
         columns[index] = code
     if not columns:
-        raise InputError(where, "no language columns after `pid` and `relation`", line=1)
+        raise InputError("no language columns after `pid` and `relation`", location=where, line=1)
     return columns
 
 
@@ -93,7 +95,7 @@ def _read(data: bytes, where: str) -> list[tuple[int, list[str]]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(where, f"not UTF-8 text (byte {exc.start + 1})") from None
+        raise InputError(f"not UTF-8 text (byte {exc.start + 1})", location=where) from None
     reader = csv.reader(io.StringIO(text, newline=""))
     records: list[tuple[int, list[str]]] = []
     start = 1
@@ -102,7 +104,7 @@ def _read(data: bytes, where: str) -> list[tuple[int, list[str]]]:
             records.append((start, row))
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise InputError(where, f"not CSV: {exc}", line=reader.line_num) from None
+        raise InputError(f"not CSV: {exc}", location=where, line=reader.line_num) from None
     return records
 
 
@@ -119,18 +121,20 @@ def read_prompts(data: bytes, where: str, summary: XfactrSummary) -> dict[tuple[
         if not any(cell.strip() for cell in row):
             continue  # a blank line
         if len(row) != width:
-            raise InputError(where, f"{len(row)} fields, the header has {width}", line=line)
+            raise InputError(f"{len(row)} fields, the header has {width}", location=where, line=line)
         relation = row[0].strip()
         if not RELATION_ID.match(relation):
-            raise InputError(where, f"{relation!r} is not a relation id like P19", line=line, field=ID_COLUMN)
+            raise InputError(f"{relation!r} is not a relation id like P19", location=where, line=line, field=ID_COLUMN)
         if relation in seen:
-            raise InputError(where, f"relation {relation} appears again (first on line {seen[relation]})", line=line)
+            raise InputError(
+                f"relation {relation} appears again (first on line {seen[relation]})", location=where, line=line
+            )
         seen[relation] = line
         for index, lang in columns.items():
             prompt = row[index]
             unstorable = unstorable_reason(prompt)
             if unstorable:
-                raise InputError(where, unstorable, line=line, field=records[0][1][index])
+                raise InputError(unstorable, location=where, line=line, field=records[0][1][index])
             _one(summary, prompts, lang, relation, prompt)
     return prompts
 
@@ -160,7 +164,7 @@ def ingest_xfactr(session: Session, path: str | Path) -> XfactrSummary:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise InputError(where, exc.strerror or str(exc)) from None
+        raise InputError(exc.strerror or str(exc), location=where) from None
     digest = sha256(data)
     summary = XfactrSummary()
     prompts = read_prompts(data, where, summary)

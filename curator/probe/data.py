@@ -79,7 +79,7 @@ class RelationData:
                     for (_, label), agreement in zip(self.subjects, agreements, strict=True)
                 )
             except annotated.AnnotationError as exc:
-                raise InputError(f"{self.language} {self.relation}", f"template {template!r}: {exc}") from None
+                raise InputError(f"template {template!r}: {exc}", location=f"{self.language} {self.relation}") from None
         return rows
 
 
@@ -125,7 +125,7 @@ def with_agreement(items: list[RelationData], session: Session | None) -> list[R
             try:
                 annotated.check(template, data.language)
             except annotated.AnnotationError as exc:
-                raise InputError(f"{data.language} {data.relation}", f"template {template!r}: {exc}") from None
+                raise InputError(f"template {template!r}: {exc}", location=f"{data.language} {data.relation}") from None
         labels = dict(data.candidates)
         entities = {**{uri: labels[uri] for uri in set(data.objects)}, **dict(data.subjects)}
         guesses = entity_guesses(session, entities, data.language)

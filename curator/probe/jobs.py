@@ -16,7 +16,10 @@ from curator.core.extras import require_extra
 from curator.probe.plan import Job
 
 if TYPE_CHECKING:
+    from curator.core.aliases import Aliases
     from curator.probe.data import RelationData
+    from curator.probe.decoding import DecodeOptions, MaskedDecoder
+    from curator.probe.scorers.base import Scorer
     from curator.probe.summary import RunSummary
 
 
@@ -62,6 +65,38 @@ class Finished:
     device: str
 
 
+def _decoding(
+    options: dict[str, Any], items: dict[str, list[RelationData]], names_from: dict[str, list[RelationData]] | None
+) -> tuple[DecodeOptions | None, dict[str, Aliases]]:
+    """The decoding settings, checked, and each release's entity names (its labels, and the
+    aliases file if one is given): None and no names when the candidates are ranked."""
+    if options.get("decoding") is None:
+        return None, {}
+    from curator.core.aliases import Aliases
+    from curator.probe.decoding import DecodeOptions
+
+    decoding = DecodeOptions(**options["decoding"])
+    decoding.validate()
+    aliases: dict[str, Aliases] = {}
+    for release, relations in items.items():
+        aliases[release] = Aliases.from_labels((names_from or {}).get(release, relations))
+        if options.get("aliases"):
+            aliases[release].read(options["aliases"])
+    return decoding, aliases
+
+
+def _decoder(scorer: Scorer, model: str, decoding: DecodeOptions | None) -> MaskedDecoder | None:
+    """The decoder of a loaded model when decoding (masked models only), else None."""
+    if decoding is None:
+        return None
+    from curator.probe.decoding import MaskedDecoder
+    from curator.probe.scorers.base import ProbeError
+
+    if scorer.kind != "masked":
+        raise ProbeError(f"--decode needs a masked language model; {model} is {scorer.kind}")
+    return MaskedDecoder(scorer, decoding)
+
+
 def probe_jobs(
     jobs: list[Job],
     items: dict[str, list[RelationData]],
@@ -82,7 +117,7 @@ def probe_jobs(
     from curator.probe.distributed import Ranks, process_group
     from curator.probe.runner import run_probe
     from curator.probe.scorers import load_scorer
-    from curator.probe.scorers.base import Options, ProbeError
+    from curator.probe.scorers.base import Options
 
     ranks = Ranks.from_env()  # torchrun / accelerate launch: one process per device (docs/probe.md)
 
@@ -92,18 +127,7 @@ def probe_jobs(
         final_punct=options["final_punct"],
         pll_variant=options.get("pll_variant", "original"),
     )
-    decoding = options.get("decoding")
-    aliases = {}
-    if decoding is not None:  # checked, and any aliases file read, before a model loads
-        from curator.core.aliases import Aliases
-        from curator.probe.decoding import DecodeOptions
-
-        decoding = DecodeOptions(**decoding)
-        decoding.validate()
-        for release, relations in items.items():
-            aliases[release] = Aliases.from_labels((names_from or {}).get(release, relations))
-            if options.get("aliases"):
-                aliases[release].read(options["aliases"])
+    decoding, aliases = _decoding(options, items, names_from)  # checked, aliases read, before a model loads
     groups: dict[str, list[Job]] = {}
     for job in jobs:
         groups.setdefault(job.model, []).append(job)
@@ -123,13 +147,7 @@ def probe_jobs(
             )
             device = scorer.device
             try:
-                decoder = None
-                if decoding is not None:
-                    from curator.probe.decoding import MaskedDecoder
-
-                    if scorer.kind != "masked":
-                        raise ProbeError(f"--decode needs a masked language model; {model} is {scorer.kind}")
-                    decoder = MaskedDecoder(scorer, decoding)
+                decoder = _decoder(scorer, model, decoding)
                 for job in group:
                     summary = run_probe(
                         scorer,

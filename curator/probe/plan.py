@@ -83,7 +83,7 @@ def slugs(names: Iterable[str], what: str, where: str, field_name: str | None = 
                 if other == name
                 else f"{what}s {other!r} and {name!r} would both be written to the folder {s!r}"
             )
-            raise InputError(where, why + "; give each a different name", field=field_name)
+            raise InputError(why + "; give each a different name", location=where, field=field_name)
         seen[s] = name
         out[name] = s
     return out
@@ -128,14 +128,14 @@ def model_jobs(src: str, models: list[str], out: str | Path) -> list[Job]:
         return [Job(models[0], src, out)]
     named = slugs(models, "model", "--model")
     if is_run(out):
-        raise InputError(str(out), "is the run folder of one model; give several models a folder of their own")
+        raise InputError("is the run folder of one model; give several models a folder of their own", location=str(out))
     return [Job(model, src, out / named[model]) for model in models]
 
 
 # ---------------------------------------------------------------- plan files
 def _strings(path: Path, key: str, value: Any) -> list[str]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
-        raise InputError(str(path), "expected a non-empty list of non-empty strings", field=key)
+        raise InputError("expected a non-empty list of non-empty strings", location=str(path), field=key)
     return [v.strip() for v in value]
 
 
@@ -153,20 +153,19 @@ def _code_list(path: Path, key: str, value: Any, languages: bool) -> list[str] |
     if isinstance(value, str):
         value = [v for v in re.split(r"[,\s]+", value) if v]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InputError(str(path), "expected a list of strings (or one comma-separated string)", field=key)
+        raise InputError("expected a list of strings (or one comma-separated string)", location=str(path), field=key)
     if languages:
         for code in value:
             try:
                 check_code(code)
             except InputError as exc:
-                raise InputError(str(path), exc.message, field=key) from None
+                raise InputError(exc.message, location=str(path), field=key) from None
     return list(dict.fromkeys(value)) or None
 
 
-def _options(path: Path, table: Any) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise InputError(str(path), "expected a table ([options])", field="options")
-    options = dict(DEFAULTS)
+def _option(path: Path, key: str, value: Any) -> Any:
+    """One [options] value checked (and made a path or a list where the key takes one)."""
+    where = f"options.{key}"
     choices = {
         "device": DEVICES,
         "dtype": DTYPES,
@@ -174,39 +173,54 @@ def _options(path: Path, table: Any) -> dict[str, Any]:
         "attention": values(Attention),
         "pll_variant": values(PllVariant),
     }
+    if key not in DEFAULTS:
+        raise InputError(f"unknown option (known: {', '.join(DEFAULTS)})", location=str(path), field=where)
+    if key in choices:
+        if value not in choices[key]:
+            raise InputError(
+                f"expected one of {', '.join(choices[key])}, not {value!r}", location=str(path), field=where
+            )
+    elif key == "batch_tokens":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"expected a positive integer, not {value!r}", location=str(path), field=where)
+    elif key in ("final_punct", "keep_repeated_subjects", "compile"):
+        if not isinstance(value, bool):
+            raise InputError(f"expected true or false, not {value!r}", location=str(path), field=where)
+    elif key == "decoding":  # [options.decoding]: init, refine, max_masks, beam, length_norm, ...
+        return _decoding(path, where, value)
+    elif key in ("kind", "aliases"):
+        return _named(path, key, value)
+    else:
+        return _code_list(path, where, value, key == "languages")
+    return value
+
+
+def _named(path: Path, key: str, value: Any) -> str:
+    """`kind` (a scorer kind) or `aliases` (a file beside the plan): a non-empty string."""
+    if not isinstance(value, str) or not value.strip():
+        wanted = "a scorer kind (masked, seq2seq or causal)" if key == "kind" else "the path of an aliases file"
+        raise InputError(f"expected {wanted}", location=str(path), field=f"options.{key}")
+    return value if key == "kind" else _beside(path.parent, value, want_dir=False)
+
+
+def _options(path: Path, table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise InputError("expected a table ([options])", location=str(path), field="options")
+    options = dict(DEFAULTS)
     for key, value in table.items():
-        where = f"options.{key}"
-        if key not in DEFAULTS:
-            raise InputError(str(path), f"unknown option (known: {', '.join(DEFAULTS)})", field=where)
-        if key in choices:
-            if value not in choices[key]:
-                raise InputError(str(path), f"expected one of {', '.join(choices[key])}, not {value!r}", field=where)
-        elif key == "batch_tokens":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(str(path), f"expected a positive integer, not {value!r}", field=where)
-        elif key in ("final_punct", "keep_repeated_subjects", "compile"):
-            if not isinstance(value, bool):
-                raise InputError(str(path), f"expected true or false, not {value!r}", field=where)
-        elif key == "decoding":  # [options.decoding]: init, refine, max_masks, beam, length_norm, ...
-            value = _decoding(path, where, value)
-        elif key == "kind":
-            if not isinstance(value, str) or not value.strip():
-                raise InputError(str(path), "expected a scorer kind (masked, seq2seq or causal)", field=where)
-        elif key == "aliases":
-            if not isinstance(value, str) or not value.strip():
-                raise InputError(str(path), "expected the path of an aliases file", field=where)
-            value = _beside(path.parent, value, want_dir=False)
-        else:
-            value = _code_list(path, where, value, key == "languages")
-        options[key] = value
+        options[key] = _option(path, key, value)
     if options["decoding"] is None and options["aliases"] is not None:
-        raise InputError(str(path), "aliases only apply to decoding ([options.decoding])", field="options.aliases")
+        raise InputError(
+            "aliases only apply to decoding ([options.decoding])", location=str(path), field="options.aliases"
+        )
     if "pll_variant" in table and options["score_mode"] != "pll":
-        raise InputError(str(path), 'pll_variant only applies with score_mode = "pll"', field="options.pll_variant")
+        raise InputError(
+            'pll_variant only applies with score_mode = "pll"', location=str(path), field="options.pll_variant"
+        )
     if options["decoding"] is not None and "score_mode" in table:
         raise InputError(
-            str(path),
             "score_mode ranks candidates, decoding predicts without them: give one of the two",
+            location=str(path),
             field="options.score_mode",
         )
     return options
@@ -219,16 +233,18 @@ def _decoding(path: Path, where: str, table: Any) -> dict[str, Any]:
     from curator.probe.decoding import DecodeOptions
 
     if not isinstance(table, dict):
-        raise InputError(str(path), "expected a table ([options.decoding])", field=where)
+        raise InputError("expected a table ([options.decoding])", location=str(path), field=where)
     known = [f.name for f in fields(DecodeOptions)]
     for key in table:
         if key not in known:
-            raise InputError(str(path), f"unknown decoding setting (known: {', '.join(known)})", field=f"{where}.{key}")
+            raise InputError(
+                f"unknown decoding setting (known: {', '.join(known)})", location=str(path), field=f"{where}.{key}"
+            )
     for key, value in table.items():  # each setting alone first, so the error names its key
         try:
             DecodeOptions(**{key: value}).validate()
         except InputError as exc:
-            raise InputError(str(path), exc.message, field=f"{where}.{key}") from None
+            raise InputError(exc.message, location=str(path), field=f"{where}.{key}") from None
     return asdict(DecodeOptions(**table))
 
 
@@ -250,17 +266,17 @@ def load_plan(path: str | Path) -> Plan:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(str(path), "no such plan file") from None
+        raise InputError("no such plan file", location=str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), f"cannot be read ({exc})") from None
+        raise InputError(f"cannot be read ({exc})", location=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(path), f"not valid TOML: {exc}") from None
+        raise InputError(f"not valid TOML: {exc}", location=str(path)) from None
     for key in data:
         if key not in TOP_KEYS:
-            raise InputError(str(path), f"unknown key (known: {', '.join(TOP_KEYS)})", field=key)
+            raise InputError(f"unknown key (known: {', '.join(TOP_KEYS)})", location=str(path), field=key)
     for key in ("models", "releases"):
         if key not in data:
-            raise InputError(str(path), "missing: a plan names its models and its releases", field=key)
+            raise InputError("missing: a plan names its models and its releases", location=str(path), field=key)
     base = path.parent
     models = _strings(path, "models", data["models"])
     releases = _strings(path, "releases", data["releases"])
@@ -268,7 +284,7 @@ def load_plan(path: str | Path) -> Plan:
     release_slugs = slugs(releases, "release", str(path), "releases")
     out = data.get("out", "runs")
     if not isinstance(out, str) or not out.strip():
-        raise InputError(str(path), "expected a folder name", field="out")
+        raise InputError("expected a folder name", location=str(path), field="out")
     return Plan(
         path,
         [_beside(base, m, want_dir=False) for m in models],

@@ -195,6 +195,24 @@ def run_probe(
             summary, wall = _probe_items(task, items, out, progress)
             _write_run(out, scorer, model, release, summary, wall, [str(scorer.device)], extra)
             return summary
+    return _run_distributed(scorer, task, items, out, model, release, progress, wait, ranks, decoder is None, extra)
+
+
+def _run_distributed(
+    scorer: Scorer,
+    task: Task,
+    items: list[RelationData],
+    out: Path,
+    model: str,
+    release: str,
+    progress: bool,
+    wait: float | None,
+    ranks: Ranks,
+    ranked: bool,
+    extra: dict[str, Any],
+) -> RunSummary:
+    """run_probe under a launcher: rank 0 takes the lock, each rank probes its share (`ranked`:
+    weighed by candidates), and rank 0 writes run.json for them all."""
     with process_group(ranks), ExitStack() as held:
         refused = None
         if ranks.leader:  # rank 0 has the lock, or has failed to get it, before any rank writes
@@ -207,7 +225,7 @@ def run_probe(
             raise RunInUse(refused)
         # work per item: ranking scores every candidate, decoding's cost does not depend on them
         mine = ranks.share(
-            items, [len(d.templates) * len(d.subjects) * (len(d.candidates) if decoder is None else 1) for d in items]
+            items, [len(d.templates) * len(d.subjects) * (len(d.candidates) if ranked else 1) for d in items]
         )
         try:
             summary, wall = _probe_items(task, mine, out, progress and ranks.leader)

@@ -105,46 +105,65 @@ def train_tokenizer(
     """(tokenizers.Tokenizer, special tokens for transformers) laid out like the real family's
     published tokenizer.json: same model type, pre-tokenizer, special tokens and their flags,
     post-processor. The vocabulary is learnt by tinytok (deterministic), not by the Rust trainers."""
+    if kind == "bert":
+        return _wordpiece(lines, vocab_size)
+    if kind == "gpt2":
+        return _byte_level_bpe(lines, vocab_size)
+    return _unigram(kind, lines, vocab_size)
+
+
+def _wordpiece(lines: list[str], vocab_size: int) -> tuple[Tokenizer, dict[str, str | AddedToken | list[str]]]:
+    """bert-base-multilingual-cased: WordPiece, cased, [CLS] … [SEP]."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-    from curator.probe.tinytok import learn_bpe, merged_tokens, unigram_pieces, word_counts
+    from curator.probe.tinytok import learn_bpe, merged_tokens, word_counts
 
-    if kind == "bert":  # bert-base-multilingual-cased: WordPiece, cased, [CLS] … [SEP]
-        normalizer: Normalizer = normalizers.BertNormalizer(
-            clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=False
-        )
-        pre: PreTokenizer = pre_tokenizers.BertPreTokenizer()
-        specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        alphabet, merges, _ = learn_bpe(word_counts(lines, normalizer, pre), vocab_size - len(specials), "##")
-        vocab = list(dict.fromkeys(specials + alphabet + merged_tokens(merges, "##")))
-        tok = Tokenizer(
-            models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]", max_input_chars_per_word=100)
-        )
-        tok.normalizer, tok.pre_tokenizer, tok.decoder = normalizer, pre, decoders.WordPiece()
-        tok.add_special_tokens([_added(t) for t in specials])
-        cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
-        tok.post_processor = processors.TemplateProcessing(
-            single="[CLS]:0 $A:0 [SEP]:0",
-            pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
-        )
-        return tok, dict(
-            pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]"
-        )
-    if kind == "gpt2":  # byte-level BPE, no prefix space, no BOS added, no pad token
-        pre = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
-        end = "<|endoftext|>"
-        alphabet, merges, _ = learn_bpe(word_counts(lines, None, pre), vocab_size - 1)
-        vocab = list(
-            dict.fromkeys(
-                sorted(set(alphabet) | set(pre_tokenizers.ByteLevel.alphabet())) + merged_tokens(merges) + [end]
-            )
-        )
-        tok = Tokenizer(models.BPE({t: i for i, t in enumerate(vocab)}, merges))
-        tok.pre_tokenizer, tok.decoder = pre, decoders.ByteLevel()
-        tok.post_processor = processors.ByteLevel(trim_offsets=False)
-        tok.add_special_tokens([_added(end, normalized=True)])
-        return tok, dict(bos_token=end, eos_token=end, unk_token=end)
+    normalizer: Normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=False
+    )
+    pre: PreTokenizer = pre_tokenizers.BertPreTokenizer()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    alphabet, merges, _ = learn_bpe(word_counts(lines, normalizer, pre), vocab_size - len(specials), "##")
+    vocab = list(dict.fromkeys(specials + alphabet + merged_tokens(merges, "##")))
+    tok = Tokenizer(
+        models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]", max_input_chars_per_word=100)
+    )
+    tok.normalizer, tok.pre_tokenizer, tok.decoder = normalizer, pre, decoders.WordPiece()
+    tok.add_special_tokens([_added(t) for t in specials])
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS]:0 $A:0 [SEP]:0",
+        pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+    )
+    return tok, dict(pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+
+
+def _byte_level_bpe(lines: list[str], vocab_size: int) -> tuple[Tokenizer, dict[str, str | AddedToken | list[str]]]:
+    """gpt2: byte-level BPE, no prefix space, no BOS added, no pad token."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
+
+    from curator.probe.tinytok import learn_bpe, merged_tokens, word_counts
+
+    pre = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
+    end = "<|endoftext|>"
+    alphabet, merges, _ = learn_bpe(word_counts(lines, None, pre), vocab_size - 1)
+    vocab = list(
+        dict.fromkeys(sorted(set(alphabet) | set(pre_tokenizers.ByteLevel.alphabet())) + merged_tokens(merges) + [end])
+    )
+    tok = Tokenizer(models.BPE({t: i for i, t in enumerate(vocab)}, merges))
+    tok.pre_tokenizer, tok.decoder = pre, decoders.ByteLevel()
+    tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    tok.add_special_tokens([_added(end, normalized=True)])
+    return tok, dict(bos_token=end, eos_token=end, unk_token=end)
+
+
+def _unigram(kind: str, lines: list[str], vocab_size: int) -> tuple[Tokenizer, dict[str, str | AddedToken | list[str]]]:
+    """SentencePiece unigram for xlm-roberta, t5 and marian (`kind`), each in its family's layout."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+    from curator.probe.tinytok import learn_bpe, unigram_pieces, word_counts
+
     # SentencePiece unigram for xlm-roberta, t5 and marian; NFKC stands in for spm's precompiled map
     normalizer = normalizers.NFKC()
     metaspace = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)
@@ -189,21 +208,8 @@ def train_tokenizer(
     return tok, dict(eos_token="</s>", pad_token="<pad>", unk_token="<unk>", additional_special_tokens=SENTINELS)
 
 
-def build_tiny(
-    out: str | Path,
-    kind: str,
-    corpus: str | Path,
-    vocab_size: int = 2000,
-    hidden: int = 64,
-    layers: int = 2,
-    heads: int = 2,
-    seed: int = 0,
-) -> Path:
-    """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout).
-
-    Reproducible: the same corpus and seed give byte-identical files (tests/test_probe_tiny.py)."""
-    extras.require_extra("probe", "curator models tiny")
-    import torch
+def _tiny_model(kind: str, tok: Tokenizer, hidden: int, layers: int, heads: int) -> PreTrainedModel:
+    """A random-weight model of `kind` sized for the tokenizer `tok` (the caller seeds torch)."""
     from transformers import (
         BertConfig,
         BertForMaskedLM,
@@ -211,27 +217,12 @@ def build_tiny(
         GPT2LMHeadModel,
         MarianConfig,
         MarianMTModel,
-        PreTrainedTokenizerFast,
         T5Config,
         T5ForConditionalGeneration,
         XLMRobertaConfig,
         XLMRobertaForMaskedLM,
     )
 
-    if kind not in KINDS:
-        raise InputError(f"kind must be one of {', '.join(KINDS)}")
-    lines = list(corpus_lines(corpus, seed=seed))
-    if not lines:
-        raise InputError(f"{corpus}: no .jsonl text found to train a tokenizer on")
-    tok, specials = train_tokenizer(kind, lines, vocab_size)
-    # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way.
-    # BertTokenizer.from_pretrained reads do_lower_case from tokenizer_config.json and lowercases
-    # unless told otherwise: stored, as bert-base-multilingual-cased stores it
-    extra = dict(do_lower_case=False) if kind == "bert" else {}
-    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]  # its __init__ is unannotated in transformers
-        tokenizer_object=tok, model_max_length=128, **specials, **extra
-    )
-    torch.manual_seed(seed)
     n = tok.get_vocab_size()
     model: PreTrainedModel
     if kind == "bert":
@@ -308,6 +299,41 @@ def build_tiny(
                 vocab_size=n,
             )
         )
+    return model
+
+
+def build_tiny(
+    out: str | Path,
+    kind: str,
+    corpus: str | Path,
+    vocab_size: int = 2000,
+    hidden: int = 64,
+    layers: int = 2,
+    heads: int = 2,
+    seed: int = 0,
+) -> Path:
+    """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout).
+
+    Reproducible: the same corpus and seed give byte-identical files (tests/test_probe_tiny.py)."""
+    extras.require_extra("probe", "curator models tiny")
+    import torch
+    from transformers import PreTrainedTokenizerFast
+
+    if kind not in KINDS:
+        raise InputError(f"kind must be one of {', '.join(KINDS)}")
+    lines = list(corpus_lines(corpus, seed=seed))
+    if not lines:
+        raise InputError(f"{corpus}: no .jsonl text found to train a tokenizer on")
+    tok, specials = train_tokenizer(kind, lines, vocab_size)
+    # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way.
+    # BertTokenizer.from_pretrained reads do_lower_case from tokenizer_config.json and lowercases
+    # unless told otherwise: stored, as bert-base-multilingual-cased stores it
+    extra = dict(do_lower_case=False) if kind == "bert" else {}
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]  # its __init__ is unannotated in transformers
+        tokenizer_object=tok, model_max_length=128, **specials, **extra
+    )
+    torch.manual_seed(seed)
+    model = _tiny_model(kind, tok, hidden, layers, heads)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.eval()  # type: ignore[no-untyped-call]  # unannotated in transformers

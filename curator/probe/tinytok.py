@@ -38,6 +38,61 @@ def word_counts(lines: Iterable[str], normalizer: Normalizer | None, pre_tokeniz
     return dict(sorted(counts.items()))
 
 
+def _merge_symbols(syms: list[str], left: str, right: str, merged: str) -> list[str]:
+    """A word's symbols with every (left, right) in turn, left to right, made `merged`."""
+    out, j = [], 0
+    while j < len(syms):
+        if j + 1 < len(syms) and syms[j] == left and syms[j + 1] == right:
+            out.append(merged)
+            j += 2
+        else:
+            out.append(syms[j])
+            j += 1
+    return out
+
+
+class _PairCounts:
+    """Each adjacent pair's count over the words and the words it occurs in, kept current as
+    pairs are merged; a heap of (−count, pair) holds the next most frequent (stale entries skipped)."""
+
+    def __init__(self, words: list[tuple[list[str], int]]) -> None:
+        self.words = words
+        self.pairs: Counter[tuple[str, str]] = Counter()
+        self.where: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for i, (syms, n) in enumerate(words):
+            for pair in pairwise(syms):
+                self.pairs[pair] += n
+                self.where[pair].add(i)
+        self.heap = [(-n, pair) for pair, n in self.pairs.items()]
+        heapq.heapify(self.heap)
+
+    def most_frequent(self) -> tuple[str, str] | None:
+        while self.heap:
+            neg, pair = heapq.heappop(self.heap)
+            if self.pairs.get(pair, 0) == -neg and neg != 0:
+                return pair
+            # else a stale entry: the count changed since it was pushed
+        return None
+
+    def merge(self, pair: tuple[str, str], merged: str) -> None:
+        touched: set[tuple[str, str]] = set()
+        for i in sorted(self.where.pop(pair)):
+            syms, n = self.words[i]
+            for old in pairwise(syms):
+                self.pairs[old] -= n
+                touched.add(old)
+            out = _merge_symbols(syms, pair[0], pair[1], merged)
+            self.words[i] = (out, n)
+            for new in pairwise(out):
+                self.pairs[new] += n
+                self.where[new].add(i)
+                touched.add(new)
+        self.pairs.pop(pair, None)
+        for other in sorted(touched):
+            if self.pairs.get(other, 0) > 0:
+                heapq.heappush(self.heap, (-self.pairs[other], other))
+
+
 def learn_bpe(
     counts: dict[str, int], size: int, prefix: str = ""
 ) -> tuple[list[str], list[tuple[str, str]], dict[str, int]]:
@@ -47,45 +102,15 @@ def learn_bpe(
     merged first; among equally frequent pairs the smallest (left, right) text wins."""
     words = [([w[0]] + [prefix + ch for ch in w[1:]], n) for w, n in sorted(counts.items()) if w]
     alphabet = sorted({s for syms, _ in words for s in syms})
-    pairs: Counter[tuple[str, str]] = Counter()
-    where: dict[tuple[str, str], set[int]] = defaultdict(set)
-    for i, (syms, n) in enumerate(words):
-        for pair in pairwise(syms):
-            pairs[pair] += n
-            where[pair].add(i)
-    heap = [(-n, pair) for pair, n in pairs.items()]
-    heapq.heapify(heap)
+    counter = _PairCounts(words)
     learnt: list[tuple[str, str]] = []
-    while heap and len(alphabet) + len(learnt) < size:
-        neg, pair = heapq.heappop(heap)
-        if pairs.get(pair, 0) != -neg or neg == 0:
-            continue  # a stale entry: the count changed since it was pushed
+    while len(alphabet) + len(learnt) < size:
+        pair = counter.most_frequent()
+        if pair is None:
+            break
         left, right = pair
-        merged = left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
         learnt.append(pair)
-        touched: set[tuple[str, str]] = set()
-        for i in sorted(where.pop(pair)):
-            syms, n = words[i]
-            for old in pairwise(syms):
-                pairs[old] -= n
-                touched.add(old)
-            out, j = [], 0
-            while j < len(syms):
-                if j + 1 < len(syms) and syms[j] == left and syms[j + 1] == right:
-                    out.append(merged)
-                    j += 2
-                else:
-                    out.append(syms[j])
-                    j += 1
-            words[i] = (out, n)
-            for new in pairwise(out):
-                pairs[new] += n
-                where[new].add(i)
-                touched.add(new)
-        pairs.pop(pair, None)
-        for other in sorted(touched):
-            if pairs.get(other, 0) > 0:
-                heapq.heappush(heap, (-pairs[other], other))
+        counter.merge(pair, left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right))
     final: Counter[str] = Counter()
     for syms, n in words:
         for s in syms:

@@ -23,13 +23,20 @@ from curator.core.models import DatasetVersion, User, VersionPattern, VersionTup
 from curator.ingest.store import bulk_insert
 from curator.release.line_drops import LineDropRecord, active_drops
 from curator.release.public_names import public_names, published_by
-from curator.release.versions import VersionSummary, _new_version, get_version, log_version, summarize
-from curator.review.policy import IGNORED as IGNORED  # re-exported: callers import them from here
-from curator.review.policy import POLICIES as POLICIES
-from curator.review.policy import project_policy
-from curator.review.policy import stays as stays
+from curator.release.versions import VersionSummary, get_version, log_version, new_version, summarize
+from curator.review.policy import IGNORED, project_policy
 from curator.review.resolutions import ResolutionRecord
-from curator.review.rule import BY_PARENT, Decided, RelationOutcome, RelationState, decide
+from curator.review.rule import (
+    BY_IMPORT,
+    BY_MAINTAINER,
+    BY_PARENT,
+    BY_REVIEWERS,
+    BY_TRUSTED,
+    Decided,
+    RelationOutcome,
+    RelationState,
+    decide,
+)
 from curator.review.snapshot import load
 from curator.review.stats import review_summary
 
@@ -229,7 +236,8 @@ def _verdicts(d: Decided, rel: RelationState) -> list[str]:
     return kinds
 
 
-PROPOSAL_COUNTS = ("reviewers", "trusted", "maintainer", "import", "withheld", "rejected", "dropped")
+# who confirmed the shipped proposals (Planned.confirmed: rule.BY_*), then those not shipped
+PROPOSAL_COUNTS = (BY_REVIEWERS, BY_TRUSTED, BY_MAINTAINER, BY_IMPORT, "withheld", "rejected", "dropped")
 
 
 def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
@@ -263,7 +271,7 @@ def build_from_review(
     chosen = policy or (used.pop() if len(used) == 1 else project_policy(session) if not used else PER_LANGUAGE)
     summary = review_summary(session, sorted({p.language for p in plans}))
     names = public_names(session)  # the params are published: maintainers by name, not by address
-    version = _new_version(
+    version = new_version(
         session,
         name,
         VersionKind.REVIEW,

@@ -114,7 +114,7 @@ def suggest_name(session: Session, prefix: str) -> str:
     return f"{prefix}-{n}"
 
 
-def _new_version(session: Session, name: str, kind: str, **fields: Any) -> DatasetVersion:
+def new_version(session: Session, name: str, kind: str, **fields: Any) -> DatasetVersion:
     check_version_name(name)
     if session.scalar(select(DatasetVersion.id).where(DatasetVersion.name == name)) is not None:
         raise Conflict(f"a dataset version named {name!r} already exists; versions never change, pick a new name")
@@ -160,7 +160,7 @@ def build_from_candidates(
     usable = {
         (r.language, r.relation_id) for r in session.scalars(select(RelationCoverage).where(RelationCoverage.usable))
     }
-    version = _new_version(
+    version = new_version(
         session,
         name,
         VersionKind.CANDIDATES,
@@ -241,7 +241,7 @@ def import_release(
         "kind, language and relation",
     )
     rules = recorded_rules(source)
-    version = _new_version(
+    version = new_version(
         session, name, VersionKind.IMPORT, source=source.location, params={"rules": rules} if rules else {}
     )
     ensure_languages(session, {languages.canonical(f.language) for f in files})
@@ -259,7 +259,7 @@ def import_release(
             continue
         patterns = parse_patterns(data, where, tally, file.path)
         if not patterns:
-            raise ReleaseError(where, "empty file: no patterns")
+            raise ReleaseError("empty file: no patterns", location=where)
         for position, row in enumerate(patterns):
             pattern_rows.append(
                 dict(
@@ -288,20 +288,20 @@ def stored_pattern(row: PatternRow, language: str, where: str) -> str:
     if row.annotated is None:
         if annotated.is_annotated(row.pattern) and clean.annotation_reason(row.pattern, language) is None:
             raise ReleaseError(
-                where,
                 "holds an annotated template; `pattern` holds only [X]/[Y] (its plain form) and the "
                 "annotated one goes under `annotated`",
+                location=where,
                 line=row.line,
                 field="pattern",
             )
         return row.pattern
     problem = clean.annotation_reason(row.annotated, language)
     if problem is not None or not annotated.is_annotated(row.annotated):
-        raise ReleaseError(where, problem or "no annotation in it", line=row.line, field="annotated")
+        raise ReleaseError(problem or "no annotation in it", location=where, line=row.line, field="annotated")
     if annotated.plain(row.annotated, language) != row.pattern:
         raise ReleaseError(
-            where,
             f"`pattern` is not the plain form of `annotated` ({annotated.plain(row.annotated, language)!r})",
+            location=where,
             line=row.line,
             field="pattern",
         )

@@ -10,6 +10,7 @@ from typing import TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from curator.core.enums import DecisionSource
 from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, User
 from curator.core.models.base import utcnow, valid_id
@@ -63,7 +64,7 @@ def add_comment(
     relation: str | None = None,
     item: AssignmentItem | None = None,
     request_id: str | None = None,
-    source: str = "web",
+    source: DecisionSource = DecisionSource.WEB,
 ) -> tuple[Comment, bool]:
     """A comment on `item` (its template) or, without an item, on `relation`. Returns
     (comment, created); a resend with the same request id is a no-op."""

@@ -46,25 +46,23 @@ def signals_of(session: Session, template: Template, signal: TemplateSignal | Li
     for this template, the risk they add up to, and the back-translation itself."""
     from curator.quality import checks
 
-    if signal is True:  # not read yet
-        signal = session.get(TemplateSignal, template.id)
-    assert signal is not True  # for mypy: replaced just above
-    parts = checks.risk_components(template, signal)
+    stored = session.get(TemplateSignal, template.id) if signal is True else signal  # True: not read yet
+    parts = checks.risk_components(template, stored)
     out: Signals = {
         "repaired": template.repaired,
         "risk": round(checks.combine(parts), 3),
         "components": {k: round(v, 3) for k, v in parts.items()},
         "similarity": None,
-        "checks": checks.results(template, signal),
+        "checks": checks.results(template, stored),
     }
-    if signal is not None and signal.similarity is not None:
+    if stored is not None and stored.similarity is not None:
         out.update(
             {
-                "similarity": round(signal.similarity, 3),
-                "back_translation": signal.back_translation,
-                "english": signal.english,
-                "warn": checks.CHECKS["similarity"].warns(signal.similarity, signal),
-                "system": signal.back_system,
+                "similarity": round(stored.similarity, 3),
+                "back_translation": stored.back_translation,
+                "english": stored.english,
+                "warn": checks.CHECKS["similarity"].warns(stored.similarity, stored),
+                "system": stored.back_system,
             }
         )
     return out

@@ -112,13 +112,15 @@ def _fields(term: object, translation: object, note: object) -> tuple[str, str, 
         try:
             values.append(clean_field(value, name, required=name != "note"))
         except ValueError as exc:
-            raise InputError("glossary", f"the {name} {exc}", field=name) from None
+            raise InputError(f"the {name} {exc}", location="glossary", field=name) from None
     key = fold(values[0])
     if not key.strip():
-        raise InputError("glossary", "the term has no letters", field="term")
+        raise InputError("the term has no letters", location="glossary", field="term")
     if len(key) > LIMITS["term"]:  # folding can lengthen a term (ß → ss); the key column holds as many
         raise InputError(
-            "glossary", f"the term is too long once folded (more than {LIMITS['term']} characters)", field="term"
+            f"the term is too long once folded (more than {LIMITS['term']} characters)",
+            location="glossary",
+            field="term",
         )
     return values[0], values[1], values[2]
 

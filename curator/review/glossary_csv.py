@@ -57,11 +57,11 @@ def _text_lines(name: str, handle: io.BufferedReader) -> Iterator[str]:
     while raw := handle.readline(MAX_LINE_BYTES + 1):
         number += 1
         if len(raw) > MAX_LINE_BYTES:
-            raise InputError(name, f"a line longer than {MAX_LINE_BYTES} bytes", line=number)
+            raise InputError(f"a line longer than {MAX_LINE_BYTES} bytes", location=name, line=number)
         try:
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError:
-            raise InputError(name, "not UTF-8 text", line=number) from None
+            raise InputError("not UTF-8 text", location=name, line=number) from None
         yield from io.StringIO(text, newline="")
 
 
@@ -72,7 +72,7 @@ def _lines(name: str, handle: io.BufferedReader) -> Iterator[tuple[int, list[str
         for row in reader:  # a cell exported inert (a formula's quote) reads back as it was
             yield reader.line_num, [spreadsheet.revive(cell) for cell in row]
     except csv.Error as exc:
-        raise InputError(name, f"not CSV: {exc}", line=reader.line_num + 1) from None
+        raise InputError(f"not CSV: {exc}", location=name, line=reader.line_num + 1) from None
 
 
 Entry = tuple[str, str, str, str, str]  # language, term_key, term, translation, note
@@ -83,21 +83,23 @@ def _entry(name: str, line: int, cells: list[str], known: set[str]) -> Entry | N
     if not any(c.strip() for c in cells):
         return None
     if len(cells) > len(COLUMNS) or len(cells) < 3:
-        raise InputError(name, f"expected {len(COLUMNS)} fields, found {len(cells)}", line=line)
+        raise InputError(f"expected {len(COLUMNS)} fields, found {len(cells)}", location=name, line=line)
     values = dict(zip(COLUMNS, [*cells, ""][: len(COLUMNS)], strict=False))
     clean: dict[str, str] = {}
     for field in COLUMNS:
         try:
             clean[field] = clean_field(values.get(field, ""), field, required=field != "note")
         except ValueError as exc:
-            raise InputError(name, str(exc), line=line, field=field) from None
+            raise InputError(str(exc), location=name, line=line, field=field) from None
     if clean["language"] not in known:
-        raise InputError(name, f"no language {clean['language']!r} in the database", line=line, field="language")
+        raise InputError(
+            f"no language {clean['language']!r} in the database", location=name, line=line, field="language"
+        )
     key = fold_once(clean["term"])
     if not key.strip():
-        raise InputError(name, "has no letters", line=line, field="term")
+        raise InputError("has no letters", location=name, line=line, field="term")
     if len(key) > LIMITS["term"]:
-        raise InputError(name, FOLDED_TOO_LONG, line=line, field="term")
+        raise InputError(FOLDED_TOO_LONG, location=name, line=line, field="term")
     return clean["language"], key, clean["term"], clean["translation"], clean["note"]
 
 
@@ -146,7 +148,7 @@ def import_csv(session: Session, path: Path, user: User | None = None) -> tuple[
     try:
         handle = path.open("rb")
     except OSError as exc:
-        raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read: {exc.strerror or exc}", location=name) from None
     with handle:
         changes = _import(session, name, _lines(name, handle), user)
     for language, counts in sorted(changes.items()):  # one entry per language the file changed
@@ -161,7 +163,7 @@ def _import(
     """Check and store the records after the header; returns {language: {"added", "updated"}}."""
     header = next(rows, None)
     if header is None or [h.strip().lower() for h in header[1]] not in (list(COLUMNS), list(COLUMNS[:3])):
-        raise InputError(name, f"the first line must be the header {','.join(COLUMNS)}", line=1)
+        raise InputError(f"the first line must be the header {','.join(COLUMNS)}", location=name, line=1)
     known = set(session.scalars(select(Language.code)))
     stamp = {"updated_by": user.id if user is not None else None, "updated_at": utcnow()}
     seen: dict[str, int] = {}  # "language\0term_key" -> its line: the one thing kept per line
@@ -173,7 +175,7 @@ def _import(
             continue
         mark = f"{entry[0]}\0{entry[1]}"
         if mark in seen:
-            raise InputError(name, f"the same term as line {seen[mark]}", line=line, field="term")
+            raise InputError(f"the same term as line {seen[mark]}", location=name, line=line, field="term")
         seen[mark] = line
         batch.append(entry)
         if len(batch) >= BATCH:

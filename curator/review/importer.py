@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import languages
-from curator.core.enums import ImportKind, values
+from curator.core.enums import DecisionSource, ImportKind, values
 from curator.core.errors import CuratorError, InputError, NotFound
 from curator.core.formats.jsonl import iter_jsonl, optional, read_bytes, require
 from curator.core.models import Assignment, Template
@@ -48,11 +48,11 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         reviewer = require(obj, "reviewer", str, where, number)
         language = require(obj, "language", str, where, number)
         if not languages.CODE.fullmatch(language):
-            raise InputError(where, f"{language!r} is not a language code", line=number, field="language")
+            raise InputError(f"{language!r} is not a language code", location=where, line=number, field="language")
         relation = require(obj, "relation", str, where, number)
         kind = require(obj, "decision", str, where, number)
         if kind not in KINDS:
-            raise InputError(where, f"must be one of {', '.join(KINDS)}", line=number, field="decision")
+            raise InputError(f"must be one of {', '.join(KINDS)}", location=where, line=number, field="decision")
         correction = optional(obj, "correction", str, where, number)
         try:
             email = reviewer if "@" in reviewer else f"{_slug(reviewer)}@imported.invalid"
@@ -71,19 +71,19 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
                     _with_relation(session, assignment, language, relation),
                     relation,
                     text,
-                    source="import",
+                    source=DecisionSource.IMPORT,
                 )
             else:
                 template = _find_template(session, language, relation, require(obj, "template", str, where, number))
                 item = add_item(session, assignment, template)
-                _, created = decide(session, user, assignment, item, kind, correction, source="import")
+                _, created = decide(session, user, assignment, item, kind, correction, source=DecisionSource.IMPORT)
         except CuratorError as exc:
-            raise InputError(where, exc.message, line=number) from None
+            raise InputError(exc.message, location=where, line=number) from None
         summary.stored += created
         summary.unchanged += not created
         summary.kinds[kind] += 1
     if not summary.lines:
-        raise InputError(where, "empty file: no decisions")
+        raise InputError("empty file: no decisions", location=where)
     return summary
 
 

@@ -39,7 +39,10 @@ def may_mail_links(settings: Settings) -> bool:
 
 def send(settings: Settings, to: str, subject: str, body: str) -> None:
     """Send one plain-text message to `to`; MailNotSent names the server and the reason."""
-    assert settings.smtp_host and settings.smtp_from  # callers check `configured`; Settings demands a sender
+    if not (settings.smtp_host and settings.smtp_from):  # callers check `configured`; Settings demands a sender
+        raise MailNotSent(
+            f"the e-mail to {to} was not sent: no SMTP server or sender is configured; copy the link instead"
+        )
     message = EmailMessage()
     message["From"] = settings.smtp_from
     message["To"] = to

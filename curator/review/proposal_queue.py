@@ -42,14 +42,12 @@ from typing import TypedDict
 from sqlalchemy import ColumnElement, exists, func, select, update
 from sqlalchemy.orm import Session
 
-from curator.core.enums import DecisionKind, ImportKind
+from curator.core.enums import DecisionKind, DecisionSource, ImportKind
 from curator.core.models import Assignment, AssignmentItem, Decision, Suggestion, Template
 from curator.core.models.base import utcnow
 from curator.review.progress import in_queue
 from curator.review.standing import decided, is_standing
 from curator.review.text_diff import DiffSegment, char_diff
-
-IMPORT = "import"
 
 
 class ProposalRef(TypedDict):
@@ -83,7 +81,7 @@ def proposed_template(session: Session, language: str, relation_id: str, text: s
 def enqueue(session: Session, proposer_id: int, language: str, relation_id: str, text: str, source: str) -> int:
     """Put a just-made proposal in front of every other active reviewer of the language; returns
     how many items were added or brought back (0 for an import, or when everyone has it already)."""
-    if source == IMPORT:
+    if source == DecisionSource.IMPORT:
         return 0
     others = session.scalars(
         select(Assignment)
@@ -106,7 +104,7 @@ def _amendments(*conditions: ColumnElement[bool]) -> list[ColumnElement[bool]]:
     return [
         Decision.decision == DecisionKind.AMEND,
         Decision.correction.is_not(None),
-        Decision.source != IMPORT,
+        Decision.source != DecisionSource.IMPORT,
         is_standing(Decision),
         *conditions,
     ]
@@ -114,7 +112,7 @@ def _amendments(*conditions: ColumnElement[bool]) -> list[ColumnElement[bool]]:
 
 def _suggestions(*conditions: ColumnElement[bool]) -> list[ColumnElement[bool]]:
     """The conditions of a live suggestion proposal: not withdrawn, not imported; and `conditions`."""
-    return [Suggestion.source != IMPORT, Suggestion.retracted.is_(False), *conditions]
+    return [Suggestion.source != DecisionSource.IMPORT, Suggestion.retracted.is_(False), *conditions]
 
 
 def catch_up(session: Session, assignment: Assignment) -> int:
@@ -171,7 +169,7 @@ def retire(session: Session, language: str, relation_id: str, text: str) -> int:
     )
     if template_id is None:
         return 0
-    imported = exists().where(Decision.item_id == AssignmentItem.id, Decision.source == IMPORT)
+    imported = exists().where(Decision.item_id == AssignmentItem.id, Decision.source == DecisionSource.IMPORT)
     items = session.execute(
         select(AssignmentItem, Assignment.user_id)
         .join(Assignment, Assignment.id == AssignmentItem.assignment_id)

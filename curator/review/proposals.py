@@ -33,7 +33,6 @@ from curator.review.rule import (
     BY_MAINTAINER,
     BY_REVIEWERS,
     BY_TRUSTED,
-    IMPORTED,
     Decided,
     LanguageState,
     RelationState,
@@ -49,7 +48,7 @@ CONFIRMED = frozenset(
 )
 STATUSES = values(ProposalStatus)
 AMENDMENT, SUGGESTION = "amendment", "suggestion"
-__all__ = ["IMPORTED", "Proposal", "proposals", "status_counts", "statuses"]
+__all__ = ["Proposal", "proposals", "status_counts"]
 _CHUNK = 500  # texts per IN (...) when finding the template rows of proposals
 
 
@@ -238,11 +237,6 @@ def _template_ids(session: Session, found: list[Proposal]) -> None:
             proposal = keys.get((lang, rel, text))
             if proposal is not None:
                 proposal.template_id = template_id
-
-
-def statuses(session: Session, language: str | None = None) -> dict[Key, ProposalStatus]:
-    """Each proposal's status by key, under each language's stored policy."""
-    return {p.key: p.status for p in proposals(session, language)}
 
 
 def status_counts(session: Session) -> dict[str, dict[str, int]]:

@@ -15,13 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from curator.core.enums import DecisionKind, Outcome, Policy, ProposalVerdict
+from curator.core.enums import DecisionKind, DecisionSource, Outcome, Policy, ProposalVerdict
 from curator.review.policy import stays
 
 if TYPE_CHECKING:
     from curator.review.resolutions import ResolutionRecord
-
-IMPORTED = "import"  # the `source` of a decision or suggestion stored by `curator review import`
 
 # who made a shipped-checked text checked (Decided.by)
 BY_MAINTAINER, BY_REVIEWERS, BY_TRUSTED, BY_IMPORT, BY_PARENT = "maintainer", "reviewers", "trusted", "import", "parent"
@@ -254,14 +252,14 @@ def _gather_proposals(rel: RelationState, g: _Gathered) -> None:
             g.settled_by.setdefault(correction, set()).add(v.user)
             continue
         g.proposers.setdefault(correction, set()).add(v.user)
-        if v.source == IMPORTED:
+        if v.source == DecisionSource.IMPORT:
             g.imported.add(correction)
         group, pos = g.after(row_text)
         key = (1, pos, v.decision_id, "") if group == 0 else (3, 0, 0, correction)
         g.place(correction, key, "amended")
     for s in rel.suggestions:
         g.proposers.setdefault(s.text, set()).add(s.user)
-        if s.source == IMPORTED:
+        if s.source == DecisionSource.IMPORT:
             g.imported.add(s.text)
         g.place(s.text, (2, s.suggestion_id, 0, ""), "suggested")
 
@@ -343,7 +341,8 @@ def _by_reviewers(
     votes = [str(DecisionKind.ACCEPT)] * len(mine) + [v.kind for v in others]
     parent_line = g.first.get(text)
     if not votes:  # 4
-        assert parent_line is not None  # every other text has a proposer or a maintainer's act
+        if parent_line is None:  # every other text has a proposer or a maintainer's act
+            raise ValueError(f"{rel.relation}: {text!r} has no vote, no proposer and no parent line")
         return _as_parent(parent_line, 4, "nobody decided it")
     verdicts = _verdicts(state, mine, others)
     if not stays(votes, state.policy):  # 5

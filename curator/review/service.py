@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
 from curator.core.annotated import is_annotated
-from curator.core.enums import DecisionKind, values
+from curator.core.enums import DecisionKind, DecisionSource, values
 from curator.core.errors import N_, Forbidden, InputError, NotFound, Retired
 from curator.core.models import (
     Assignment,
@@ -38,7 +38,7 @@ from curator.ingest.relations import relation_title
 from curator.review.annotations import example_rows, gendered_examples
 from curator.review.evidence import signals_of, template_sources
 from curator.review.progress import in_queue
-from curator.review.proposal_queue import IMPORT, enqueue, item_proposal, retire
+from curator.review.proposal_queue import enqueue, item_proposal, retire
 from curator.review.records import (
     DecisionRecord,
     Example,
@@ -258,7 +258,7 @@ def decide(
     correction: str | None = None,
     seconds: float | None = None,
     request_id: str | None = None,
-    source: str = "web",
+    source: DecisionSource = DecisionSource.WEB,
     standing: tuple[Decision | None, Decision | None] | None = None,
 ) -> tuple[Decision, bool]:
     """Store a decision; returns (decision, created). Resends are no-ops. `standing`: the
@@ -311,7 +311,7 @@ def decide(
 def _proposed(decision: Decision | None) -> str | None:
     """The text a decision proposes to the other reviewers: an amendment's correction, unless
     it was imported (imports put nothing in their queues)."""
-    if decision is None or decision.decision != DecisionKind.AMEND or decision.source == IMPORT:
+    if decision is None or decision.decision != DecisionKind.AMEND or decision.source == DecisionSource.IMPORT:
         return None
     return decision.correction
 

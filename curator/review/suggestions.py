@@ -14,10 +14,11 @@ from typing import TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from curator.core.enums import DecisionSource
 from curator.core.errors import N_, InputError, NotFound
 from curator.core.models import Assignment, Suggestion, User
 from curator.core.models.base import valid_id
-from curator.review.proposal_queue import IMPORT, enqueue, retire
+from curator.review.proposal_queue import enqueue, retire
 from curator.review.service import relation_titles_of
 from curator.review.validation import keeps_case, validate_template
 from curator.review.writes import check_in_sample, insert_once, replayed
@@ -40,7 +41,7 @@ def suggest(
     relation: str,
     text: str,
     request_id: str | None = None,
-    source: str = "web",
+    source: DecisionSource = DecisionSource.WEB,
 ) -> tuple[Suggestion, bool]:
     check_in_sample(session, assignment, relation)
     known = replayed(session, Suggestion, user, request_id)
@@ -92,7 +93,7 @@ def withdraw_suggestion(session: Session, user: User, assignment: Assignment, su
 def _retract(session: Session, row: Suggestion) -> None:
     row.retracted = True
     session.flush()
-    if row.source != IMPORT:  # an imported one put nothing in the queues
+    if row.source != DecisionSource.IMPORT:  # an imported one put nothing in the queues
         retire(session, row.language, row.relation_id, row.text)
 
 
@@ -103,7 +104,7 @@ def edit_suggestion(
     suggestion_id: int,
     text: str,
     request_id: str | None = None,
-    source: str = "web",
+    source: DecisionSource = DecisionSource.WEB,
 ) -> tuple[Suggestion, bool]:
     """Replace a suggestion's text: the new text is validated and added first, then the old one
     withdrawn, so a refused text changes nothing. Returns (new suggestion, created); the old one

@@ -29,7 +29,7 @@ from typing import Literal, TypedDict
 from sqlalchemy import CompoundSelect, Select, func, or_, select, union
 from sqlalchemy.orm import Session, aliased
 
-from curator.core.enums import Activity
+from curator.core.enums import Activity, DecisionSource
 from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
 from curator.core.models import Assignment, AssignmentItem, Comment, Mention, Template, User
 from curator.core.models.base import MAX_ID, utcnow, valid_id
@@ -146,7 +146,7 @@ def reply(
     text: str,
     *,
     request_id: str | None = None,
-    source: str = "web",
+    source: DecisionSource = DecisionSource.WEB,
 ) -> tuple[Comment, bool]:
     """Reply to the thread of comment `comment_id` (a reviewer of its language or a maintainer).
     Returns (reply, created); a resend with the same request id is a no-op. A resolved thread

@@ -14,8 +14,8 @@ from curator.core import languages
 from curator.core.errors import Busy, CuratorError, NotFound
 from curator.core.models import Template
 from curator.release.line_drops import drop_line, restore_line
-from curator.release.merge import POLICIES
 from curator.review.context import template_context
+from curator.review.policy import POLICIES
 from curator.review.resolutions import (
     KINDS,
     VERDICTS,
@@ -32,7 +32,7 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for
-from curator.web.release import _preview_page
+from curator.web.release import preview_page
 
 bp = Blueprint("adjudication", __name__)
 
@@ -198,7 +198,7 @@ def drop():
         raise
     except CuratorError as exc:
         flash(exc.message, "error")
-        return _preview_page(db(), policy, parent, status=status_for(exc))
+        return preview_page(db(), policy, parent, status=status_for(exc))
     flash(_("Dropped from the builds from reviews: %(pattern)s", pattern=line["pattern"]), "info")
     return _back_to_preview(policy, parent, line["language"], line["relation"])
 
@@ -215,6 +215,6 @@ def restore():
         raise
     except CuratorError as exc:
         flash(exc.message, "error")
-        return _preview_page(db(), policy, parent, status=status_for(exc))
+        return preview_page(db(), policy, parent, status=status_for(exc))
     flash(_("Restored: %(pattern)s", pattern=line["pattern"]), "info")
     return _back_to_preview(policy, parent, line["language"], line["relation"])

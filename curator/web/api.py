@@ -13,6 +13,7 @@ from flask_login import current_user, login_required
 from flask_wtf.csrf import generate_csrf
 
 from curator.core import languages
+from curator.core.enums import DecisionSource
 from curator.core.errors import N_, InputError, Retired
 from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
@@ -49,8 +50,8 @@ def _request_id(body: dict[str, Any]) -> str | None:
     return fields.text(body, "request_id", REQUEST_ID, required=False, allow_empty=False)
 
 
-def _source() -> str:
-    return "api" if token_authenticated() else "web"
+def _source() -> DecisionSource:
+    return DecisionSource.API if token_authenticated() else DecisionSource.WEB
 
 
 @bp.get("/me")

@@ -56,35 +56,36 @@ def check_ratelimit_storage(uri: str) -> None:
         parts = urlsplit(uri)
         secret = parts.password
     except ValueError as exc:
-        raise InputError(where, f"not a storage URI ({exc})") from None
+        raise InputError(f"not a storage URI ({exc})", location=where) from None
     try:
         storage = storage_from_string(uri)
     except ConfigurationError as exc:  # e.g. "'redis' prerequisite not available": its client is not installed
         if str(exc).startswith("unknown storage scheme"):  # limits' message repeats the whole URI
             raise InputError(
-                where,
                 f"unknown storage scheme {parts.scheme!r}: memory:// counts in one process, "
                 "redis://host:6379 is shared by every worker and host",
+                location=where,
             ) from None
-        raise InputError(where, _reason(exc, secret)) from None
+        raise InputError(_reason(exc, secret), location=where) from None
     except Exception as exc:
-        raise InputError(where, f"not a usable storage URI: {_reason(exc, secret)}") from None
+        raise InputError(f"not a usable storage URI: {_reason(exc, secret)}", location=where) from None
     if not isinstance(storage, Storage):
-        raise InputError(where, "not a synchronous storage")
+        raise InputError("not a synchronous storage", location=where)
     try:
         STRATEGIES[STRATEGY](storage)
     except NotImplementedError:
         raise InputError(
-            where, f"this storage does not support the {STRATEGY} limits the app uses (use redis:// or memory://)"
+            f"this storage does not support the {STRATEGY} limits the app uses (use redis:// or memory://)",
+            location=where,
         ) from None
     try:
         storage.get(PROBE_KEY)
     except Exception as exc:
-        raise InputError(where, f"cannot reach the store: {_reason(exc, secret)}") from None
+        raise InputError(f"cannot reach the store: {_reason(exc, secret)}", location=where) from None
     try:  # a write too: a read-only replica or ACL user answers reads, and every count would fail
         storage.incr(PROBE_KEY, 1)
     except Exception as exc:
-        raise InputError(where, f"the store refuses writes: {_reason(exc, secret)}") from None
+        raise InputError(f"the store refuses writes: {_reason(exc, secret)}", location=where) from None
     finally:
         _close(storage)
 
@@ -111,7 +112,7 @@ def check_rate_limits(settings: Settings) -> None:
                 parse_many(value)
             except ValueError:
                 raise InputError(
-                    f"CURATOR_{f.name.upper()}={value}", "not a rate limit (expected e.g. 10/minute;50/hour)"
+                    "not a rate limit (expected e.g. 10/minute;50/hour)", location=f"CURATOR_{f.name.upper()}={value}"
                 ) from None
 
 
@@ -129,10 +130,10 @@ def check_secret_key(settings: Settings, host: str) -> None:
     random key, so another app host refuses this one's cookies and a restart signs everyone out."""
     if not settings.secret_key_from_env and not is_loopback(host):
         raise InputError(
-            "CURATOR_SECRET_KEY",
             f"not set, and the server listens on {host}, beyond this machine: "
             'set the same key on every app host (python3 -c "import secrets; '
             "print(secrets.token_hex(32))\"), or each host signs the others' users out",
+            location="CURATOR_SECRET_KEY",
         )
 
 
@@ -161,9 +162,9 @@ def check_key_strength(settings: Settings, host: str) -> None:
     reason = weak_key_reason(settings.secret_key) if settings.secret_key_from_env else None
     if reason and not is_loopback(host):
         raise InputError(
-            "CURATOR_SECRET_KEY",
             f"{reason}, and the server listens on {host}, beyond this machine: "
             'make one with python3 -c "import secrets; print(secrets.token_hex(32))"',
+            location="CURATOR_SECRET_KEY",
         )
 
 
@@ -171,9 +172,9 @@ def check_dev_host(host: str) -> None:
     """`curator serve --dev` runs Werkzeug's debugger, which runs any Python it is sent: loopback only."""
     if not is_loopback(host):
         raise InputError(
-            "--dev",
             f"the debugger runs any code sent to it, so --dev listens on loopback only, not {host} "
             "(drop --dev, or use --host 127.0.0.1)",
+            location="--dev",
         )
 
 

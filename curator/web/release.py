@@ -22,12 +22,13 @@ from curator.quality.signals import signal_summary
 from curator.release.charts import language_bars
 from curator.release.diff import diff_rules, diff_versions
 from curator.release.export import export_zip, log_export, zip_prefix
-from curator.release.merge import POLICIES, build_from_review, latest_candidates, plan, proposal_counts
+from curator.release.merge import build_from_review, latest_candidates, plan, proposal_counts
 from curator.release.versions import build_from_candidates, check_version_name, get_version, list_versions, suggest_name
 from curator.release.versions import language_counts as version_language_counts
 from curator.review.follow_up import follow_up
 from curator.review.overview import language_counts
 from curator.review.policy import (
+    POLICIES,
     language_overrides,
     language_policies,
     language_policy,
@@ -201,7 +202,7 @@ def snapshot():
     except (_Refused, CuratorError) as exc:
         message, status = (str(exc), 422) if isinstance(exc, _Refused) else (exc.message, status_for(exc))
         if back == "preview":
-            return _preview_page(db(), None, None, snapshot_form=form, snapshot_error=message, status=status)
+            return preview_page(db(), None, None, snapshot_form=form, snapshot_error=message, status=status)
         return _dashboard_page(db(), form, message, status)
     flash(
         _(
@@ -241,7 +242,7 @@ def _check_form(name: str, confirm) -> None:
         )
 
 
-def _preview_page(
+def preview_page(
     session,
     policy: str | None,
     parent: str | None,
@@ -294,7 +295,7 @@ def preview():
     policy = request.args.get("policy", "") or None
     if policy is not None and policy not in POLICIES:
         abort(404)
-    return _preview_page(db(), policy, request.args.get("parent"))
+    return preview_page(db(), policy, request.args.get("parent"))
 
 
 @bp.post("/release/build")
@@ -307,7 +308,7 @@ def build():
     form = {"name": name, "confirm": bool(request.form.get("confirm"))}
     if policy is not None and policy not in POLICIES:
         message = _("“%(policy)s” is not a merge policy: choose any, majority or unanimous.", policy=policy)
-        return _preview_page(session, None, parent, form, message, 422)
+        return preview_page(session, None, parent, form, message, 422)
     try:
         _check_form(name, request.form.get("confirm"))
         with write() as session:
@@ -315,9 +316,9 @@ def build():
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
     except _Refused as exc:
-        return _preview_page(db(), policy, parent, form, str(exc), 422)
+        return preview_page(db(), policy, parent, form, str(exc), 422)
     except CuratorError as exc:
-        return _preview_page(db(), policy, parent, form, exc.message, status_for(exc))
+        return preview_page(db(), policy, parent, form, exc.message, status_for(exc))
     flash(
         _(
             "Built version %(name)s: %(languages)s languages, %(patterns)s patterns. Download it as a zip below.",

@@ -75,9 +75,9 @@ def resolve(given: Settings | Mapping[str, Any] | None) -> tuple[Settings, dict[
     refused = sorted(key for key in given if key in derived)
     if refused:
         raise InputError(
-            "create_app",
             f"{', '.join(refused)}: derived from the Settings (secure_cookies, remember_days); "
             "pass create_app a Settings with those fields instead",
+            location="create_app",
         )
     changes: dict[str, Any] = {FIELDS[k]: (Path(v) if k == "RUNS_DIR" else v) for k, v in given.items() if k in FIELDS}
     settings = Settings.from_env(**changes)
@@ -102,9 +102,9 @@ class SettingsConfig(Config):
     def __setitem__(self, key: str, value: Any) -> None:
         if key in self.owned:
             raise InputError(
-                f"app.config[{key!r}]",
                 "set from the app's Settings when it was made: pass create_app the value "
                 "(or a Settings, e.g. dataclasses.replace(settings_of(app), ...)) instead",
+                location=f"app.config[{key!r}]",
             )
         super().__setitem__(key, value)
 

@@ -121,7 +121,8 @@ class ServeProcess:
         raise RuntimeError(f"curator serve did not answer on {self.url} within {self.start_timeout} s")
 
     def signal(self, sig: int) -> None:
-        assert self.process is not None, "the server is not started (use it in a `with` block)"
+        if self.process is None:
+            raise RuntimeError("the server is not started (use it in a `with` block)")
         self.process.send_signal(sig)
 
     def __exit__(self, *exc) -> None:

@@ -40,7 +40,7 @@ def _text(data: bytes | str, location: str, error: type[InputError]) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise error(location, f"not UTF-8 text (byte {exc.start})") from None
+        raise error(f"not UTF-8 text (byte {exc.start})", location=location) from None
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -58,9 +58,9 @@ def iter_jsonl(
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise error(location, f"malformed JSON ({exc.msg} at column {exc.colno})", line=number) from None
+            raise error(f"malformed JSON ({exc.msg} at column {exc.colno})", location=location, line=number) from None
         if not isinstance(obj, dict):
-            raise error(location, "expected a JSON object", line=number)
+            raise error("expected a JSON object", location=location, line=number)
         yield number, obj
 
 
@@ -69,7 +69,7 @@ def read_bytes(path: str | Path, *, error: type[InputError] = InputError) -> byt
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise error(str(path), f"cannot read: {exc.strerror or exc}") from None
+        raise error(f"cannot read: {exc.strerror or exc}", location=str(path)) from None
 
 
 def read_jsonl(path: str | Path, *, error: type[InputError] = InputError) -> Iterator[tuple[int, JSONObject]]:
@@ -124,10 +124,12 @@ def require(
 ) -> object:
     """obj[field], which must be present and of `kind`; otherwise an error naming file, line and field."""
     if field not in obj:
-        raise error(location, "missing", line=line, field=field)
+        raise error("missing", location=location, line=line, field=field)
     value = obj[field]
     if not _is(value, kind):
-        raise error(location, f"expected {_type_name(kind)}, got {type(value).__name__}", line=line, field=field)
+        raise error(
+            f"expected {_type_name(kind)}, got {type(value).__name__}", location=location, line=line, field=field
+        )
     return value
 
 
@@ -195,7 +197,10 @@ def optional(
         return default
     if not _is(value, kind):
         raise error(
-            location, expected or f"expected {_type_name(kind)}, got {type(value).__name__}", line=line, field=field
+            expected or f"expected {_type_name(kind)}, got {type(value).__name__}",
+            location=location,
+            line=line,
+            field=field,
         )
     return value
 

@@ -26,12 +26,12 @@ def layout_files(
         parts = path.split("/")
         rel = parts[-1][: -len(".jsonl")]
         if len(parts) != depth + 1 or not RELATION_ID.match(rel):
-            raise InputError(source.describe(path), f"unexpected file: expected the layout {expected}")
+            raise InputError(f"unexpected file: expected the layout {expected}", location=source.describe(path))
         if language_at is not None:
             check_code(parts[language_at], source.describe(path))
         found.append((parts[:-1] + [rel], path))
     if not found:
-        raise InputError(source.location, f"no .jsonl files found: expected the layout {expected}")
+        raise InputError(f"no .jsonl files found: expected the layout {expected}", location=source.location)
     return found
 
 
@@ -42,7 +42,7 @@ def refuse_duplicates(source: Source, keyed: Sequence[tuple[tuple[str, ...], str
     for key, path in keyed:
         if key in seen:
             raise InputError(
-                source.describe(path),
                 f"same {what} ({'/'.join(key)}) as {source.describe(seen[key])}: keep one of the two files",
+                location=source.describe(path),
             )
         seen[key] = path

@@ -9,6 +9,7 @@ contain '-').
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,12 +28,10 @@ def _split_key(key: str, known: set[str]) -> tuple[str, str]:
     return subject, obj
 
 
-def load_mpararel(path: Path, data: object, language: str, relation: str) -> RelationPredictions:
-    """Labels stand in for entity ids: the published format has no ids."""
-    if not isinstance(data, dict):
-        raise RunError(f"{path}: expected an object mapping 'subject-object' to predictions")
-    templates: list[str] = []
-    template_index: dict[str, int] = {}
+def _templates(path: Path, data: dict[str, Any]) -> tuple[list[str], set[str]]:
+    """The templates in first-seen order and the labels predicted at rank 0 (the known objects);
+    stops on an entry that is not a list of [template, prediction, rank]."""
+    templates: dict[str, None] = {}  # insertion-ordered
     known_objects: set[str] = set()
     for key, rows in data.items():
         if not isinstance(rows, list):
@@ -41,21 +40,21 @@ def load_mpararel(path: Path, data: object, language: str, relation: str) -> Rel
             if not (isinstance(row, list) and len(row) == 3):
                 raise RunError(f"{path}: entry {key!r}, item {i + 1}: expected [template, prediction, rank]")
             template, prediction, rank = row
-            if template not in template_index:
-                template_index[template] = len(templates)
-                templates.append(template)
+            templates.setdefault(template)
             if str(rank) == "0":
                 known_objects.add(str(prediction))
+    return list(templates), known_objects
+
+
+def _grid(
+    path: Path, data: dict[str, Any], templates: list[str], cand_index: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """[templates, entries] predicted candidate and gold rank; stops on a rank that is not an
+    integer or an entry without a prediction for some template."""
     keys = list(data)
-    parts = []
-    for key in keys:
-        own = [str(p) for _, p, r in data[key] if str(r) == "0" and key.endswith("-" + str(p))]
-        parts.append((key[: -len(own[0]) - 1], own[0]) if own else _split_key(key, known_objects))
-    labels = sorted({str(row[1]) for rows in data.values() for row in rows} | {o for _, o in parts})
-    cand_index = {label: i for i, label in enumerate(labels)}
-    T, D = len(templates), len(keys)
-    predicted = np.full((T, D), -1, dtype=np.int32)
-    gold_rank = np.full((T, D), -1, dtype=np.int32)
+    template_index = {template: t for t, template in enumerate(templates)}
+    predicted = np.full((len(templates), len(keys)), -1, dtype=np.int32)
+    gold_rank = np.full((len(templates), len(keys)), -1, dtype=np.int32)
     for d, key in enumerate(keys):
         for template, prediction, rank in data[key]:
             t = template_index[template]
@@ -67,6 +66,21 @@ def load_mpararel(path: Path, data: object, language: str, relation: str) -> Rel
     if (predicted < 0).any():
         t, d = map(int, np.argwhere(predicted < 0)[0])
         raise RunError(f"{path}: entry {keys[d]!r} has no prediction for template {templates[t]!r}")
+    return predicted, gold_rank
+
+
+def load_mpararel(path: Path, data: object, language: str, relation: str) -> RelationPredictions:
+    """Labels stand in for entity ids: the published format has no ids."""
+    if not isinstance(data, dict):
+        raise RunError(f"{path}: expected an object mapping 'subject-object' to predictions")
+    templates, known_objects = _templates(path, data)
+    parts = []
+    for key in data:
+        own = [str(p) for _, p, r in data[key] if str(r) == "0" and key.endswith("-" + str(p))]
+        parts.append((key[: -len(own[0]) - 1], own[0]) if own else _split_key(key, known_objects))
+    labels = sorted({str(row[1]) for rows in data.values() for row in rows} | {o for _, o in parts})
+    cand_index = {label: i for i, label in enumerate(labels)}
+    predicted, gold_rank = _grid(path, data, templates, cand_index)
     gold = np.array([cand_index[o] for _, o in parts], dtype=np.int32)
     return RelationPredictions(
         language,

@@ -116,7 +116,7 @@ def parse_patterns(
         pattern = require(obj, "pattern", str, where, number, error=ReleaseError)
         unstorable = unstorable_reason(pattern)
         if unstorable:
-            raise ReleaseError(where, unstorable, line=number, field="pattern")
+            raise ReleaseError(unstorable, location=where, line=number, field="pattern")
         if tally is not None:
             tally.add(name or where, number, pattern)
         checked = optional(
@@ -132,7 +132,7 @@ def parse_patterns(
         )
         annotated = optional(obj, "annotated", str, where, number, None, error=ReleaseError)
         if annotated is not None and (unstorable := unstorable_reason(annotated)):
-            raise ReleaseError(where, unstorable, line=number, field="annotated")
+            raise ReleaseError(unstorable, location=where, line=number, field="annotated")
         rows.append(PatternRow(pattern, checked, number, annotated))
     return rows
 
@@ -168,7 +168,7 @@ def _refuse_text_fields(obj: dict[str, Any], where: str, number: int) -> NoRetur
     for key in ("sub_label", "obj_label", "sub_uri", "obj_uri"):
         unstorable = unstorable_reason(text[key])
         if unstorable:
-            raise ReleaseError(where, unstorable, line=number, field=key)
+            raise ReleaseError(unstorable, location=where, line=number, field=key)
     raise AssertionError("unreachable: the row's text fields are all storable strings")
 
 
@@ -194,8 +194,8 @@ def parse_tuples(
             form = this
         elif this != form:
             raise ReleaseError(
-                where,
                 f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
+                location=where,
                 line=number,
                 field="from_english",
             )
@@ -241,9 +241,9 @@ def read_manifest(source: Source | str | Path) -> dict[str, Any] | None:
     try:
         info = json.loads(data)
     except ValueError:
-        raise ReleaseError(source.describe(MANIFEST), "not valid JSON") from None
+        raise ReleaseError("not valid JSON", location=source.describe(MANIFEST)) from None
     if not isinstance(info, dict):
-        raise ReleaseError(source.describe(MANIFEST), "expected a JSON object")
+        raise ReleaseError("expected a JSON object", location=source.describe(MANIFEST))
     return info
 
 
@@ -268,13 +268,15 @@ def release_files(source: Source, allow_empty: bool = False) -> list[ReleaseFile
             continue
         rel = parts[-1][: -len(".jsonl")]
         if len(parts) != 3 or not RELATION_ID.match(rel):
-            raise ReleaseError(source.describe(path), f"unexpected file: expected the layout {LAYOUT}")
+            raise ReleaseError(f"unexpected file: expected the layout {LAYOUT}", location=source.describe(path))
         if parts[0] not in (PATTERNS, TUPLES):
-            raise ReleaseError(source.describe(path), "unexpected file: a release holds only patterns/ and tuples/")
+            raise ReleaseError(
+                "unexpected file: a release holds only patterns/ and tuples/", location=source.describe(path)
+            )
         check_code(parts[1], source.describe(path))
         found.append(ReleaseFile(parts[0], parts[1], rel, path))
     if not found and not allow_empty:
-        raise ReleaseError(source.location, f"no .jsonl files found: expected the layout {LAYOUT}")
+        raise ReleaseError(f"no .jsonl files found: expected the layout {LAYOUT}", location=source.location)
     return sorted(found, key=lambda f: (f.kind, f.language, f.path.rsplit("/", 1)[1]))
 
 
@@ -293,7 +295,7 @@ class Release:
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
         if not (self.root / PATTERNS).is_dir():
-            raise ReleaseError(str(self.root), f"not a release directory: no {PATTERNS}/ folder")
+            raise ReleaseError(f"not a release directory: no {PATTERNS}/ folder", location=str(self.root))
         self.source = FolderSource(self.root)
         self.files = release_files(self.source, allow_empty=True)
         self._by_key = {(f.kind, f.language, f.relation): f for f in self.files}

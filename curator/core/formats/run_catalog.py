@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 from typing import Any, TypedDict
 
-from curator.core.errors import InputError
 from curator.core.formats.runs import RUN_INFO, RunError, check_links, is_run, run_info
 
 PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
@@ -45,23 +44,6 @@ def resolve_run(runs_dir: str | Path, name: str) -> Path | None:
         return None
     path = Path(runs_dir) / name
     return path if inside(runs_dir, path) and is_run(path) and _without_links(path) else None
-
-
-def open_run(runs_dir: str | Path, name: str) -> Path:
-    """Like `resolve_run`, for callers that report rather than 404: an InputError that says why."""
-    if not isinstance(name, str) or not PLAIN_NAME.fullmatch(name):
-        raise InputError(
-            str(runs_dir),
-            f"refused run name {name!r}: a plain folder name inside the runs folder "
-            "(no '..', '/', '\\' or leading dot)",
-        )
-    path = Path(runs_dir) / name
-    if not inside(runs_dir, path):
-        raise InputError(str(path), f"refused: it leads outside the runs folder {runs_dir}")
-    if not is_run(path):
-        raise InputError(str(path), "not a probe run")
-    check_links(path)
-    return path
 
 
 def _prediction_dirs(run: Path) -> list[Path]:

@@ -44,7 +44,7 @@ def check_path(path: str, where: str) -> str:
     `where`: an import never reads `..`, an absolute path or a Windows separator."""
     parts = path.split("/")
     if "\\" in path or any(part in ("", ".", "..") for part in parts):
-        raise InputError(where, f"refused path {path!r}: '..', '/' and '\\' may not appear in a path part")
+        raise InputError(f"refused path {path!r}: '..', '/' and '\\' may not appear in a path part", location=where)
     return path
 
 
@@ -72,7 +72,7 @@ class FolderSource(Source):
         self.root = Path(root)
         self.location = str(self.root)
         if not self.root.is_dir():
-            raise InputError(self.location, "no such folder")
+            raise InputError("no such folder", location=self.location)
 
     def files(self, suffix: str = ".jsonl") -> list[str]:
         found = sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob(f"*{suffix}") if p.is_file())
@@ -83,7 +83,7 @@ class FolderSource(Source):
         try:
             return (self.root / path).read_bytes()
         except OSError as exc:
-            raise InputError(self.describe(path), f"cannot read: {exc.strerror or exc}") from None
+            raise InputError(f"cannot read: {exc.strerror or exc}", location=self.describe(path)) from None
 
     def read_optional(self, path: str) -> bytes | None:
         return self.read(path) if (self.root / path).is_file() else None
@@ -132,7 +132,7 @@ class HttpSource(Source):
         if (target.scheme.lower(), target.hostname, target.port) != self._origin or not path.startswith(
             self._base_path
         ):
-            raise InputError(url, f"refused: outside the source {self.base}")
+            raise InputError(f"refused: outside the source {self.base}", location=url)
 
     @overload
     def _fetch(self, url: str, what: str, missing_ok: Literal[False] = False) -> bytes: ...
@@ -155,16 +155,16 @@ class HttpSource(Source):
                     if response.status_code != 200:
                         if missing_ok:
                             return None
-                        raise InputError(url, f"HTTP {response.status_code} while fetching {what}")
+                        raise InputError(f"HTTP {response.status_code} while fetching {what}", location=url)
                     self._check_announced(response, url)
                     return self._body(response, url, deadline)
             except requests.RequestException as exc:
-                raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
-        raise InputError(url, f"more than {MAX_REDIRECTS} redirects while fetching {what}")
+                raise InputError(f"unreachable ({type(exc).__name__}: {exc})", location=url) from None
+        raise InputError(f"more than {MAX_REDIRECTS} redirects while fetching {what}", location=url)
 
     def _too_large(self, url: str, how: str) -> InputError:
         return InputError(
-            url, f"stopped: {how} than the limit of {self.max_bytes} bytes per file (CURATOR_FETCH_MAX_BYTES)"
+            f"stopped: {how} than the limit of {self.max_bytes} bytes per file (CURATOR_FETCH_MAX_BYTES)", location=url
         )
 
     def _check_announced(self, response: requests.Response, url: str) -> None:
@@ -184,13 +184,13 @@ class HttpSource(Source):
             while True:
                 if time.monotonic() > deadline:
                     raise InputError(
-                        url,
                         f"stopped after {self.limit:g} s in all (CURATOR_FETCH_TIMEOUT): the server sends too slowly",
+                        location=url,
                     )
                 try:
                     chunk = raw.read1(CHUNK, decode_content=True)  # returns what has arrived
                 except Exception as exc:  # urllib3's timeouts and protocol errors
-                    raise InputError(url, f"unreachable ({type(exc).__name__}: {exc})") from None
+                    raise InputError(f"unreachable ({type(exc).__name__}: {exc})", location=url) from None
                 if not chunk:
                     spool.seek(0)
                     return spool.read()
@@ -218,7 +218,7 @@ class HttpSource(Source):
             if not isinstance(files, dict) or not all(isinstance(p, str) for p in files):
                 raise TypeError
         except (ValueError, KeyError, TypeError):
-            raise InputError(self.base + "manifest.json", "not a manifest with a 'files' object") from None
+            raise InputError("not a manifest with a 'files' object", location=self.base + "manifest.json") from None
         return list(files)
 
     def _crawl(self, prefix: str, depth: int, suffix: str, found: list[str]) -> None:

@@ -9,7 +9,7 @@ from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy import false as sa_false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from curator.core.enums import Role
+from curator.core.enums import DecisionSource, Role
 from curator.core.models.base import Base, utcnow
 
 
@@ -153,7 +153,7 @@ class Decision(Base):
     correction_raw: Mapped[str | None] = mapped_column(String(2000))
     correction: Mapped[str | None] = mapped_column(String(2000))  # cleaned
     seconds: Mapped[float | None]  # time spent on the item
-    source: Mapped[str] = mapped_column(String(20), default="web")  # web | api | import
+    source: Mapped[str] = mapped_column(String(20), default=DecisionSource.WEB.value)  # DecisionSource
     request_id: Mapped[str | None] = mapped_column(String(64))  # client key: a resend is a no-op
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
@@ -170,7 +170,7 @@ class Suggestion(Base):
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
     text_raw: Mapped[str] = mapped_column(String(2000))
     text: Mapped[str] = mapped_column(String(2000))  # cleaned
-    source: Mapped[str] = mapped_column(String(20), default="web")
+    source: Mapped[str] = mapped_column(String(20), default=DecisionSource.WEB.value)
     request_id: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
@@ -192,7 +192,7 @@ class Comment(Base):
     relation_id: Mapped[str] = mapped_column(ForeignKey("relations.id"))
     template_id: Mapped[int | None] = mapped_column(ForeignKey("templates.id"), index=True)
     text: Mapped[str] = mapped_column(String(2000))
-    source: Mapped[str] = mapped_column(String(20), default="web")
+    source: Mapped[str] = mapped_column(String(20), default=DecisionSource.WEB.value)
     request_id: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 import torch
@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 T = TypeVar("T")
+
+# (the head's transform, its output projection): a masked LM's head taken apart (masked.py)
+SplitHead = tuple[Callable[[torch.Tensor], torch.Tensor], torch.nn.Linear]
 
 SCORE_MODES = values(ScoreMode)
 PLL_VARIANTS = values(PllVariant)
@@ -246,6 +249,37 @@ class Scorer:
 # the methods `tok(texts)` goes through; a subclass that overrides one (CodeLlama's infilling,
 # CPM's jieba pre-segmentation, mLUKE's entity spans) changes the ids, so it gets no shortcut
 TOKENIZE_PATH = ("__call__", "_call_one", "encode_plus", "batch_encode_plus", "_encode_plus", "_batch_encode_plus")
+
+
+class PllScorer(Protocol):
+    """What pseudo-log-likelihood scoring (pll.py) reads of its scorer: a Scorer's tokenizing,
+    batching and padding, and a masked LM's head (masked.py's MaskedScorer has them all). A
+    Protocol here keeps pll.py from importing masked.py, which calls it: the import graph stays
+    acyclic, type-checking imports included."""
+
+    model: PreTrainedModel
+    tok: PreTrainedTokenizerBase
+    device: torch.device
+    options: Options
+    pad_id: int
+    max_positions: int | None
+    budget: int
+    head: torch.nn.Module | None
+    split: SplitHead | None
+    vocab: int
+    tile_bytes: int
+
+    def queries(self, data: RelationData) -> list[tuple[str, str]]: ...
+    def encode(self, texts: list[str]) -> list[list[int]]: ...
+    def tokenize(self, texts: list[str]) -> list[list[int]]: ...
+    def tokenize_words(self, texts: list[str]) -> tuple[list[list[int]], list[list[int | None]]]: ...
+    def check_fits(
+        self, data: RelationData, lengths: list[int], queries: list[int] | None = None, candidate: str | None = None
+    ) -> None: ...
+    def pad(self, rows: list[list[int]], value: int) -> tuple[torch.Tensor, torch.Tensor]: ...
+    def to_device(self, array: np.ndarray) -> torch.Tensor: ...
+    def batches(self, lengths: list[int], cost: Callable[[int, int], int]) -> list[list[int]]: ...
+    def hidden_states(self, ids: torch.Tensor, attn: torch.Tensor | None) -> torch.Tensor: ...
 
 
 def fast_shortcut_ok(tokenizer: PreTrainedTokenizerBase) -> bool:

@@ -14,16 +14,11 @@ import torch
 from curator.core.enums import ScoreMode
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops, pll
-from curator.probe.scorers.base import Options, ProbeError, Scorer, register
+from curator.probe.scorers.base import Options, ProbeError, Scorer, SplitHead, register
 from curator.probe.scorers.head import OutputHead, log_normaliser, rows_per_chunk
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
-
-    # (the head's transform, its output projection): the LM head taken apart
-    SplitHead = tuple[Callable[[torch.Tensor], torch.Tensor], torch.nn.Linear]
 
 
 @register(

@@ -37,14 +37,12 @@ import torch
 from curator.core.enums import PllVariant
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
-from curator.probe.scorers.base import ProbeError
+from curator.probe.scorers.base import PllScorer, ProbeError
 from curator.probe.scorers.head import log_normaliser, rows_per_chunk
 
 if TYPE_CHECKING:
     import numpy.typing as npt
     from transformers import PreTrainedTokenizerBase
-
-    from curator.probe.scorers.masked import MaskedScorer
 
 # sentences tokenized at once: bounds the host memory of the token lists on big relations while
 # leaving enough sentences of each length that the length-sorted batches are full
@@ -65,7 +63,7 @@ def special_edges(tok: PreTrainedTokenizerBase) -> tuple[int, int]:
 
 
 def sentences(
-    scorer: MaskedScorer, data: RelationData
+    scorer: PllScorer, data: RelationData
 ) -> Iterator[tuple[int, list[list[int]], npt.NDArray[np.int64], list[list[int]] | None]]:
     """(first query, token id lists, their lengths, word id lists) per chunk of queries: every
     query × every candidate, sentence q * C + c of the relation, tokenized whole in one call per
@@ -96,7 +94,7 @@ def sentences(
         yield q0, rows, lengths, words
 
 
-def floor_flops(scorer: MaskedScorer, data: RelationData) -> float:
+def floor_flops(scorer: PllScorer, data: RelationData) -> float:
     """Per sentence of L tokens with k scored tokens: k × (layers × layer(L, L) + 2H² head
     transform + head(1)): one encoder pass per masked variant, the vocabulary at one position
     (both variants: within-word-l2r masks more tokens of the same rows)."""
@@ -115,7 +113,7 @@ def floor_flops(scorer: MaskedScorer, data: RelationData) -> float:
 
 
 @torch.inference_mode()
-def score(scorer: MaskedScorer, data: RelationData) -> np.ndarray:
+def score(scorer: PllScorer, data: RelationData) -> np.ndarray:
     """[queries, candidates] PLLs of the filled sentences (see the module's docstring)."""
     n_cands = len(data.candidates)
     n_queries = len(data.templates) * len(data.subjects)
@@ -157,7 +155,7 @@ def score(scorer: MaskedScorer, data: RelationData) -> np.ndarray:
 
 
 def _variants(
-    scorer: MaskedScorer,
+    scorer: PllScorer,
     ids: torch.Tensor,
     attn: torch.Tensor | None,
     which: np.ndarray,

@@ -66,7 +66,8 @@ class Seq2SeqScorer(Scorer):
             raise ProbeError("this encoder-decoder model's tokenizer has no <extra_id_0> sentinel token")
         self.sentinel = sentinel
         sentinel_text = self.tok.convert_ids_to_tokens(sentinel)
-        assert isinstance(sentinel_text, str)  # one id in, one token out
+        if not isinstance(sentinel_text, str):  # one id in, one token out
+            raise ProbeError(f"this encoder-decoder model's tokenizer gives {sentinel_text!r} for its <extra_id_0> id")
         self.sentinel_text = sentinel_text
         self.start = self.model.config.decoder_start_token_id
         if self.start is None:
