@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import socket
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -81,10 +82,13 @@ class BufferedApp:
             environ["wsgi.input"] = io.BytesIO()
             close = announced > 0
         loop = asyncio.get_running_loop()
-        status, headers, data = await loop.run_in_executor(self.pool, self.call, environ)
+        status, headers, data, rest = await loop.run_in_executor(self.pool, self.call, environ)
         if close:
             headers = [*headers, ("Connection", "close")]
-        proto.response_bytes(status, headers, data)
+        if rest is None:
+            proto.response_bytes(status, headers, data)
+        else:
+            await self.stream(proto, status, headers, data, rest)
         return None
 
     async def read_body(self, scope: Any, proto: Any, announced: int) -> bytes | None:
@@ -112,21 +116,70 @@ class BufferedApp:
         finally:
             self.buffered -= reserved
 
-    def call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
-        """Run the WSGI app on a pool thread: status, headers and the whole body."""
+    def call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes, Body | None]:
+        """Run the WSGI app on a pool thread: status, headers, the body's first `STREAM_BATCH`
+        bytes, and the rest of it (None when that was all: every page and API answer)."""
         started: list[Any] = []
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
             started[:] = [int(status.split(" ", 1)[0]), headers]
 
-        result = self.wsgi(environ, start_response)
+        body = Body(self.wsgi(environ, start_response))
         try:
-            data = b"".join(result)
+            data = body.next_batch()
+        except BaseException:
+            body.close()
+            raise
+        if body.done:
+            body.close()
+            return started[0], started[1], data, None
+        return started[0], started[1], data, body
+
+    async def stream(self, proto: Any, status: int, headers: list[tuple[str, str]], data: bytes, rest: Body) -> None:
+        """A large body (a download: send_file, a generator) sent as the app makes it, a batch
+        at a time read on a pool thread (a thread holds it only while reading a batch, never
+        while the client is slow), instead of the whole of it in memory."""
+        loop = asyncio.get_running_loop()
+        try:
+            transport = proto.response_stream(status, headers)
+            await transport.send_bytes(data)
+            while not rest.done:
+                data = await loop.run_in_executor(self.pool, rest.next_batch)
+                if data:
+                    await transport.send_bytes(data)
+        except Exception as exc:  # the client went away (granian's ProtocolClosed), or the app failed mid-body
+            log.warning("a streamed response (%s) stopped before its end: %r", status, exc)
         finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
-        return started[0], started[1], data
+            await loop.run_in_executor(self.pool, rest.close)
+
+
+STREAM_BATCH = 256 * 1024  # bytes: a body up to this is sent whole (one hop); a longer one is streamed
+
+
+class Body:
+    """A WSGI app's response body, read `STREAM_BATCH` bytes at a time (on a pool thread)."""
+
+    def __init__(self, result: Iterable[bytes]):
+        self.result = result
+        self.chunks = iter(result)
+        self.done = False
+
+    def next_batch(self) -> bytes:
+        parts: list[bytes] = []
+        size = 0
+        while size < STREAM_BATCH:
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                self.done = True
+                break
+            parts.append(chunk)
+            size += len(chunk)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def close(self) -> None:
+        close = getattr(self.result, "close", None)
+        if close is not None:
+            close()
 
 
 async def receive(proto: Any, announced: int) -> bytes:
@@ -177,11 +230,30 @@ def wsgi_environ(scope: Any) -> dict[str, Any]:
     return environ
 
 
+BACKLOG = 2048  # connections the kernel queues (handshake done) until a worker accepts them
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound and listening, made before anything says the server is up.
+
+    granian on Linux lets each worker bind a socket of its own (SO_REUSEPORT) once it has built
+    the app, about a second after granian's "Listening at" line: a client that connected at
+    once was refused (ECONNREFUSED), and on SIGHUP the connections queued at an old worker's
+    socket were reset (without net.ipv4.tcp_migrate_req). One socket listening from here on,
+    shared by the workers (as gunicorn does), makes a connection wait in the backlog for a
+    worker instead; and without SO_REUSEPORT a second server on the same port is refused (an
+    OSError: 'Address already in use') instead of silently sharing it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family, backlog=BACKLOG)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as granian's own socket; inherited on accept
+    sock.set_inheritable(True)
+    return sock
+
+
 def granian_server(
     make_app: Callable[[], Callable[..., Iterable[bytes]]],
     *,
-    host: str,
-    port: int,
+    listener: socket.socket,
     workers: int,
     threads: int,
     read_timeout: float,
@@ -192,9 +264,20 @@ def granian_server(
 ) -> tuple[Any, Callable[[str], BufferedApp]]:
     """granian's server set up from curator's settings, and the loader that builds each worker's
     app: `server.serve(target_loader=load)` runs until SIGTERM/SIGINT (SIGHUP: new workers)."""
+    from granian._granian import SocketHolder
     from granian.constants import HTTPModes, Interfaces
     from granian.http import HTTP1Settings
     from granian.server import Server
+
+    class SharedSocketServer(Server):  # type: ignore[misc, valid-type]
+        """granian's server on `listener` (see `listen`): what granian does with a shared socket
+        where SO_REUSEPORT is not available (its MPServer._init_shared_socket, non-Linux branch)."""
+
+        def _init_shared_socket(self) -> None:
+            self._ssp = None
+            self._shd = SocketHolder(listener.fileno(), False, BACKLOG)  # type: ignore[call-arg]
+            self._sfd = listener.fileno()
+            self._sso = listener
 
     connections = connection_limit()
 
@@ -207,7 +290,8 @@ def granian_server(
             body_budget=body_budget(max_body, threads),
         )
 
-    server = Server(
+    host, port = listener.getsockname()[:2]
+    server = SharedSocketServer(
         "curator.web:create_app",  # a name for the log; `load` builds the app
         address=host,
         port=port,
@@ -215,7 +299,7 @@ def granian_server(
         workers=workers,
         http=HTTPModes.http1,
         websockets=False,
-        backlog=2048,
+        backlog=BACKLOG,
         backpressure=connections,  # connections per worker: bounded by file descriptors, not threads
         http1_settings=HTTP1Settings(
             header_read_timeout=max(1, min(60_000, int(read_timeout * 1000))),  # also idle keep-alive
