@@ -183,22 +183,13 @@ def reviewer(
     while current is not None and (k < items or (items == 0 and not stop.is_set())):
         request_id = f"{tag}-{token[:12]}-{k}"
         t0 = time.perf_counter()
-        while True:
-            try:
-                r = send(
-                    "POST",
-                    f"/items/{current}/decision",
-                    json={"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id},
-                )
-            except requests.RequestException as exc:
-                with tally.lock:
-                    tally.errors.append(repr(exc))
-                return
-            if r.status_code != 503:
-                break
+        body = {"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id}
+        try:
+            r = decide(send, f"/items/{current}/decision", body, tally)
+        except requests.RequestException as exc:
             with tally.lock:
-                tally.busy += 1
-            time.sleep(float(r.headers.get("Retry-After", 1)))
+                tally.errors.append(repr(exc))
+            return
         if r.status_code >= 300:
             with tally.lock:
                 tally.errors.append(f"{r.status_code} {r.text[:100]}")
@@ -218,6 +209,18 @@ def reviewer(
                 tally.errors.append("GET next item failed")
         k += 1
         time.sleep(rng.uniform(*pause))
+
+
+def decide(send, path: str, body: dict, tally: Tally) -> requests.Response:
+    """POST a decision; a 503 (busy) is sent again with the same request id after Retry-After,
+    as the review screen does, and counted."""
+    while True:
+        r = send("POST", path, json=body)
+        if r.status_code != 503:
+            return r
+        with tally.lock:
+            tally.busy += 1
+        time.sleep(float(r.headers.get("Retry-After", 1)))
 
 
 def slow_loris(port: int, stop: threading.Event, cut_off: list[int], lock: threading.Lock) -> None:
@@ -320,17 +323,40 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and its descendants (/proc)."""
+    pids, total, at = [pid], 0.0, 0
+    while at < len(pids):
+        current = pids[at]
+        at += 1
+        try:
+            with open(f"/proc/{current}/task/{current}/children") as children:
+                pids += [int(child) for child in children.read().split()]
+            with open(f"/proc/{current}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            continue
+    return total
+
+
 def attack(server, target, count: int):
     """A scenario's companion: `target(port, count, stop, box)` on a thread, and the server's
-    memory (process and workers) sampled every half second into the box."""
+    memory (process and workers) sampled every half second into the box, with the CPU seconds
+    the server and this client (attacker and reviewers) used meanwhile."""
 
     def start(stop: threading.Event) -> dict:
         assert server.process is not None
-        box = {"rss_start": tree_rss(server.process.pid), "rss_max": 0}
+        pid = server.process.pid
+        box = {"rss_start": tree_rss(pid), "rss_max": 0, "cpu_server": 0.0, "cpu_client": 0.0, "cpu_wall": 0.0}
+        began = (tree_cpu(pid), time.process_time(), time.perf_counter())
 
         def watch() -> None:
             while not stop.wait(0.5):
-                box["rss_max"] = max(box["rss_max"], tree_rss(server.process.pid))
+                box["rss_max"] = max(box["rss_max"], tree_rss(pid))
+                box["cpu_server"] = tree_cpu(pid) - began[0]
+                box["cpu_client"] = time.process_time() - began[1]
+                box["cpu_wall"] = time.perf_counter() - began[2]
 
         threading.Thread(target=target, args=(server.port, count, stop, box), daemon=True).start()
         threading.Thread(target=watch, daemon=True).start()
@@ -540,10 +566,14 @@ def print_table(name: str, results: list, opts, label: str) -> bool:
 def print_extra(extra) -> bool:
     """What a scenario's companion did (attack, slow-loris, ingest); False if the ingest failed."""
     if isinstance(extra, dict) and "rss_start" in extra:
-        counts = ", ".join(f"{k} {v}" for k, v in extra.items() if not k.startswith("rss"))
+        counts = ", ".join(f"{k} {v}" for k, v in extra.items() if not k.startswith(("rss", "cpu")))
         print(
             f"{'':<26} server RSS {extra['rss_start'] / MIB:.0f} MiB at the start, at most "
             f"{max(extra['rss_max'], extra['rss_start']) / MIB:.0f} MiB; {counts or 'nothing closed'}"
+        )
+        print(
+            f"{'':<26} CPU over {extra['cpu_wall']:.0f} s: server {extra['cpu_server']:.0f} s, "
+            f"this client (attacker and reviewers) {extra['cpu_client']:.0f} s, on {os.cpu_count()} cores"
         )
     elif isinstance(extra, dict):
         print(f"{'':<26} ingest: {extra.get('seconds', 0):.0f} s, exit {extra.get('rc')}")
