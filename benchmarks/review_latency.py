@@ -323,9 +323,9 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) used so far by a process and its descendants (/proc)."""
-    pids, total, at = [pid], 0.0, 0
+def tree_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds (user, system) used so far by a process and its descendants (/proc)."""
+    pids, user, system, at = [pid], 0.0, 0.0, 0
     while at < len(pids):
         current = pids[at]
         at += 1
@@ -334,10 +334,11 @@ def tree_cpu(pid: int) -> float:
                 pids += [int(child) for child in children.read().split()]
             with open(f"/proc/{current}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            user += int(fields[11]) / os.sysconf("SC_CLK_TCK")
+            system += int(fields[12]) / os.sysconf("SC_CLK_TCK")
         except OSError:
             continue
-    return total
+    return user, system
 
 
 def attack(server, target, count: int):
@@ -348,13 +349,13 @@ def attack(server, target, count: int):
     def start(stop: threading.Event) -> dict:
         assert server.process is not None
         pid = server.process.pid
-        box = {"rss_start": tree_rss(pid), "rss_max": 0, "cpu_server": 0.0, "cpu_client": 0.0, "cpu_wall": 0.0}
+        box = {"rss_start": tree_rss(pid), "rss_max": 0, "cpu_server": (0.0, 0.0), "cpu_client": 0.0, "cpu_wall": 0.0}
         began = (tree_cpu(pid), time.process_time(), time.perf_counter())
 
         def watch() -> None:
             while not stop.wait(0.5):
                 box["rss_max"] = max(box["rss_max"], tree_rss(pid))
-                box["cpu_server"] = tree_cpu(pid) - began[0]
+                box["cpu_server"] = tuple(now - then for now, then in zip(tree_cpu(pid), began[0]))
                 box["cpu_client"] = time.process_time() - began[1]
                 box["cpu_wall"] = time.perf_counter() - began[2]
 
@@ -572,7 +573,8 @@ def print_extra(extra) -> bool:
             f"{max(extra['rss_max'], extra['rss_start']) / MIB:.0f} MiB; {counts or 'nothing closed'}"
         )
         print(
-            f"{'':<26} CPU over {extra['cpu_wall']:.0f} s: server {extra['cpu_server']:.0f} s, "
+            f"{'':<26} CPU over {extra['cpu_wall']:.0f} s: server {sum(extra['cpu_server']):.0f} s "
+            f"(user {extra['cpu_server'][0]:.0f}, system {extra['cpu_server'][1]:.0f}), "
             f"this client (attacker and reviewers) {extra['cpu_client']:.0f} s, on {os.cpu_count()} cores"
         )
     elif isinstance(extra, dict):

@@ -6,7 +6,8 @@ Python thread nor a database lock, and many of them must not take every connecti
 grow the memory without a budget. granian does the HTTP: it accepts, parses and times out
 connections in Rust (`http1 header read timeout` = `read_timeout`), keeps thousands of them
 open per worker (`backpressure`, bounded by the file-descriptor limit, not by threads),
-restarts a worker that dies and stops gracefully on SIGTERM (reloads on SIGHUP).
+stops gracefully on SIGTERM and replaces its workers on SIGHUP (a worker that dies stops the
+server, for the service manager to restart).
 
 The app is served through granian's RSGI interface by `BufferedApp`, the glue between the two
 (no HTTP is parsed here): on granian's event loop it reads each request body whole, within
@@ -18,7 +19,24 @@ then hands the request to one of `threads` threads that run the Flask app (WSGI)
 - a view (and the write transaction it may open) never waits on the network; a
   `Content-Length` over `MAX_CONTENT_LENGTH` is given to the app unread, which answers 413 in
   its own words, and the connection is closed;
-- memory for request bodies is bounded: `body_budget` + connections × `SMALL_BODY`.
+- memory for request bodies is bounded: `body_budget` + connections × `SMALL_BODY`;
+- a response body over `STREAM_BATCH` bytes (a download) is streamed a batch at a time, not
+  built whole in memory (granian's RSGI stream has no backpressure, though: a client slower
+  than the app leaves the unsent rest in the worker's memory; docs/deploy.md);
+- the listening socket is made before anything says the server is up (`listen`).
+
+Why not granian's own WSGI interface (`--interface wsgi`), which would need no glue: read in
+granian 2.8's source and measured (docs/deploy.md §8, `benchmarks/review_latency.py --wsgi`),
+it calls the app on one of its blocking threads as soon as the head has arrived
+(src/wsgi/callbacks.rs, `spawn_blocking`), and `wsgi.input` reads the body from that thread,
+blocking it (src/wsgi/types.rs, `block_on`); no deadline applies to the body (the HTTP/1
+header read timeout covers the head only) and no size limit but the app's own. So each stalled
+or trickling body holds a Python thread until its client gives up: with 2 workers x 8 threads,
+40 slow-loris clients took paced reviewers' p95 from 17.7 ms to 59 s (3,332x the quiet run;
+here 1.09x), and 600 stalled 1 MiB bodies left not one of 200 reviewer requests answered
+within 120 s (here 0.60x). More blocking threads only move the line (and PostgreSQL needs a
+connection per thread). Its memory stays bounded (bodies are read only by a thread), and its
+downloads have backpressure (a bounded channel, a thread blocked per slow downloader).
 
 `curator serve --dev` keeps Flask's reloader.
 """
@@ -66,11 +84,13 @@ class BufferedApp:
     async def __rsgi__(self, scope: Any, proto: Any) -> None:
         if scope.proto != "http":
             return
+        length = scope.headers.get("content-length", "")
+        announced = int(length) if length.isdigit() else 0
+        if self.over_budget(announced):  # answered before anything is built: a flood's cheapest answer
+            return plain(proto, 503, "The server is busy: try again in a moment.\n", [("Retry-After", "1")])
         environ = wsgi_environ(scope)
-        length = environ.get("CONTENT_LENGTH", "")
         if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
             return plain(proto, 411, CHUNKED)
-        announced = int(length) if length.isdigit() else 0
         close = False
         if announced and (self.max_body is None or announced <= self.max_body):
             body = await self.read_body(scope, proto, announced)
@@ -91,12 +111,17 @@ class BufferedApp:
             await self.stream(proto, status, headers, data, rest)
         return None
 
+    def over_budget(self, announced: int) -> bool:
+        """A larger body the app would read (not over `max_body`: the app answers that 413) that
+        does not fit in what is left of the budget now."""
+        if announced <= SMALL_BODY or (self.max_body is not None and announced > self.max_body):
+            return False
+        return self.buffered + announced > self.body_budget
+
     async def read_body(self, scope: Any, proto: Any, announced: int) -> bytes | None:
-        """The whole body, or None once a 408 or 503 has been answered instead."""
+        """The whole body (its bytes reserved in the budget while they come; `over_budget` was
+        checked just before, with no await between), or None once a 408 has been answered."""
         reserved = announced if announced > SMALL_BODY else 0
-        if reserved and self.buffered + reserved > self.body_budget:
-            plain(proto, 503, "The server is busy: try again in a moment.\n", [("Retry-After", "1")])
-            return None
         self.buffered += reserved
         try:
             body = await asyncio.wait_for(receive(proto, announced), self.read_timeout)
