@@ -34,8 +34,9 @@ header read timeout covers the head only) and no size limit but the app's own. S
 or trickling body holds a Python thread until its client gives up: with 2 workers x 8 threads,
 40 slow-loris clients took paced reviewers' p95 from 17.7 ms to 59 s (3,332x the quiet run;
 here 1.09x), and 600 stalled 1 MiB bodies left not one of 200 reviewer requests answered
-within 120 s (here 0.60x). More blocking threads only move the line (and PostgreSQL needs a
-connection per thread). Its memory stays bounded (bodies are read only by a thread), and its
+within 120 s (here 0.60x). More blocking threads only move the line: 64 a worker absorbed the
+40 slow-loris clients, but the 600 bodies still left 1 of 120 requests answered while granian
+grew from 249 to 562 MiB (a body per thread), and PostgreSQL needs a connection per thread. Its memory stays bounded (bodies are read only by a thread), and its
 downloads have backpressure (a bounded channel, a thread blocked per slow downloader).
 
 `curator serve --dev` keeps Flask's reloader.
