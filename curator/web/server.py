@@ -36,8 +36,10 @@ or trickling body holds a Python thread until its client gives up: with 2 worker
 here 1.09x), and 600 stalled 1 MiB bodies left not one of 200 reviewer requests answered
 within 120 s (here 0.60x). More blocking threads only move the line: 64 a worker absorbed the
 40 slow-loris clients, but the 600 bodies still left 1 of 120 requests answered while granian
-grew from 249 to 562 MiB (a body per thread), and PostgreSQL needs a connection per thread. Its memory stays bounded (bodies are read only by a thread), and its
-downloads have backpressure (a bounded channel, a thread blocked per slow downloader).
+grew from 249 to 562 MiB (a body per thread), and PostgreSQL needs a connection per thread.
+What it does better: its memory is bounded by threads x bodies (a body is read only by a
+thread), and its downloads have backpressure (a bounded channel; a thread blocked per slow
+downloader).
 
 `curator serve --dev` keeps Flask's reloader.
 """
