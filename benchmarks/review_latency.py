@@ -34,7 +34,8 @@ round-robin upstream does.
 
 Usage: python benchmarks/review_latency.py [--backend sqlite,postgresql] [--data ../shared/data]
        [--database URL ...] [--scale 1.0] [--workers 2 --threads 8] [--hosts 1]
-       [--scenarios p20,p100,np,loris,loris40,conns,bodies,ingest] [--compare CHECKOUT]
+       [--scenarios p20,p100,np,loris,loris40,conns,bodies,ingest]
+       [--compare CHECKOUT | --wsgi [--wsgi-threads N]] [--flood]
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,29 +144,6 @@ class Tally:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def decide(
-    send: Callable[..., requests.Response], tally: Tally, item: int, decision: str, request_id: str
-) -> requests.Response | None:
-    """POST one decision, waiting out 503s (Retry-After) as review.js does; None (the failure
-    tallied) when the request cannot be sent."""
-    while True:
-        try:
-            r = send(
-                "POST",
-                f"/items/{item}/decision",
-                json={"decision": decision, "seconds": 5, "request_id": request_id},
-            )
-        except requests.RequestException as exc:
-            with tally.lock:
-                tally.errors.append(repr(exc))
-            return None
-        if r.status_code != 503:
-            return r
-        with tally.lock:
-            tally.busy += 1
-        time.sleep(float(r.headers.get("Retry-After", 1)))
-
-
 def reviewer(
     bases: list[str],
     lang: str,
@@ -206,8 +183,12 @@ def reviewer(
     while current is not None and (k < items or (items == 0 and not stop.is_set())):
         request_id = f"{tag}-{token[:12]}-{k}"
         t0 = time.perf_counter()
-        r = decide(send, tally, current, ("accept", "reject")[k % 2], request_id)
-        if r is None:
+        body = {"decision": ("accept", "reject")[k % 2], "seconds": 5, "request_id": request_id}
+        try:
+            r = decide(send, f"/items/{current}/decision", body, tally)
+        except requests.RequestException as exc:
+            with tally.lock:
+                tally.errors.append(repr(exc))
             return
         if r.status_code >= 300:
             with tally.lock:
@@ -228,6 +209,18 @@ def reviewer(
                 tally.errors.append("GET next item failed")
         k += 1
         time.sleep(rng.uniform(*pause))
+
+
+def decide(send, path: str, body: dict, tally: Tally) -> requests.Response:
+    """POST a decision; a 503 (busy) is sent again with the same request id after Retry-After,
+    as the review screen does, and counted."""
+    while True:
+        r = send("POST", path, json=body)
+        if r.status_code != 503:
+            return r
+        with tally.lock:
+            tally.busy += 1
+        time.sleep(float(r.headers.get("Retry-After", 1)))
 
 
 def slow_loris(port: int, stop: threading.Event, cut_off: list[int], lock: threading.Lock) -> None:
@@ -257,9 +250,9 @@ def still_open(sock: socket.socket) -> bool:
     return False
 
 
-def connection_hog(port: int, count: int, stop: threading.Event, box: dict) -> None:
-    """One client holding `count` connections that each sent one byte; each one the server
-    closes is opened again at once (the finding: ~2,200 took every connection slot)."""
+def hold(port: int, count: int, stop: threading.Event, box: dict, send, counted: str, again: float = 0.0) -> None:
+    """One client holding `count` connections, each given `send(sock)`; each one the server
+    answers or closes is counted in `box[counted]` and opened again, `again` seconds later."""
     import selectors
 
     chooser = selectors.DefaultSelector()
@@ -267,43 +260,7 @@ def connection_hog(port: int, count: int, stop: threading.Event, box: dict) -> N
     def open_one() -> None:
         try:
             sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-            sock.sendall(b"G")
-            chooser.register(sock, selectors.EVENT_READ)
-        except OSError:
-            box["failed"] = box.get("failed", 0) + 1
-
-    for _ in range(count):
-        open_one()
-    while not stop.is_set():
-        for key, _ in chooser.select(0.2):
-            chooser.unregister(key.fileobj)
-            key.fileobj.close()  # type: ignore[union-attr]
-            box["reopened"] = box.get("reopened", 0) + 1
-            open_one()
-    for key in list(chooser.get_map().values()):
-        key.fileobj.close()  # type: ignore[union-attr]
-
-
-MIB = 1 << 20
-
-
-def body_stallers(port: int, count: int, stop: threading.Event, box: dict, flood: bool = False) -> None:
-    """`count` requests announcing 1 MiB bodies and sending all but one byte; each one the
-    server answers (503 over its budget, 408 after the read timeout) or closes is sent again."""
-    import selectors
-
-    head = (
-        f"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {MIB}\r\n\r\n"
-    ).encode()
-    body = b"x" * (MIB - 1)
-    chooser = selectors.DefaultSelector()
-
-    def open_one() -> None:
-        try:
-            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-            sock.sendall(head)
-            with contextlib.suppress(OSError):  # refused and closed meanwhile
-                sock.sendall(body)
+            send(sock)
             chooser.register(sock, selectors.EVENT_READ)
         except OSError:
             box["failed"] = box.get("failed", 0) + 1
@@ -315,14 +272,39 @@ def body_stallers(port: int, count: int, stop: threading.Event, box: dict, flood
         for key, _ in answered:
             chooser.unregister(key.fileobj)
             key.fileobj.close()  # type: ignore[union-attr]
-            box["answered"] = box.get("answered", 0) + 1
-        # each slot sent again a second after its answer (--flood: at once, a bandwidth flood
-        # whose cost on these shared cores is mostly the client's own copying)
-        if answered and (flood or not stop.wait(1.0)):
+            box[counted] = box.get(counted, 0) + 1
+        if answered and (not again or not stop.wait(again)):
             for _ in answered:
                 open_one()
     for key in list(chooser.get_map().values()):
         key.fileobj.close()  # type: ignore[union-attr]
+
+
+def connection_hog(port: int, count: int, stop: threading.Event, box: dict) -> None:
+    """`count` connections that each sent one byte; each one the server closes is opened again
+    at once (the finding: ~2,200 took every connection slot)."""
+    hold(port, count, stop, box, lambda sock: sock.sendall(b"G"), "reopened")
+
+
+MIB = 1 << 20
+
+
+def body_stallers(port: int, count: int, stop: threading.Event, box: dict, flood: bool = False) -> None:
+    """`count` requests announcing 1 MiB bodies and sending all but one byte; each one the
+    server answers (503 over its budget, 408 after the read timeout) or closes is sent again
+    a second later (--flood: at once, a bandwidth flood whose cost on these shared cores is
+    mostly the client's own copying)."""
+    head = (
+        f"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {MIB}\r\n\r\n"
+    ).encode()
+    body = b"x" * (MIB - 1)
+
+    def send(sock: socket.socket) -> None:
+        sock.sendall(head)
+        with contextlib.suppress(OSError):  # refused and closed meanwhile
+            sock.sendall(body)
+
+    hold(port, count, stop, box, send, "answered", again=0.0 if flood else 1.0)
 
 
 def tree_rss(pid: int) -> int:
@@ -341,17 +323,41 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def tree_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds (user, system) used so far by a process and its descendants (/proc)."""
+    pids, user, system, at = [pid], 0.0, 0.0, 0
+    while at < len(pids):
+        current = pids[at]
+        at += 1
+        try:
+            with open(f"/proc/{current}/task/{current}/children") as children:
+                pids += [int(child) for child in children.read().split()]
+            with open(f"/proc/{current}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            user += int(fields[11]) / os.sysconf("SC_CLK_TCK")
+            system += int(fields[12]) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            continue
+    return user, system
+
+
 def attack(server, target, count: int):
     """A scenario's companion: `target(port, count, stop, box)` on a thread, and the server's
-    memory (process and workers) sampled every half second into the box."""
+    memory (process and workers) sampled every half second into the box, with the CPU seconds
+    the server and this client (attacker and reviewers) used meanwhile."""
 
     def start(stop: threading.Event) -> dict:
         assert server.process is not None
-        box = {"rss_start": tree_rss(server.process.pid), "rss_max": 0}
+        pid = server.process.pid
+        box = {"rss_start": tree_rss(pid), "rss_max": 0, "cpu_server": (0.0, 0.0), "cpu_client": 0.0, "cpu_wall": 0.0}
+        began = (tree_cpu(pid), time.process_time(), time.perf_counter())
 
         def watch() -> None:
             while not stop.wait(0.5):
-                box["rss_max"] = max(box["rss_max"], tree_rss(server.process.pid))
+                box["rss_max"] = max(box["rss_max"], tree_rss(pid))
+                box["cpu_server"] = tuple(now - then for now, then in zip(tree_cpu(pid), began[0]))
+                box["cpu_client"] = time.process_time() - began[1]
+                box["cpu_wall"] = time.perf_counter() - began[2]
 
         threading.Thread(target=target, args=(server.port, count, stop, box), daemon=True).start()
         threading.Thread(target=watch, daemon=True).start()
@@ -404,7 +410,7 @@ def postgres():
 
 
 def run_backend(
-    name: str, url: str, opts, data: Path, work: Path, loaded: bool, serve_from: str | None = None
+    name: str, url: str, opts, data: Path, work: Path, loaded: bool, serve_from: str | None = None, wsgi: bool = False
 ) -> tuple[list, bool]:
     env = {**os.environ, "CURATOR_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     if not loaded:
@@ -428,8 +434,6 @@ def run_backend(
     tuples_copy = changed_tuples(data, work) if "ingest" in opts.scenarios.split(",") else None
     from contextlib import ExitStack
 
-    from curator.web.testing import ServeProcess
-
     results = []
     serve_env = {"CURATOR_SECRET_KEY": "bench"}
     if serve_from:  # the server from another checkout (--compare): the same database, machine and run
@@ -445,12 +449,7 @@ def run_backend(
             else:
                 stack.callback(store.stop)
                 serve_env["CURATOR_RATELIMIT_STORAGE"] = store.url
-        servers = [
-            stack.enter_context(
-                ServeProcess(url, "--workers", str(opts.workers), "--threads", str(opts.threads), env=serve_env)
-            )
-            for _ in range(opts.hosts)
-        ]
+        servers = [stack.enter_context(serve_process(url, opts, serve_env, wsgi)) for _ in range(opts.hosts)]
         bases = [server.url for server in servers]
         server = servers[0]
         paced = (2.0, 4.0)
@@ -504,15 +503,41 @@ def run_backend(
         for label, group, items, pause, during in runs:
             print(f"[{name}] {label}…", file=sys.stderr)
             results.append((label, scenario(bases, url, group, f"{name[:2]}{len(results)}", items, pause, during)))
-    return results, print_table(name, results, opts, serve_from)
+    return results, print_table(name, results, opts, server_label(opts, serve_from, wsgi))
 
 
-def print_table(name: str, results: list, opts, serve_from: str | None) -> bool:
+def server_label(opts, serve_from: str | None, wsgi: bool) -> str:
+    if wsgi:
+        return f"granian's own WSGI interface, no glue, {opts.wsgi_threads or opts.threads} blocking threads"
+    return f"from {serve_from}" if serve_from else "this checkout"
+
+
+def serve_process(url: str, opts, env: dict, wsgi: bool):
+    """`curator serve` (granian's RSGI interface and curator.web.server's glue); with `wsgi`,
+    granian's own WSGI interface running the same app on the same settings (--wsgi): as many
+    connections per worker, the same header read timeout (CURATOR_READ_TIMEOUT's default 10 s),
+    `--wsgi-threads` blocking threads (default: --threads) calling the app."""
+    from curator.web.server import connection_limit
+    from curator.web.testing import ServeProcess
+
+    if not wsgi:
+        return ServeProcess(url, "--workers", str(opts.workers), "--threads", str(opts.threads), env=env)
+    server = ServeProcess(url, env={**env, "CURATOR_DATABASE_URL": url})
+    server.command = [
+        *(sys.executable, "-m", "granian", "--interface", "wsgi", "--factory", "--http", "1"),
+        *("--host", "127.0.0.1", "--port", str(server.port), "--workers", str(opts.workers)),
+        *("--blocking-threads", str(opts.wsgi_threads or opts.threads), "--backpressure", str(connection_limit())),
+        *("--http1-header-read-timeout", "10000", "curator.web:create_app"),
+    ]
+    return server
+
+
+def print_table(name: str, results: list, opts, label: str) -> bool:
     """One backend's table; False if a scenario lost a decision, answered 5xx or its ingest failed."""
     healthy = True
     hosts = f"{opts.hosts} x " if opts.hosts > 1 else ""
     print(
-        f"\n{name}: {hosts}curator serve ({f'from {serve_from}' if serve_from else 'this checkout'}, "
+        f"\n{name}: {hosts}curator serve ({label}, "
         f"{opts.workers} workers x {opts.threads} threads), "
         f"{os.cpu_count()} cores shared with the client threads; load average at the end "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
@@ -542,10 +567,15 @@ def print_table(name: str, results: list, opts, serve_from: str | None) -> bool:
 def print_extra(extra) -> bool:
     """What a scenario's companion did (attack, slow-loris, ingest); False if the ingest failed."""
     if isinstance(extra, dict) and "rss_start" in extra:
-        counts = ", ".join(f"{k} {v}" for k, v in extra.items() if not k.startswith("rss"))
+        counts = ", ".join(f"{k} {v}" for k, v in extra.items() if not k.startswith(("rss", "cpu")))
         print(
             f"{'':<26} server RSS {extra['rss_start'] / MIB:.0f} MiB at the start, at most "
             f"{max(extra['rss_max'], extra['rss_start']) / MIB:.0f} MiB; {counts or 'nothing closed'}"
+        )
+        print(
+            f"{'':<26} CPU over {extra['cpu_wall']:.0f} s: server {sum(extra['cpu_server']):.0f} s "
+            f"(user {extra['cpu_server'][0]:.0f}, system {extra['cpu_server'][1]:.0f}), "
+            f"this client (attacker and reviewers) {extra['cpu_client']:.0f} s, on {os.cpu_count()} cores"
         )
     elif isinstance(extra, dict):
         print(f"{'':<26} ingest: {extra.get('seconds', 0):.0f} s, exit {extra.get('rc')}")
@@ -568,9 +598,9 @@ def ratios(postgresql: list, sqlite: list) -> None:
             )
 
 
-def compare(before: list, now: list, name: str) -> None:
-    """This checkout's server against the other checkout's, scenario by scenario, same run."""
-    print(f"\n{name}: this checkout / --compare checkout, same run:")
+def compare(before: list, now: list, name: str, other: str = "--compare checkout") -> None:
+    """This checkout's server against the other one (checkout, or granian's WSGI mode), scenario by scenario, same run."""
+    print(f"\n{name}: this checkout / {other}, same run:")
     print(f"{'scenario':<26} {'p95 before':>10} {'p95 now':>8} {'ratio':>7}")
     for (label, old), (_, new) in zip(before, now):
         a, b = sorted(new["tally"].latencies), sorted(old["tally"].latencies)
@@ -605,6 +635,13 @@ def main() -> None:
         "on the same database, and print p95 now / before per scenario",
     )
     parser.add_argument(
+        "--wsgi",
+        action="store_true",
+        help="also serve with granian's own WSGI interface (no glue) first, on the same database, and "
+        "print p95 glue / WSGI per scenario (docs/deploy.md: why the glue)",
+    )
+    parser.add_argument("--wsgi-threads", type=int, default=0, help="--wsgi: blocking threads (default: --threads)")
+    parser.add_argument(
         "--scenarios",
         default="p20,p100,np,loris,loris40,conns,bodies,ingest",
         help="comma-separated subset: p20 p100 (paced), np (no pause), loris (1 slow-loris), "
@@ -631,13 +668,15 @@ def main() -> None:
                 url = server.url("bench")
             try:
                 loaded = name in given
-                if opts.compare:  # first the other checkout's server (e.g. before issue 38), then this one's
-                    before, _ = run_backend(name, url, opts, data, work, loaded=loaded, serve_from=opts.compare)
+                if opts.compare or opts.wsgi:  # first the other server (before issue 38; WSGI), then this one
+                    before, _ = run_backend(
+                        name, url, opts, data, work, loaded=loaded, serve_from=opts.compare, wsgi=opts.wsgi
+                    )
                     loaded = True
                 measured[name], ok = run_backend(name, url, opts, data, work, loaded=loaded)
                 healthy &= ok
-                if opts.compare:
-                    compare(before, measured[name], name)
+                if opts.compare or opts.wsgi:
+                    compare(before, measured[name], name, "granian WSGI" if opts.wsgi else "--compare checkout")
             finally:
                 if name == "postgresql" and name not in given:
                     server.stop()

@@ -167,7 +167,7 @@ def test_serve_takes_its_defaults_from_the_settings(engine, db_url):
         log = proc.read_log()
     assert f"serving on http://127.0.0.1:{proc.port} (1 workers x 3 threads)" in log, log
     help_text = " ".join(CliRunner().invoke(main, ["serve", "--help"], terminal_width=1000).output.split())
-    for name in ("host", "port", "workers", "threads", "worker_timeout", "graceful_timeout", "read_timeout"):
+    for name in ("host", "port", "workers", "threads", "graceful_timeout", "read_timeout"):
         assert f"[default: ${ENV[name]}, else {default(name)}]" in help_text, name
 
 

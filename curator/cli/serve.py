@@ -9,7 +9,7 @@ import click
 
 from curator.cli.common import Context, pass_ctx
 from curator.core.db import unit_of_work
-from curator.core.settings import ENV, Settings, default
+from curator.core.settings import ENV, Settings, check_retired, default
 
 SEED = Path(__file__).resolve().parent.parent / "demo" / "data"
 
@@ -71,15 +71,6 @@ def _range(name: str, integer: bool = True) -> click.ParamType:
     help=_setting("threads", "Threads per worker: requests served at once by each process."),
 )
 @click.option(
-    "--timeout",
-    default=None,
-    type=_range("worker_timeout"),
-    help=_setting(
-        "worker_timeout",
-        "Accepted for existing command lines; granian has no silent-worker kill (a worker that dies is restarted).",
-    ),
-)
-@click.option(
     "--graceful-timeout",
     default=None,
     type=_range("graceful_timeout"),
@@ -116,7 +107,6 @@ def serve(
     port: int | None,
     workers: int | None,
     threads: int | None,
-    timeout: int | None,
     graceful_timeout: int | None,
     read_timeout: float | None,
     keepalive: int | None,
@@ -141,12 +131,12 @@ def serve(
         "port": port,
         "workers": workers,
         "threads": threads,  # each worker's pool: a connection per thread
-        "worker_timeout": timeout,
         "graceful_timeout": graceful_timeout,
         "read_timeout": read_timeout,
         "keepalive": keepalive,
         "access_log": access_log,
     }
+    check_retired()  # CURATOR_WORKER_TIMEOUT: one line saying it is gone, not a knob silently ignored
     settings = replace(ctx.settings, **{k: v for k, v in given.items() if v is not None})
     host, port = settings.host, settings.port
     if dev:
@@ -163,12 +153,16 @@ def serve(
     if dev:
         create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
         return
-    from curator.web.server import granian_server
+    from curator.web.server import granian_server, listen
 
+    try:  # listening before the line below: a client that connects once it is printed is not refused
+        listener = listen(host, port)
+    except OSError as exc:
+        raise CuratorError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    port = listener.getsockname()[1]  # the one chosen, for port 0
     server, load = granian_server(
         lambda: create_app(settings),
-        host=host,
-        port=port,
+        listener=listener,
         workers=settings.workers,
         threads=settings.threads,
         read_timeout=settings.read_timeout,

@@ -64,7 +64,6 @@ class Settings:
     host: str = "127.0.0.1"  # loopback: nginx in front, or a private address on an app host
     port: int = 5000
     workers: int = 2  # server (granian) processes: about one per core (SQLite has one writer at a time anyway)
-    worker_timeout: int = 30  # accepted for existing command lines; granian has no silent-worker kill
     graceful_timeout: int = 30  # seconds to finish the requests in flight on SIGHUP / SIGTERM
     read_timeout: float = 10.0  # seconds a whole request (line, headers, body) may take to arrive
     keepalive: int = 5  # 0: no keep-alive; else granian keeps an idle connection until the read timeout
@@ -96,7 +95,6 @@ class Settings:
         "port": (0, 65535),
         "workers": (1, 64),
         "threads": (1, 256),
-        "worker_timeout": (1, None),
         "graceful_timeout": (1, None),
         "read_timeout": (0.1, None),
         "keepalive": (0, None),
@@ -143,7 +141,6 @@ class Settings:
             host=_text(env, "host"),
             port=_number(env, "port", int, "a port number"),
             workers=_number(env, "workers", int, "a number of processes"),
-            worker_timeout=_number(env, "worker_timeout", int, "whole seconds"),
             graceful_timeout=_number(env, "graceful_timeout", int, "whole seconds"),
             read_timeout=_number(env, "read_timeout", float, "seconds"),
             keepalive=_number(env, "keepalive", int, "whole seconds"),
@@ -269,7 +266,6 @@ ENV: dict[str, str] = {
     "host": "CURATOR_HOST",
     "port": "CURATOR_PORT",
     "workers": "CURATOR_WORKERS",
-    "worker_timeout": "CURATOR_WORKER_TIMEOUT",
     "graceful_timeout": "CURATOR_GRACEFUL_TIMEOUT",
     "read_timeout": "CURATOR_READ_TIMEOUT",
     "keepalive": "CURATOR_KEEPALIVE",
@@ -287,6 +283,24 @@ ENV: dict[str, str] = {
     "session_idle": "CURATOR_SESSION_IDLE",
     "session_lifetime": "CURATOR_SESSION_LIFETIME",
 }
+
+
+# `curator serve` variables that meant something once: refused at start (one line saying what
+# replaces them), never silently ignored
+RETIRED = {
+    "CURATOR_WORKER_TIMEOUT": (
+        "gone with gunicorn (granian kills no busy worker): remove it; CURATOR_READ_TIMEOUT bounds how long "
+        "a request may take to arrive, CURATOR_GRACEFUL_TIMEOUT how long a stop or reload waits"
+    ),
+}
+
+
+def check_retired(environ: Mapping[str, str] | None = None) -> None:
+    """Refuse a retired variable that is set (an InputError naming it and what replaces it)."""
+    env = os.environ if environ is None else environ
+    for name, instead in RETIRED.items():
+        if env.get(name):
+            raise InputError(name, instead)
 
 
 def default(name: str) -> Any:

@@ -6,7 +6,8 @@ Python thread nor a database lock, and many of them must not take every connecti
 grow the memory without a budget. granian does the HTTP: it accepts, parses and times out
 connections in Rust (`http1 header read timeout` = `read_timeout`), keeps thousands of them
 open per worker (`backpressure`, bounded by the file-descriptor limit, not by threads),
-restarts a worker that dies and stops gracefully on SIGTERM (reloads on SIGHUP).
+stops gracefully on SIGTERM and replaces its workers on SIGHUP (a worker that dies stops the
+server, for the service manager to restart).
 
 The app is served through granian's RSGI interface by `BufferedApp`, the glue between the two
 (no HTTP is parsed here): on granian's event loop it reads each request body whole, within
@@ -18,7 +19,27 @@ then hands the request to one of `threads` threads that run the Flask app (WSGI)
 - a view (and the write transaction it may open) never waits on the network; a
   `Content-Length` over `MAX_CONTENT_LENGTH` is given to the app unread, which answers 413 in
   its own words, and the connection is closed;
-- memory for request bodies is bounded: `body_budget` + connections × `SMALL_BODY`.
+- memory for request bodies is bounded: `body_budget` + connections × `SMALL_BODY`;
+- a response body over `STREAM_BATCH` bytes (a download) is streamed a batch at a time, not
+  built whole in memory (granian's RSGI stream has no backpressure, though: a client slower
+  than the app leaves the unsent rest in the worker's memory; docs/deploy.md);
+- the listening socket is made before anything says the server is up (`listen`).
+
+Why not granian's own WSGI interface (`--interface wsgi`), which would need no glue: read in
+granian 2.8's source and measured (docs/deploy.md §8, `benchmarks/review_latency.py --wsgi`),
+it calls the app on one of its blocking threads as soon as the head has arrived
+(src/wsgi/callbacks.rs, `spawn_blocking`), and `wsgi.input` reads the body from that thread,
+blocking it (src/wsgi/types.rs, `block_on`); no deadline applies to the body (the HTTP/1
+header read timeout covers the head only) and no size limit but the app's own. So each stalled
+or trickling body holds a Python thread until its client gives up: with 2 workers x 8 threads,
+40 slow-loris clients took paced reviewers' p95 from 17.7 ms to 59 s (3,332x the quiet run;
+here 1.09x), and 600 stalled 1 MiB bodies left not one of 200 reviewer requests answered
+within 120 s (here 0.60x). More blocking threads only move the line: 64 a worker absorbed the
+40 slow-loris clients, but the 600 bodies still left 1 of 120 requests answered while granian
+grew from 249 to 562 MiB (a body per thread), and PostgreSQL needs a connection per thread.
+What it does better: its memory is bounded by threads x bodies (a body is read only by a
+thread), and its downloads have backpressure (a bounded channel; a thread blocked per slow
+downloader).
 
 `curator serve --dev` keeps Flask's reloader.
 """
@@ -28,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import socket
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -65,11 +87,13 @@ class BufferedApp:
     async def __rsgi__(self, scope: Any, proto: Any) -> None:
         if scope.proto != "http":
             return
+        length = scope.headers.get("content-length", "")
+        announced = int(length) if length.isdigit() else 0
+        if self.over_budget(announced):  # answered before anything is built: a flood's cheapest answer
+            return plain(proto, 503, "The server is busy: try again in a moment.\n", [("Retry-After", "1")])
         environ = wsgi_environ(scope)
-        length = environ.get("CONTENT_LENGTH", "")
         if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
             return plain(proto, 411, CHUNKED)
-        announced = int(length) if length.isdigit() else 0
         close = False
         if announced and (self.max_body is None or announced <= self.max_body):
             body = await self.read_body(scope, proto, announced)
@@ -81,18 +105,26 @@ class BufferedApp:
             environ["wsgi.input"] = io.BytesIO()
             close = announced > 0
         loop = asyncio.get_running_loop()
-        status, headers, data = await loop.run_in_executor(self.pool, self.call, environ)
+        status, headers, data, rest = await loop.run_in_executor(self.pool, self.call, environ)
         if close:
             headers = [*headers, ("Connection", "close")]
-        proto.response_bytes(status, headers, data)
+        if rest is None:
+            proto.response_bytes(status, headers, data)
+        else:
+            await self.stream(proto, status, headers, data, rest)
         return None
 
+    def over_budget(self, announced: int) -> bool:
+        """A larger body the app would read (not over `max_body`: the app answers that 413) that
+        does not fit in what is left of the budget now."""
+        if announced <= SMALL_BODY or (self.max_body is not None and announced > self.max_body):
+            return False
+        return self.buffered + announced > self.body_budget
+
     async def read_body(self, scope: Any, proto: Any, announced: int) -> bytes | None:
-        """The whole body, or None once a 408 or 503 has been answered instead."""
+        """The whole body (its bytes reserved in the budget while they come; `over_budget` was
+        checked just before, with no await between), or None once a 408 has been answered."""
         reserved = announced if announced > SMALL_BODY else 0
-        if reserved and self.buffered + reserved > self.body_budget:
-            plain(proto, 503, "The server is busy: try again in a moment.\n", [("Retry-After", "1")])
-            return None
         self.buffered += reserved
         try:
             body = await asyncio.wait_for(receive(proto, announced), self.read_timeout)
@@ -112,21 +144,70 @@ class BufferedApp:
         finally:
             self.buffered -= reserved
 
-    def call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
-        """Run the WSGI app on a pool thread: status, headers and the whole body."""
+    def call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes, Body | None]:
+        """Run the WSGI app on a pool thread: status, headers, the body's first `STREAM_BATCH`
+        bytes, and the rest of it (None when that was all: every page and API answer)."""
         started: list[Any] = []
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
             started[:] = [int(status.split(" ", 1)[0]), headers]
 
-        result = self.wsgi(environ, start_response)
+        body = Body(self.wsgi(environ, start_response))
         try:
-            data = b"".join(result)
+            data = body.next_batch()
+        except BaseException:
+            body.close()
+            raise
+        if body.done:
+            body.close()
+            return started[0], started[1], data, None
+        return started[0], started[1], data, body
+
+    async def stream(self, proto: Any, status: int, headers: list[tuple[str, str]], data: bytes, rest: Body) -> None:
+        """A large body (a download: send_file, a generator) sent as the app makes it, a batch
+        at a time read on a pool thread (a thread holds it only while reading a batch, never
+        while the client is slow), instead of the whole of it in memory."""
+        loop = asyncio.get_running_loop()
+        try:
+            transport = proto.response_stream(status, headers)
+            await transport.send_bytes(data)
+            while not rest.done:
+                data = await loop.run_in_executor(self.pool, rest.next_batch)
+                if data:
+                    await transport.send_bytes(data)
+        except Exception as exc:  # the client went away (granian's ProtocolClosed), or the app failed mid-body
+            log.warning("a streamed response (%s) stopped before its end: %r", status, exc)
         finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
-        return started[0], started[1], data
+            await loop.run_in_executor(self.pool, rest.close)
+
+
+STREAM_BATCH = 256 * 1024  # bytes: a body up to this is sent whole (one hop); a longer one is streamed
+
+
+class Body:
+    """A WSGI app's response body, read `STREAM_BATCH` bytes at a time (on a pool thread)."""
+
+    def __init__(self, result: Iterable[bytes]):
+        self.result = result
+        self.chunks = iter(result)
+        self.done = False
+
+    def next_batch(self) -> bytes:
+        parts: list[bytes] = []
+        size = 0
+        while size < STREAM_BATCH:
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                self.done = True
+                break
+            parts.append(chunk)
+            size += len(chunk)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def close(self) -> None:
+        close = getattr(self.result, "close", None)
+        if close is not None:
+            close()
 
 
 async def receive(proto: Any, announced: int) -> bytes:
@@ -177,11 +258,30 @@ def wsgi_environ(scope: Any) -> dict[str, Any]:
     return environ
 
 
+BACKLOG = 2048  # connections the kernel queues (handshake done) until a worker accepts them
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound and listening, made before anything says the server is up.
+
+    granian on Linux lets each worker bind a socket of its own (SO_REUSEPORT) once it has built
+    the app, about a second after granian's "Listening at" line: a client that connected at
+    once was refused (ECONNREFUSED), and on SIGHUP the connections queued at an old worker's
+    socket were reset (without net.ipv4.tcp_migrate_req). One socket listening from here on,
+    shared by the workers (as gunicorn does), makes a connection wait in the backlog for a
+    worker instead; and without SO_REUSEPORT a second server on the same port is refused (an
+    OSError: 'Address already in use') instead of silently sharing it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family, backlog=BACKLOG)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as granian's own socket; inherited on accept
+    sock.set_inheritable(True)
+    return sock
+
+
 def granian_server(
     make_app: Callable[[], Callable[..., Iterable[bytes]]],
     *,
-    host: str,
-    port: int,
+    listener: socket.socket,
     workers: int,
     threads: int,
     read_timeout: float,
@@ -192,9 +292,20 @@ def granian_server(
 ) -> tuple[Any, Callable[[str], BufferedApp]]:
     """granian's server set up from curator's settings, and the loader that builds each worker's
     app: `server.serve(target_loader=load)` runs until SIGTERM/SIGINT (SIGHUP: new workers)."""
+    from granian._granian import SocketHolder
     from granian.constants import HTTPModes, Interfaces
     from granian.http import HTTP1Settings
     from granian.server import Server
+
+    class SharedSocketServer(Server):  # type: ignore[misc, valid-type]
+        """granian's server on `listener` (see `listen`): what granian does with a shared socket
+        where SO_REUSEPORT is not available (its MPServer._init_shared_socket, non-Linux branch)."""
+
+        def _init_shared_socket(self) -> None:
+            self._ssp = None
+            self._shd = SocketHolder(listener.fileno(), False, BACKLOG)  # type: ignore[call-arg]
+            self._sfd = listener.fileno()
+            self._sso = listener
 
     connections = connection_limit()
 
@@ -207,7 +318,8 @@ def granian_server(
             body_budget=body_budget(max_body, threads),
         )
 
-    server = Server(
+    host, port = listener.getsockname()[:2]
+    server = SharedSocketServer(
         "curator.web:create_app",  # a name for the log; `load` builds the app
         address=host,
         port=port,
@@ -215,7 +327,7 @@ def granian_server(
         workers=workers,
         http=HTTPModes.http1,
         websockets=False,
-        backlog=2048,
+        backlog=BACKLOG,
         backpressure=connections,  # connections per worker: bounded by file descriptors, not threads
         http1_settings=HTTP1Settings(
             header_read_timeout=max(1, min(60_000, int(read_timeout * 1000))),  # also idle keep-alive
