@@ -161,11 +161,6 @@ ROWS: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
-        "CURATOR_WORKER_TIMEOUT",
-        "accepted for existing command lines, no effect: granian kills no busy worker (`--timeout`)",
-        None,
-    ),
-    (
         "CURATOR_GRACEFUL_TIMEOUT",
         "seconds to finish the requests in flight on SIGHUP or SIGTERM (`--graceful-timeout`)",
         None,
