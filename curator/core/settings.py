@@ -300,7 +300,7 @@ def check_retired(environ: Mapping[str, str] | None = None) -> None:
     env = os.environ if environ is None else environ
     for name, instead in RETIRED.items():
         if env.get(name):
-            raise InputError(name, instead)
+            raise InputError(instead, location=name)
 
 
 def default(name: str) -> Any:
