@@ -60,7 +60,7 @@ class RelationData:
 
     @property
     def annotated(self) -> bool:
-        return any(annotated.is_annotated(t) for t in self.templates)
+        return any(annotated.accepts(t, self.language) for t in self.templates)
 
     def filled(self) -> list[tuple[str, str]]:
         """(template, subject label) per query row, template-major (row q = template q // n, tuple
@@ -69,7 +69,7 @@ class RelationData:
         [X] and [Y] left for the scorer); a plain one is as written."""
         rows: list[tuple[str, str]] = []
         for template in self.templates:
-            if not annotated.is_annotated(template):
+            if not annotated.accepts(template, self.language):  # plain text, stray brackets and all
                 rows.extend((template, label) for _, label in self.subjects)
                 continue
             agreements = self.agreements or [annotated.Agreement()] * len(self.subjects)
@@ -112,20 +112,15 @@ def build(
 
 
 def with_agreement(items: list[RelationData], session: Session | None) -> list[RelationData]:
-    """Each relation with an annotated template gets its tuples' agreements: the subject's and the
+    """Each relation with an annotated template (`annotated.accepts`: the one rule; any other
+    text, stray brackets and all, is plain) gets its tuples' agreements: the subject's and the
     gold object's gender and number in the relation's language (`core.agreement`, from the
-    genders and classes stored in `session`; None: the label rules alone). A template whose
-    annotations cannot be filled is an InputError naming it, before any model loads."""
+    genders and classes stored in `session`; None: the label rules alone)."""
     from curator.core.agreement import entity_guesses, query_agreement
 
     for data in items:
         if not data.annotated:
             continue
-        for template in data.templates:
-            try:
-                annotated.check(template, data.language)
-            except annotated.AnnotationError as exc:
-                raise InputError(f"{data.language} {data.relation}", f"template {template!r}: {exc}") from None
         labels = dict(data.candidates)
         entities = {**{uri: labels[uri] for uri in set(data.objects)}, **dict(data.subjects)}
         guesses = entity_guesses(session, entities, data.language)
@@ -149,9 +144,7 @@ def from_directory(
     for record in Release(root).relations(languages, relations, require_tuples=True):
         assert record.tuples is not None  # require_tuples
         tuples = [t for t in record.tuples if not t["from_english"]]
-        yield build(
-            record.language, record.relation, [p.template for p in record.patterns], tuples, drop_repeated_subjects
-        )
+        yield build(record.language, record.relation, record.templates(), tuples, drop_repeated_subjects)
 
 
 def from_version(

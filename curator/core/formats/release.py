@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 
+from curator.core import annotated as annotations
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, iter_jsonl, optional, require
 from curator.core.formats.layout import RELATION_ID
@@ -103,6 +104,39 @@ class PatternRow:
         """The template the line stands for: its annotated form when it has one, else `pattern`
         (what a probe of the folder fills; mParaRel's code reads `pattern`)."""
         return self.annotated if self.annotated is not None else self.pattern
+
+
+def line_template(row: PatternRow, language: str, where: str) -> str:
+    """The template a patterns line stands for — THE rule every reader of a release folder
+    follows (`release import`, `curator probe` and `curator queries` on a folder; docs/release.md
+    "Annotated templates"): its `annotated` key when it has one, which must be an annotated
+    template the parser accepts whose plain form is the line's `pattern` (so that exporting it
+    again writes the same line), else its `pattern`, read as plain text. A `pattern` that is
+    itself an accepted annotated template is refused: an export writes it under `annotated`, and
+    mParaRel's code would read its brackets as words. A `pattern` with a bracket the parser does
+    not accept (an MT line kept as published, "[X] fan x] is [Y].") is plain text.
+    ReleaseError: one line naming file, line and field."""
+    if row.annotated is None:
+        if annotations.accepts(row.pattern, language):
+            raise ReleaseError(
+                where,
+                "holds an annotated template; `pattern` holds only [X]/[Y] (its plain form) and the "
+                "annotated one goes under `annotated`",
+                line=row.line,
+                field="pattern",
+            )
+        return row.pattern
+    if not annotations.is_annotated(row.annotated):
+        raise ReleaseError(where, "no annotation in it", line=row.line, field="annotated")
+    try:
+        plain = annotations.plain(row.annotated, language)
+    except annotations.AnnotationError as exc:
+        raise ReleaseError(where, str(exc), line=row.line, field="annotated") from None
+    if plain != row.pattern:
+        raise ReleaseError(
+            where, f"`pattern` is not the plain form of `annotated` ({plain!r})", line=row.line, field="pattern"
+        )
+    return row.annotated
 
 
 def parse_patterns(
@@ -285,6 +319,11 @@ class RelationRecord:
     relation: str
     patterns: list[PatternRow]
     tuples: list[TupleRow] | None  # None when the release has no tuples file for it
+    where: str = ""  # the patterns file, as errors name it
+
+    def templates(self) -> list[str]:
+        """The templates of the relation, each line read by `line_template` (the one rule)."""
+        return [line_template(row, self.language, self.where) for row in self.patterns]
 
 
 class Release:
@@ -372,6 +411,7 @@ class Release:
                 file.relation,
                 self.patterns(file.language, file.relation),
                 self.tuples(file.language, file.relation),
+                self.describe(file),
             )
 
     def manifest(self) -> dict[str, Any] | None:

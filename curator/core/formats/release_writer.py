@@ -74,16 +74,11 @@ def tuple_line(row: Mapping[str, object]) -> str:
 
 
 def pattern_line(template: str, checked: bool, language: str) -> dict[str, str | bool]:
-    """A patterns line: {"pattern", "checked-by-human"}, and "annotated" for a template holding a
-    supported annotation (then "pattern" is `annotated.plain`). A text with a stray bracket that is
-    no annotation (an MT line kept as published) is written as it is."""
-    if annotated.is_annotated(template):
-        try:
-            plain = annotated.plain(template, language)
-        except annotated.AnnotationError:
-            plain = None
-        if plain is not None:
-            return {"pattern": plain, "checked-by-human": checked, "annotated": template}
+    """A patterns line: {"pattern", "checked-by-human"}, and "annotated" for a template the parser
+    accepts (`annotated.accepts`; then "pattern" is `annotated.plain`). Any other text, a stray
+    bracket of an MT line kept as published too, is plain and written as it is."""
+    if annotated.accepts(template, language):
+        return {"pattern": annotated.plain(template, language), "checked-by-human": checked, "annotated": template}
     return {"pattern": template, "checked-by-human": checked}
 
 
