@@ -39,8 +39,8 @@ from collections import Counter
 from pathlib import Path
 
 from curator.core import annotated
-from curator.core.formats.release_writer import pattern_line
 from curator.core.agreement import guess, query_agreement
+from curator.core.formats.release_writer import pattern_line
 from curator.ingest.genders import read_classes, read_genders
 
 NOMINATIVE = re.compile(r"\[([XY])\.(?:Nom|NOM)\]")
