@@ -285,3 +285,57 @@ def test_queries_of_a_version_name(cli, tmp_path):
     text = {(r["template"], r["sub_uri"]): r["text"] for r in rows}
     assert text[FR_P19, "Q229341"] == "Olympe de Gouges est née à [Y] ."
     assert text[FR_P19, "Q86557"] == "Kurt Schwertsik est né à [Y] ."
+
+
+HE_P19 = "[X] [נולד;X-Gender=MASC|נולדה;X-Gender=FEM] ב[Y] ."  # X-FACTR's Hebrew P19 prompt
+
+
+def test_an_exported_release_fills_as_the_version_does(cli, sessions, empty_db_url, tmp_path):
+    """Regression (review of issue 39, P2-6): `release export` writes the stored genders and classes
+    of the entities of relations with an annotated template (genders.tsv, instanceof.tsv, in the
+    manifest), and a probe of the folder reads them: without any database it sends the queries
+    (and has the digest) of the version probed inside curator — for a woman in Hebrew, which has no
+    ending rule, that is the feminine form. The Hugging Face table keeps `annotated` (P2-5)."""
+    from curator.core.errors import CuratorError
+    from curator.probe.jobs import read_release
+    from tests.conftest import Cli
+
+    release = release_folder(tmp_path / "rel")
+    write(release / "patterns/he/P19.jsonl", json.dumps({"pattern": plain(HE_P19, "he"), "annotated": HE_P19}) + "\n")
+    write(release / "tuples/he/P19.jsonl", (release / "tuples/fr/P19.jsonl").read_text(encoding="utf-8"))
+    cli("ingest", "genders", genders_file(tmp_path))
+    cli("ingest", "instanceof", write(tmp_path / "classes.txt", "Q90\tQ515,city\tQ5119,capital\n"))
+    cli("release", "import", release, "--version", "h1")
+    out = tmp_path / "out"
+    cli("release", "export", "h1", out, "--hf")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert {"genders.tsv", "instanceof.tsv"} <= set(manifest["files"])
+    assert "Q272886\tfemale\n" in (out / "genders.tsv").read_text(encoding="utf-8")
+    assert (out / "instanceof.tsv").read_text(encoding="utf-8") == "Q90\tQ5119,capital\tQ515,city\n"
+
+    asked = ("--languages", "he,fr,es", "--json")
+    inside = [json.loads(line) for line in cli("queries", "h1", *asked).output.splitlines()]
+    outside = [json.loads(line) for line in Cli(empty_db_url)("queries", out, *asked).output.splitlines()]
+    assert outside == inside
+    woman = next(r for r in outside if r["language"] == "he" and r["sub_uri"] == "Q272886")
+    assert woman["text"] == "Claude Arrieu נולדה ב[Y] ."
+
+    def no_database():
+        raise CuratorError("no database")
+
+    folder = read_release(str(out), ["he", "fr", "es"], None, True, no_database)
+    version = read_release("h1", ["he", "fr", "es"], None, True, lambda: sessions)
+    assert [d.digest() for d in folder] == [d.digest() for d in version]
+
+    # the Hugging Face table: `annotated` beside `pattern`, null where a line has none
+    hf = [json.loads(line) for line in (out / "hf/patterns.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {(r["language"], r["pattern"], r["annotated"]) for r in hf if r["language"] == "he"} == {
+        ("he", plain(HE_P19, "he"), HE_P19)
+    }
+    assert any(r["annotated"] is None for r in hf)
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(out / "hf/patterns.parquet")
+    assert table.column_names == list(hf[0]) and table.column("annotated").to_pylist() == [r["annotated"] for r in hf]
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "`annotated`" in card and "genders.tsv" in card

@@ -7,6 +7,9 @@ OUT/patterns/<lang>/<REL>.jsonl   {"pattern": "[X] nació en [Y]", "checked-by-h
                                    "annotated": "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] à [Y]"}
                                   (`pattern` = its plain form: only [X]/[Y], what mParaRel's code reads)
 OUT/tuples/<lang>/<REL>.jsonl     {"sub_uri", "obj_uri", "obj_label", "sub_label", "lineid"}
+OUT/genders.tsv                   only with an annotated template: `<id>\t<male|female|none>` of the
+OUT/instanceof.tsv                entities of its relations and `<id>\t<class id>,<label>…` (X-FACTR's
+                                  files' layout), what the fill reads (docs/agreement.md)
 OUT/manifest.json                 name, parent, kind, counts, statistics, sha256 of every file
 OUT/README.md                     the dataset card
 OUT/hf/{patterns,tuples}.jsonl    with --hf: one flat table each, `language` and `relation` first
@@ -41,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 
-from curator.core import annotated as annotations
+from curator.core import annotated as templates_annotated
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, iter_jsonl, optional, require
 from curator.core.formats.layout import RELATION_ID
@@ -54,11 +57,13 @@ if TYPE_CHECKING:
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
+# the stored genders and classes of the entities of relations with an annotated template
+GENDERS_FILE, CLASSES_FILE = "genders.tsv", "instanceof.tsv"
 LAYOUT = "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl"
 TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
 # the flat Hugging Face tables: column names and order (pyarrow types in `_hf_schema`)
 HF_COLUMNS = {
-    PATTERNS: ("language", "relation", "pattern", "checked_by_human"),
+    PATTERNS: ("language", "relation", "pattern", "checked_by_human", "annotated"),  # annotated: null if none
     TUPLES: ("language", "relation") + TUPLE_KEYS,
 }
 HF_BATCH_ROWS = 65_536  # rows per Parquet row group
@@ -89,7 +94,7 @@ class TupleRow(TypedDict):
 
 
 # a row of the flat Hugging Face tables (HF_COLUMNS): strings, `checked_by_human` and `lineid`
-HFRow = dict[str, str | bool | int]
+HFRow = dict[str, str | bool | int | None]
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,7 @@ def line_template(row: PatternRow, language: str, where: str) -> str:
     not accept (an MT line kept as published, "[X] fan x] is [Y].") is plain text.
     ReleaseError: one line naming file, line and field."""
     if row.annotated is None:
-        if annotations.accepts(row.pattern, language):
+        if templates_annotated.accepts(row.pattern, language):
             raise ReleaseError(
                 where,
                 "holds an annotated template; `pattern` holds only [X]/[Y] (its plain form) and the "
@@ -126,11 +131,11 @@ def line_template(row: PatternRow, language: str, where: str) -> str:
                 field="pattern",
             )
         return row.pattern
-    if not annotations.is_annotated(row.annotated):
+    if not templates_annotated.is_annotated(row.annotated):
         raise ReleaseError(where, "no annotation in it", line=row.line, field="annotated")
     try:
-        plain = annotations.plain(row.annotated, language)
-    except annotations.AnnotationError as exc:
+        plain = templates_annotated.plain(row.annotated, language)
+    except templates_annotated.AnnotationError as exc:
         raise ReleaseError(where, str(exc), line=row.line, field="annotated") from None
     if plain != row.pattern:
         raise ReleaseError(
@@ -426,7 +431,12 @@ class Release:
             data, where = self.source.read(file.path), self.describe(file)
             if kind == PATTERNS:
                 for row in parse_patterns(data, where):
-                    yield {**head, "pattern": row.pattern, "checked_by_human": row.checked_by_human}
+                    yield {
+                        **head,
+                        "pattern": row.pattern,
+                        "checked_by_human": row.checked_by_human,
+                        "annotated": row.annotated,
+                    }
             else:
                 for r in parse_tuples(data, where)[1]:
                     # TUPLE_KEYS, in that order (a TypedDict is indexed by literal keys)

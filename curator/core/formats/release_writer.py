@@ -14,6 +14,8 @@ from curator.core import annotated
 from curator.core.formats.jsonl import dumps
 from curator.core.formats.release import (
     CARD,
+    CLASSES_FILE,
+    GENDERS_FILE,
     HF,
     HF_BATCH_ROWS,
     HF_COLUMNS,
@@ -82,6 +84,11 @@ def pattern_line(template: str, checked: bool, language: str) -> dict[str, str |
     return {"pattern": template, "checked-by-human": checked}
 
 
+def _tsv(text: str) -> str:
+    """A label as one tab-separated field (a tab or line break in it would split the line)."""
+    return " ".join(text.replace("\t", " ").splitlines())
+
+
 class ReleaseWriter:
     """Writes a release folder file by file and keeps the sha256 of each (for the manifest).
 
@@ -111,6 +118,17 @@ class ReleaseWriter:
         """One tuples file; each row gives TUPLE_KEYS, written in that order."""
         self._write(tuple_path(language, relation), "".join(map(tuple_line, rows)).encode("utf-8"))
 
+    def write_entities(self, genders: Mapping[str, str], classes: Mapping[str, Mapping[str, str]]) -> None:
+        """genders.tsv and instanceof.tsv: the stored gender (`<id>\t<male|female|none>`) and classes
+        (`<id>\t<class id>,<label>\t…`) of entities, sorted by id: X-FACTR's files' layout, which
+        `curator ingest genders|instanceof` and a probe of the folder read."""
+        self._write(GENDERS_FILE, "".join(f"{qid}\t{genders[qid]}\n" for qid in sorted(genders)).encode("utf-8"))
+        lines = (
+            qid + "".join(f"\t{c},{_tsv(classes[qid][c])}" for c in sorted(classes[qid])) + "\n"
+            for qid in sorted(classes)
+        )
+        self._write(CLASSES_FILE, "".join(lines).encode("utf-8"))
+
     def write_hf(self) -> None:
         """hf/<kind>.jsonl and hf/<kind>.parquet from the patterns and tuples written so far, read
         back through `Release` (so the tables hold exactly what the release files hold)."""
@@ -129,7 +147,7 @@ class ReleaseWriter:
             jsonl_path, parquet_path = f"{HF}/{kind}.jsonl", f"{HF}/{kind}.parquet"
             (self.root / HF).mkdir(parents=True, exist_ok=True)
             schema = _hf_schema(kind)
-            columns: dict[str, list[str | bool | int]] = {name: [] for name in HF_COLUMNS[kind]}
+            columns: dict[str, list[str | bool | int | None]] = {name: [] for name in HF_COLUMNS[kind]}
             with (
                 (self.root / jsonl_path).open("wb") as jsonl,
                 pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet,
