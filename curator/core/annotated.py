@@ -251,7 +251,7 @@ def _parts(template: str, language: str) -> tuple[Part, ...]:
         count = parts.count(f"[{slot}]")
         if count != 1:
             raise AnnotationError(
-                N_("%(slot)s appears %(count)s times; a template holds it exactly once"),
+                N_("%(slot)s: a template holds it exactly once; this one holds it %(count)s times"),
                 slot=f"[{slot}]",
                 count=str(count),
             )

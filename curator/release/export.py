@@ -11,7 +11,7 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import groupby
 from pathlib import Path
 from typing import Any, BinaryIO, TypedDict
@@ -26,7 +26,7 @@ from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError
 from curator.core.extras import require_extra
 from curator.core.formats.atomic import atomic_directory
-from curator.core.formats.release import HF, TUPLE_KEYS
+from curator.core.formats.release import HF, TUPLE_KEYS, pattern_path
 from curator.core.formats.release_writer import ReleaseWriter
 from curator.core.models import (
     DatasetVersion,
@@ -247,9 +247,12 @@ def export_version(
     force: bool = False,
     hf: bool = False,
     progress: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> Manifest:
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
-    or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
+    or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr.
+    `warn`: told one line per pattern that two lines of a relation share (both are written: an
+    annotated template whose plain form is a sibling's; mParaRel's code keys predictions by it)."""
     if hf:  # before anything is written
         require_extra("hf", "release export --hf (Parquet)")
     version = get_version(session, name)
@@ -261,6 +264,13 @@ def export_version(
         digests = write_release(session, version, writer, progress)
         if not digests:
             raise Conflict(f"version {name!r} has no patterns or tuples to export")
+        for language, relation, pattern in writer.shared:
+            if warn is not None:
+                warn(
+                    f"warning: {pattern_path(language, relation)}: two lines share the pattern {pattern!r} (an annotated "
+                    "template's plain form equals another template; mParaRel's code keys predictions by this text: "
+                    "keep one of them, see `curator signals gender-pairs`)"
+                )
         stats = dataset_stats(staging, invisible=False).to_dict()
         if hf:
             writer.write_hf()

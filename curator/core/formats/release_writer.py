@@ -98,6 +98,9 @@ class ReleaseWriter:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.digests: dict[str, str] = {}
+        # (language, relation, pattern) written on more than one line of its file: an annotated template
+        # whose plain form equals a sibling's (mParaRel's code keys predictions by this text)
+        self.shared: list[tuple[str, str, str]] = []
 
     def _write(self, rel_path: str, data: bytes) -> None:
         path = self.root / rel_path
@@ -108,11 +111,15 @@ class ReleaseWriter:
     def write_patterns(self, language: str, relation: str, rows: Iterable[tuple[str, bool]]) -> None:
         """One patterns file from (pattern, checked-by-human) pairs. An annotated template is
         written as its plain form under `pattern` (only [X]/[Y]: the published mParaRel code reads
-        it) and as it is under `annotated` (`pattern_line`)."""
-        self._write(
-            pattern_path(language, relation),
-            dumps(pattern_line(pattern, checked, language) for pattern, checked in rows),
-        )
+        it) and as it is under `annotated` (`pattern_line`). Two lines with the same `pattern` are
+        written both (curated work is never dropped) and noted in `shared` for the caller to warn."""
+        lines = [pattern_line(pattern, checked, language) for pattern, checked in rows]
+        seen: set[object] = set()
+        for line in lines:
+            if line["pattern"] in seen:
+                self.shared.append((language, relation, str(line["pattern"])))
+            seen.add(line["pattern"])
+        self._write(pattern_path(language, relation), dumps(lines))
 
     def write_tuples(self, language: str, relation: str, rows: Iterable[Mapping[str, object]]) -> None:
         """One tuples file; each row gives TUPLE_KEYS, written in that order."""
