@@ -339,3 +339,12 @@ def test_an_exported_release_fills_as_the_version_does(cli, sessions, empty_db_u
     assert table.column_names == list(hf[0]) and table.column("annotated").to_pylist() == [r["annotated"] for r in hf]
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "`annotated`" in card and "genders.tsv" in card
+
+
+def test_class_words_match_within_one_class_label():
+    """Regression (review of issue 39, P3-11): the class labels were joined with spaces, so
+    "musical" ending one label and "group" starting the next matched "musical group" (Spanish:
+    masculine plural). Each label is matched on its own."""
+    assert guess(None, ["musical group"], "Los Prisioneros", "es") == ("MASC", "PL")
+    assert guess(None, ["musical", "group"], "Camila", "es") == ("FEM", None)
+    assert guess(None, ["sovereign state"], "Perú", "es") == ("FEM", None)  # a word inside one label still matches

@@ -175,8 +175,8 @@ def test_examples_of_an_annotated_template_show_a_man_and_a_woman(cli, sessions)
     """With genders stored, the examples panel picks a subject who is a man and one who is a woman
     (not merely the first tuples) and fills each with the forms that agree; a gender nobody is known
     to have is left out, never shown with another's name (review of issue 39, P3-14)."""
-    from curator.core.models import EntityGender
     from curator.core.agreement import entity_guesses
+    from curator.core.models import EntityGender
     from curator.review.annotations import SCAN, example_rows
     from curator.review.service import examples_of
 
