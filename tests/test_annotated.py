@@ -38,6 +38,8 @@ def ref_parse(word: str, language: str):
     if not (word.startswith("[") and word.endswith("]")) or word in ("[X]", "[Y]"):
         return None
     body = word[1:-1]
+    if any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" for c in body):
+        return ("bad", "a control character inside a token")
     if body in ("ART;X-Gender", "ART;Y-Gender", "DEF;X", "DEF;Y", "ART;X", "ART;Y", "DEF;X-Gender", "DEF;Y-Gender"):
         kind, entity = body[:3], body[4]
         return ("art", kind, entity) if kind in REF_ARTICLES.get(language, {}) else ("bad", "no table")

@@ -63,10 +63,13 @@ LAYOUT = "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl"
 TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
 # the flat Hugging Face tables: column names and order (pyarrow types in `_hf_schema`)
 HF_COLUMNS = {
-    PATTERNS: ("language", "relation", "pattern", "checked_by_human", "annotated"),  # annotated: null if none
+    PATTERNS: ("language", "relation", "pattern", "checked_by_human"),
     TUPLES: ("language", "relation") + TUPLE_KEYS,
 }
 HF_BATCH_ROWS = 65_536  # rows per Parquet row group
+# the patterns table's last column when the release holds an annotated template (null on other lines;
+# absent otherwise, so that `datasets` reads the JSONL and the Parquet table with the same types)
+HF_ANNOTATED = "annotated"
 
 
 class ReleaseError(InputError):
@@ -422,8 +425,20 @@ class Release:
     def manifest(self) -> dict[str, Any] | None:
         return read_manifest(self.source)
 
+    def hf_columns(self, kind: str) -> tuple[str, ...]:
+        """The columns of the flat Hugging Face table `kind`: HF_COLUMNS, and for the patterns
+        HF_ANNOTATED when some line has an `annotated` key."""
+        if kind == PATTERNS and any(
+            row.annotated is not None
+            for file in self.pattern_files()
+            for row in self.patterns(file.language, file.relation)
+        ):
+            return (*HF_COLUMNS[kind], HF_ANNOTATED)
+        return HF_COLUMNS[kind]
+
     def hf_rows(self, kind: str) -> Iterator[HFRow]:
-        """The rows of the flat Hugging Face table `kind` (PATTERNS or TUPLES), columns as HF_COLUMNS."""
+        """The rows of the flat Hugging Face table `kind` (PATTERNS or TUPLES), columns as HF_COLUMNS
+        (the patterns' rows also give HF_ANNOTATED: None on a line without one)."""
         for file in self.files:
             if file.kind != kind:
                 continue

@@ -18,7 +18,6 @@ from curator.core.formats.release import (
     GENDERS_FILE,
     HF,
     HF_BATCH_ROWS,
-    HF_COLUMNS,
     MANIFEST,
     PATTERNS,
     TUPLE_KEYS,
@@ -41,11 +40,11 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _hf_schema(kind: str) -> pa.Schema:
+def _hf_schema(names: tuple[str, ...]) -> pa.Schema:
     import pyarrow as pa
 
     types = {"checked_by_human": pa.bool_(), "lineid": pa.int64()}
-    return pa.schema([(name, types.get(name, pa.string())) for name in HF_COLUMNS[kind]])
+    return pa.schema([(name, types.get(name, pa.string())) for name in names])
 
 
 # A tuples line as `json.dumps` writes it (the published layout: ASCII escapes, ", " and ": "),
@@ -153,17 +152,18 @@ class ReleaseWriter:
         for kind in (PATTERNS, TUPLES):
             jsonl_path, parquet_path = f"{HF}/{kind}.jsonl", f"{HF}/{kind}.parquet"
             (self.root / HF).mkdir(parents=True, exist_ok=True)
-            schema = _hf_schema(kind)
-            columns: dict[str, list[str | bool | int | None]] = {name: [] for name in HF_COLUMNS[kind]}
+            names = release.hf_columns(kind)  # with `annotated` when a patterns line has one
+            schema = _hf_schema(names)
+            columns: dict[str, list[str | bool | int | None]] = {name: [] for name in names}
             with (
                 (self.root / jsonl_path).open("wb") as jsonl,
                 pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet,
             ):
                 for row in release.hf_rows(kind):
-                    jsonl.write((json.dumps(row) + "\n").encode("utf-8"))
-                    for name in HF_COLUMNS[kind]:
+                    jsonl.write((json.dumps({name: row[name] for name in names}) + "\n").encode("utf-8"))
+                    for name in names:
                         columns[name].append(row[name])
-                    if len(columns[HF_COLUMNS[kind][0]]) >= HF_BATCH_ROWS:
+                    if len(columns[names[0]]) >= HF_BATCH_ROWS:
                         flush(parquet, columns, schema)
                 flush(parquet, columns, schema)
             self.digests[jsonl_path] = _sha256(self.root / jsonl_path)
