@@ -197,6 +197,13 @@ def test_examples_of_an_annotated_template_show_a_man_and_a_woman(cli, sessions)
         s.flush()
         assert s.execute(example_rows(arabic).limit(1)).first() is not None
         assert examples_of(s, arabic) == []
+        # a stray bracket of an MT line is no annotation (`annotated.accepts`): the plain examples
+        stray = Template(language="es", relation_id="P19", text="[X] nació en [Y]] .")
+        s.add(stray)
+        s.flush()
+        plain_examples = examples_of(s, stray)
+        assert plain_examples and "gender" not in plain_examples[0]
+        assert "".join(p["text"] for p in plain_examples[0]["parts"]) == f"{rows[0][0]} nació en {rows[0][1]}] ."
         s.add_all([EntityGender(qid=rows[0][2], gender="female"), EntityGender(qid=rows[1][2], gender="male")])
         s.flush()
         shown = examples_of(s, template)
