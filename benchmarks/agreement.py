@@ -40,6 +40,7 @@ from pathlib import Path
 
 from curator.core import annotated
 from curator.core.agreement import guess, query_agreement
+from curator.core.formats.release_writer import pattern_line
 from curator.ingest.genders import read_classes, read_genders
 
 NOMINATIVE = re.compile(r"\[([XY])\.(?:Nom|NOM)\]")
@@ -126,7 +127,8 @@ def tiny_run(root: Path, out: Path) -> None:
         pattern = amended.get((language, relation), prompts[relation][language])
         rows = tuples_of(root, language, relation)[:40]
         for kind, lines in (
-            ("patterns", [{"pattern": pattern, "checked-by-human": True}]),
+            # the release layout: the plain form under `pattern`, the annotated one under `annotated`
+            ("patterns", [pattern_line(pattern, True, language)]),
             ("tuples", rows),
         ):
             path = release / kind / language / f"{relation}.jsonl"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from curator.core.agreement import entity_agreement, entity_guesses, guess
-from curator.core.annotated import Agreement
+from curator.core.annotated import Agreement, plain
 from curator.core.db import reading
 from curator.core.models import EntityClass, EntityGender
 from tests.conftest import need_shared, table_snapshot
@@ -42,9 +42,13 @@ def genders_file(tmp_path: Path) -> Path:
 
 
 def release_folder(root: Path) -> Path:
-    """A release in the mParaRel layout whose templates hold X-FACTR's annotations."""
-    fr = [{"pattern": FR_P19, "checked-by-human": True}, {"pattern": "[X] vient de [Y] .", "checked-by-human": True}]
-    es = [{"pattern": ES_P463, "checked-by-human": True}]
+    """A release in the mParaRel layout whose templates hold X-FACTR's annotations: the plain form
+    under `pattern`, the annotated template under `annotated`, as `release export` writes it."""
+    fr = [
+        {"pattern": plain(FR_P19, "fr"), "checked-by-human": True, "annotated": FR_P19},
+        {"pattern": "[X] vient de [Y] .", "checked-by-human": True},
+    ]
+    es = [{"pattern": plain(ES_P463, "es"), "checked-by-human": True, "annotated": ES_P463}]
     write(root / "patterns/fr/P19.jsonl", "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in fr))
     write(root / "patterns/es/P463.jsonl", "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in es))
     rows = [
@@ -220,11 +224,44 @@ def test_queries_print_the_agreeing_forms(cli, tmp_path):
 
 
 def test_queries_refuse_a_template_that_cannot_be_filled(cli, tmp_path):
+    """A folder is read by the one rule `release import` follows (`line_template`): an `annotated`
+    key the parser refuses, or an accepted annotated template under `pattern`, is one line naming
+    file, line and field."""
     release = release_folder(tmp_path / "rel")
-    write(release / "patterns/fr/P19.jsonl", json.dumps({"pattern": "[X] est né [PREPLOC;Y] [Y] ."}) + "\n")
+    line = {"pattern": "[X] est né à [Y] .", "annotated": "[X] est né [PREPLOC;Y] [Y] ."}
+    write(
+        release / "patterns/fr/P19.jsonl",
+        json.dumps({"pattern": "[X] vient de [Y] ."}) + "\n" + json.dumps(line) + "\n",
+    )
     result = cli("queries", release, "--languages", "fr", ok=False)
     assert result.exit_code != 0
-    assert "fr P19: template '[X] est né [PREPLOC;Y] [Y] .': [PREPLOC;Y]: choosing this article" in result.output
+    assert "P19.jsonl, line 2: field 'annotated': [PREPLOC;Y]: choosing this article" in result.output
+    write(release / "patterns/fr/P19.jsonl", json.dumps({"pattern": FR_P19}) + "\n")
+    for command in (("queries", release, "--languages", "fr"), ("release", "import", release, "--version", "bad")):
+        refused = cli(*command, ok=False)
+        assert "P19.jsonl, line 1: field 'pattern': holds an annotated template" in refused.output
+        assert len(refused.output.strip().splitlines()) == 1
+
+
+def test_a_stray_bracket_of_a_real_mt_line_is_plain_text(cli, tmp_path):
+    """Regression (review of issue 39, P1-1): a machine translation kept as published with a
+    bracket the parser does not accept — the Kazakh line below, from mParaRel's Bing
+    translations — is plain text for every reader: export, import, `curator queries`, the probe's
+    fill. It used to stop the run ("unbalanced ']'")."""
+    source = need_shared() / "mpararel/translations/pararel_bing/kk/P19.jsonl"
+    stray = json.loads(source.read_text(encoding="utf-8").splitlines()[0])["pattern"]
+    assert stray == "[X] [Y]]да дүниеге келген."
+    release = release_folder(tmp_path / "rel")
+    write(release / "patterns/fr/P19.jsonl", json.dumps({"pattern": stray}) + "\n")
+    result = cli("queries", release, "--languages", "fr", "--relations", "P19", "--json")
+    texts = [json.loads(line)["text"] for line in result.output.splitlines()]
+    assert texts[0] == "Allan Peiper [Y]]да дүниеге келген." and len(texts) == len(PEOPLE)
+    from curator.core.formats.release_writer import pattern_line
+
+    assert pattern_line(stray, False, "kk") == {"pattern": stray, "checked-by-human": False}
+    cli("release", "import", release, "--version", "stray")
+    again = cli("queries", "stray", "--languages", "fr", "--relations", "P19", "--json").output
+    assert [json.loads(line)["text"] for line in again.splitlines()] == texts
 
 
 def test_queries_without_a_database_use_the_label_rules(empty_db_url, tmp_path):
@@ -248,3 +285,66 @@ def test_queries_of_a_version_name(cli, tmp_path):
     text = {(r["template"], r["sub_uri"]): r["text"] for r in rows}
     assert text[FR_P19, "Q229341"] == "Olympe de Gouges est née à [Y] ."
     assert text[FR_P19, "Q86557"] == "Kurt Schwertsik est né à [Y] ."
+
+
+HE_P19 = "[X] [נולד;X-Gender=MASC|נולדה;X-Gender=FEM] ב[Y] ."  # X-FACTR's Hebrew P19 prompt
+
+
+def test_an_exported_release_fills_as_the_version_does(cli, sessions, empty_db_url, tmp_path):
+    """Regression (review of issue 39, P2-6): `release export` writes the stored genders and classes
+    of the entities of relations with an annotated template (genders.tsv, instanceof.tsv, in the
+    manifest), and a probe of the folder reads them: without any database it sends the queries
+    (and has the digest) of the version probed inside curator — for a woman in Hebrew, which has no
+    ending rule, that is the feminine form. The Hugging Face table keeps `annotated` (P2-5)."""
+    from curator.core.errors import CuratorError
+    from curator.probe.jobs import read_release
+    from tests.conftest import Cli
+
+    release = release_folder(tmp_path / "rel")
+    write(release / "patterns/he/P19.jsonl", json.dumps({"pattern": plain(HE_P19, "he"), "annotated": HE_P19}) + "\n")
+    write(release / "tuples/he/P19.jsonl", (release / "tuples/fr/P19.jsonl").read_text(encoding="utf-8"))
+    cli("ingest", "genders", genders_file(tmp_path))
+    cli("ingest", "instanceof", write(tmp_path / "classes.txt", "Q90\tQ515,city\tQ5119,capital\n"))
+    cli("release", "import", release, "--version", "h1")
+    out = tmp_path / "out"
+    cli("release", "export", "h1", out, "--hf")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert {"genders.tsv", "instanceof.tsv"} <= set(manifest["files"])
+    assert "Q272886\tfemale\n" in (out / "genders.tsv").read_text(encoding="utf-8")
+    assert (out / "instanceof.tsv").read_text(encoding="utf-8") == "Q90\tQ5119,capital\tQ515,city\n"
+
+    asked = ("--languages", "he,fr,es", "--json")
+    inside = [json.loads(line) for line in cli("queries", "h1", *asked).output.splitlines()]
+    outside = [json.loads(line) for line in Cli(empty_db_url)("queries", out, *asked).output.splitlines()]
+    assert outside == inside
+    woman = next(r for r in outside if r["language"] == "he" and r["sub_uri"] == "Q272886")
+    assert woman["text"] == "Claude Arrieu נולדה ב[Y] ."
+
+    def no_database():
+        raise CuratorError("no database")
+
+    folder = read_release(str(out), ["he", "fr", "es"], None, True, no_database)
+    version = read_release("h1", ["he", "fr", "es"], None, True, lambda: sessions)
+    assert [d.digest() for d in folder] == [d.digest() for d in version]
+
+    # the Hugging Face table: `annotated` beside `pattern`, null where a line has none
+    hf = [json.loads(line) for line in (out / "hf/patterns.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {(r["language"], r["pattern"], r["annotated"]) for r in hf if r["language"] == "he"} == {
+        ("he", plain(HE_P19, "he"), HE_P19)
+    }
+    assert any(r["annotated"] is None for r in hf)
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(out / "hf/patterns.parquet")
+    assert table.column_names == list(hf[0]) and table.column("annotated").to_pylist() == [r["annotated"] for r in hf]
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "`annotated`" in card and "genders.tsv" in card
+
+
+def test_class_words_match_within_one_class_label():
+    """Regression (review of issue 39, P3-11): the class labels were joined with spaces, so
+    "musical" ending one label and "group" starting the next matched "musical group" (Spanish:
+    masculine plural). Each label is matched on its own."""
+    assert guess(None, ["musical group"], "Los Prisioneros", "es") == ("MASC", "PL")
+    assert guess(None, ["musical", "group"], "Camila", "es") == ("FEM", None)
+    assert guess(None, ["sovereign state"], "Perú", "es") == ("FEM", None)  # a word inside one label still matches

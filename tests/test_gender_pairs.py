@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
@@ -64,6 +65,10 @@ def test_gender_pair_matches_the_reference(case):
         return
     assert gender_pair(b, a, "fr") is not None  # symmetric
     suggestion = merged(a, "fr", found)
+    if (a.count("[X]"), a.count("[Y]")) != (1, 1):  # the parser takes whole templates: one [X], one [Y]
+        with pytest.raises(annotated.AnnotationError):
+            annotated.check(suggestion, "fr")
+        return
     annotated.check(suggestion, "fr")  # a template the parser accepts
     # each differing slot becomes one alternative, masculine first: realised for a man, every such
     # slot is masculine; for a woman, feminine; the rest is A's words
@@ -143,3 +148,51 @@ def test_signals_gender_pairs_flags_twins_for_the_review_screen(cli, sessions):
     cli("signals", "gender-pairs", "--languages", "es")
     with sessions() as s:
         assert s.get(TemplateSignal, template.id).gender_twin is None
+
+
+def test_an_annotated_template_and_its_plain_sibling_are_flagged(cli, sessions, tmp_path):
+    """Regression (review of issue 39, P2-7): an annotated template and a sibling equal to its plain
+    form (or its feminine) are flagged, the suggestion keeping the annotated one; `release export`
+    writes both lines (curated work is not dropped) and warns on stderr that they share a pattern."""
+    from curator.quality.gender_pairs import annotated_twin
+
+    fr = "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] à [Y]"
+    assert annotated_twin(fr, "[X] est né à [Y]", "fr") == fr
+    assert annotated_twin("[X] est née à [Y]", fr, "fr") == fr
+    assert annotated_twin(fr, "[X] est né en [Y]", "fr") is None
+    twins, count = find_twins("fr", [(1, "P19", "[X] est né à [Y]"), (2, "P19", fr), (3, "P19", "[X] vient de [Y]")])
+    assert count == 1 and {t.suggestion for t in twins.values()} == {fr} and set(twins) == {1, 2}
+
+    cli("seed")
+    with sessions.begin() as s:
+        s.add(Template(language="es", relation_id="P19", text="[X] fue fundado en [Y]", is_candidate=True))
+        s.add(Template(language="es", relation_id="P19", text=ES_FOUNDED, is_candidate=True))
+    cli("signals", "gender-pairs", "--languages", "es")
+    with sessions() as s:
+        rows = s.execute(
+            select(Template.text, TemplateSignal.gender_merged)
+            .join(TemplateSignal, TemplateSignal.template_id == Template.id)
+            .where(Template.language == "es", Template.relation_id == "P19", TemplateSignal.gender_merged.is_not(None))
+        ).all()
+    assert sorted(rows) == [(ES_FOUNDED, ES_FOUNDED), ("[X] fue fundado en [Y]", ES_FOUNDED)]
+
+    folder = tmp_path / "rel"
+    (folder / "patterns/es").mkdir(parents=True)
+    plain = {"pattern": "[X] fue fundado en [Y]", "checked-by-human": True}
+    lines = [{**plain, "annotated": ES_FOUNDED}, plain]
+    (folder / "patterns/es/P19.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    cli("release", "import", folder, "--version", "v1")
+    result = cli("release", "export", "v1", tmp_path / "v1")
+    lines = [json.loads(x) for x in (tmp_path / "v1/patterns/es/P19.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [x["pattern"] for x in lines].count("[X] fue fundado en [Y]") == 2
+    assert "warning: patterns/es/P19.jsonl: two lines share the pattern '[X] fue fundado en [Y]'" in result.stderr
+
+
+ES_FOUNDED = "[X] fue [fundado;X-Gender=MASC|fundada;X-Gender=FEM] en [Y]"
+
+
+def test_the_issues_french_p19_pair_is_not_flagged():
+    """docs/quality.md says so: "est né" / "était née" differ in tense as well, so they are not two
+    forms of one template (review of issue 39, P3-13)."""
+    assert gender_pair("[X] est né à [Y]", "[X] était née à [Y]", "fr") is None
+    assert find_twins("fr", [(1, "P19", "[X] est né à [Y]"), (2, "P19", "[X] était née à [Y]")]) == ({}, 0)

@@ -98,3 +98,26 @@ def test_hf_export_is_byte_identical_and_imports_back(cli, exported, tmp_path):
     assert {p: a[p] for p in a if p.startswith(("patterns/", "tuples/"))} == {
         p: b[p] for p in b if p.startswith(("patterns/", "tuples/"))
     }
+
+
+def test_the_annotated_column_loads_alike_from_jsonl_and_parquet(datasets, cli, tmp_path):
+    """Review of issue 39, P2-5: a release holding an annotated template gets a last column
+    `annotated` (null on the other lines) that `datasets` reads with the same type from both files."""
+    annotated = "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] à [Y] ."
+    root = tmp_path / "rel"
+    (root / "patterns/fr").mkdir(parents=True)
+    lines = [{"pattern": "[X] est né à [Y] .", "annotated": annotated}, {"pattern": "[X] vient de [Y] ."}]
+    (root / "patterns/fr/P19.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    cli("init")
+    cli("release", "import", root, "--version", "a1")
+    cli("release", "export", "a1", tmp_path / "out", "--hf")
+    cache = str(tmp_path / "cache")
+    hf = tmp_path / "out" / "hf"
+    from_json = datasets.load_dataset("json", data_files=str(hf / "patterns.jsonl"), cache_dir=cache, split="train")
+    from_parquet = datasets.load_dataset(
+        "parquet", data_files=str(hf / "patterns.parquet"), cache_dir=cache, split="train"
+    )
+    assert from_json.column_names == from_parquet.column_names == [*HF_COLUMNS["patterns"], "annotated"]
+    assert from_json.features == from_parquet.features and from_parquet.features["annotated"].dtype == "string"
+    assert from_json.to_list() == from_parquet.to_list()
+    assert from_parquet["annotated"] == [annotated, None]

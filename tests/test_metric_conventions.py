@@ -188,16 +188,17 @@ def test_pararel_and_mpararel_differ_where_they_should(published: Path):
     # P19 under ParaRel's code: one subject per label, the last tuple's (Ana-París): 1 equal pair of 3 each
     assert es["consistency"] == {"mean": pytest.approx(1 / 3), "std": 0.0, "relations": 1}
     assert es_m["consistency"]["mean"] == pytest.approx(5 / 12) and es_m["consistency"]["relations"] == 2
-    # P36 (one template) counts for accuracy under pararel only; accuracy is the first template's over
-    # every tuple (P19: 3 of 4, P36: 1 of 2), consistent-acc every template right (none in P19)
-    assert es["accuracy"]["mean"] == pytest.approx(5 / 8) and es["accuracy"]["std"] == pytest.approx(1 / 8)
-    assert es["consistency_accuracy"] == {"mean": 0.0, "std": 0.0, "relations": 1}
+    # P36 (one template) counts for accuracy and consistent-acc under pararel only; accuracy outside
+    # English is the mean over templates of every tuple (P19: 5 of 12, P36: 1 of 2; the first template's
+    # only in English), consistent-acc every template right (none in P19; P36: its accuracy)
+    assert es["accuracy"]["mean"] == pytest.approx(11 / 24) and es["accuracy"]["std"] == pytest.approx(1 / 24)
+    assert es["consistency_accuracy"] == {"mean": 0.25, "std": 0.25, "relations": 2}
     assert es_m["accuracy"]["mean"] == pytest.approx(17 / 24)
     # French has one N-1 relation, no repeated subject and two templates: the conventions differ only in
-    # accuracy (ParaRel's first template: 1 of 2; mParaRel's every template: 3 of 4) and in Unk-Const, which
-    # ParaRel's code reports as 0 when every subject is known
+    # Unk-Const, which ParaRel's code reports as 0 when every subject is known (accuracy outside English
+    # is the mean over templates under both: 3 of 4)
     fr, fr_m = pararel["by_language"]["fr"], mpararel["by_language"]["fr"]
-    assert (fr.pop("accuracy")["mean"], fr_m.pop("accuracy")["mean"]) == (0.5, 0.75)
+    assert (fr.pop("accuracy")["mean"], fr_m.pop("accuracy")["mean"]) == (0.75, 0.75)
     assert (fr.pop("unk_const")["mean"], fr_m.pop("unk_const")["mean"]) == (0.0, None)
     assert fr == fr_m
     # --nm-relations '' with pararel removes the N-M split but not the other two differences
@@ -206,7 +207,8 @@ def test_pararel_and_mpararel_differ_where_they_should(published: Path):
     # by chance, since P19 with Ana's last tuple has P19's value without her
     assert flat["consistency"]["relations"] == 2 and flat["consistency"]["mean"] == pytest.approx(5 / 12)
     assert (flat["accuracy"]["relations"], es_m["accuracy"]["relations"]) == (3, 2)
-    assert flat["accuracy"]["mean"] == pytest.approx((3 / 4 + 1 + 1 / 2) / 3)  # P19, P47, P36: first templates
+    # P19, P47, P36: the mean over templates (Spanish: the first template is no LAMA pattern)
+    assert flat["accuracy"]["mean"] == pytest.approx((5 / 12 + 3 / 4 + 1 / 2) / 3)
 
 
 def test_tables_name_their_convention_and_bad_conventions_are_usage_errors(published: Path, tmp_path: Path):
@@ -256,7 +258,7 @@ def test_compare_follows_the_convention(published: Path):
     # P19: ParaRel's consistency counts Ana once (her last tuple), so 3 of its 4 tuples carry pairs
     assert pararel["es", "consistency"].relations == 1 and pararel["es", "consistency"].tuples == 3
     assert pararel["es", "consistency"].a == pytest.approx(1 / 3)  # what `curator metrics` gives
-    assert pararel["es", "accuracy"].a == pytest.approx(5 / 8)
+    assert pararel["es", "accuracy"].a == pytest.approx(11 / 24)  # the mean over templates outside English
     assert pararel["es", "accuracy"].relations == 2  # P19 and the one-template P36
     assert mpararel["es", "consistency"].relations == 2 and mpararel["es", "consistency"].tuples == 4  # 2 + 2
     assert mpararel["es", "consistency"].a == pytest.approx(5 / 12)
@@ -311,6 +313,7 @@ def test_our_runs_under_both_conventions(tmp_path: Path):
     # pararel: ParaRel's code keys subjects by label, the last tuple's winning: a and b (1, 1) → 1;
     # mpararel: only Q1 (Q2 has objects O1 and O2) → 1
     assert by_pararel["de"]["consistency"]["mean"] == 1.0
-    assert by_pararel["de"]["accuracy"]["mean"] == 1.0  # the first template (t0 is right for every tuple)
+    # outside English the mean over templates (5 of 6), not the first template's (t0: every tuple)
+    assert by_pararel["de"]["accuracy"]["mean"] == pytest.approx(5 / 6)
     assert by_mpararel["de"]["consistency"]["mean"] == 1.0
     assert math.isnan(by_mpararel["de"]["determinism"]["mean"])

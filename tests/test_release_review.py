@@ -164,7 +164,7 @@ def test_reviewed_export_card_stats_and_hf(reviewed, cli, tmp_path):
     assert card.startswith("---\nconfigs:") and "## Human review" in card and "`unanimous`" in card
     hf = [json.loads(line) for line in (out / "hf" / "patterns.jsonl").read_text().splitlines()]
     assert sum(1 for p in (out / "patterns").glob("*/*.jsonl") for _ in p.read_text().splitlines()) == len(hf)
-    assert set(hf[0]) == {"language", "relation", "pattern", "checked_by_human"}
+    assert set(hf[0]) == {"language", "relation", "pattern", "checked_by_human"}  # no annotated template
     assert any(r["pattern"] == "la capital de [X] es [Y] hoy" and r["checked_by_human"] for r in hf)
     stats = cli("stats", out, "--plot", tmp_path / "chart.png").output
     assert "Human review" in stats and "| es | 2 |" in stats

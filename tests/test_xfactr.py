@@ -173,10 +173,11 @@ def test_release_import_refuses_an_annotated_line_it_could_not_give_back(cli, tm
 
 def test_examples_of_an_annotated_template_show_a_man_and_a_woman(cli, sessions):
     """With genders stored, the examples panel picks a subject who is a man and one who is a woman
-    (not merely the first tuples) and fills each with the forms that agree; without them, the
-    first tuples stand in, labelled with the forms shown."""
+    (not merely the first tuples) and fills each with the forms that agree; a gender nobody is known
+    to have is left out, never shown with another's name (review of issue 39, P3-14)."""
+    from curator.core.agreement import entity_guesses
     from curator.core.models import EntityGender
-    from curator.review.annotations import example_rows
+    from curator.review.annotations import SCAN, example_rows
     from curator.review.service import examples_of
 
     cli("seed")
@@ -187,7 +188,22 @@ def test_examples_of_an_annotated_template_show_a_man_and_a_woman(cli, sessions)
         s.flush()
         rows = s.execute(example_rows(template)).all()
         before = examples_of(s, template)
-        assert [(e["gender"], e["subject"]) for e in before] == [("MASC", rows[0][0]), ("FEM", rows[1][0])]
+        guessed = entity_guesses(s, {r[2]: r[0] for r in rows[:SCAN]}, "es")
+        by_label = {r[0]: guessed[r[2]][0] for r in rows[:SCAN]}
+        assert all(by_label[e["subject"]] == e["gender"] for e in before)  # the label rules' genders only
+        # Arabic has no ending rule: with no gender stored nobody is known, so no example at all
+        arabic = Template(language="ar", relation_id="P19", text="[X] [ولد;X-Gender=MASC|ولدت;X-Gender=FEM] في [Y]")
+        s.add(arabic)
+        s.flush()
+        assert s.execute(example_rows(arabic).limit(1)).first() is not None
+        assert examples_of(s, arabic) == []
+        # a stray bracket of an MT line is no annotation (`annotated.accepts`): the plain examples
+        stray = Template(language="es", relation_id="P19", text="[X] nació en [Y]] .")
+        s.add(stray)
+        s.flush()
+        plain_examples = examples_of(s, stray)
+        assert plain_examples and "gender" not in plain_examples[0]
+        assert "".join(p["text"] for p in plain_examples[0]["parts"]) == f"{rows[0][0]} nació en {rows[0][1]}] ."
         s.add_all([EntityGender(qid=rows[0][2], gender="female"), EntityGender(qid=rows[1][2], gender="male")])
         s.flush()
         shown = examples_of(s, template)

@@ -56,7 +56,9 @@ WORDS = {
 
 def _annotate_first_item(sessions, lang: str) -> int:
     """The first item of Ana's `lang` sample made an annotated template (as an X-FACTR prompt is),
-    with a gendered twin stored by `curator signals gender-pairs`; returns the item id."""
+    with a gendered twin stored by `curator signals gender-pairs`, and the genders of its relation's
+    first two subjects stored (a man, a woman: without a known gender an example is left out);
+    returns the item id."""
     item_id, _relation, _text = review_sample(sessions, "ana@example.org", lang)[0]
     data = DATA[lang]
     with sessions.begin() as s:
@@ -65,6 +67,12 @@ def _annotate_first_item(sessions, lang: str) -> int:
         template_id = s.get_one(AssignmentItem, item_id).template_id
         s.execute(update(Template).where(Template.id == template_id).values(text=data["item"]))
         s.merge(TemplateSignal(template_id=template_id, gender_twin=data["twin"], gender_merged=data["item"]))
+        from curator.core.models import EntityGender
+        from curator.review.annotations import example_rows
+
+        rows = s.execute(example_rows(s.get_one(Template, template_id)).limit(2)).all()
+        for row, gender in zip(rows, ("male", "female"), strict=True):
+            s.merge(EntityGender(qid=row.sub_qid, gender=gender))
     return item_id
 
 

@@ -42,8 +42,9 @@ CHOICES = tuple(c.value for c in Convention)
 
 AVERAGES = {
     Convention.PARAREL: "N-M relations count only as determinism and are left out of every other average; "
-    "relations with one template count for accuracy; ParaRel's code's formulas (first-template accuracy, "
-    "every template right for consistent-acc, English article rule)",
+    "relations with one template count for accuracy; ParaRel's code's formulas (accuracy: the first "
+    "template's in English, ParaRel's lama_acc, the mean over templates in other languages; every template "
+    "right for consistent-acc; English article rule)",
     Convention.MPARAREL: "every relation with at least two templates, N-M included, in every average (no "
     "determinism); subjects with more than one object dropped (the published "
     "run_evaluation.py --remove_repeated_subjects)",
@@ -58,6 +59,14 @@ def parse(value: str | Convention | None) -> Convention:
         return Convention(value)
     except ValueError:
         raise ValueError(f"unknown convention {value!r}: choose {' or '.join(CHOICES)}") from None
+
+
+def first_template_accuracy(language: str) -> bool:
+    """Whether `pararel` accuracy is the first template's (ParaRel's `lama_acc`): in English only
+    (en, en-GB, en_US …), where the first template is LAMA's pattern, as in ParaRel's data. In any
+    other language the first template is an arbitrary one (a translation, an X-FACTR prompt), so
+    accuracy there is the mean over templates, as before issue 39."""
+    return language.replace("_", "-").split("-")[0].lower() == "en"
 
 
 def describe(convention: Convention, nm_relations: Iterable[str] = ()) -> str:

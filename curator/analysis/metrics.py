@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from curator.analysis import articles
-from curator.analysis.convention import DEFAULT, Convention, parse, select
+from curator.analysis.convention import DEFAULT, Convention, first_template_accuracy, parse, select
 from curator.core.formats.runs import RelationPredictions
 from curator.quality.agreement import template_agreement as template_agreement  # a metric of the report too
 
@@ -168,10 +168,15 @@ def tuple_parts(
         equal, pairs = np.zeros(D), np.zeros(D)
         equal[c.rows], pairs[c.rows] = c.equal, c.pairs
         every_right = np.asarray(rel.correct.all(axis=0), dtype=float)
+        # lama_acc (the first template, every tuple) in English; the mean over templates elsewhere
+        first = first_template_accuracy(rel.language)
+        accuracy = rel.correct[0].astype(float) if first else rel.correct.mean(axis=0)
         return {
             "consistency": (equal, pairs),  # pairs summed over subjects, article rule applied
-            "accuracy": (rel.correct[0].astype(float), ones),  # lama_acc: the first template, every tuple
-            "consistency_accuracy": (every_right, ones if T >= 2 else zeros),  # lama_group_acc
+            "accuracy": (accuracy, ones),
+            # lama_group_acc; with one template it is that template's accuracy, as ParaRel's code
+            # stores it before its consistency divides by zero
+            "consistency_accuracy": (every_right, ones),
         }
     scores = tuple_scores(rel)
     out = {}
@@ -294,7 +299,7 @@ def _determinism(p: Parts) -> float:
 def relation_metrics(rel: RelationPredictions, nm: bool = False, convention: Convention = DEFAULT) -> dict[str, float]:
     """Every metric of one relation as `convention`'s code computes it; N-M relations get only
     the N-M ones (`determinism`) and their counts. A metric that needs template pairs is nan
-    with one template."""
+    with one template (under `pararel` Consistent-Acc is not one: every template right)."""
     T, D = rel.shape
     out: dict[str, float] = {m: float("nan") for m in METRICS}
     out.update(templates=T, tuples=D)
@@ -305,7 +310,9 @@ def relation_metrics(rel: RelationPredictions, nm: bool = False, convention: Con
     parts = Parts(rel, tuple_scores(rel), np.asarray(rel.correct.any(axis=0)), counts, main)
     for name in METRICS:
         spec = REGISTRY[name]
-        if spec.nm == nm and (T >= 2 or not spec.pairs):
+        # ParaRel's Consistent-Acc (every template right) needs no pair: one template gives its accuracy
+        pairs = spec.pairs and not (counts is not None and name == "consistency_accuracy")
+        if spec.nm == nm and (T >= 2 or not pairs):
             out[name] = spec.compute(parts)
     return out
 

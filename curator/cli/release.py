@@ -240,7 +240,9 @@ def release_export(ctx: Context, name: str, out: str, force: bool, hf: bool) -> 
     from curator.release.export import export_version, log_export
 
     with reading(ctx.sessions()) as session:
-        info = export_version(session, name, out, force, hf, progress=progress())
+        info = export_version(
+            session, name, out, force, hf, progress=progress(), warn=lambda line: click.echo(line, err=True)
+        )
     with unit_of_work(ctx.sessions()) as session:  # a short write once the files are there
         log_export(session, None, info, {"out": str(Path(out).resolve()), "hf": hf})
     c = info["counts"]

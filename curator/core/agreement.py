@@ -1,7 +1,8 @@
 """An entity's grammatical gender and number in a language: what annotated templates agree with.
 
-`entity_agreement(session, entity_id, label, language)` is the one rule every reader uses (the
-probe's fill, `curator queries`, the review screen's examples): the entity's stored Wikidata
+`guess(stored, classes, label, language)` is the one rule every reader uses — through
+`entity_guesses` (many entities in a few queries: the probe's fill, `curator queries`, the review
+screen's examples) or `entity_agreement` (one entity): the entity's stored Wikidata
 gender (`curator ingest genders`: male → MASC, female → FEM), and for an entity stored as
 `none` or not stored at all, X-FACTR's per-language fallbacks (jzbjyb/X-FACTR,
 scripts/prompt.py, `get_ender_number` of each language), re-stated here:
@@ -197,7 +198,8 @@ def guess(stored: str | None, classes: Iterable[str], label: str, language: str)
     gender = ending(label) if ending is not None else ("NEUT" if stored == "none" else None)
     if gender is None and stored == "none":
         gender = "NEUT"
-    gender, number = _by_class(base, " ".join(classes), label, (gender, number))
+    # one label a line: a class word never matches across two labels ("musical" + "group")
+    gender, number = _by_class(base, "\n".join(classes), label, (gender, number))
     return gender, number
 
 
@@ -222,10 +224,21 @@ def _stored(session: Session, ids: Iterable[str]) -> tuple[dict[str, str], dict[
     return genders, classes
 
 
-def entity_guesses(session: Session | None, entities: Mapping[str, str], language: str) -> dict[str, Guess]:
-    """(gender, number) of many entities ({id: label in `language`}) in a few queries; without a
-    session (a release folder probed with no database), from the label rules alone."""
-    genders, classes = _stored(session, entities) if session is not None else ({}, {})
+# what is stored of entities: ({id: male|female|none}, {id: [class label, …] by class id})
+Stored = tuple[Mapping[str, str], Mapping[str, list[str]]]
+
+
+def entity_guesses(
+    session: Session | None, entities: Mapping[str, str], language: str, stored: Stored | None = None
+) -> dict[str, Guess]:
+    """(gender, number) of many entities ({id: label in `language`}) in a few queries; `stored`:
+    the genders and classes read from a release folder's genders.tsv and instanceof.tsv instead
+    of the database; without either (a folder without them probed with no database), from the
+    label rules alone."""
+    if stored is not None:
+        genders, classes = stored
+    else:
+        genders, classes = _stored(session, entities) if session is not None else ({}, {})
     return {qid: guess(genders.get(qid), classes.get(qid, ()), label, language) for qid, label in entities.items()}
 
 

@@ -19,6 +19,14 @@ put the masculine first). X-FACTR picks by position (options[0] masculine, [1] f
 neuter); here by the label each form carries, which is the same on its prompts and stays right
 when a reviewer writes the forms in another order.
 
+A token naming `Gender` must give both a MASC and a FEM form (`[né;X-Gender=MASC|née;X-Gender=FEM]`,
+with NEUT or Number forms beside them if wanted): with only one of them an entity of the other
+gender would get a form that does not agree (`[ist;X-Gender=MASC|est;X-Number=PL]` would give a
+woman "ist"). None of X-FACTR's prompts has such a token.
+
+A template is checked whole: exactly one `[X]` and one `[Y]` (X-FACTR's Malagasy P31 "[Y] dia [Y] ."
+has no subject and is refused), and no line break or other control character inside a token.
+
 Refused, never filled wrongly (`check` raises `AnnotationError`): case inflection of an entity
 (`[X.Nom]`, `[Y.Ess]`, `[Y.IN+ESS]`: X-FACTR used the unimorph_inflect model), articles and
 prepositions chosen from language resources this project has not got (`[DEF;X]` outside the
@@ -26,6 +34,9 @@ table's languages, `[PREPLOC;Y]`, `[PREPDEF-à;X]`, `[ARTDEF;Y]`), and any malfo
 
 Pure functions over strings: no database, no I/O. `plain` is the form a template takes where
 only `[X]`/`[Y]` may appear (mParaRel's `pattern` field): every token at its first form.
+`accepts` is THE rule of what counts as annotated where a template is read as data (a release
+line, a version, the probe's fill, the export): a text the parser accepts; anything else — an
+MT line with a stray bracket such as "[X] fan x] is [Y]." kept as published — is plain text.
 """
 
 from __future__ import annotations
@@ -53,11 +64,12 @@ ARTICLES: dict[str, dict[str, dict[str, str]]] = {
 
 _TOKEN = re.compile(r"\[([^\[\]]*)\]")
 _ALTERNATIVE = re.compile(
-    r"^(?P<form>[^;=|\x00-\x1f\x7f]+);(?P<entity>[A-Z])-(?P<feature>[A-Za-z]+)=(?P<value>[A-Za-z]+)$"
+    r"^(?P<form>[^;=|\x00-\x1f\x7f]+);(?P<entity>[A-Z])-(?P<feature>[A-Za-z]+)=(?P<value>[A-Za-z]+)\Z"
 )
-_ARTICLE = re.compile(r"^(?P<kind>ART|DEF);(?P<entity>[XY])(?:-Gender)?$")
-_CASE = re.compile(r"^[XY]\.\S+$")
-_RESOURCE = re.compile(r"^[A-Z][A-Za-z.\-à]*;[XY](?:[.\-]\S*)?$")
+_ARTICLE = re.compile(r"^(?P<kind>ART|DEF);(?P<entity>[XY])(?:-Gender)?\Z")
+_CASE = re.compile(r"^[XY]\.\S+\Z")
+_RESOURCE = re.compile(r"^[A-Z][A-Za-z.\-à]*;[XY](?:[.\-]\S*)?\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class AnnotationError(InputError):
@@ -174,6 +186,15 @@ def _alternatives(token: str, body: str) -> tuple[Alternative, ...]:
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
         raise AnnotationError(N_("%(token)s: %(label)s is given twice"), token=token, label=repeated[0])
+    genders = {a.value for a in found if a.feature == "Gender"}
+    if genders and not {"MASC", "FEM"} <= genders:
+        raise AnnotationError(
+            N_(
+                "%(token)s: a token that chooses by gender gives both a MASC and a FEM form "
+                "(an entity of the other gender would get a form that does not agree)"
+            ),
+            token=token,
+        )
     return tuple(found)
 
 
@@ -181,6 +202,8 @@ def _part(token: str, body: str, language: str) -> Part:
     """One bracketed token parsed, or AnnotationError saying why it cannot be filled."""
     if body in ENTITIES:
         return token
+    if _CONTROL.search(body):
+        raise AnnotationError(N_("%(token)s: a line break or other control character inside a token"), token=token)
     if "|" in body or "=" in body:
         return _alternatives(token, body)
     article = _ARTICLE.match(body)
@@ -224,6 +247,14 @@ def _parts(template: str, language: str) -> tuple[Part, ...]:
         parts.append(_part(match[0], match[1], language))
         position = match.end()
     parts.extend(_text(template[position:], template, position))
+    for slot in ENTITIES:
+        count = parts.count(f"[{slot}]")
+        if count != 1:
+            raise AnnotationError(
+                N_("%(slot)s: a template holds it exactly once; this one holds it %(count)s times"),
+                slot=f"[{slot}]",
+                count=str(count),
+            )
     return tuple(parts)
 
 
@@ -248,8 +279,23 @@ def is_annotated(template: str) -> bool:
 
 
 def check(template: str, language: str) -> None:
-    """Raise AnnotationError for a malformed or unsupported annotation of `language`."""
+    """Raise AnnotationError for a malformed or unsupported annotation of `language`, or a
+    template without exactly one [X] and one [Y]."""
     _parts(template, language)
+
+
+def accepts(template: str, language: str) -> bool:
+    """Whether `template` is an annotated template the parser accepts: THE rule of what is
+    annotated where a template is read as data — a release line, a version, the probe's fill,
+    `curator queries`, the export. Anything else is plain text, filled as it is: a stray bracket
+    left by machine translation ("[X] fan x] is [Y].") is no annotation."""
+    if not is_annotated(template):
+        return False
+    try:
+        _parts(template, language)
+    except AnnotationError:
+        return False
+    return True
 
 
 def _choose(alternatives: tuple[Alternative, ...], agreement: Agreement) -> str:
@@ -286,32 +332,6 @@ def plain(template: str, language: str) -> str:
     return realise(template, Agreement(), language)
 
 
-def forms(template: str) -> list[tuple[str, str]]:
-    """(label, form) of every alternative, in order: [("X-Gender=MASC", "né"), ...].
-
-    Articles are left out (their forms depend on the language: `ARTICLES`). Raises
-    AnnotationError on a malformed alternative, like `check`.
-    """
-    out: list[tuple[str, str]] = []
-    for match in _TOKEN.finditer(template):
-        body = match[1]
-        if "|" in body or "=" in body:
-            out.extend((a.label, a.form) for a in _alternatives(match[0], body))
-    return out
-
-
-def entities_agreed(template: str) -> set[str]:
-    """The entities ("X", "Y") whose gender or number some token of the template depends on."""
-    found: set[str] = set()
-    for match in _TOKEN.finditer(template):
-        body = match[1]
-        if "|" in body or "=" in body:
-            found.update(a.entity for a in _alternatives(match[0], body))
-        elif (article := _ARTICLE.match(body)) is not None:
-            found.add(article["entity"])
-    return found
-
-
 HELP_SYNTAX = N_(
     "Besides [X] and [Y], a template may hold forms that agree with the subject or the object: "
     "[né;X-Gender=MASC|née;X-Gender=FEM] writes 'né' for a man and 'née' for a woman. Each form is "
@@ -331,8 +351,9 @@ HELP_REFUSED = N_(
 
 
 def syntax_help(language: str) -> list[tuple[str, dict[str, str]]]:
-    """`supported_syntax_help` as catalogue messages, (msgid, params) per sentence, for the web
-    layer to say in the reviewer's language (`gettext(msgid, **params)`, joined by spaces)."""
+    """What a template of `language` may hold, for the live check: catalogue messages, (msgid,
+    params) per sentence, for the web layer to say in the reviewer's language
+    (`gettext(msgid, **params)`, joined by spaces)."""
     table = ARTICLES.get(_base(language), {})
     if "ART" in table and "DEF" in table:
         articles = (
@@ -342,9 +363,3 @@ def syntax_help(language: str) -> list[tuple[str, dict[str, str]]]:
     else:
         articles = (HELP_NO_ARTICLES, {})
     return [(HELP_SYNTAX, {}), articles, (HELP_REFUSED, {})]
-
-
-def supported_syntax_help(language: str) -> str:
-    """One paragraph on what a template of `language` may hold, for the live check (in English;
-    `syntax_help` gives its sentences as catalogue messages)."""
-    return " ".join(msgid % params if params else msgid for msgid, params in syntax_help(language))

@@ -11,14 +11,17 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from curator.core import annotated
 from curator.core.errors import InputError
-from curator.core.formats.release import Release
+
+if TYPE_CHECKING:
+    from curator.core.agreement import Stored
+from curator.core.formats.release import CLASSES_FILE, GENDERS_FILE, Release
 
 
 @dataclass
@@ -60,7 +63,7 @@ class RelationData:
 
     @property
     def annotated(self) -> bool:
-        return any(annotated.is_annotated(t) for t in self.templates)
+        return any(annotated.accepts(t, self.language) for t in self.templates)
 
     def filled(self) -> list[tuple[str, str]]:
         """(template, subject label) per query row, template-major (row q = template q // n, tuple
@@ -69,7 +72,7 @@ class RelationData:
         [X] and [Y] left for the scorer); a plain one is as written."""
         rows: list[tuple[str, str]] = []
         for template in self.templates:
-            if not annotated.is_annotated(template):
+            if not annotated.accepts(template, self.language):  # plain text, stray brackets and all
                 rows.extend((template, label) for _, label in self.subjects)
                 continue
             agreements = self.agreements or [annotated.Agreement()] * len(self.subjects)
@@ -111,29 +114,42 @@ def build(
     )
 
 
-def with_agreement(items: list[RelationData], session: Session | None) -> list[RelationData]:
-    """Each relation with an annotated template gets its tuples' agreements: the subject's and the
+def with_agreement(
+    items: list[RelationData], session: Session | None, stored: Stored | None = None
+) -> list[RelationData]:
+    """Each relation with an annotated template (`annotated.accepts`: the one rule; any other
+    text, stray brackets and all, is plain) gets its tuples' agreements: the subject's and the
     gold object's gender and number in the relation's language (`core.agreement`, from the
-    genders and classes stored in `session`; None: the label rules alone). A template whose
-    annotations cannot be filled is an InputError naming it, before any model loads."""
+    genders and classes stored in `session`, or `stored`: a release folder's own files,
+    `folder_entities`; neither: the label rules alone)."""
     from curator.core.agreement import entity_guesses, query_agreement
 
     for data in items:
         if not data.annotated:
             continue
-        for template in data.templates:
-            try:
-                annotated.check(template, data.language)
-            except annotated.AnnotationError as exc:
-                raise InputError(f"template {template!r}: {exc}", location=f"{data.language} {data.relation}") from None
         labels = dict(data.candidates)
         entities = {**{uri: labels[uri] for uri in set(data.objects)}, **dict(data.subjects)}
-        guesses = entity_guesses(session, entities, data.language)
+        guesses = entity_guesses(session, entities, data.language, stored)
         data.agreements = [
             query_agreement(guesses[sub], guesses[obj])
             for (sub, _), obj in zip(data.subjects, data.objects, strict=True)
         ]
     return items
+
+
+def folder_entities(root: str | Path) -> Stored | None:
+    """The genders and classes a release folder carries (genders.tsv, instanceof.tsv: `release
+    export` writes them beside an annotated template), as `core.agreement.entity_guesses` takes
+    them; None when it has neither. A bad line is an InputError naming file, line and field."""
+    from curator.ingest.genders import read_classes, read_genders
+
+    genders_path, classes_path = Path(root) / GENDERS_FILE, Path(root) / CLASSES_FILE
+    if not genders_path.is_file() and not classes_path.is_file():
+        return None
+    genders = read_genders([genders_path]) if genders_path.is_file() else {}
+    classes = read_classes([classes_path]) if classes_path.is_file() else {}
+    # class labels by class id, as the database gives them
+    return genders, {qid: [found[c] for c in sorted(found)] for qid, found in classes.items()}
 
 
 def from_directory(
@@ -149,9 +165,7 @@ def from_directory(
     for record in Release(root).relations(languages, relations, require_tuples=True):
         assert record.tuples is not None  # require_tuples
         tuples = [t for t in record.tuples if not t["from_english"]]
-        yield build(
-            record.language, record.relation, [p.template for p in record.patterns], tuples, drop_repeated_subjects
-        )
+        yield build(record.language, record.relation, record.templates(), tuples, drop_repeated_subjects)
 
 
 def from_version(

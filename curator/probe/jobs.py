@@ -41,7 +41,10 @@ def read_release(
 
     if Path(src).is_dir():
         items = list(probe_data.from_directory(src, languages, relations, drop_repeated))
-        if any(data.annotated for data in items):  # the genders are in the database, if there is one
+        stored = probe_data.folder_entities(src) if any(data.annotated for data in items) else None
+        if stored is not None:  # the folder's own genders.tsv / instanceof.tsv (docs/agreement.md)
+            probe_data.with_agreement(items, None, stored)
+        elif any(data.annotated for data in items):  # the genders are in the database, if there is one
             try:
                 factory = sessions()
             except CuratorError:  # none initialised: the label rules alone (docs/agreement.md)

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from curator.core.aliases import Aliases
-from curator.core.annotated import is_annotated
+from curator.core.annotated import accepts
 from curator.core.formats.runs import (
     RUN_INFO,
     RelationPredictions,
@@ -82,6 +82,7 @@ def _reuse(previous: Stored | None, data: RelationData, okey: str) -> dict[tuple
     if index.get("options_key") != okey or [tuple(c) for c in index["candidates"]] != data.candidates:
         return {}
     n = len(index["subjects"])
+    annotated = {t for t in index["templates"] if accepts(t, data.language)}
     # an annotated template's rows are never reused: their text also depends on the entities'
     # genders (the relation's digest holds them, so an unchanged relation is skipped whole)
     return {
@@ -89,7 +90,7 @@ def _reuse(previous: Stored | None, data: RelationData, okey: str) -> dict[tuple
             "ranking"
         ][q]
         for q in range(len(index["templates"]) * n)
-        if not is_annotated(index["templates"][q // n])
+        if index["templates"][q // n] not in annotated
     }
 
 

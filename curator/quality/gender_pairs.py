@@ -11,9 +11,15 @@ position where they differ holds a *gender pair* of the language, in either orde
   the language's masculine/feminine endings (`ENDINGS`: French ""/"e" as né/née, "eux"/"euse",
   "if"/"ive"; Spanish "o"/"a"; Russian past tense ""/"а", "ся"/"ась" …),
 and they differ somewhere. Nothing else may differ: "[X] est né à [Y]" / "[X] était née à [Y]"
-(tense as well) is not such a pair. Templates already annotated are not compared. Languages
+(tense as well) is not such a pair. Two annotated templates are not compared by words. Languages
 without a list are never flagged (a missing language is a gap in the lists, said in
 docs/quality.md, not a guess).
+
+**An annotated template and its plain sibling** (`annotated_twin`): an annotated template (one the
+parser accepts) whose plain form — or the form it takes for a man or a woman — is another
+template of the relation is flagged with it, and the suggestion is to keep the annotated one: the
+sibling says the same for part of the subjects, and an export would write two lines with the same
+`pattern` (mParaRel's code keys predictions by that text; `release export` warns).
 
 **The suggestion** (`merged`): A with every differing word written as X-FACTR's alternative for
 the subject, masculine first: `[né;X-Gender=MASC|née;X-Gender=FEM]`; a reviewer checks that the
@@ -131,6 +137,22 @@ def gender_pair(a: str, b: str, language: str) -> list[tuple[int, str, str]] | N
     return out or None
 
 
+def annotated_twin(a: str, b: str, language: str) -> str | None:
+    """The annotated one of two templates when one is an annotated template the parser accepts and
+    the other is its plain form or its form for a man or a woman (as subject or object); None
+    otherwise — the suggestion is to keep the annotated template."""
+    for kept, other in ((a, b), (b, a)):
+        if annotated.accepts(kept, language) and not annotated.is_annotated(other):
+            genders = (None, "MASC", "FEM")
+            forms = {
+                annotated.realise(kept, annotated.Agreement(x_gender=x, y_gender=y), language)
+                for x in genders
+                for y in genders
+            }
+            return kept if other in forms else None
+    return None
+
+
 def merged(a: str, language: str, pairs: list[tuple[int, str, str]]) -> str:
     """`a` with each differing word as an alternative for the subject, masculine first."""
     words = a.split()
@@ -159,9 +181,10 @@ def find_twins(language: str, templates: Iterable[tuple[int, str, str]]) -> tupl
         for i, (id_a, a) in enumerate(rows):
             for id_b, b in rows[i + 1 :]:
                 pairs = gender_pair(a, b, language)
-                if pairs is None:
+                keep = annotated_twin(a, b, language) if pairs is None else None
+                if pairs is None and keep is None:
                     continue
-                suggestion = merged(a, language, pairs)
+                suggestion = keep or merged(a, language, pairs or [])
                 count += 1
                 out.setdefault(id_a, Twin(id_a, b, suggestion))
                 out.setdefault(id_b, Twin(id_b, a, suggestion))

@@ -11,7 +11,7 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import groupby
 from pathlib import Path
 from typing import Any, BinaryIO, TypedDict
@@ -21,14 +21,22 @@ import yaml
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from curator.core import languages
+from curator.core import annotated, languages
 from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError
 from curator.core.extras import require_extra
 from curator.core.formats.atomic import atomic_directory
-from curator.core.formats.release import HF, TUPLE_KEYS
+from curator.core.formats.release import HF, TUPLE_KEYS, pattern_path
 from curator.core.formats.release_writer import ReleaseWriter
-from curator.core.models import DatasetVersion, Tuple, User, VersionPattern, VersionTuples
+from curator.core.models import (
+    DatasetVersion,
+    EntityClass,
+    EntityGender,
+    Tuple,
+    User,
+    VersionPattern,
+    VersionTuples,
+)
 from curator.core.progress import progress_bar
 from curator.ingest.profiles import PROFILES
 from curator.release.public_names import public_names, public_params
@@ -65,7 +73,9 @@ def write_release(
     session: Session, version: DatasetVersion, writer: ReleaseWriter, progress: bool = False
 ) -> dict[str, str]:
     """The version's patterns and tuples files through `writer`; returns {relative path: sha256}.
-    `progress`: bars on stderr (core/progress.py)."""
+    With an annotated template (`annotated.accepts`), also genders.tsv and instanceof.tsv: the
+    stored gender and classes of the entities of those relations, so that a probe of the folder
+    fills them as the version is filled here (`entity_files`). `progress`: bars on stderr."""
     patterns = session.scalars(
         select(VersionPattern)
         .where(VersionPattern.version_id == version.id)
@@ -78,28 +88,55 @@ def write_release(
             VersionPattern.version_id == version.id
         )
         files = session.scalar(select(func.count()).select_from(pairs.distinct().subquery()))
+    agreeing: set[tuple[str, str]] = set()  # relations with an annotated template
     for (lang, rel), group in progress_bar(groups, "export patterns", "file", progress, total=files):
-        writer.write_patterns(lang, rel, ((p.pattern, p.checked_by_human) for p in group))
+        rows = [(p.pattern, p.checked_by_human) for p in group]
+        if any(annotated.accepts(text, lang) for text, _ in rows):
+            agreeing.add((lang, rel))
+        writer.write_patterns(lang, rel, rows)
+    entities: set[str] = set()
     lists = session.execute(
         select(VersionTuples.language, VersionTuples.relation_id, VersionTuples.list_id)
         .where(VersionTuples.version_id == version.id)
         .order_by(VersionTuples.language, VersionTuples.relation_id)
     ).all()
     for lang, rel, list_id in progress_bar(lists, "export tuples", "file", progress):
-        rows = session.execute(
+        found = session.execute(
             select(Tuple.sub_qid, Tuple.obj_qid, Tuple.obj_label, Tuple.sub_label, Tuple.lineid, Tuple.position)
             .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
             .order_by(Tuple.position)
-        )
+        ).all()
+        if (lang, rel) in agreeing:
+            entities.update(qid for s, o, *_ in found for qid in (s, o))
         writer.write_tuples(
             lang,
             rel,
             (
                 dict(zip(TUPLE_KEYS, (s, o, ol, sl, position if lineid is None else lineid)))
-                for s, o, ol, sl, lineid, position in rows
+                for s, o, ol, sl, lineid, position in found
             ),
         )
+    if agreeing:
+        writer.write_entities(*entity_files(session, entities))
     return dict(writer.digests)
+
+
+def entity_files(session: Session, ids: set[str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """The stored gender ({id: male|female|none}) and classes ({id: {class id: label}}) of `ids`."""
+    wanted = sorted(ids)
+    genders: dict[str, str] = {}
+    classes: dict[str, dict[str, str]] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        genders.update(
+            session.execute(select(EntityGender.qid, EntityGender.gender).where(EntityGender.qid.in_(chunk))).all()
+        )
+        rows = session.execute(
+            select(EntityClass.qid, EntityClass.class_qid, EntityClass.label).where(EntityClass.qid.in_(chunk))
+        )
+        for qid, class_qid, label in rows:
+            classes.setdefault(qid, {})[class_qid] = label
+    return genders, classes
 
 
 def manifest(
@@ -210,9 +247,12 @@ def export_version(
     force: bool = False,
     hf: bool = False,
     progress: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> Manifest:
     """Write version `name` to `out` atomically (`atomic_directory`: a failure leaves `out` absent
-    or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr."""
+    or as it was; `force` replaces an existing `out`); returns the manifest. `progress`: bars on stderr.
+    `warn`: told one line per pattern that two lines of a relation share (both are written: an
+    annotated template whose plain form is a sibling's; mParaRel's code keys predictions by it)."""
     if hf:  # before anything is written
         require_extra("hf", "release export --hf (Parquet)")
     version = get_version(session, name)
@@ -224,6 +264,13 @@ def export_version(
         digests = write_release(session, version, writer, progress)
         if not digests:
             raise Conflict(f"version {name!r} has no patterns or tuples to export")
+        for language, relation, pattern in writer.shared:
+            if warn is not None:
+                warn(
+                    f"warning: {pattern_path(language, relation)}: two lines share the pattern {pattern!r} (an annotated "
+                    "template's plain form equals another template; mParaRel's code keys predictions by this text: "
+                    "keep one of them, see `curator signals gender-pairs`)"
+                )
         stats = dataset_stats(staging, invisible=False).to_dict()
         if hf:
             writer.write_hf()

@@ -13,14 +13,14 @@ from typing import Any, TypedDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from curator.core import annotated, languages
+from curator.core import languages
 from curator.core.enums import Activity, VersionKind
 from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.release import (
     TUPLES,
-    PatternRow,
     ReleaseError,
+    line_template,
     parse_patterns,
     read_manifest,
     release_files,
@@ -38,7 +38,6 @@ from curator.core.models import (
 )
 from curator.core.progress import progress_bar
 from curator.core.text import InvisibleTally
-from curator.ingest import clean
 from curator.ingest.store import bulk_insert, ensure_languages, ensure_relations
 from curator.ingest.tuples import parse_tuples, store_tuple_list
 from curator.review import activity
@@ -267,7 +266,7 @@ def import_release(
                     language=lang,
                     relation_id=rel,
                     position=position,
-                    pattern=stored_pattern(row, lang, where),
+                    pattern=line_template(row, lang, where),
                     checked_by_human=row.checked_by_human,
                     template_id=None,
                 )
@@ -277,35 +276,6 @@ def import_release(
     summary = summarize(session, version)
     log_version(session, actor, Activity.IMPORT, summary, what="release", source=source.location)
     return summary
-
-
-def stored_pattern(row: PatternRow, language: str, where: str) -> str:
-    """The template a patterns line stands for (docs/release.md "Annotated templates"): its
-    `annotated` key when it has one — which must be a supported annotated template whose plain
-    form is the line's `pattern`, so that exporting the version again writes the same line — else
-    its `pattern`. A `pattern` that is itself a supported annotated template is refused: an export
-    writes it under `annotated`, and mParaRel's code would read the brackets as words."""
-    if row.annotated is None:
-        if annotated.is_annotated(row.pattern) and clean.annotation_reason(row.pattern, language) is None:
-            raise ReleaseError(
-                "holds an annotated template; `pattern` holds only [X]/[Y] (its plain form) and the "
-                "annotated one goes under `annotated`",
-                location=where,
-                line=row.line,
-                field="pattern",
-            )
-        return row.pattern
-    problem = clean.annotation_reason(row.annotated, language)
-    if problem is not None or not annotated.is_annotated(row.annotated):
-        raise ReleaseError(problem or "no annotation in it", location=where, line=row.line, field="annotated")
-    if annotated.plain(row.annotated, language) != row.pattern:
-        raise ReleaseError(
-            f"`pattern` is not the plain form of `annotated` ({annotated.plain(row.annotated, language)!r})",
-            location=where,
-            line=row.line,
-            field="pattern",
-        )
-    return row.annotated
 
 
 def recorded_rules(source: Source) -> Rules | None:

@@ -5,9 +5,9 @@ holding X-FACTR's gender/number alternatives (`curator.core.annotated`).
   subject that is a man and one that is a woman, each filled in with the forms that agree — the
   forms the probe fills in, from the one rule of an entity's gender (`core.agreement`: the stored
   Wikidata gender, else X-FACTR's per-language fallbacks). The first SCAN tuples of the relation are
-  looked at; when none of them is known to be a man (or a woman) — no genders ingested yet — the
-  first tuple not shown yet stands in, filled in with the forms for that gender: the label says
-  which forms are shown ("a man:", "a woman:"), not who the subject is.
+  looked at; when none of them is known to be a man (or a woman) — no genders ingested yet, in a
+  language without ending rules — that example is left out: a man's name is never shown with the
+  feminine forms (`curator ingest genders` fills the panel).
 - `realised_forms`: the template realised for a man and for a woman, [X]/[Y] kept (the live check).
 - `syntax_help`: the parser's paragraph on the syntax it supports, for the live check.
 """
@@ -68,15 +68,10 @@ def gendered_examples(session: Session, template: Template) -> list[tuple[str, s
     used: set[int] = set()
     for gender in GENDERS:
         index = next((i for i, r in enumerate(rows) if guesses[r.sub_qid][0] == gender and i not in used), None)
-        if index is not None:
-            row = rows[index]
-            agreement = query_agreement(guesses[row.sub_qid], guesses[row.obj_qid])
-        else:  # nobody known to be of that gender: the first tuple not shown yet, with that gender's forms
-            index = next((i for i in range(len(rows)) if i not in used), None)
-            if index is None:
-                break
-            row = rows[index]
-            agreement = annotated.Agreement(x_gender=gender)
+        if index is None:  # nobody known to be of that gender: no example rather than a wrong one
+            continue
+        row = rows[index]
+        agreement = query_agreement(guesses[row.sub_qid], guesses[row.obj_qid])
         used.add(index)
         out.append(
             (gender, row.sub_label, row.obj_label, annotated.realise(template.text, agreement, template.language))

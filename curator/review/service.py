@@ -17,7 +17,7 @@ from sqlalchemy import BindParameter, Select, and_, bindparam, false, inspect, l
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
-from curator.core.annotated import is_annotated
+from curator.core.annotated import accepts
 from curator.core.enums import DecisionKind, DecisionSource, values
 from curator.core.errors import N_, Forbidden, InputError, NotFound, Retired
 from curator.core.models import (
@@ -177,7 +177,7 @@ def examples_of(session: Session, template: Template) -> list[Example]:
     English fallbacks) with the template filled in, as parts: the review screen's examples, and
     the Disagreements page's (issue 37 §2). An annotated template: one subject that is a man and
     one that is a woman, each with the forms that agree (review/annotations.py)."""
-    if is_annotated(template.text):
+    if accepts(template.text, template.language):  # a stray MT bracket is plain text: plain examples
         return [
             {"subject": s, "object": o, "parts": _populate(text, s, o), "gender": gender}
             for gender, s, o, text in gendered_examples(session, template)

@@ -7,6 +7,9 @@ OUT/patterns/<lang>/<REL>.jsonl   {"pattern": "[X] nació en [Y]", "checked-by-h
                                    "annotated": "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] à [Y]"}
                                   (`pattern` = its plain form: only [X]/[Y], what mParaRel's code reads)
 OUT/tuples/<lang>/<REL>.jsonl     {"sub_uri", "obj_uri", "obj_label", "sub_label", "lineid"}
+OUT/genders.tsv                   only with an annotated template: `<id>\t<male|female|none>` of the
+OUT/instanceof.tsv                entities of its relations and `<id>\t<class id>,<label>…` (X-FACTR's
+                                  files' layout), what the fill reads (docs/agreement.md)
 OUT/manifest.json                 name, parent, kind, counts, statistics, sha256 of every file
 OUT/README.md                     the dataset card
 OUT/hf/{patterns,tuples}.jsonl    with --hf: one flat table each, `language` and `relation` first
@@ -41,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
 
+from curator.core import annotated as templates_annotated
 from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, iter_jsonl, optional, require
 from curator.core.formats.layout import RELATION_ID
@@ -53,6 +57,8 @@ if TYPE_CHECKING:
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
+# the stored genders and classes of the entities of relations with an annotated template
+GENDERS_FILE, CLASSES_FILE = "genders.tsv", "instanceof.tsv"
 LAYOUT = "patterns/<lang>/<REL>.jsonl and tuples/<lang>/<REL>.jsonl"
 TUPLE_KEYS = ("sub_uri", "obj_uri", "obj_label", "sub_label", "lineid")
 # the flat Hugging Face tables: column names and order (pyarrow types in `_hf_schema`)
@@ -61,6 +67,9 @@ HF_COLUMNS = {
     TUPLES: ("language", "relation") + TUPLE_KEYS,
 }
 HF_BATCH_ROWS = 65_536  # rows per Parquet row group
+# the patterns table's last column when the release holds an annotated template (null on other lines;
+# absent otherwise, so that `datasets` reads the JSONL and the Parquet table with the same types)
+HF_ANNOTATED = "annotated"
 
 
 class ReleaseError(InputError):
@@ -88,7 +97,7 @@ class TupleRow(TypedDict):
 
 
 # a row of the flat Hugging Face tables (HF_COLUMNS): strings, `checked_by_human` and `lineid`
-HFRow = dict[str, str | bool | int]
+HFRow = dict[str, str | bool | int | None]
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,42 @@ class PatternRow:
         """The template the line stands for: its annotated form when it has one, else `pattern`
         (what a probe of the folder fills; mParaRel's code reads `pattern`)."""
         return self.annotated if self.annotated is not None else self.pattern
+
+
+def line_template(row: PatternRow, language: str, where: str) -> str:
+    """The template a patterns line stands for — THE rule every reader of a release folder
+    follows (`release import`, `curator probe` and `curator queries` on a folder; docs/release.md
+    "Annotated templates"): its `annotated` key when it has one, which must be an annotated
+    template the parser accepts whose plain form is the line's `pattern` (so that exporting it
+    again writes the same line), else its `pattern`, read as plain text. A `pattern` that is
+    itself an accepted annotated template is refused: an export writes it under `annotated`, and
+    mParaRel's code would read its brackets as words. A `pattern` with a bracket the parser does
+    not accept (an MT line kept as published, "[X] fan x] is [Y].") is plain text.
+    ReleaseError: one line naming file, line and field."""
+    if row.annotated is None:
+        if templates_annotated.accepts(row.pattern, language):
+            raise ReleaseError(
+                "holds an annotated template; `pattern` holds only [X]/[Y] (its plain form) and the "
+                "annotated one goes under `annotated`",
+                location=where,
+                line=row.line,
+                field="pattern",
+            )
+        return row.pattern
+    if not templates_annotated.is_annotated(row.annotated):
+        raise ReleaseError("no annotation in it", location=where, line=row.line, field="annotated")
+    try:
+        plain = templates_annotated.plain(row.annotated, language)
+    except templates_annotated.AnnotationError as exc:
+        raise ReleaseError(str(exc), location=where, line=row.line, field="annotated") from None
+    if plain != row.pattern:
+        raise ReleaseError(
+            f"`pattern` is not the plain form of `annotated` ({plain!r})",
+            location=where,
+            line=row.line,
+            field="pattern",
+        )
+    return row.annotated
 
 
 def parse_patterns(
@@ -287,6 +332,11 @@ class RelationRecord:
     relation: str
     patterns: list[PatternRow]
     tuples: list[TupleRow] | None  # None when the release has no tuples file for it
+    where: str = ""  # the patterns file, as errors name it
+
+    def templates(self) -> list[str]:
+        """The templates of the relation, each line read by `line_template` (the one rule)."""
+        return [line_template(row, self.language, self.where) for row in self.patterns]
 
 
 class Release:
@@ -374,13 +424,26 @@ class Release:
                 file.relation,
                 self.patterns(file.language, file.relation),
                 self.tuples(file.language, file.relation),
+                self.describe(file),
             )
 
     def manifest(self) -> dict[str, Any] | None:
         return read_manifest(self.source)
 
+    def hf_columns(self, kind: str) -> tuple[str, ...]:
+        """The columns of the flat Hugging Face table `kind`: HF_COLUMNS, and for the patterns
+        HF_ANNOTATED when some line has an `annotated` key."""
+        if kind == PATTERNS and any(
+            row.annotated is not None
+            for file in self.pattern_files()
+            for row in self.patterns(file.language, file.relation)
+        ):
+            return (*HF_COLUMNS[kind], HF_ANNOTATED)
+        return HF_COLUMNS[kind]
+
     def hf_rows(self, kind: str) -> Iterator[HFRow]:
-        """The rows of the flat Hugging Face table `kind` (PATTERNS or TUPLES), columns as HF_COLUMNS."""
+        """The rows of the flat Hugging Face table `kind` (PATTERNS or TUPLES), columns as HF_COLUMNS
+        (the patterns' rows also give HF_ANNOTATED: None on a line without one)."""
         for file in self.files:
             if file.kind != kind:
                 continue
@@ -388,7 +451,12 @@ class Release:
             data, where = self.source.read(file.path), self.describe(file)
             if kind == PATTERNS:
                 for row in parse_patterns(data, where):
-                    yield {**head, "pattern": row.pattern, "checked_by_human": row.checked_by_human}
+                    yield {
+                        **head,
+                        "pattern": row.pattern,
+                        "checked_by_human": row.checked_by_human,
+                        "annotated": row.annotated,
+                    }
             else:
                 for r in parse_tuples(data, where)[1]:
                     # TUPLE_KEYS, in that order (a TypedDict is indexed by literal keys)

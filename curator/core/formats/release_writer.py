@@ -14,9 +14,10 @@ from curator.core import annotated
 from curator.core.formats.jsonl import dumps
 from curator.core.formats.release import (
     CARD,
+    CLASSES_FILE,
+    GENDERS_FILE,
     HF,
     HF_BATCH_ROWS,
-    HF_COLUMNS,
     MANIFEST,
     PATTERNS,
     TUPLE_KEYS,
@@ -39,11 +40,11 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _hf_schema(kind: str) -> pa.Schema:
+def _hf_schema(names: tuple[str, ...]) -> pa.Schema:
     import pyarrow as pa
 
     types = {"checked_by_human": pa.bool_(), "lineid": pa.int64()}
-    return pa.schema([(name, types.get(name, pa.string())) for name in HF_COLUMNS[kind]])
+    return pa.schema([(name, types.get(name, pa.string())) for name in names])
 
 
 # A tuples line as `json.dumps` writes it (the published layout: ASCII escapes, ", " and ": "),
@@ -74,17 +75,17 @@ def tuple_line(row: Mapping[str, object]) -> str:
 
 
 def pattern_line(template: str, checked: bool, language: str) -> dict[str, str | bool]:
-    """A patterns line: {"pattern", "checked-by-human"}, and "annotated" for a template holding a
-    supported annotation (then "pattern" is `annotated.plain`). A text with a stray bracket that is
-    no annotation (an MT line kept as published) is written as it is."""
-    if annotated.is_annotated(template):
-        try:
-            plain = annotated.plain(template, language)
-        except annotated.AnnotationError:
-            plain = None
-        if plain is not None:
-            return {"pattern": plain, "checked-by-human": checked, "annotated": template}
+    """A patterns line: {"pattern", "checked-by-human"}, and "annotated" for a template the parser
+    accepts (`annotated.accepts`; then "pattern" is `annotated.plain`). Any other text, a stray
+    bracket of an MT line kept as published too, is plain and written as it is."""
+    if annotated.accepts(template, language):
+        return {"pattern": annotated.plain(template, language), "checked-by-human": checked, "annotated": template}
     return {"pattern": template, "checked-by-human": checked}
+
+
+def _tsv(text: str) -> str:
+    """A label as one tab-separated field (a tab or line break in it would split the line)."""
+    return " ".join(text.replace("\t", " ").splitlines())
 
 
 class ReleaseWriter:
@@ -96,6 +97,9 @@ class ReleaseWriter:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.digests: dict[str, str] = {}
+        # (language, relation, pattern) written on more than one line of its file: an annotated template
+        # whose plain form equals a sibling's (mParaRel's code keys predictions by this text)
+        self.shared: list[tuple[str, str, str]] = []
 
     def _write(self, rel_path: str, data: bytes) -> None:
         path = self.root / rel_path
@@ -106,15 +110,30 @@ class ReleaseWriter:
     def write_patterns(self, language: str, relation: str, rows: Iterable[tuple[str, bool]]) -> None:
         """One patterns file from (pattern, checked-by-human) pairs. An annotated template is
         written as its plain form under `pattern` (only [X]/[Y]: the published mParaRel code reads
-        it) and as it is under `annotated` (`pattern_line`)."""
-        self._write(
-            pattern_path(language, relation),
-            dumps(pattern_line(pattern, checked, language) for pattern, checked in rows),
-        )
+        it) and as it is under `annotated` (`pattern_line`). Two lines with the same `pattern` are
+        written both (curated work is never dropped) and noted in `shared` for the caller to warn."""
+        lines = [pattern_line(pattern, checked, language) for pattern, checked in rows]
+        seen: set[object] = set()
+        for line in lines:
+            if line["pattern"] in seen:
+                self.shared.append((language, relation, str(line["pattern"])))
+            seen.add(line["pattern"])
+        self._write(pattern_path(language, relation), dumps(lines))
 
     def write_tuples(self, language: str, relation: str, rows: Iterable[Mapping[str, object]]) -> None:
         """One tuples file; each row gives TUPLE_KEYS, written in that order."""
         self._write(tuple_path(language, relation), "".join(map(tuple_line, rows)).encode("utf-8"))
+
+    def write_entities(self, genders: Mapping[str, str], classes: Mapping[str, Mapping[str, str]]) -> None:
+        """genders.tsv and instanceof.tsv: the stored gender (`<id>\t<male|female|none>`) and classes
+        (`<id>\t<class id>,<label>\t…`) of entities, sorted by id: X-FACTR's files' layout, which
+        `curator ingest genders|instanceof` and a probe of the folder read."""
+        self._write(GENDERS_FILE, "".join(f"{qid}\t{genders[qid]}\n" for qid in sorted(genders)).encode("utf-8"))
+        lines = (
+            qid + "".join(f"\t{c},{_tsv(classes[qid][c])}" for c in sorted(classes[qid])) + "\n"
+            for qid in sorted(classes)
+        )
+        self._write(CLASSES_FILE, "".join(lines).encode("utf-8"))
 
     def write_hf(self) -> None:
         """hf/<kind>.jsonl and hf/<kind>.parquet from the patterns and tuples written so far, read
@@ -133,17 +152,18 @@ class ReleaseWriter:
         for kind in (PATTERNS, TUPLES):
             jsonl_path, parquet_path = f"{HF}/{kind}.jsonl", f"{HF}/{kind}.parquet"
             (self.root / HF).mkdir(parents=True, exist_ok=True)
-            schema = _hf_schema(kind)
-            columns: dict[str, list[str | bool | int]] = {name: [] for name in HF_COLUMNS[kind]}
+            names = release.hf_columns(kind)  # with `annotated` when a patterns line has one
+            schema = _hf_schema(names)
+            columns: dict[str, list[str | bool | int | None]] = {name: [] for name in names}
             with (
                 (self.root / jsonl_path).open("wb") as jsonl,
                 pq.ParquetWriter(self.root / parquet_path, schema, compression="snappy") as parquet,
             ):
                 for row in release.hf_rows(kind):
-                    jsonl.write((json.dumps(row) + "\n").encode("utf-8"))
-                    for name in HF_COLUMNS[kind]:
+                    jsonl.write((json.dumps({name: row[name] for name in names}) + "\n").encode("utf-8"))
+                    for name in names:
                         columns[name].append(row[name])
-                    if len(columns[HF_COLUMNS[kind][0]]) >= HF_BATCH_ROWS:
+                    if len(columns[names[0]]) >= HF_BATCH_ROWS:
                         flush(parquet, columns, schema)
                 flush(parquet, columns, schema)
             self.digests[jsonl_path] = _sha256(self.root / jsonl_path)
