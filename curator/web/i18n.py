@@ -10,8 +10,8 @@ in every template); the data on a page (templates, examples) keeps its own langu
 
 The catalogues are the `.po` files themselves: they are compiled in memory the first time a
 language is used, so there is no compiled `.mo` to forget to rebuild and no build step.
-Strings of `review.js` and its modules (static/review/) are marked here with `N_` (so `pybabel extract` finds them) and reach
-the browser translated, as a JSON data block (`js_messages`), which the CSP allows.
+Strings of `review.js` and its modules (static/review/) are marked here with `N_` (so
+`pybabel extract` finds them) and reach the browser translated, as a JSON data block (`js_messages`), which the CSP allows.
 """
 
 from __future__ import annotations
