@@ -748,7 +748,10 @@ def test_every_string_of_review_js_is_translatable():
 
     from curator.web.i18n import JS_MESSAGES
 
-    source = (Path(__file__).resolve().parent.parent / "curator" / "web" / "static" / "review.js").read_text()
+    # review.js and its modules (static/review/*.js: every script of the screen that calls t())
+    static = Path(__file__).resolve().parent.parent / "curator" / "web" / "static"
+    modules = [static / "review.js", *sorted((static / "review").glob("*.js"))]
+    source = "\n".join(path.read_text(encoding="utf-8") for path in modules)
     joined = re.sub(r'"\s*\+\s*\n\s*"', "", source)
     used = set(re.findall(r'\bt\("((?:[^"\\]|\\.)*)"', joined))
     labels = re.search(r"const LABELS = \{([^}]*)\}", source).group(1)

@@ -78,7 +78,7 @@ def me():
 def fresh_csrf_token():
     """A fresh CSRF token for a page open longer than a token lives (web/context.py,
     CSRF_LIFETIME): the review screen asks for one when its own is refused, checks that `user` is
-    still the account it was opened for, and sends its request again (static/review.js)."""
+    still the account it was opened for, and sends its request again (static/review/server.js)."""
     return jsonify(token=generate_csrf(), user=current_user.id)
 
 

@@ -145,7 +145,7 @@ def not_cached(endpoint: str | None) -> bool:
 def init_web(app: Flask) -> None:
     app.config.setdefault("WTF_CSRF_CHECK_DEFAULT", False)  # checked below, except for token-authenticated calls
     # a token lives CSRF_LIFETIME seconds (a stolen one is not good for ever); a volunteer's review
-    # screen, open all day, fetches a fresh one (GET /api/v1/csrf) and sends again (static/review.js)
+    # screen, open all day, fetches a fresh one (GET /api/v1/csrf) and sends again (static/review/server.js)
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", CSRF_LIFETIME)
     hops = settings_of(app).proxy_fix
     if hops > 0:

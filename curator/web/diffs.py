@@ -4,7 +4,7 @@ equal text as is, deleted text in `<del>`, inserted text in `<ins>` — each cha
 visually hidden, translated "deleted:" or "inserted:" for screen readers (the marks alone say
 nothing to them). Every segment escaped with its invisible characters marked (`|invisible`).
 The label isolates itself (`dir="auto"`), so it never sets the diff's direction.
-review.js renders the same segments on the review screen's proposal card (`renderDiff`)."""
+review/item.js renders the same segments on the review screen's proposal card (`renderDiff`)."""
 
 from __future__ import annotations
 

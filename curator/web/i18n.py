@@ -10,8 +10,8 @@ in every template); the data on a page (templates, examples) keeps its own langu
 
 The catalogues are the `.po` files themselves: they are compiled in memory the first time a
 language is used, so there is no compiled `.mo` to forget to rebuild and no build step.
-Strings of `review.js` are marked here with `N_` (so `pybabel extract` finds them) and reach
-the browser translated, as a JSON data block (`js_messages`), which the CSP allows.
+Strings of `review.js` and its modules (static/review/) are marked here with `N_` (so
+`pybabel extract` finds them) and reach the browser translated, as a JSON data block (`js_messages`), which the CSP allows.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ JS_MESSAGES: list[str] = [
         "Invisible characters were taken out of the text to edit: %(characters)s. "
         "Saving the correction leaves them out."
     ),
-    # offline (static/outbox.js; the plural "Offline — %(num)s decision waiting" is in js_plurals)
+    # offline (static/review/offline.js; the plural "Offline — %(num)s decision waiting" is in js_plurals)
     N_("Offline — the server cannot be reached; trying again…"),
     N_("No more templates are loaded: the next ones come when the connection is back."),
     N_("%(decision)s. Kept in this browser; it is sent when the connection is back."),
