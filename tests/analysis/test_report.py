@@ -20,10 +20,10 @@ from curator.analysis.report import build_report, report_data
 from curator.core.formats.runs import RelationPredictions, iter_relations, save_relation
 from curator.core.models import Template
 from curator.quality.probe_hint import probe_hint
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import Browser
 
-from .conftest import PASSWORD, Browser, review_sample
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 DOCS_CLIP = {"x": 0, "y": 0, "width": 1280, "height": 2100}
 SCRIPT = "<script>alert('x')</script> [X] en [Y]"

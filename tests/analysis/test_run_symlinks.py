@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Browser
-from .test_probe_report import TEMPLATES, make_run
+from tests.analysis.test_report import TEMPLATES, make_run
+from tests.plugins.servers import Browser
 
 SECRET = "outside-secret-key"  # the one key of the outside JSON file: never echoed
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(code: str) -> dict:
@@ -66,7 +66,7 @@ print(json.dumps({option.name: option.default for option in probe.params}, defau
 
 def test_policy_options_default_to_the_stored_policy():
     """No copy of `any` in the commands: without --policy they pass None, the stored policy of each
-    language (review/policy.py; `curator policy show`), which tests/test_merge_policy.py runs."""
+    language (review/policy.py; `curator policy show`), which tests/review/test_policy.py runs."""
     from curator.cli.oversight import review_proposals
     from curator.cli.release import release_build, release_preview
 

@@ -4,7 +4,7 @@ that needs one answers 501 and says which.
 
 The dev venv has every extra, so each command runs in a fresh interpreter in which the extra's
 modules are absent: `sys.modules[name] = None` makes `import name` raise ModuleNotFoundError,
-as it does where the package is not installed. tests/test_wheel.py checks the same with a real
+as it does where the package is not installed. tests/project/test_wheel.py checks the same with a real
 base install (no torch in the venv at all)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 from curator.core.errors import CuratorError
 from curator.core.extras import MissingExtra, require_extra
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = ("torch", "transformers", "tokenizers")
 

@@ -16,7 +16,8 @@ from curator.core.agreement import entity_agreement, entity_guesses, guess
 from curator.core.annotated import Agreement
 from curator.core.db import reading
 from curator.core.models import EntityClass, EntityGender
-from tests.conftest import need_shared, table_snapshot
+from tests.plugins.databases import table_snapshot
+from tests.plugins.real_data import need_shared
 
 FR_P19 = "[X] est [né;X-Gender=MASC|née;X-Gender=FEM] à [Y] ."
 ES_P463 = "[X] es [ART;X-Gender] [miembro;X-Gender=MASC|miembra;X-Gender=FEM] de [Y] ."
@@ -230,7 +231,7 @@ def test_queries_refuse_a_template_that_cannot_be_filled(cli, tmp_path):
 def test_queries_without_a_database_use_the_label_rules(empty_db_url, tmp_path):
     """A release folder beside an uninitialised database: no stored genders, so X-FACTR's label
     rules alone decide — which is why the genders table matters for people."""
-    from tests.conftest import Cli
+    from tests.plugins.cli import Cli
 
     release = release_folder(tmp_path / "rel")
     result = Cli(empty_db_url)("queries", release, "--languages", "fr", "--relations", "P19", "--limit", "5")

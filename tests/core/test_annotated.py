@@ -26,7 +26,7 @@ from curator.core.annotated import (
     supported_syntax_help,
     syntax_help,
 )
-from tests.conftest import need_shared
+from tests.plugins.real_data import need_shared
 
 # ---------------------------------------------------------------- the reference, from the README
 
@@ -329,7 +329,7 @@ def test_refusals_and_the_syntax_help_are_catalogue_messages(locale, says):
     """The review screen says them in the reviewer's language: msgid and params, translated by hand."""
     from babel.messages.pofile import read_po
 
-    from tests.test_translations import TRANSLATIONS
+    from tests.web.test_translations import TRANSLATIONS
 
     with (TRANSLATIONS / locale / "LC_MESSAGES" / "messages.po").open("rb") as po:
         catalog = read_po(po)

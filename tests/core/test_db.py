@@ -17,8 +17,8 @@ from curator.core.db import make_engine, make_session_factory, reading, unit_of_
 from curator.core.errors import Busy
 from curator.core.migrate import upgrade
 from curator.core.models import Language
-
-from .conftest import ROOT, WriteLock
+from tests.conftest import ROOT
+from tests.plugins.databases import WriteLock
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -56,8 +56,7 @@ def _lock_is_free(url: str) -> bool:
     import psycopg
 
     from curator.core.db import WRITER_LOCK
-
-    from .conftest import libpq_url
+    from tests.plugins.databases import libpq_url
 
     with psycopg.connect(libpq_url(url)) as other:
         return other.execute(f"SELECT pg_try_advisory_xact_lock({WRITER_LOCK})").fetchone()[0]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from curator.core.enums import DecisionKind, ImportKind, Policy, QueueOrder, Role, VersionKind
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENUMS: tuple[type[Enum], ...] = (DecisionKind, ImportKind, Role, Policy, VersionKind)
 # string value -> the enums it belongs to
 VALUES: dict[str, list[str]] = {}

@@ -12,8 +12,7 @@ from curator.core.models import Assignment, AssignmentItem, GlossaryTerm, User
 from curator.review.comments import add_comment
 from curator.review.glossary import add_term, edit_term, matches
 from curator.review.overview import RowFilter, language_rows
-
-from .conftest import Browser
+from tests.plugins.servers import Browser
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

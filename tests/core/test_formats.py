@@ -27,8 +27,8 @@ from curator.core.formats.release import (
 from curator.core.formats.release_writer import ReleaseWriter
 from curator.core.formats.runs import LOCK_FILE, RunInUse, run_lock
 from curator.core.formats.sources import FolderSource
-
-from .conftest import ROOT, tree_bytes
+from tests.conftest import ROOT
+from tests.support.files import tree_bytes
 
 
 def _error(data: bytes, where: str = "data/es/P19.jsonl", **kwargs) -> InputError:

@@ -12,8 +12,9 @@ from sqlalchemy import func, select
 from curator.core.db import make_engine
 from curator.core.maintenance import find_program, migration_levels
 from curator.core.models import Relation
-
-from .conftest import SEED, Cli, libpq_url, table_snapshot
+from tests.conftest import SEED
+from tests.plugins.cli import Cli
+from tests.plugins.databases import libpq_url, table_snapshot
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -17,8 +17,8 @@ from alembic.runtime.migration import MigrationContext
 
 from curator.core.models import Base
 from curator.web import create_app
-
-from .conftest import ROOT, Browser, csrf_from
+from tests.conftest import ROOT
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, SEED
+from tests.conftest import ROOT, SEED
 
 
 def curator(db: Path, *args: str | Path, tty: bool = False) -> tuple[str, str]:

@@ -13,8 +13,8 @@ import pytest
 import requests
 
 from curator.web.testing import ServeProcess
-
-from .conftest import PASSWORD, csrf_from
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import csrf_from
 
 GUARD = 120  # s; a guard against a hang, not a speed limit
 

@@ -15,7 +15,7 @@ import pytest
 from curator.core.errors import InputError
 from curator.core.settings import ENV, Settings, default
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # the fields whose default follows the instance folder or the process, not a value of their own
 DERIVED = {"database_url", "instance_path", "secret_key", "secret_key_from_env", "runs_dir", "translation"}
 ROW = re.compile(r"^\|\s*(?P<names>`CURATOR_[^|]*)\|.*\|\s*(?P<default>[^|]*?)\s*\|\s*$")
@@ -190,7 +190,7 @@ def test_a_setting_changed_in_app_config_later_is_refused(plain_url):
 def test_the_runs_page_reads_the_apps_settings(review_app, tmp_path):
     from curator.web import create_app
     from curator.web.settings import settings_of
-    from tests.conftest import Browser
+    from tests.plugins.servers import Browser
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -5,7 +5,7 @@ U+200B ZERO WIDTH SPACE, U+00AD SOFT HYPHEN and U+FEFF ZERO WIDTH NO-BREAK SPACE
 templates and labels, and the raw MT output bidi embeddings. The tests have no copy of it, so
 a release is built here whose templates hold each of them; `curator stats`, `release import`
 → `release export`, a probe run and the web pages must all work on it, keep every character
-and show or count them. What a person types is still refused (tests/test_data_safety.py).
+and show or count them. What a person types is still refused (tests/ingest/test_data_safety.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from sqlalchemy import select
 from curator.core.formats.jsonl import dumps
 from curator.core.models import AssignmentItem, Decision, Template, TranslationLine
 from curator.core.text import InvisibleTally, invisible_characters, parts
-
-from .conftest import Browser, review_sample, tree_bytes
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser
+from tests.support.files import tree_bytes
 
 NAMES = {
     "\u200e": "U+200E LEFT-TO-RIGHT MARK",
@@ -225,7 +226,7 @@ def test_typed_amendment_holding_one_is_refused_naming_it(review_app, sessions):
 
 
 def test_review_screen_marks_them_and_the_amendment_leaves_them_out(chromium, live, sessions):
-    from .test_review_ui import sign_in, start_reviewing, wait_for_item
+    from tests.web.test_review_ui import sign_in, start_reviewing, wait_for_item
 
     item_id, _text = _plant(sessions)
     context = chromium.new_context(viewport={"width": 1100, "height": 900}, bypass_csp=True)

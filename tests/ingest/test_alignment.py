@@ -13,8 +13,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from curator.core.models import EnglishPattern, Template, TranslationLine
-
-from .conftest import SEED
+from tests.conftest import SEED
 
 META = ("lemma", "extended_lemma", "tense")
 

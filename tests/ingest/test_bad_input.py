@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SEED, table_snapshot
+from tests.conftest import SEED
+from tests.plugins.databases import table_snapshot
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -19,8 +19,10 @@ from typing import ClassVar
 import pytest
 from sqlalchemy import select
 
-from .conftest import ROOT, Browser, review_sample
-from .test_bad_input import _fails
+from tests.conftest import ROOT
+from tests.ingest.test_bad_input import _fails
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser
 
 RLO = "\u202e"
 
@@ -334,8 +336,7 @@ def test_two_files_for_one_language_after_aliases_are_refused(cli, engine, loade
 # ---------------------------------------------------------------- 10: run folders stay in the runs folder
 def test_runs_are_opened_only_inside_the_runs_folder(review_app, tmp_path):
     from curator.core.formats.run_catalog import latest_run, list_runs, resolve_run
-
-    from .test_probe_report import TEMPLATES, make_run
+    from tests.analysis.test_report import TEMPLATES, make_run
 
     runs = tmp_path / "runs"
     make_run(runs / "mine", TEMPLATES)

@@ -9,9 +9,11 @@ import threading
 import pytest
 
 from curator.core.db import make_engine
-
-from .conftest import SEED, Cli, table_snapshot, tree_bytes
-from .test_bad_input import _fails
+from tests.conftest import SEED
+from tests.ingest.test_bad_input import _fails
+from tests.plugins.cli import Cli
+from tests.plugins.databases import table_snapshot
+from tests.support.files import tree_bytes
 
 
 def _without_locations(snapshot):

@@ -17,8 +17,10 @@ from curator.core.models import (
     TupleList,
     VersionPattern,
 )
-
-from .conftest import SEED, Cli, table_snapshot, tree_bytes
+from tests.conftest import SEED
+from tests.plugins.cli import Cli
+from tests.plugins.databases import table_snapshot
+from tests.support.files import tree_bytes
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

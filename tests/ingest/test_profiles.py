@@ -16,8 +16,8 @@ from curator.core.models import Template
 from curator.ingest import mpararel_rules
 from curator.ingest.candidates import CandidateParams
 from curator.ingest.profiles import case_key, check_keep_case, get_profile
-
-from .conftest import SEED, Browser
+from tests.conftest import SEED
+from tests.plugins.servers import Browser
 
 
 @pytest.mark.parametrize(

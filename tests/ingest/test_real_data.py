@@ -20,8 +20,9 @@ from curator.core.languages import canonical
 from curator.core.models import LanguageCoverage, RelationCoverage, Template, TranslationLine
 from curator.ingest.clean import check
 from curator.ingest.profiles import case_key
-
-from .conftest import Cli, need_shared, tree_bytes
+from tests.plugins.cli import Cli
+from tests.plugins.real_data import need_shared
+from tests.support.files import tree_bytes
 
 pytestmark = pytest.mark.slow  # the whole real mParaRel ingested, built and exported (minutes)
 

@@ -95,7 +95,7 @@ def test_no_room_for_the_checked_rows_is_one_line_and_stores_nothing(tmp_path):
     import subprocess
     import sys
 
-    from .conftest import ROOT
+    from tests.conftest import ROOT
 
     url = f"sqlite:///{tmp_path / 'c.sqlite'}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}

@@ -3,7 +3,7 @@
 A test that skips because chromium, PostgreSQL, redis-server or axe-core is missing would
 otherwise pass silently, and CI would stop checking the browser or the database without anyone
 noticing. With CURATOR_STRICT_SKIPS=1 (set by .ci/run) every skip's reason is matched against
-the allow-list, tests/skips_allowed.txt (one regular expression a line, `#` comments; another
+the allow-list, tests/plugins/skips_allowed.txt (one regular expression a line, `#` comments; another
 file through CURATOR_SKIPS_ALLOWED), and a skip that matches none fails the run, listed with
 its reason. Without it, skips are only reported (`-rs`). Under pytest-xdist the check runs in
 the controller, which sees every worker's reports.

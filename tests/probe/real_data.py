@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .conftest import need_shared
+from tests.plugins.real_data import need_shared
 
 # Latin, Cyrillic, Hangul: Korean glues particles to the slot ("[Y]에서"), which is where
 # tokenizing the pieces of a query apart goes wrong for byte-level BPE

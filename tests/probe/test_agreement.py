@@ -12,7 +12,7 @@ pytest.importorskip("transformers")
 
 from curator.probe.runner import load_result
 from curator.probe.scorers.base import Scorer
-from tests.test_agreement import genders_file, release_folder
+from tests.core.test_agreement import genders_file, release_folder
 
 MODES = [
     ("bert", ()),

@@ -335,8 +335,7 @@ def test_a_plan_decodes_and_its_bad_decoding_settings_name_the_key(cli, release,
 
 def test_compare_models_table_and_the_web_page_take_a_decoded_run(review_app, cli, tmp_path, monkeypatch):
     import curator.web.probe
-
-    from .conftest import Browser
+    from tests.plugins.servers import Browser
 
     cli("release", "build", "v0")
     cli("release", "export", "v0", tmp_path / "v0")

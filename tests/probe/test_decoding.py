@@ -21,8 +21,7 @@ from curator.probe.data import build  # noqa: E402
 from curator.probe.decode_options import BEAM_STYLES  # noqa: E402
 from curator.probe.decoding import INITS, REFINES, DecodeOptions, MaskedDecoder  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, load_scorer  # noqa: E402
-
-from . import probe_real  # noqa: E402
+from tests.probe import real_data as probe_real  # noqa: E402
 
 SENTENCE_END = set(".!?。։۔।!?")
 M = 3  # masks up to 3 keeps the reference quick; every algorithm still meets m = 1, 2, 3

@@ -23,8 +23,7 @@ from curator.probe.data import build  # noqa: E402
 from curator.probe.decoding import DecodeOptions, MaskedDecoder  # noqa: E402
 from curator.probe.scorers import Options, head, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
-
-from .conftest import SEED  # noqa: E402
+from tests.conftest import SEED  # noqa: E402
 
 TEMPLATES = ["[X] nació en [Y]", "la ciudad natal de [X] es [Y] hoy"]
 TUPLES = [

@@ -22,7 +22,7 @@ from transformers.models.auto import modeling_auto
 
 from curator.probe.scorers import SCORERS, ProbeError, detect_kind
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MAPPINGS = {
     "masked": modeling_auto.MODEL_FOR_MASKED_LM_MAPPING_NAMES,
     "seq2seq": modeling_auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,

@@ -25,9 +25,9 @@ from curator.core.errors import InputError
 from curator.core.formats.run_catalog import list_runs
 from curator.core.formats.runs import is_run
 from curator.probe.plan import load_plan, slug
-
-from .conftest import Browser, Cli
-from .test_probe_report import SCRIPT, TEMPLATES, make_run
+from tests.analysis.test_report import SCRIPT, TEMPLATES, make_run
+from tests.plugins.cli import Cli
+from tests.plugins.servers import Browser
 
 LANGUAGES, RELATIONS = "es,ar", "P19,P36"
 SUBSET = ("--languages", LANGUAGES, "--relations", RELATIONS, "--device", "cpu")

@@ -20,8 +20,7 @@ pytest.importorskip("transformers")
 from curator.probe.data import RelationData, build, from_directory  # noqa: E402
 from curator.probe.scorers import Options, ProbeError, flops, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
-
-from .conftest import SEED  # noqa: E402
+from tests.conftest import SEED  # noqa: E402
 
 # the last two end in sentence-final punctuation, which --final-punct leaves as it is
 TEMPLATES = [

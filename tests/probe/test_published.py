@@ -26,8 +26,7 @@ pytest.importorskip("transformers")
 from curator.probe.data import build  # noqa: E402
 from curator.probe.runner import rank  # noqa: E402
 from curator.probe.scorers import PUNCT_END, Options, load_scorer  # noqa: E402
-
-from . import probe_real  # noqa: E402
+from tests.probe import real_data as probe_real  # noqa: E402
 
 pytestmark = pytest.mark.slow  # real published patterns and a real model
 

@@ -180,7 +180,7 @@ def test_a_second_probe_on_a_run_in_use_stops_with_one_line(cli, release, bert, 
     import subprocess
     import sys
 
-    from .conftest import ROOT
+    from tests.conftest import ROOT
 
     out = tmp_path / "run"
     holder = subprocess.Popen(

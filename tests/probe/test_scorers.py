@@ -22,9 +22,8 @@ pytest.importorskip("transformers")
 from curator.probe.data import build  # noqa: E402
 from curator.probe.scorers import Options, load_scorer  # noqa: E402
 from curator.probe.tiny import build_tiny  # noqa: E402
-
-from . import probe_real  # noqa: E402
-from .conftest import SEED  # noqa: E402
+from tests.conftest import SEED  # noqa: E402
+from tests.probe import real_data as probe_real  # noqa: E402
 
 # the last two end in sentence-final punctuation, which --final-punct leaves as it is
 TEMPLATES = [

@@ -12,8 +12,8 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from curator.probe.tiny import build_tiny
-
-from .conftest import ROOT, SEED, tree_bytes
+from tests.conftest import ROOT, SEED
+from tests.support.files import tree_bytes
 
 KINDS = ("bert", "xlm-roberta", "t5", "gpt2", "marian")
 
@@ -169,8 +169,7 @@ def test_bert_family_class_stays_cased(built, tmp_path):
     from transformers import BertTokenizer
 
     from curator.probe.scorers import load_scorer
-
-    from .probe_real import family_copy
+    from tests.probe.real_data import family_copy
 
     texts = sample_queries(SLOT["bert"])
     family = BertTokenizer.from_pretrained(built["bert"])
@@ -191,8 +190,7 @@ def test_xlm_roberta_queries_tokenize_as_either_layout_would(built, tmp_path):
     from transformers import XLMRobertaTokenizer
 
     from curator.probe.scorers import load_scorer
-
-    from .probe_real import family_copy
+    from tests.probe.real_data import family_copy
 
     texts = sample_queries(SLOT["xlm-roberta"])
     as_written = [e.ids for e in Tokenizer.from_file(str(built["xlm-roberta"] / "tokenizer.json")).encode_batch(texts)]

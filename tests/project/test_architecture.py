@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Everything below web and cli: core, the stage services, the demo seed loader.
 BELOW_WEB = ["core", "ingest", "translate", "quality", "review", "release", "probe", "analysis", "demo"]

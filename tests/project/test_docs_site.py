@@ -22,7 +22,7 @@ import yaml
 from curator.cli import main
 from curator.core.settings import ENV
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 

@@ -20,10 +20,9 @@ from curator.core.models import TranslationLine
 from curator.core.settings import Settings
 from curator.ingest.candidates import CandidateParams, tally
 from curator.review.mail import MailNotSent, send
+from tests.conftest import SEED
 
-from .conftest import SEED
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _narrows(test: ast.expr) -> bool:

@@ -1,4 +1,4 @@
-"""The skip allow-list (tests/skip_policy.py): in CI an unexpected skip fails the run and is
+"""The skip allow-list (tests/plugins/skip_policy.py): in CI an unexpected skip fails the run and is
 listed with its reason; an allowed one passes; outside CI skips are only reported. Each case
 runs a real pytest in a child process on a tiny test folder, with and without pytest-xdist."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 TESTS = """
 import pytest
@@ -52,7 +52,17 @@ def run_pytest(tmp_path: Path, allowed: str, strict: bool, *args: str) -> subpro
         "CURATOR_SKIPS_ALLOWED": str(tmp_path / "allowed.txt"),
         "CURATOR_STRICT_SKIPS": "1" if strict else "0",
     }
-    command = [sys.executable, "-m", "pytest", "-p", "tests.skip_policy", "-p", "no:cacheprovider", "-rs", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "tests.plugins.skip_policy",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+        *args,
+    ]
     return subprocess.run(
         [*command, "test_tiny.py", "test_module_skip.py"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
@@ -92,9 +102,9 @@ def test_outside_ci_skips_are_only_reported(tmp_path):
 def test_the_allow_list_names_no_service_the_suite_needs():
     """chromium, PostgreSQL, redis-server and axe-core are installed by `bin/dev test`: their
     absence must fail CI, so no pattern in the real allow-list may match their skip reasons."""
-    from tests.postgres import MISSING as NO_POSTGRES
-    from tests.redis_server import MISSING as NO_REDIS
-    from tests.skip_policy import allowed_patterns
+    from tests.plugins.skip_policy import allowed_patterns
+    from tests.support.postgres import MISSING as NO_POSTGRES
+    from tests.support.redis_server import MISSING as NO_REDIS
 
     needed = [NO_REDIS, NO_POSTGRES]
     needed += ["no chromium binary (apt-get install chromium)", "playwright is not installed"]

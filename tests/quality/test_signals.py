@@ -13,8 +13,9 @@ from curator.core.formats.runs import RelationPredictions, save_relation
 from curator.core.models import Template, TemplateSignal
 from curator.quality.signals import compute_agreement, risk_components, risks, signal_summary
 from curator.review.sampling import risk_sample, sample_templates
-
-from .conftest import SEED, Browser, csrf_from, need_shared
+from tests.conftest import SEED
+from tests.plugins.real_data import need_shared
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

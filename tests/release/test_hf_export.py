@@ -9,8 +9,7 @@ from collections import Counter
 import pytest
 
 from curator.core.formats.release import HF_COLUMNS
-
-from .conftest import tree_bytes
+from tests.support.files import tree_bytes
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from curator.core.models import DatasetVersion, VersionPattern
 from curator.core.models.release import ImmutableVersionError
 from curator.review.policy import stays
 from curator.review.stats import cohen_kappa
-
-from .conftest import Browser, csrf_from
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -172,7 +171,7 @@ def test_reviewed_export_card_stats_and_hf(reviewed, cli, tmp_path):
     assert cli("stats", out, "--plot", tmp_path / "chart.gif", ok=False).exit_code == 1
     # same state, same bytes (the chart included)
     cli("release", "export", "v1", tmp_path / "again", "--hf")
-    from .conftest import tree_bytes
+    from tests.support.files import tree_bytes
 
     assert tree_bytes(out) == tree_bytes(tmp_path / "again")
     cli("stats", out, "--plot", tmp_path / "chart2.png")

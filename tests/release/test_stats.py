@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from curator.release.stats import DatasetStats, dataset_stats, format_stats
-
-from .conftest import SHARED_DATA
+from tests.plugins.real_data import SHARED_DATA
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -5,7 +5,7 @@ It is plain Python over its own record of the events a test applied — base lin
 checked flags, every reviewer's decisions (undo included), suggestions, a maintainer's answers,
 resolutions, line drops, trust — and never reads or calls the code that decides what ships
 (curator.release.merge, curator.review.proposals, curator.review.policy, curator.review.rule):
-tests/test_release_rule_property.py drives the real services and compares.
+tests/review/test_rule_property.py drives the real services and compares.
 
 Order in time is the order of the events (`History.seq`): each event is a transaction of its
 own, so the database's ids and timestamps follow the same order.

@@ -1,7 +1,7 @@
 """A small real world for the rule tests (issue 36): one language, one or two relations with a few
 candidate templates snapshotted as `v0`, a maintainer and two or three reviewers, on a real SQLite
 file, and every event a test applies done through the real services in a transaction of its own
-(tests/test_release_rule_property.py, tests/test_release_rule_regressions.py).
+(tests/review/test_rule_property.py, tests/review/test_rule_regressions.py).
 
 Not a test module: pytest does not collect it.
 """
@@ -209,7 +209,7 @@ class World:
 
     def retired(self) -> set[tuple[str, str, str]]:
         """(reviewer, relation, text) of every item retired from a queue: what the reference takes
-        as given (which items retire is tests/test_queue_retire.py's)."""
+        as given (which items retire is tests/review/test_queue_retire.py's)."""
         return {
             (reviewer, item.relation, item.text)
             for reviewer in self.reviewers

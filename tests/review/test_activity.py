@@ -24,12 +24,12 @@ from sqlalchemy import func, select
 from curator.core.enums import Activity
 from curator.core.models import ActivityEntry, DatasetVersion, GlossaryTerm, Invite, User
 from curator.review import activity
-
-from .conftest import PASSWORD, Browser, signed_in_state
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import Browser, signed_in_state
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BOSS = "boss@example.org"
 CLI = activity.COMMAND_LINE
 EVIL = "<script>alert(1)</script>"
@@ -366,7 +366,7 @@ sys.path.insert(0, sys.argv[2])
 from curator.review import accounts
 accounts.PASSWORD_METHOD = "pbkdf2:sha256:1"
 from curator.web import create_app
-from tests.conftest import Browser
+from tests.plugins.servers import Browser
 app = create_app({"DATABASE_URL": sys.argv[1], "SECRET_KEY": "t", "RUNS_DIR": sys.argv[3], "RATELIMIT_ENABLED": False})
 boss = Browser(app).login("boss@example.org")
 dashboard = boss.get("/admin/").get_data(as_text=True)

@@ -13,8 +13,7 @@ from sqlalchemy import func, select
 from curator.core.enums import Activity
 from curator.core.models import ActivityEntry, DatasetVersion, LineDrop, Resolution, Template, User, VersionPattern
 from curator.review.stats import review_summary
-
-from .conftest import Browser, csrf_from, signed_in_state
+from tests.plugins.servers import Browser, csrf_from, signed_in_state
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -16,8 +16,7 @@ from sqlalchemy import func, select
 from curator.core.models import Decision, Language, Suggestion, Template
 from curator.review.accounts import create_user, issue_api_token
 from curator.review.sampling import assign
-
-from .conftest import WriteLock
+from tests.plugins.databases import WriteLock
 
 GUARD = 300  # s; a guard against a hang, never a measure of speed (issue 26 §5)
 

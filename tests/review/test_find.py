@@ -15,9 +15,9 @@ from curator.core.errors import Forbidden, InputError
 from curator.core.models import Assignment, AssignmentItem, Decision, EnglishPattern, Suggestion, Template, User
 from curator.review import find
 from curator.web import create_app
-
-from .conftest import Browser, review_sample
-from .test_translation_memory import reference_fold
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser
+from tests.review.test_translation_memory import reference_fold
 
 API = "/api/v1/languages/es"
 

@@ -12,10 +12,10 @@ from sqlalchemy import select
 
 from curator.core.models import EnglishPattern, GlossaryTerm
 from curator.review.glossary import add_term
-
-from .conftest import Browser, review_sample, table_snapshot
-from .test_review_guidance import DESKTOP, PHONE, inside_viewport, open_review
-from .test_review_ui import wait_for_item
+from tests.plugins.databases import review_sample, table_snapshot
+from tests.plugins.servers import Browser
+from tests.web.test_review_guidance import DESKTOP, PHONE, inside_viewport, open_review
+from tests.web.test_review_ui import wait_for_item
 
 HEADER = "language,term,translation,note\n"
 

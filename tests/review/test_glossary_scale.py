@@ -20,11 +20,11 @@ from curator.core.errors import CuratorError
 from curator.core.models import GlossaryTerm, Language
 from curator.core.models.base import utcnow
 from curator.review import glossary, glossary_csv
-
-from .conftest import Browser, signed_in_state, table_snapshot
-from .test_glossary import HEADER
-from .test_maintainer_ui import sign_in
-from .test_review_guidance import DESKTOP, PHONE
+from tests.plugins.databases import table_snapshot
+from tests.plugins.servers import Browser, signed_in_state
+from tests.review.test_glossary import HEADER
+from tests.web.test_maintainer_ui import sign_in
+from tests.web.test_review_guidance import DESKTOP, PHONE
 
 # ------------------------------------------------------------ the reference (issue 27 §6 rule)
 # "Matching is folded: case, accents, Arabic harakat and tatweel do not count. An English term

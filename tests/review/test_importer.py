@@ -8,8 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.models import AssignmentItem, Decision, Suggestion, User
-
-from .conftest import table_snapshot
+from tests.plugins.databases import table_snapshot
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

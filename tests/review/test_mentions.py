@@ -16,9 +16,9 @@ from sqlalchemy import select
 from curator.core.models import Mention, User
 from curator.review.mentions import Account, handles, recipients
 from curator.web.mailer import mailer
-
-from .conftest import Browser, review_sample
-from .mailbox import running_inbox
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser
+from tests.support.mailbox import running_inbox
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -224,7 +224,7 @@ def test_the_home_page_notification_in_chromium(chromium, live, sessions, review
     handle highlighted and the page laid out in the interface's direction; marking it read works."""
     from playwright.sync_api import expect
 
-    from .test_maintainer_ui import sign_in
+    from tests.web.test_maintainer_ui import sign_in
 
     item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
     ana = Browser(review_app).login("ana@example.org")

@@ -15,8 +15,8 @@ from sqlalchemy import func, select
 
 from curator.core.models import ActivityEntry, Assignment, AssignmentItem, Decision, PasswordReset, User
 from curator.core.models.base import utcnow
-
-from .conftest import PASSWORD, Browser, csrf_from, review_sample, signed_in_state
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import Browser, csrf_from, signed_in_state
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -210,7 +210,7 @@ def test_an_unassigned_language_is_hidden_and_refused_everywhere_and_comes_back(
 def test_a_language_assigned_again_brings_the_proposals_made_meanwhile(review_app, sessions, cli):
     """Proposals made while a reviewer was off the language reach them when it comes back — by
     `curator user assign` (or the people page) and by accepting a new invitation to it."""
-    from .test_second_look import AMENDED, SUGGESTED, amend_first, items_with
+    from tests.review.test_second_look import AMENDED, SUGGESTED, amend_first, items_with
 
     ana, bo = Browser(review_app).login("ana@example.org"), Browser(review_app).login("bo@example.org")
     cli("user", "unassign", "bo@example.org", "es")

@@ -26,8 +26,8 @@ from curator.review.policy import (
 from curator.review.sampling import add_item, assign
 from curator.review.service import decide, get_assignment
 from curator.review.suggestions import suggest
-
-from .conftest import PASSWORD, Browser, csrf_from, table_snapshot
+from tests.plugins.databases import PASSWORD, table_snapshot
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -25,8 +25,8 @@ from curator.review.proposals import proposals, status_counts
 from curator.review.sampling import add_item
 from curator.review.service import decide, get_assignment
 from curator.review.suggestions import suggest
-
-from .conftest import PASSWORD, Browser, csrf_from, signed_in_state, table_snapshot
+from tests.plugins.databases import PASSWORD, table_snapshot
+from tests.plugins.servers import Browser, csrf_from, signed_in_state
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

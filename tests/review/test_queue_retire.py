@@ -20,9 +20,9 @@ from curator.review.sampling import assign
 from curator.review.service import decide, get_assignment, get_item, history, undo
 from curator.review.stats import review_summary
 from curator.review.suggestions import edit_suggestion, suggest, withdraw_suggestion
-
-from .conftest import PASSWORD, Browser, review_sample
-from .test_review_ui import sign_in, start_reviewing, wait_for_item
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import Browser
+from tests.web.test_review_ui import sign_in, start_reviewing, wait_for_item
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -6,7 +6,7 @@ withdrawn and edited, a maintainer's answers on the Proposals page (confirm, dro
 resolutions and their retraction, lines dropped and restored, trust — with 2 or 3 reviewers, 1 or
 2 relations of 1 to 3 candidate templates (so a relation is sometimes left with fewer than 2
 lines), and texts from a tiny alphabet so that they collide. After every step, under every
-policy, the code is compared with tests/release_rule_reference.py, written from the precedence
+policy, the code is compared with tests/review/rule_reference.py, written from the precedence
 table of docs/release.md and nothing else:
 
 - every text gets exactly one outcome, and the code's outcomes are the reference's (outcome,
@@ -25,7 +25,7 @@ twice, a line dropped twice ...) and which events must succeed.
 Bounded and derandomized for CI (about 10 s). The long run, thousands of histories:
 
     CURATOR_LONG_PROPERTY=1 PYTHONPATH=. python -m pytest -p no:cacheprovider \
-        tests/test_release_rule_property.py -x -q
+        tests/review/test_rule_property.py -x -q
 
 (`CURATOR_LONG_PROPERTY=N` runs N histories; 1 means 3,000.)
 """
@@ -44,8 +44,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from curator.core.errors import CuratorError
-
-from .release_rule_reference import (
+from tests.review.rule_reference import (
     AMEND,
     POLICIES,
     SHIPPED,
@@ -56,7 +55,7 @@ from .release_rule_reference import (
     Refused,
     status_of,
 )
-from .release_rule_world import RELATIONS, REVIEWERS, World, make_template, text
+from tests.review.rule_world import RELATIONS, REVIEWERS, World, make_template, text
 
 CANDIDATES = tuple(text(w) for w in ("aa", "bb", "cc"))
 TEXTS = tuple(text(w) for w in ("aa", "bb", "cc", "dd", "ee"))

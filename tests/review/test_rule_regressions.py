@@ -15,8 +15,7 @@ from sqlalchemy import func, select
 
 from curator.core.errors import Conflict, InputError
 from curator.core.models import Resolution
-
-from .release_rule_world import REVIEWERS, World, make_template, text
+from tests.review.rule_world import REVIEWERS, World, make_template, text
 
 R1, R2, R3 = REVIEWERS
 AA, BB, CC, DD, EE = (text(w) for w in ("aa", "bb", "cc", "dd", "ee"))

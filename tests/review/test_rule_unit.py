@@ -1,5 +1,5 @@
 """The rule for what ships as the pure function it is (`curator.review.rule.decide`, issue 36):
-cases the random histories of tests/test_release_rule_property.py do not draw — duplicated parent
+cases the random histories of tests/review/test_rule_property.py do not draw — duplicated parent
 lines with their own checked flags, imported decisions (row 6), an answer and a resolution at the
 same time — written from the docs table (docs/release.md "What ships: one rule")."""
 

@@ -12,9 +12,9 @@ from sqlalchemy import select
 from curator.core.models import Assignment, AssignmentItem, Decision, Template, User
 from curator.review.accounts import create_user
 from curator.review.sampling import assign
-
-from .conftest import PASSWORD, Browser, review_sample
-from .test_review_ui import sign_in, start_reviewing, wait_for_item
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import Browser
+from tests.web.test_review_ui import sign_in, start_reviewing, wait_for_item
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

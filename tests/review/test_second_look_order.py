@@ -25,8 +25,7 @@ from curator.review import progress as queueing
 from curator.review.proposal_queue import Slot, insertion_point
 from curator.review.service import decide, get_assignment, get_item
 from curator.review.suggestions import suggest
-
-from .conftest import review_sample
+from tests.plugins.databases import review_sample
 
 pytestmark = pytest.mark.backends("sqlite")
 

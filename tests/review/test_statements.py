@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import event, select
 
-from .conftest import Browser
+from tests.plugins.servers import Browser
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -157,8 +157,7 @@ def test_a_write_after_the_requests_reads_is_one_transaction_under_the_writer_lo
     from curator.core.errors import Busy
     from curator.core.models import User
     from curator.review.accounts import create_user
-
-    from .conftest import WriteLock
+    from tests.plugins.databases import WriteLock
 
     def session_after_reads(factory):
         session = factory()

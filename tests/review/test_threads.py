@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from curator.core.enums import Activity
 from curator.core.models import ActivityEntry, Comment, Decision
-
-from .conftest import PASSWORD, Browser, review_sample, signed_in_state, table_snapshot
+from tests.plugins.databases import PASSWORD, review_sample, table_snapshot
+from tests.plugins.servers import Browser, signed_in_state
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -14,8 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator.review import context
-
-from .conftest import need_shared
+from tests.plugins.real_data import need_shared
 
 
 def reference_fold(text: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 AXE = Path(os.environ.get("CURATOR_AXE") or ROOT / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js")
 FAILING = ("serious", "critical")
 

@@ -1,4 +1,4 @@
-"""A real SMTP server for the tests that read e-mail (aiosmtpd, as tests/test_people.py uses):
+"""A real SMTP server for the tests that read e-mail (aiosmtpd, as tests/review/test_people.py uses):
 `running_inbox()` starts one on a free local port and stops it afterwards."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from .test_people import Inbox, _closed_port
+from tests.review.test_people import Inbox, _closed_port
 
 
 @contextmanager

@@ -17,9 +17,9 @@ from curator.translate.backends.base import Translator
 from curator.translate.codes import NLLB, NOT_IN_NLLB, marian_target_tokens
 from curator.translate.protect import BracketScheme, TagScheme
 from curator.translate.templates import translate_by_segments
-
-from .conftest import SEED, SHARED_DATA
-from .test_translate_http import FakeApi, serve
+from tests.conftest import SEED
+from tests.plugins.real_data import SHARED_DATA
+from tests.translate.test_backends_http import FakeApi, serve
 
 BING = SHARED_DATA / "mpararel" / "translations" / "pararel_bing"
 

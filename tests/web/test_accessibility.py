@@ -1,6 +1,6 @@
 """Every page, as each role sees it, checked by axe-core in headless Chromium: English (ltr) and
 Arabic (rtl, through the language cookie), light and dark colour schemes. Serious and critical
-violations fail (tests/axe.py). Also: the dark scheme really changes the colours, the skip link
+violations fail (tests/support/axe.py). Also: the dark scheme really changes the colours, the skip link
 and focus outlines work from the keyboard, and the header mirrors in rtl.
 
 Pages of other areas with known violations are marked xfail (strict=False) with the rule named,
@@ -13,8 +13,9 @@ from itertools import pairwise
 
 import pytest
 
-from .axe import assert_accessible, axe_path
-from .conftest import PASSWORD, Cli
+from tests.plugins.cli import Cli
+from tests.plugins.databases import PASSWORD
+from tests.support.axe import assert_accessible, axe_path
 
 LOCALES, SCHEMES = ("en", "ar"), ("light", "dark")
 USERS = {"reviewer": "ana@example.org", "maintainer": "boss@example.org"}
@@ -31,8 +32,7 @@ def site(tmp_path_factory):
     from curator.review.sampling import assign
     from curator.web import create_app
     from curator.web.testing import LiveServer
-
-    from .test_probe_report import TEMPLATES, make_run
+    from tests.analysis.test_report import TEMPLATES, make_run
 
     tmp = tmp_path_factory.mktemp("a11y")
     url = f"sqlite:///{tmp / 'curator.sqlite'}"
@@ -64,7 +64,7 @@ def site(tmp_path_factory):
     cli("policy", "set", "majority", "--language", "ar")  # the dashboard's overrides list, the pages' policy notes
     cli("release", "build", "v1")
     make_run(tmp / "runs" / "mbert-v1", TEMPLATES)
-    from .test_decoding_evaluation import write_decoded_run
+    from tests.analysis.test_decoding import write_decoded_run
 
     write_decoded_run(tmp / "runs" / "xfactr-v1", pieces=True)  # a decoded run: its word pieces per m
     app = create_app(

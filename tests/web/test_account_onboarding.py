@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import func, select
 
 from curator.core.models import Invite, User
-
-from .conftest import PASSWORD, Browser, csrf_from
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite")
 

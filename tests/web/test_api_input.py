@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from .conftest import Browser
+from tests.plugins.servers import Browser
 
 SURROGATE = "\ud800"  # a lone surrogate: valid JSON ("\\ud800"), not encodable as UTF-8
 LONG = "x" * 10_000
@@ -52,7 +52,7 @@ def ana(review_app):
 
 @pytest.mark.parametrize("path,field", CASES, ids=[f"{p.rsplit('/', 1)[-1]}-{f}" for p, f in CASES])
 def test_bad_field_is_a_json_422_and_stores_nothing(ana, sessions, path, field):
-    from .conftest import table_snapshot
+    from tests.plugins.databases import table_snapshot
 
     item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]
     url = path.format(item=item)

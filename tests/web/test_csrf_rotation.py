@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from curator.core.models import Decision, User
 from curator.web.context import CSRF_LIFETIME
-
-from .conftest import PASSWORD, Browser, csrf_from, review_sample
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import Browser, csrf_from
 
 SEEN = "/api/v1/languages/es/guidelines/seen"  # a small POST any reviewer of Spanish may send
 
@@ -87,8 +87,8 @@ def test_a_token_expires_and_a_fresh_one_comes_from_the_api(review_app, sessions
 def test_the_review_screen_renews_an_expired_token_and_keeps_the_decision(chromium, live, review_app, sessions):
     """A decision sent with a token that expired under the open page is stored (the page fetched
     a fresh token and sent it again), and the page carries the fresh token from then on."""
-    from .test_review_guidance import PHONE, open_review
-    from .test_review_ui import wait_for_item
+    from tests.web.test_review_guidance import PHONE, open_review
+    from tests.web.test_review_ui import wait_for_item
 
     sample = review_sample(sessions, "ana@example.org", "es")
     context, page = open_review(chromium, live, viewport=PHONE)

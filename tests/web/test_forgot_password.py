@@ -1,5 +1,5 @@
 """Self-service "Forgot password?" (issue 37 §3) through a real SMTP server (aiosmtpd, as in
-tests/test_people.py): the same answer for known, unknown and deactivated addresses, the link
+tests/review/test_people.py): the same answer for known, unknown and deactivated addresses, the link
 from CURATOR_BASE_URL whatever Host the request names, rate limits per address and per client,
 CSRF, the page without e-mail configured; and the whole walk in Chromium, in Spanish and
 Arabic, on a phone and a desktop, light and dark."""
@@ -11,10 +11,9 @@ from sqlalchemy import func, select
 
 from curator.core.models import PasswordReset
 from curator.web.mailer import mailer
-
-from .conftest import Browser, csrf_from
-from .mailbox import BASE, mail_app, running_inbox
-from .test_people import LINK, NEW_PASSWORD
+from tests.plugins.servers import Browser, csrf_from
+from tests.review.test_people import LINK, NEW_PASSWORD
+from tests.support.mailbox import BASE, mail_app, running_inbox
 
 pytestmark = pytest.mark.backends("sqlite")
 

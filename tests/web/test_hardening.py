@@ -11,15 +11,15 @@ from __future__ import annotations
 import pytest
 
 from curator.web.testing import ServeProcess
-
-from .conftest import Browser
-from .test_serve_config import serve
+from tests.plugins.servers import Browser
+from tests.web.test_serve_config import serve
 
 STRONG = "k7Qz2vX9pL4mN8rT1wY6bH3jF5sD0gAe"  # 32 characters, many different
 
 
 def _cookies(app, remember: bool = True) -> list[str]:
-    from .conftest import PASSWORD, csrf_from
+    from tests.plugins.databases import PASSWORD
+    from tests.plugins.servers import csrf_from
 
     client = app.test_client()
     page = client.get("/login").get_data(as_text=True)

@@ -20,8 +20,8 @@ from sqlalchemy import delete, select
 from curator.core.models import AssignmentItem, Comment, User
 from curator.core.models.base import utcnow
 from curator.review import threads
-
-from .conftest import Browser, review_sample, signed_in_state
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser, signed_in_state
 
 WAITING = re.compile(r'<li class="card waiting-reply" data-reply="(\d+)"')
 PHONE = {"width": 390, "height": 844}

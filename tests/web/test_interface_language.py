@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from curator.core.models import User
-
-from .conftest import PASSWORD, Browser, csrf_from
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import Browser, csrf_from
 
 SIGNED_OUT = "Your session ended — sign in again; your place is kept."
 

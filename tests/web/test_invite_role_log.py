@@ -11,8 +11,7 @@ from sqlalchemy import select
 
 from curator.core.enums import Activity
 from curator.core.models import ActivityEntry, User
-
-from .conftest import Browser, csrf_from
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -17,11 +17,11 @@ from curator.core.models.base import utcnow
 from curator.review import activity
 from curator.review.glossary import add_term
 from curator.web.i18n import LOCALES
-
-from .conftest import PASSWORD, Browser, review_sample
-from .test_maintainer_ui import sign_in
-from .test_review_ui import wait_for_item
-from .test_translations import catalogue
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import Browser
+from tests.web.test_maintainer_ui import sign_in
+from tests.web.test_review_ui import wait_for_item
+from tests.web.test_translations import catalogue
 
 
 def _in(browser: Browser, locale: str) -> Browser:

@@ -11,8 +11,7 @@ from sqlalchemy import select
 
 from curator.core.models import LoginSession, User
 from curator.core.models.base import utcnow
-
-from .test_sessions_and_passwords import _replay, _sign_in
+from tests.web.test_sessions_and_passwords import _replay, _sign_in
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -53,7 +52,7 @@ def test_sign_in_prunes_revoked_and_expired_rows(review_app, sessions):
 
 
 def test_signed_out_rows_go_at_the_next_sign_in(review_app, sessions):
-    from .conftest import csrf_from
+    from tests.plugins.servers import csrf_from
 
     client, _ = _sign_in(review_app)
     token = csrf_from(client.get("/").get_data(as_text=True))
@@ -74,8 +73,8 @@ def test_a_hash_made_another_way_is_stored_again_the_current_way_at_sign_in(revi
     from werkzeug.security import generate_password_hash
 
     from curator.review import accounts
-
-    from .conftest import PASSWORD, Browser, csrf_from
+    from tests.plugins.databases import PASSWORD
+    from tests.plugins.servers import Browser, csrf_from
 
     old = generate_password_hash(PASSWORD, method="pbkdf2:sha256:2")
     with sessions.begin() as s:

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.models import LineDrop, User
-
-from .conftest import Browser, csrf_from, table_snapshot
-from .test_adjudication import BORN, CAPITAL, CONTINENT, disputed, template_id  # noqa: F401  (the fixture)
+from tests.plugins.databases import table_snapshot
+from tests.plugins.servers import Browser, csrf_from
+from tests.review.test_adjudication import BORN, CAPITAL, CONTINENT, disputed, template_id  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -109,7 +109,7 @@ def test_the_preview_keeps_the_restore_button_in_place_in_chromium(chromium, liv
     Restore button stays after it in the page's reading order."""
     from playwright.sync_api import expect
 
-    from .test_maintainer_ui import sign_in
+    from tests.web.test_maintainer_ui import sign_in
 
     _stored_drop(sessions)
     context = chromium.new_context()

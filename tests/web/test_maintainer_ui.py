@@ -22,9 +22,11 @@ from curator.core.errors import Gone, InputError
 from curator.core.models import Assignment, AssignmentItem, Comment, DatasetVersion, Invite, Template, User
 from curator.core.models.base import utcnow
 from curator.review.overview import RowFilter, language_counts, language_rows
-
-from .conftest import Browser, Cli, csrf_from, need_shared, tree_bytes
-from .test_probe_report import TEMPLATES, make_run
+from tests.analysis.test_report import TEMPLATES, make_run
+from tests.plugins.cli import Cli
+from tests.plugins.real_data import need_shared
+from tests.plugins.servers import Browser, csrf_from
+from tests.support.files import tree_bytes
 
 DEMO_PASSWORD = "curator-demo"
 MAINTAINER = "maintainer@demo.invalid"

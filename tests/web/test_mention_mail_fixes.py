@@ -14,10 +14,10 @@ from sqlalchemy import func, select
 from curator.core.models import Mention, User
 from curator.core.models.base import utcnow
 from curator.web.mailer import mailer
-
-from .conftest import Browser, csrf_from, review_sample
-from .mailbox import BASE, mail_app, running_inbox
-from .test_people import LINK, _form, _user_id
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser, csrf_from
+from tests.review.test_people import LINK, _form, _user_id
+from tests.support.mailbox import BASE, mail_app, running_inbox
 
 pytestmark = pytest.mark.backends("sqlite")
 
@@ -113,7 +113,7 @@ def test_a_mentioned_reviewer_answers_from_the_notification_in_chromium(chromium
     notifies her; Spanish on a phone (light), then Arabic on a desktop (dark)."""
     from playwright.sync_api import expect
 
-    from .test_maintainer_ui import sign_in
+    from tests.web.test_maintainer_ui import sign_in
 
     item_id = review_sample(sessions, "ana@example.org", "es")[0][0]
     ana = Browser(review_app).login("ana@example.org")

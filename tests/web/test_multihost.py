@@ -21,8 +21,9 @@ from sqlalchemy import func, select
 from curator.core.db import make_engine, make_session_factory
 from curator.core.models import Decision
 from curator.web.testing import ServeProcess
-
-from .conftest import PASSWORD, Cli, csrf_from
+from tests.plugins.cli import Cli
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import csrf_from
 
 LIMIT = 5  # CURATOR_RATELIMIT_ACCOUNT for these hosts: guesses per account per minute
 HTTP_TIMEOUT = 120  # s; a guard only (a hung host), never reached by a passing test
@@ -192,7 +193,7 @@ def test_sign_in_survives_the_store_going_away(db_url, engine, tmp_path):
     sign-in page until redis is back."""
     from curator.review.accounts import create_user
     from curator.web import create_app
-    from tests.redis_server import RedisServer
+    from tests.support.redis_server import RedisServer
 
     pytest.importorskip("redis", reason="the redis Python package is not installed (pip install redis)")
     try:

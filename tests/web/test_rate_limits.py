@@ -10,8 +10,8 @@ import types
 import pytest
 
 from curator.web import create_app
-
-from .conftest import PASSWORD, csrf_from
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import csrf_from
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from sqlalchemy import func, select
 
 from curator.core.models import AssignmentItem, Comment, User
 from curator.web import create_app, limits
-
-from .conftest import Browser, _started, csrf_from, review_sample
+from tests.plugins.databases import _started, review_sample
+from tests.plugins.servers import Browser, csrf_from
 
 HOLD_TIMEOUT = 60.0  # only a guard against a request that never reaches the store; it does in milliseconds
 
@@ -167,7 +167,7 @@ def _saved(sessions, text: str) -> int:
 @pytest.fixture
 def own_redis():
     """A redis-server of this test only: it is demoted to a replica in the middle of the test."""
-    from tests.redis_server import RedisServer
+    from tests.support.redis_server import RedisServer
 
     pytest.importorskip("redis", reason="the redis Python package is not installed")
     server = _started(RedisServer)

@@ -10,10 +10,9 @@ import pytest
 from sqlalchemy import update
 
 from curator.core.models import Template, TemplateSignal
-
-from .conftest import review_sample
-from .test_review_guidance import DESKTOP, PHONE, no_sideways_scroll
-from .test_review_ui import sign_in, wait_for_item
+from tests.plugins.databases import review_sample
+from tests.web.test_review_guidance import DESKTOP, PHONE, no_sideways_scroll
+from tests.web.test_review_ui import sign_in, wait_for_item
 
 DATA = {
     "es": {

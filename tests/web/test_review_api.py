@@ -9,8 +9,8 @@ from sqlalchemy import func, select
 
 from curator.core.models import Decision, Suggestion, Template
 from curator.review.sampling import sample_size, sample_templates
-
-from .conftest import PASSWORD, Browser, csrf_from
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 

@@ -13,9 +13,9 @@ from curator.core.models import AssignmentItem, EnglishPattern, Template, Transl
 from curator.review import context
 from curator.review.importer import import_reviews
 from curator.review.service import get_assignment, undo
-
-from .conftest import Browser, review_sample
-from .test_translation_memory import reference_similarity
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser
+from tests.review.test_translation_memory import reference_similarity
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -270,7 +270,7 @@ def _in_viewport(page) -> None:
 
 
 def _walk_the_panels(page, base: str, tap: bool) -> None:
-    from .test_review_ui import sign_in, start_reviewing
+    from tests.web.test_review_ui import sign_in, start_reviewing
 
     sign_in(page, base, "ana@example.org")
     page.goto(base + "/review/es")

@@ -20,9 +20,8 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.models import Suggestion, User
-
-from .conftest import review_sample
-from .test_review_ui import sign_in, wait_for_item
+from tests.plugins.databases import review_sample
+from tests.web.test_review_ui import sign_in, wait_for_item
 
 DESKTOP = {"viewport": {"width": 1366, "height": 800}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}

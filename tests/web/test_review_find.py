@@ -12,11 +12,11 @@ import re
 from sqlalchemy import select
 
 from curator.core.models import Decision, EnglishPattern, Template
-
-from .conftest import Browser, review_sample
-from .test_review_guidance import DESKTOP, PHONE, no_sideways_scroll, phone
-from .test_review_ui import sign_in, wait_for_item
-from .test_translation_memory import reference_fold, reference_similarity
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser
+from tests.review.test_translation_memory import reference_fold, reference_similarity
+from tests.web.test_review_guidance import DESKTOP, PHONE, no_sideways_scroll, phone
+from tests.web.test_review_ui import sign_in, wait_for_item
 
 ARABIC_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩", "0123456789")
 # (viewport, interface, scheme, search, show, with the memory): every combination of viewport and

@@ -17,9 +17,9 @@ from curator.release.merge import latest_candidates, plan
 from curator.review.guidelines import DEFAULT_GUIDELINES, blocks
 from curator.review.policy import stays
 from curator.review.stats import CSV_COLUMNS, review_summary, summary_csv
-
-from .conftest import Browser, csrf_from, review_sample
-from .test_review_ui import sign_in, start_reviewing, wait_for_item
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser, csrf_from
+from tests.web.test_review_ui import sign_in, start_reviewing, wait_for_item
 
 DESKTOP = {"width": 1366, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -748,7 +748,7 @@ def test_every_string_of_review_js_is_translatable():
 
     from curator.web.i18n import JS_MESSAGES
 
-    source = (Path(__file__).resolve().parent.parent / "curator" / "web" / "static" / "review.js").read_text()
+    source = (Path(__file__).resolve().parents[2] / "curator" / "web" / "static" / "review.js").read_text()
     joined = re.sub(r'"\s*\+\s*\n\s*"', "", source)
     used = set(re.findall(r'\bt\("((?:[^"\\]|\\.)*)"', joined))
     labels = re.search(r"const LABELS = \{([^}]*)\}", source).group(1)

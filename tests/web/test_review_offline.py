@@ -20,9 +20,8 @@ from sqlalchemy import select
 from curator.core.db import make_engine, make_session_factory
 from curator.core.models import Decision, User
 from curator.web.testing import ServeProcess, free_port
-
-from .conftest import PASSWORD, review_sample
-from .test_review_ui import start_reviewing, wait_for_item
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.web.test_review_ui import start_reviewing, wait_for_item
 
 OUTAGE = 60  # s of the page's time with the server down: the scenario (the page used to give up after ~7.5 s)
 RECONNECT_MAX = 5  # s, outbox.js Reconnect.MAX_MS: the longest the page waits between two tries

@@ -13,12 +13,12 @@ import pytest
 
 from curator.cli.oversight import review_disagreements
 from curator.review.resolutions import KINDS
-
-from .axe import assert_accessible, axe_path
-from .conftest import Browser, review_sample, signed_in_state
-from .test_adjudication import CAPITAL, NATIVE, disputed, template_id  # noqa: F401 - the fixture
-from .test_review_guidance import DESKTOP, PHONE, no_sideways_scroll
-from .test_review_ui import sign_in, start_reviewing, wait_for_item
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser, signed_in_state
+from tests.review.test_adjudication import CAPITAL, NATIVE, disputed, template_id  # noqa: F401 - the fixture
+from tests.support.axe import assert_accessible, axe_path
+from tests.web.test_review_guidance import DESKTOP, PHONE, no_sideways_scroll
+from tests.web.test_review_ui import sign_in, start_reviewing, wait_for_item
 
 pytestmark = pytest.mark.backends("sqlite")
 

@@ -9,8 +9,9 @@ import shutil
 from sqlalchemy import func, select
 
 from curator.core.models import Assignment, AssignmentItem, Invite, Template, User
-
-from .conftest import PASSWORD, SEED, Browser, csrf_from, review_sample
+from tests.conftest import SEED
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import Browser, csrf_from
 
 
 def _item_of(sessions, email, lang):

@@ -24,9 +24,9 @@ from sqlalchemy import select
 
 from curator.core.models import Comment, Decision, EnglishPattern, Suggestion
 from curator.review.glossary import add_term
-
-from .conftest import Browser, review_sample
-from .test_review_ui import sign_in, wait_for_item
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser
+from tests.web.test_review_ui import sign_in, wait_for_item
 
 DESKTOP = {"width": 1366, "height": 800}
 PHONE = {"width": 390, "height": 844}

@@ -7,8 +7,8 @@ import re
 from sqlalchemy import select
 
 from curator.core.models import AssignmentItem, Decision, Suggestion, Template
-
-from .conftest import PASSWORD, WriteLock, review_sample, signed_in_state
+from tests.plugins.databases import PASSWORD, WriteLock, review_sample
+from tests.plugins.servers import signed_in_state
 
 
 def sign_in(page, base: str, email: str) -> None:

@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import select
 
 from curator.core.models import Assignment, AssignmentItem, User
-
-from .conftest import PASSWORD, Browser, csrf_from
-from .test_probe_report import TEMPLATES, make_run
+from tests.analysis.test_report import TEMPLATES, make_run
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import Browser, csrf_from
 
 ROLES = ("anonymous", "other_reviewer", "reviewer", "maintainer")
 SIGN_IN = 302  # a page sends an anonymous visitor to the sign-in page
@@ -401,7 +401,7 @@ def test_no_template_marks_text_safe():
     (the probe report inlines only our own stylesheet as Markup)."""
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent / "curator"
+    root = Path(__file__).resolve().parents[2] / "curator"
     templates = [*(root / "web" / "templates").glob("*.html"), *(root / "analysis" / "templates").glob("*.html")]
     assert templates
     for path in templates:

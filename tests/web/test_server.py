@@ -24,7 +24,9 @@ import pytest
 import requests
 
 from curator.web.testing import ServeProcess
-from tests.conftest import PASSWORD, Cli, csrf_from, review_sample
+from tests.plugins.cli import Cli
+from tests.plugins.databases import PASSWORD, review_sample
+from tests.plugins.servers import csrf_from
 
 READ_TIMEOUT = 1.5
 # Only a guard against a hang, never a measure of speed: a request, a cut-off or a reload that

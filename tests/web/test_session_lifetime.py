@@ -12,8 +12,8 @@ from sqlalchemy import select, update
 
 from curator.core.models import LoginSession, User
 from curator.core.models.base import utcnow
-
-from .conftest import PASSWORD, csrf_from
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import csrf_from
 
 
 def _sign_in(app, email="ana@example.org", remember=False):

@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from curator.core.errors import InputError
 from curator.core.models import LoginSession, User
-
-from .conftest import PASSWORD, Browser, csrf_from
+from tests.plugins.databases import PASSWORD
+from tests.plugins.servers import Browser, csrf_from
 
 NEW_PASSWORD = "tawny owl fjord lantern"
 
@@ -64,7 +64,7 @@ def test_remember_cookie_flags(review_app):
     assert "HttpOnly" in remember and "SameSite=Lax" in remember and "Secure" not in remember
     expires = parsedate_to_datetime(re.search(r"Expires=([^;]+)", remember).group(1))
     # the cookie lives as long as a sign-in may (CURATOR_SESSION_LIFETIME, 30 days), not a year; the
-    # idle limit (CURATOR_REMEMBER_DAYS) is the server's (tests/test_session_lifetime.py)
+    # idle limit (CURATOR_REMEMBER_DAYS) is the server's (tests/web/test_session_lifetime.py)
     assert timedelta(days=29, hours=23) < expires - datetime.now(UTC) <= timedelta(days=30)
 
 
@@ -287,7 +287,7 @@ def test_common_password_list_ships_as_package_data():
     from curator.review.accounts import common_passwords
 
     assert len(common_passwords()) > 3000 and "password" in common_passwords()
-    pyproject = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     assert "review/common_passwords.txt" in pyproject["tool"]["setuptools"]["package-data"]["curator"]
 
 

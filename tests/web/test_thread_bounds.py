@@ -13,8 +13,8 @@ from sqlalchemy import select
 from curator.core.models import AssignmentItem, Comment, User
 from curator.review import threads
 from curator.web import create_app
-
-from .conftest import Browser, csrf_from, review_sample
+from tests.plugins.databases import review_sample
+from tests.plugins.servers import Browser, csrf_from
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")  # the listings' window function on both
 
@@ -163,7 +163,7 @@ def test_the_paged_threads_and_history_in_chromium(chromium, live, sessions, rev
     same hint — Spanish on a phone (light), Arabic on a desktop (dark)."""
     from playwright.sync_api import expect
 
-    from .test_maintainer_ui import sign_in
+    from tests.web.test_maintainer_ui import sign_in
 
     roots, _replies = _seed(sessions, 25, 22)
     walks = (

@@ -19,7 +19,7 @@ from babel.messages.pofile import read_po
 
 from curator.web.i18n import DEFAULT, LOCALES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRANSLATIONS = ROOT / "curator" / "web" / "translations"
 KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "N_plural": (1, 2), "_l": None, "lazy_gettext": None}
 TRANSLATED = [code for code in LOCALES if code != DEFAULT]
@@ -154,7 +154,8 @@ def test_sign_in_page_in_spanish_and_arabic_over_http(live, locale, direction, s
 def test_service_messages_reach_the_reviewer_in_their_language(review_app, sessions):
     """A message raised by a service below the web layer (core.errors.N_ + params) is
     translated by the web layer: the live check of an amendment, in Spanish and Arabic."""
-    from .conftest import PASSWORD, csrf_from, review_sample
+    from tests.plugins.databases import PASSWORD, review_sample
+    from tests.plugins.servers import csrf_from
 
     review_sample(sessions, "ana@example.org", "es")
     client = review_app.test_client()

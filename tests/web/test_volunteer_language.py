@@ -23,10 +23,9 @@ from babel.messages.pofile import read_po
 from sqlalchemy import select
 
 from curator.web.i18n import LOCALES
+from tests.plugins.databases import PASSWORD
 
-from .conftest import PASSWORD
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRANSLATIONS = ROOT / "curator" / "web" / "translations"
 # English on purpose, or data: left out of the text that is checked
 ON_PURPOSE = (
