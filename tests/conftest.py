@@ -42,6 +42,11 @@ TEST_PASSWORD_METHOD = "pbkdf2:sha256:1"
 
 def pytest_configure(config) -> None:
     accounts.PASSWORD_METHOD = TEST_PASSWORD_METHOD
+    # pytest-xdist >= 3.6 reorders --dist loadfile's files by their number of tests unless told
+    # not to: that put the wheel test (4 tests, ~30 s alone) 88th of 113 files, and undid the order
+    # pytest_collection_modifyitems sets (docs/development.md, Testing)
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers > 1:  # each xdist worker's share of the cores: torch's threads would oversubscribe them
         share = str(max(1, (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) // workers))
@@ -58,9 +63,10 @@ def pytest_collection_modifyitems(items) -> None:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if "postgres" in names or params.get("db_backend") == "postgresql":
             item.add_marker(pytest.mark.postgresql)
-    # the longest files first: pytest-xdist hands files to workers in collection order, so the
-    # wheel test (a fresh venv, then torch and [probe] installed into it) and the multi-process
-    # runs start at once beside the rest instead of last, alone, on the critical path
+    # the longest files first: pytest-xdist hands files to workers in collection order (with its
+    # reordering by test count turned off in pytest_configure), so the wheel test (a fresh venv,
+    # then torch and [probe] installed into it) and the multi-process runs start at once beside the
+    # rest instead of last, alone, on the critical path
     first = ("packaging", "distributed", "slow")
 
     def rank(item: pytest.Item) -> int:
