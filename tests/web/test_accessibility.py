@@ -143,6 +143,28 @@ def open_page(chromium, site, signed_in, role, locale="en", scheme="light", view
     return context, context.new_page()
 
 
+@pytest.fixture(scope="module")
+def axe_pages(chromium, site, signed_in):
+    """(role, locale) -> the page of a browser context kept for the module, in which axe-core
+    comes with every document as it loads (an init script): one context per role and locale for
+    all of test_page_is_accessible's pages, not two contexts and two injections per page."""
+    axe = axe_path()
+    made: dict[tuple[str, str], object] = {}
+    contexts = []
+
+    def page_for(role: str, locale: str):
+        if (role, locale) not in made:
+            context, page = open_page(chromium, site, signed_in, role, locale, SCHEMES[0])
+            context.add_init_script(path=str(axe))
+            contexts.append(context)
+            made[role, locale] = page
+        return made[role, locale]
+
+    yield page_for
+    for context in contexts:
+        context.close()
+
+
 def _review_loaded(page):
     page.wait_for_selector("#review[data-ready='1']")
 
@@ -205,27 +227,24 @@ KNOWN: dict[str, str] = {}  # page id -> the axe rule that fails there (others' 
         for role, path, ready, pid in PAGES
     ],
 )
-def test_page_is_accessible(chromium, site, signed_in, role, path, ready):
-    axe_path()
+def test_page_is_accessible(axe_pages, site, role, path, ready):
     failures = []
     for locale in LOCALES:
         # one page per locale, checked in each scheme: the scheme switched by media emulation on the
         # very same document (the CSS follows `prefers-color-scheme`; no script reads it)
-        context, page = open_page(chromium, site, signed_in, role, locale, SCHEMES[0])
-        try:
-            page.goto(site + path)
-            if ready:
-                ready(page)
-            assert page.locator("html").get_attribute("lang") == locale
-            for scheme in SCHEMES:
-                page.emulate_media(color_scheme=scheme)
-                assert page.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
-                try:
-                    assert_accessible(page, f"{role} {path} [{locale}, {scheme}]")
-                except AssertionError as exc:
-                    failures.append(str(exc))
-        finally:
-            context.close()
+        page = axe_pages(role, locale)
+        page.emulate_media(color_scheme=SCHEMES[0])
+        page.goto(site + path)
+        if ready:
+            ready(page)
+        assert page.locator("html").get_attribute("lang") == locale
+        for scheme in SCHEMES:
+            page.emulate_media(color_scheme=scheme)
+            assert page.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
+            try:
+                assert_accessible(page, f"{role} {path} [{locale}, {scheme}]")
+            except AssertionError as exc:
+                failures.append(str(exc))
     assert not failures, "\n\n".join(failures)
 
 
