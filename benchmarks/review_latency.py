@@ -1,7 +1,7 @@
 """Latency of "submit a decision and load the next item" against `curator serve` (granian).
 
 Loads the full real data (../shared/data) into a fresh database — SQLite, PostgreSQL (a
-throwaway server from Debian's binaries, as the tests start it: tests/postgres.py), or both — creates reviewers with
+throwaway server from Debian's binaries, as the tests start it: tests/support/postgres.py), or both — creates reviewers with
 full samples, starts `curator serve` in its own process group and drives it over HTTP:
 
 | scenario            | what it shows                                                           |
@@ -398,8 +398,8 @@ def percentile(sorted_values: list[float], q: float) -> float:
 
 
 def postgres():
-    """A throwaway PostgreSQL server for the run (the tests' tests/postgres.py); None without binaries."""
-    from tests.postgres import Server
+    """A throwaway PostgreSQL server for the run (the tests' tests/support/postgres.py); None without binaries."""
+    from tests.support.postgres import Server
 
     try:
         server = Server().start()
@@ -440,7 +440,7 @@ def run_backend(
         serve_env["PYTHONPATH"] = serve_from
     with ExitStack() as stack:
         if opts.hosts > 1:
-            from tests.redis_server import RedisServer
+            from tests.support.redis_server import RedisServer
 
             try:
                 store = RedisServer().start()

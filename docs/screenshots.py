@@ -4,7 +4,7 @@ Usage: .venv/bin/python docs/screenshots.py   (needs playwright and Debian's chr
 
 - the six review-screen shots (review-*.png but review-signals.png), from the demo seed, here;
 - report.png, report-web.png and review-signals.png, from the probe report's browser test
-  (tests/test_probe_report.py, run with CURATOR_UPDATE_SCREENSHOTS=1), which builds the run and
+  (tests/analysis/test_report.py, run with CURATOR_UPDATE_SCREENSHOTS=1), which builds the run and
   the signals those pictures show and checks the pages before it writes them.
 """
 
@@ -79,7 +79,7 @@ def main_() -> None:
 
 def report_shots() -> None:
     """report.png, report-web.png, review-signals.png: the report test writes them."""
-    test = "tests/test_probe_report.py::test_reports_and_review_line_in_chromium"
+    test = "tests/analysis/test_report.py::test_reports_and_review_line_in_chromium"
     env = {**os.environ, "CURATOR_UPDATE_SCREENSHOTS": "1"}
     subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test], cwd=DOCS.parent, env=env, check=True

@@ -8,7 +8,7 @@ Every default lives here, once: the field's default below. The modules that use 
 it from a `Settings` (or, as a keyword default, from the field: `Settings.busy_timeout`), the
 CLI's options show it in their help, and the settings reference (docs/reference/settings.md, a
 table made from these fields when the site is built: docs/hooks/settings_table.py, checked by
-tests/test_settings.py) lists each variable of `ENV` with its default.
+tests/core/test_settings.py) lists each variable of `ENV` with its default.
 """
 
 from __future__ import annotations

@@ -314,7 +314,7 @@ def build_tiny(
 ) -> Path:
     """Write a tokenizer and a random-weight model of `kind` to `out` (save_pretrained layout).
 
-    Reproducible: the same corpus and seed give byte-identical files (tests/test_probe_tiny.py)."""
+    Reproducible: the same corpus and seed give byte-identical files (tests/probe/test_tiny.py)."""
     extras.require_extra("probe", "curator models tiny")
     import torch
     from transformers import PreTrainedTokenizerFast

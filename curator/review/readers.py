@@ -5,7 +5,7 @@ language (an unassigned language is closed to them; their old posts stay).
 `readable_by` is the rule as an SQL condition on a language column (or a language value): the
 threads, the mentions a person is shown and the replies waiting for them all filter with it.
 `may_read` is its pure twin over `Account` (review.mentions), for deciding who a comment
-notifies among the accounts already loaded; tests/test_mention_mail_fixes.py holds them equal.
+notifies among the accounts already loaded; tests/web/test_mention_mail_fixes.py holds them equal.
 """
 
 from __future__ import annotations

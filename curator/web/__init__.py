@@ -60,7 +60,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     init_marks(app)
     init_bidi(app)
     init_diffs(app)
-    # templates compare with the enums' members, never their raw strings (tests/test_enums_used.py)
+    # templates compare with the enums' members, never their raw strings (tests/core/test_enums.py)
     app.jinja_env.globals.update(
         DecisionKind=DecisionKind, Role=Role, VersionKind=VersionKind, Policy=Policy, QueueOrder=QueueOrder
     )

@@ -37,7 +37,7 @@ bp.add_app_template_global(check_text.check_description, "check_description")
 @bp.app_template_global()
 def decision_kinds() -> dict[str, str]:
     """The decision kinds by member name, for review.js (a JSON block of the review page): the
-    script compares with `KINDS.AMEND`, never a raw "amend" (tests/test_enums_used.py)."""
+    script compares with `KINDS.AMEND`, never a raw "amend" (tests/core/test_enums.py)."""
     return {kind.name: kind.value for kind in DecisionKind}
 
 

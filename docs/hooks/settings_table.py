@@ -5,7 +5,7 @@ What a variable means is written here, once (ROWS); its name and its default com
 `Settings` (curator/core/settings.py: `ENV` and the fields' defaults), so the table cannot
 drift from the code. A variable of `ENV` without a row here, or a row whose default is taken
 from `Settings` but that names no variable of `ENV`, stops the build with one line.
-tests/test_settings.py checks the table this writes.
+tests/core/test_settings.py checks the table this writes.
 """
 
 from __future__ import annotations
