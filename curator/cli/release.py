@@ -146,11 +146,11 @@ def release_preview(ctx: Context, policy: str | None, parent: str | None, langua
 @pass_ctx
 def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, reason: str, by: str | None) -> None:
     """Leave one line (LANGUAGE RELATION PATTERN) out of every later `build --from-review`."""
-    from curator.cli.oversight import _maintainer
+    from curator.cli.oversight import acting_maintainer
     from curator.release.line_drops import drop_line
 
     with unit_of_work(ctx.sessions()) as session:
-        drop_line(session, _maintainer(session, by), language, relation, pattern, reason)
+        drop_line(session, acting_maintainer(session, by), language, relation, pattern, reason)
     click.echo(f"dropped {language}/{relation}: {visible(pattern)} (until `curator release restore-line`)")
 
 
@@ -162,11 +162,11 @@ def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, 
 @pass_ctx
 def release_restore_line(ctx: Context, language: str, relation: str, pattern: str, by: str | None) -> None:
     """Put a dropped line back into the builds from reviews."""
-    from curator.cli.oversight import _maintainer
+    from curator.cli.oversight import acting_maintainer
     from curator.release.line_drops import restore_line
 
     with unit_of_work(ctx.sessions()) as session:
-        restore_line(session, _maintainer(session, by), language, relation, pattern)
+        restore_line(session, acting_maintainer(session, by), language, relation, pattern)
     click.echo(f"restored {language}/{relation}: {visible(pattern)}")
 
 
