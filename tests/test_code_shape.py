@@ -76,7 +76,8 @@ def test_no_private_name_crosses_a_module():
 
 
 def test_no_function_is_over_80_lines():
-    found = [f for module, tree in _modules() for f in long_functions(module, tree)]
+    # the Alembic revisions are frozen history: a schema step is written once and never changed
+    found = [f for module, tree in _modules() if ".migrations." not in module for f in long_functions(module, tree)]
     assert found == []
 
 

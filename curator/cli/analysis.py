@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -21,6 +22,8 @@ from curator.cli.common import (
 )
 from curator.cli.decoded_output import QUERIES_SHOWN, QueriesType, decoded_summary, echo_decoded
 from curator.core.errors import InputError
+
+Metrics = dict[str, dict[str, dict[str, float]]]  # run_metrics' two tables
 
 _run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 
@@ -68,26 +71,45 @@ def metrics(
     asked = click.get_current_context().get_parameter_source("queries") is not ParameterSource.DEFAULT
     decoded = decoded_summary(run_dir, languages, relations, queries if asked or as_json else QUERIES_SHOWN)
 
-    def clean(v):
-        return None if isinstance(v, float) and v != v else v
-
     if as_json:
-        if by == "language":
-            data = {
-                lang: {m: {k: clean(v) for k, v in values.items()} for m, values in ms.items()}
-                for lang, ms in by_language.items()
-            }
-        else:
-            data = {
-                lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
-                for lang, rels in by_relation.items()
-            }
-        extra = {"decoding": decoded} if decoded else {}
-        click.echo(
-            json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data, **extra}, indent=2, ensure_ascii=False)
-        )
+        _echo_metrics_json(by, by_language, by_relation, as_record(chosen, nm), decoded)
         return
     click.echo(describe(chosen, nm))
+    _echo_metrics_table(by, by_language, by_relation)
+    click.echo(
+        "values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS), err=True
+    )
+    if decoded:
+        echo_decoded(decoded, asked)
+    elif asked:  # said, not silently ignored: a ranking run has no decoded queries to show
+        click.echo("--queries: this run ranks candidates; only runs decoded with --decode have queries", err=True)
+
+
+def _clean(v: Any) -> Any:
+    """NaN as null in JSON."""
+    return None if isinstance(v, float) and v != v else v
+
+
+def _echo_metrics_json(by: str, by_language: Metrics, by_relation: Metrics, convention: Any, decoded: Any) -> None:
+    """`curator metrics --json`: the convention, then the metrics by language or relation."""
+    if by == "language":
+        data = {
+            lang: {m: {k: _clean(v) for k, v in values.items()} for m, values in ms.items()}
+            for lang, ms in by_language.items()
+        }
+    else:
+        data = {
+            lang: {rel: {m: _clean(v) for m, v in values.items()} for rel, values in rels.items()}
+            for lang, rels in by_relation.items()
+        }
+    extra = {"decoding": decoded} if decoded else {}
+    click.echo(json.dumps({"convention": convention, f"by_{by}": data, **extra}, indent=2, ensure_ascii=False))
+
+
+def _echo_metrics_table(by: str, by_language: Metrics, by_relation: Metrics) -> None:
+    """`curator metrics`'s table: by language (mean±std over relations) or by relation."""
+    from curator.analysis.metrics import METRICS, SHORT
+
     if by == "language":
 
         def mean_std(m: dict) -> str:
@@ -121,13 +143,6 @@ def metrics(
             ],
             sep="",
         )
-    click.echo(
-        "values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS), err=True
-    )
-    if decoded:
-        echo_decoded(decoded, asked)
-    elif asked:  # said, not silently ignored: a ranking run has no decoded queries to show
-        click.echo("--queries: this run ranks candidates; only runs decoded with --decode have queries", err=True)
 
 
 @click.command()

@@ -25,9 +25,7 @@ from curator.cli.decoded_output import QueriesType
 
 
 @click.command()
-@click.argument(
-    "run_dirs", metavar="RUN...", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False)
-)
+@click.argument("run_dirs", metavar="RUN...", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.argument("out", type=click.Path(file_okay=False))
 @languages_option
 @nm_option
