@@ -330,7 +330,7 @@ def build_tiny(
         raise InputError(f"kind must be one of {', '.join(KINDS)}")
     lines = list(corpus_lines(corpus, seed=seed))
     if not lines:
-        raise InputError(f"{corpus}: no .jsonl text found to train a tokenizer on")
+        raise InputError("no .jsonl text found to train a tokenizer on", location=str(corpus))
     tok, specials = train_tokenizer(kind, lines, vocab_size)
     # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way.
     # BertTokenizer.from_pretrained reads do_lower_case from tokenizer_config.json and lowercases
