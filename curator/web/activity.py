@@ -113,5 +113,5 @@ def as_json() -> tuple[Response, int]:
         filters = activity.check_filters(session, **_args())
         rows, older = activity.page(session, filters, limit, before)
     except InputError as exc:
-        return jsonify(error=str(exc)), 422
+        return jsonify(error=translated(exc)), 422
     return jsonify(entries=[_row(e) for e in rows], older=older), 200

@@ -85,12 +85,7 @@ def answer(lang: str) -> ResponseReturnValue:
     if action != "edit" and edited_to is not None:
         raise InputError("only an edit takes edited_to", field="edited_to")
     verdict = ProposalVerdict.DROP if action == "drop" else ProposalVerdict.CONFIRM
-    try:
-        with write() as session:
-            proposal = answers.review_proposal(session, current_user, code, relation, text, verdict, reason, edited_to)
-            answered = proposal.to_dict()
-    except InputError as exc:
-        if exc.field is None:
-            raise
-        raise InputError(f"{exc.field}: {exc.message}") from None  # the JSON error names the field
+    with write() as session:  # an InputError's JSON names its field (web/errors.translated)
+        proposal = answers.review_proposal(session, current_user, code, relation, text, verdict, reason, edited_to)
+        answered = proposal.to_dict()
     return jsonify(proposal=answered)
