@@ -51,3 +51,36 @@ def test_no_layer_is_a_paragraph_over_2000_characters():
     assert layers
     paragraphs = re.split(r"\n(?=- \*\*)|\n\n", layers.group(1))
     assert [p[:60] for p in paragraphs if len(p) > LONGEST_PARAGRAPH and not p.startswith("|")] == []
+
+
+def test_the_command_reference_says_none_one_way():
+    """docs/hooks/cli_reference.py: click's UNSET marker and Python's None both read "none"."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "docs" / "hooks" / "cli_reference.py")
+    assert spec and spec.loader
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="reference/cli.md"))
+    row = "<tr><td><code>--x</code></td><td>help: None of these</td><td>{}</td>\n</tr>"
+    html = "".join(
+        row.format(d) for d in ("None", "<code>None</code>", "<code>Sentinel.UNSET</code>", "<code>2</code>")
+    )
+    shown = hook.on_page_content(html, page)
+    assert re.findall(r"<td>([^<]*|<code>[^<]*</code>)</td>\s*</tr>", shown) == [
+        "none",
+        "none",
+        "none",
+        "<code>2</code>",
+    ]
+    assert "help: None of these" in shown  # only the Default column
+
+
+def test_report_usage_names_each_argument_once():
+    from click.testing import CliRunner
+
+    from curator.cli import main
+
+    usage = CliRunner().invoke(main, ["report", "--help"]).output.splitlines()[0]
+    assert usage.endswith("RUN... OUT") and "OUT OUT" not in usage
