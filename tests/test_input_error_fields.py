@@ -13,7 +13,7 @@ from curator.core.errors import InputError
 from curator.core.models import Template
 from curator.review.resolutions import KINDS, check_kind
 
-from .conftest import Browser
+from .conftest import PASSWORD, Browser
 
 KINDS_SAID = ", ".join(KINDS)
 ENGLISH = f"field 'kind': choose {KINDS_SAID}, or nothing for all"
@@ -65,3 +65,35 @@ def test_the_cli_the_json_and_the_page_name_the_field_alike(review_app, cli, ses
         prefix = {"es": "campo", "ar": "الحقل"}[locale]
         assert f"{prefix} '<bdi dir=\"ltr\">kind</bdi>': " in text
         assert SAID[locale].split(": ", 1)[1] in text
+
+
+def test_the_field_reads_in_place_in_chromium(chromium, live):
+    """The error page of a refused filter, phone and desktop, Spanish and Arabic, light and dark:
+    the message in the interface's language and direction, the field isolated left-to-right, the
+    page not scrolling sideways. One context per size, walked through the four interfaces."""
+    from .test_maintainer_ui import sign_in
+    from .test_review_guidance import DESKTOP, PHONE
+
+    for viewport in (PHONE, DESKTOP):
+        context = chromium.new_context(viewport=viewport, is_mobile=viewport == PHONE, bypass_csp=True)
+        page = context.new_page()
+        try:
+            sign_in(page, live.url, "boss@example.org", PASSWORD)
+            for locale in ("es", "ar"):
+                context.add_cookies([{"name": "curator_locale", "value": locale, "url": live.url}])
+                for scheme in ("light", "dark"):
+                    page.emulate_media(color_scheme=scheme)
+                    response = page.goto(f"{live.url}/admin/languages/es/disagreements?kind=bogus")
+                    assert response is not None and response.status == 422
+                    lead = page.locator("p.lead").filter(has=page.locator("bdi"))
+                    assert lead.inner_text() == SAID[locale], (viewport, locale, scheme)
+                    assert page.evaluate("document.documentElement.dir") == ("rtl" if locale == "ar" else "ltr")
+                    field = lead.locator("bdi")
+                    assert field.inner_text() == "kind"
+                    assert field.evaluate("e => getComputedStyle(e).direction") == "ltr"
+                    width = page.evaluate("document.documentElement.scrollWidth")
+                    assert width <= viewport["width"], (viewport, locale, scheme, width)
+                    box = lead.bounding_box()
+                    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5
+        finally:
+            context.close()
