@@ -216,6 +216,50 @@ def _capped(relations: list[RelationQueries], rows: int | None) -> list[Relation
     return out
 
 
+def _language_row(
+    code: str,
+    metrics: dict[str, dict[str, float]],
+    relations: dict[str, dict[str, float]],
+    agreements: list[Agreement],
+    set_apart: set[str],
+) -> LanguageRow:
+    """One language's row of the report: its averages, its relations and its worst agreements."""
+    mine = [a for a in agreements if a["language"] == code]
+    return {
+        "code": code,
+        "name": langs.name(code),
+        "dir": langs.direction(code),
+        "metrics": {
+            m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": int(v["relations"])}
+            for m, v in metrics.items()
+        },
+        "relations": [
+            {
+                "relation": rel,
+                "nm": rel in set_apart,
+                "templates": int(v["templates"]),
+                "tuples": int(v["tuples"]),
+                "values": {m: _clean(v[m]) for m in METRICS},
+            }
+            for rel, v in sorted(relations.items())
+        ],
+        "worst": _worst(mine, WORST_PER_LANGUAGE),
+    }
+
+
+def _decoding_view(run: Path, languages: list[str] | None, queries: int | None, query_rows: int | None) -> DecodingView:
+    """A run decoded without candidates: X-FACTR's accuracies too (analysis/decoding.py)."""
+    from curator.analysis import decoding as xfactr
+
+    return {
+        "columns": list(xfactr.COLUMNS),
+        "labels": xfactr.LABELS,
+        "by_language": xfactr.decoding_accuracy(run, languages),
+        "queries": _capped(xfactr.decoded_queries(run, languages, limit=queries), query_rows) if queries != 0 else [],
+        "limit": queries,
+    }
+
+
 def report_data(
     run_dir: str | Path,
     nm_relations: Iterable[str] = DEFAULT_NM_RELATIONS,
@@ -242,45 +286,9 @@ def report_data(
 
     by_language, by_relation = run_metrics(visit(), nm, convention)
     order = sorted(by_language, key=lambda code: _consistency_first(by_language[code], code))
-    rows: list[LanguageRow] = []
-    for code in order:
-        mine = [a for a in agreements if a["language"] == code]
-        rows.append(
-            {
-                "code": code,
-                "name": langs.name(code),
-                "dir": langs.direction(code),
-                "metrics": {
-                    m: {"mean": _clean(v["mean"]), "std": _clean(v["std"]), "relations": int(v["relations"])}
-                    for m, v in by_language[code].items()
-                },
-                "relations": [
-                    {
-                        "relation": rel,
-                        "nm": rel in set_apart,
-                        "templates": int(v["templates"]),
-                        "tuples": int(v["tuples"]),
-                        "values": {m: _clean(v[m]) for m in METRICS},
-                    }
-                    for rel, v in sorted(by_relation[code].items())
-                ],
-                "worst": _worst(mine, WORST_PER_LANGUAGE),
-            }
-        )
+    rows = [_language_row(code, by_language[code], by_relation[code], agreements, set_apart) for code in order]
     rankc, rankc_note = _rankc(run, languages, order)
-    decoding: DecodingView | None = None
-    if info.get("decoding"):  # decoded without candidates: X-FACTR's accuracies too (analysis/decoding.py)
-        from curator.analysis import decoding as xfactr
-
-        decoding = {
-            "columns": list(xfactr.COLUMNS),
-            "labels": xfactr.LABELS,
-            "by_language": xfactr.decoding_accuracy(run, languages),
-            "queries": _capped(xfactr.decoded_queries(run, languages, limit=queries), query_rows)
-            if queries != 0
-            else [],
-            "limit": queries,
-        }
+    decoding = _decoding_view(run, languages, queries, query_rows) if info.get("decoding") else None
     return {
         "name": run.name,
         "info": info,

@@ -4,55 +4,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
 
-from curator.analysis.convention import CHOICES as CONVENTIONS
-from curator.analysis.convention import DEFAULT as DEFAULT_CONVENTION
-from curator.analysis.convention import Convention
-from curator.cli.common import LIST, Column, echo_table, list_option, percent
+from curator.cli.common import (
+    Column,
+    checked_convention,
+    convention_option,
+    echo_table,
+    languages_option,
+    nm_option,
+    nm_relations_or_default,
+    percent,
+    relations_option,
+)
 from curator.cli.decoded_output import QUERIES_SHOWN, QueriesType, decoded_summary, echo_decoded
 from curator.core.errors import InputError
 
+Metrics = dict[str, dict[str, dict[str, float]]]  # run_metrics' two tables
+
 _run_option = click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
-_languages_option = list_option("--languages", help="Comma-separated language codes (default: all).")
-_relations_option = list_option("--relations", help="Comma-separated relation ids (default: all).")
-_nm_option = click.option(
-    "--nm-relations",
-    type=LIST,
-    default=None,
-    metavar="P47,P530,…",
-    help="N-M relations, reported as determinism and kept out of the other metrics "
-    "(default: those LAMA types N-M; '' for none). Convention pararel only.",
-)
-_convention_option = click.option(
-    "--convention",
-    type=click.Choice(CONVENTIONS),
-    default=DEFAULT_CONVENTION.value,
-    show_default=True,
-    help="What the averages take. pararel: N-M relations only as determinism, left out of every other "
-    "average. mpararel: every relation with ≥ 2 templates, N-M included, in every average, subjects "
-    "with several objects dropped — the published mParaRel run_evaluation.py --remove_repeated_subjects.",
-)
-
-
-def _nm(value: list[str] | None) -> tuple[str, ...]:
-    from curator.analysis.metrics import DEFAULT_NM_RELATIONS
-
-    if value is None:
-        return DEFAULT_NM_RELATIONS
-    return tuple(value)
-
-
-def _convention(convention: str, nm_relations: list[str] | None) -> Convention:
-    """The Convention, refusing an N-M list it would ignore (mpararel sets no relation apart)."""
-    chosen = Convention(convention)
-    if chosen is Convention.MPARAREL and nm_relations is not None:
-        raise click.UsageError(
-            "--nm-relations applies to --convention pararel only: mpararel averages every relation alike"
-        )
-    return chosen
 
 
 @click.command()
@@ -66,10 +39,10 @@ def _convention(convention: str, nm_relations: list[str] | None) -> Convention:
     "relation, per query the word pieces, string and v(m) of every number of masks and the chosen m).",
 )
 @click.option("--by", type=click.Choice(["language", "relation"]), default="language", show_default=True)
-@_languages_option
-@_relations_option
-@_nm_option
-@_convention_option
+@languages_option
+@relations_option
+@nm_option
+@convention_option
 @click.option(
     "--queries",
     type=QueriesType(),
@@ -92,32 +65,51 @@ def metrics(
     from curator.analysis.metrics import LABELS, METRICS, SHORT, run_metrics
     from curator.core.formats.runs import iter_relations
 
-    chosen = _convention(convention, nm_relations)
-    nm = _nm(nm_relations)
+    chosen = checked_convention(convention, nm_relations)
+    nm = nm_relations_or_default(nm_relations)
     by_language, by_relation = run_metrics(iter_relations(run_dir, languages or None, relations or None), nm, chosen)
     asked = click.get_current_context().get_parameter_source("queries") is not ParameterSource.DEFAULT
     decoded = decoded_summary(run_dir, languages, relations, queries if asked or as_json else QUERIES_SHOWN)
 
-    def clean(v):
-        return None if isinstance(v, float) and v != v else v
-
     if as_json:
-        if by == "language":
-            data = {
-                lang: {m: {k: clean(v) for k, v in values.items()} for m, values in ms.items()}
-                for lang, ms in by_language.items()
-            }
-        else:
-            data = {
-                lang: {rel: {m: clean(v) for m, v in values.items()} for rel, values in rels.items()}
-                for lang, rels in by_relation.items()
-            }
-        extra = {"decoding": decoded} if decoded else {}
-        click.echo(
-            json.dumps({"convention": as_record(chosen, nm), f"by_{by}": data, **extra}, indent=2, ensure_ascii=False)
-        )
+        _echo_metrics_json(by, by_language, by_relation, as_record(chosen, nm), decoded)
         return
     click.echo(describe(chosen, nm))
+    _echo_metrics_table(by, by_language, by_relation)
+    click.echo(
+        "values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS), err=True
+    )
+    if decoded:
+        echo_decoded(decoded, asked)
+    elif asked:  # said, not silently ignored: a ranking run has no decoded queries to show
+        click.echo("--queries: this run ranks candidates; only runs decoded with --decode have queries", err=True)
+
+
+def _clean(v: Any) -> Any:
+    """NaN as null in JSON."""
+    return None if isinstance(v, float) and v != v else v
+
+
+def _echo_metrics_json(by: str, by_language: Metrics, by_relation: Metrics, convention: Any, decoded: Any) -> None:
+    """`curator metrics --json`: the convention, then the metrics by language or relation."""
+    if by == "language":
+        data = {
+            lang: {m: {k: _clean(v) for k, v in values.items()} for m, values in ms.items()}
+            for lang, ms in by_language.items()
+        }
+    else:
+        data = {
+            lang: {rel: {m: _clean(v) for m, v in values.items()} for rel, values in rels.items()}
+            for lang, rels in by_relation.items()
+        }
+    extra = {"decoding": decoded} if decoded else {}
+    click.echo(json.dumps({"convention": convention, f"by_{by}": data, **extra}, indent=2, ensure_ascii=False))
+
+
+def _echo_metrics_table(by: str, by_language: Metrics, by_relation: Metrics) -> None:
+    """`curator metrics`'s table: by language (mean±std over relations) or by relation."""
+    from curator.analysis.metrics import METRICS, SHORT
+
     if by == "language":
 
         def mean_std(m: dict) -> str:
@@ -151,19 +143,12 @@ def metrics(
             ],
             sep="",
         )
-    click.echo(
-        "values in %, mean±std over relations; " + ", ".join(f"{SHORT[m]} = {LABELS[m]}" for m in METRICS), err=True
-    )
-    if decoded:
-        echo_decoded(decoded, asked)
-    elif asked:  # said, not silently ignored: a ranking run has no decoded queries to show
-        click.echo("--queries: this run ranks candidates; only runs decoded with --decode have queries", err=True)
 
 
 @click.command()
 @_run_option
-@_languages_option
-@_relations_option
+@languages_option
+@relations_option
 @click.option("--json", "as_json", is_flag=True, help="RankC, COverlap and shared queries as JSON.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the RankC heatmap (.png).")
 def rankc(run_dir: str, languages: list[str], relations: list[str], as_json: bool, plot: str | None) -> None:
@@ -199,9 +184,9 @@ def rankc(run_dir: str, languages: list[str], relations: list[str], as_json: boo
 @click.command()
 @click.argument("run_a", type=click.Path(exists=True, file_okay=False))
 @click.argument("run_b", type=click.Path(exists=True, file_okay=False))
-@_languages_option
-@_relations_option
-@_nm_option
+@languages_option
+@relations_option
+@nm_option
 @click.option(
     "--bootstrap",
     "replicates",
@@ -217,7 +202,7 @@ def rankc(run_dir: str, languages: list[str], relations: list[str], as_json: boo
 @click.option(
     "--json", "as_json", is_flag=True, help="The convention, then by_language keyed by language, then metric."
 )
-@_convention_option
+@convention_option
 def compare(
     run_a: str,
     run_b: str,
@@ -236,8 +221,8 @@ def compare(
     from curator.analysis.convention import describe
     from curator.analysis.metrics import LABELS
 
-    chosen = _convention(convention, nm_relations)
-    nm = _nm(nm_relations)
+    chosen = checked_convention(convention, nm_relations)
+    nm = nm_relations_or_default(nm_relations)
     rows = compare_runs(run_a, run_b, languages or None, relations or None, nm, replicates, confidence, seed, chosen)
     if as_json:
         click.echo(json.dumps(compare_json(rows, chosen, nm), indent=2, ensure_ascii=False))

@@ -26,6 +26,9 @@ from typing import Any
 import click
 from sqlalchemy import Engine, inspect
 
+from curator.analysis.convention import CHOICES as CONVENTIONS
+from curator.analysis.convention import DEFAULT as DEFAULT_CONVENTION
+from curator.analysis.convention import Convention
 from curator.core.db import make_engine, make_session_factory
 from curator.core.errors import Conflict, InputError
 from curator.core.languages import check_code
@@ -145,3 +148,43 @@ def format_table(columns: Sequence[Column], rows: Iterable[Sequence[Any]], sep: 
 def echo_table(columns: Sequence[Column], rows: Iterable[Sequence[Any]], sep: str = " ") -> None:
     for text in format_table(columns, rows, sep):
         click.echo(text)
+
+
+# The analysis commands' shared options (cli/analysis.py and cli/reports.py).
+languages_option = list_option("--languages", help="Comma-separated language codes (default: all).")
+relations_option = list_option("--relations", help="Comma-separated relation ids (default: all).")
+nm_option = click.option(
+    "--nm-relations",
+    type=LIST,
+    default=None,
+    metavar="P47,P530,…",
+    help="N-M relations, reported as determinism and kept out of the other metrics "
+    "(default: those LAMA types N-M; '' for none). Convention pararel only.",
+)
+convention_option = click.option(
+    "--convention",
+    type=click.Choice(CONVENTIONS),
+    default=DEFAULT_CONVENTION.value,
+    show_default=True,
+    help="What the averages take. pararel: N-M relations only as determinism, left out of every other "
+    "average. mpararel: every relation with ≥ 2 templates, N-M included, in every average, subjects "
+    "with several objects dropped — the published mParaRel run_evaluation.py --remove_repeated_subjects.",
+)
+
+
+def nm_relations_or_default(value: list[str] | None) -> tuple[str, ...]:
+    from curator.analysis.metrics import DEFAULT_NM_RELATIONS
+
+    if value is None:
+        return DEFAULT_NM_RELATIONS
+    return tuple(value)
+
+
+def checked_convention(convention: str, nm_relations: list[str] | None) -> Convention:
+    """The Convention, refusing an N-M list it would ignore (mpararel sets no relation apart)."""
+    chosen = Convention(convention)
+    if chosen is Convention.MPARAREL and nm_relations is not None:
+        raise click.UsageError(
+            "--nm-relations applies to --convention pararel only: mpararel averages every relation alike"
+        )
+    return chosen

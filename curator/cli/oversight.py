@@ -1,7 +1,7 @@
 """The maintainers' answers from a terminal (issue 28): proposals (`curator review proposals |
 confirm | drop`, `curator user trust | distrust`) and disagreements (`curator review
 disagreements | resolve`). The commands join the `user` and `review` groups of
-`curator.cli.review` when this module is imported (cli/__init__.py does). `_maintainer` names
+`curator.cli.review` when this module is imported (cli/__init__.py does). `acting_maintainer` names
 the account a command's answer is recorded under (`--by`)."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def review_proposals(ctx: Context, language: str, status: str | None, policy: st
     click.echo(f"{len(found)} proposals (statuses under {used})")
 
 
-def _maintainer(session: Session, email: str | None) -> User:
+def acting_maintainer(session: Session, email: str | None) -> User:
     """The maintainer account a command acts as: --by (an active maintainer), or the only active
     maintainer there is."""
     from sqlalchemy import select
@@ -113,7 +113,7 @@ def _answer(
     from curator.review.proposal_answers import review_proposal
 
     with unit_of_work(ctx.sessions()) as session:
-        p = review_proposal(session, _maintainer(session, by), language, relation, text, verdict, reason, edit)
+        p = review_proposal(session, acting_maintainer(session, by), language, relation, text, verdict, reason, edit)
         shown, status_now = visible(p.text), p.status.value
     click.echo(f"{language}/{relation}: {shown} is now {status_now}")
 
@@ -203,7 +203,7 @@ def review_resolve(
     from curator.review.resolutions import resolve, retract_resolution
 
     with unit_of_work(ctx.sessions()) as session:
-        maintainer = _maintainer(session, by)
+        maintainer = acting_maintainer(session, by)
         if verdict == "retract":
             retract_resolution(session, maintainer, template_id)
             click.echo(f"template {template_id}: resolution withdrawn; the reviewers' decisions count again")

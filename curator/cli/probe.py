@@ -169,42 +169,7 @@ def probe(
         if src is None or not models or not out:
             raise InputError("give SRC, --model and --out (or a --plan file)")
         jobs = model_jobs(src, list(models), out)
-        settings = dict(
-            refine=refine,
-            max_masks=max_masks,
-            beam=beam,
-            length_norm=length_norm,
-            recompute=recompute,
-            iterations=iterations,
-            rescore_unchanged=rescore_unchanged,
-            beam_style=beam_style,
-        )
-        given = {k: v for k, v in settings.items() if v is not None}
-        if decode is None and (given or aliases):
-            raise InputError(
-                f"{', '.join('--' + k.replace('_', '-') for k in [*given, *(['aliases'] if aliases else [])])}"
-                " only apply with --decode"
-            )
-        if pll_variant is not None and score_mode != "pll":
-            raise InputError("--pll-variant only applies with --score-mode pll")
-        if decode is not None and _given("score_mode"):
-            raise InputError("--score-mode ranks candidates; --decode predicts without them: give one of the two")
-        options = dict(
-            device=device,
-            dtype=dtype,
-            batch_tokens=batch_tokens,
-            final_punct=final_punct,
-            score_mode=score_mode,
-            pll_variant=pll_variant or "original",
-            keep_repeated_subjects=keep_repeated_subjects,
-            languages=languages or None,
-            relations=relations or None,
-            attention=attention,
-            compile=compile_,
-            kind=kind,
-            decoding=_decoding(decode, given),
-            aliases=aliases,
-        )
+        options = _options(click.get_current_context().params)
 
     def done(run) -> None:
         summary, where = run.summary, (out if plan is None and len(jobs) == 1 else run.job.out)
@@ -219,6 +184,50 @@ def probe(
         probe_jobs(jobs, items, options, progress=progress(), on_finished=done, names_from=names_from)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
+
+
+DECODE_SETTINGS = (
+    "refine",
+    "max_masks",
+    "beam",
+    "length_norm",
+    "recompute",
+    "iterations",
+    "rescore_unchanged",
+    "beam_style",
+)
+
+
+def _options(params: dict[str, Any]) -> dict[str, Any]:
+    """The probe options of the command line (without --plan): each decoding setting refused
+    where it does not apply."""
+    decode, aliases, pll_variant, score_mode = (params[k] for k in ("decode", "aliases", "pll_variant", "score_mode"))
+    given = {k: params[k] for k in DECODE_SETTINGS if params[k] is not None}
+    if decode is None and (given or aliases):
+        raise InputError(
+            f"{', '.join('--' + k.replace('_', '-') for k in [*given, *(['aliases'] if aliases else [])])}"
+            " only apply with --decode"
+        )
+    if pll_variant is not None and score_mode != "pll":
+        raise InputError("--pll-variant only applies with --score-mode pll")
+    if decode is not None and _given("score_mode"):
+        raise InputError("--score-mode ranks candidates; --decode predicts without them: give one of the two")
+    return dict(
+        device=params["device"],
+        dtype=params["dtype"],
+        batch_tokens=params["batch_tokens"],
+        final_punct=params["final_punct"],
+        score_mode=score_mode,
+        pll_variant=pll_variant or "original",
+        keep_repeated_subjects=params["keep_repeated_subjects"],
+        languages=params["languages"] or None,
+        relations=params["relations"] or None,
+        attention=params["attention"],
+        compile=params["compile_"],
+        kind=params["kind"],
+        decoding=_decoding(decode, given),
+        aliases=aliases,
+    )
 
 
 def _from_plan(plan: str, src: str | None) -> tuple[list[Job], dict[str, Any]]:

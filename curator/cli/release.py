@@ -11,7 +11,7 @@ import click
 from curator.cli.common import Context, list_option, pass_ctx, progress
 from curator.cli.policy import describe, policies_used
 from curator.core.db import reading, unit_of_work
-from curator.core.enums import Policy, values
+from curator.core.enums import Policy, ProposalCount, values
 from curator.core.errors import InputError
 from curator.core.text import visible  # templates printed with their invisible characters marked
 
@@ -65,10 +65,10 @@ def release_build(ctx: Context, name: str, from_review: bool, policy: str | None
         click.echo(f"reviews applied with {used}")
     if counts is not None:
         click.echo(
-            f"proposals: {counts['reviewers']} lines confirmed by two reviewers, {counts['trusted']} by a trusted"
-            f" reviewer, {counts['maintainer']} by a maintainer, {counts['import']} by import;"
-            f" {counts['withheld']} withheld unconfirmed, {counts['rejected']} rejected by reviewers,"
-            f" {counts['dropped']} dropped"
+            f"proposals: {counts[ProposalCount.REVIEWERS]} lines confirmed by two reviewers, {counts[ProposalCount.TRUSTED]} by a trusted"
+            f" reviewer, {counts[ProposalCount.MAINTAINER]} by a maintainer, {counts[ProposalCount.IMPORT]} by import;"
+            f" {counts[ProposalCount.WITHHELD]} withheld unconfirmed, {counts[ProposalCount.REJECTED]} rejected by reviewers,"
+            f" {counts[ProposalCount.DROPPED]} dropped"
         )
 
 
@@ -130,10 +130,10 @@ def release_preview(ctx: Context, policy: str | None, parent: str | None, langua
         for x in p.dropped_proposals:
             click.echo(f"  x {visible(x.pattern)}   ({x.origin}: {visible(x.reason or 'dropped by a maintainer')})")
     click.echo(
-        f"proposals: {counts['reviewers']} confirmed by two reviewers, {counts['trusted']} by a trusted reviewer, "
-        f"{counts['maintainer']} by a maintainer, {counts['import']} by import; "
-        f"{counts['withheld']} waiting for a second look, {counts['rejected']} rejected by reviewers, "
-        f"{counts['dropped']} dropped"
+        f"proposals: {counts[ProposalCount.REVIEWERS]} confirmed by two reviewers, {counts[ProposalCount.TRUSTED]} by a trusted reviewer, "
+        f"{counts[ProposalCount.MAINTAINER]} by a maintainer, {counts[ProposalCount.IMPORT]} by import; "
+        f"{counts[ProposalCount.WITHHELD]} waiting for a second look, {counts[ProposalCount.REJECTED]} rejected by reviewers, "
+        f"{counts[ProposalCount.DROPPED]} dropped"
     )
 
 
@@ -146,11 +146,11 @@ def release_preview(ctx: Context, policy: str | None, parent: str | None, langua
 @pass_ctx
 def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, reason: str, by: str | None) -> None:
     """Leave one line (LANGUAGE RELATION PATTERN) out of every later `build --from-review`."""
-    from curator.cli.oversight import _maintainer
+    from curator.cli.oversight import acting_maintainer
     from curator.release.line_drops import drop_line
 
     with unit_of_work(ctx.sessions()) as session:
-        drop_line(session, _maintainer(session, by), language, relation, pattern, reason)
+        drop_line(session, acting_maintainer(session, by), language, relation, pattern, reason)
     click.echo(f"dropped {language}/{relation}: {visible(pattern)} (until `curator release restore-line`)")
 
 
@@ -162,11 +162,11 @@ def release_drop_line(ctx: Context, language: str, relation: str, pattern: str, 
 @pass_ctx
 def release_restore_line(ctx: Context, language: str, relation: str, pattern: str, by: str | None) -> None:
     """Put a dropped line back into the builds from reviews."""
-    from curator.cli.oversight import _maintainer
+    from curator.cli.oversight import acting_maintainer
     from curator.release.line_drops import restore_line
 
     with unit_of_work(ctx.sessions()) as session:
-        restore_line(session, _maintainer(session, by), language, relation, pattern)
+        restore_line(session, acting_maintainer(session, by), language, relation, pattern)
     click.echo(f"restored {language}/{relation}: {visible(pattern)}")
 
 

@@ -10,26 +10,26 @@ import json
 import click
 from click.core import ParameterSource
 
-from curator.cli.analysis import (
-    _convention,
-    _convention_option,
-    _languages_option,
-    _nm,
-    _nm_option,
-    _relations_option,
+from curator.cli.common import (
+    Column,
+    checked_convention,
+    convention_option,
+    echo_table,
+    languages_option,
+    nm_option,
+    nm_relations_or_default,
+    percent,
+    relations_option,
 )
-from curator.cli.common import Column, echo_table, percent
 from curator.cli.decoded_output import QueriesType
 
 
 @click.command()
-@click.argument(
-    "run_dirs", metavar="RUN... OUT", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False)
-)
+@click.argument("run_dirs", metavar="RUN...", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.argument("out", type=click.Path(file_okay=False))
-@_languages_option
-@_nm_option
-@_convention_option
+@languages_option
+@nm_option
+@convention_option
 @click.option(
     "--queries",
     type=QueriesType(),
@@ -55,9 +55,9 @@ def report(
     if click.get_current_context().get_parameter_source("queries") is ParameterSource.DEFAULT:
         queries, rows = QUERIES, QUERY_ROWS
 
-    chosen = _convention(convention, nm_relations)
+    chosen = checked_convention(convention, nm_relations)
     # the same arguments, in the same order, for one run's report and for several runs' index
-    settings = (_nm(nm_relations), languages or None, chosen, queries, rows)
+    settings = (nm_relations_or_default(nm_relations), languages or None, chosen, queries, rows)
     if len(run_dirs) > 1:
         from curator.analysis.models import build_models_report
 
@@ -72,10 +72,10 @@ MODEL_COLUMNS = {"consistency": "Cons", "accuracy": "Acc", "consistency_accuracy
 
 @click.command("models-table")
 @click.argument("run_dirs", metavar="RUN...", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
-@_languages_option
-@_relations_option
-@_nm_option
-@_convention_option
+@languages_option
+@relations_option
+@nm_option
+@convention_option
 @click.option(
     "--json",
     "as_json",
@@ -97,8 +97,8 @@ def models_table(
     from curator.analysis.models import as_json as table_json
     from curator.analysis.models import models_table as compute
 
-    chosen = _convention(convention, nm_relations)
-    nm = _nm(nm_relations)
+    chosen = checked_convention(convention, nm_relations)
+    nm = nm_relations_or_default(nm_relations)
     table = compute(list(run_dirs), languages or None, relations or None, nm, chosen)
     if as_json:
         click.echo(json.dumps(table_json(table), indent=2, ensure_ascii=False))

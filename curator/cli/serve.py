@@ -120,7 +120,6 @@ def serve(
     flight. Put a proxy in front for TLS (docs/deploy.md)."""
     from dataclasses import replace
 
-    from curator.core.errors import CuratorError
     from curator.core.migrate import check_current
     from curator.web import create_app
     from curator.web.preflight import check_before_fork, check_dev_host, cookie_warning
@@ -153,6 +152,13 @@ def serve(
     if dev:
         create_app(settings).run(host=host, port=port, debug=True, use_reloader=True)
         return
+    _run_granian(settings, host, port)
+
+
+def _run_granian(settings: Settings, host: str, port: int) -> None:
+    """Listen, say so on one line, then serve with granian's workers until stopped."""
+    from curator.core.errors import CuratorError
+    from curator.web import create_app
     from curator.web.server import granian_server, listen
 
     try:  # listening before the line below: a client that connects once it is printed is not refused

@@ -49,6 +49,30 @@ class ProposalStatus(StrEnum):
     SUPERSEDED = "superseded"  # replaced by another text: amended by reviewers or edited by a maintainer
 
 
+class ConfirmedBy(StrEnum):
+    """Who made a shipped-checked text checked (`review.rule`'s `Decided.by`): the one spelling
+    the rule, the merge's counts and the commands read."""
+
+    MAINTAINER = "maintainer"
+    REVIEWERS = "reviewers"
+    TRUSTED = "trusted"
+    IMPORT = "import"
+    PARENT = "parent"  # checked in the parent version
+
+
+class ProposalCount(StrEnum):
+    """What a reviewed version records of its proposals (`release.merge.proposal_counts`): the
+    lines they made checked, by who confirmed them, then those not shipped."""
+
+    REVIEWERS = ConfirmedBy.REVIEWERS.value
+    TRUSTED = ConfirmedBy.TRUSTED.value
+    MAINTAINER = ConfirmedBy.MAINTAINER.value
+    IMPORT = ConfirmedBy.IMPORT.value
+    WITHHELD = "withheld"  # waiting unconfirmed
+    REJECTED = ProposalStatus.REJECTED.value
+    DROPPED = ProposalStatus.DROPPED.value
+
+
 class Outcome(StrEnum):
     """What the release does with a text people touched (issue 36: one rule, docs/release.md
     "What ships"): exactly one per text, decided by `curator.review.rule.decide`."""

@@ -215,14 +215,12 @@ def _tiny_model(kind: str, tok: Tokenizer, hidden: int, layers: int, heads: int)
         BertForMaskedLM,
         GPT2Config,
         GPT2LMHeadModel,
-        MarianConfig,
-        MarianMTModel,
-        T5Config,
-        T5ForConditionalGeneration,
         XLMRobertaConfig,
         XLMRobertaForMaskedLM,
     )
 
+    if kind in ("t5", "marian"):
+        return _tiny_seq2seq(kind, tok, hidden, layers, heads)
     n = tok.get_vocab_size()
     model: PreTrainedModel
     if kind == "bert":
@@ -251,7 +249,29 @@ def _tiny_model(kind: str, tok: Tokenizer, hidden: int, layers: int, heads: int)
                 vocab_size=n,
             )
         )
-    elif kind == "t5":
+    else:
+        eos = tok.token_to_id("<|endoftext|>")
+        model = GPT2LMHeadModel(
+            GPT2Config(
+                n_embd=hidden,
+                n_layer=layers,
+                n_head=heads,
+                n_positions=128,
+                bos_token_id=eos,
+                eos_token_id=eos,
+                vocab_size=n,
+            )
+        )
+    return model
+
+
+def _tiny_seq2seq(kind: str, tok: Tokenizer, hidden: int, layers: int, heads: int) -> PreTrainedModel:
+    """A random-weight encoder-decoder (t5 or marian) sized for the tokenizer `tok`."""
+    from transformers import MarianConfig, MarianMTModel, T5Config, T5ForConditionalGeneration
+
+    n = tok.get_vocab_size()
+    model: PreTrainedModel
+    if kind == "t5":
         model = T5ForConditionalGeneration(
             T5Config(  # type: ignore[call-arg]  # decoder_start_token_id: accepted (kwargs), not in its typed signature
                 d_model=hidden,
@@ -265,7 +285,7 @@ def _tiny_model(kind: str, tok: Tokenizer, hidden: int, layers: int, heads: int)
                 vocab_size=n,
             )
         )
-    elif kind == "marian":
+    else:
         pad, eos = tok.token_to_id("<pad>"), tok.token_to_id("</s>")
         assert pad is not None  # a special token of the tokenizer trained above
         model = MarianMTModel(
@@ -283,19 +303,6 @@ def _tiny_model(kind: str, tok: Tokenizer, hidden: int, layers: int, heads: int)
                 eos_token_id=eos,
                 forced_eos_token_id=eos,
                 decoder_start_token_id=pad,
-                vocab_size=n,
-            )
-        )
-    else:
-        eos = tok.token_to_id("<|endoftext|>")
-        model = GPT2LMHeadModel(
-            GPT2Config(
-                n_embd=hidden,
-                n_layer=layers,
-                n_head=heads,
-                n_positions=128,
-                bos_token_id=eos,
-                eos_token_id=eos,
                 vocab_size=n,
             )
         )
@@ -323,7 +330,7 @@ def build_tiny(
         raise InputError(f"kind must be one of {', '.join(KINDS)}")
     lines = list(corpus_lines(corpus, seed=seed))
     if not lines:
-        raise InputError(f"{corpus}: no .jsonl text found to train a tokenizer on")
+        raise InputError("no .jsonl text found to train a tokenizer on", location=str(corpus))
     tok, specials = train_tokenizer(kind, lines, vocab_size)
     # the generic class keeps tokenizer.json as written; a family class would rebuild it its own way.
     # BertTokenizer.from_pretrained reads do_lower_case from tokenizer_config.json and lowercases

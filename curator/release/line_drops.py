@@ -72,9 +72,9 @@ def _check(user: User, language: str, relation: str, pattern: str) -> None:
         raise Forbidden("only a maintainer drops or restores a line")
     languages.check_code(language, "language")
     if not isinstance(relation, str) or not relation.strip():
-        raise InputError("relation: name the relation (e.g. P19)")
+        raise InputError("name the relation (e.g. P19)", field="relation")
     if not isinstance(pattern, str) or not pattern.strip():
-        raise InputError("pattern: name the line to drop, as the preview shows it")
+        raise InputError("name the line to drop, as the preview shows it", field="pattern")
 
 
 def _line_exists(session: Session, language: str, relation: str, pattern: str) -> bool:

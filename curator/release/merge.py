@@ -17,7 +17,7 @@ from typing import Any, TypedDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Activity, Outcome, Policy, VersionKind
+from curator.core.enums import Activity, ConfirmedBy, Outcome, Policy, ProposalCount, VersionKind
 from curator.core.errors import NotFound
 from curator.core.models import DatasetVersion, User, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
@@ -27,11 +27,6 @@ from curator.release.versions import VersionSummary, get_version, log_version, n
 from curator.review.policy import IGNORED, project_policy
 from curator.review.resolutions import ResolutionRecord
 from curator.review.rule import (
-    BY_IMPORT,
-    BY_MAINTAINER,
-    BY_PARENT,
-    BY_REVIEWERS,
-    BY_TRUSTED,
     Decided,
     RelationOutcome,
     RelationState,
@@ -53,7 +48,7 @@ class Planned:
     checked: bool
     template_id: int | None
     origin: str  # candidate | amended | suggested | edited (a maintainer's edit) | resolved | confirmed
-    confirmed: str | None = None  # who confirmed the proposal that made this line checked (rule.BY_*)
+    confirmed: str | None = None  # who confirmed the proposal that made this line checked (a ConfirmedBy)
     reason: str | None = None  # why a text is kept apart (the rule's reason)
 
 
@@ -217,7 +212,7 @@ def _confirmed_by(d: Decided, rel: RelationState) -> str | None:
     """Who confirmed a shipped proposal (the version's `params.proposals` counts): None for a
     parent line nobody proposed, and for a resolution's correction of a parent line (counted
     with the resolutions)."""
-    if not d.checked or d.by == BY_PARENT:
+    if not d.checked or d.by == ConfirmedBy.PARENT:
         return None
     if d.parent and not d.proposers and d.text not in rel.answers:
         return None
@@ -236,8 +231,8 @@ def _verdicts(d: Decided, rel: RelationState) -> list[str]:
     return kinds
 
 
-# who confirmed the shipped proposals (Planned.confirmed: rule.BY_*), then those not shipped
-PROPOSAL_COUNTS = (BY_REVIEWERS, BY_TRUSTED, BY_MAINTAINER, BY_IMPORT, "withheld", "rejected", "dropped")
+# who confirmed the shipped proposals (Planned.confirmed: a ConfirmedBy), then those not shipped
+PROPOSAL_COUNTS = tuple(ProposalCount)
 
 
 def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
@@ -245,11 +240,11 @@ def proposal_counts(plans: list[RelationPlan]) -> dict[str, int]:
     proposals made checked, by who confirmed them (two reviewers, one trusted reviewer, a
     maintainer, an import), and the proposals withheld unconfirmed, rejected by reviewers or
     dropped by a maintainer."""
-    counts = dict.fromkeys(PROPOSAL_COUNTS, 0)
+    counts: dict[str, int] = dict.fromkeys(PROPOSAL_COUNTS, 0)
     for p in plans:
-        counts["withheld"] += len(p.waiting)
-        counts["rejected"] += len(p.rejected_proposals)
-        counts["dropped"] += len(p.dropped_proposals)
+        counts[ProposalCount.WITHHELD] += len(p.waiting)
+        counts[ProposalCount.REJECTED] += len(p.rejected_proposals)
+        counts[ProposalCount.DROPPED] += len(p.dropped_proposals)
         if p.dropped:
             continue
         for planned in p.patterns:

@@ -86,7 +86,7 @@ def reactivate(session: Session, actor: User | None, user: User) -> None:
 
 def change_role(session: Session, actor: User | None, user: User, role: str) -> None:
     if role not in values(Role):
-        raise InputError(f"must be one of {', '.join(values(Role))}, not {role!r}", location="role")
+        raise InputError(f"must be one of {', '.join(values(Role))}, not {role!r}", field="role")
     if user.role == role:
         raise Conflict(f"{user.email} is already a {role}")
     if role != Role.MAINTAINER:
@@ -99,7 +99,7 @@ def change_role(session: Session, actor: User | None, user: User, role: str) -> 
 def _language(session: Session, code: str) -> str:
     code = (code or "").strip() if isinstance(code, str) else ""
     if not code or session.get(Language, code) is None:
-        raise InputError(f"unknown language {code!r}", location="language")
+        raise InputError(f"unknown language {code!r}", field="language")
     return code
 
 

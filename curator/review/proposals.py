@@ -25,14 +25,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from curator.core.enums import Outcome, ProposalStatus, values
+from curator.core.enums import ConfirmedBy, Outcome, ProposalStatus, values
 from curator.core.models import Template
 from curator.review.resolutions import ResolutionRecord
 from curator.review.rule import (
-    BY_IMPORT,
-    BY_MAINTAINER,
-    BY_REVIEWERS,
-    BY_TRUSTED,
     Decided,
     LanguageState,
     RelationState,
@@ -137,11 +133,11 @@ _STATUS = {
     Outcome.DROPPED: ProposalStatus.DROPPED,
     Outcome.SETTLED: ProposalStatus.SETTLED,
 }
-_CHECKED_BY = {
-    BY_MAINTAINER: ProposalStatus.MAINTAINER,
-    BY_REVIEWERS: ProposalStatus.REVIEWERS,
-    BY_TRUSTED: ProposalStatus.TRUSTED,
-    BY_IMPORT: ProposalStatus.IMPORT,
+_CHECKED_BY: dict[str, ProposalStatus] = {
+    ConfirmedBy.MAINTAINER: ProposalStatus.MAINTAINER,
+    ConfirmedBy.REVIEWERS: ProposalStatus.REVIEWERS,
+    ConfirmedBy.TRUSTED: ProposalStatus.TRUSTED,
+    ConfirmedBy.IMPORT: ProposalStatus.IMPORT,
 }
 
 

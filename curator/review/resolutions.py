@@ -150,7 +150,7 @@ def check_kind(kind: str | None) -> str | None:
     if not kind:
         return None
     if kind not in KINDS:
-        raise InputError(N_("kind: choose %(kinds)s, or nothing for all"), params={"kinds": ", ".join(KINDS)})
+        raise InputError(N_("choose %(kinds)s, or nothing for all"), params={"kinds": ", ".join(KINDS)}, field="kind")
     return kind
 
 
@@ -195,13 +195,13 @@ def check_reason(reason: object) -> str:
     """A maintainer's reason (a resolution, a dropped line): required, at most REASON_MAX
     characters, no invisible character (`invisible_in_reason`)."""
     if not isinstance(reason, str) or not reason.strip():
-        raise InputError("reason: give a reason (it is kept with the resolution and shown to maintainers)")
+        raise InputError("give a reason (it is kept with the resolution and shown to maintainers)", field="reason")
     reason = reason.replace("\r\n", "\n").strip()
     if len(reason) > REASON_MAX:
-        raise InputError(f"reason: at most {REASON_MAX} characters")
+        raise InputError(f"at most {REASON_MAX} characters", field="reason")
     problem = invisible_in_reason(reason)
     if problem is not None:
-        raise InputError(f"reason: {problem}")
+        raise InputError(problem, field="reason")
     return reason
 
 
@@ -218,20 +218,20 @@ def resolve(
     _maintainer(maintainer)
     template = _template(session, template_id)
     if verdict not in VERDICTS:
-        raise InputError(f"verdict: choose {', '.join(VERDICTS)}, not {verdict!r}")
+        raise InputError(f"choose {', '.join(VERDICTS)}, not {verdict!r}", field="verdict")
     reason = check_reason(reason)
     cleaned: str | None = None
     if verdict == DecisionKind.AMEND:
         if correction is None or not str(correction).strip():
-            raise InputError("correction: an amend needs the corrected template")
+            raise InputError("an amend needs the corrected template", field="correction")
         try:
             cleaned = validate_template(correction, template.language, keeps_case(session))
         except InputError as exc:
-            raise InputError(f"correction: {exc.message}") from None
+            raise InputError(exc.message, field="correction") from None
         if cleaned == template.text:
-            raise InputError("correction: it is the template itself: resolve it as accept instead")
+            raise InputError("it is the template itself: resolve it as accept instead", field="correction")
     elif correction is not None and str(correction).strip():
-        raise InputError(f"correction: only an amend has a correction, not {verdict}")
+        raise InputError(f"only an amend has a correction, not {verdict}", field="correction")
     standing = standing_resolutions(session, template.language)
     previous = standing.get(template.id)
     _refuse_contradiction(template, verdict, cleaned, standing)

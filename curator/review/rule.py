@@ -15,14 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from curator.core.enums import DecisionKind, DecisionSource, Outcome, Policy, ProposalVerdict
+from curator.core.enums import ConfirmedBy, DecisionKind, DecisionSource, Outcome, Policy, ProposalVerdict
 from curator.review.policy import stays
 
 if TYPE_CHECKING:
     from curator.review.resolutions import ResolutionRecord
 
-# who made a shipped-checked text checked (Decided.by)
-BY_MAINTAINER, BY_REVIEWERS, BY_TRUSTED, BY_IMPORT, BY_PARENT = "maintainer", "reviewers", "trusted", "import", "parent"
 SHIPPED = frozenset({Outcome.SHIPPED_CHECKED, Outcome.SHIPPED_UNREVIEWED})
 
 
@@ -121,7 +119,7 @@ class Decided:
     outcome: Outcome
     rule: int
     reason: str
-    by: str | None = None  # shipped-checked: maintainer | reviewers | trusted | import | parent
+    by: ConfirmedBy | None = None  # shipped-checked: who made it checked
     parent: bool = False  # a line of the parent version
     origin: str = "candidate"  # candidate | resolved | amended | suggested | edited | confirmed
     proposers: tuple[int, ...] = ()  # user ids (live proposals of this text)
@@ -309,14 +307,14 @@ def _live_amendments(rel: RelationState) -> list[tuple[str, Vote]]:
 
 
 _ACT_OUTCOME = {
-    "ship": (Outcome.SHIPPED_CHECKED, BY_MAINTAINER),
+    "ship": (Outcome.SHIPPED_CHECKED, ConfirmedBy.MAINTAINER),
     "drop": (Outcome.DROPPED, None),
     "edit": (Outcome.SUPERSEDED, None),
     "settle": (Outcome.SETTLED, None),
 }
 
 
-def _by_maintainer(rel: RelationState, text: str, g: _Gathered) -> tuple[Outcome, int, str, str | None] | None:
+def _by_maintainer(rel: RelationState, text: str, g: _Gathered) -> tuple[Outcome, int, str, ConfirmedBy | None] | None:
     """Rows 1–3 of the docs table: a line drop, the latest maintainer act, a settled amendment;
     None when none applies."""
     drop = rel.drops.get(text)
@@ -334,7 +332,7 @@ def _by_maintainer(rel: RelationState, text: str, g: _Gathered) -> tuple[Outcome
 
 def _by_reviewers(
     state: LanguageState, rel: RelationState, text: str, g: _Gathered
-) -> tuple[Outcome, int, str, str | None]:
+) -> tuple[Outcome, int, str, ConfirmedBy | None]:
     """Rows 4–11 of the docs table: the reviewers' votes under the policy, the second look."""
     mine = g.proposers.get(text, set())
     others = [v for v in rel.decisions.get(text, []) if v.user not in mine and v.kind != DecisionKind.UNSURE]
@@ -348,13 +346,13 @@ def _by_reviewers(
     if not stays(votes, state.policy):  # 5
         return _turned_down(others, 5, f"not kept under policy {state.policy}: {verdicts}")
     if text in g.imported:  # 6
-        return Outcome.SHIPPED_CHECKED, 6, "confirmed by import", BY_IMPORT
+        return Outcome.SHIPPED_CHECKED, 6, "confirmed by import", ConfirmedBy.IMPORT
     accepts = sum(v.kind == DecisionKind.ACCEPT for v in others)
     accepted_row = any(v.kind == DecisionKind.ACCEPT for v in rel.decisions.get(text, []))
     if len(mine) + accepts >= 2 or (parent_line is not None and accepted_row):  # 7
-        return Outcome.SHIPPED_CHECKED, 7, verdicts, BY_REVIEWERS
+        return Outcome.SHIPPED_CHECKED, 7, verdicts, ConfirmedBy.REVIEWERS
     if any(u in state.trusted for u in mine):  # 8
-        return Outcome.SHIPPED_CHECKED, 8, f"proposed by a trusted reviewer: {verdicts}", BY_TRUSTED
+        return Outcome.SHIPPED_CHECKED, 8, f"proposed by a trusted reviewer: {verdicts}", ConfirmedBy.TRUSTED
     if others:  # 9
         return _turned_down(others, 9, f"a second look did not accept it: {verdicts}")
     if parent_line is not None:  # 10
@@ -362,13 +360,13 @@ def _by_reviewers(
     return Outcome.WAITING, 11, f"waiting for a second look: {verdicts}", None  # 11
 
 
-def _as_parent(line: ParentLine, rule: int, reason: str) -> tuple[Outcome, int, str, str | None]:
+def _as_parent(line: ParentLine, rule: int, reason: str) -> tuple[Outcome, int, str, ConfirmedBy | None]:
     if line.checked:
-        return Outcome.SHIPPED_CHECKED, rule, f"{reason}; checked in the parent version", BY_PARENT
+        return Outcome.SHIPPED_CHECKED, rule, f"{reason}; checked in the parent version", ConfirmedBy.PARENT
     return Outcome.SHIPPED_UNREVIEWED, rule, reason, None
 
 
-def _turned_down(others: Iterable[Vote], rule: int, reason: str) -> tuple[Outcome, int, str, str | None]:
+def _turned_down(others: Iterable[Vote], rule: int, reason: str) -> tuple[Outcome, int, str, ConfirmedBy | None]:
     """Rows 5 and 9: superseded when every vote that is not an accept is an amend, else rejected
     (the proposers' votes are accepts)."""
     no = [v.kind for v in others if v.kind != DecisionKind.ACCEPT]

@@ -228,15 +228,15 @@ def item_context(
         "signals": signals_of(session, template, found.signal if found is not None else True),
         "sources": [{"system": s, "raw": raw, "repairs": repairs, "english": en} for s, raw, repairs, en in lines],
         "examples": examples_of(session, template),
-        "decision": _decision_dict(current) if current else None,
-        "history": [_decision_dict(d) for d in history],
+        "decision": decision_dict(current) if current else None,
+        "history": [decision_dict(d) for d in history],
         "suggestions": [{"id": s.id, "text": s.text} for s in suggestions],
         "comments": {"item": on_item, "relation": on_relation},
         "proposal": item_proposal(session, template, item.extra, user_id_of(user)),
     }
 
 
-def _decision_dict(d: Decision) -> DecisionRecord:
+def decision_dict(d: Decision) -> DecisionRecord:
     return {
         "id": d.id,
         "item_id": d.item_id,
@@ -382,7 +382,7 @@ def history(session: Session, user: User, assignment: Assignment) -> list[Histor
     current = standing_by_item(d for d, _, _ in rows)
     return [
         {
-            **_decision_dict(d),
+            **decision_dict(d),
             "template": text,
             "relation": d.relation_id,
             "relation_title": titles[d.relation_id],

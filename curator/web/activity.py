@@ -82,7 +82,7 @@ def index():
         filters = activity.check_filters(session, **args)
         rows, older = activity.page(session, filters, PAGE_SIZE, before)
     except InputError as exc:
-        error = translated(exc) if exc.msgid else str(exc)  # str: with the field it names
+        error = translated(exc)  # with the field it names, as the CLI says it
     return render_template(
         "activity.html",
         args=args,
@@ -113,5 +113,5 @@ def as_json() -> tuple[Response, int]:
         filters = activity.check_filters(session, **_args())
         rows, older = activity.page(session, filters, limit, before)
     except InputError as exc:
-        return jsonify(error=str(exc)), 422
+        return jsonify(error=translated(exc)), 422
     return jsonify(entries=[_row(e) for e in rows], older=older), 200

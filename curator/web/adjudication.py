@@ -31,7 +31,7 @@ from curator.review.resolutions import (
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
-from curator.web.errors import status_for
+from curator.web.errors import status_for, translated
 from curator.web.release import preview_page
 
 bp = Blueprint("adjudication", __name__)
@@ -117,7 +117,7 @@ def resolve_form(code: str, template_id: int):
     except Busy:
         raise  # 503 with Retry-After (web/errors.py), not a message
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return _page(code, status_for(exc), form, template_id)
     flash(_("Resolved: %(verdict)s.", verdict=form["verdict"]), "info")
     return _back(code, template_id)
@@ -135,7 +135,7 @@ def retract_form(code: str, template_id: int):
     except Busy:
         raise
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return _page(code, status_for(exc), failed=template_id)
     flash(_("Resolution withdrawn: the reviewers' decisions count again."), "info")
     return _back(code, template_id)
@@ -197,7 +197,7 @@ def drop():
     except Busy:
         raise
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return preview_page(db(), policy, parent, status=status_for(exc))
     flash(_("Dropped from the builds from reviews: %(pattern)s", pattern=line["pattern"]), "info")
     return _back_to_preview(policy, parent, line["language"], line["relation"])
@@ -214,7 +214,7 @@ def restore():
     except Busy:
         raise
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return preview_page(db(), policy, parent, status=status_for(exc))
     flash(_("Restored: %(pattern)s", pattern=line["pattern"]), "info")
     return _back_to_preview(policy, parent, line["language"], line["relation"])

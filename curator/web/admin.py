@@ -35,7 +35,7 @@ from curator.review.sampling import set_queue_order
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
-from curator.web.errors import status_for
+from curator.web.errors import status_for, translated
 from curator.web.people import public_link, send_link
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -121,7 +121,7 @@ def queue_order(code: str):
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
     else:
         if request.form["order"] == "risk":
             message = _("New reviewers of %(language)s get their sample riskiest first.", language=languages.name(code))
@@ -235,7 +235,7 @@ def reviewers():
     except Busy:
         raise
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return _reviewers_page(form=form, status=status_for(exc))
     except ValueError:
         flash(_("Invalid sample fraction: %(value)s", value=fraction), "error")
@@ -254,7 +254,7 @@ def revoke(invite_id: int):
     except Busy:
         raise
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
     else:
         flash(_("Withdrew the invitation for %(who)s: its link no longer works.", who=who), "info")
     return redirect(url_for("admin.reviewers"))
@@ -272,7 +272,7 @@ def resend(invite_id: int):
     except Busy:
         raise
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return _reviewers_page(status=status_for(exc))
     mailed = send_link(email, invite_path(token), lambda link: mail.invitation(link, role, codes, INVITE_DAYS))
     return _show_link_once(token, mailed, resent=invite_id)

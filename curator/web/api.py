@@ -215,7 +215,7 @@ def decide(lang: str, item_id: int):
     except Retired as exc:  # its proposal was withdrawn meanwhile: nothing stored, on to the next one
         return _retired(lang, exc)
     return jsonify(
-        decision=service._decision_dict(decision), created=created, progress=with_time_left(progress), next=upcoming
+        decision=service.decision_dict(decision), created=created, progress=with_time_left(progress), next=upcoming
     ), 201 if created else 200
 
 
@@ -227,7 +227,7 @@ def undo(lang: str):
         assignment = service.get_assignment(session, current_user, lang)
         undone = service.undo(session, current_user, assignment)
     return jsonify(
-        undone=service._decision_dict(undone) if undone else None,
+        undone=service.decision_dict(undone) if undone else None,
         progress=with_time_left(queueing.progress(session, assignment)),
     )
 

@@ -158,7 +158,25 @@ PERSON_PARAMS = frozenset({"email"})
 def translated(exc: CuratorError, html: bool = False) -> str:
     """The error's message in the page's language when the service raised a catalogue message
     (`msgid` + `params`, see core.errors.N_), else its English text. `html`: Markup, with each
-    language parameter and each typed address isolated (`|bdi`), for a page."""
+    language parameter and each typed address isolated (`|bdi`), for a page. An InputError says
+    where, as the command line's one line does: an English one is that line itself
+    ("field 'reason': at most 2000 characters"), a catalogue one gets the field in the page's
+    language ("campo 'kind': …")."""
+    if isinstance(exc, InputError) and exc.msgid is None:
+        return str(exc)  # the CLI's one line: location, line, field, message
+    message = _message(exc, html)
+    if not isinstance(exc, InputError) or not exc.field:
+        return message
+    if not html:
+        return _("field '%(field)s': %(message)s", field=exc.field, message=message)
+    return Markup.escape(_("field '%(field)s': %(message)s")) % {
+        "field": isolate(exc.field, dir="ltr"),
+        "message": message,
+    }
+
+
+def _message(exc: CuratorError, html: bool) -> str:
+    """A catalogue message in the page's language, its parameters shown (see `translated`)."""
     if exc.msgid is None:
         return exc.message
     if not exc.params:

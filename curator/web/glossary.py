@@ -17,6 +17,7 @@ from curator.review import glossary, service
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
+from curator.web.errors import translated
 
 bp = Blueprint("glossary", __name__)
 
@@ -81,7 +82,7 @@ def add(code: str):
     except Busy:
         raise  # 503 with Retry-After (web/errors.py), not a message
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return _page(code, 422, form)
     term = " ".join(form["term"].split())
     flash(_("“%(term)s” added to the glossary.", term=term), "info")
@@ -107,7 +108,7 @@ def change(code: str, term_id: int):
     except Busy:
         raise
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return _page(code, 422, form, editing=term_id)
     flash(message, "info")
     return _back(code)

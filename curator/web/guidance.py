@@ -11,6 +11,7 @@ from curator.core.errors import Busy, CuratorError
 from curator.review import guidelines
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
+from curator.web.errors import translated
 
 bp = Blueprint("guidance", __name__)
 
@@ -29,7 +30,7 @@ def edit(code: str):
         except Busy:
             raise  # 503 with Retry-After (web/errors.py), not a message
         except CuratorError as exc:
-            flash(exc.message, "error")
+            flash(translated(exc), "error")
             return render_template(
                 "guidelines_edit.html",
                 code=code,

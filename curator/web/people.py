@@ -72,7 +72,7 @@ def _change(user_id: int, action, done: str):
     except Busy:
         raise  # 503 with Retry-After (web/errors.py)
     except CuratorError as exc:
-        flash(str(exc), "error")
+        flash(translated(exc), "error")
         return _person_page(user_id, status=status_for(exc))
     flash(done, "info")
     return redirect(url_for("people.person", user_id=user_id))
@@ -146,7 +146,7 @@ def reset_link(user_id: int):
     except Busy:
         raise
     except CuratorError as exc:
-        flash(str(exc), "error")
+        flash(translated(exc), "error")
         return _person_page(user_id, status=status_for(exc))
     path = people.reset_path(token)
     mailed = send_link(email, path, lambda link: mail.password_reset(link, email, people.RESET_HOURS))
@@ -181,7 +181,7 @@ def send_link(to: str | None, path: str, compose: Callable[[str], tuple[str, str
     try:
         mail.send(settings, to, *compose(link))
     except mail.MailNotSent as exc:
-        flash(str(exc), "error")
+        flash(translated(exc), "error")
         return False
     return True
 

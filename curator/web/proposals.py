@@ -19,7 +19,7 @@ from curator.review.policy import language_policy
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
-from curator.web.errors import status_for
+from curator.web.errors import status_for, translated
 
 bp = Blueprint("proposals", __name__, url_prefix="/admin")
 
@@ -133,7 +133,7 @@ def answer(code: str):
     except Busy:
         raise  # 503 with Retry-After (web/errors.py), not a message
     except CuratorError as exc:
-        flash(str(exc), "error")
+        flash(translated(exc), "error")
         return _page(code, status_for(exc), form)
     messages = {
         "confirm": _("Accepted “%(text)s”: it ships as checked by a human.", text=text),
@@ -160,7 +160,7 @@ def trusted(code: str):
     except Busy:
         raise
     except CuratorError as exc:
-        flash(str(exc), "error")
+        flash(translated(exc), "error")
         return _page(code, status_for(exc))
     if value == "1":
         flash(_("%(email)s is trusted in this language: their proposals count as confirmed.", email=email), "info")

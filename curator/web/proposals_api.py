@@ -47,10 +47,10 @@ def listing(lang: str) -> ResponseReturnValue:
     code = _language(lang)
     status = request.args.get("status", "") or ALL
     if status != ALL and status not in service.STATUSES:
-        raise InputError(f"status: choose {ALL} or one of {', '.join(service.STATUSES)}")
+        raise InputError(f"choose {ALL} or one of {', '.join(service.STATUSES)}", field="status")
     policy = request.args.get("policy", "") or None  # None: the language's stored policy
     if policy is not None and policy not in values(Policy):
-        raise InputError(f"policy: choose one of {', '.join(values(Policy))}")
+        raise InputError(f"choose one of {', '.join(values(Policy))}", field="policy")
     session = db()
     found = service.proposals(session, code, policy=policy)
     stored = language_policy(session, code)
@@ -79,18 +79,13 @@ def answer(lang: str) -> ResponseReturnValue:
     text = fields.text(body, "text", TEXT, allow_empty=False)
     action = fields.text(body, "action", 10)
     if action not in ACTIONS:
-        raise InputError(f"action: choose {', '.join(ACTIONS)}")
+        raise InputError(f"choose {', '.join(ACTIONS)}", field="action")
     reason = fields.text(body, "reason", REASON_MAX, required=False) or ""
     edited_to = fields.text(body, "edited_to", TEXT, required=action == "edit", allow_empty=False)
     if action != "edit" and edited_to is not None:
-        raise InputError("edited_to: only an edit takes edited_to")
+        raise InputError("only an edit takes edited_to", field="edited_to")
     verdict = ProposalVerdict.DROP if action == "drop" else ProposalVerdict.CONFIRM
-    try:
-        with write() as session:
-            proposal = answers.review_proposal(session, current_user, code, relation, text, verdict, reason, edited_to)
-            answered = proposal.to_dict()
-    except InputError as exc:
-        if exc.field is None:
-            raise
-        raise InputError(f"{exc.field}: {exc.message}") from None  # the JSON error names the field
+    with write() as session:  # an InputError's JSON names its field (web/errors.translated)
+        proposal = answers.review_proposal(session, current_user, code, relation, text, verdict, reason, edited_to)
+        answered = proposal.to_dict()
     return jsonify(proposal=answered)

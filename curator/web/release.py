@@ -40,7 +40,7 @@ from curator.review.proposals import status_counts
 from curator.review.stats import ReviewSummary, review_summary, summary_csv
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
-from curator.web.errors import status_for
+from curator.web.errors import status_for, translated
 
 bp = Blueprint("release", __name__, url_prefix="/admin")
 
@@ -111,7 +111,7 @@ def merge_policy():
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
     except CuratorError as exc:
-        flash(exc.message, "error")
+        flash(translated(exc), "error")
         return _dashboard_page(db(), status=status_for(exc))
     if language is None:
         flash(_("The project's merge policy is now %(policy)s.", policy=now), "info")
@@ -200,7 +200,7 @@ def snapshot():
     except Busy:
         raise  # a 503 with Retry-After (web/errors.py), not a flash
     except (_Refused, CuratorError) as exc:
-        message, status = (str(exc), 422) if isinstance(exc, _Refused) else (exc.message, status_for(exc))
+        message, status = (str(exc), 422) if isinstance(exc, _Refused) else (translated(exc), status_for(exc))
         if back == "preview":
             return preview_page(db(), None, None, snapshot_form=form, snapshot_error=message, status=status)
         return _dashboard_page(db(), form, message, status)
@@ -318,7 +318,7 @@ def build():
     except _Refused as exc:
         return preview_page(db(), policy, parent, form, str(exc), 422)
     except CuratorError as exc:
-        return preview_page(db(), policy, parent, form, exc.message, status_for(exc))
+        return preview_page(db(), policy, parent, form, translated(exc), status_for(exc))
     flash(
         _(
             "Built version %(name)s: %(languages)s languages, %(patterns)s patterns. Download it as a zip below.",

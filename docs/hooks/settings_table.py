@@ -52,7 +52,7 @@ ROWS: list[tuple[str, str, str | None]] = [
     ),
     (
         "CURATOR_SECURE_COOKIES",
-        "`1` to mark cookies `Secure` (behind HTTPS)",
+        "`1` to mark cookies `Secure` (behind HTTPS); an `https://` `CURATOR_BASE_URL` turns them `Secure` by itself",
         None,
     ),
     (

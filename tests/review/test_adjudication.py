@@ -354,15 +354,15 @@ def test_bad_input_changes_nothing_and_reviewers_are_refused(disputed, cli, sess
         return r.status_code, r.get_data(as_text=True)
 
     status, html = post({"verdict": "reject", "reason": "  "})
-    assert status == 422 and "reason: give a reason" in html
+    assert status == 422 and "field &#39;reason&#39;: give a reason" in html
     status, html = post({"verdict": "amend", "reason": "r"})
-    assert status == 422 and "correction: an amend needs" in html
+    assert status == 422 and "field &#39;correction&#39;: an amend needs" in html
     status, html = post({"verdict": "amend", "reason": "r", "correction": "sin marcadores"})
-    assert status == 422 and "correction: " in html and "[X]" in html
+    assert status == 422 and "field &#39;correction&#39;: " in html and "[X]" in html
     status, html = post({"verdict": "maybe", "reason": "r"})
-    assert status == 422 and "verdict: choose accept, amend, reject" in html
+    assert status == 422 and "field &#39;verdict&#39;: choose accept, amend, reject" in html
     status, html = post({"verdict": "reject", "reason": "r", "correction": "[X] en [Y]"})
-    assert status == 422 and "correction: only an amend" in html
+    assert status == 422 and "field &#39;correction&#39;: only an amend" in html
     assert 'value="r"' in html  # the form keeps what was typed
     r = boss.client.post(
         "/admin/languages/es/disagreements/999999/resolve",
@@ -384,7 +384,7 @@ def test_bad_input_changes_nothing_and_reviewers_are_refused(disputed, cli, sess
     )
     # the JSON API: an error naming the field
     api = boss.post(f"/api/v1/templates/{born}/resolution", json={"verdict": "amend", "reason": "r"})
-    assert api.status_code == 422 and api.json["error"].startswith("correction:")
+    assert api.status_code == 422 and api.json["error"].startswith("field 'correction': ")
     api = boss.post(f"/api/v1/templates/{born}/resolution", json={"verdict": "accept"})
     assert api.status_code == 422 and "reason" in api.json["error"]
     assert (
@@ -393,14 +393,18 @@ def test_bad_input_changes_nothing_and_reviewers_are_refused(disputed, cli, sess
     # the dropped-line forms
     drop = {"csrf_token": token, "language": "es", "relation": "P30", "pattern": CONTINENT[1], "policy": "any"}
     r = boss.client.post("/admin/release/drop-line", data={**drop, "reason": ""})
-    assert r.status_code == 422 and "reason: give a reason" in r.get_data(as_text=True)
+    assert r.status_code == 422 and "field &#39;reason&#39;: give a reason" in r.get_data(as_text=True)
     r = boss.client.post("/admin/release/drop-line", data={**drop, "pattern": "[X] no existe [Y]", "reason": "r"})
     assert r.status_code == 404 and "pattern: no line" in r.get_data(as_text=True)
     r = boss.client.post("/admin/release/restore-line", data=drop)
     assert r.status_code == 404
     # the CLI: one line, exit 1
     result = cli("review", "resolve", str(born), "amend", "--reason", "r", "--by", "boss@example.org", ok=False)
-    assert result.exit_code == 1 and "correction: an amend needs" in result.output and "Traceback" not in result.output
+    assert (
+        result.exit_code == 1
+        and "field 'correction': an amend needs" in result.output
+        and "Traceback" not in result.output
+    )
     result = cli("review", "resolve", str(born), "accept", "--reason", "r", "--by", "ana@example.org", ok=False)
     assert result.exit_code == 1 and "not a maintainer" in result.output
     assert (

@@ -99,11 +99,16 @@ def test_refusals_change_nothing(review_app, sessions, cli):
     refusals = [
         (f"/admin/users/{boss_id}/active", {"action": "deactivate", "confirm": "1"}, 409, "your own account"),
         (f"/admin/users/{boss_id}/role", {"role": "reviewer"}, 409, "your own account"),
-        (f"/admin/users/{ana_id}/role", {"role": "admin"}, 422, "role: must be one of"),
+        (f"/admin/users/{ana_id}/role", {"role": "admin"}, 422, "field &#39;role&#39;: must be one of"),
         (f"/admin/users/{ana_id}/role", {"role": "reviewer"}, 409, "already a reviewer"),
         (f"/admin/users/{ana_id}/active", {"action": "reactivate"}, 409, "already active"),
         (f"/admin/users/{ana_id}/active", {"action": "explode"}, 422, "action: choose"),
-        (f"/admin/users/{ana_id}/languages", {"action": "assign", "language": "zz"}, 422, "language: unknown language"),
+        (
+            f"/admin/users/{ana_id}/languages",
+            {"action": "assign", "language": "zz"},
+            422,
+            "field &#39;language&#39;: unknown language",
+        ),
         (f"/admin/users/{ana_id}/languages", {"action": "assign", "language": "es"}, 409, "already reviews es"),
         (f"/admin/users/{ana_id}/languages", {"action": "unassign", "language": "el"}, 409, "does not review el"),
         (f"/admin/users/{ana_id}/languages", {"action": "", "language": "el"}, 422, "action: choose"),

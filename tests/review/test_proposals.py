@@ -397,7 +397,7 @@ def test_the_api_lists_and_answers_proposals(review_app, sessions, engine):
         r = boss.post(url, json=body)
         assert r.status_code == status and field in r.json["error"], (body, r.json)
     bad_filter = boss.get(url + "?status=maybe")
-    assert bad_filter.status_code == 422 and bad_filter.json["error"].startswith("status:")
+    assert bad_filter.status_code == 422 and bad_filter.json["error"].startswith("field 'status': ")
     assert boss.get("/api/v1/languages/Not-A-Code/proposals").status_code == 422
     # reviewers are refused (403), anonymous callers asked to sign in (401), with a JSON error
     ana = Browser(review_app).login("ana@example.org")
