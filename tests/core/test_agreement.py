@@ -299,7 +299,7 @@ def test_an_exported_release_fills_as_the_version_does(cli, sessions, empty_db_u
     ending rule, that is the feminine form. The Hugging Face table keeps `annotated` (P2-5)."""
     from curator.core.errors import CuratorError
     from curator.probe.jobs import read_release
-    from tests.conftest import Cli
+    from tests.plugins.cli import Cli
 
     release = release_folder(tmp_path / "rel")
     write(release / "patterns/he/P19.jsonl", json.dumps({"pattern": plain(HE_P19, "he"), "annotated": HE_P19}) + "\n")

@@ -176,7 +176,7 @@ def test_the_volunteer_path_has_no_english(chromium, walk_site, locale):
         page.wait_for_selector("#intro:not([hidden])")
         read("guidelines before the first item")
         page.click("#start")
-        page.wait_for_function("document.getElementById('template').textContent.length > 0")
+        page.wait_for_function("document.getElementById('template')?.textContent.length > 0")
         page.click("#details summary")
         assert page.is_visible("#checks")  # the seed's first item has a repaired placeholder: a check's name shows
         read("review screen, details open")
@@ -199,7 +199,7 @@ def test_the_volunteer_path_has_no_english(chromium, walk_site, locale):
         page.goto(f"{base}/review/{locale}/find?relation=P103")
         read("find in my queue")
         page.locator("#find-results a.find-open").first.click()
-        page.wait_for_function("document.getElementById('template').textContent.length > 0")
+        page.wait_for_function("document.getElementById('template')?.textContent.length > 0")
         page.wait_for_selector("#review[data-ready='1']")
         page.locator("body").click(position={"x": 2, "y": 2})  # the focus on the page, for the keys
         page.keyboard.press("t")
