@@ -284,14 +284,7 @@ _PLAN_OWNS = (
     "compile_",
     "kind",
     "decode",
-    "refine",
-    "max_masks",
-    "beam",
-    "length_norm",
-    "recompute",
-    "iterations",
-    "rescore_unchanged",
-    "beam_style",
+    *DECODE_SETTINGS,
     "aliases",
 )
 
