@@ -60,6 +60,8 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from curator.web.testing import process_tree, tree_rss  # noqa: E402 -- once the checkout is on sys.path
+
 RESENDS = 8  # as the review screen (review.js) resends a request whose connection dropped
 LANGUAGES = ("es", "de", "fr", "ru", "ar", "el", "fi", "ja", "ko", "hi")
 
@@ -307,37 +309,17 @@ def body_stallers(port: int, count: int, stop: threading.Event, box: dict, flood
     hold(port, count, stop, box, send, "answered", again=0.0 if flood else 1.0)
 
 
-def tree_rss(pid: int) -> int:
-    """Resident memory of a process and its descendants (the server's workers), in bytes."""
-    pids, total, at = [pid], 0, 0
-    while at < len(pids):
-        current = pids[at]
-        at += 1
-        try:
-            with open(f"/proc/{current}/task/{current}/children") as children:
-                pids += [int(child) for child in children.read().split()]
-            with open(f"/proc/{current}/status") as status:
-                total += next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
-        except OSError:
-            continue
-    return total
-
-
 def tree_cpu(pid: int) -> tuple[float, float]:
     """CPU seconds (user, system) used so far by a process and its descendants (/proc)."""
-    pids, user, system, at = [pid], 0.0, 0.0, 0
-    while at < len(pids):
-        current = pids[at]
-        at += 1
+    user, system = 0.0, 0.0
+    for current in process_tree(pid):
         try:
-            with open(f"/proc/{current}/task/{current}/children") as children:
-                pids += [int(child) for child in children.read().split()]
             with open(f"/proc/{current}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-            user += int(fields[11]) / os.sysconf("SC_CLK_TCK")
-            system += int(fields[12]) / os.sysconf("SC_CLK_TCK")
         except OSError:
             continue
+        user += int(fields[11]) / os.sysconf("SC_CLK_TCK")
+        system += int(fields[12]) / os.sysconf("SC_CLK_TCK")
     return user, system
 
 

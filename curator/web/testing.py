@@ -141,3 +141,29 @@ class ServeProcess:
         # make it overwrite the log while a test reads it
         fd = self.log_file.fileno()
         return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")
+
+
+def process_tree(pid: int) -> list[int]:
+    """A process and its descendants (a served command's workers), from /proc; gone ones left out."""
+    pids, at = [pid], 0
+    while at < len(pids):
+        current = pids[at]
+        at += 1
+        try:
+            with open(f"/proc/{current}/task/{current}/children") as children:
+                pids += [int(child) for child in children.read().split()]
+        except OSError:
+            continue
+    return pids
+
+
+def tree_rss(pid: int) -> int:
+    """Resident memory of a process and its descendants, in bytes (/proc; a process gone meanwhile counts 0)."""
+    total = 0
+    for current in process_tree(pid):
+        try:
+            with open(f"/proc/{current}/status") as status:
+                total += next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+        except OSError:
+            continue
+    return total

@@ -28,7 +28,7 @@ import urllib.request
 import pytest
 import requests
 
-from curator.web.testing import ServeProcess
+from curator.web.testing import ServeProcess, tree_rss
 from tests.plugins.cli import Cli
 from tests.plugins.databases import PASSWORD, review_sample
 from tests.plugins.servers import csrf_from
@@ -628,22 +628,6 @@ server, load = granian_server(make_app, listener=listener, workers=1, threads=2,
 print("ready", listener.getsockname()[1], flush=True)
 server.serve(target_loader=load)
 """
-
-
-def tree_rss(pid: int) -> int:
-    """Resident memory of a process and its descendants (the workers), in bytes (/proc)."""
-    pids, total, at = [pid], 0, 0
-    while at < len(pids):
-        current = pids[at]
-        at += 1
-        try:
-            with open(f"/proc/{current}/task/{current}/children") as children:
-                pids += [int(child) for child in children.read().split()]
-            with open(f"/proc/{current}/status") as status:
-                total += next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
 
 
 def download(port: int, pid: int) -> tuple[int, int]:
