@@ -246,7 +246,7 @@ def candidates_build(
     as_json: bool,
 ) -> None:
     """Vote, find usable relations and languages; print a per-language summary."""
-    from curator.ingest.candidates import build_candidates
+    from curator.ingest.coverage import build_candidates
 
     if keep_case and rules != "curator":
         raise click.UsageError("--keep-case is an option of the curator profile; mpararel lower-cases as published")

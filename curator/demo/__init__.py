@@ -7,7 +7,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from curator.core.formats.sources import FolderSource
-from curator.ingest.candidates import CandidateSummary, build_candidates
+from curator.ingest.coverage import CandidateSummary, build_candidates
 from curator.ingest.pararel import ingest_pararel
 from curator.ingest.translations import ingest_translations
 from curator.ingest.tuples import ingest_tuples

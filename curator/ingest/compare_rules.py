@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 
 from curator.core.languages import canonical
 from curator.core.models import TranslationLine
-from curator.ingest.candidates import CandidateParams, Tally, coverage, tally
+from curator.ingest.candidates import CandidateParams, Tally, tally
+from curator.ingest.coverage import coverage
 from curator.ingest.profiles import case_key, get_profile
 
 

@@ -252,8 +252,9 @@ def test_a_tally_of_some_languages_equals_the_full_tally_there(cli, sessions, tm
     """`candidates compare-rules --language` tallies only the languages asked for: each one's
     votes, candidates, forms and coverage must come out as in the tally of every language (mLAMA
     templates included, which the mpararel profile adds without votes)."""
-    from curator.ingest.candidates import coverage, tally
+    from curator.ingest.candidates import tally
     from curator.ingest.compare_rules import compare_rules
+    from curator.ingest.coverage import coverage
 
     cli("seed")
     mlama = tmp_path / "mlama"

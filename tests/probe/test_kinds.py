@@ -120,7 +120,7 @@ def test_kind_overrides_detection_and_a_bad_kind_is_one_line(cli, release, bert,
 _NEW_KIND = '''
 """A scorer kind for the test: token-classification models, scored as masked ones."""
 
-from curator.probe.scorers.base import register
+from curator.probe.scorers.registry import register
 from curator.probe.scorers.masked import MaskedScorer
 
 

@@ -1,7 +1,7 @@
 """Candidate scorers (SPEC §5): one module per model kind, a registry, and one loader.
 
 A scorer kind is a `Scorer` subclass in its own module of this package, decorated with
-`@register(kind, auto_class=..., mapping=..., ...)` (base.py). That is the one step: every
+`@register(kind, auto_class=..., mapping=..., ...)` (registry.py). That is the one step: every
 module here is imported below, so the kind is in `SCORERS`, `--kind` takes it, `load_scorer`
 loads its models with its Auto class and `detect_kind` knows its configs from the transformers
 mapping it names (docs/architecture.md, "where to add").
@@ -14,22 +14,13 @@ import pkgutil
 from typing import TYPE_CHECKING
 
 from curator.core.enums import Attention, values
-from curator.probe.scorers.base import (
-    PUNCT_END,
-    SCORERS,
-    Options,
-    ProbeError,
-    Scorer,
-    detect_kind,
-    kinds_in_order,
-    pick_device,
-    pick_dtype,
-)
+from curator.probe.scorers.base import PUNCT_END, Options, ProbeError, Scorer, pick_device, pick_dtype
+from curator.probe.scorers.registry import SCORERS, detect_kind, kinds_in_order
 
 if TYPE_CHECKING:
     import torch
 
-# every module of the package, so each @register runs (base.py's first: it holds the registry)
+# every module of the package, so each @register runs (registry.py holds the registry)
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")
 

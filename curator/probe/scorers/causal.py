@@ -27,8 +27,9 @@ import torch
 
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
-from curator.probe.scorers.base import Options, Scorer, register
+from curator.probe.scorers.base import Options, Scorer
 from curator.probe.scorers.head import LOGITS_CAP, OutputHead
+from curator.probe.scorers.registry import register
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

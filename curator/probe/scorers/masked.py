@@ -14,8 +14,9 @@ import torch
 from curator.core.enums import ScoreMode
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops, pll
-from curator.probe.scorers.base import Options, ProbeError, Scorer, SplitHead, register
+from curator.probe.scorers.base import Options, ProbeError, Scorer, SplitHead
 from curator.probe.scorers.head import OutputHead, log_normaliser, rows_per_chunk
+from curator.probe.scorers.registry import register
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

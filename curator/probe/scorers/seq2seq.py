@@ -26,8 +26,9 @@ from transformers.modeling_outputs import BaseModelOutput
 
 from curator.probe.data import RelationData
 from curator.probe.scorers import flops
-from curator.probe.scorers.base import Options, ProbeError, Scorer, register
+from curator.probe.scorers.base import Options, ProbeError, Scorer
 from curator.probe.scorers.head import OutputHead
+from curator.probe.scorers.registry import register
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
