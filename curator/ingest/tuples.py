@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from curator.core import languages
 from curator.core.db import reading, unit_of_work
 from curator.core.errors import InputError
-from curator.core.formats import release
+from curator.core.formats import release_tuples
 from curator.core.formats.layout import layout_files, refuse_duplicates
 from curator.core.formats.sources import Source
 from curator.core.models import Entity, EntityLabel, Tuple, TupleList
@@ -70,10 +70,10 @@ def parse_tuples(
 ) -> tuple[str, list[StoredTuple]]:
     """('clean' | 'raw', rows) with every field checked; errors name file, line and field.
 
-    The file is read by the one tuples reader (`curator.core.formats.release.parse_tuples`);
+    The file is read by the one tuples reader (`curator.core.formats.release_tuples.parse_tuples`);
     rows come back keyed by the database's column names. Labels keep their invisible
     characters, counted into `tally` (under `name`, default `where`)."""
-    form, rows = release.parse_tuples(data, where, tally, name)
+    form, rows = release_tuples.parse_tuples(data, where, tally, name)
     return form, [
         StoredTuple(
             sub_qid=r["sub_uri"],

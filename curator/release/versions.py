@@ -19,12 +19,12 @@ from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.formats.layout import refuse_duplicates
 from curator.core.formats.release import (
     TUPLES,
-    ReleaseError,
     line_template,
     parse_patterns,
     read_manifest,
     release_files,
 )
+from curator.core.formats.release_tuples import ReleaseError
 from curator.core.formats.sources import Source
 from curator.core.models import (
     DatasetVersion,

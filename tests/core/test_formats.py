@@ -20,10 +20,9 @@ from curator.core.formats.release import (
     HF_COLUMNS,
     TUPLE_KEYS,
     Release,
-    ReleaseError,
-    parse_tuples,
     release_files,
 )
+from curator.core.formats.release_tuples import ReleaseError, parse_tuples
 from curator.core.formats.release_writer import ReleaseWriter
 from curator.core.formats.runs import LOCK_FILE, RunInUse, run_lock
 from curator.core.formats.sources import FolderSource

@@ -51,7 +51,7 @@ def test_the_character_rule():
     assert parts("[X]\u200b [Y]") == [("[X]", None), ("\u200b", "ZWSP"), (" [Y]", None)]
     assert parts("a\U000e0001") == [("a", None), ("\U000e0001", "U+E0001")]
     # the quick pass that spares `curator stats` parsing every tuples file
-    from curator.core.formats.release import may_hold_invisible
+    from curator.core.formats.release_tuples import may_hold_invisible
 
     assert not may_hold_invisible(b'{"obj_label": "Par\\u00eds", "x": "\xc3\xa9"}\r\n\t\n')
     # above U+FFFF a character is a surrogate pair of escapes (U+E0067 TAG SMALL G, as json.dumps writes it)

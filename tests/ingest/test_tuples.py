@@ -59,7 +59,7 @@ GOOD = {"sub_uri": "Q1", "obj_uri": "Q2", "sub_label": "Ana", "obj_label": "Lima
 )
 def test_a_bad_row_names_its_line_and_field(row, message):
     """The reader's quick path for good rows must leave every refusal as it was: line and field named."""
-    from curator.core.formats.release import ReleaseError, parse_tuples
+    from curator.core.formats.release_tuples import ReleaseError, parse_tuples
 
     good = dict(GOOD, from_english=False) if "from_english" in row else GOOD
     data = (json.dumps(good) + "\n" + json.dumps(row) + "\n").encode()
@@ -69,7 +69,7 @@ def test_a_bad_row_names_its_line_and_field(row, message):
 
 
 def test_invisible_characters_are_counted_raw_or_escaped():
-    from curator.core.formats.release import parse_tuples
+    from curator.core.formats.release_tuples import parse_tuples
     from curator.core.text import InvisibleTally
 
     plain = "".join(json.dumps({**GOOD, "lineid": i}) + "\n" for i in range(3)).encode()

@@ -23,7 +23,7 @@ one is an error naming it, because a half-matching tree usually means the wrong 
 given. Writer: `ReleaseWriter` (core/formats/release_writer.py; `release export`), into a folder that
 `curator.core.formats.atomic.atomic_directory` renames into place when complete.
 
-Errors are `ReleaseError`: an InputError (one line naming file, line and field) that is also
+Errors are `ReleaseError` (defined with the tuples reader, core/formats/release_tuples.py): an InputError (one line naming file, line and field) that is also
 a ValueError, as the statistics API has always raised.
 
 Text is kept exactly as the files hold it: invisible characters (core/text.py — U+200E
@@ -38,22 +38,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypedDict
+from typing import Any
 
 from curator.core import annotated as templates_annotated
-from curator.core.errors import InputError
 from curator.core.formats.jsonl import count_records, iter_jsonl, optional, require
 from curator.core.formats.layout import RELATION_ID
+from curator.core.formats.release_tuples import ReleaseError, TupleRow, may_hold_invisible, parse_tuples
 from curator.core.formats.sources import FolderSource, Source
 from curator.core.languages import check_code
-from curator.core.text import InvisibleTally, is_invisible, unstorable_reason
-
-if TYPE_CHECKING:
-    pass
+from curator.core.text import InvisibleTally, unstorable_reason
 
 PATTERNS, TUPLES, HF = "patterns", "tuples", "hf"
 MANIFEST, CARD = "manifest.json", "README.md"
@@ -72,10 +68,6 @@ HF_BATCH_ROWS = 65_536  # rows per Parquet row group
 HF_ANNOTATED = "annotated"
 
 
-class ReleaseError(InputError):
-    """A release folder or one of its files cannot be read; the message names file, line and field."""
-
-
 def pattern_path(language: str, relation: str) -> str:
     return f"{PATTERNS}/{language}/{relation}.jsonl"
 
@@ -85,17 +77,6 @@ def tuple_path(language: str, relation: str) -> str:
 
 
 # ---------------------------------------------------------------- one file's rows
-class TupleRow(TypedDict):
-    """One row of a tuples file as `parse_tuples` gives it (raw or cleaned alike)."""
-
-    sub_uri: str
-    obj_uri: str
-    sub_label: str
-    obj_label: str
-    from_english: bool  # raw T-REx rows: the label exists only in English; cleaned rows: False
-    lineid: int  # cleaned rows: as written; raw rows: the 0-based line
-
-
 # a row of the flat Hugging Face tables (HF_COLUMNS): strings, `checked_by_human` and `lineid`
 HFRow = dict[str, str | bool | int | None]
 
@@ -180,100 +161,6 @@ def parse_patterns(
             raise ReleaseError(unstorable, location=where, line=number, field="annotated")
         rows.append(PatternRow(pattern, checked, number, annotated))
     return rows
-
-
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[bfnrt])")
-_SHORT_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-
-
-def may_hold_invisible(data: bytes) -> bool:
-    """False when no value of this JSONL can hold an invisible character: none raw (besides the
-    line ends and JSON's own whitespace) and none as a JSON escape. A quick pass over the bytes
-    (the published tuples are 150 MB), so only the few files that may are parsed."""
-    text = data.decode("utf-8-sig", errors="replace")
-    # raw: outside ASCII, or DEL (ASCII's other controls are not JSON inside a string)
-    if (not text.isascii() or "\x7f" in text) and any(is_invisible(ch) for ch in set(text) - {"\n", "\r", "\t"}):
-        return True
-    for escape in set(_ESCAPE.findall(text)):
-        ch = _SHORT_ESCAPES.get(escape) or chr(int(escape[1:], 16))
-        # a character above U+FFFF is written as a surrogate pair (\udb40\udc67 = U+E0067 TAG
-        # SMALL G): each half alone is no character, so any pair sends the file to the parser
-        if is_invisible(ch) or 0xD800 <= ord(ch) <= 0xDBFF:
-            return True
-    return False
-
-
-_TEXT_FIELDS = ("sub_uri", "obj_uri", "sub_label", "obj_label")
-
-
-def _refuse_text_fields(obj: dict[str, Any], where: str, number: int) -> NoReturn:
-    """The error for a tuple row whose text fields are not all strings without NUL, naming the
-    first field at fault (in the order the file's reader has always reported them)."""
-    text = {key: require(obj, key, str, where, number, error=ReleaseError) for key in _TEXT_FIELDS}
-    for key in ("sub_label", "obj_label", "sub_uri", "obj_uri"):
-        unstorable = unstorable_reason(text[key])
-        if unstorable:
-            raise ReleaseError(unstorable, location=where, line=number, field=key)
-    raise AssertionError("unreachable: the row's text fields are all storable strings")
-
-
-def parse_tuples(
-    data: bytes, where: str, tally: InvisibleTally | None = None, name: str | None = None
-) -> tuple[str, list[TupleRow]]:
-    """('clean' | 'raw', rows) of one tuples file with every field checked.
-
-    Rows are `{sub_uri, obj_uri, sub_label, obj_label, lineid, from_english}`. The form is
-    detected per file: raw T-REx rows carry `from_english` (true: the label exists only in
-    English) and their 0-based line stands in for `lineid`; cleaned rows (what a release
-    holds) carry `lineid`. A file mixing the two is an error. Labels keep their invisible
-    characters (counted into `tally` under `name`, default `where`; the published labels hold
-    339 LEFT-TO-RIGHT MARKs); only NUL is refused."""
-    rows: list[TupleRow] = []
-    form = None
-    # Most files hold no invisible character at all (a quick pass over the bytes says so); only
-    # the others are tallied row by row.
-    tallied = tally if tally is not None and may_hold_invisible(data) else None
-    for number, obj in iter_jsonl(data, where, error=ReleaseError):
-        this = "raw" if "from_english" in obj else "clean"
-        if form is None:
-            form = this
-        elif this != form:
-            raise ReleaseError(
-                f"mixes cleaned and raw rows (this row is {this}, the first was {form})",
-                location=where,
-                line=number,
-                field="from_english",
-            )
-        sub_uri, obj_uri, sub_label, obj_label = (obj.get(key) for key in _TEXT_FIELDS)
-        # the common case decided in one step; anything else is refused by the checks naming the field
-        if not (
-            type(sub_uri) is str
-            and type(obj_uri) is str
-            and type(sub_label) is str
-            and type(obj_label) is str
-            and "\x00" not in sub_uri + obj_uri + sub_label + obj_label
-        ):
-            _refuse_text_fields(obj, where, number)
-        if tallied is not None:
-            tallied.add(name or where, number, sub_label, obj_label, sub_uri, obj_uri)
-        if form == "raw":
-            from_english = require(obj, "from_english", bool, where, number, error=ReleaseError)
-            lineid = number - 1
-        else:
-            from_english = False
-            stored = obj.get("lineid")
-            lineid = stored if type(stored) is int else require(obj, "lineid", int, where, number, error=ReleaseError)
-        rows.append(
-            TupleRow(
-                sub_uri=sub_uri,
-                obj_uri=obj_uri,
-                sub_label=sub_label,
-                obj_label=obj_label,
-                from_english=from_english,
-                lineid=lineid,
-            )
-        )
-    return form or "clean", rows
 
 
 def read_manifest(source: Source | str | Path) -> dict[str, Any] | None:
