@@ -227,7 +227,7 @@ def user_invite(
 ) -> None:
     """Print an invitation link (valid 14 days); e-mailed too to --email when CURATOR_SMTP_HOST is set."""
     from curator.review import mail
-    from curator.review.accounts import INVITE_DAYS, create_invite, invite_path
+    from curator.review.invitations import INVITE_DAYS, create_invite, invite_path
 
     settings = _settings(ctx, base_url)
     with unit_of_work(ctx.sessions()) as session:

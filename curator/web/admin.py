@@ -20,7 +20,7 @@ from curator.core.models.base import utcnow
 from curator.quality.checks import WARN_SIMILARITY
 from curator.quality.signals import QUEUE_ORDERS
 from curator.review import mail
-from curator.review.accounts import (
+from curator.review.invitations import (
     INVITE_DAYS,
     create_invite,
     invite_path,

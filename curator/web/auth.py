@@ -18,14 +18,8 @@ from flask_login import current_user, login_required, login_user, logout_user
 from curator.core.db import unit_of_work
 from curator.core.errors import Busy, CuratorError, Forbidden
 from curator.review import mail, people
-from curator.review.accounts import (
-    accept_invite,
-    authenticate,
-    change_password,
-    hash_password,
-    needs_rehash,
-    open_invite,
-)
+from curator.review.accounts import authenticate, change_password, hash_password, needs_rehash
+from curator.review.invitations import accept_invite, open_invite
 from curator.review.login_sessions import end_login_session, start_login_session
 from curator.web.context import db, new_csrf_secret, session_limits, write
 from curator.web.errors import status_for, translated

@@ -368,7 +368,7 @@ def _naive(moment):
 
 
 def test_open_invite_refuses_a_revoked_one(sessions, cli):
-    from curator.review.accounts import create_invite, open_invite, revoke_invite
+    from curator.review.invitations import create_invite, open_invite, revoke_invite
 
     cli("seed")
     with sessions.begin() as s:

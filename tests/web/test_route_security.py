@@ -225,7 +225,7 @@ def world(review_app, sessions, cli, tmp_path):
     boss = Browser(review_app).login("boss@example.org")
     chart = re.search(r"/probe/runs/mbert-v1/(\w+)\.png", boss.get("/probe/runs/mbert-v1").get_data(as_text=True))
     assert chart, "the probe run page links no chart"
-    from curator.review.accounts import create_invite
+    from curator.review.invitations import create_invite
 
     with sessions.begin() as s:
         invite_id = create_invite(s, ["es"], email="invited@example.org")[0].id
@@ -310,7 +310,7 @@ def _url(rule, values, sessions) -> str:
             _, token = create_reset(s, None, get_person(s, "dora@example.org"))
         values = {**values, "token": token}
     elif "<token>" in path:
-        from curator.review.accounts import create_invite
+        from curator.review.invitations import create_invite
 
         with sessions.begin() as s:
             _, token = create_invite(s, ["el"], role="reviewer", fraction=1)

@@ -305,7 +305,8 @@ BAD_EMAILS = [
 
 @pytest.mark.parametrize("email", BAD_EMAILS)
 def test_bad_emails_are_refused_everywhere(review_app, sessions, cli, email):
-    from curator.review.accounts import create_invite, create_user
+    from curator.review.accounts import create_user
+    from curator.review.invitations import create_invite
 
     with sessions() as s:
         with pytest.raises(InputError):

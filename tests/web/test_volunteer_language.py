@@ -80,7 +80,7 @@ def walk_site(chromium, sqlite_templates, tmp_path_factory):
     valid and a withdrawn invitation."""
     from curator.core.db import make_engine, make_session_factory
     from curator.core.models import EnglishPattern
-    from curator.review.accounts import create_invite, revoke_invite
+    from curator.review.invitations import create_invite, revoke_invite
     from curator.web import create_app
     from curator.web.testing import LiveServer
 
