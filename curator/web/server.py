@@ -49,6 +49,8 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import os
+import signal
 import socket
 import sys
 from collections.abc import Callable, Iterable
@@ -59,6 +61,7 @@ log = logging.getLogger("curator.server")
 
 SMALL_BODY = 64 * 1024  # bytes: a body this small is read outside the budget (review requests: a few hundred)
 CHUNKED = "Transfer-Encoding: chunked is not accepted; send a Content-Length.\n"
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}  # held around each worker's fork (granian_server)
 
 
 class BufferedApp:
@@ -301,6 +304,33 @@ def granian_server(
         """granian's server on `listener` (see `listen`): what granian does with a shared socket
         where SO_REUSEPORT is not available (its MPServer._init_shared_socket, non-Linux branch)."""
 
+        # A stop (SIGTERM/SIGINT) asked while a worker starts. The worker inherits this
+        # process's handler with the fork and keeps it until granian gives it its own, once the
+        # app is built: the stop only set the stop flag of the worker's copy of this object, so
+        # the worker never heard it and the stop waited `graceful_timeout` for the kill. And a
+        # signal that came before Python's after-fork reset in the child was dropped. So the
+        # fork happens with the stop signals held (pending, in the child too), `load` releases
+        # them in the worker, and there this handler ends the worker: it serves nothing yet.
+
+        def signal_handler_interrupt(self, *args: Any, **kwargs: Any) -> None:
+            if os.getpid() != main_pid:
+                raise SystemExit(0)
+            super().signal_handler_interrupt(*args, **kwargs)
+
+        def _spawn_worker(self, *args: Any, **kwargs: Any) -> Any:
+            worker = super()._spawn_worker(*args, **kwargs)
+            fork = worker.inner.start
+
+            def fork_with_stops_held() -> None:
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+                try:
+                    fork()
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+            worker.inner.start = fork_with_stops_held
+            return worker
+
         def _init_shared_socket(self) -> None:
             self._ssp = None
             self._shd = SocketHolder(listener.fileno(), False, BACKLOG)  # type: ignore[call-arg]
@@ -308,8 +338,10 @@ def granian_server(
             self._sso = listener
 
     connections = connection_limit()
+    main_pid = os.getpid()
 
     def load(_target: str) -> BufferedApp:  # in each worker, after the fork
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop asked meanwhile ends it here
         return BufferedApp(
             make_app(),
             threads=threads,

@@ -596,6 +596,38 @@ def test_a_connection_made_right_after_the_ready_lines_is_served(review_app, db_
                 command._instance.cleanup()
 
 
+def test_a_stop_asked_while_a_worker_is_starting_ends_that_worker_at_once(review_app, db_url):
+    """SIGTERM when the second worker has been forked but is still building the app: the fork had
+    copied the main process's handler (which only sets the main's stop flag), so that worker
+    never heard the stop and the server waited its graceful timeout, then killed it ("refused to
+    gracefully stop"; the suite's teardowns sometimes waited 30 s). Each attempt signals on the
+    "Spawning worker-2" line; one that finds worker-2 already started missed the window and is
+    tried again."""
+    for _ in range(FRESH_SERVERS):
+        command = ServeProcess(db_url, "--workers", "2", "--threads", "2", "--graceful-timeout", "5")
+        process = subprocess.Popen(
+            command.command, env=command.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        try:
+            lines, seen = lines_of(process), []
+            while (line := lines.get(timeout=GUARD)) is not None:
+                seen.append(line)
+                if "Spawning worker-2" in line:
+                    process.send_signal(signal.SIGTERM)
+            log = "".join(seen)
+            assert process.wait(GUARD) == 0, log
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            if command._instance is not None:
+                command._instance.cleanup()
+        assert "refused to gracefully stop" not in log, log
+        if "Started worker-2" not in log:
+            return  # the stop came while worker-2 was starting
+    pytest.fail(f"worker-2 had started before the stop each of {FRESH_SERVERS} times: {log}")
+
+
 # --- a large response is streamed, not built whole in memory ------------------------------
 
 DOWNLOAD_MIB = 256
