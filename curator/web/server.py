@@ -295,50 +295,11 @@ def granian_server(
 ) -> tuple[Any, Callable[[str], BufferedApp]]:
     """granian's server set up from curator's settings, and the loader that builds each worker's
     app: `server.serve(target_loader=load)` runs until SIGTERM/SIGINT (SIGHUP: new workers)."""
-    from granian._granian import SocketHolder
     from granian.constants import HTTPModes, Interfaces
     from granian.http import HTTP1Settings
-    from granian.server import Server
 
-    class SharedSocketServer(Server):  # type: ignore[misc, valid-type]
-        """granian's server on `listener` (see `listen`): what granian does with a shared socket
-        where SO_REUSEPORT is not available (its MPServer._init_shared_socket, non-Linux branch)."""
-
-        # A stop (SIGTERM/SIGINT) asked while a worker starts. The worker inherits this
-        # process's handler with the fork and keeps it until granian gives it its own, once the
-        # app is built: the stop only set the stop flag of the worker's copy of this object, so
-        # the worker never heard it and the stop waited `graceful_timeout` for the kill. And a
-        # signal that came before Python's after-fork reset in the child was dropped. So the
-        # fork happens with the stop signals held (pending, in the child too), `load` releases
-        # them in the worker, and there this handler ends the worker: it serves nothing yet.
-
-        def signal_handler_interrupt(self, *args: Any, **kwargs: Any) -> None:
-            if os.getpid() != main_pid:
-                raise SystemExit(0)
-            super().signal_handler_interrupt(*args, **kwargs)
-
-        def _spawn_worker(self, *args: Any, **kwargs: Any) -> Any:
-            worker = super()._spawn_worker(*args, **kwargs)
-            fork = worker.inner.start
-
-            def fork_with_stops_held() -> None:
-                held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-                try:
-                    fork()
-                finally:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-            worker.inner.start = fork_with_stops_held
-            return worker
-
-        def _init_shared_socket(self) -> None:
-            self._ssp = None
-            self._shd = SocketHolder(listener.fileno(), False, BACKLOG)  # type: ignore[call-arg]
-            self._sfd = listener.fileno()
-            self._sso = listener
-
+    SharedSocketServer = server_class(listener)
     connections = connection_limit()
-    main_pid = os.getpid()
 
     def load(_target: str) -> BufferedApp:  # in each worker, after the fork
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop asked meanwhile ends it here
@@ -374,6 +335,54 @@ def granian_server(
         workers_kill_timeout=graceful_timeout,
     )
     return server, load
+
+
+def server_class(listener: socket.socket) -> type:
+    """granian's server class, made to serve on `listener` (see `listen`) and to stop a worker
+    still starting at once (its `load` releases the stop signals held around its fork)."""
+    from granian._granian import SocketHolder
+    from granian.server import Server
+
+    main_pid = os.getpid()
+
+    class SharedSocketServer(Server):  # type: ignore[misc, valid-type]
+        """granian's server on `listener`: what granian does with a shared socket where
+        SO_REUSEPORT is not available (its MPServer._init_shared_socket, non-Linux branch)."""
+
+        # A stop (SIGTERM/SIGINT) asked while a worker starts. The worker inherits this
+        # process's handler with the fork and keeps it until granian gives it its own, once the
+        # app is built: the stop only set the stop flag of the worker's copy of this object, so
+        # the worker never heard it and the stop waited `graceful_timeout` for the kill. And a
+        # signal that came before Python's after-fork reset in the child was dropped. So the
+        # fork happens with the stop signals held (pending, in the child too), `load` releases
+        # them in the worker, and there this handler ends the worker: it serves nothing yet.
+
+        def signal_handler_interrupt(self, *args: Any, **kwargs: Any) -> None:
+            if os.getpid() != main_pid:
+                raise SystemExit(0)
+            super().signal_handler_interrupt(*args, **kwargs)
+
+        def _spawn_worker(self, *args: Any, **kwargs: Any) -> Any:
+            worker = super()._spawn_worker(*args, **kwargs)
+            fork = worker.inner.start
+
+            def fork_with_stops_held() -> None:
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+                try:
+                    fork()
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+            worker.inner.start = fork_with_stops_held
+            return worker
+
+        def _init_shared_socket(self) -> None:
+            self._ssp = None
+            self._shd = SocketHolder(listener.fileno(), False, BACKLOG)  # type: ignore[call-arg]
+            self._sfd = listener.fileno()
+            self._sso = listener
+
+    return SharedSocketServer
 
 
 def connection_limit() -> int:
