@@ -339,7 +339,9 @@ def granian_server(
 
 def server_class(listener: socket.socket) -> type:
     """granian's server class, made to serve on `listener` (see `listen`) and to stop a worker
-    still starting at once (its `load` releases the stop signals held around its fork)."""
+    still starting at once (its `load` releases the stop signals held around its fork). It leans
+    on granian 2's internals (`_init_shared_socket`, `_spawn_worker`, a worker's `inner` process);
+    tests/web/test_server.py fails if an upgrade changes them."""
     from granian._granian import SocketHolder
     from granian.server import Server
 
