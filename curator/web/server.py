@@ -64,6 +64,13 @@ CHUNKED = "Transfer-Encoding: chunked is not accepted; send a Content-Length.\n"
 STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}  # held around each worker's fork (granian_server)
 
 
+class StartingWorker:
+    """A stop (SIGTERM/SIGINT) that reached this worker process before granian gave it its own
+    signal handlers, kept for `BufferedApp.__rsgi_init__` to ask again (see `server_class`)."""
+
+    stop_asked = False
+
+
 class BufferedApp:
     """An RSGI application (granian) that runs a WSGI app on a thread pool, each request's body
     read first, on the event loop. One per worker process."""
@@ -83,6 +90,12 @@ class BufferedApp:
         self.max_body = max_body
         self.body_budget = body_budget
         self.buffered = 0  # bytes reserved by the bodies being read now (one event loop: no lock)
+
+    def __rsgi_init__(self, loop: Any) -> None:
+        # after granian has given this worker its own signal handlers (server_class): a stop asked
+        # while the worker started is asked again, now of granian, which stops it as any worker
+        if StartingWorker.stop_asked:
+            os.kill(os.getpid(), signal.SIGTERM)
 
     def __rsgi_del__(self, loop: Any) -> None:
         self.pool.shutdown(wait=True)  # requests in flight finish before the worker exits
@@ -302,7 +315,7 @@ def granian_server(
     connections = connection_limit()
 
     def load(_target: str) -> BufferedApp:  # in each worker, after the fork
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop asked meanwhile ends it here
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop asked meanwhile is kept here
         return BufferedApp(
             make_app(),
             threads=threads,
@@ -339,7 +352,8 @@ def granian_server(
 
 def server_class(listener: socket.socket) -> type:
     """granian's server class, made to serve on `listener` (see `listen`) and to stop a worker
-    still starting at once (its `load` releases the stop signals held around its fork). It leans
+    asked to stop while it started (its `load` releases the stop signals held around its fork,
+    `BufferedApp.__rsgi_init__` asks the stop again). It leans
     on granian 2's internals (`_init_shared_socket`, `_spawn_worker`, a worker's `inner` process);
     tests/web/test_server.py fails if an upgrade changes them."""
     from granian._granian import SocketHolder
@@ -357,11 +371,16 @@ def server_class(listener: socket.socket) -> type:
         # the worker never heard it and the stop waited `graceful_timeout` for the kill. And a
         # signal that came before Python's after-fork reset in the child was dropped. So the
         # fork happens with the stop signals held (pending, in the child too), `load` releases
-        # them in the worker, and there this handler ends the worker: it serves nothing yet.
+        # them in the worker, this handler keeps the stop there, and once granian's own
+        # handlers are in place `BufferedApp.__rsgi_init__` asks it again: the worker stops as
+        # a started one does. (Ending it at once raced the main process when a stop reached
+        # every process, Ctrl-C or systemd's control-group kill: a worker gone before the main
+        # had asked it to stop read as a worker that died, exit 1.)
 
         def signal_handler_interrupt(self, *args: Any, **kwargs: Any) -> None:
             if os.getpid() != main_pid:
-                raise SystemExit(0)
+                StartingWorker.stop_asked = True
+                return
             super().signal_handler_interrupt(*args, **kwargs)
 
         def _spawn_worker(self, *args: Any, **kwargs: Any) -> Any:
