@@ -3,7 +3,7 @@
 A view that reads `request.json` lazily would wait on the network *inside* the request,
 possibly inside a write transaction; reading first means a view never waits for a client,
 and a body over `MAX_CONTENT_LENGTH` is refused unread (Flask's 413). Under `curator serve`
-the whole body has already been read on granian's event loop (`curator.web.server.BufferedApp`),
+the whole body has already been read on granian's event loop (`curator.web.rsgi_app.BufferedApp`),
 so this reads from memory; under any other server (the development server, `LiveServer` in
 tests) it is what keeps views off the network. No server import here: the middleware is part
 of every app, whatever serves it.

@@ -6,7 +6,7 @@ sends a POST's headers but not its body, one that trickles a byte at a time, one
 hundreds of connections, many that announce large bodies and stall. With plain threads (or
 the old development server and its process-wide lock) such clients held a thread — or every
 writer — until they gave up; here granian holds the connections in Rust, a request reaches
-a thread only once it has arrived whole (curator.web.server.BufferedApp), incomplete ones are
+a thread only once it has arrived whole (curator.web.rsgi_app.BufferedApp), incomplete ones are
 cut off after the read timeout, bodies are buffered within a memory budget, and every other
 reviewer goes on being served meanwhile.
 """
