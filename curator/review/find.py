@@ -24,6 +24,7 @@ from curator.core.enums import DecisionKind
 from curator.core.errors import N_, InputError
 from curator.core.folding import fold
 from curator.core.models import AssignmentItem, Decision, EnglishPattern, Template, User, first_english
+from curator.core.paging import check_page, page_count, page_offset
 from curator.review.progress import in_queue
 from curator.review.proposal_queue import item_proposal
 from curator.review.service import get_assignment, user_id_of
@@ -32,7 +33,6 @@ from curator.review.standing import standing_id
 ALL, UNDECIDED, UNSURE, PROPOSALS = "all", "undecided", "unsure", "proposals"
 SHOWS = (ALL, UNDECIDED, UNSURE, PROPOSALS)
 PER_PAGE = 25
-MAX_PER_PAGE = 100
 MAX_TEXT = 200  # characters of a search
 
 
@@ -79,8 +79,7 @@ def check_query(
     text = (text or "").strip()
     if len(text) > MAX_TEXT:
         raise InputError(N_("Search for at most %(count)s characters."), params={"count": MAX_TEXT})
-    if page < 1 or not 1 <= per_page <= MAX_PER_PAGE:
-        raise InputError(N_("The page must be 1 or more, with 1 to %(count)s items."), params={"count": MAX_PER_PAGE})
+    check_page(page, per_page)
     return Query(show=show, relation=relation or None, text=text, page=page, per_page=per_page)
 
 
@@ -132,8 +131,8 @@ def find_items(session: Session, user: User, language: str, query: Query) -> Fou
     """The items of `user`'s queue in `language` that `query` asks for, one page of them."""
     everything = queue_items(session, user, language)
     found = [item for item in everything if matches(item, query)]
-    pages = max(1, -(-len(found) // query.per_page))
-    start = (query.page - 1) * query.per_page
+    pages = page_count(len(found), query.per_page)
+    start = page_offset(query.page, query.per_page)
     return {
         "items": found[start : start + query.per_page],
         "matched": len(found),

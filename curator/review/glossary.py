@@ -29,6 +29,7 @@ from curator.core.errors import Conflict, InputError, NotFound
 from curator.core.folding import find, fold, lead, leads
 from curator.core.models import GlossaryTerm, Language, User
 from curator.core.models.base import utcnow
+from curator.core.paging import page_count, page_offset
 from curator.core.text import control_reason
 from curator.review import activity
 
@@ -156,13 +157,13 @@ def listing(session: Session, language: str, text: str = "", page: int = 1, per_
         )
     total = session.scalar(select(func.count()).where(GlossaryTerm.language == language)) or 0
     matched = session.scalar(select(func.count()).where(*where)) if needle else total
-    pages = max(1, -(-(matched or 0) // per_page))
+    pages = page_count(matched or 0, per_page)
     page = max(1, min(page, pages))
     rows = session.scalars(
         select(GlossaryTerm)
         .where(*where)
         .order_by(GlossaryTerm.term_key, GlossaryTerm.id)
-        .offset((page - 1) * per_page)
+        .offset(page_offset(page, per_page))
         .limit(per_page)
     )
     return {

@@ -9,15 +9,12 @@ opening comment takes its thread with it. Replies are idempotent per request id,
 A person mentioned in a thread (`@handle`, review.mentions) sees it as if they had written in
 it: under the item on the review screen and on the history page.
 
-"Replies waiting" — the count on a reviewer's home page — needs no column of its own: in an
-open thread the reviewer opened or wrote in, every reply by someone else written after the
-reviewer's own latest post in that thread (by row id, which grows with time) is waiting. Answering
-in the thread clears them; so does resolving it.
+"Replies waiting" — the count on a reviewer's home page — are review.waiting's.
 
 Every listing is bounded (issue 38 §2): threads come a page at a time (`page`, `per_page` up to
-MAX_PER_PAGE, the conventions of review.find), each thread listed with only its latest
+MAX_PER_PAGE, core.paging), each thread listed with only its latest
 REPLIES_SHOWN replies and `reply_count` for all of them; one thread's replies page the same way
-(`get_thread` with a page); the replies waiting for someone too (`waiting_page`).
+(`get_thread` with a page); the replies waiting for someone too (`review.waiting.waiting_page`).
 """
 
 from __future__ import annotations
@@ -27,21 +24,20 @@ from datetime import datetime
 from typing import Literal, TypedDict
 
 from sqlalchemy import CompoundSelect, Select, func, or_, select, union
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from curator.core.enums import Activity, DecisionSource
 from curator.core.errors import N_, Conflict, Forbidden, InputError, NotFound
-from curator.core.models import Assignment, AssignmentItem, Comment, Mention, Template, User
-from curator.core.models.base import MAX_ID, utcnow, valid_id
+from curator.core.models import Comment, Mention, Template, User
+from curator.core.models.base import utcnow, valid_id
+from curator.core.paging import MAX_PER_PAGE, check_page, page_count, page_offset
 from curator.review import activity, mentions
 from curator.review.accounts import author_name
 from curator.review.comments import clean_text
-from curator.review.progress import in_queue
-from curator.review.readers import may_read_language, readable_by
+from curator.review.readers import may_read_language
 from curator.review.writes import insert_once, replayed
 
 PER_PAGE = 20  # threads (or waiting replies) per page
-MAX_PER_PAGE = 100
 REPLIES_SHOWN = 20  # the latest replies of each thread in a listing (`reply_count` counts them all)
 
 State = Literal["open", "resolved"]
@@ -99,24 +95,6 @@ class ReplyPage(TypedDict):
     page: int
     pages: int
     per_page: int
-
-
-def check_page(page: int = 1, per_page: int = PER_PAGE) -> tuple[int, int]:
-    """A page number (from 1) and a page size (1 to MAX_PER_PAGE) from a URL, or InputError."""
-    if page < 1 or not 1 <= per_page <= MAX_PER_PAGE:
-        raise InputError(N_("The page must be 1 or more, with 1 to %(count)s items."), params={"count": MAX_PER_PAGE})
-    return page, per_page
-
-
-def _pages(matched: int, per_page: int) -> int:
-    return max(1, -(-matched // per_page))
-
-
-def _offset(page: int, per_page: int) -> int:
-    """The rows before `page`. No table holds more than MAX_ID rows, so a page past that is past
-    the last (empty), however large its number: (page - 1) * per_page would not fit the
-    database's integer (a 500 on SQLite for ?page=9223372036854775807)."""
-    return min((page - 1) * per_page, MAX_ID)
 
 
 def _may_take_part(session: Session, user: User, language: str) -> bool:
@@ -268,7 +246,7 @@ def _page_of_replies(session: Session, root: Comment, page: int, per_page: int) 
     """One page of the thread's standing replies, oldest first, and how many it has."""
     standing = select(Comment).where(Comment.parent_id == root.id, Comment.retracted.is_(False))
     count = session.scalar(select(func.count()).select_from(standing.subquery())) or 0
-    rows = session.scalars(standing.order_by(Comment.id).offset(_offset(page, per_page)).limit(per_page)).all()
+    rows = session.scalars(standing.order_by(Comment.id).offset(page_offset(page, per_page)).limit(per_page)).all()
     return list(rows), count
 
 
@@ -356,12 +334,12 @@ def language_threads(
     if mine:
         query = query.where(Comment.id.in_(_participated(viewer)))
     matched = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    roots = list(session.scalars(query.order_by(Comment.id).offset(_offset(page, per_page)).limit(per_page)))
+    roots = list(session.scalars(query.order_by(Comment.id).offset(page_offset(page, per_page)).limit(per_page)))
     return {
         "threads": _records(session, roots, viewer),
         "matched": matched,
         "page": page,
-        "pages": _pages(matched, per_page),
+        "pages": page_count(matched, per_page),
         "per_page": per_page,
     }
 
@@ -380,7 +358,7 @@ def thread_page(
     root = _opening(session, viewer, language, comment_id)
     rows, count = _page_of_replies(session, root, page, per_page)
     thread = _records(session, [root], viewer, (rows, {root.id: count}))[0]
-    return {"thread": thread, "page": page, "pages": _pages(count, per_page), "per_page": per_page}
+    return {"thread": thread, "page": page, "pages": page_count(count, per_page), "per_page": per_page}
 
 
 def item_threads(
@@ -401,127 +379,6 @@ def item_threads(
         [t for t in threads if t["template_id"] == template_id],
         [t for t in threads if t["template_id"] is None],
     )
-
-
-class WaitingReply(TypedDict):
-    """A reply by someone else waiting for a reviewer (see the module's rule)."""
-
-    thread: int
-    reply: int
-    relation: str
-    template_id: int | None
-    item_id: int | None  # the item of the reviewer's sample to open it at (the relation's first, for a relation)
-    author: str
-    text: str
-    created_at: str
-
-
-class WaitingPage(TypedDict):
-    """One page of the replies waiting for a reviewer."""
-
-    count: int  # waiting replies, every page
-    languages: dict[str, list[WaitingReply]]  # this page's, by language
-    page: int
-    pages: int
-    per_page: int
-
-
-def _waiting_query(user: User, language: str | None) -> Select[Comment, User, Comment]:
-    """The replies waiting for `user` (see the module's rule), oldest first."""
-    mine = aliased(Comment)
-    last_own = (
-        select(func.coalesce(mine.parent_id, mine.id).label("thread"), func.max(mine.id).label("last"))
-        .where(mine.user_id == user.id, mine.retracted.is_(False))
-        .group_by(func.coalesce(mine.parent_id, mine.id))
-        .subquery()
-    )
-    root = aliased(Comment)
-    query = (
-        select(Comment, User, root)
-        .join(root, root.id == Comment.parent_id)
-        .join(last_own, last_own.c.thread == Comment.parent_id)
-        .join(User, User.id == Comment.user_id)
-        .where(
-            Comment.user_id != user.id,
-            Comment.retracted.is_(False),
-            Comment.id > last_own.c.last,
-            root.retracted.is_(False),
-            root.resolved_at.is_(None),
-        )
-        .order_by(Comment.id)
-    )
-    if language is not None:
-        query = query.where(Comment.language == language)
-    return query.where(readable_by(user, Comment.language))  # a language taken off a reviewer waits no more
-
-
-def waiting_replies(
-    session: Session, user: User, language: str | None = None, *, limit: int = PER_PAGE, offset: int = 0
-) -> dict[str, list[WaitingReply]]:
-    """{language: replies waiting for `user`}, oldest first, at most `limit` from the `offset`-th:
-    in open threads the user opened or wrote in, the replies by others newer than the user's own
-    latest post in the thread — for a reviewer only in the languages they still review (the home
-    page's rows; a maintainer may take part in every language's threads, so theirs are all counted)."""
-    rows = session.execute(_waiting_query(user, language).offset(offset).limit(limit)).all()
-    templates = {c.template_id for c, _, _ in rows if c.template_id is not None}
-    items = dict(
-        session.execute(
-            select(AssignmentItem.template_id, AssignmentItem.id)
-            .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
-            .where(Assignment.user_id == user.id, AssignmentItem.template_id.in_(templates), in_queue())
-        ).all()
-    )
-    relations = {(c.language, c.relation_id) for c, _, _ in rows if c.template_id is None}
-    first_items = {
-        (lang, rel): item_id
-        for lang, rel, item_id in session.execute(
-            select(Assignment.language, AssignmentItem.relation_id, func.min(AssignmentItem.id))
-            .join(Assignment, Assignment.id == AssignmentItem.assignment_id)
-            .where(Assignment.user_id == user.id, AssignmentItem.relation_id.in_({r for _, r in relations}), in_queue())
-            .group_by(Assignment.language, AssignmentItem.relation_id)
-        )
-    }
-    out: dict[str, list[WaitingReply]] = defaultdict(list)
-    for c, author, _root in rows:
-        out[c.language].append(
-            {
-                "thread": _root.id,
-                "reply": c.id,
-                "relation": c.relation_id,
-                "template_id": c.template_id,
-                "item_id": items.get(c.template_id)
-                if c.template_id is not None
-                else first_items.get((c.language, c.relation_id)),
-                "author": author_name(author),
-                "text": c.text,
-                "created_at": c.created_at.isoformat(timespec="seconds"),
-            }
-        )
-    return dict(out)
-
-
-def waiting_page(
-    session: Session, user: User, page: int = 1, per_page: int = PER_PAGE, language: str | None = None
-) -> WaitingPage:
-    """One page of the replies waiting for `user`, oldest first, in every language or in
-    `language` (the history page; the JSON API lists them all): {count (all of them), languages:
-    {language: this page's replies}, page, pages, per_page}. A page past the last has none."""
-    page, per_page = check_page(page, per_page)
-    counts = waiting_counts(session, user)
-    count = sum(counts.values()) if language is None else counts.get(language, 0)
-    return {
-        "count": count,
-        "languages": waiting_replies(session, user, language, limit=per_page, offset=_offset(page, per_page)),
-        "page": page,
-        "pages": _pages(count, per_page),
-        "per_page": per_page,
-    }
-
-
-def waiting_counts(session: Session, user: User) -> dict[str, int]:
-    """{language: number of replies waiting for `user`} (languages with none left out)."""
-    query = _waiting_query(user, None).with_only_columns(Comment.language, func.count()).order_by(None)
-    return dict(session.execute(query.group_by(Comment.language)).all())
 
 
 def open_thread_counts(session: Session) -> dict[str, int]:

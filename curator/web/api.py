@@ -16,9 +16,10 @@ from curator.core import languages
 from curator.core.enums import DecisionSource
 from curator.core.errors import N_, InputError, Retired
 from curator.core.models import Template
+from curator.core.paging import MAX_PER_PAGE
 from curator.quality.probe_hint import probe_hint
 from curator.review import annotations as annotated_review
-from curator.review import comments, guidelines, service, suggestions, threads
+from curator.review import comments, guidelines, service, suggestions, threads, waiting
 from curator.review import context as item_extras
 from curator.review import find as finding
 from curator.review import progress as queueing
@@ -417,7 +418,7 @@ def _page_args() -> tuple[int, int]:
     """`page` and `per_page` of a thread listing (review.threads: per_page at most MAX_PER_PAGE), else 422."""
     return (
         fields.query_int("page", 1),
-        fields.query_int("per_page", threads.PER_PAGE, 1, threads.MAX_PER_PAGE),
+        fields.query_int("per_page", threads.PER_PAGE, 1, MAX_PER_PAGE),
     )
 
 
@@ -468,4 +469,4 @@ def waiting_replies():
     """One page of the replies by others waiting for you (review.threads: newer than your own
     latest post in an open thread); `count` counts them all."""
     page, per_page = _page_args()
-    return jsonify(threads.waiting_page(db(), current_user, page, per_page))
+    return jsonify(waiting.waiting_page(db(), current_user, page, per_page))

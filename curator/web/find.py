@@ -10,6 +10,7 @@ from flask import Blueprint, render_template, request
 from flask_login import current_user, login_required
 
 from curator.core import languages
+from curator.core.paging import MAX_PER_PAGE
 from curator.review import find as finding
 from curator.web import fields
 from curator.web.context import db
@@ -29,7 +30,7 @@ def query_from_request() -> finding.Query:
         relation=fields.text({"relation": relation}, "relation", CODE) if relation else None,
         text=fields.text({"q": request.args.get("q", "")}, "q", finding.MAX_TEXT),
         page=fields.query_int("page", 1),
-        per_page=fields.query_int("per_page", finding.PER_PAGE, 1, finding.MAX_PER_PAGE),
+        per_page=fields.query_int("per_page", finding.PER_PAGE, 1, MAX_PER_PAGE),
     )
 
 

@@ -26,6 +26,7 @@ from curator.core.errors import Unreadable
 from curator.core.formats.run_catalog import list_runs, resolve_run, run_signature
 from curator.core.formats.runs import RunError, read_stored, relation_files
 from curator.core.languages import direction
+from curator.core.paging import page_count
 from curator.web.auth import maintainer_required
 from curator.web.settings import current_settings
 
@@ -124,7 +125,7 @@ def decoded(name: str, language: str, relation: str) -> str:
         rel = relation_queries(stored[0], QUERIES_PAGE, (page - 1) * QUERIES_PAGE) if stored is not None else None
     except (RunError, KeyError, TypeError) as exc:
         raise Unreadable(f"This run cannot be read: {exc}") from None
-    pages = max(1, -(-rel["total"] // QUERIES_PAGE)) if rel is not None else 0
+    pages = page_count(rel["total"], QUERIES_PAGE) if rel is not None else 0
     if rel is None or not 1 <= page <= pages:
         abort(404)
 

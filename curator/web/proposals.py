@@ -13,6 +13,7 @@ from curator.core import languages
 from curator.core.enums import Policy, ProposalStatus, ProposalVerdict, values
 from curator.core.errors import Busy, CuratorError, InputError
 from curator.core.models import Assignment, User
+from curator.core.paging import page_count
 from curator.review import proposal_answers as answers
 from curator.review import proposals as service
 from curator.review.policy import language_policy
@@ -76,7 +77,7 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None, stri
     for p in every:
         counts[p.status.value] = counts.get(p.status.value, 0) + 1
     shown = [p for p in every if wanted == ALL or p.status == wanted]
-    pages = max(1, -(-len(shown) // PAGE_SIZE))
+    pages = page_count(len(shown), PAGE_SIZE)
     page = min(_page_number(), pages)  # past the end (the last rows answered): the last page
     return render_template(
         "proposals.html",

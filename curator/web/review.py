@@ -20,6 +20,7 @@ from curator.review.progress import Progress, progress, queue
 from curator.review.service import get_assignment, history
 from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
 from curator.review.validation import keeps_case
+from curator.review.waiting import waiting_counts, waiting_page
 from curator.web import check_text, fields
 from curator.web.context import db, write
 from curator.web.errors import translated
@@ -60,7 +61,7 @@ def with_time_left(p: Progress) -> dict[str, object]:
 def home():
     session = db()
     rows = []
-    waiting = threads.waiting_counts(session, current_user)  # replies to your comments (review.threads)
+    waiting = waiting_counts(session, current_user)  # replies to your comments (review.waiting)
     for assignment in current_user.assignments:
         if assignment.unassigned_at is not None:  # taken off the language (review.people)
             continue
@@ -107,7 +108,7 @@ def past(lang: str):
     # your threads a page at a time (`page`), the replies waiting for you the oldest first, a page
     # at a time too (`replies_page`): each listing of review.threads, its own pager
     mine = threads.language_threads(session, current_user, lang, mine=True, page=fields.query_int("page", 1))
-    waiting = threads.waiting_page(session, current_user, fields.query_int("replies_page", 1), language=lang)
+    waiting = waiting_page(session, current_user, fields.query_int("replies_page", 1), language=lang)
     return render_template(
         "history.html",
         lang=lang,

@@ -1,5 +1,5 @@
 """Issue 38 §2: the history page's "Replies to your comments" is paged like every other listing
-(`replies_page`, review.threads.PER_PAGE a page; review.threads.waiting_page, which the JSON API
+(`replies_page`, review.threads.PER_PAGE a page; review.waiting.waiting_page, which the JSON API
 /api/v1/me/replies reads too), not cut at 20 with the rest unreachable.
 
 The rule of what waits is checked against a reference written from review.threads' docstring: in
@@ -19,7 +19,7 @@ from sqlalchemy import delete, select
 
 from curator.core.models import AssignmentItem, Comment, User
 from curator.core.models.base import utcnow
-from curator.review import threads
+from curator.review import threads, waiting
 from tests.plugins.databases import review_sample
 from tests.plugins.servers import Browser, signed_in_state
 
@@ -157,14 +157,14 @@ def test_every_waiting_reply_is_listed_once_page_after_page(review_app, sessions
         ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
         got, page = [], 1
         while True:
-            listing = threads.waiting_page(s, ana, page, per_page, language="es")
+            listing = waiting.waiting_page(s, ana, page, per_page, language="es")
             assert listing["count"] == len(expected["es"]) and listing["per_page"] == per_page
             assert listing["pages"] == max(1, -(-len(expected["es"]) // per_page))
             got += [w["reply"] for w in listing["languages"].get("es", [])]
             if page == listing["pages"]:
                 break
             page += 1
-        assert threads.waiting_page(s, ana, page + 1, per_page, language="es")["languages"] == {}
+        assert waiting.waiting_page(s, ana, page + 1, per_page, language="es")["languages"] == {}
     assert got == expected["es"]
     browser = world[2]
     everything, page = [], 1
