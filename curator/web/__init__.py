@@ -81,9 +81,13 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(people.bp)  # people management and password-reset links (issue 28 §4)
     app.register_blueprint(adjudication.bp)  # issue 28 §2: disagreements, resolutions, dropped lines
     app.register_blueprint(proposals.bp)  # issue 28 §1: the Proposals page
-    from curator.web import proposals_api  # the proposals as JSON (docs/review-api.md)
+    from curator.web import (
+        proposals_api,  # the proposals as JSON (docs/review-api.md)
+        threads_api,  # comment threads as JSON (docs/review-api.md)
+    )
 
     app.register_blueprint(proposals_api.bp)
+    app.register_blueprint(threads_api.bp)
     from curator.web import activity  # issue 28: the activity log
 
     app.register_blueprint(activity.bp)

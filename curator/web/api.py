@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf.csrf import generate_csrf
@@ -16,10 +16,9 @@ from curator.core import languages
 from curator.core.enums import DecisionSource
 from curator.core.errors import N_, InputError, Retired
 from curator.core.models import Template
-from curator.core.paging import MAX_PER_PAGE
 from curator.quality.probe_hint import probe_hint
 from curator.review import annotations as annotated_review
-from curator.review import comments, guidelines, service, suggestions, threads, waiting
+from curator.review import comments, guidelines, service, suggestions
 from curator.review import context as item_extras
 from curator.review import find as finding
 from curator.review import progress as queueing
@@ -43,15 +42,18 @@ REQUEST_ID = 64
 DAY = 86400  # `seconds` beyond a day is not a measurement (the service caps what it stores at an hour)
 
 
-def _lang(lang: str) -> str:
+def language_part(lang: str) -> str:
+    """A language code from the URL, checked as a field (also web/threads_api.py)."""
     return fields.url_part("language", lang, CODE)
 
 
-def _request_id(body: dict[str, Any]) -> str | None:
+def request_id_of(body: dict[str, Any]) -> str | None:
+    """The optional `request_id` that makes a write idempotent."""
     return fields.text(body, "request_id", REQUEST_ID, required=False, allow_empty=False)
 
 
-def _source() -> DecisionSource:
+def decision_source() -> DecisionSource:
+    """Where a write came from: the API (a Bearer token) or the web page."""
     return DecisionSource.API if token_authenticated() else DecisionSource.WEB
 
 
@@ -87,7 +89,7 @@ def fresh_csrf_token():
 @login_required
 def queue(lang: str):
     session = db()
-    assignment = service.get_assignment(session, current_user, _lang(lang))
+    assignment = service.get_assignment(session, current_user, language_part(lang))
     items = queueing.queue(session, assignment)
     upcoming = queueing.next_undecided(items)
     return jsonify(
@@ -112,7 +114,7 @@ def _retired(lang: str, exc: Retired):
 @login_required
 def item(lang: str, item_id: int):
     session = db()
-    lang = _lang(lang)
+    lang = language_part(lang)
     try:
         found = service.find_item(session, current_user, lang, fields.row_id(item_id))
     except Retired as exc:
@@ -130,7 +132,7 @@ def item(lang: str, item_id: int):
 def find_items(lang: str):
     """Your queue's items that the filters and the text search ask for, one page (review.find;
     the Find page's query string: show, relation, q, page, per_page). Rate-limited with the page."""
-    return jsonify(finding.find_items(db(), current_user, _lang(lang), query_from_request()))
+    return jsonify(finding.find_items(db(), current_user, language_part(lang), query_from_request()))
 
 
 @bp.get("/languages/<lang>/items/<int:item_id>/context")
@@ -138,7 +140,7 @@ def find_items(lang: str):
 def item_context_panels(lang: str, item_id: int):
     """The review screen's context panels: machine translations, other languages, memory."""
     session = db()
-    found = service.find_item(session, current_user, _lang(lang), fields.row_id(item_id))
+    found = service.find_item(session, current_user, language_part(lang), fields.row_id(item_id))
     template = session.get_one(Template, found.item.template_id)
     chosen = [c for c in item_extras.chosen_languages(session, current_user) if c != template.language]
     return jsonify(
@@ -189,12 +191,12 @@ def choose_context_languages():
 @bp.post("/languages/<lang>/items/<int:item_id>/decision")
 @login_required
 def decide(lang: str, item_id: int):
-    lang, item_id, body = _lang(lang), fields.row_id(item_id), fields.body()
+    lang, item_id, body = language_part(lang), fields.row_id(item_id), fields.body()
     kind = fields.text(body, "decision", CODE)
     correction = fields.text(body, "correction", TEXT, required=False)
     seconds = fields.number(body, "seconds", 0, DAY)
-    request_id = _request_id(body)
-    source = _source()
+    request_id = request_id_of(body)
+    source = decision_source()
     # one unit of work: the item with what deciding needs (one statement), the decision, then
     # progress and the next item (one statement) — 8 round trips in all with the sign-in check
     try:
@@ -223,7 +225,7 @@ def decide(lang: str, item_id: int):
 @bp.post("/languages/<lang>/undo")
 @login_required
 def undo(lang: str):
-    lang = _lang(lang)
+    lang = language_part(lang)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         undone = service.undo(session, current_user, assignment)
@@ -236,12 +238,12 @@ def undo(lang: str):
 @bp.post("/languages/<lang>/relations/<relation>/suggestions")
 @login_required
 def suggest(lang: str, relation: str):
-    lang, relation, body = _lang(lang), fields.url_part("relation", relation, CODE), fields.body()
-    text, request_id = fields.text(body, "text", TEXT), _request_id(body)
+    lang, relation, body = language_part(lang), fields.url_part("relation", relation, CODE), fields.body()
+    text, request_id = fields.text(body, "text", TEXT), request_id_of(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         suggestion, created = suggestions.suggest(
-            session, current_user, assignment, relation, text, request_id, _source()
+            session, current_user, assignment, relation, text, request_id, decision_source()
         )
     return jsonify(
         suggestion={"id": suggestion.id, "relation": suggestion.relation_id, "text": suggestion.text}, created=created
@@ -251,7 +253,7 @@ def suggest(lang: str, relation: str):
 @bp.post("/languages/<lang>/suggestions/<int:suggestion_id>/withdraw")
 @login_required
 def withdraw_suggestion(lang: str, suggestion_id: int):
-    lang, suggestion_id = _lang(lang), fields.row_id(suggestion_id)
+    lang, suggestion_id = language_part(lang), fields.row_id(suggestion_id)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         row = suggestions.withdraw_suggestion(session, current_user, assignment, suggestion_id)
@@ -262,7 +264,7 @@ def withdraw_suggestion(lang: str, suggestion_id: int):
 @login_required
 def get_guidelines(lang: str):
     session = db()
-    assignment = service.get_assignment(session, current_user, _lang(lang))
+    assignment = service.get_assignment(session, current_user, language_part(lang))
     return jsonify(
         text=guidelines.get_guidelines(session, assignment.language, select_locale()),
         seen=assignment.guidelines_seen_at is not None,
@@ -272,7 +274,7 @@ def get_guidelines(lang: str):
 @bp.post("/languages/<lang>/guidelines/seen")
 @login_required
 def guidelines_seen(lang: str):
-    lang = _lang(lang)
+    lang = language_part(lang)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         guidelines.mark_seen(session, assignment)
@@ -291,13 +293,13 @@ def _comment_reply(comment, created: bool):
 @bp.post("/languages/<lang>/items/<int:item_id>/comments")
 @login_required
 def comment_item(lang: str, item_id: int):
-    lang, item_id, body = _lang(lang), fields.row_id(item_id), fields.body()
-    text, request_id = fields.text(body, "text", TEXT), _request_id(body)
+    lang, item_id, body = language_part(lang), fields.row_id(item_id), fields.body()
+    text, request_id = fields.text(body, "text", TEXT), request_id_of(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         found = service.get_item(session, assignment, item_id)
         comment, created = comments.add_comment(
-            session, current_user, assignment, text, item=found, request_id=request_id, source=_source()
+            session, current_user, assignment, text, item=found, request_id=request_id, source=decision_source()
         )
     return _comment_reply(comment, created)
 
@@ -305,12 +307,12 @@ def comment_item(lang: str, item_id: int):
 @bp.post("/languages/<lang>/relations/<relation>/comments")
 @login_required
 def comment_relation(lang: str, relation: str):
-    lang, relation, body = _lang(lang), fields.url_part("relation", relation, CODE), fields.body()
-    text, request_id = fields.text(body, "text", TEXT), _request_id(body)
+    lang, relation, body = language_part(lang), fields.url_part("relation", relation, CODE), fields.body()
+    text, request_id = fields.text(body, "text", TEXT), request_id_of(body)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         comment, created = comments.add_comment(
-            session, current_user, assignment, text, relation=relation, request_id=request_id, source=_source()
+            session, current_user, assignment, text, relation=relation, request_id=request_id, source=decision_source()
         )
     return _comment_reply(comment, created)
 
@@ -319,14 +321,14 @@ def comment_relation(lang: str, relation: str):
 @login_required
 def list_comments(lang: str):
     session = db()
-    assignment = service.get_assignment(session, current_user, _lang(lang))
+    assignment = service.get_assignment(session, current_user, language_part(lang))
     return jsonify(comments=comments.list_comments(session, current_user, assignment))
 
 
 @bp.post("/languages/<lang>/comments/<int:comment_id>/withdraw")
 @login_required
 def withdraw_comment(lang: str, comment_id: int):
-    lang, comment_id = _lang(lang), fields.row_id(comment_id)
+    lang, comment_id = language_part(lang), fields.row_id(comment_id)
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
         row = comments.withdraw_comment(session, current_user, assignment, comment_id)
@@ -337,7 +339,7 @@ def withdraw_comment(lang: str, comment_id: int):
 @login_required
 def past(lang: str):
     session = db()
-    assignment = service.get_assignment(session, current_user, _lang(lang))
+    assignment = service.get_assignment(session, current_user, language_part(lang))
     return jsonify(decisions=service.history(session, current_user, assignment))
 
 
@@ -389,84 +391,3 @@ def _annotation_help(text: str, lang: str, cleaned: str | None) -> dict[str, Any
         "syntax": _("Annotated template. %(help)s", help=help_text),
         "genders": [{"gender": g, "label": labels[g], "text": t} for g, t in shown],
     }
-
-
-# ---------------------------------------------------------------- comment threads (review.threads)
-def _thread_state() -> threads.State | None:
-    return threads.check_state(request.args.get("state"))
-
-
-@bp.post("/languages/<lang>/comments/<int:comment_id>/replies")
-@login_required
-def reply_to_comment(lang: str, comment_id: int):
-    """A reply in the thread of that comment (reviewers of the language and maintainers). The
-    answer is the reply alone (`thread`: its thread's id), never the whole thread; rate-limited
-    per account (web/limits.py, CURATOR_RATELIMIT_REPLY)."""
-    lang, comment_id, body = _lang(lang), fields.row_id(comment_id), fields.body()
-    text, request_id = fields.text(body, "text", TEXT, allow_empty=False), _request_id(body)
-    with write() as session:
-        row, created = threads.reply(
-            session, current_user, lang, comment_id, text, request_id=request_id, source=_source()
-        )
-        answer = threads.reply_record(session, current_user, row)
-    if created:
-        notify_mentions(row.id)  # e-mailed when configured (web/mentions.py)
-    return jsonify(reply=answer, thread=row.parent_id, created=created), 201 if created else 200
-
-
-def _page_args() -> tuple[int, int]:
-    """`page` and `per_page` of a thread listing (review.threads: per_page at most MAX_PER_PAGE), else 422."""
-    return (
-        fields.query_int("page", 1),
-        fields.query_int("per_page", threads.PER_PAGE, 1, MAX_PER_PAGE),
-    )
-
-
-def _thread_state_change(change, lang: str, comment_id: int):
-    """Resolve or reopen the thread (`change`: threads.resolve or threads.reopen); the thread as it is now."""
-    lang, comment_id = _lang(lang), fields.row_id(comment_id)
-    with write() as session:
-        root = change(session, current_user, lang, comment_id)
-        thread = threads.get_thread(session, current_user, lang, root.id)
-    return jsonify(thread=thread)
-
-
-@bp.post("/languages/<lang>/comments/<int:comment_id>/resolve")
-@login_required
-def resolve_thread(lang: str, comment_id: int):
-    return _thread_state_change(threads.resolve, lang, comment_id)
-
-
-@bp.post("/languages/<lang>/comments/<int:comment_id>/reopen")
-@login_required
-def reopen_thread(lang: str, comment_id: int):
-    return _thread_state_change(threads.reopen, lang, comment_id)
-
-
-@bp.get("/languages/<lang>/threads")
-@login_required
-def list_threads(lang: str):
-    """One page of the language's threads (`state`: open, resolved or all; `mine=1`: those you
-    opened or wrote in; `page`, `per_page`), each with its latest replies and `reply_count`."""
-    lang, state = _lang(lang), _thread_state()
-    mine = request.args.get("mine", "") in ("1", "true", "on")
-    page, per_page = _page_args()
-    return jsonify(threads.language_threads(db(), current_user, lang, state, mine=mine, page=page, per_page=per_page))
-
-
-@bp.get("/languages/<lang>/threads/<int:comment_id>")
-@login_required
-def get_thread(lang: str, comment_id: int):
-    """The thread with one page of its replies, oldest first (`page`, `per_page`)."""
-    lang, comment_id = _lang(lang), fields.row_id(comment_id)
-    page, per_page = _page_args()
-    return jsonify(threads.thread_page(db(), current_user, lang, comment_id, page, per_page))
-
-
-@bp.get("/me/replies")
-@login_required
-def waiting_replies():
-    """One page of the replies by others waiting for you (review.threads: newer than your own
-    latest post in an open thread); `count` counts them all."""
-    page, per_page = _page_args()
-    return jsonify(waiting.waiting_page(db(), current_user, page, per_page))

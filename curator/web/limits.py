@@ -45,7 +45,11 @@ LIMITED = ("auth.login", "auth.invite", "people.reset")  # check a password or s
 PASSWORD_CHANGE = "auth.account"  # asks for the current password
 SENDS_MAIL = "auth.forgot"  # e-mails a reset link to whatever address is typed
 SEARCHES = ("find.page", "api.find_items")  # a reviewer's searches of their queue (issue 37 §5), counted together
-REPLIES = ("api.reply_to_comment", "review.reply_form", "threads.reply")  # a reply in a thread, counted together
+REPLIES = (
+    "threads_api.reply_to_comment",
+    "review.reply_form",
+    "threads.reply",
+)  # a reply in a thread, counted together
 API = "/api/"  # the paths a Bearer token may authenticate (web/context.py: wants_json), whatever the blueprint
 
 
