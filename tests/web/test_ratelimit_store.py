@@ -218,7 +218,11 @@ def test_the_store_failing_mid_request_is_never_a_500(review_app, db_url, tmp_pa
     app = _app(db_url, tmp_path, front.url, RATELIMIT_REPLY="6/minute")
     assert _two_replies_when_the_store_fails(app, sessions, own_redis, front) == [201, 201]
     assert _saved(sessions, "durante") == 2
-    assert _limiter_log(caplog, "falling back to in-memory storage") == 1
+    # Once per failure of the store, not once per request. Flask-Limiter may also re-check the store
+    # on the way (a PING, which a replica answers) when a second has passed since it last did —
+    # the app's creation, on a busy machine —, find it "recovered" and fall back once more.
+    early = _limiter_log(caplog, "Rate limit storage recovered")
+    assert early <= 1 and _limiter_log(caplog, "falling back to in-memory storage") == 1 + early
     assert _limiter_log(caplog, "Swallowing error") == 1  # the second request's refusal, logged
 
     # a flood after it: every door answers, the limits still hold, no line per request

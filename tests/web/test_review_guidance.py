@@ -225,6 +225,31 @@ def test_details_open_for_maintainers(chromium, live, sessions):
     context.close()
 
 
+def test_a_suggestion_sent_at_once_keeps_its_message(chromium, live, sessions):
+    """Sent before the live check's moment (150 ms after the last keystroke): the check still
+    waiting is dropped with the sending, so it does not empty "Suggestion saved" when it comes
+    (the sending empties the field). The page's clock stands still from the typing on, and is then
+    moved past the check's moment: no race with the machine's speed."""
+    items = review_sample(sessions, "ana@example.org", "es")
+    context = chromium.new_context(viewport=DESKTOP, bypass_csp=True)
+    page = context.new_page()
+    page.clock.install()
+    sign_in(page, live.url, "ana@example.org")
+    page.goto(f"{live.url}/review/es")
+    start_reviewing(page)
+    wait_for_item(page, items[0][0])
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)  # no timer fires until the test says so
+    page.fill("#suggest-text", "[X] vio la luz en [Y]")
+    page.locator("#suggest-form").get_by_role("button", name="Add suggestion").click()
+    page.wait_for_function("document.getElementById('suggest-msg').textContent.includes('saved')", polling=50)
+    assert page.locator("#suggest-text").input_value() == ""
+    page.clock.run_for(1000)  # the live check's moment, long past
+    page.clock.resume()
+    page.wait_for_function("document.getElementById('suggestions').textContent.includes('vio la luz')", polling=50)
+    assert page.locator("#suggest-msg").inner_text() == "Suggestion saved. Thank you!"
+    context.close()
+
+
 def test_the_next_item_is_shown_from_the_top(chromium, live, sessions):
     items = review_sample(sessions, "ana@example.org", "es")
     relation = items[0][1]

@@ -84,10 +84,17 @@ $("reject").addEventListener("click", () => decide(KINDS.REJECT));
 $("unsure").addEventListener("click", () => decide(KINDS.UNSURE));
 $("amend").addEventListener("click", showAmend);
 $("amend-cancel").addEventListener("click", cancelAmend);
-$("amend-form").addEventListener("submit", (e) => { e.preventDefault(); decide(KINDS.AMEND, $("amend-text").value); });
-$("amend-text").addEventListener("input", liveCheck($("amend-text"), $("amend-msg"), true));
-$("suggest-text").addEventListener("input", liveCheck($("suggest-text"), $("suggest-msg")));
-$("suggest-form").addEventListener("submit", suggest);
+// the live check of a field stops when its form is sent (livecheck.js): what the sending says stays
+const checkAmend = liveCheck($("amend-text"), $("amend-msg"), true);
+const checkSuggestion = liveCheck($("suggest-text"), $("suggest-msg"));
+$("amend-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  checkAmend.cancel();
+  decide(KINDS.AMEND, $("amend-text").value);
+});
+$("amend-text").addEventListener("input", checkAmend);
+$("suggest-text").addEventListener("input", checkSuggestion);
+$("suggest-form").addEventListener("submit", (e) => { checkSuggestion.cancel(); suggest(e); });
 $("item-comment-form").addEventListener("submit", (e) => comment(e, "item"));
 $("relation-comment-form").addEventListener("submit", (e) => comment(e, "relation"));
 // every keystroke in a field is kept as a draft of what is on screen (a correction only once it differs)

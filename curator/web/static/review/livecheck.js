@@ -7,7 +7,9 @@ import {call} from "./server.js";
 
 function debounce(fn, ms) {
   let timer = 0;
-  return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+  const later = (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+  later.cancel = () => clearTimeout(timer);
+  return later;
 }
 
 // An annotated template's live check (review/annotations.py): the supported syntax, in the
@@ -43,13 +45,28 @@ function showCheck(input, out, text, data) {
 // amendment of the item on screen (`amends`), so a line that cleans to the template itself is
 // said to be the same (review/validation.py same_as_template), never "valid". Offline nothing
 // was attempted: the field says it cannot be checked now, and nothing speaks of an unsaved action.
-export const liveCheck = (input, out, amends) => debounce(async () => {
-  const text = input.value;
-  if (!text.trim()) { out.textContent = ""; return; }
-  const body = {text, language: lang};
-  if (amends && state.ctx) body.item = state.ctx.item.id;
-  const r = await call("POST", "/api/v1/validate", body, true);
-  if (input.value !== text) return;  // typed on meanwhile
+// The field's form calls `cancel()` when it is sent: a check still waiting for its moment, or on its
+// way, is dropped, so it cannot replace what the sending says ("Suggestion saved", a refusal) with
+// the emptied field's nothing or a stale "valid" (a quick reviewer sends within the 150 ms).
+export function liveCheck(input, out, amends) {
+  let latest = 0;  // the number of the latest check; an answer to an earlier or cancelled one is dropped
+  const check = debounce(async () => {
+    const asked = ++latest;
+    const text = input.value;
+    if (!text.trim()) { out.textContent = ""; return; }
+    const body = {text, language: lang};
+    if (amends && state.ctx) body.item = state.ctx.item.id;
+    const r = await call("POST", "/api/v1/validate", body, true);
+    if (asked !== latest || input.value !== text) return;  // cancelled, or typed on meanwhile
+    showAnswer(input, out, text, r);
+  }, 150);
+  const onInput = () => check();
+  onInput.cancel = () => { check.cancel(); latest++; };
+  return onInput;
+}
+
+// The answer to a check into `out`: the check itself, or that it could not be made now.
+function showAnswer(input, out, text, r) {
   if (r.status === 0) {
     setMessage(out, t("Not checked: the server cannot be reached. It is checked when the connection is back."));
     out.className = "validation warn";
@@ -57,4 +74,4 @@ export const liveCheck = (input, out, amends) => debounce(async () => {
   }
   if (!r.ok) return;  // signed out (said already) or refused
   showCheck(input, out, text, r.data);
-}, 150);
+}
