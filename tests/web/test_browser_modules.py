@@ -105,10 +105,12 @@ def test_the_modules_run_under_the_apps_csp(chromium, live, sessions, locale, la
             page.locator("#start").click()
             page.wait_for_selector("#work", state="visible")  # the keys act once the guidelines are left
         first = str(items[0][0])
-        page.wait_for_function(f"document.getElementById('item-card').dataset.item === '{first}'")
+        # Waited on as functions: Playwright polls a string expression with eval(), which this CSP
+        # refuses (EvalError) whenever the first look finds it not yet true
+        page.wait_for_function(f"() => document.getElementById('item-card').dataset.item === '{first}'")
         # glossary.js read the item's terms; review_context.js opens a panel on M (keys.js) and fills it
         page.wait_for_function(
-            f"(document.getElementById('glossary').dataset.known || '').split(' ').includes('{first}')"
+            f"() => (document.getElementById('glossary').dataset.known || '').split(' ').includes('{first}')"
         )
         page.keyboard.press("m")
         page.wait_for_selector("#context[data-ready='1']")
