@@ -102,12 +102,13 @@ def test_outside_ci_skips_are_only_reported(tmp_path):
 def test_the_allow_list_names_no_service_the_suite_needs():
     """chromium, PostgreSQL, redis-server and axe-core are installed by `bin/dev test`: their
     absence must fail CI, so no pattern in the real allow-list may match their skip reasons."""
+    from tests.plugins.browsers import MISSING as NO_CHROMIUM
     from tests.plugins.skip_policy import allowed_patterns
     from tests.support.postgres import MISSING as NO_POSTGRES
     from tests.support.redis_server import MISSING as NO_REDIS
 
     needed = [NO_REDIS, NO_POSTGRES]
-    needed += ["no chromium binary (apt-get install chromium)", "playwright is not installed"]
+    needed += [NO_CHROMIUM, "playwright is not installed"]
     needed += ["axe-core not found"]
     patterns = allowed_patterns()
     assert not [(p.pattern, reason) for p in patterns for reason in needed if p.search(reason)]
