@@ -61,6 +61,11 @@ def run_pytest(tmp_path: Path, allowed: str, strict: bool, *args: str) -> subpro
         "-p",
         "no:cacheprovider",
         "-rs",
+        # a temporary folder of its own: pytest's numbered ones (/tmp/pytest-of-<user>) are shared,
+        # and each run that makes one deletes the oldest at exit — the outer suite's earlier runs,
+        # hundreds of MB, deleted in the middle of this test
+        "--basetemp",
+        str(tmp_path / "basetemp"),
         *args,
     ]
     return subprocess.run(
