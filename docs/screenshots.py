@@ -1,6 +1,7 @@
 """Regenerate every screenshot in docs/ (headless Chromium): one script for all nine PNGs.
 
-Usage: .venv/bin/python docs/screenshots.py   (needs playwright and Debian's chromium; ~20 s)
+Usage: .venv/bin/python docs/screenshots.py   (needs playwright and Debian's chromium or
+chromium-headless-shell, which `bash bin/dev test` installs; ~20 s)
 
 - the six review-screen shots (review-*.png but review-signals.png), from the demo seed, here;
 - report.png, report-web.png and review-signals.png, from the probe report's browser test
@@ -33,7 +34,7 @@ def main_() -> None:
     url = f"sqlite:///{work / 'shots.sqlite'}"
     result = CliRunner().invoke(main, ["--database", url, "seed", "--demo-users", "--demo-password", PASSWORD])
     assert result.exit_code == 0, result.output
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromium = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "chromium-headless-shell"))), None)
     with LiveServer(create_app({"DATABASE_URL": url})) as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         # (file, language reviewed, interface language, viewport, what to show)
