@@ -87,9 +87,10 @@ def _insert(session: Session, table: Table, rows: Iterable[Row], ignore: bool) -
 
 
 def _records(table: Table, columns: list[str], batch: list[Row]) -> list[tuple[Any, ...]]:
-    """The batch's rows as tuples in `columns`' order, JSON columns as their JSON text. Without a
-    JSON column the tuples come from `operator.itemgetter` (a full tuples import builds a million
-    of them: the per-value generator cost more than SQLite's insert of the row)."""
+    """The batch's rows as tuples in `columns`' order, JSON columns as their JSON text: what SQLite's
+    executemany and PostgreSQL's COPY both take. Without a JSON column the tuples come from
+    `operator.itemgetter` (a full tuples import builds a million of them: the per-value generator
+    cost more than SQLite's insert of the row)."""
     json_columns = {c for c in columns if isinstance(table.c[c].type, JSON)}
     if json_columns:
         return [tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns) for r in batch]
@@ -109,13 +110,12 @@ def _copy(session: Session, table: Table, rows: Iterable[Row]) -> int:
     count = 0
     for batch in _batches(rows):
         columns = list(batch[0])
-        json_columns = {c for c in columns if isinstance(table.c[c].type, JSON)}
         quoted = ", ".join(f'"{c}"' for c in columns)
         sql = f'COPY "{table.name}" ({quoted}) FROM STDIN'
         try:
             with driver.cursor() as cursor, cursor.copy(sql) as copy:
-                for r in batch:
-                    copy.write_row(tuple(json.dumps(r[c]) if c in json_columns else r[c] for c in columns))
+                for record in _records(table, columns, batch):
+                    copy.write_row(record)
         except psycopg.Error as exc:  # as SQLAlchemy would raise it (DataError, IntegrityError, …)
             raise DBAPIError.instance(sql, None, exc, psycopg.Error, dialect=session.get_bind().dialect) from None
         count += len(batch)
