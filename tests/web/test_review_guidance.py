@@ -29,9 +29,13 @@ def phone(chromium):
     return chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True, bypass_csp=True)
 
 
-def open_review(chromium, live, email="ana@example.org", lang="es", viewport=DESKTOP, start=True):
+def open_review(chromium, live, email="ana@example.org", lang="es", viewport=DESKTOP, start=True, clock=False):
+    """A new context on the review page; `clock`: Playwright's page clock installed first (the
+    test then moves the page's time)."""
     context = phone(chromium) if viewport == PHONE else chromium.new_context(viewport=viewport, bypass_csp=True)
     page = context.new_page()
+    if clock:
+        page.clock.install()
     sign_in(page, live.url, email)
     page.goto(f"{live.url}/review/{lang}")
     page.wait_for_selector("#review[data-ready='1']")
@@ -231,12 +235,7 @@ def test_a_suggestion_sent_at_once_keeps_its_message(chromium, live, sessions):
     (the sending empties the field). The page's clock stands still from the typing on, and is then
     moved past the check's moment: no race with the machine's speed."""
     items = review_sample(sessions, "ana@example.org", "es")
-    context = chromium.new_context(viewport=DESKTOP, bypass_csp=True)
-    page = context.new_page()
-    page.clock.install()
-    sign_in(page, live.url, "ana@example.org")
-    page.goto(f"{live.url}/review/es")
-    start_reviewing(page)
+    context, page = open_review(chromium, live, clock=True)
     wait_for_item(page, items[0][0])
     page.clock.pause_at(page.evaluate("Date.now()") + 1000)  # no timer fires until the test says so
     page.fill("#suggest-text", "[X] vio la luz en [Y]")
