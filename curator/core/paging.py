@@ -9,11 +9,10 @@ from curator.core.models.base import MAX_ID
 MAX_PER_PAGE = 100  # items a page may hold at most, whatever a URL asks
 
 
-def check_page(page: int, per_page: int) -> tuple[int, int]:
-    """A page number (from 1) and a page size (1 to MAX_PER_PAGE) from a URL, or InputError."""
+def check_page(page: int, per_page: int) -> None:
+    """InputError unless a page number from a URL is 1 or more and its size 1 to MAX_PER_PAGE."""
     if page < 1 or not 1 <= per_page <= MAX_PER_PAGE:
         raise InputError(N_("The page must be 1 or more, with 1 to %(count)s items."), params={"count": MAX_PER_PAGE})
-    return page, per_page
 
 
 def page_count(matched: int, per_page: int) -> int:

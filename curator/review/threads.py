@@ -327,7 +327,7 @@ def language_threads(
     """One page of the threads of a language (open, resolved or both), oldest first; `mine`: only
     those the viewer opened or wrote in. Only maintainers and reviewers of the language may list
     them. A page past the last is empty."""
-    page, per_page = check_page(page, per_page)
+    check_page(page, per_page)
     if not _may_take_part(session, viewer, language):
         raise Forbidden(NOT_REVIEWING, params={"language": language})
     query = _roots_query(language, state)
@@ -354,7 +354,7 @@ def thread_page(
     session: Session, viewer: User, language: str, comment_id: int, page: int = 1, per_page: int = PER_PAGE
 ) -> ReplyPage:
     """One thread with one page of its replies, oldest first (a page past the last has none)."""
-    page, per_page = check_page(page, per_page)
+    check_page(page, per_page)
     root = _opening(session, viewer, language, comment_id)
     rows, count = _page_of_replies(session, root, page, per_page)
     thread = _records(session, [root], viewer, (rows, {root.id: count}))[0]

@@ -123,7 +123,7 @@ def waiting_page(
     """One page of the replies waiting for `user`, oldest first, in every language or in
     `language` (the history page; the JSON API lists them all): {count (all of them), languages:
     {language: this page's replies}, page, pages, per_page}. A page past the last has none."""
-    page, per_page = check_page(page, per_page)
+    check_page(page, per_page)
     counts = waiting_counts(session, user)
     count = sum(counts.values()) if language is None else counts.get(language, 0)
     return {
