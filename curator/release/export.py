@@ -26,7 +26,7 @@ from curator.core.enums import Activity
 from curator.core.errors import Conflict, InputError
 from curator.core.extras import require_extra
 from curator.core.formats.atomic import atomic_directory
-from curator.core.formats.release import HF, TUPLE_KEYS, pattern_path
+from curator.core.formats.release import HF, pattern_path
 from curator.core.formats.release_writer import ReleaseWriter
 from curator.core.models import (
     DatasetVersion,
@@ -101,21 +101,25 @@ def write_release(
         .order_by(VersionTuples.language, VersionTuples.relation_id)
     ).all()
     for lang, rel, list_id in progress_bar(lists, "export tuples", "file", progress):
-        found = session.execute(
-            select(Tuple.sub_qid, Tuple.obj_qid, Tuple.obj_label, Tuple.sub_label, Tuple.lineid, Tuple.position)
-            .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
-            .order_by(Tuple.position)
-        ).all()
+        # the row's values in TUPLE_KEYS order, the line id falling back to the position
+        found = (
+            session.connection()
+            .execute(
+                select(
+                    Tuple.sub_qid,
+                    Tuple.obj_qid,
+                    Tuple.obj_label,
+                    Tuple.sub_label,
+                    func.coalesce(Tuple.lineid, Tuple.position),
+                )
+                .where(Tuple.list_id == list_id, Tuple.from_english.is_(False))
+                .order_by(Tuple.position)
+            )
+            .all()
+        )
         if (lang, rel) in agreeing:
             entities.update(qid for s, o, *_ in found for qid in (s, o))
-        writer.write_tuples(
-            lang,
-            rel,
-            (
-                dict(zip(TUPLE_KEYS, (s, o, ol, sl, position if lineid is None else lineid)))
-                for s, o, ol, sl, lineid, position in found
-            ),
-        )
+        writer.write_tuples(lang, rel, found)
     if agreeing:
         writer.write_entities(*entity_files(session, entities))
     return dict(writer.digests)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from json.encoder import encode_basestring_ascii  # the C encoder json.dumps uses for strings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,10 +53,11 @@ def _hf_schema(names: tuple[str, ...]) -> pa.Schema:
 _TUPLE_LINE = "{" + ", ".join(f"{encode_basestring_ascii(key)}: %s" for key in TUPLE_KEYS) + "}\n"
 
 
-def tuple_line(row: Mapping[str, object]) -> str:
-    """One tuples line: TUPLE_KEYS in order, byte for byte what `json.dumps` gives (the usual row
-    of four strings and an int is formatted directly, anything else goes through json.dumps)."""
-    sub_uri, obj_uri, obj_label, sub_label, lineid = (row[key] for key in TUPLE_KEYS)
+def tuple_line(row: Sequence[object]) -> str:
+    """One tuples line from a row's values in TUPLE_KEYS order, byte for byte what `json.dumps`
+    gives (the usual row of four strings and an int is formatted directly, anything else goes
+    through json.dumps)."""
+    sub_uri, obj_uri, obj_label, sub_label, lineid = row
     if (
         type(sub_uri) is str
         and type(obj_uri) is str
@@ -71,7 +72,7 @@ def tuple_line(row: Mapping[str, object]) -> str:
             encode_basestring_ascii(sub_label),
             int.__repr__(lineid),
         )
-    return json.dumps({key: row[key] for key in TUPLE_KEYS}) + "\n"
+    return json.dumps(dict(zip(TUPLE_KEYS, row, strict=True))) + "\n"
 
 
 def pattern_line(template: str, checked: bool, language: str) -> dict[str, str | bool]:
@@ -120,8 +121,9 @@ class ReleaseWriter:
             seen.add(line["pattern"])
         self._write(pattern_path(language, relation), dumps(lines))
 
-    def write_tuples(self, language: str, relation: str, rows: Iterable[Mapping[str, object]]) -> None:
-        """One tuples file; each row gives TUPLE_KEYS, written in that order."""
+    def write_tuples(self, language: str, relation: str, rows: Iterable[Sequence[object]]) -> None:
+        """One tuples file; each row holds the values of TUPLE_KEYS, in that order (a database row
+        as it comes: no dict built for each of a full export's million lines)."""
         self._write(tuple_path(language, relation), "".join(map(tuple_line, rows)).encode("utf-8"))
 
     def write_entities(self, genders: Mapping[str, str], classes: Mapping[str, Mapping[str, str]]) -> None:
