@@ -15,6 +15,7 @@ Helpers that are not fixtures are in tests/support/ (docs/development.md, Testin
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -42,6 +43,13 @@ TEST_PASSWORD_METHOD = "pbkdf2:sha256:1"
 
 def pytest_configure(config) -> None:
     accounts.PASSWORD_METHOD = TEST_PASSWORD_METHOD
+    # The cyclic garbage collector, less often: a worker holds torch, transformers, SQLAlchemy and
+    # Flask's objects, and each full pass walks them all. At Python's default (a young pass every
+    # 700 allocations) a worker spent about a fifth of its CPU in the collector; at 50,000 it
+    # spends about a third of that. It changes when cyclic garbage is freed, never what a test
+    # checks; the servers and CLI processes the tests start keep Python's default.
+    gc.set_threshold(50_000, 20, 20)
+
     # pytest-xdist >= 3.6 reorders --dist loadfile's files by their number of tests unless told
     # not to: that put the wheel test (4 tests, ~30 s alone) 88th of 113 files, and undid the order
     # pytest_collection_modifyitems sets (docs/development.md, Testing)
@@ -52,6 +60,15 @@ def pytest_configure(config) -> None:
         share = str(max(1, (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) // workers))
         for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(name, share)
+
+
+def pytest_collection_finish(session) -> None:
+    """Every test module is imported now (torch, transformers, SQLAlchemy, Flask with them): what
+    lives now lives to the end, so the collector stops walking it (`gc.freeze`). A `curator probe`
+    run calls `gc.collect()` after each model (curator/probe/jobs.py); in a worker that full pass
+    took 0.2–0.5 s, about half as long after the freeze."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -66,8 +83,10 @@ def pytest_collection_modifyitems(items) -> None:
     # the longest files first: pytest-xdist hands files to workers in collection order (with its
     # reordering by test count turned off in pytest_configure), so the wheel test (a fresh venv,
     # then torch and [probe] installed into it) and the multi-process runs start at once beside the
-    # rest instead of last, alone, on the critical path
-    first = ("packaging", "distributed", "slow")
+    # rest instead of last, alone, on the critical path; `long` marks the other files of half a
+    # minute or more (the served-process and axe files), which ran last at times and kept one
+    # worker busy for their whole length after the other had finished
+    first = ("packaging", "distributed", "slow", "long")
 
     def rank(item: pytest.Item) -> int:
         return next((i for i, name in enumerate(first) if item.get_closest_marker(name)), len(first))

@@ -18,6 +18,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from curator.probe.distributed import Ranks
+from tests.plugins.cli import Cli
 
 pytestmark = pytest.mark.distributed
 
@@ -102,39 +103,50 @@ def assert_same_run(single: Path, ranks: Path) -> None:
     assert sorted((r["language"], r["relation"]) for r in run["relations"]) == sorted(tuple(k.split("/")) for k in one)
 
 
-@pytest.mark.parametrize("launcher", [accelerate])
-def test_two_ranks_equal_one_process_byte_for_byte(cli, db_url, release, tmp_path, launcher):
+@pytest.fixture(scope="module")
+def masked(sqlite_templates, tmp_path_factory) -> dict:
+    """One masked run made twice on the demo release: by this process on one thread ("single")
+    and by two ranks under `accelerate launch` ("ranks"). The first test compares them; the
+    resume test continues a copy of the ranks' run in one process. One launch for both: each
+    launch starts three Pythons that import torch (and two of them transformers) again."""
+    root = tmp_path_factory.mktemp("masked")
+    shutil.copyfile(sqlite_templates("migrated"), root / "curator.sqlite")
+    db = f"sqlite:///{root / 'curator.sqlite'}"
+    cli = Cli(db)
+    cli("seed")
+    cli("release", "build", "v0")
+    cli("release", "export", "v0", root / "v0")
+    cli("models", "tiny", root / "bert", "--kind", "bert", "--corpus", root / "v0")
+    args = [root / "v0", "--model", root / "bert", "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
+    one_process(cli, [*args, "--out", root / "single"])
+    result = launch(["probe", *args, "--out", root / "ranks"], db, accelerate(2))
+    return dict(cli=cli, args=args, single=root / "single", ranks=root / "ranks", result=result)
+
+
+def test_two_ranks_equal_one_process_byte_for_byte(masked):
     """A masked model under `accelerate launch`. Under torchrun the same masked run, with the same
     checks, is the first of test_several_models_under_ranks_share_one_process_group (the
     decoder-only kind its second): one launch for both."""
-    model = tmp_path / "bert"
-    cli("models", "tiny", model, "--kind", "bert", "--corpus", release)
-    args = [release, "--model", model, "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
-    one_process(cli, [*args, "--out", tmp_path / "single"])
-    result = launch(["probe", *args, "--out", tmp_path / "ranks"], db_url, launcher(2))
-    assert_same_run(tmp_path / "single", tmp_path / "ranks")
-    assert result.stdout.count("probed ") == 1  # one summary line, from rank 0, for the whole run
-    assert f"probed {len(stored(tmp_path / 'single'))} relations (0 already done)" in result.stdout
+    assert_same_run(masked["single"], masked["ranks"])
+    assert masked["result"].stdout.count("probed ") == 1  # one summary line, from rank 0, for the whole run
+    assert f"probed {len(stored(masked['single']))} relations (0 already done)" in masked["result"].stdout
 
 
-def test_resume_with_another_number_of_ranks(cli, db_url, release, tmp_path):
+def test_resume_with_another_number_of_ranks(masked, tmp_path):
     """Started by two ranks, resumed by one process (the shares change: each relation is done
     once), equal to a run made by one process from the start."""
-    model = tmp_path / "bert"
-    cli("models", "tiny", model, "--kind", "bert", "--corpus", release)
-    args = [release, "--model", model, "--languages", "es,ar,el", "--device", "cpu"]
-    launch(["probe", *args, "--out", tmp_path / "run", "--relations", "P19,P36"], db_url, torchrun(2))
-    first = stored(tmp_path / "run")
+    run = tmp_path / "run"
+    shutil.copytree(masked["ranks"], run)
+    first = stored(run)
     done = sorted(first)
-    shutil.rmtree(tmp_path / "run" / "el")  # as if the run had stopped before Greek
-    result = one_process(cli, [*args, "--out", tmp_path / "run"])
-    after = stored(tmp_path / "run")
+    shutil.rmtree(run / "el")  # as if the run had stopped before Greek
+    result = one_process(masked["cli"], [*masked["args"], "--out", run])
+    after = stored(run)
     assert all(after[k] == first[k] for k in done if not k.startswith("el/"))
     assert "already done" in result.output and set(after) > set(first) - {k for k in done if k.startswith("el/")}
-    one_process(cli, [*args, "--out", tmp_path / "single"])
-    assert stored(tmp_path / "single") == after
-    run = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert run["ranks"] == 1 and [h["ranks"] for h in run["history"]] == [2]
+    assert after == stored(masked["single"])
+    info = json.loads((run / "run.json").read_text())
+    assert info["ranks"] == 1 and [h["ranks"] for h in info["history"]] == [2]
 
 
 def test_a_second_run_on_the_folder_stops_every_rank(cli, db_url, release, tmp_path):

@@ -17,6 +17,8 @@ from tests.plugins.cli import Cli
 from tests.plugins.databases import PASSWORD
 from tests.support.axe import assert_accessible, axe_path
 
+pytestmark = pytest.mark.long  # ~30 s of pages under axe: collected first (tests/conftest.py)
+
 LOCALES, SCHEMES = ("en", "ar"), ("light", "dark")
 USERS = {"reviewer": "ana@example.org", "maintainer": "boss@example.org"}
 

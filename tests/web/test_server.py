@@ -34,6 +34,8 @@ from tests.plugins.cli import Cli
 from tests.plugins.databases import PASSWORD, review_sample
 from tests.plugins.servers import csrf_from
 
+pytestmark = pytest.mark.long  # ~35 s of served processes: collected first (tests/conftest.py)
+
 READ_TIMEOUT = 1.5
 # Only a guard against a hang, never a measure of speed: a request, a cut-off or a reload that
 # takes this long has failed anyway; on a busy machine each may take many times its usual time.
