@@ -30,6 +30,7 @@ pytest_plugins = (
     "tests.plugins.cli",
     "tests.plugins.servers",
     "tests.plugins.browsers",
+    "tests.plugins.scratch",
 )
 
 ROOT = Path(__file__).resolve().parent.parent
