@@ -81,8 +81,8 @@ def pytest_collection_finish(session) -> None:
     lives now lives to the end, so the collector stops walking it (`gc.freeze`). A `curator probe`
     run calls `gc.collect()` after each model (curator/probe/jobs.py): in a worker that full pass
     took 0.2–0.5 s. When probe tests were collected (transformers imported), the modules of the
-    tiny models' classes are loaded first and frozen with the rest: the probe files' CPU
-    72 → 61 s, the collector's 11 → 4 s."""
+    tiny models' classes are loaded first and frozen with the rest: the probe files' user CPU
+    72–73 → 61–66 s, the collector's 11 → 4 s."""
     transformers = sys.modules.get("transformers")
     if transformers is not None:
         for name in TINY_MODEL_CLASSES:
