@@ -46,13 +46,18 @@ def loaded(cli, tmp_path) -> Path:
     return copy
 
 
-@pytest.fixture
-def release(cli, tmp_path) -> Path:
-    """The demo seed built into version v0 and exported in the mParaRel layout: the probe tests' source."""
+def seed_release(cli: Cli, folder: Path) -> Path:
+    """The demo seed built into version v0 and exported to `folder` in the mParaRel layout."""
     cli("seed")
     cli("release", "build", "v0")
-    cli("release", "export", "v0", tmp_path / "v0")
-    return tmp_path / "v0"
+    cli("release", "export", "v0", folder)
+    return folder
+
+
+@pytest.fixture
+def release(cli, tmp_path) -> Path:
+    """`seed_release` into tmp_path/v0: the probe tests' source."""
+    return seed_release(cli, tmp_path / "v0")
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from curator.probe.distributed import Ranks
-from tests.plugins.cli import Cli
+from tests.plugins.cli import Cli, seed_release
 
 pytestmark = pytest.mark.distributed
 
@@ -114,11 +114,9 @@ def masked(sqlite_templates, tmp_path_factory) -> dict:
     shutil.copyfile(sqlite_templates("migrated"), root / "curator.sqlite")
     db = f"sqlite:///{root / 'curator.sqlite'}"
     cli = Cli(db)
-    cli("seed")
-    cli("release", "build", "v0")
-    cli("release", "export", "v0", root / "v0")
-    cli("models", "tiny", root / "bert", "--kind", "bert", "--corpus", root / "v0")
-    args = [root / "v0", "--model", root / "bert", "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
+    release = seed_release(cli, root / "v0")
+    cli("models", "tiny", root / "bert", "--kind", "bert", "--corpus", release)
+    args = [release, "--model", root / "bert", "--languages", "es,ar,el", "--device", "cpu", "--dtype", "float32"]
     one_process(cli, [*args, "--out", root / "single"])
     result = launch(["probe", *args, "--out", root / "ranks"], db, launcher)
     return dict(cli=cli, args=args, single=root / "single", ranks=root / "ranks", result=result)

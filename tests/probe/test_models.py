@@ -26,7 +26,7 @@ from curator.core.formats.run_catalog import list_runs
 from curator.core.formats.runs import is_run
 from curator.probe.plan import load_plan, slug
 from tests.analysis.test_report import SCRIPT, TEMPLATES, make_run
-from tests.plugins.cli import Cli
+from tests.plugins.cli import Cli, seed_release
 from tests.plugins.servers import Browser
 
 LANGUAGES, RELATIONS = "es,ar", "P19,P36"
@@ -40,9 +40,7 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("models")
     cli = Cli(f"sqlite:///{tmp / 'curator.sqlite'}")
     cli("init")
-    cli("seed")
-    cli("release", "build", "v0")
-    cli("release", "export", "v0", tmp / "export-v0")
+    seed_release(cli, tmp / "export-v0")
     models = {}
     for kind, name in (("bert", "bert"), ("xlm-roberta", "xlmr")):
         models[name] = tmp / "models" / name
