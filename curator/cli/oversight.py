@@ -177,7 +177,8 @@ def review_disagreements(ctx: Context, language: str, as_json: bool, kind: str |
         )
         for d in item["decisions"]:
             fix = f" -> {visible(d['correction'])}" if d["correction"] else ""
-            click.echo(f"  {d['decision']:<7} {d['reviewer']}{fix}")
+            why = f": {visible(d['reason'])}" if d["reason"] else ""
+            click.echo(f"  {d['decision']:<7} {d['reviewer']}{fix}{why}")
         for c in item["comments"]:
             click.echo(f"  comment by {c['reviewer']}: {visible(c['text'])}")
         r = item["resolution"]

@@ -108,6 +108,7 @@ class Activity(StrEnum):
     DEACTIVATE = "deactivate"
     REACTIVATE = "reactivate"
     PASSWORD_RESET = "password-reset"
+    RESET_REQUEST_DISMISS = "reset-request-dismiss"  # a "Forgot password?" request dismissed without a link
     RESOLUTION = "resolution"
     PROPOSAL = "proposal"
     LINE_DROP = "line-drop"

@@ -80,6 +80,9 @@ class Settings:
     # link made for someone else (invitations, reset links, e-mails) starts with it, never with
     # the Host header of a request. Unset: the CLI prints paths, e-mails that need it are not sent
     base_url: str | None = None
+    # how visitors reach whoever runs the review (an e-mail address, a web address or a sentence),
+    # shown on "Forgot your password?"; unset: nothing shown
+    help_contact: str | None = None
     # issue 38 §2 (hardening): the rate-limit keys' prefix, so that two instances (staging and
     # production, two projects) can share one redis without counting each other's requests
     ratelimit_prefix: str = "curator"
@@ -153,6 +156,7 @@ class Settings:
             smtp_from=env.get("CURATOR_SMTP_FROM") or None,
             smtp_starttls=_flag(env, "smtp_starttls"),
             base_url=check_base_url(env.get("CURATOR_BASE_URL")),
+            help_contact=(env.get("CURATOR_HELP_CONTACT") or "").strip() or None,
             ratelimit_prefix=_text(env, "ratelimit_prefix"),
             session_idle=_number(env, "session_idle", float, "hours"),
             session_lifetime=_number(env, "session_lifetime", float, "days"),
@@ -278,6 +282,7 @@ ENV: dict[str, str] = {
     "smtp_from": "CURATOR_SMTP_FROM",
     "smtp_starttls": "CURATOR_SMTP_STARTTLS",
     "base_url": "CURATOR_BASE_URL",
+    "help_contact": "CURATOR_HELP_CONTACT",
     # issue 38 §2 (hardening)
     "ratelimit_prefix": "CURATOR_RATELIMIT_PREFIX",
     "session_idle": "CURATOR_SESSION_IDLE",

@@ -238,6 +238,8 @@ def dataset_card(info: Manifest, hf: bool = False) -> str:
         # issue 28 §2: maintainers' resolutions and dropped lines (release/templates/adjudication.md.j2)
         resolutions=(info.get("params") or {}).get("resolutions", []),
         line_drops=(info.get("params") or {}).get("line_drops", []),
+        # the reviewers' reasons with their standing rejects and unsures (none before versions recorded them)
+        reviewer_reasons=(info.get("params") or {}).get("reviewer_reasons", []),
         proposals=(info.get("params") or {}).get("proposals"),
         rule=(info.get("params") or {}).get("rule"),
         policies=(info.get("params") or {}).get("policies"),

@@ -3,15 +3,16 @@
 What ships is decided by one rule, `curator.review.rule.decide` (docs/release.md "What ships:
 one rule"): every text people touched gets exactly one outcome. This module only lays those
 outcomes out per relation — the parent's lines kept or removed, the texts added, the proposals
-kept apart (waiting, rejected, dropped) with the resolutions and line drops that judged them —
-and writes a reviewed version from them. Relations left with fewer than 2 lines are dropped,
-with their tuples.
+kept apart (waiting, rejected, dropped) with the resolutions and line drops that judged them, and
+the reasons reviewers gave with their rejects and unsures — and writes a reviewed version from
+them. Relations left with fewer than 2 lines are dropped, with their tuples.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import select
@@ -19,10 +20,10 @@ from sqlalchemy.orm import Session
 
 from curator.core.enums import Activity, ConfirmedBy, Outcome, Policy, ProposalCount, VersionKind
 from curator.core.errors import NotFound
-from curator.core.models import DatasetVersion, User, VersionPattern, VersionTuples
+from curator.core.models import DatasetVersion, Decision, User, VersionPattern, VersionTuples
 from curator.ingest.store import bulk_insert
 from curator.release.line_drops import LineDropRecord, active_drops
-from curator.release.public_names import public_names, published_by
+from curator.release.public_names import REVIEWER, public_names, published_by
 from curator.release.versions import VersionSummary, get_version, log_version, new_version, summarize
 from curator.review.policy import IGNORED, project_policy
 from curator.review.resolutions import ResolutionRecord
@@ -32,6 +33,7 @@ from curator.review.rule import (
     RelationState,
     decide,
 )
+from curator.review.service import REASONED
 from curator.review.snapshot import load
 from curator.review.stats import review_summary
 
@@ -50,6 +52,17 @@ class Planned:
     origin: str  # candidate | amended | suggested | edited (a maintainer's edit) | resolved | confirmed
     confirmed: str | None = None  # who confirmed the proposal that made this line checked (a ConfirmedBy)
     reason: str | None = None  # why a text is kept apart (the rule's reason)
+
+
+@dataclass(frozen=True)
+class ReviewerReason:
+    """A reviewer's standing reject or unsure with a reason (review.service.check_reason) on a
+    text of the relation: shown with the version, never weighed by the rule."""
+
+    text: str
+    verdict: str  # reject | unsure
+    reason: str
+    decision_id: int
 
 
 class Removed(TypedDict):
@@ -86,6 +99,7 @@ class RelationPlan:
     added: list[Planned] = field(default_factory=list)
     resolutions: list[ResolutionRecord] = field(default_factory=list)
     line_drops: list[LineDropRecord] = field(default_factory=list)
+    reasons: list[ReviewerReason] = field(default_factory=list)  # reviewers' reasons on its texts
     waiting: list[Planned] = field(default_factory=list)  # unconfirmed proposals: waiting for a second look
     rejected_proposals: list[Planned] = field(default_factory=list)  # rejected or amended by reviewers
     dropped_proposals: list[Planned] = field(default_factory=list)  # dropped, edited or resolved by a maintainer
@@ -177,6 +191,13 @@ def _lay_out(
     p = RelationPlan(outcome.language, outcome.relation, policy=policy, outcomes=list(outcome.decided.values()))
     # every standing resolution of the relation judged a text of it (row 2), in the order made
     p.resolutions = [r.record for r in sorted(rel.resolutions.values(), key=lambda r: r.resolution_id) if r.record]
+    # the reasons of the standing decisions the snapshot holds on every text judged here, in decision order
+    p.reasons = [
+        ReviewerReason(text, v.kind, v.reason, v.decision_id)
+        for text in outcome.decided
+        for v in rel.decisions.get(text, [])
+        if v.reason and v.kind in REASONED
+    ]
     for d, line, checked in outcome.shipped():
         planned = Planned(
             d.text,
@@ -279,6 +300,7 @@ def build_from_review(
             "dropped": [f"{p.language}/{p.relation}" for p in plans if p.dropped],
             "line_drops": [_line_drop_param(d, names) for p in plans for d in p.line_drops],
             "resolutions": [_resolution_param(r, names) for p in plans for r in p.resolutions],
+            "reviewer_reasons": _reason_params(session, plans, names),
             "review": summary.to_dict(),
             "proposals": proposal_counts(plans),
         },
@@ -346,3 +368,31 @@ def _resolution_param(resolution: ResolutionRecord, names: Mapping[str, str]) ->
         "by": published_by(resolution["by"], names),
         "at": resolution["at"],
     }
+
+
+def _reason_params(session: Session, plans: list[RelationPlan], names: Mapping[str, str]) -> list[dict[str, str]]:
+    """The reviewers' reasons on the texts of the plans, as the version's params record them
+    (language, relation, template, verdict, reason, by, at): `by` the reviewer's public name, or
+    "a reviewer" (release/public_names.py), never the address; `at` when the decision was made."""
+    ids = sorted({r.decision_id for p in plans for r in p.reasons})
+    made: dict[int, tuple[datetime, str]] = {}
+    for start in range(0, len(ids), 500):
+        rows = session.execute(
+            select(Decision.id, Decision.created_at, User.email)
+            .join(User, User.id == Decision.user_id)
+            .where(Decision.id.in_(ids[start : start + 500]))
+        )
+        made.update((decision_id, (at, email)) for decision_id, at, email in rows)
+    return [
+        {
+            "language": p.language,
+            "relation": p.relation,
+            "template": r.text,
+            "verdict": r.verdict,
+            "reason": r.reason,
+            "by": published_by(made[r.decision_id][1], names, REVIEWER),
+            "at": made[r.decision_id][0].isoformat(timespec="seconds"),
+        }
+        for p in plans
+        for r in p.reasons
+    ]

@@ -55,12 +55,16 @@ ACCEPTED, AMENDED, CANDIDATE = "accepted", "amended", "candidate"
 
 
 class MachineLine(TypedDict):
-    n: int  # 1-based: the key that starts an amendment from it
+    n: int  # 1-based: the line's place in the panel
     system: str
     english: str
     text: str  # the repaired form (placeholders fixed), before cleaning
     valid: bool
     same: bool  # it cleans to the template under review
+    # the digit 1–9 that starts an amendment from it, or None: a `same` line is never offered (the
+    # amendment could only be refused, "the same as the template"), and the digits number the
+    # others, skipping it; an invalid line is offered, as a start to correct in the field
+    key: int | None
 
 
 class ContextTemplate(TypedDict):
@@ -114,7 +118,8 @@ def _first_english_of(session: Session, template: Template, column: Any = Englis
 
 def machine_translations(session: Session, template: Template) -> list[MachineLine]:
     """Each system's output, repaired, for the English patterns the template translates (its
-    MT source lines, `evidence.template_sources`), numbered for the keys 1–9."""
+    MT source lines, `evidence.template_sources`), numbered, and the keys 1–9 given to those an
+    amendment can start from (`MachineLine.key`)."""
     english = {en for *_, en in template_sources(session, template, current_params(session)) if en is not None}
     patterns = session.execute(
         select(EnglishPattern.id, EnglishPattern.pattern)
@@ -144,17 +149,22 @@ def machine_translations(session: Session, template: Template) -> list[MachineLi
         )
     ).all()
     rows = sorted(rows, key=lambda r: (order[r[0]], r[2]))
-    return [
-        {
-            "n": n,
-            "system": system,
-            "english": en,
-            "text": repaired,
-            "valid": valid,
-            "same": same_as_template(cleaned, template.text),
-        }
-        for n, (_, en, system, repaired, cleaned, valid) in enumerate(rows, start=1)
-    ]
+    lines: list[MachineLine] = []
+    keys = iter(range(1, 10))
+    for n, (_, en, system, repaired, cleaned, valid) in enumerate(rows, start=1):
+        same = same_as_template(cleaned, template.text)
+        lines.append(
+            {
+                "n": n,
+                "system": system,
+                "english": en,
+                "text": repaired,
+                "valid": valid,
+                "same": same,
+                "key": None if same else next(keys, None),
+            }
+        )
+    return lines
 
 
 def accepted_text(decision: str, correction: str | None, text: str) -> tuple[str, str] | None:

@@ -1,8 +1,9 @@
 """Bring legacy reviews (e.g. mParaRel's spreadsheets exported as JSONL) into the database.
 
 One line per decision: {"reviewer", "language", "relation", "template", "decision",
-"correction"}; decision ∈ accept | amend | reject | unsure | suggest ("unsure" is stored,
-counted apart and never merged). The template is matched after
+"correction"}, and an optional "reason" with a reject or an unsure (kept on the decision, as
+the review page's; review.service.check_reason); decision ∈ accept | amend | reject | unsure |
+suggest ("unsure" is stored, counted apart and never merged). The template is matched after
 the same cleaning as ingest. The whole file is one transaction.
 """
 
@@ -24,7 +25,7 @@ from curator.core.models import Assignment, Template
 from curator.ingest.clean import check
 from curator.review.accounts import create_user, find_user
 from curator.review.sampling import add_item, assign
-from curator.review.service import decide
+from curator.review.service import check_reason, decide
 from curator.review.suggestions import suggest
 
 KINDS = values(ImportKind)
@@ -54,6 +55,7 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
         if kind not in KINDS:
             raise InputError(f"must be one of {', '.join(KINDS)}", location=where, line=number, field="decision")
         correction = optional(obj, "correction", str, where, number)
+        reason = optional(obj, "reason", str, where, number)
         try:
             email = reviewer if "@" in reviewer else f"{_slug(reviewer)}@imported.invalid"
             user = find_user(session, email)
@@ -62,6 +64,7 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
                 summary.users_created += 1
             assignment = assign(session, user, language, fraction)
             if kind == ImportKind.SUGGEST:
+                check_reason(kind, reason)  # a suggestion is no reject: a reason with it is refused
                 text = correction or obj.get("template")
                 if not isinstance(text, str):
                     raise InputError("a suggestion needs its text in 'correction' (or 'template')")
@@ -76,9 +79,12 @@ def import_reviews(session: Session, path: str | Path, fraction: float | None = 
             else:
                 template = _find_template(session, language, relation, require(obj, "template", str, where, number))
                 item = add_item(session, assignment, template)
-                _, created = decide(session, user, assignment, item, kind, correction, source=DecisionSource.IMPORT)
+                _, created = decide(
+                    session, user, assignment, item, kind, correction, source=DecisionSource.IMPORT, reason=reason
+                )
         except CuratorError as exc:
-            raise InputError(exc.message, location=where, line=number) from None
+            field = exc.field if isinstance(exc, InputError) else None
+            raise InputError(exc.message, location=where, line=number, field=field) from None
         summary.stored += created
         summary.unchanged += not created
         summary.kinds[kind] += 1

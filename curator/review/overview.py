@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from curator.core.enums import DecisionKind, values
 from curator.core.errors import InputError
 from curator.core.folding import fold
-from curator.core.models import Comment, LanguageCoverage, RelationCoverage, Template, TemplateSignal, User
+from curator.core.models import Comment, Decision, LanguageCoverage, RelationCoverage, Template, TemplateSignal, User
 from curator.quality.signals import BANDS, band, risk
 from curator.review.stats import standing_decisions
 
@@ -92,6 +92,7 @@ class ReviewerDecision:
     email: str
     decision: str
     correction: str | None
+    reason: str | None = None  # a reject's or an unsure's reason (review.service.check_reason)
 
 
 @dataclass
@@ -214,10 +215,15 @@ def language_rows(
             s,
         )
     users = {u.id: u for u in session.scalars(select(User))}
-    for _, user_id, template_id, decision, correction, _, _ in standing_decisions(session, code):
+    # the language's decisions that give a reason (few: a reject's or an unsure's, when written)
+    with_reason = select(Decision.id, Decision.reason).where(Decision.language == code, Decision.reason.is_not(None))
+    reasons: dict[int, str | None] = dict(session.execute(with_reason).all())
+    for _, user_id, template_id, decision, correction, _, decision_id in standing_decisions(session, code):
         if template_id in rows:
             name, email = _reviewer(users.get(user_id))
-            rows[template_id].decisions.append(ReviewerDecision(name, email, decision, correction))
+            rows[template_id].decisions.append(
+                ReviewerDecision(name, email, decision, correction, reasons.get(decision_id))
+            )
     relation_comments: dict[str, list[CommentNote]] = defaultdict(list)
     for c in session.scalars(
         select(Comment).where(Comment.language == code, Comment.retracted.is_(False)).order_by(Comment.id)

@@ -26,7 +26,7 @@ from curator.core.enums import Activity, Role, values
 from curator.core.errors import N_, Conflict, Gone, InputError, NotFound
 from curator.core.models import Assignment, Decision, Language, LoginSession, PasswordReset, User
 from curator.core.models.base import utcnow
-from curator.review import activity
+from curator.review import activity, reset_requests
 from curator.review.accounts import expire_resets, find_user, set_active, set_password
 from curator.review.login_sessions import digest
 from curator.review.proposal_queue import catch_up
@@ -143,10 +143,13 @@ def create_reset(session: Session, actor: User | None, user: User) -> tuple[Pass
     (or the command's) link replaces every earlier unused one; the account's own request
     (`request_reset`) replaces only its own earlier requests, so that anyone typing the address
     on "Forgot password?" cannot spoil a link a maintainer handed over. Whichever link is used
-    spends the others (a new password signs out everywhere: accounts.set_password)."""
+    spends the others (a new password signs out everywhere: accounts.set_password). A link made
+    for the account by someone else answers its open request made in the app (review.reset_requests)."""
     if not user.active:
         raise Conflict(f"{user.email} is deactivated: reactivate it first")
-    expire_resets(session, user, own_requests_only=actor is not None and actor.id == user.id)
+    own = actor is not None and actor.id == user.id
+    expire_resets(session, user, own_requests_only=own)
+    answered = not own and reset_requests.close(session, actor, user)
     now = utcnow()
     token = secrets.token_urlsafe(24)
     reset = PasswordReset(
@@ -157,7 +160,9 @@ def create_reset(session: Session, actor: User | None, user: User) -> tuple[Pass
     )
     session.add(reset)
     session.flush()
-    activity.record(session, actor, Activity.PASSWORD_RESET, user.email)
+    activity.record(
+        session, actor, Activity.PASSWORD_RESET, user.email, details={"requested": True} if answered else None
+    )
     return reset, token
 
 

@@ -32,6 +32,8 @@ from curator.review.rule import (
     Decided,
     LanguageState,
     RelationState,
+    Why,
+    Whys,
     decide,
 )
 from curator.review.snapshot import latest_candidates_id, load
@@ -55,6 +57,7 @@ class Verdict:
     reviewer: str  # e-mail address
     decision: str  # DecisionKind
     correction: str | None
+    reason: str | None = None  # a reject's or an unsure's reason (review.service.check_reason)
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class Proposal:
     outcome: Outcome = Outcome.WAITING  # the rule's outcome for this text (review/rule.py)
     rule: int = 11  # the row of the docs table that decided it
     reason: str = ""
+    why: Why | Whys | None = None  # the reason as a message the web translates (review/rule.py)
 
     @property
     def key(self) -> Key:
@@ -106,7 +110,8 @@ class Proposal:
             "proposers": self.proposers,
             "amends": self.amends,
             "verdicts": [
-                {"reviewer": v.reviewer, "decision": v.decision, "correction": v.correction} for v in self.verdicts
+                {"reviewer": v.reviewer, "decision": v.decision, "correction": v.correction, "reason": v.reason}
+                for v in self.verdicts
             ],
             "review": None
             if review is None
@@ -190,7 +195,7 @@ def _proposal(state: LanguageState, rel: RelationState, d: Decided) -> Proposal:
         template_id=row_id,
         verdicts=sorted(
             (
-                Verdict(state.emails.get(v.user, "?"), v.kind, v.correction)
+                Verdict(state.emails.get(v.user, "?"), v.kind, v.correction, v.reason)
                 for v in rel.decisions.get(d.text, [])
                 if v.user not in people
             ),
@@ -205,6 +210,7 @@ def _proposal(state: LanguageState, rel: RelationState, d: Decided) -> Proposal:
         outcome=d.outcome,
         rule=d.rule,
         reason=d.reason,
+        why=d.why,
     )
 
 

@@ -15,6 +15,7 @@ class DecisionRecord(TypedDict):
     item_id: int
     decision: str
     correction: str | None
+    reason: str | None  # a reject's or an unsure's reason, as the reviewer typed it (trimmed)
     seconds: float | None
     created_at: str  # ISO 8601, to the second
     retracted: bool

@@ -39,6 +39,7 @@ class ReviewerDecision(TypedDict):
     reviewer: str  # e-mail address
     decision: str  # DecisionKind
     correction: str | None
+    reason: str | None  # a reject's or an unsure's reason (review.service.check_reason)
     at: str  # ISO 8601, to the second
 
 
@@ -133,7 +134,11 @@ def disagreements(session: Session, language: str) -> list[Disagreement]:
                 why=listed[template_id],
                 decisions=[
                     ReviewerDecision(
-                        reviewer=email, decision=d.decision, correction=d.correction, at=_iso(d.created_at)
+                        reviewer=email,
+                        decision=d.decision,
+                        correction=d.correction,
+                        reason=d.reason,
+                        at=_iso(d.created_at),
                     )
                     for d, email in sorted(rows[template_id], key=lambda r: r[0].id)
                 ],

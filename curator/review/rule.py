@@ -16,12 +16,42 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from curator.core.enums import ConfirmedBy, DecisionKind, DecisionSource, Outcome, Policy, ProposalVerdict
+from curator.core.errors import N_
 from curator.review.policy import stays
 
 if TYPE_CHECKING:
     from curator.review.resolutions import ResolutionRecord
 
 SHIPPED = frozenset({Outcome.SHIPPED_CHECKED, Outcome.SHIPPED_UNREVIEWED})
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why the rule decided a text, as a message marked with `N_` (so the web says it in the
+    page's language) and its parameters; `str()` is the English reason the commands, the
+    manifest and the JSON give (`Decided.reason`). A parameter is text (an e-mail address, a
+    template, a reason typed by a maintainer), a decision kind or a policy (`decision`,
+    `verdict`, `policy`: the web names them), another `Why`, or a `Whys` list."""
+
+    message: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    def __str__(self) -> str:
+        return self.message % {k: str(v) for k, v in self.params} if self.params else self.message
+
+
+@dataclass(frozen=True)
+class Whys:
+    """A list of reasons (who proposed a text, who decided what), said joined by commas; an
+    empty one is "no verdicts"."""
+
+    items: tuple[Why, ...] = ()
+
+    def __str__(self) -> str:
+        return ", ".join(str(w) for w in self.items) if self.items else NO_VERDICTS
+
+
+NO_VERDICTS = N_("no verdicts")
 
 
 @dataclass(frozen=True)
@@ -42,6 +72,7 @@ class Vote:
     correction: str | None
     decision_id: int
     source: str  # web | api | import
+    reason: str | None = None  # a reject's or an unsure's reason: shown with the verdict, never judged
 
 
 @dataclass(frozen=True)
@@ -118,7 +149,7 @@ class Decided:
     text: str
     outcome: Outcome
     rule: int
-    reason: str
+    reason: str  # str(why): the English reason
     by: ConfirmedBy | None = None  # shipped-checked: who made it checked
     parent: bool = False  # a line of the parent version
     origin: str = "candidate"  # candidate | resolved | amended | suggested | edited | confirmed
@@ -127,6 +158,7 @@ class Decided:
     amends: tuple[str, ...] = ()  # the rows its live amendments correct (settled ones too), in decision order
     suggested: bool = False  # an unretracted suggestion of it exists
     order: tuple[int, int, int, str] = (0, 0, 0, "")  # where a shipped text that is no parent line goes
+    why: Why | Whys | None = None  # the reason as a message to translate (None: `reason` only)
 
     @property
     def shipped(self) -> bool:
@@ -168,7 +200,7 @@ class _Act:
     at: datetime
     rank: int  # on equal times: an answer (1) counts over a resolution (0)
     says: str  # ship | drop | edit | settle
-    reason: str
+    reason: Why
 
 
 def decide(state: LanguageState) -> list[RelationOutcome]:
@@ -208,14 +240,14 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
     texts = list(dict.fromkeys([*g.position, *g.proposers, *g.settled, *g.acts]))
     decided: dict[str, Decided] = {}
     for text in texts:
-        outcome, rule, reason, by = _by_maintainer(rel, text, g) or _by_reviewers(state, rel, text, g)
+        outcome, rule, why, by = _by_maintainer(rel, text, g) or _by_reviewers(state, rel, text, g)
         decided[text] = Decided(
             language=state.language,
             relation=rel.relation,
             text=text,
             outcome=outcome,
             rule=rule,
-            reason=reason,
+            reason=str(why),
             by=by,
             parent=text in g.position,
             origin="candidate" if text in g.position else g.origin.get(text, "confirmed"),
@@ -224,6 +256,7 @@ def _relation(state: LanguageState, rel: RelationState) -> RelationOutcome:
             amends=tuple(dict.fromkeys(g.amends.get(text, ()))),
             suggested=text in suggested,
             order=g.order.get(text, (3, 0, 0, text)),
+            why=why,
         )
     return RelationOutcome(state.language, rel.relation, decided, list(rel.parent))
 
@@ -267,7 +300,14 @@ def _gather_acts(rel: RelationState, g: _Gathered) -> None:
     and the latest answers."""
     for row_text, r in rel.resolutions.items():
         says = "ship" if r.verdict == DecisionKind.ACCEPT else "settle"
-        what = f"resolution: {r.verdict}{' → ' + r.correction if r.correction else ''} by {r.by}: {r.reason}"
+        said = (("verdict", r.verdict), ("who", r.by), ("reason", r.reason))
+        if r.correction:
+            what = Why(
+                N_("resolution: %(verdict)s → %(correction)s by %(who)s: %(reason)s"),
+                (*said, ("correction", r.correction)),
+            )
+        else:
+            what = Why(N_("resolution: %(verdict)s by %(who)s: %(reason)s"), said)
         g.acts.setdefault(row_text, []).append(_Act(r.at, 0, says, what))
         if r.correction is not None:
             g.acts.setdefault(r.correction, []).append(_Act(r.at, 0, "ship", what))
@@ -276,13 +316,15 @@ def _gather_acts(rel: RelationState, g: _Gathered) -> None:
             g.place(r.correction, key, "resolved")
     for text, a in rel.answers.items():
         if a.verdict == ProposalVerdict.CONFIRM:
-            says, what = "ship", f"confirmed by {a.by}"
+            says, act = "ship", Why(N_("confirmed by %(who)s"), (("who", a.by),))
             g.place(text, (3, 0, 0, text), "edited" if a.edited_from is not None else "confirmed")
         elif a.edited_to is not None:
-            says, what = "edit", f"edited by {a.by} to {a.edited_to}"
+            says, act = "edit", Why(N_("edited by %(who)s to %(text)s"), (("who", a.by), ("text", a.edited_to)))
         else:
-            says, what = "drop", f"dropped by {a.by}"
-        g.acts.setdefault(text, []).append(_Act(a.at, 1, says, what + (f": {a.reason}" if a.reason else "")))
+            says, act = "drop", Why(N_("dropped by %(who)s"), (("who", a.by),))
+        if a.reason:
+            act = Why(N_("%(act)s: %(reason)s"), (("act", act), ("reason", a.reason)))
+        g.acts.setdefault(text, []).append(_Act(a.at, 1, says, act))
 
 
 def _live_amendments(rel: RelationState) -> list[tuple[str, Vote]]:
@@ -314,25 +356,35 @@ _ACT_OUTCOME = {
 }
 
 
-def _by_maintainer(rel: RelationState, text: str, g: _Gathered) -> tuple[Outcome, int, str, ConfirmedBy | None] | None:
+def _by_maintainer(rel: RelationState, text: str, g: _Gathered) -> tuple[Outcome, int, Why, ConfirmedBy | None] | None:
     """Rows 1–3 of the docs table: a line drop, the latest maintainer act, a settled amendment;
     None when none applies."""
     drop = rel.drops.get(text)
     if drop is not None:  # 1
-        return Outcome.DROPPED, 1, f"line dropped by {drop.by}: {drop.reason}", None
+        return (
+            Outcome.DROPPED,
+            1,
+            Why(N_("line dropped by %(who)s: %(reason)s"), (("who", drop.by), ("reason", drop.reason))),
+            None,
+        )
     if text in g.acts:  # 2
         act = max(g.acts[text], key=lambda a: (a.at, a.rank))
         outcome, by = _ACT_OUTCOME[act.says]
         return outcome, 2, act.reason, by
     if text not in g.position and not g.proposers.get(text) and text in g.settled:  # 3
         rows = ", ".join(sorted(set(g.settled[text])))
-        return Outcome.SETTLED, 3, f"an amendment of {rows}, which a maintainer resolved", None
+        return (
+            Outcome.SETTLED,
+            3,
+            Why(N_("an amendment of %(rows)s, which a maintainer resolved"), (("rows", rows),)),
+            None,
+        )
     return None
 
 
 def _by_reviewers(
     state: LanguageState, rel: RelationState, text: str, g: _Gathered
-) -> tuple[Outcome, int, str, ConfirmedBy | None]:
+) -> tuple[Outcome, int, Why | Whys, ConfirmedBy | None]:
     """Rows 4–11 of the docs table: the reviewers' votes under the policy, the second look."""
     mine = g.proposers.get(text, set())
     others = [v for v in rel.decisions.get(text, []) if v.user not in mine and v.kind != DecisionKind.UNSURE]
@@ -341,32 +393,43 @@ def _by_reviewers(
     if not votes:  # 4
         if parent_line is None:  # every other text has a proposer or a maintainer's act
             raise ValueError(f"{rel.relation}: {text!r} has no vote, no proposer and no parent line")
-        return _as_parent(parent_line, 4, "nobody decided it")
+        return _as_parent(parent_line, 4, Why(N_("nobody decided it")))
     verdicts = _verdicts(state, mine, others)
     if not stays(votes, state.policy):  # 5
-        return _turned_down(others, 5, f"not kept under policy {state.policy}: {verdicts}")
+        return _turned_down(
+            others,
+            5,
+            Why(
+                N_("not kept under policy %(policy)s: %(verdicts)s"), (("policy", state.policy), ("verdicts", verdicts))
+            ),
+        )
     if text in g.imported:  # 6
-        return Outcome.SHIPPED_CHECKED, 6, "confirmed by import", ConfirmedBy.IMPORT
+        return Outcome.SHIPPED_CHECKED, 6, Why(N_("confirmed by import")), ConfirmedBy.IMPORT
     accepts = sum(v.kind == DecisionKind.ACCEPT for v in others)
     accepted_row = any(v.kind == DecisionKind.ACCEPT for v in rel.decisions.get(text, []))
     if len(mine) + accepts >= 2 or (parent_line is not None and accepted_row):  # 7
         return Outcome.SHIPPED_CHECKED, 7, verdicts, ConfirmedBy.REVIEWERS
     if any(u in state.trusted for u in mine):  # 8
-        return Outcome.SHIPPED_CHECKED, 8, f"proposed by a trusted reviewer: {verdicts}", ConfirmedBy.TRUSTED
+        why = Why(N_("proposed by a trusted reviewer: %(verdicts)s"), (("verdicts", verdicts),))
+        return Outcome.SHIPPED_CHECKED, 8, why, ConfirmedBy.TRUSTED
     if others:  # 9
-        return _turned_down(others, 9, f"a second look did not accept it: {verdicts}")
+        return _turned_down(
+            others, 9, Why(N_("a second look did not accept it: %(verdicts)s"), (("verdicts", verdicts),))
+        )
+    waiting = Why(N_("waiting for a second look: %(verdicts)s"), (("verdicts", verdicts),))
     if parent_line is not None:  # 10
-        return _as_parent(parent_line, 10, f"waiting for a second look: {verdicts}")
-    return Outcome.WAITING, 11, f"waiting for a second look: {verdicts}", None  # 11
+        return _as_parent(parent_line, 10, waiting)
+    return Outcome.WAITING, 11, waiting, None  # 11
 
 
-def _as_parent(line: ParentLine, rule: int, reason: str) -> tuple[Outcome, int, str, ConfirmedBy | None]:
+def _as_parent(line: ParentLine, rule: int, reason: Why) -> tuple[Outcome, int, Why, ConfirmedBy | None]:
     if line.checked:
-        return Outcome.SHIPPED_CHECKED, rule, f"{reason}; checked in the parent version", ConfirmedBy.PARENT
+        why = Why(N_("%(reason)s; checked in the parent version"), (("reason", reason),))
+        return Outcome.SHIPPED_CHECKED, rule, why, ConfirmedBy.PARENT
     return Outcome.SHIPPED_UNREVIEWED, rule, reason, None
 
 
-def _turned_down(others: Iterable[Vote], rule: int, reason: str) -> tuple[Outcome, int, str, ConfirmedBy | None]:
+def _turned_down(others: Iterable[Vote], rule: int, reason: Why) -> tuple[Outcome, int, Why, ConfirmedBy | None]:
     """Rows 5 and 9: superseded when every vote that is not an accept is an amend, else rejected
     (the proposers' votes are accepts)."""
     no = [v.kind for v in others if v.kind != DecisionKind.ACCEPT]
@@ -375,8 +438,11 @@ def _turned_down(others: Iterable[Vote], rule: int, reason: str) -> tuple[Outcom
     return Outcome.REJECTED, rule, reason, None
 
 
-def _verdicts(state: LanguageState, mine: set[int], others: list[Vote]) -> str:
+def _verdicts(state: LanguageState, mine: set[int], others: list[Vote]) -> Whys:
     """Who said what, for the reason: proposers, then the other reviewers' verdicts."""
-    parts = [f"{state.emails.get(u, '?')} proposed it" for u in sorted(mine)]
-    parts += [f"{state.emails.get(v.user, '?')}: {v.kind}" for v in sorted(others, key=lambda v: v.user)]
-    return ", ".join(parts) if parts else "no verdicts"
+    parts = [Why(N_("%(who)s proposed it"), (("who", state.emails.get(u, "?")),)) for u in sorted(mine)]
+    parts += [
+        Why(N_("%(who)s: %(decision)s"), (("who", state.emails.get(v.user, "?")), ("decision", v.kind)))
+        for v in sorted(others, key=lambda v: v.user)
+    ]
+    return Whys(tuple(parts))

@@ -32,6 +32,7 @@ from curator.core.models import (
     User,
 )
 from curator.core.models.base import utcnow, valid_id
+from curator.core.text import describe_char, first_control
 from curator.ingest.candidates import CandidateParams, current_params, params_of, stored_params
 from curator.ingest.clean import PLACEHOLDER
 from curator.ingest.relations import relation_title
@@ -52,6 +53,8 @@ from curator.review.validation import keeps_case, validate_correction
 from curator.review.writes import check_request_id, insert_once
 
 DECISIONS = values(DecisionKind)
+REASONED = frozenset({DecisionKind.REJECT.value, DecisionKind.UNSURE.value})  # the decisions that may give a reason
+REASON_MAX = 2000
 EXAMPLES = 3
 # a second-look item retired meanwhile (proposal_queue.retire): said by the API, and the review page moves on
 RETIRED = N_("This proposal was withdrawn by its author and has left your queue; nothing was saved on it.")
@@ -242,6 +245,7 @@ def decision_dict(d: Decision) -> DecisionRecord:
         "item_id": d.item_id,
         "decision": d.decision,
         "correction": d.correction,
+        "reason": d.reason,
         "seconds": d.seconds,
         "created_at": d.created_at.isoformat(timespec="seconds"),
         "retracted": d.retracted,
@@ -260,8 +264,10 @@ def decide(
     request_id: str | None = None,
     source: DecisionSource = DecisionSource.WEB,
     standing: tuple[Decision | None, Decision | None] | None = None,
+    reason: str | None = None,
 ) -> tuple[Decision, bool]:
-    """Store a decision; returns (decision, created). Resends are no-ops. `standing`: the
+    """Store a decision; returns (decision, created). Resends are no-ops. `reason`: why, for a
+    reject or an unsure only (`check_reason`), stored on the decision itself. `standing`: the
     decision stored under `request_id` and the item's standing one, when the caller read them
     already (`find_item(deciding=True)`, in the same unit of work). A retired item (its proposal
     withdrawn meanwhile) takes none: `Retired`, nothing stored — unless it is the resend of one
@@ -279,11 +285,12 @@ def decide(
     if decision == DecisionKind.AMEND:
         raw = correction
         cleaned = validate_correction(correction or "", assignment.language, keeps_case(session), template.text)
+    why = check_reason(decision, reason)
     if seconds is not None:
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
             raise InputError("seconds must be a non-negative number")
         seconds = min(float(seconds), 3600.0)
-    if current is not None and current.decision == decision and current.correction == cleaned:
+    if current is not None and current.decision == decision and current.correction == cleaned and current.reason == why:
         return current, False
     row = Decision(
         item_id=item.id,
@@ -294,6 +301,7 @@ def decide(
         decision=decision,
         correction_raw=raw,
         correction=cleaned,
+        reason=why,
         seconds=seconds,
         source=source,
         request_id=request_id,
@@ -306,6 +314,38 @@ def decide(
         if cleaned is not None:  # an amendment: a proposal until a second person confirms it
             enqueue(session, row.user_id, assignment.language, item.relation_id, cleaned, source)
     return stored, created
+
+
+def check_reason(decision: str, reason: object) -> str | None:
+    """A decision's reason as stored: surrounding blanks trimmed, else kept as typed (line breaks
+    and tabs included); blank or absent is None. Only a reject or an unsure has one; it holds at
+    most REASON_MAX characters and no other control or format character (U+202E reversing the
+    line, NUL that PostgreSQL cannot store: the rule of every typed text). Else an InputError
+    naming the field."""
+    if reason is None:
+        return None
+    if not isinstance(reason, str):
+        raise InputError("must be text", field="reason")
+    reason = reason.strip()
+    if not reason:
+        return None
+    if decision not in REASONED:
+        raise InputError(N_("Only a Reject or an Unsure decision can have a reason."), params={}, field="reason")
+    if len(reason) > REASON_MAX:
+        raise InputError(
+            N_("That reason is too long (%(limit)s characters at most)."), params={"limit": REASON_MAX}, field="reason"
+        )
+    control = first_control(reason, whitespace_ok=True)
+    if control is not None:
+        raise InputError(
+            N_(
+                "Not saved: the reason contains an invisible character (%(character)s). "
+                "Type it without invisible characters."
+            ),
+            params={"character": describe_char(control)},
+            field="reason",
+        )
+    return reason
 
 
 def _proposed(decision: Decision | None) -> str | None:
@@ -331,11 +371,23 @@ def _standing(
     return known, current
 
 
-def undo(session: Session, user: User, assignment: Assignment) -> Decision | None:
+def undo(
+    session: Session, user: User, assignment: Assignment, request_id: str | None = None
+) -> tuple[Decision | None, bool]:
     """Retract the reviewer's latest standing decision in this language (kept in history), on an
-    item of their queue (one retired meanwhile is no longer theirs to revise). An amendment
-    undone is withdrawn from the others' queues (`proposal_queue.retire`); one that stands again
-    (the decision before it) is put back in them."""
+    item of their queue (one retired meanwhile is no longer theirs to revise); returns (the
+    decision undone or None, whether this call undid it). An undo under a `request_id` already
+    used by this reviewer undoes nothing more: the decision it retracted is returned (the
+    review screen's outbox sends an undo again when its answer was lost). An amendment undone is
+    withdrawn from the others' queues (`proposal_queue.retire`); one that stands again (the
+    decision before it) is put back in them."""
+    if request_id is not None:
+        check_request_id(request_id)
+        known = session.scalar(
+            select(Decision).where(Decision.user_id == user.id, Decision.undo_request_id == request_id)
+        )
+        if known is not None:
+            return known, False
     latest = session.scalar(
         select(Decision)
         .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
@@ -344,7 +396,7 @@ def undo(session: Session, user: User, assignment: Assignment) -> Decision | Non
         .limit(1)
     )
     if latest is not None:
-        latest.retracted, latest.retracted_at = True, utcnow()
+        latest.retracted, latest.retracted_at, latest.undo_request_id = True, utcnow(), request_id
         session.flush()
         undone = _proposed(latest)
         if undone is not None:
@@ -353,7 +405,7 @@ def undo(session: Session, user: User, assignment: Assignment) -> Decision | Non
         again = _proposed(before)
         if before is not None and again is not None and again != undone:
             enqueue(session, before.user_id, assignment.language, before.relation_id, again, before.source)
-    return latest
+    return latest, latest is not None
 
 
 def relation_titles_of(session: Session, relation_ids: Iterable[str]) -> dict[str, str]:

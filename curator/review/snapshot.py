@@ -131,6 +131,7 @@ class _Loader:
                 Template.text,
                 Template.id,
                 Template.is_candidate,
+                Decision.reason,
             )
             .join(Template, Template.id == Decision.template_id)
             .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
@@ -140,12 +141,12 @@ class _Loader:
             Decision.language,
         )
         for row in self.session.execute(query):
-            lang, rel_id, user_id, kind, correction, decision_id, source, text, template_id, candidate = row
+            lang, rel_id, user_id, kind, correction, decision_id, source, text, template_id, candidate, reason = row
             rel = self.relation(lang, rel_id)
             rel.rows.setdefault(text, template_id)
             if candidate:
                 rel.candidates.add(text)
-            rel.decisions.setdefault(text, []).append(Vote(user_id, kind, correction, decision_id, source))
+            rel.decisions.setdefault(text, []).append(Vote(user_id, kind, correction, decision_id, source, reason))
 
     def suggestions(self) -> None:
         query = select(Suggestion).where(Suggestion.retracted.is_(False)).order_by(Suggestion.id)

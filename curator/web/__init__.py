@@ -25,6 +25,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     from curator.web.context import init_web
     from curator.web.diffs import init_diffs
     from curator.web.i18n import init_i18n
+    from curator.web.labels import init_labels
     from curator.web.limits import init_limits
     from curator.web.marks import init_marks
     from curator.web.request_body import read_body_first
@@ -42,6 +43,7 @@ def create_app(settings: Settings | dict | None = None) -> Flask:
     app.extensions["curator.sessions"] = make_session_factory(engine)
     init_web(app)
     init_i18n(app)
+    init_labels(app)
     init_marks(app)
     init_bidi(app)
     init_diffs(app)

@@ -4,19 +4,23 @@ view is a link to share), paged by the id of the last entry shown, and as JSON f
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request
+from flask_babel import gettext as _
 from sqlalchemy import select
 
-from curator.core import languages
+from curator.core.enums import Activity
 from curator.core.errors import InputError
 from curator.core.models import Language
 from curator.review import activity
+from curator.review.policy import PROJECT
 from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db
 from curator.web.errors import translated
+from curator.web.labels import detail_value, label
 
 bp = Blueprint("activity", __name__, url_prefix="/admin")
 
@@ -58,15 +62,56 @@ def detail(value: object) -> str:
 # that starts with "[X]" for left-to-right)
 TEMPLATE_TARGETS = frozenset({"resolution", "proposal", "line-drop", "line-restore"})
 TEMPLATE_DETAILS = frozenset({"text", "pattern", "correction", "translation"})
+# and the glossary's English terms: data in English (`lang="en"`), whatever the page's language
+ENGLISH_DETAILS = frozenset({"term"})
+
+
+def target_lang(e: activity.ActivityRow) -> str | None:
+    """The language of an entry's target when it is an English glossary term ("en"), else None."""
+    return "en" if e.action == Activity.GLOSSARY and e.target == e.details.get("term") else None
 
 
 def target_parts(e: activity.ActivityRow) -> tuple[str, str | None]:
     """(what it is about, the template) for an entry whose target ends with a template of its
-    language; (the whole target, None) for any other."""
+    language; (the whole target, None) for any other, said in the page's language where the
+    log wrote it in words (`target_text`)."""
     head, sep, text = e.target.partition(": ")
     if e.action in TEMPLATE_TARGETS and e.language and sep:
         return head, text
-    return e.target, None
+    return target_text(e), None
+
+
+def target_text(e: activity.ActivityRow) -> str:
+    """An entry's target as a person reads it: the words the services log ("invitation #3",
+    "thread #1 on template #66 (P19)", "guidelines", a policy or a queue order) in the page's
+    language; an e-mail address, a version or a file name as it is."""
+    target = e.target
+    if e.action in (Activity.INVITE, Activity.INVITE_REVOKE, Activity.INVITE_RESEND):
+        invitation = re.fullmatch(r"invitation #(\d+)", target)
+        return _("invitation #%(id)s", id=invitation.group(1)) if invitation else target
+    if e.action == Activity.COMMENT_RESOLVE:
+        on_template = re.fullmatch(r"thread #(\d+) on template #(\d+) \((.*)\)", target)
+        if on_template:
+            thread, template, relation = on_template.groups()
+            return _(
+                "thread #%(thread)s on template #%(template)s (%(relation)s)",
+                thread=thread,
+                template=template,
+                relation=relation,
+            )
+        on_relation = re.fullmatch(r"thread #(\d+) on the relation \((.*)\)", target)
+        if on_relation:
+            return _(
+                "thread #%(thread)s on the relation (%(relation)s)", thread=on_relation[1], relation=on_relation[2]
+            )
+        return target
+    if e.action == Activity.GUIDELINES:
+        return {"guidelines": _("guidelines"), "default guidelines": _("default guidelines")}.get(target, target)
+    if e.action == Activity.QUEUE_ORDER:
+        return label("queue_order", target)
+    if e.action == Activity.POLICY:
+        return _("the project's policy") if target == PROJECT else label("policy", target)
+    return target
 
 
 @bp.get("/activity")
@@ -93,11 +138,13 @@ def index():
         actions=activity.ACTIONS,
         actors=activity.actors(session),
         codes=session.scalars(select(Language.code).order_by(Language.code)).all(),
-        languages=languages,
         command_line=activity.COMMAND_LINE,
         detail=detail,
+        detail_value=detail_value,
         target_parts=target_parts,
         template_details=TEMPLATE_DETAILS,
+        english_details=ENGLISH_DETAILS,
+        target_lang=target_lang,
     ), (422 if error else 200)
 
 

@@ -32,6 +32,8 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
+from curator.web.i18n import language_name
+from curator.web.labels import label
 from curator.web.release import preview_page
 
 bp = Blueprint("adjudication", __name__)
@@ -66,7 +68,7 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None, fail
     return render_template(
         "disagreements.html",
         code=code,
-        name=languages.name(code),
+        name=language_name(code),
         dir=languages.direction(code),
         items=items,
         total=len(everything),
@@ -119,7 +121,7 @@ def resolve_form(code: str, template_id: int):
     except CuratorError as exc:
         flash(translated(exc), "error")
         return _page(code, status_for(exc), form, template_id)
-    flash(_("Resolved: %(verdict)s.", verdict=form["verdict"]), "info")
+    flash(_("Resolved: %(verdict)s.", verdict=label("decision", form["verdict"])), "info")
     return _back(code, template_id)
 
 

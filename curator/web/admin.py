@@ -36,6 +36,7 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
+from curator.web.i18n import language_name
 from curator.web.people import public_link, send_link
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -95,7 +96,7 @@ def language(code: str):
     return render_template(
         "language.html",
         code=code,
-        name=languages.name(code),
+        name=language_name(code),
         dir=languages.direction(code),
         coverage=session.get(LanguageCoverage, code),
         counts=counts,
@@ -124,11 +125,9 @@ def queue_order(code: str):
         flash(translated(exc), "error")
     else:
         if request.form["order"] == "risk":
-            message = _("New reviewers of %(language)s get their sample riskiest first.", language=languages.name(code))
+            message = _("New reviewers of %(language)s get their sample riskiest first.", language=language_name(code))
         else:
-            message = _(
-                "New reviewers of %(language)s get their sample in random order.", language=languages.name(code)
-            )
+            message = _("New reviewers of %(language)s get their sample in random order.", language=language_name(code))
         flash(message, "info")
     return redirect(url_for("admin.language", code=code))
 

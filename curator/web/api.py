@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf.csrf import generate_csrf
 
-from curator.core import languages
 from curator.core.enums import DecisionSource
 from curator.core.errors import N_, InputError, Retired
 from curator.core.models import Template
@@ -27,7 +26,7 @@ from curator.web import fields
 from curator.web.check_text import relation_title, translate_item
 from curator.web.context import db, token_authenticated, write
 from curator.web.errors import translated
-from curator.web.find import query_from_request
+from curator.web.find import past_query_from_request, query_from_request
 from curator.web.i18n import language_name, select_locale
 from curator.web.mentions import notify as notify_mentions
 from curator.web.review import with_time_left
@@ -68,7 +67,7 @@ def me():
         role=current_user.role,
         languages=[
             dict(
-                code=a.language, name=languages.name(a.language), progress=with_time_left(queueing.progress(session, a))
+                code=a.language, name=language_name(a.language), progress=with_time_left(queueing.progress(session, a))
             )
             for a in current_user.assignments
             if a.unassigned_at is None  # taken off the language (review.people)
@@ -124,14 +123,15 @@ def item(lang: str, item_id: int):
     probe = probe_hint(
         current_settings().runs, assignment.language, context["relation"]["id"], context["template"]["text"]
     )
-    return jsonify({**translate_item(dict(context)), "probe": probe})
+    language = {**context["language"], "name": language_name(assignment.language)}  # in the page's language
+    return jsonify({**translate_item(dict(context)), "language": language, "probe": probe})
 
 
 @bp.get("/languages/<lang>/find")
 @login_required
 def find_items(lang: str):
     """Your queue's items that the filters and the text search ask for, one page (review.find;
-    the Find page's query string: show, relation, q, page, per_page). Rate-limited with the page."""
+    the Find page's query string: show, verdict, relation, q, page, per_page). Rate-limited with the page."""
     return jsonify(finding.find_items(db(), current_user, language_part(lang), query_from_request()))
 
 
@@ -194,6 +194,7 @@ def decide(lang: str, item_id: int):
     lang, item_id, body = language_part(lang), fields.row_id(item_id), fields.body()
     kind = fields.text(body, "decision", CODE)
     correction = fields.text(body, "correction", TEXT, required=False)
+    reason = fields.text(body, "reason", TEXT, required=False)  # reject and unsure only (service.check_reason)
     seconds = fields.number(body, "seconds", 0, DAY)
     request_id = request_id_of(body)
     source = decision_source()
@@ -213,6 +214,7 @@ def decide(lang: str, item_id: int):
                 request_id,
                 source,
                 standing=found.standing,
+                reason=reason,
             )
             progress, upcoming = queueing.progress_and_next(session, found.assignment, after=found.item.position)
     except Retired as exc:  # its proposal was withdrawn meanwhile: nothing stored, on to the next one
@@ -226,11 +228,15 @@ def decide(lang: str, item_id: int):
 @login_required
 def undo(lang: str):
     lang = language_part(lang)
+    # the body is optional (an undo without one is not idempotent): {"request_id": …}
+    sent = request.get_json(silent=True) if request.content_length else None
+    request_id = request_id_of(sent) if isinstance(sent, dict) else None
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
-        undone = service.undo(session, current_user, assignment)
+        undone, created = service.undo(session, current_user, assignment, request_id)
     return jsonify(
         undone=service.decision_dict(undone) if undone else None,
+        created=created,
         progress=with_time_left(queueing.progress(session, assignment)),
     )
 
@@ -338,9 +344,11 @@ def withdraw_comment(lang: str, comment_id: int):
 @bp.get("/languages/<lang>/history")
 @login_required
 def past(lang: str):
+    """Your decisions in the language, newest first (service.history), those the query string asks
+    for (My decisions' filters: verdict, q; web/find.py), with how many matched of how many."""
     session = db()
     assignment = service.get_assignment(session, current_user, language_part(lang))
-    return jsonify(decisions=service.history(session, current_user, assignment))
+    return jsonify(finding.past_decisions(session, current_user, assignment, past_query_from_request()))
 
 
 def _item_field(body: dict[str, Any]) -> int | None:

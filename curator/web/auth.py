@@ -1,5 +1,6 @@
-"""Sign in, sign out, "Forgot password?", the account page (password change) and accepting an
-invitation (pages with CSRF-protected forms). Each sign-in is a login session on the server (review.accounts):
+"""Sign in, sign out, "Forgot password?" (a mailed link, or a request to the maintainers in the
+app), the account page (password change) and accepting an invitation (pages with
+CSRF-protected forms). Each sign-in is a login session on the server (review.accounts):
 signing out revokes it, a password change revokes all of the account's, so a copied session
 or remember cookie stops working (web/context.py's user loader), and the API token is revoked.
 Sign-in, invitations and wrong current passwords on the account page are rate-limited
@@ -8,6 +9,7 @@ Sign-in, invitations and wrong current passwords on the account page are rate-li
 from __future__ import annotations
 
 import logging
+import re
 from functools import partial, wraps
 from urllib.parse import urlsplit
 
@@ -17,7 +19,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from curator.core.db import unit_of_work
 from curator.core.errors import Busy, CuratorError, Forbidden
-from curator.review import mail, people
+from curator.review import mail, people, reset_requests
 from curator.review.accounts import authenticate, change_password, hash_password, needs_rehash
 from curator.review.invitations import accept_invite, open_invite
 from curator.review.login_sessions import end_login_session, start_login_session
@@ -93,19 +95,55 @@ def login():
 @bp.route("/forgot", methods=["GET", "POST"])
 def forgot():
     """ "Forgot password?": with e-mail configured (an SMTP server and CURATOR_BASE_URL), an
-    address typed here gets a one-time reset link by e-mail if an active account uses it. Every
-    POST gets the same answer, a redirect to the same "check your mail" page, whatever the
-    address; the lookup and the sending happen after the answer (web/mailer.py), so not even
-    its time tells. Rate-limited per typed address and per client address (web/limits.py).
-    Without e-mail the page says to ask a maintainer, and nothing is sent."""
-    available = mail.may_mail_links(current_settings())
-    if request.method == "POST" and available:
+    address typed here gets a one-time reset link by e-mail if an active account uses it.
+    Without it, the address (and an optional note) becomes a request the maintainers of the
+    account's languages see in the app (review.reset_requests), who make the link and hand it
+    over. Every POST gets the same answer, a redirect to the same "sent" page, whatever the
+    address; the lookup, the sending or the recording happen after the answer (web/mailer.py),
+    so not even its time tells. Rate-limited per typed address and per client address
+    (web/limits.py), CSRF-checked like every form. CURATOR_HELP_CONTACT, when set, is shown."""
+    settings = current_settings()
+    by_mail = mail.may_mail_links(settings)
+    if request.method == "POST":
         address = request.form.get("email", "").strip()[:320]
-        if address:
+        if address and by_mail:
             mailer().submit(partial(send_reset, address, select_locale()))  # the mail speaks the page's language
+        elif address:
+            mailer().submit(partial(ask_maintainers, address, request.form.get("note", "")))
         return redirect(url_for("auth.forgot", sent=1), code=303)
-    sent = available and request.args.get("sent") == "1"
-    return render_template("forgot.html", available=available, sent=sent, hours=people.RESET_HOURS)
+    return render_template(
+        "forgot.html",
+        by_mail=by_mail,
+        sent=request.args.get("sent") == "1",
+        hours=people.RESET_HOURS,
+        note_max=reset_requests.NOTE_MAX,
+        contact=help_contact(settings.help_contact),
+    )
+
+
+CONTACT_ADDRESS = re.compile(r"[^\s@<>\"']+@[^\s@<>\"']+")
+CONTACT_URL = re.compile(r"https?://[^\s<>\"']+")
+
+
+def help_contact(value: str | None) -> tuple[str, str | None] | None:
+    """(text, link) of CURATOR_HELP_CONTACT: an e-mail address gets a mailto: link, an http(s)
+    address itself, anything else (a sentence, a phone number) no link; None when unset."""
+    if not value:
+        return None
+    if CONTACT_ADDRESS.fullmatch(value):
+        return value, "mailto:" + value
+    if CONTACT_URL.fullmatch(value):
+        return value, value
+    return value, None
+
+
+def ask_maintainers(address: str, note: str, app: Flask) -> None:
+    """The background half of "Forgot password?" without e-mail: a request the maintainers see,
+    for an active account; nothing for any other address (logged without it)."""
+    with unit_of_work(app.extensions["curator.sessions"]) as session:
+        asked = reset_requests.ask(session, address, note)
+    if not asked:
+        log.info("password reset asked for an address without an active account")
 
 
 def send_reset(address: str, locale: str, app: Flask) -> None:

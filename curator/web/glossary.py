@@ -18,6 +18,7 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import translated
+from curator.web.i18n import language_name
 
 bp = Blueprint("glossary", __name__)
 
@@ -44,7 +45,7 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None, edit
     return render_template(
         "glossary.html",
         code=code,
-        name=languages.name(code),
+        name=language_name(code),
         dir=languages.direction(code),
         shown=shown,
         terms=shown["terms"],

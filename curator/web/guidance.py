@@ -12,6 +12,7 @@ from curator.review import guidelines
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import translated
+from curator.web.i18n import language_name, select_locale
 
 bp = Blueprint("guidance", __name__)
 
@@ -20,7 +21,7 @@ bp = Blueprint("guidance", __name__)
 @maintainer_required
 def edit(code: str):
     languages.check_code(code, "the URL")
-    name = languages.name(code)
+    name = language_name(code)
     if request.method == "POST":
         reset = request.form.get("action") == "reset"
         text = None if reset else request.form.get("text", "")
@@ -47,12 +48,14 @@ def edit(code: str):
         )
         return redirect(url_for("guidance.edit", code=code))
     session = db()
+    # the default as the reviewers of this interface language read it (the maintainers' own text as written)
+    text = guidelines.get_guidelines(session, code, select_locale())
     return render_template(
         "guidelines_edit.html",
         code=code,
         name=name,
-        text=guidelines.get_guidelines(session, code),
+        text=text,
         custom=guidelines.is_custom(session, code),
         default=guidelines.DEFAULT_GUIDELINES,
-        preview=guidelines.blocks(guidelines.get_guidelines(session, code)),
+        preview=guidelines.blocks(text),
     )

@@ -87,6 +87,7 @@ JS_MESSAGES: list[str] = [
     N_("Comment withdrawn."),
     N_("Reply"),
     N_("Reply saved."),
+    N_("Unsaved reply, kept from before: it is sent when you press “Reply”."),  # a reply box's draft
     N_("The latest %(shown)s of %(count)s replies."),
     N_("resolved"),
     N_("Your sample is empty."),
@@ -107,6 +108,22 @@ JS_MESSAGES: list[str] = [
     N_("A decision made offline was not saved: %(error)s"),
     N_("Offline: only decisions still waiting can be undone."),
     N_("This template is not loaded yet, and the server cannot be reached."),
+    # an item's pending work (static/review/pending.js) and the one outbox of every write
+    N_("Accept"),
+    N_("Amend"),
+    N_("Reject"),
+    N_("Unsure"),
+    N_("Your correction, not saved yet:"),
+    N_("Your reason, which only Reject and Unsure keep:"),
+    N_("Save the correction (Amend)"),
+    N_("%(decision)s, and send the reason as a comment"),
+    N_("%(decision)s without it"),
+    N_("Your comment was sent with it."),
+    N_("Kept in this browser; it is sent when the connection is back."),
+    N_("waiting to be sent"),
+    N_("Undo is kept in this browser; it is sent when the connection is back."),
+    N_("Type a template first."),
+    N_("Type a comment first."),
     # a second look whose proposal was withdrawn meanwhile (409 "retired")
     N_("This proposal was withdrawn by its author; moved on to the next template."),
     N_("This proposal was withdrawn by its author; nothing else is waiting for you."),
@@ -188,18 +205,46 @@ def remember_locale(response, locale: str):
     return response
 
 
-def language_name(code: str) -> str:
-    """A data language's name in the interface language ("alemán" on a Spanish page), from
-    CLDR through Babel; the English name from core.languages when CLDR does not know it."""
+# A data language's code as CLDR spells it, where that is not the code itself
+CLDR_CODES = {"zh-hans": "zh_Hans", "zh-hant": "zh_Hant"}
+# names of data languages that CLDR does not have, per interface language (English: core.languages)
+NAMES_CLDR_LACKS: dict[str, dict[str, str]] = {
+    "azb": {"es": "azerbaiyano meridional", "ar": "الأذربيجانية الجنوبية"},
+    "bar": {"es": "bávaro", "ar": "البافارية"},
+    "bpy": {"es": "bishnupriya manipuri", "ar": "البشنوبريا المانيبورية"},
+    "pnb": {"es": "punyabí occidental", "ar": "البنجابية الغربية"},
+}
+
+
+def language_name(code: str, standalone: bool = False, locale: str | None = None) -> str:
+    """A data language's name in the interface language ("alemán" on a Spanish page): the one
+    function every page, e-mail and JSON answer of the web app names a language with.
+
+    English pages use the dataset's own English names (`core.languages.NAMES`, which the
+    commands and the exports print too); the other interface languages CLDR's name through
+    Babel (`Locale(ui).languages`, the code spelled as CLDR does: `CLDR_CODES`), then
+    `NAMES_CLDR_LACKS`, then CLDR's name of the code as a locale (a region or script variant),
+    and the English name last. `standalone`: the name alone — a heading, a table cell, a choice
+    in a list — with its first letter capitalised as CLDR's context transforms ask of Spanish
+    ("Alemán"); inside a sentence it is left as CLDR writes it ("para alemán")."""
     from babel import Locale, UnknownLocaleError
 
     from curator.core import languages
 
-    try:
-        name = Locale.parse(code.replace("-", "_")).get_display_name(select_locale())
-    except (ValueError, UnknownLocaleError):
-        name = None
-    return name or languages.name(code)
+    code = languages.canonical(code)
+    ui = locale if locale in LOCALES else select_locale()
+    name: str | None = None
+    if ui == DEFAULT:
+        name = languages.NAMES.get(code)
+    else:
+        name = Locale.parse(ui).languages.get(CLDR_CODES.get(code, code)) or NAMES_CLDR_LACKS.get(code, {}).get(ui)
+        if name is None:
+            try:
+                name = Locale.parse(code.replace("-", "_")).get_display_name(ui)
+            except (ValueError, UnknownLocaleError):
+                name = None
+    name = name or languages.name(code)
+    return name[:1].upper() + name[1:] if standalone else name
 
 
 def js_messages() -> dict[str, str]:
@@ -229,6 +274,14 @@ def js_plurals() -> dict[str, dict[str, str]]:
         ),
         "Offline — %(num)s decision waiting": lambda n: ngettext(
             "Offline — %(num)s decision waiting", "Offline — %(num)s decisions waiting", n
+        ),
+        "%(num)s comment or suggestion waiting.": lambda n: ngettext(
+            "%(num)s comment or suggestion waiting.", "%(num)s comments or suggestions waiting.", n
+        ),
+        "%(num)s change on this template is kept in this browser and waits to be sent.": lambda n: ngettext(
+            "%(num)s change on this template is kept in this browser and waits to be sent.",
+            "%(num)s changes on this template are kept in this browser and wait to be sent.",
+            n,
         ),
         "%(num)s similar template of another relation": lambda n: ngettext(
             "%(num)s similar template of another relation", "%(num)s similar templates of other relations", n

@@ -1,6 +1,7 @@
 """Rate limits on the doors that take a secret: signing in, accepting an invitation, the
-account page's current password and an API token; on the door that sends e-mail,
-"Forgot password?" (CURATOR_RATELIMIT_MAIL per typed address, and the higher
+account page's current password and an API token; on the door that sends e-mail (or, where
+the app sends none, a request to the maintainers), "Forgot password?" (CURATOR_RATELIMIT_MAIL
+per typed address, and the higher
 CURATOR_RATELIMIT_MAIL_CLIENT per client address, so that a classroom behind one NAT is not
 stopped by three requests: every POST counts, whether the address has an account or not, so the
 limit tells nothing either);
@@ -43,7 +44,7 @@ STRATEGY = "moving-window"
 
 LIMITED = ("auth.login", "auth.invite", "people.reset")  # check a password or spend a one-time link
 PASSWORD_CHANGE = "auth.account"  # asks for the current password
-SENDS_MAIL = "auth.forgot"  # e-mails a reset link to whatever address is typed
+SENDS_MAIL = "auth.forgot"  # e-mails a reset link to whatever address is typed (or asks the maintainers)
 SEARCHES = ("find.page", "api.find_items")  # a reviewer's searches of their queue (issue 37 §5), counted together
 REPLIES = (
     "threads_api.reply_to_comment",

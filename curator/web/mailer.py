@@ -1,4 +1,6 @@
-"""E-mail sent after the request has answered: a "Forgot password?" request and @mentions.
+"""Work done after the request has answered: a "Forgot password?" request — its e-mail, or
+where the app sends no e-mail the request it records for the maintainers
+(review.reset_requests) — and @mention e-mails.
 
 A job runs on one background thread of the process (made on first use, so each server
 worker has its own after the fork), inside the app's context, with its own database session.

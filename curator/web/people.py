@@ -1,6 +1,7 @@
 """People (issue 28 §4): every account with its role, languages, state and last sign-in
-(/admin/users), one account's page with the forms that change it (/admin/users/<id>:
-deactivate or reactivate, role, assign or unassign a language, a password-reset link), and the
+(/admin/users) with the open password-reset requests made in the app (review.reset_requests),
+one account's page with the forms that change it (/admin/users/<id>: deactivate or reactivate,
+role, assign or unassign a language, a password-reset link, dismissing its request), and the
 page a reset link opens (/reset/<token>, rate-limited like an invitation: web/limits.py).
 
 The changes are review.people's (each recorded in the activity log); a refusal (the last
@@ -20,12 +21,14 @@ from sqlalchemy import select
 from curator.core.enums import Role, values
 from curator.core.errors import Busy, CuratorError
 from curator.core.models import Language
-from curator.review import mail, people
+from curator.review import mail, people, reset_requests
 from curator.review.accounts import MIN_PASSWORD
 from curator.web import fields
 from curator.web.auth import maintainer_required, sign_in
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
+from curator.web.i18n import language_name
+from curator.web.labels import label
 from curator.web.settings import current_settings
 
 bp = Blueprint("people", __name__)
@@ -34,7 +37,8 @@ bp = Blueprint("people", __name__)
 @bp.get("/admin/users")
 @maintainer_required
 def index():
-    return render_template("people.html", rows=people.people(db()))
+    session = db()
+    return render_template("people.html", rows=people.people(session), requests=reset_requests.open_requests(session))
 
 
 def _person_page(user_id: int, status: int = 200, link: str | None = None, mailed: bool = False):
@@ -54,6 +58,7 @@ def _person_page(user_id: int, status: int = 200, link: str | None = None, maile
         mailed=mailed,
         hours=people.RESET_HOURS,
         is_self=person.id == current_user.id,
+        asked=reset_requests.open_request(session, person.id) if person.active else None,
     ), status
 
 
@@ -108,7 +113,9 @@ def role(user_id: int):
     user_id = fields.row_id(user_id)
     new = request.form.get("role", "")
     return _change(
-        user_id, lambda s, u: people.change_role(s, current_user, u, new), _("Role changed to %(role)s.", role=new)
+        user_id,
+        lambda s, u: people.change_role(s, current_user, u, new),
+        _("Role changed to %(role)s.", role=label("role", new)),
     )
 
 
@@ -121,13 +128,16 @@ def language(user_id: int):
         return _change(
             user_id,
             lambda s, u: people.assign_language(s, current_user, u, code),
-            _("%(language)s assigned.", language=code),
+            _("%(language)s assigned.", language=language_name(code, standalone=True)),
         )
     if action == "unassign":
         return _change(
             user_id,
             lambda s, u: people.unassign_language(s, current_user, u, code),
-            _("%(language)s unassigned: hidden from the reviewer; their decisions still count.", language=code),
+            _(
+                "%(language)s unassigned: hidden from the reviewer; their decisions still count.",
+                language=language_name(code, standalone=True),
+            ),
         )
     flash(_("action: choose assign or unassign."), "error")
     return _person_page(user_id, status=422)
@@ -151,6 +161,19 @@ def reset_link(user_id: int):
     path = people.reset_path(token)
     mailed = send_link(email, path, lambda link: mail.password_reset(link, email, people.RESET_HOURS))
     return _person_page(user_id, link=public_link(path), mailed=mailed)
+
+
+@bp.post("/admin/users/<int:user_id>/reset-request")
+@maintainer_required
+def dismiss_request(user_id: int):
+    """Close the account's open password-reset request without a link (a request it did not
+    make, or one settled another way); recorded in the activity log."""
+    user_id = fields.row_id(user_id)
+    return _change(
+        user_id,
+        lambda s, u: reset_requests.dismiss(s, current_user, u),
+        _("Request dismissed: no link was made."),
+    )
 
 
 def public_link(path: str) -> str:

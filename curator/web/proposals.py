@@ -21,6 +21,7 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
+from curator.web.i18n import language_name
 
 bp = Blueprint("proposals", __name__, url_prefix="/admin")
 
@@ -82,7 +83,7 @@ def _page(code: str, status: int = 200, form: dict[str, str] | None = None, stri
     return render_template(
         "proposals.html",
         code=code,
-        name=languages.name(code),
+        name=language_name(code),
         dir=languages.direction(code),
         proposals=shown[(page - 1) * PAGE_SIZE : page * PAGE_SIZE],
         matched=len(shown),

@@ -37,10 +37,13 @@ from curator.review.policy import (
     set_project_policy,
 )
 from curator.review.proposals import status_counts
+from curator.review.reset_requests import open_requests
 from curator.review.stats import ReviewSummary, review_summary, summary_csv
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
+from curator.web.i18n import language_name
+from curator.web.labels import label
 
 bp = Blueprint("release", __name__, url_prefix="/admin")
 
@@ -86,6 +89,7 @@ def _dashboard_page(session, form: dict | None = None, error: str | None = None,
         project_policy=project_policy(session),
         overrides=language_overrides(session),
         policy_languages=list(language_policies(session)),
+        reset_requests=open_requests(session, current_user),  # "Forgot password?" without e-mail
     ), status
 
 
@@ -114,18 +118,25 @@ def merge_policy():
         flash(translated(exc), "error")
         return _dashboard_page(db(), status=status_for(exc))
     if language is None:
-        flash(_("The project's merge policy is now %(policy)s.", policy=now), "info")
+        flash(_("The project's merge policy is now %(policy)s.", policy=label("policy", now)), "info")
     elif policy is None:
         flash(
             _(
                 "%(language)s follows the project's merge policy again (%(policy)s).",
-                language=languages.name(language),
-                policy=now,
+                language=language_name(language, standalone=True),
+                policy=label("policy", now),
             ),
             "info",
         )
     else:
-        flash(_("%(language)s is now merged under %(policy)s.", language=languages.name(language), policy=now), "info")
+        flash(
+            _(
+                "%(language)s is now merged under %(policy)s.",
+                language=language_name(language, standalone=True),
+                policy=label("policy", now),
+            ),
+            "info",
+        )
     return redirect(url_for("release.dashboard", _anchor="merge-policy"))
 
 

@@ -13,15 +13,17 @@ from flask_login import current_user, login_required
 
 from curator.core import languages
 from curator.core.enums import DecisionKind
-from curator.core.errors import Busy, CuratorError, Forbidden
+from curator.core.errors import Busy, CuratorError, Forbidden, InputError
 from curator.review import comments as comment_service
+from curator.review import find as finding
 from curator.review import guidelines, threads
 from curator.review.progress import Progress, progress, queue
-from curator.review.service import get_assignment, history
+from curator.review.service import get_assignment
 from curator.review.suggestions import edit_suggestion, list_suggestions, withdraw_suggestion
 from curator.review.validation import keeps_case
 from curator.review.waiting import waiting_counts, waiting_page
 from curator.web import check_text, fields
+from curator.web import find as find_pages
 from curator.web.context import db, write
 from curator.web.errors import translated
 from curator.web.i18n import language_name, select_locale
@@ -109,19 +111,31 @@ def past(lang: str):
     # at a time too (`replies_page`): each listing of review.threads, its own pager
     mine = threads.language_threads(session, current_user, lang, mine=True, page=fields.query_int("page", 1))
     waiting = waiting_page(session, current_user, fields.query_int("replies_page", 1), language=lang)
+    # your decisions, by verdict and a search (review.find, as the API's): a refused filter is
+    # said above the list, which then lists nothing
+    error, status = None, 200
+    try:
+        decisions = finding.past_decisions(session, current_user, assignment, find_pages.past_query_from_request())
+    except InputError as exc:
+        error, status = find_pages.refused(exc), 422
+        decisions = {"decisions": [], "matched": 0, "total": 0}
     return render_template(
         "history.html",
         lang=lang,
         name=language_name(lang),
         dir=languages.direction(lang),
-        rows=history(session, current_user, assignment),
+        rows=decisions["decisions"],
+        past=decisions,
+        past_error=error,
+        past_args=find_pages.filter_args(find_pages.PAST_FILTERS),
+        verdicts=finding.VERDICTS,
         suggestions=list_suggestions(session, current_user, assignment),
         comments=mine["threads"],
         comments_page=mine,
         waiting=waiting["languages"].get(lang, []),
         waiting_page=waiting,
         request_id=uuid.uuid4().hex,
-    )
+    ), status
 
 
 def _act(lang: str, action, done):

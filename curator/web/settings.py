@@ -49,6 +49,7 @@ FIELDS = {
     "SMTP_FROM": "smtp_from",
     "SMTP_STARTTLS": "smtp_starttls",
     "BASE_URL": "base_url",
+    "HELP_CONTACT": "help_contact",
     "RATELIMIT_KEY_PREFIX": "ratelimit_prefix",  # issue 38 §2
     "SESSION_IDLE": "session_idle",
     "SESSION_LIFETIME": "session_lifetime",

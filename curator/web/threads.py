@@ -19,6 +19,7 @@ from curator.web import fields
 from curator.web.auth import maintainer_required
 from curator.web.context import db, write
 from curator.web.errors import status_for, translated
+from curator.web.i18n import language_name
 from curator.web.mentions import notify as notify_mentions
 
 bp = Blueprint("threads", __name__, url_prefix="/admin")
@@ -43,7 +44,7 @@ def _page(code: str, state: str, draft: dict[int, str] | None = None, status: in
     return render_template(
         "threads.html",
         code=code,
-        name=languages.name(code),
+        name=language_name(code),
         dir=languages.direction(code),
         state=state,
         states=STATE_CHOICES,

@@ -221,6 +221,11 @@ ROWS: list[tuple[str, str, str | None]] = [
         None,
     ),
     (
+        "CURATOR_HELP_CONTACT",
+        "how visitors reach whoever runs the review — an e-mail address (shown as a mail link), a web address (a link) or a sentence — shown on *Forgot your password?*, with or without e-mail",
+        None,
+    ),
+    (
         "CURATOR_MICROSOFT_KEY, CURATOR_MICROSOFT_REGION, CURATOR_GOOGLE_KEY, CURATOR_DEEPL_KEY, CURATOR_LIBRETRANSLATE_KEY",
         "MT API keys for `curator translate` / `signals similarity`",
         "unset",

@@ -255,7 +255,7 @@ class World:
     def undo(self, reviewer: str) -> int | None:
         with self.sessions.begin() as s:
             user = self._user(s, reviewer)
-            undone = service.undo(s, user, service.get_assignment(s, user, LANG))
+            undone, _ = service.undo(s, user, service.get_assignment(s, user, LANG))
             return None if undone is None else undone.id
 
     def suggest(self, reviewer: str, relation: str, proposed: str) -> int:

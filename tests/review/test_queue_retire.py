@@ -130,7 +130,7 @@ def test_an_amendment_replaced_or_undone_retires_and_one_standing_again_comes_ba
     [(second_item, _, retired)] = items_of(sessions, BO, SECOND)
     assert not retired
     with reviewer(sessions, ANA) as (s, ana, assignment):
-        assert undo(s, ana, assignment).correction == SECOND
+        assert undo(s, ana, assignment)[0].correction == SECOND
     # undone: the second text leaves; the first amendment stands again and comes back
     assert items_of(sessions, BO, SECOND) == [(second_item, True, True)]
     assert items_of(sessions, BO, FIRST) == [(first_item, True, False)]
@@ -169,7 +169,7 @@ def test_the_item_stays_while_someone_else_proposes_the_same_text(review_app, se
     assert items_of(sessions, BO, SUGGESTED) == [(bo_own, True, True)]
 
     with reviewer(sessions, BO) as (s, bo, assignment):
-        assert undo(s, bo, assignment).item_id == bo_item
+        assert undo(s, bo, assignment)[0].item_id == bo_item
     assert items_of(sessions, DEE, SUGGESTED) == [(dee_item, True, True)]
     assert items_of(sessions, ANA, SUGGESTED) == [(ana_item, True, True)]
 
@@ -198,7 +198,7 @@ def test_a_retired_item_leaves_progress_and_stats_and_its_decision_stays_in_hist
     with reviewer(sessions, BO) as (s, bo, assignment):
         [row] = [h for h in history(s, bo, assignment) if h["id"] == accepted]
         assert (row["retired"], row["standing"], row["retracted"]) == (True, True, False)
-        assert undo(s, bo, assignment).item_id == bo_items[0][0]  # not the retired item's decision
+        assert undo(s, bo, assignment)[0].item_id == bo_items[0][0]  # not the retired item's decision
     with sessions() as s:
         assert s.get(Decision, accepted).retracted is False
     # suggested again: Bo's item comes back where it was, with his accept standing

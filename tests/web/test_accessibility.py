@@ -1,7 +1,9 @@
 """Every page, as each role sees it, checked by axe-core in headless Chromium: English (ltr) and
-Arabic (rtl, through the language cookie), light and dark colour schemes. Serious and critical
-violations fail (tests/support/axe.py). Also: the dark scheme really changes the colours, the skip link
-and focus outlines work from the keyboard, and the header mirrors in rtl.
+Arabic (rtl, through the language cookie), light and dark colour schemes, on a desktop and on a
+phone (390 × 844). Serious and critical violations fail (tests/support/axe.py). Also: the dark
+scheme really changes the colours, the skip link and focus outlines work from the keyboard, the
+header mirrors in rtl, and on a phone the wide tables scroll from the keyboard and the header's
+links are big enough to tap.
 
 Pages of other areas with known violations are marked xfail (strict=False) with the rule named,
 until their templates are fixed.
@@ -20,6 +22,7 @@ from tests.support.axe import assert_accessible, axe_path
 pytestmark = pytest.mark.long  # ~30 s of pages under axe: collected first (tests/conftest.py)
 
 LOCALES, SCHEMES = ("en", "ar"), ("light", "dark")
+PHONE = {"width": 390, "height": 844}  # a phone held upright: wide tables scroll inside their region
 USERS = {"reviewer": "ana@example.org", "maintainer": "boss@example.org"}
 
 
@@ -63,6 +66,10 @@ def site(tmp_path_factory):
             add_term(s, "es", term, translation, "a note")
         for term, translation in (("born", "ولد"), ("capital", "عاصمة"), ("language", "اللغة")):
             add_term(s, "ar", term, translation)
+    from curator.review.reset_requests import ask
+
+    with sessions.begin() as s:  # "Forgot password?" without e-mail: the dashboard's, People's and Ana's notice
+        ask(s, "ana@example.org", "Llámame: +34 600 000 000")
     cli("policy", "set", "majority", "--language", "ar")  # the dashboard's overrides list, the pages' policy notes
     cli("release", "build", "v1")
     make_run(tmp / "runs" / "mbert-v1", TEMPLATES)
@@ -147,20 +154,22 @@ def open_page(chromium, site, signed_in, role, locale="en", scheme="light", view
 
 @pytest.fixture(scope="module")
 def axe_pages(chromium, site, signed_in):
-    """(role, locale) -> the page of a browser context kept for the module, in which axe-core
-    comes with every document as it loads (an init script): one context per role and locale for
-    all of test_page_is_accessible's pages, not two contexts and two injections per page."""
+    """(role, locale[, viewport]) -> the page of a browser context kept for the module, in which
+    axe-core comes with every document as it loads (an init script): one context per role, locale
+    and viewport for all of test_page_is_accessible's pages, not two contexts and two injections
+    per page."""
     axe = axe_path()
-    made: dict[tuple[str, str], object] = {}
+    made: dict[tuple[str, str, str], object] = {}
     contexts = []
 
-    def page_for(role: str, locale: str):
-        if (role, locale) not in made:
-            context, page = open_page(chromium, site, signed_in, role, locale, SCHEMES[0])
+    def page_for(role: str, locale: str, viewport: dict | None = None):
+        key = (role, locale, repr(viewport))
+        if key not in made:
+            context, page = open_page(chromium, site, signed_in, role, locale, SCHEMES[0], viewport)
             context.add_init_script(path=str(axe))
             contexts.append(context)
-            made[role, locale] = page
-        return made[role, locale]
+            made[key] = page
+        return made[key]
 
     yield page_for
     for context in contexts:
@@ -187,6 +196,8 @@ def xfail(rule: str):
 PAGES = [
     ("anonymous", "/login", None, "login"),
     ("anonymous", "/invite/not-a-real-token", None, "invite-bad-token"),
+    ("anonymous", "/forgot", None, "forgot"),  # without e-mail: the request to the maintainers
+    ("anonymous", "/forgot?sent=1", None, "forgot-asked"),
     ("anonymous", "/no-such-page", None, "error-404"),
     ("reviewer", "/", None, "home"),
     ("reviewer", "/review/es", _review_loaded, "review"),
@@ -230,11 +241,29 @@ KNOWN: dict[str, str] = {}  # page id -> the axe rule that fails there (others' 
     ],
 )
 def test_page_is_accessible(axe_pages, site, role, path, ready):
+    check_page(axe_pages, site, role, path, ready)
+
+
+@pytest.mark.parametrize(
+    "role,path,ready",
+    [
+        pytest.param(role, path, ready, id=pid, marks=[xfail(KNOWN[pid])] if pid in KNOWN else [])
+        for role, path, ready, pid in PAGES
+    ],
+)
+def test_page_is_accessible_on_a_phone(axe_pages, site, role, path, ready):
+    """The same pages at 390 × 844, where only a narrow screen shows some failures: a wide table
+    scrolling sideways inside its region must be reachable from the keyboard
+    (scrollable-region-focusable)."""
+    check_page(axe_pages, site, role, path, ready, PHONE)
+
+
+def check_page(axe_pages, site, role, path, ready, viewport=None):
     failures = []
     for locale in LOCALES:
         # one page per locale, checked in each scheme: the scheme switched by media emulation on the
         # very same document (the CSS follows `prefers-color-scheme`; no script reads it)
-        page = axe_pages(role, locale)
+        page = axe_pages(role, locale, viewport)
         page.emulate_media(color_scheme=SCHEMES[0])
         page.goto(site + path)
         if ready:
@@ -244,7 +273,8 @@ def test_page_is_accessible(axe_pages, site, role, path, ready):
             page.emulate_media(color_scheme=scheme)
             assert page.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
             try:
-                assert_accessible(page, f"{role} {path} [{locale}, {scheme}]")
+                where = f"{locale}, {scheme}" + (f", {viewport['width']} px" if viewport else "")
+                assert_accessible(page, f"{role} {path} [{where}]")
             except AssertionError as exc:
                 failures.append(str(exc))
     assert not failures, "\n\n".join(failures)
@@ -299,6 +329,63 @@ def test_header_and_footer_mirror_in_rtl(chromium, site, signed_in):
     assert positions["en"][0] < positions["en"][1]  # ltr: brand left, menu right
     assert positions["ar"][0] > positions["ar"][1]  # rtl: brand right, menu left
     assert positions["ar"][2] > positions["en"][2]  # the switcher starts on the right
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_wide_tables_scroll_from_the_keyboard_on_a_phone(chromium, site, signed_in, locale):
+    """Every wide table of the dashboard and a language's page is a region named by its heading
+    that the Tab key reaches: focused, it shows the focus outline and the arrow keys scroll it
+    sideways (towards the end of the line: left in Arabic), while the page itself never does."""
+    context, page = open_page(chromium, site, signed_in, "maintainer", locale, viewport=PHONE)
+    try:
+        for path in ("/admin/", "/admin/languages/es"):
+            page.goto(site + path)
+            regions = page.evaluate("""() => [...document.querySelectorAll('main .scroll')].map((el) => ({
+                tabindex: el.getAttribute('tabindex'), role: el.getAttribute('role'),
+                name: (document.getElementById(el.getAttribute('aria-labelledby')) || {}).textContent || '',
+                wide: el.scrollWidth > el.clientWidth }))""")
+            assert regions and all(r["tabindex"] == "0" and r["role"] == "region" for r in regions), (path, regions)
+            assert all(r["name"].strip() for r in regions), (path, regions)
+            assert any(r["wide"] for r in regions), path  # the table is wider than the phone
+            wide = page.locator("main .scroll").nth(next(i for i, r in enumerate(regions) if r["wide"]))
+            for _ in range(200):  # Tab until the region has the focus (the links before it first)
+                page.keyboard.press("Tab")
+                if wide.evaluate("el => el === document.activeElement"):
+                    break
+            else:
+                raise AssertionError(f"{path}: Tab never reached the scroll region")
+            style = wide.evaluate("el => { const s = getComputedStyle(el); return [s.outlineStyle, s.outlineWidth] }")
+            assert style == ["solid", "3px"], style
+            before = wide.evaluate("el => el.scrollLeft")  # 0 at the start: negative scrolls towards the end in rtl
+            page.keyboard.press("ArrowLeft" if locale == "ar" else "ArrowRight")
+            sign = -1 if locale == "ar" else 1
+            page.wait_for_function(  # the browser scrolls smoothly: wait for it to move
+                "([el, before, sign]) => (el.scrollLeft - before) * sign > 0",
+                arg=[wide.element_handle(), before, sign],
+                timeout=10_000,
+            )
+            assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), path
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("locale", ["en", "es", "ar"])
+def test_header_links_are_big_enough_to_tap_on_a_phone(chromium, site, signed_in, locale):
+    """WCAG 2.5.8 (target size): every link of the page frame's header, and its sign-out button,
+    is at least 24 × 24 px at 390 × 844 — a maintainer's wrapped menu, a reviewer's and a
+    signed-out visitor's header — in each interface language."""
+    small = []
+    for role, path in (("maintainer", "/admin/coverage"), ("reviewer", "/account"), ("anonymous", "/login")):
+        context, page = open_page(chromium, site, signed_in, role, locale, viewport=PHONE)
+        page.goto(site + path)
+        targets = page.locator("header.top a, header.top button")
+        assert targets.count() >= (8 if role == "maintainer" else 1), role
+        for i in range(targets.count()):
+            box = targets.nth(i).bounding_box()
+            if box is None or box["height"] < 24 or box["width"] < 24:
+                small.append(f"{role} {locale}: {targets.nth(i).inner_text()!r} {box}")
+        context.close()
+    assert not small, "\n".join(small)
 
 
 def test_phone_width_in_rtl_does_not_overflow(chromium, site, signed_in):
@@ -475,8 +562,8 @@ def test_shortcuts_work_under_any_keyboard_layout(chromium, site, signed_in):
     assert page.locator("#ctx-memory").is_visible() and page.locator("#ctx-mt").is_hidden()
     page.evaluate("document.getElementById('editable').remove()")
     press("arabic", "m")
-    page.wait_for_selector("#ctx-mt-lines li[data-n='2']")
-    line = page.locator("#ctx-mt-lines li[data-n='2'] bdi").inner_text()
+    page.wait_for_selector("#ctx-mt-lines li[data-key='2']")
+    line = page.locator("#ctx-mt-lines li[data-key='2'] bdi").inner_text()
     for layout, (key, code) in DIGIT_2.items():  # a digit amends from that line, Shift or not
         page.evaluate(_PRESS, [key, code, False])
         page.wait_for_selector("#amend-form:not([hidden])")

@@ -150,8 +150,9 @@ def test_the_activity_log_isolates_a_template_in_its_own_direction(review_app, s
     boss = _in(Browser(review_app).login("boss@example.org"), "ar")
     html = boss.get("/admin/activity").get_data(as_text=True)
     assert f'<bdi dir="ltr">ar/P19</bdi>: <bdi lang="ar" dir="rtl">{template}</bdi>' in html
-    assert 'correction: <bdi lang="ar" dir="rtl">[X] وُلِدَ في [Y]</bdi>' in html
-    assert 'reason: <bdi dir="auto">tashkeel</bdi>' in html  # not a template: its own direction
+    # the details named in the page's language (web/labels.py)
+    assert 'التصحيح: <bdi lang="ar" dir="rtl">[X] وُلِدَ في [Y]</bdi>' in html
+    assert 'السبب: <bdi dir="auto">tashkeel</bdi>' in html  # not a template: its own direction
 
 
 def _arabic_term(sessions) -> tuple[int, str, str]:

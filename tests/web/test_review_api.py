@@ -84,6 +84,26 @@ def test_decisions_progress_history_and_undo(review_app, sessions):
         assert row.seconds == 12.5 and row.source == "web" and row.user_id is not None
 
 
+def test_an_undo_sent_again_undoes_nothing_more(review_app):
+    # the review screen sends an undo through its outbox with a request id; when the answer is
+    # lost it sends it again: the decision before must not be undone too
+    ana = Browser(review_app).login("ana@example.org")
+    first, second = [i["id"] for i in ana.get("/api/v1/languages/es/queue").get_json()["items"][:2]]
+    assert ana.post(f"/api/v1/languages/es/items/{first}/decision", {"decision": "accept"}).status_code == 201
+    assert ana.post(f"/api/v1/languages/es/items/{second}/decision", {"decision": "reject"}).status_code == 201
+    once = ana.post("/api/v1/languages/es/undo", {"request_id": "u-1"}).get_json()
+    again = ana.post("/api/v1/languages/es/undo", {"request_id": "u-1"}).get_json()
+    assert (once["undone"]["item_id"], once["created"]) == (second, True)
+    assert (again["undone"]["id"], again["created"]) == (once["undone"]["id"], False)
+    past = ana.get("/api/v1/languages/es/history").get_json()["decisions"]
+    assert [(d["item_id"], d["retracted"]) for d in past] == [(second, True), (first, False)]
+    # another request id is another undo; a request id is per reviewer and checked like the others
+    assert ana.post("/api/v1/languages/es/undo", {"request_id": "u-2"}).get_json()["undone"]["item_id"] == first
+    assert ana.post("/api/v1/languages/es/undo", {"request_id": "x" * 65}).status_code == 422
+    bo = Browser(review_app).login("bo@example.org")
+    assert bo.post("/api/v1/languages/es/undo", {"request_id": "u-1"}).get_json()["undone"] is None
+
+
 def test_amend_is_validated_and_nothing_is_lost(review_app, sessions):
     ana = Browser(review_app).login("ana@example.org")
     item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]

@@ -61,7 +61,7 @@ def test_context_from_standing_decisions(review_app, sessions, tmp_path):
         )
     with sessions.begin() as s:
         ana = s.scalars(select(User).where(User.email == "ana@example.org")).one()
-        undone = undo(s, ana, get_assignment(s, ana, "ar"))
+        undone, _ = undo(s, ana, get_assignment(s, ana, "ar"))
         assert undone is not None and undone.relation_id == "P36"
     with sessions() as s:
         p103 = context.other_languages(s, "P103", ["ar", "el"])
@@ -93,6 +93,11 @@ def test_machine_translations_and_memory(review_app, sessions, tmp_path):
             "La lengua nativa de [X] es [Y].",
         ]
         assert [m["same"] for m in machine if m["text"].startswith("La")] == [False]
+        # the lines equal to the template but for the final period are the same: no key; the
+        # others numbered 1, 2… for the keys
+        assert [m["same"] for m in machine if m["text"].startswith("El")] == [True, True]
+        assert [(m["same"], m["key"]) for m in machine if m["key"] is not None] == [(False, 1)]
+        assert all(m["key"] is None for m in machine if m["same"])
         assert context.translation_memory(s, template) == []  # nothing accepted yet
     line = {"reviewer": "bo@example.org", "language": "es"}
     with sessions.begin() as s:
@@ -293,13 +298,24 @@ def _walk_the_panels(page, base: str, tap: bool) -> None:
     page.keyboard.press("t")
     assert page.locator("#ctx-memory").is_visible() and page.locator("#ctx-langs").is_hidden()
     _in_viewport(page)
+    # the first template's lines are all the template but for a period, offered by no key: the next one's
+    first = page.locator("#item-card").get_attribute("data-item")
+    page.keyboard.press("j")
+    page.wait_for_function(f"document.getElementById('item-card').dataset.item !== '{first}'")
     if tap:
         page.locator("#ctx-mt-toggle").tap()
-        page.locator("#ctx-mt-lines li[data-n='2'] .ctx-amend").tap()
     else:
-        page.keyboard.press("2")
+        page.keyboard.press("m")
+    keyed = page.locator("#ctx-mt-lines li[data-key]")
+    keyed.first.wait_for()
+    last = keyed.count()  # the last line offered, by its key (a line the same as the template has none)
+    wanted = keyed.nth(last - 1).locator("bdi").inner_text()
+    if tap:
+        page.locator(f"#ctx-mt-lines li[data-key='{last}'] .ctx-amend").tap()
+    else:
+        page.keyboard.press(str(last))
     page.wait_for_selector("#amend-form:not([hidden])")
-    assert page.locator("#amend-text").input_value() == lines[1]
+    assert page.locator("#amend-text").input_value() == wanted
     page.wait_for_function("document.getElementById('amend-msg').textContent !== ''")  # checked live
 
 
@@ -319,3 +335,86 @@ def test_context_panels_phone(chromium, live):
     _walk_the_panels(page, live.url, tap=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     context.close()
+
+
+@pytest.mark.backends("sqlite")
+def test_machine_keys_skip_the_lines_an_amendment_cannot_start_from(review_app, sessions):
+    """For every item of Ana's Spanish and Arabic queues, a line is `same` exactly when the
+    decision's own check (POST /validate with the item) says an amendment with its text is the
+    template itself, and the keys 1–9 number the other lines in order, invalid ones included:
+    their text is a start the reviewer corrects in the field (the check says what is wrong)."""
+    ana = Browser(review_app).login("ana@example.org")
+    seen = {"same": 0, "invalid": 0, "offered": 0}
+    for lang in ("es", "ar"):
+        for item, _, _ in review_sample(sessions, "ana@example.org", lang):
+            machine = ana.get(f"/api/v1/languages/{lang}/items/{item}/context").get_json()["machine"]
+            offered = [m for m in machine if not m["same"]]
+            assert [m["key"] for m in offered] == [k if k <= 9 else None for k in range(1, len(offered) + 1)]
+            assert all(m["key"] is None for m in machine if m["same"])
+            for m in machine:
+                checked = ana.post("/api/v1/validate", {"text": m["text"], "language": lang, "item": item}).get_json()
+                assert checked.get("same", False) is m["same"], (item, m)
+                if not m["valid"]:  # refused as it stands, never as the template itself
+                    assert checked["valid"] is False and not checked.get("same"), (item, m)
+                seen["same" if m["same"] else "invalid" if not m["valid"] else "offered"] += 1
+    assert all(seen.values()), seen  # each case met
+
+
+@pytest.mark.backends("sqlite")
+@pytest.mark.parametrize(("lang", "index", "phone"), [("es", 1, False), ("ar", 0, True)])
+def test_a_line_the_same_but_for_the_final_period_is_not_offered(chromium, live, sessions, lang, index, phone):
+    """In Chromium: a line equal to the template but for its final period is marked "same as the
+    template" with no Amend button and no key; the other lines keep theirs, numbered 1, 2… in
+    order, an invalid line included; its old digit amends from the line that has that key now (in
+    Spanish, the invalid "[X] proviene de."), or does nothing (in Arabic)."""
+    from tests.web.test_review_ui import sign_in, start_reviewing, wait_for_item
+
+    items = review_sample(sessions, "ana@example.org", lang)
+    size = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True} if phone else {}
+    context = chromium.new_context(bypass_csp=True, **(size or {"viewport": {"width": 1366, "height": 800}}))
+    page = context.new_page()
+    try:
+        sign_in(page, live.url, "ana@example.org")
+        page.goto(f"{live.url}/review/{lang}")
+        start_reviewing(page)
+        wait_for_item(page, items[0][0])
+        for k in range(1, index + 1):
+            page.keyboard.press("j")
+            wait_for_item(page, items[k][0])
+        template = items[index][2]
+        page.keyboard.press("m")
+        page.wait_for_selector("#ctx-mt-lines li[data-n='1']")
+        rows = page.locator("#ctx-mt-lines li[data-n]")
+        same = []
+        for k in range(rows.count()):
+            row = rows.nth(k)
+            text = row.locator("bdi").inner_text()
+            if text != template and text.rstrip(".") == template:  # the template but for the period
+                same.append((int(row.get_attribute("data-n")), text))
+                assert row.locator(".tag.state-standing").count() == 1, text
+                assert row.locator(".ctx-amend").count() == 0 and row.locator("kbd").count() == 0, text
+                assert row.get_attribute("data-key") is None, text
+            else:
+                assert row.locator(".ctx-amend").count() == 1, text
+        assert same, "no line the same as the template but for its final period"
+        keyed = page.locator("#ctx-mt-lines li[data-key]")
+        keys = [int(k) for k in keyed.evaluate_all("rows => rows.map((r) => r.dataset.key)")]
+        assert keys and keys == list(range(1, len(keys) + 1)), keys
+        for k in keys:
+            row = keyed.nth(k - 1)
+            assert row.locator("kbd").inner_text() == str(k)
+            assert row.locator(".ctx-amend").get_attribute("aria-keyshortcuts") == str(k)
+        n, text = same[-1]
+        page.keyboard.press(str(n))  # the same line's place: the line keyed n now, if any
+        if n not in keys:  # nothing opened: had it, this 1 would be typed into the field
+            page.keyboard.press("1")
+        wanted = keyed.nth((n if n in keys else 1) - 1).locator("bdi").inner_text()
+        page.wait_for_selector("#amend-form:not([hidden])")
+        assert page.locator("#amend-text").input_value() == wanted != text
+        page.wait_for_function("document.getElementById('amend-msg').textContent !== ''")  # checked live
+        assert "same" not in (page.locator("#amend-msg").get_attribute("class") or "").split()
+        if lang == "es":  # the line keyed 4 is the invalid one: offered, and the check says what is wrong
+            assert n == 4 and wanted == "[X] proviene de."
+            page.wait_for_selector("#amend-msg.invalid")
+    finally:
+        context.close()

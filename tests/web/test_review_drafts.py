@@ -120,11 +120,15 @@ def test_drafts_go_when_saved_after_moving_on_when_a_week_old_and_on_sign_out(
             page.locator("#suggest-text").press("Enter")
         page.evaluate(f"location.hash = '#item-{other[0]}'")
         wait_for_item(page, other[0])
-        assert len(held) == 1 and draft in _keys(page, draft)  # sent, not answered yet: still a draft
+        # sent, not answered yet: kept in the outbox (every write waits there until stored), no
+        # longer a draft — a reload would otherwise show it twice and invite a second send
+        outbox = "() => Object.keys(localStorage).filter(k => k.startsWith('curator.outbox.')).map(k => localStorage.getItem(k)).join('')"
+        assert len(held) == 1 and draft not in _keys(page, draft)
+        assert json.dumps(SUGGESTION[lang], ensure_ascii=False)[1:-1] in page.evaluate(outbox)
         with page.expect_response(lambda r: pattern.match(r.url) is not None):
             held[0].continue_()
         page.unroute(pattern)
-        page.wait_for_function(f"localStorage.getItem('{draft}') === null", timeout=GUARD_MS)
+        page.wait_for_function(f"({outbox})() === ''", timeout=GUARD_MS)
         with sessions() as s:
             assert s.scalars(select(Suggestion.text)).all() == [SUGGESTION[lang]]
         page.evaluate(f"location.hash = '#item-{items[0][0]}'")
@@ -158,5 +162,103 @@ def test_drafts_go_when_saved_after_moving_on_when_a_week_old_and_on_sign_out(
         page.wait_for_url(re.compile(r".*/login.*"))
         assert _keys(page, mine) == {}
         assert _keys(page, someone_else) == {someone_else: stored[someone_else]}
+    finally:
+        context.close()
+
+
+REPLY = {"es": "Gracias: «nació en» suena mejor", "ar": "شكرًا، «وُلد في» أفضل هنا"}
+
+
+@pytest.mark.parametrize(("lang", "phone"), [("es", True), ("ar", False)])
+def test_a_reply_draft_is_kept_by_its_thread_until_it_is_sent(chromium, live, sessions, lang, phone):
+    """A reply typed in a thread's box and not sent is kept in this browser under its thread: after
+    a reload, and after moving to another relation and back, it is in its box again with the
+    drafts' note (the other thread's box stays empty); a reply the server refuses comes back as
+    that draft, with the server's words; once sent and stored it goes, and a reload shows the box
+    empty."""
+    from curator.core.models import AssignmentItem, Comment
+    from curator.review.comments import add_comment
+    from curator.review.service import get_assignment
+    from curator.web.i18n import load_catalogue
+
+    items = review_sample(sessions, "ana@example.org", lang)
+    first, relation = items[0][0], items[0][1]
+    other = next(i for i in items if i[1] != relation)  # neither thread is shown there
+    with sessions.begin() as s:
+        ana = s.scalar(select(User).where(User.email == "ana@example.org"))
+        assignment = get_assignment(s, ana, lang)
+        on_template, _ = add_comment(s, ana, assignment, "¿«nació» o «nacida»?", item=s.get(AssignmentItem, first))
+        on_relation, _ = add_comment(s, ana, assignment, "una relación clara", relation=relation)
+        s.flush()
+        thread, relation_thread, uid = on_template.id, on_relation.id, ana.id
+    note_text = load_catalogue(lang).gettext("Unsaved reply, kept from before: it is sent when you press “Reply”.")
+    assert note_text != "Unsaved reply, kept from before: it is sent when you press “Reply”."
+    draft = f"curator.draft.{uid}.{lang}.reply.{thread}"
+    box = f'[data-thread="{thread}"] .reply-text-input'
+    note = f'[data-thread="{thread}"] .reply-form .draft-note'
+    context = chromium.new_context(bypass_csp=True, **(PHONE if phone else DESKTOP))
+    page = context.new_page()
+
+    def shown(item: int) -> None:
+        page.wait_for_selector("#review[data-ready='1']")
+        wait_for_item(page, item)
+
+    try:
+        sign_in(page, live.url, "ana@example.org")
+        context.add_cookies([{"name": "curator_locale", "value": lang, "url": live.url}])
+        page.goto(f"{live.url}/review/{lang}")
+        page.wait_for_selector("#review[data-ready='1']")
+        _press(page, "#start", phone)
+        page.wait_for_selector("#intro", state="hidden")
+        wait_for_item(page, first)
+        assert page.locator(note).is_hidden()
+
+        # ---- typed, not sent: kept under its thread, back after a reload with the note
+        page.locator(box).fill(REPLY[lang])
+        assert json.loads(_keys(page, draft)[draft])["text"] == REPLY[lang]
+        assert page.locator(note).is_hidden()  # typed just now: nothing "kept from before" yet
+        page.reload()
+        shown(first)
+        assert page.locator(box).input_value() == REPLY[lang]
+        assert page.locator(note).is_visible() and page.locator(note).inner_text() == note_text
+        other_box = f'[data-thread="{relation_thread}"] .reply-text-input'
+        assert page.locator(other_box).input_value() == ""
+        assert page.locator(f'[data-thread="{relation_thread}"] .reply-form .draft-note').is_hidden()
+
+        # ---- moving away (the threads are not on screen) and back
+        page.evaluate(f"location.hash = '#item-{other[0]}'")
+        wait_for_item(page, other[0])
+        assert page.locator(box).count() == 0
+        page.evaluate(f"location.hash = '#item-{first}'")
+        wait_for_item(page, first)
+        assert page.locator(box).input_value() == REPLY[lang]
+        assert page.locator(note).is_visible()
+
+        # ---- refused by the server (a control character): the text comes back as the draft
+        refused = REPLY[lang] + "\u0007"
+        page.locator(box).fill(refused)
+        _press(page, f'[data-thread="{thread}"] .reply-form button[type=submit]', phone)
+        page.wait_for_selector(f'[data-thread="{thread}"] .reply-form .validation.invalid')
+        assert "U+0007" in page.locator(f'[data-thread="{thread}"] .reply-form .validation').inner_text()
+        assert page.locator(box).input_value() == refused
+        assert page.locator(note).is_visible()
+        assert json.loads(_keys(page, draft)[draft])["text"] == refused
+        page.reload()
+        shown(first)
+        assert page.locator(box).input_value() == refused
+
+        # ---- sent and stored: the draft goes; after a reload the box is empty, the reply listed
+        page.locator(box).fill(REPLY[lang])
+        _press(page, f'[data-thread="{thread}"] .reply-form button[type=submit]', phone)
+        page.locator(f'[data-thread="{thread}"] li.reply', has_text=REPLY[lang]).wait_for()
+        page.wait_for_function(f"localStorage.getItem('{draft}') === null", timeout=GUARD_MS)
+        assert page.locator(box).input_value() == "" and page.locator(note).is_hidden()
+        with sessions() as s:
+            assert s.scalars(select(Comment.text).where(Comment.parent_id == thread)).all() == [REPLY[lang]]
+        page.reload()
+        shown(first)
+        page.locator(f'[data-thread="{thread}"] li.reply', has_text=REPLY[lang]).wait_for()
+        assert page.locator(box).input_value() == "" and page.locator(note).is_hidden()
+        assert _keys(page, draft) == {}
     finally:
         context.close()

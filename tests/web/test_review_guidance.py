@@ -151,6 +151,71 @@ def test_new_reviewer_sees_the_guidelines_before_the_first_item(chromium, live, 
     context.close()
 
 
+# the point at the centre of an element: the element itself or inside it (nothing drawn over it)
+UNCOVERED = """el => {
+    const box = el.getBoundingClientRect();
+    const at = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return at === el || el.contains(at);
+}"""
+
+
+@pytest.mark.parametrize("lang", ["es", "ar"])
+def test_start_reviewing_is_in_reach_on_a_phone(chromium, live, sessions, lang):
+    """On a phone the guidelines run to about two screens: their one "Start reviewing" button stays
+    in a bar at the bottom of the screen, in view and uncovered from the first load, after the
+    guidelines in the reading (and Tab) order; at the end of the guidelines it covers no line of
+    them; a tap on it starts the review."""
+    from curator.web.i18n import load_catalogue
+
+    items = review_sample(sessions, "ana@example.org", lang)
+    start = load_catalogue(lang).gettext("Start reviewing")
+    assert start != "Start reviewing"
+    context = phone(chromium)
+    page = context.new_page()
+    sign_in(page, live.url, "ana@example.org")
+    context.add_cookies([{"name": "curator_locale", "value": lang, "url": live.url}])
+    page.goto(f"{live.url}/review/{lang}")
+    page.wait_for_selector("#review[data-ready='1']")
+    assert page.locator("html").get_attribute("lang") == lang
+    intro = page.locator("#intro")
+    assert intro.is_visible() and page.locator("#work").is_hidden()
+    # what this is about: the guidelines are longer than the screen, and the page is at its top
+    assert intro.bounding_box()["height"] > 1.5 * PHONE["height"]
+    assert page.evaluate("window.scrollY") == 0
+    button = page.get_by_role("button", name=start)
+    assert button.count() == 1 and button.get_attribute("id") == "start"
+    inside_viewport(page, "#start")
+    assert button.evaluate(UNCOVERED)
+    # read (and reached with Tab) after the last line of the guidelines, inside the intro
+    after_the_text = """el => {
+        const lines = [...document.querySelectorAll('#intro p, #intro li')].filter(n => !n.contains(el));
+        return lines.every(n => n.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }"""
+    assert button.evaluate(after_the_text)
+
+    # at the end of the guidelines the bar is in its place, under the last line, not over it
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    page.wait_for_function("window.scrollY + innerHeight >= document.documentElement.scrollHeight - 1")
+    last = page.locator("#intro > :is(p, ul):not(.intro-start)").last
+    bar = page.locator("#intro .intro-start").bounding_box()
+    assert last.bounding_box()["y"] + last.bounding_box()["height"] <= bar["y"] + 0.5
+    assert last.evaluate(UNCOVERED)
+    inside_viewport(page, "#start")
+    assert button.evaluate(UNCOVERED)
+
+    # from the first screen: one tap starts
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_function("window.scrollY === 0")
+    inside_viewport(page, "#start")
+    button.tap()
+    page.wait_for_selector("#intro", state="hidden")
+    wait_for_item(page, items[0][0])
+    with sessions() as s:
+        seen = select(Assignment.guidelines_seen_at).join(User)
+        assert s.scalar(seen.where(User.email == "ana@example.org", Assignment.language == lang)) is not None
+    context.close()
+
+
 def test_maintainer_edits_a_languages_guidelines_shown_escaped(chromium, live, review_app, sessions):
     boss = Browser(review_app).login("boss@example.org")
     page = boss.get("/admin/languages/es/guidelines").get_data(as_text=True)
@@ -479,7 +544,8 @@ def test_comments_on_the_review_screen(chromium, live, sessions):
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_a_draft_stays_with_its_template(chromium, live, sessions, viewport):
-    """A comment typed on one template and left unsent is not carried to the next one."""
+    """A comment typed on one template is not carried to the next one: deciding the template sends
+    it beside the decision (docs/review-app.md, "Pending work"); the relation's drafts stay."""
     items = review_sample(sessions, "ana@example.org", "es")
     relation = items[0][1]
     assert items[1][1] == relation
@@ -502,13 +568,18 @@ def test_a_draft_stays_with_its_template(chromium, live, sessions, viewport):
         page.locator("#accept").click()
     wait_for_item(page, items[1][0])
     assert page.locator("#item-comment-text").input_value() == ""
+    page.wait_for_function("() => document.getElementById('review').dataset.busy !== '1'")
     # the relation is the same: its drafts stay
     assert page.locator("#relation-comment-text").input_value() == "about the whole relation"
     assert page.locator("#suggest-text").input_value() == "[X] vio la luz en [Y]"
     page.locator("#item-comment-form").get_by_role("button", name="Add comment").click()  # empty: refused
     page.wait_for_timeout(300)
+    assert page.locator("#item-comment-msg").inner_text().strip() != ""  # said beside the button
     with sessions() as s:
-        assert s.scalars(select(Comment.id)).all() == []
+        # the comment typed on the first template went with its decision, on that template
+        assert s.execute(select(Comment.text, Comment.template_id.is_not(None))).all() == [
+            ("about the first template", True)
+        ]
         assert s.execute(select(Decision.item_id, Decision.decision)).all() == [(items[0][0], "accept")]
     # on to another relation: the relation's drafts go too
     other = next(i for i in items if i[1] != relation)

@@ -45,15 +45,16 @@ def _method_map():
 
 
 def extracted() -> dict[str, set[str]]:
-    """msgid -> the files it comes from (plural forms: the singular's id)."""
+    """msgid -> the files it comes from (plural forms: the singular's id; a message with a
+    context, pgettext's, as gettext keys it: "context\x04msgid")."""
     method_map, options_map = _method_map()
     found: dict[str, set[str]] = {}
-    for filename, _lineno, message, _comments, _context in extract_from_dir(
+    for filename, _lineno, message, _comments, context in extract_from_dir(
         str(ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True
     ):
         msgid = message[0] if isinstance(message, (tuple, list)) else message
         if msgid:
-            found.setdefault(msgid, set()).add(Path(filename).as_posix())
+            found.setdefault(f"{context}\x04{msgid}" if context else msgid, set()).add(Path(filename).as_posix())
     return found
 
 
@@ -72,8 +73,9 @@ def catalogue(locale: str):
 def _gaps(locale: str, ids) -> list[str]:
     cat = catalogue(locale)
     gaps = []
-    for msgid in sorted(ids):
-        entry = cat.get(msgid)
+    for key in sorted(ids):
+        context, _eot, msgid = key.rpartition("\x04")
+        entry = cat.get(msgid, context=context or None)
         string = entry.string if entry is not None else None
         if isinstance(string, (tuple, list)):
             string = string[0] if all(string) else ""

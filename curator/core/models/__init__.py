@@ -20,7 +20,14 @@ from curator.core.models.ingest import (
     XfactrTemplate,
     first_english,
 )
-from curator.core.models.oversight import ActivityEntry, LineDrop, PasswordReset, ProposalReview, Resolution
+from curator.core.models.oversight import (
+    ActivityEntry,
+    LineDrop,
+    PasswordReset,
+    ProposalReview,
+    ResetRequest,
+    Resolution,
+)
 from curator.core.models.quality import TemplateSignal
 from curator.core.models.release import DatasetVersion, VersionPattern, VersionTuples
 from curator.core.models.review import (
@@ -66,6 +73,7 @@ __all__ = [
     "ProposalReview",
     "Relation",
     "RelationCoverage",
+    "ResetRequest",
     "Resolution",
     "SourceFile",
     "Suggestion",

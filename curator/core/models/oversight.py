@@ -1,7 +1,8 @@
 """What maintainers decide about the reviewers' work, and what they did (issue 28): their answers
 to proposals, their resolutions of disagreements, the lines they drop from a release, one-time
-password-reset links, and the activity log of every maintainer action. Rows are never deleted:
-a later row supersedes an earlier one, and an undo is a row (or a timestamp) of its own."""
+password-reset links and the requests for one, and the activity log of every maintainer action.
+Rows are never deleted: a later row supersedes an earlier one, and an undo is a row (or a
+timestamp) of its own."""
 
 from __future__ import annotations
 
@@ -88,6 +89,23 @@ class PasswordReset(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
     used_at: Mapped[datetime | None]
+
+
+class ResetRequest(Base):
+    """A "Forgot password?" request made where the app sends no e-mail: the account asks the
+    maintainers of its languages, in the app, for a password-reset link (review.reset_requests).
+    One open row per account (asking again refreshes it); closed (`closed_at`) when a maintainer
+    or the command line makes a reset link for the account, or a maintainer dismisses it."""
+
+    __tablename__ = "reset_requests"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    note: Mapped[str] = mapped_column(String(500), default="")  # the asker's own words, optional
+    asked_at: Mapped[datetime] = mapped_column(default=utcnow)  # the latest ask
+    closed_at: Mapped[datetime | None]
+    closed_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))  # None: the command line
+    outcome: Mapped[str | None] = mapped_column(String(10))  # "link" | "dismissed"
 
 
 class ActivityEntry(Base):

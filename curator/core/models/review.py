@@ -134,12 +134,13 @@ class AssignmentItem(Base):
 
 
 class Decision(Base):
-    """One accept / amend / reject. A later decision on the same item supersedes it;
-    an undo retracts it. Rows are never deleted."""
+    """One accept / amend / reject / unsure (a reject or an unsure with an optional reason). A
+    later decision on the same item supersedes it; an undo retracts it. Rows are never deleted."""
 
     __tablename__ = "decisions"
     __table_args__ = (
         UniqueConstraint("user_id", "request_id"),
+        UniqueConstraint("user_id", "undo_request_id"),
         Index("ix_decisions_item_current", "item_id", "retracted"),
     )
 
@@ -152,12 +153,16 @@ class Decision(Base):
     decision: Mapped[str] = mapped_column(String(10))  # accept | amend | reject | unsure
     correction_raw: Mapped[str | None] = mapped_column(String(2000))
     correction: Mapped[str | None] = mapped_column(String(2000))  # cleaned
+    # why, in the reviewer's words (reject and unsure only): surrounding blanks trimmed, else as typed
+    reason: Mapped[str | None] = mapped_column(String(2000))
     seconds: Mapped[float | None]  # time spent on the item
     source: Mapped[str] = mapped_column(String(20), default=DecisionSource.WEB.value)  # DecisionSource
     request_id: Mapped[str | None] = mapped_column(String(64))  # client key: a resend is a no-op
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted: Mapped[bool] = mapped_column(default=False)
     retracted_at: Mapped[datetime | None]
+    # the client key of the undo that retracted it: an undo sent again after a lost answer is a no-op
+    undo_request_id: Mapped[str | None] = mapped_column(String(64))
 
 
 class Suggestion(Base):

@@ -1,7 +1,8 @@
 // The review screen: one template at a time, keyboard first, every decision saved at once.
 // The entry module (review.html loads it with <script type="module">, no build step): the keys,
 // the buttons and the start; the work is in review/ (docs/architecture.md, "The browser code"):
-// queue.js (the sample, load, decide, undo), offline.js (the outbox and reconnecting), item.js
+// queue.js (the sample, load, decide, undo), pending.js (the item's typed work and what a decision
+// does with it), offline.js (the one outbox of every write, and reconnecting), item.js
 // (the item card), comments.js, amend.js, livecheck.js, drafts.js, server.js (the JSON API),
 // page.js (the page's data and shared state), i18n.js (`t`, `tn`: every string shown is
 // translated, from the page's #i18n JSON block, curator/web/i18n.py JS_MESSAGES), bidi.js (the
@@ -11,13 +12,14 @@ import {comment, suggest} from "./review/comments.js";
 import {shortcutKey, typing} from "./review/keys.js";
 import {liveCheck} from "./review/livecheck.js";
 import {t} from "./review/i18n.js";
-import {flush, goOffline, outbox, sayRefused} from "./review/offline.js";
+import {flush, goOffline, handle, outbox, sayRefused} from "./review/offline.js";
 import {$, KINDS, drafts, rtl, say, state, toTop} from "./review/page.js";
-import {decide, load, refreshQueue, step, undo} from "./review/queue.js";
+import {decide, load, refreshQueue, step, undo, undoAnswer} from "./review/queue.js";
 import {call, fail} from "./review/server.js";
 
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (state.asking) return;  // the question about typed work is open: its own buttons and Esc only
   if (typing()) {
     if (event.key === "Escape") {
       if (document.activeElement === $("amend-text")) cancelAmend();
@@ -79,9 +81,33 @@ async function startReviewing() {
 
 // A press on the bar keeps the focus where it is (a field keeps its text and its place).
 $("actions").addEventListener("mousedown", (e) => { if (e.target.closest("button")) e.preventDefault(); });
-$("accept").addEventListener("click", () => decide(KINDS.ACCEPT));
-$("reject").addEventListener("click", () => decide(KINDS.REJECT));
-$("unsure").addEventListener("click", () => decide(KINDS.UNSURE));
+// One gesture decides at most one item: a press that began before this item was shown, and, on a
+// template other than the one the last tap decided, a tap or click less than REPEAT_MS after that
+// one (a finger tapping twice, a double click: longer than the systems' double-click time) are
+// taken as a repeat of that tap. The page's own clock decides, not the event's `detail` (the
+// browser counts a double tap by its own timing and place, whatever the page showed between). A
+// tap on the same template (after going back from the question about typed work, say) is a tap of
+// its own.
+const REPEAT_MS = 600;
+let lastTap = {at: -Infinity, item: null};
+let pressedAt = -Infinity;
+$("actions").addEventListener("pointerdown", () => { pressedAt = performance.now(); });
+function decisionButton(kind) {
+  return (event) => {
+    if (!state.ctx) return;
+    const now = performance.now();
+    const item = state.ctx.item.id;
+    const pointer = event.detail > 0;  // a click from a pointer (a key on a focused button: 0)
+    const repeat = lastTap.item !== item && now - lastTap.at < REPEAT_MS;
+    if (pointer && (pressedAt < state.shownAt || repeat)) return;
+    if (pointer) lastTap = {at: now, item};
+    decide(kind);
+  };
+}
+$("accept").addEventListener("click", decisionButton(KINDS.ACCEPT));
+$("reject").addEventListener("click", decisionButton(KINDS.REJECT));
+$("unsure").addEventListener("click", decisionButton(KINDS.UNSURE));
+$("bar-undo").addEventListener("click", undo);
 $("amend").addEventListener("click", showAmend);
 $("amend-cancel").addEventListener("click", cancelAmend);
 // the live check of a field stops when its form is sent (livecheck.js): what the sending says stays
@@ -98,7 +124,7 @@ $("suggest-form").addEventListener("submit", (e) => { checkSuggestion.cancel(); 
 $("item-comment-form").addEventListener("submit", (e) => comment(e, "item"));
 $("relation-comment-form").addEventListener("submit", (e) => comment(e, "relation"));
 // every keystroke in a field is kept as a draft of what is on screen (a correction only once it differs)
-["item-comment-text", "relation-comment-text", "suggest-text", "amend-text"].forEach((id) => {
+["item-comment-text", "relation-comment-text", "suggest-text", "amend-text", "reason-text"].forEach((id) => {
   $(id).addEventListener("input", () => {
     const text = $(id).value;
     drafts.keep(id, id === "amend-text" && text === state.amendStart ? "" : text);
@@ -113,6 +139,7 @@ $("relation-comment-form").addEventListener("submit", (e) => comment(e, "relatio
     }
   });
 });
+handle("undo", undoAnswer);
 $("undo").addEventListener("click", undo);
 $("prev").addEventListener("click", () => step(-1));
 $("next").addEventListener("click", () => step(1));

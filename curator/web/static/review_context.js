@@ -4,7 +4,10 @@
 // chose, and a translation memory. Kept apart from review.js: it follows the item review.js
 // shows through #item-card's data-item, and starts an amendment through review.js's own
 // Amend button. Keys map as review.js's do (keys.js): M, O, T open a panel, 1–9 amend
-// from that machine translation. Text from the server goes in as text nodes only.
+// from that machine translation. A line the same as the template (`same`: equal once cleaned,
+// a final period or a space apart) offers no amendment, which could only be refused: no button,
+// no digit, the digits numbering the other lines (the server's `key`, curator/review/context.py).
+// Text from the server goes in as text nodes only.
 import {bdi} from "./review/bidi.js";
 import {tn} from "./review/i18n.js";
 import {shortcutKey, typing} from "./review/keys.js";
@@ -112,17 +115,21 @@ function renderMachine() {
   data.machine.forEach((m) => {
     const row = el("li");
     row.dataset.n = m.n;
-    const key = el("kbd", String(m.n));
+    if (m.key) {
+      row.dataset.key = m.key;
+      row.append(el("kbd", String(m.key)), " ");
+    }
     const text = stored(m.text);
     const system = el("span", m.system.replace(/^pararel_/, ""), "tag");
-    row.append(key, " ", text, " ", system);
+    row.append(text, " ", system);
     if (m.same) row.append(" ", el("span", say("same"), "tag state-standing"));
     if (!m.valid) row.append(" ", el("span", say("invalid"), "tag state-retracted"));
-    if (m.n <= 9) {
+    // an invalid line is offered: its text is a start, the live check says what to correct
+    if (!m.same) {
       const button = el("button", say("amend_from"), "link ctx-amend");
       button.type = "button";
-      button.setAttribute("aria-keyshortcuts", String(m.n));
-      button.addEventListener("click", () => amendFrom(m.n));
+      if (m.key) button.setAttribute("aria-keyshortcuts", String(m.key));
+      button.addEventListener("click", () => amendFrom((line) => line.n === m.n));
       row.append(" ", button);
     }
     list.appendChild(row);
@@ -191,11 +198,12 @@ function toggle(name) {
   $(PANELS[name]).scrollIntoView({block: "nearest"});
 }
 
-// Amend, starting from machine translation `n`: review.js's Amend (it opens and focuses the
-// field), then that line's text in the field, checked live like typed text.
-async function amendFrom(n) {
+// Amend, starting from the machine translation `which` picks: review.js's Amend (it opens and
+// focuses the field), then that line's text in the field, checked live like typed text. Never
+// from a line the same as the template.
+async function amendFrom(which) {
   const d = await ensure();
-  const line = d && d.machine.find((m) => m.n === n);
+  const line = d && d.machine.find((m) => !m.same && which(m));
   if (!line) return;
   $("amend").click();
   const input = $("amend-text");
@@ -250,7 +258,7 @@ document.addEventListener("keydown", (event) => {
   const key = shortcutKey(event);
   if (KEYS[key]) { event.preventDefault(); if (!event.repeat) toggle(KEYS[key]); return; }
   // a number starts an amendment, never replaces one in progress (the focus may have left it)
-  if (/^[1-9]$/.test(key) && $("amend-form").hidden) { event.preventDefault(); if (!event.repeat) amendFrom(Number(key)); }
+  if (/^[1-9]$/.test(key) && $("amend-form").hidden) { event.preventDefault(); if (!event.repeat) amendFrom((m) => m.key === Number(key)); }
 });
 
 // review.js sets data-item on #item-card whenever it shows another item

@@ -1,7 +1,8 @@
 // Drafts (issue 37): a comment, suggestion or correction typed and not saved yet is kept in
 // this browser (localStorage, per reviewer and language) under what it was typed about — the
-// template (a comment on it, a correction) or the relation (a comment on it, a suggestion) — and
-// comes back, with a visible note, when that template or relation is shown again. It goes once
+// template (a comment on it, a correction), the relation (a comment on it, a suggestion) or the
+// thread (a reply: `reply`) — and comes back, with a visible note, when that template, relation
+// or thread is shown again. It goes once
 // saved, emptied or cancelled (Esc on a correction), when the reviewer signs out (signout.js:
 // `removeDrafts`), and after a week untouched: each is stored with the time it was typed
 // ({text, at}), and the review screen drops this reviewer's older ones when it loads.
@@ -9,6 +10,9 @@
 
 const MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 const BY_RELATION = new Set(["relation-comment-text", "suggest-text"]);
+// the review screen's fields that keep a draft: the item's (correction, reason, comment), the
+// relation's (comment, suggestion); a reply box keeps one by its thread ("reply.<thread id>": `reply`)
+export const FIELDS = ["amend-text", "reason-text", "item-comment-text", "relation-comment-text", "suggest-text"];
 
 // Every draft of a reviewer starts with this (every language): "curator.draft.<user id>.".
 export const draftPrefix = (user) => `curator.draft.${user}.`;
@@ -63,8 +67,10 @@ function expire(user) {
 // The drafts of `user` in `lang`; `current()` is the context on screen (null before the first).
 export function createDrafts(user, lang, current) {
   const prefix = draftPrefix(user) + lang + ".";
-  const key = (field, c) => prefix + field + "." + (BY_RELATION.has(field) ? c.relation.id : c.item.id);
-  const note = (field, shown) => { document.getElementById(field + "-draft").hidden = !shown; };
+  const keyFor = (field, item, relation) => prefix + field + "." + (BY_RELATION.has(field) ? relation : item);
+  const key = (field, c) => keyFor(field, c.item.id, c.relation.id);
+  const replyKey = (thread) => prefix + "reply." + thread;
+  const note = (field, shown) => { const el = document.getElementById(field + "-draft"); if (el) el.hidden = !shown; };
   expire(user);
   return {
     // what the field holds now, kept for the template or relation on screen
@@ -82,12 +88,34 @@ export function createDrafts(user, lang, current) {
       note(field, Boolean(text.trim()));
     },
     stored: (field, c) => get(key(field, c)),
+    // a text that could not be stored (refused, or its item no longer on screen) kept as the draft
+    // of item `item` (or relation `relation`), unless a newer draft is there: typed work is never dropped
+    keepFor(field, item, relation, text) {
+      const k = keyFor(field, item, relation);
+      if (!get(k).trim()) put(k, text);
+      const ctx = current();
+      if (ctx && key(field, ctx) === k) {
+        const input = document.getElementById(field);
+        if (input && !input.value.trim() && field !== "amend-text") input.value = text;
+        note(field, true);
+      }
+    },
     // saved (`text`: what was sent; the draft stays if the reviewer typed on meanwhile) or discarded
     forget(field, c, text) {
       const k = key(field, c);
       if (text === undefined || get(k) === text) put(k, "");
       const ctx = current();
       if (ctx && key(field, ctx) === k) note(field, false);
+    },
+    // A reply box's draft, kept by its thread (the id of the comment that opened it), whichever
+    // template shows the thread; the box and its note are comments.js's.
+    reply: {
+      keep: (thread, text) => put(replyKey(thread), text),
+      stored: (thread) => get(replyKey(thread)),
+      // a refused reply's text, unless a newer draft is there
+      keepFor(thread, text) { if (!get(replyKey(thread)).trim()) put(replyKey(thread), text); },
+      // sent (`text`: what was sent; a draft typed on meanwhile stays)
+      forget(thread, text) { if (get(replyKey(thread)) === text) put(replyKey(thread), ""); },
     },
   };
 }

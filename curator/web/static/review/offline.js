@@ -1,11 +1,15 @@
-// Offline: decisions wait in the browser (outbox.js) and go to the server in order when it
-// answers again (`flush`); meanwhile the reviewer goes on with the templates already loaded
-// (queue.js prefetch), and the page says "Offline — 3 decisions waiting".
+// The one outbox of the review screen: every write — a decision, a comment, a suggestion, a reply —
+// waits in the browser (outbox.js) and goes to the server in order, each with its request id
+// (`flush`); offline, the reviewer goes on with the templates already loaded (queue.js prefetch),
+// and the page says "Offline — 3 decisions waiting". An entry is {kind, item, relation, path,
+// body, …}: `kind` "decision" (the default: entries kept by an earlier version of the page) or
+// "comment", "suggestion", "reply", "undo" (of a stored decision); what its answer shows is its
+// kind's handler's (`handle`).
 import {t, tn} from "./i18n.js";
 import {$, drafts, indexOf, label, lang, root, say, state, toTop} from "./page.js";
 import {render, setProgress} from "./item.js";
 import {Outbox, Reconnect} from "./outbox.js";
-import {contexts, load, prefetch} from "./queue.js";
+import {contexts, load, prefetch, sayDecided} from "./queue.js";
 import {call} from "./server.js";
 
 const GONE = new Set([404, 409, 422]);  // refusals that sending again cannot change; any other is retried
@@ -15,6 +19,15 @@ export const answers = new Map();  // request id -> the server's answer, for que
 let refused = [];                  // {id, message}: waiting decisions the server refused
 let stalled = false;               // offline, and no loaded template left to go on with
 let flushing = null;               // the running `flush`
+const handlers = {};               // kind -> {stored(entry, answer), refused(entry, answer)}: comments.js
+const ANSWER_WAIT_MS = 3000;       // a write unanswered this long waits, and the reviewer goes on
+
+export const isDecision = (entry) => !entry.kind || entry.kind === "decision";
+const pathOf = (entry) => entry.path || `/items/${entry.item}/decision`;
+
+// What the page does when a write of `kind` is stored or refused (comments.js: the comment list,
+// the message under its field, the text back in its field when refused).
+export function handle(kind, handler) { handlers[kind] = handler; }
 
 // A decision answered while `decide` waited for it: its refusal is said there, not here.
 export function dropRefused(requestId) { refused = refused.filter((m) => m.id !== requestId); }
@@ -39,7 +52,7 @@ export function flush() {
 // One waiting decision to the server: null once it left the list, else why `flush` stops.
 async function send(entry) {
   outbox.update(entry.body.request_id, {tried: true});  // from now on the server may hold it
-  const r = await call("POST", `/items/${entry.item}/decision`, entry.body, true);
+  const r = await call("POST", pathOf(entry), entry.body, true);
   if (r.status === 0 || r.status >= 500) { goOffline(); return r.status === 0 ? "unreachable" : "later"; }
   if (r.status === 401) return "signed-out";
   // a proxy's 408, 413 or 429 (or any refusal but GONE's) may pass: sent again with the backoff
@@ -49,7 +62,8 @@ async function send(entry) {
     // undone after it was sent: stored now (or already), so undone there too — unless the
     // answer says it is undone already (an earlier /undo whose answer was lost)
     if (r.ok && !r.data.decision.retracted) {
-      const u = await call("POST", "/undo", {}, true);
+      // its own request id: an undo sent again after a lost answer undoes nothing more
+      const u = await call("POST", "/undo", {request_id: `${entry.body.request_id}-undo`}, true);
       if (u.status === 401) return "signed-out";
       if (!u.ok) { goOffline(); return u.status === 0 ? "unreachable" : "later"; }
     }
@@ -58,13 +72,35 @@ async function send(entry) {
     return null;
   }
   outbox.remove(entry.body.request_id);
+  if (!isDecision(entry)) {
+    const handler = handlers[entry.kind];
+    if (handler) await (r.ok ? handler.stored : handler.refused)(entry, r);
+    showConnection();
+    return null;
+  }
   answers.set(entry.body.request_id, r);
   if (!r.ok) {
     refused.push({id: entry.body.request_id,
                   message: t("A decision made offline was not saved: %(error)s", {error: r.data.error || t("Not saved.")})});
+    // what was typed with it comes back as a draft on its item
+    if (entry.body.reason) drafts.keepFor("reason-text", entry.item, entry.relation, entry.body.reason);
+    if (entry.body.correction) drafts.keepFor("amend-text", entry.item, entry.relation, entry.body.correction);
   }
   showConnection();
   return null;
+}
+
+// A write that is not a decision (a comment, a suggestion, a reply): kept in the outbox, then sent
+// after whatever waits before it. "stored" or "refused" once its handler has shown the answer, or
+// "waiting": offline, or no answer within ANSWER_WAIT_MS (it is sent when the server answers).
+export async function submit(entry) {
+  outbox.add(entry);
+  showConnection();
+  if (state.offline) return "waiting";
+  const result = await Promise.race([flush(), new Promise((r) => setTimeout(() => r("slow"), ANSWER_WAIT_MS))]);
+  if (result === "slow") goOffline();
+  if (outbox.find(entry.body.request_id)) return "waiting";
+  return "done";
 }
 
 export function goOffline() {
@@ -105,13 +141,29 @@ export function sayRefused() {
   refused = [];
 }
 
-// "Offline — 3 decisions waiting" while the server cannot be reached; nothing otherwise.
-function showConnection() {
+// "Offline — 3 decisions waiting" while the server cannot be reached; nothing otherwise. The item
+// card says what of its own work waits (#item-pending).
+export function showConnection() {
   const el = $("connection");
   const n = outbox.pending();
+  const others = outbox.entries().filter((e) => !isDecision(e) && e.kind !== "undo").length;
   const text = !state.offline ? "" : (n ? tn("Offline — %(num)s decision waiting", "Offline — %(num)s decisions waiting", n)
     : t("Offline — the server cannot be reached; trying again…")) +
+    (others ? " " + tn("%(num)s comment or suggestion waiting.", "%(num)s comments or suggestions waiting.", others) : "") +
     (stalled ? " " + t("No more templates are loaded: the next ones come when the connection is back.") : "");
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = !text;
+  showItemPending();
+}
+
+// What of the item on screen waits in this browser, in its own card (in view, until stored).
+export function showItemPending() {
+  const el = $("item-pending");
+  const ctx = state.ctx;
+  const mine = ctx ? outbox.entries().filter((e) => !e.undo && (e.item === ctx.item.id
+    || (e.kind === "suggestion" || e.scope === "relation") && e.relation === ctx.relation.id)) : [];
+  const text = mine.length ? tn("%(num)s change on this template is kept in this browser and waits to be sent.",
+                                "%(num)s changes on this template are kept in this browser and wait to be sent.", mine.length) : "";
   if (el.textContent !== text) el.textContent = text;
   el.hidden = !text;
 }
@@ -153,7 +205,7 @@ export async function decidedOffline(entry) {
     render();
     toTop();
   }
-  say(t("%(decision)s. Kept in this browser; it is sent when the connection is back.", {decision: label(kind)}), "warn");
+  sayDecided(t("%(decision)s. Kept in this browser; it is sent when the connection is back.", {decision: label(kind)}), "warn");
   showConnection();
 }
 
@@ -172,7 +224,7 @@ export async function undoWaiting(entry) {
   }
   stalled = false;
   await load(entry.item);
-  say(t("Undone: your decision (%(decision)s) on this template.", {decision: label(entry.body.decision)}), "ok");
+  sayDecided(t("Undone: your decision (%(decision)s) on this template.", {decision: label(entry.body.decision)}), "ok");
   showConnection();
 }
 

@@ -1,4 +1,5 @@
-// Decisions on their way to the server, kept in the browser until the server has stored them
+// Writes on their way to the server (decisions, comments, suggestions, replies), kept in the browser
+// until the server has stored them
 // (review/offline.js): a decision made while the server cannot be reached waits here and is sent, in
 // order and with its request id, when the server answers again; the server stores a request id
 // at most once, so sending one again after a lost answer changes nothing. One list per reviewer
@@ -41,10 +42,11 @@ export class Outbox {
   last() { const all = this.entries(); return all[all.length - 1] || null; }
   add(entry) { this.save([...this.entries(), entry]); }
 
-  // The entries still to be stored as made: not those undone after they were tried (`undo`).
-  pending() { return this.entries().filter((e) => !e.undo).length; }
-  // The last entry the reviewer can still undo here (one not undone already), or null.
-  lastKept() { return this.entries().filter((e) => !e.undo).pop() || null; }
+  // The decisions still to be stored as made: not those undone after they were tried (`undo`).
+  // (An entry without a kind is a decision: kept by an earlier version of the page.)
+  pending() { return this.entries().filter((e) => !e.undo && (!e.kind || e.kind === "decision")).length; }
+  // The last decision the reviewer can still undo here (one not undone already), or null.
+  lastKept() { return this.entries().filter((e) => !e.undo && (!e.kind || e.kind === "decision")).pop() || null; }
   find(requestId) { return this.entries().find((e) => e.body.request_id === requestId) || null; }
 
   // Set fields of the entry with this request id (`tried`: it was sent at least once, so the

@@ -33,7 +33,15 @@ export const state = {
   progress: null,  // the last progress shown ({done, total, remaining, time_left})
   offline: false,  // the server cannot be reached (offline.js)
   amendStart: "",  // the text the amend field opened with: a draft only once it differs (amend.js)
+  asking: false,   // the question about typed work a decision would leave behind is open (pending.js)
 };
+
+// Busy: a decision, an undo or a move is under way (another is ignored until it ends); the page
+// says so on #review[data-busy] for whoever waits on it (the browser tests wait on this state).
+export function setBusy(busy) {
+  state.busy = busy;
+  root.dataset.busy = busy ? "1" : "0";
+}
 
 export function indexOf(id) { return state.items.findIndex((i) => i.id === id); }
 

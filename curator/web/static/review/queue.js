@@ -3,12 +3,15 @@
 // (prefetch). What waits while the server is away is offline.js's.
 import {isolate, setMessage} from "./bidi.js";
 import {t, tNodes} from "./i18n.js";
-import {$, KINDS, drafts, indexOf, label, root, say, state, toTop, uuid} from "./page.js";
+import {$, KINDS, drafts, indexOf, label, root, say, setBusy, state, toTop, uuid} from "./page.js";
 import {clearMessages, render, setProgress} from "./item.js";
-import {answers, decidedOffline, dropRefused, flush, goOffline, outbox, undoWaiting} from "./offline.js";
+import {answers, decidedOffline, dropRefused, flush, goOffline, outbox, submit, undoWaiting} from "./offline.js";
+import {commentEntry} from "./comments.js";
+import {settle, settled} from "./pending.js";
 import {call, fail, failure} from "./server.js";
 
 const ANSWER_WAIT_MS = 3000;  // a decision unanswered this long waits, and the reviewer goes on
+const MAX_SECONDS = 86400;   // the longest time on a template the API takes (web/api.py DAY)
 const AHEAD = 10;             // templates loaded ahead of the current one, to go on with offline
 export const contexts = new Map();  // item id -> its context as last loaded
 
@@ -47,7 +50,7 @@ export async function load(id) {
   // Drafts belong to what they were typed about: a template's draft goes with the template,
   // a relation's drafts go with the relation. What was typed is kept in this browser (`drafts`)
   // and comes back, with a note, when its template or relation is shown again.
-  const fields = [...(changedItem ? ["item-comment-text"] : []),
+  const fields = [...(changedItem ? ["item-comment-text", "reason-text"] : []),
                   ...(changedRelation ? ["relation-comment-text", "suggest-text"] : [])];
   if (changedItem) clearMessages();
   fields.forEach((field) => {
@@ -99,18 +102,36 @@ export async function refreshQueue() {
   return r.data;
 }
 
+// A decision on the item on screen: its drafts settled first (pending.js: saved with it, sent beside
+// it, or the volunteer asked), then into the outbox and sent.
 export async function decide(kind, correction) {
-  if (!state.ctx || state.busy || state.intro) return;
-  state.busy = true;
+  if (!state.ctx || state.busy || state.intro || state.asking) return;
+  setBusy(true);
   try {
-    const seconds = Math.round((performance.now() - state.shownAt) / 100) / 10;
+    const ctx = state.ctx;
+    const planned = await settle(kind, correction);
+    if (!planned || state.ctx !== ctx) return;  // went back: nothing stored, the drafts where they were
+    kind = planned.kind;
+    // at most a day, as the API takes it: a tab left open over a weekend still decides (the server
+    // keeps at most an hour of it)
+    const seconds = Math.min(MAX_SECONDS, Math.max(0, Math.round((performance.now() - state.shownAt) / 100) / 10));
     const body = {decision: kind, seconds, request_id: uuid()};
-    if (kind === KINDS.AMEND) body.correction = correction;
+    if (kind === KINDS.AMEND) body.correction = planned.correction;
+    if (planned.reason) body.reason = planned.reason;
     // kept in the browser before it is sent: sent now when nothing waits, else after the others
-    const was = state.items[indexOf(state.ctx.item.id)] || {};
-    const entry = {item: state.ctx.item.id, body, before: {decision: was.decision || null, correction: was.correction || null}};
+    const was = state.items[indexOf(ctx.item.id)] || {};
+    const entry = {kind: "decision", item: ctx.item.id, relation: ctx.relation.id, body,
+                   before: {decision: was.decision || null, correction: was.correction || null}};
     outbox.add(entry);
-    if (state.offline || outbox.size() > 1) { if (!state.offline) flush(); await decidedOffline(entry); return; }
+    // the comment typed on the template goes beside it, after it, through the same outbox
+    planned.comments.forEach((text) => outbox.add(commentEntry("item", text)));
+    settled(ctx);
+    lastDecided = {item: ctx.item.id, kind, comments: planned.comments.length};
+    if (state.offline || outbox.size() > 1 + planned.comments.length) {
+      if (!state.offline) flush();
+      await decidedOffline(entry);
+      return;
+    }
     // no answer within ANSWER_WAIT_MS (a dead connection, a hung server): the decision waits and
     // the reviewer goes on; the request runs on, and its answer, if it comes, stores the entry
     const result = await Promise.race([flush(), new Promise((r) => setTimeout(() => r("slow"), ANSWER_WAIT_MS))]);
@@ -123,16 +144,30 @@ export async function decide(kind, correction) {
       return;
     }
     if (isRetired(r)) { await retired(entry.item, r.data); return; }
-    if (!r.ok) { refusedDecision(kind, r); return; }
-    await stored(kind, r.data);
+    if (!r.ok) { refusedDecision(kind, r, body); return; }
+    await stored(kind, r.data, planned.comments.length);
   } finally {
-    state.busy = false;
+    setBusy(false);
   }
+}
+let lastDecided = null;  // the last decision made on this page: what the bar's status speaks of
+
+// What the last decision did, in the fixed bar with Undo beside it (in reach of the thumb), and at
+// the top (the status line, for screen readers and wide screens).
+export function sayDecided(message, kind) {
+  say(message, kind);
+  const bar = $("bar-status");
+  $("bar-status-text").textContent = message;
+  bar.className = "bar-status " + (kind || "");
+  bar.hidden = !message;
 }
 
 // The server refused a decision: an amendment's message under the field, any other at the top.
-function refusedDecision(kind, r) {
+function refusedDecision(kind, r, body) {
   const message = failure(r, t("Not saved."));
+  // a reason sent with it comes back into its field (the correction is still in the amend field)
+  if (body.reason && !$("reason-text").value.trim()) { $("reason-text").value = body.reason; drafts.keep("reason-text", body.reason); }
+  if (kind === KINDS.AMEND && body.correction) drafts.keep("amend-text", body.correction);
   if (kind === KINDS.AMEND && message) {
     setMessage($("amend-msg"), message);
     $("amend-msg").className = "validation invalid";
@@ -144,20 +179,20 @@ function refusedDecision(kind, r) {
 }
 
 // The server stored the decision (its answer `data`): on to the next template, or done.
-async function stored(kind, data) {
-  drafts.forget("amend-text", state.ctx);  // decided: a correction left unsaved is moot
+async function stored(kind, data, comments) {
   const done = state.items[indexOf(state.ctx.item.id)];
   done.decision = data.decision.decision;
   done.correction = data.decision.correction;
   setProgress(data.progress);
+  const saved = t("%(decision)s. Saved.", {decision: label(kind)}) + (comments ? " " + t("Your comment was sent with it.") : "");
   if (data.next) {
     await load(data.next);
-    say(t("%(decision)s. Saved.", {decision: label(kind)}), "ok");
+    sayDecided(saved, "ok");
   } else {
     state.ctx.decision = data.decision;
     render();
     toTop();
-    say(t("All templates reviewed. Thank you!"), "ok");
+    sayDecided(saved + " " + t("All templates reviewed. Thank you!"), "ok");
   }
 }
 
@@ -198,26 +233,39 @@ async function loadAhead(wanted) {
   }
 }
 
+// Undo the last decision: one still waiting in the outbox is taken back there (`undoWaiting`); a
+// stored one is undone through the outbox too, with its request id, so an undo whose answer was
+// lost is sent again and undoes nothing more (web/api.py undo).
 export async function undo() {
-  if (state.busy || state.intro) return;
-  state.busy = true;
+  if (state.busy || state.intro || state.asking) return;
+  setBusy(true);
   try {
     const waiting = outbox.lastKept();  // one in flight is `tried`: `undoWaiting` undoes it after it is stored
     if (waiting) { await undoWaiting(waiting); return; }
     if (state.offline) { say(t("Offline: only decisions still waiting can be undone."), "warn"); return; }
-    const r = await call("POST", "/undo", {});
-    if (!r.ok) { fail(r, t("Could not undo.")); return; }
-    if (!r.data.undone) { say(t("Nothing to undo."), "warn"); return; }
-    await refreshQueue();
-    await load(r.data.undone.item_id);
-    say(t("Undone: your decision (%(decision)s) on this template.", {decision: label(r.data.undone.decision)}), "ok");
+    const result = await submit({kind: "undo", path: "/undo", body: {request_id: uuid()}});
+    if (result === "waiting") sayDecided(t("Undo is kept in this browser; it is sent when the connection is back."), "warn");
   } finally {
-    state.busy = false;
+    setBusy(false);
   }
 }
 
+// What an undo sent through the outbox shows once the server answered (registered in review.js).
+export const undoAnswer = {
+  async stored(entry, r) {
+    if (!state.ctx) return;  // sent while the page starts: the queue is read next anyway
+    if (!r.data.undone) { say(t("Nothing to undo."), "warn"); return; }
+    await refreshQueue();
+    await load(r.data.undone.item_id);
+    sayDecided(t("Undone: your decision (%(decision)s) on this template.", {decision: label(r.data.undone.decision)}), "ok");
+  },
+  refused(entry, r) { fail(r, t("Could not undo.")); },
+};
+
 export function step(delta) {
-  if (!state.ctx || state.busy || state.intro) return;
+  if (!state.ctx || state.busy || state.intro || state.asking) return;
   const i = indexOf(state.ctx.item.id) + delta;
-  if (i >= 0 && i < state.items.length) load(state.items[i].id);
+  if (i < 0 || i >= state.items.length) return;
+  setBusy(true);
+  load(state.items[i].id).finally(() => setBusy(false));
 }
