@@ -9,6 +9,7 @@ export function showAmend() {
   if (!ctx || state.busy || state.intro) return;  // the next template is still loading
   $("amend-form").hidden = false;
   const input = $("amend-text");
+  delete input.dataset.sameAs;  // what the server said of another text (livecheck.js)
   // A typed template may not hold invisible characters (the server refuses them), so the text
   // to edit comes without them — a line break or tab becomes a space — and the reviewer is
   // told which were taken out: saving the correction amends them away.

@@ -39,6 +39,9 @@ function showCheck(input, out, text, data) {
   if (data.syntax) out.append(...annotationHelp(data));
   out.className = "validation " + (data.valid ? "valid" : "invalid") + (data.same ? " same" : "");
   input.setAttribute("aria-invalid", data.valid ? "false" : "true");
+  // the text the server found to be the template itself (pending.js: nothing to lose by accepting)
+  if (data.same) input.dataset.sameAs = text;
+  else delete input.dataset.sameAs;
 }
 
 // The server's check of a typed template (POST /api/v1/validate); an amendment is checked as an

@@ -27,13 +27,17 @@ import {$, KINDS, drafts, own, state} from "./page.js";
 
 // What the volunteer has typed for the item on screen and not stored: {correction, reason, comment}
 // (empty strings where nothing is). A correction counts once it differs from the amend field's
-// starting text; with the form closed, a correction draft kept from before counts.
+// starting text and the server has not found it to be the template itself; with the form closed,
+// a correction draft kept from before counts.
 export function work() {
   const ctx = state.ctx;
   if (!ctx) return {correction: "", reason: "", comment: ""};
   const open = !$("amend-form").hidden;
   const typed = $("amend-text").value;
-  const correction = open ? (typed.trim() && typed !== state.amendStart ? typed : "") : drafts.stored("amend-text", ctx);
+  // a text the server's check found to be the template itself (but for a final period, say) is no
+  // correction: accepting loses nothing (the field says "accept instead")
+  const same = typed === $("amend-text").dataset.sameAs;
+  const correction = open ? (typed.trim() && typed !== state.amendStart && !same ? typed : "") : drafts.stored("amend-text", ctx);
   return {correction: correction.trim() ? correction : "", reason: $("reason-text").value.trim(),
           comment: $("item-comment-text").value.trim()};
 }
