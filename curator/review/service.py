@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BindParameter, Select, and_, bindparam, false, inspect, literal, or_, select
+from sqlalchemy import BindParameter, Select, and_, bindparam, false, inspect, literal, or_, select, true
 from sqlalchemy.orm import Session, aliased
 
 from curator.core import languages
@@ -372,10 +372,12 @@ def _standing(
 
 
 def undo(
-    session: Session, user: User, assignment: Assignment, request_id: str | None = None
+    session: Session, user: User, assignment: Assignment, request_id: str | None = None, item_id: int | None = None
 ) -> tuple[Decision | None, bool]:
     """Retract the reviewer's latest standing decision in this language (kept in history), on an
-    item of their queue (one retired meanwhile is no longer theirs to revise); returns (the
+    item of their queue (one retired meanwhile is no longer theirs to revise) — on item `item_id`
+    when given (the template the reviewer last decided: a decision that repeated the standing one
+    stored nothing new, and undoing it undoes that template's, not another's); returns (the
     decision undone or None, whether this call undid it). An undo under a `request_id` already
     used by this reviewer undoes nothing more: the decision it retracted is returned (the
     review screen's outbox sends an undo again when its answer was lost). An amendment undone is
@@ -392,6 +394,7 @@ def undo(
         select(Decision)
         .join(AssignmentItem, AssignmentItem.id == Decision.item_id)
         .where(AssignmentItem.assignment_id == assignment.id, in_queue(), Decision.user_id == user.id, not_undone())
+        .where(true() if item_id is None else Decision.item_id == item_id)
         .order_by(Decision.id.desc())
         .limit(1)
     )

@@ -231,9 +231,14 @@ def undo(lang: str):
     # the body is optional (an undo without one is not idempotent): {"request_id": …}
     sent = request.get_json(silent=True) if request.content_length else None
     request_id = request_id_of(sent) if isinstance(sent, dict) else None
+    item = sent.get("item") if isinstance(sent, dict) else None
+    if item is not None and (not isinstance(item, int) or isinstance(item, bool)):
+        raise InputError("item must be an item id")
     with write() as session:
         assignment = service.get_assignment(session, current_user, lang)
-        undone, created = service.undo(session, current_user, assignment, request_id)
+        undone, created = service.undo(
+            session, current_user, assignment, request_id, fields.row_id(item) if item is not None else None
+        )
     return jsonify(
         undone=service.decision_dict(undone) if undone else None,
         created=created,

@@ -61,6 +61,7 @@ JS_MESSAGES: list[str] = [
     N_("Differs only in gendered forms from %(twin)s; merged: %(merged)s"),
     N_("%(decision)s: %(correction)s — you can change it"),
     N_("%(decision)s — you can change it"),
+    N_("%(decision)s (why: %(reason)s) — you can change it"),
     N_("Withdraw"),
     N_("Back-translated:"),
     N_("— similarity to the English %(pct)s"),

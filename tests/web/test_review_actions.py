@@ -17,7 +17,8 @@ comments, the database for suggestions) and with what the browser keeps:
   the volunteer was asked and chose to drop it;
 - online, with nothing waiting, the stored decision of each template is the last one chosen for
   it, and exactly as many decisions are stored as were made (one gesture never decides two
-  templates, nothing is stored twice); each typed comment and suggestion is stored at most once;
+  templates, nothing is stored twice; the decision already standing on a template, chosen
+  again, is nothing new); each typed comment and suggestion is stored at most once;
 - a question is asked exactly when a decision would leave a correction or a reason behind.
 
 Waits are on the page's states (#review[data-busy], the outbox), never on time; the page's clock is
@@ -37,6 +38,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from sqlalchemy import select
 
+from curator.core.db import unit_of_work
 from curator.core.models import Suggestion, User
 from tests.plugins.databases import PASSWORD
 from tests.plugins.servers import Browser
@@ -48,7 +50,7 @@ DESKTOP = {"viewport": {"width": 1366, "height": 800}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 READ_MS = 1000  # page time a volunteer reads a template before a tap (review.js takes quicker taps for repeats)
 STEPS = int(os.environ.get("CURATOR_REVIEW_STEPS", "40"))
-EXAMPLES = int(os.environ.get("CURATOR_REVIEW_EXAMPLES", "3"))
+EXAMPLES = int(os.environ.get("CURATOR_REVIEW_EXAMPLES", "8"))
 # letters for the typed words: each text typed in a run is new (a counter spelled in them)
 ALPHABET = {"es": "bcdfghjklmnpqrstvz", "ar": "بتثجحخدذرزسشصضطظعغفقكلمنهوي"}
 COUNTER = itertools.count(1)
@@ -59,8 +61,9 @@ IDLE = """() => { const r = document.getElementById('review');
 OUTBOX = """() => Object.keys(localStorage).filter(k => k.startsWith('curator.outbox.'))
   .flatMap(k => JSON.parse(localStorage.getItem(k) || '[]'))"""
 KEPT = """() => [...Object.keys(localStorage).filter(k => k.startsWith('curator.draft.')).map(k => localStorage.getItem(k)),
-  ...['amend-text', 'reason-text', 'item-comment-text', 'relation-comment-text', 'suggest-text']
+  ...['reason-text', 'item-comment-text', 'relation-comment-text', 'suggest-text']
       .map(id => document.getElementById(id).value),
+  document.getElementById('amend-form').hidden ? '' : document.getElementById('amend-text').value,
   ...[...document.querySelectorAll('.waiting')].map(el => el.textContent)].join('\\n')"""
 
 
@@ -92,8 +95,11 @@ class Reference:
     suggestion: dict[str, Typed] = field(default_factory=dict)  # relation -> the suggestion typed for it
     typed: list[Typed] = field(default_factory=list)
     chosen: list[tuple[int, str, str | None, str | None]] = field(default_factory=list)  # standing, in order
+    last_item: int | None = None  # the template last decided since the page was opened (Undo's)
     made: int = 0  # decisions stored (or to be stored) — undone ones too: rows are never deleted
-    offline_made: int = 0  # decisions made since going offline (waiting in the browser)
+    # the decisions made since going offline (waiting in the browser), oldest first: whether each
+    # changes what stands on its item (the same decision again is stored as nothing new)
+    waiting: list[bool] = field(default_factory=list)
 
     def of(self, item: int) -> Drafts:
         return self.drafts.setdefault(item, Drafts())
@@ -127,7 +133,9 @@ class Volunteer(RuleBasedStateMachine):
         from curator.review.accounts import create_user
         from curator.review.sampling import assign
 
-        with self.sessions.begin() as s:
+        # the server may still be writing what the last example's page sent: the write lock taken
+        # at BEGIN, as the app's writes take it, waits for it instead of failing on an upgrade
+        with unit_of_work(self.sessions) as s:
             assign(s, create_user(s, self.email, PASSWORD, "reviewer", f"V{n}"), self.lang)
         self.api = Browser(self.review_app).login(self.email)
         self.context = self.chromium.new_context(bypass_csp=True, **(PHONE if self.phone else DESKTOP))
@@ -143,6 +151,7 @@ class Volunteer(RuleBasedStateMachine):
         self.open()
 
     def open(self):
+        self.ref.last_item = None  # a new page: Undo's template is the server's latest decision
         self.page.goto(f"{self.live.url}/review/{self.lang}")
         self.page.wait_for_selector("#review[data-ready='1']")
         if self.page.locator("#intro").is_visible():
@@ -163,7 +172,10 @@ class Volunteer(RuleBasedStateMachine):
             print("step", self.email, self.page.evaluate("location.hash"), flush=True)
         self.page.wait_for_function(IDLE)
         if not self.offline:
+            # everything sent and the page back online (an answer slower than the page waits for
+            # takes it offline until the server answers again)
             self.page.wait_for_function(f"() => ({OUTBOX})().length === 0")
+            self.page.wait_for_function("() => document.getElementById('connection').hidden")
 
     def item(self) -> int:
         return int(self.page.locator("#item-card").get_attribute("data-item"))
@@ -288,10 +300,14 @@ class Volunteer(RuleBasedStateMachine):
         # what the decision keeps, a comment beside it, a reason it does not keep as a comment:
         # all stored (or waiting); the fields are emptied
         self.ref.drafts[item] = Drafts()
-        self.ref.chosen.append((item, kind, correction, reason))
-        self.ref.made += 1
+        # the same decision as the one standing on the template (the same words) is nothing new
+        changes = self.ref.standing().get(item) != (kind, correction, reason)
+        self.ref.last_item = item
+        if changes:
+            self.ref.chosen.append((item, kind, correction, reason))
+            self.ref.made += 1
         if self.offline:
-            self.ref.offline_made += 1
+            self.ref.waiting.append(changes)
 
     @rule(
         kind=st.sampled_from(["accept", "reject", "unsure"]),
@@ -331,7 +347,7 @@ class Volunteer(RuleBasedStateMachine):
             self.page.locator("#settle-" + answer).click()
             self.page.wait_for_selector("#settle", state="hidden")
         else:
-            self.page.wait_for_function(IDLE)
+            self.page.wait_for_function(f"() => document.getElementById('settle').open || ({IDLE})()")
             assert not self.page.locator("#settle").evaluate("d => d.open"), "asked with nothing to lose"
 
     @rule()
@@ -363,12 +379,20 @@ class Volunteer(RuleBasedStateMachine):
             self.press("#bar-undo", "tap")
         else:
             self.key("u")
-        if self.offline and not self.ref.offline_made:
-            pass  # offline, only decisions still waiting can be undone
-        elif self.ref.chosen:
+        last = self.ref.last_item
+        if self.offline:  # offline, only decisions still waiting can be undone: the last one
+            if self.ref.waiting:
+                self.ref.last_item = None
+                if self.ref.waiting.pop():
+                    self.ref.chosen.pop()
+            return self.idle()
+        self.ref.last_item = None
+        if last is not None:  # the template last decided on this page: its standing decision
+            mine = [i for i, c in enumerate(self.ref.chosen) if c[0] == last]
+            if mine:
+                self.ref.chosen.pop(mine[-1])
+        elif self.ref.chosen:  # none on this page (a reload since): the latest decision
             self.ref.chosen.pop()
-            if self.offline:
-                self.ref.offline_made -= 1
         self.idle()
 
     # ------------------------------------------------------------ moving, reloading, the connection
@@ -390,7 +414,7 @@ class Volunteer(RuleBasedStateMachine):
         self.offline = not self.offline
         self.context.set_offline(self.offline)
         if not self.offline:
-            self.ref.offline_made = 0
+            self.ref.waiting.clear()
             self.page.wait_for_function("document.getElementById('connection').hidden")
         self.idle()
 

@@ -104,6 +104,21 @@ def test_an_undo_sent_again_undoes_nothing_more(review_app):
     assert bo.post("/api/v1/languages/es/undo", {"request_id": "u-1"}).get_json()["undone"] is None
 
 
+def test_an_undo_names_the_template_last_decided(review_app):
+    # the same decision again stores nothing new: undoing it undoes that template's, not the latest row
+    ana = Browser(review_app).login("ana@example.org")
+    first, second = [i["id"] for i in ana.get("/api/v1/languages/es/queue").get_json()["items"][:2]]
+    ana.post(f"/api/v1/languages/es/items/{first}/decision", {"decision": "accept"})
+    ana.post(f"/api/v1/languages/es/items/{second}/decision", {"decision": "reject"})
+    again = ana.post(f"/api/v1/languages/es/items/{first}/decision", {"decision": "accept"})
+    assert again.status_code == 200 and again.get_json()["created"] is False
+    undone = ana.post("/api/v1/languages/es/undo", {"item": first}).get_json()["undone"]
+    assert undone["item_id"] == first
+    assert ana.get(f"/api/v1/languages/es/items/{second}").get_json()["decision"]["decision"] == "reject"
+    assert ana.post("/api/v1/languages/es/undo", {"item": first}).get_json()["undone"] is None  # none left there
+    assert ana.post("/api/v1/languages/es/undo", {"item": "x"}).status_code == 422
+
+
 def test_amend_is_validated_and_nothing_is_lost(review_app, sessions):
     ana = Browser(review_app).login("ana@example.org")
     item = ana.get("/api/v1/languages/es/queue").get_json()["items"][0]["id"]

@@ -98,9 +98,10 @@ function decisionButton(kind) {
     const now = performance.now();
     const item = state.ctx.item.id;
     const pointer = event.detail > 0;  // a click from a pointer (a key on a focused button: 0)
+    // a key on a focused button (Enter held down, pressed twice) repeats like a finger does
     const repeat = lastTap.item !== item && now - lastTap.at < REPEAT_MS;
-    if (pointer && (pressedAt < state.shownAt || repeat)) return;
-    if (pointer) lastTap = {at: now, item};
+    if ((pointer && pressedAt < state.shownAt) || repeat) return;
+    lastTap = {at: now, item};
     decide(kind);
   };
 }
@@ -167,5 +168,8 @@ window.addEventListener("hashchange", () => {
   const id = state.items.some((i) => i.id === wanted) ? wanted : (data.next || state.items[0].id);
   await load(id);
   sayRefused();
+  // Undo in reach of the thumb from the start when there is a decision to undo (not only after one
+  // made on this page)
+  if (data.progress && data.progress.done > 0 && $("bar-status").hidden) $("bar-status").hidden = false;
   $("review").dataset.ready = "1";
 })();

@@ -92,11 +92,15 @@ export function createDrafts(user, lang, current) {
     // of item `item` (or relation `relation`), unless a newer draft is there: typed work is never dropped
     keepFor(field, item, relation, text) {
       const k = keyFor(field, item, relation);
-      if (!get(k).trim()) put(k, text);
+      // a draft typed since stays first; the text given back is added after it (a correction
+      // typed since replaces the one given back: two templates in one field make none)
+      const since = get(k);
+      const kept = !since.trim() ? text : field !== "amend-text" && !since.includes(text) ? since + " " + text : since;
+      put(k, kept);
       const ctx = current();
       if (ctx && key(field, ctx) === k) {
         const input = document.getElementById(field);
-        if (input && !input.value.trim() && field !== "amend-text") input.value = text;
+        if (input && field !== "amend-text" && !input.value.includes(text)) input.value = input.value.trim() ? input.value + " " + text : text;
         note(field, true);
       }
     },

@@ -151,6 +151,7 @@ function renderDecision(d) {
   badge.className = "badge" + (d ? " " + d.decision : "");
   setMessage(badge, d ? (d.correction
     ? tNodes("%(decision)s: %(correction)s — you can change it", {decision: label(d.decision), correction: own(d.correction)})
+    : d.reason ? tNodes("%(decision)s (why: %(reason)s) — you can change it", {decision: label(d.decision), reason: own(d.reason)})
     : t("%(decision)s — you can change it", {decision: label(d.decision)})) : "");
 }
 

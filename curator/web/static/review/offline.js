@@ -216,6 +216,9 @@ export async function undoWaiting(entry) {
     outbox.update(entry.body.request_id, {undo: true});
     if (!state.offline) flush();
   } else if (!outbox.remove(entry.body.request_id)) return;
+  // what was typed with it is not lost: the reason and the correction come back as its drafts
+  if (entry.body.reason) drafts.keepFor("reason-text", entry.item, entry.relation, entry.body.reason);
+  if (entry.body.correction) drafts.keepFor("amend-text", entry.item, entry.relation, entry.body.correction);
   const known = state.items[indexOf(entry.item)];
   if (known) {
     if (known.decision && !entry.before.decision) localProgress(-1);

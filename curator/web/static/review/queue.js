@@ -164,6 +164,7 @@ export function sayDecided(message, kind) {
 
 // The server refused a decision: an amendment's message under the field, any other at the top.
 function refusedDecision(kind, r, body) {
+  lastDecided = null;  // nothing new stored: Undo is about the decision before
   const message = failure(r, t("Not saved."));
   // a reason sent with it comes back into its field (the correction is still in the amend field)
   if (body.reason && !$("reason-text").value.trim()) { $("reason-text").value = body.reason; drafts.keep("reason-text", body.reason); }
@@ -241,9 +242,14 @@ export async function undo() {
   setBusy(true);
   try {
     const waiting = outbox.lastKept();  // one in flight is `tried`: `undoWaiting` undoes it after it is stored
-    if (waiting) { await undoWaiting(waiting); return; }
+    if (waiting) { lastDecided = null; await undoWaiting(waiting); return; }
     if (state.offline) { say(t("Offline: only decisions still waiting can be undone."), "warn"); return; }
-    const result = await submit({kind: "undo", path: "/undo", body: {request_id: uuid()}});
+    // the template last decided on this page: a decision that repeated its standing one stored
+    // nothing new, and Undo is about that template, not the one decided before it
+    const body = {request_id: uuid()};
+    if (lastDecided) body.item = lastDecided.item;
+    lastDecided = null;
+    const result = await submit({kind: "undo", path: "/undo", body});
     if (result === "waiting") sayDecided(t("Undo is kept in this browser; it is sent when the connection is back."), "warn");
   } finally {
     setBusy(false);
