@@ -35,6 +35,8 @@ CORRECTION = {"es": "[X] vino al mundo en [Y]", "ar": "[X] وُلد في مدي�
 REASON = {"es": "No es una paráfrasis: cambia el sentido.", "ar": "ليست إعادة صياغة: تغيّر المعنى."}
 
 
+# nothing waits in the outbox (every write stored or refused)
+SENT = "() => !Object.keys(localStorage).some(k => k.startsWith('curator.outbox.') && localStorage.getItem(k) !== '[]')"
 READ_MS = 1000  # page time a volunteer looks at a template before deciding (over review.js REPEAT_MS)
 
 
@@ -142,9 +144,7 @@ def test_a_reject_reason_is_stored_with_it_and_a_comment_is_sent_beside(chromium
     page.wait_for_function("document.getElementById('bar-status-text').textContent.length > 0")
     _in_view(page, "#bar-status-text")
     _in_view(page, "#bar-undo")
-    page.wait_for_function(
-        "() => !Object.keys(localStorage).some(k => k.startsWith('curator.outbox.') && localStorage.getItem(k) !== '[]')"
-    )
+    page.wait_for_function(SENT)
     with sessions() as s:
         assert s.execute(select(Decision.item_id, Decision.decision, Decision.reason)).all() == [
             (items[0][0], "reject", REASON[lang])
@@ -160,9 +160,7 @@ def test_a_reject_reason_is_stored_with_it_and_a_comment_is_sent_beside(chromium
     page.wait_for_selector("#settle[open]")
     page.locator("#settle-keep").click()
     wait_for_item(page, items[2][0])
-    page.wait_for_function(
-        "() => !Object.keys(localStorage).some(k => k.startsWith('curator.outbox.') && localStorage.getItem(k) !== '[]')"
-    )
+    page.wait_for_function(SENT)
     with sessions() as s:
         assert (items[1][0], "accept", None) in s.execute(
             select(Decision.item_id, Decision.decision, Decision.reason)
@@ -198,10 +196,7 @@ def test_offline_comments_and_suggestions_wait_say_so_and_are_sent_once(chromium
         assert s.scalars(select(Comment.id)).all() == [] and s.scalars(select(Suggestion.id)).all() == []
     # a reload while offline keeps them in the outbox (the page itself comes from the server: online)
     context.set_offline(False)
-    page.wait_for_function(
-        "() => !Object.keys(localStorage).some(k => k.startsWith('curator.outbox.') && localStorage.getItem(k) !== '[]')",
-        timeout=GUARD_MS * 4,
-    )
+    page.wait_for_function(SENT, timeout=GUARD_MS * 4)
     with sessions() as s:
         assert len(s.scalars(select(Comment.id)).all()) == 1
         assert s.scalars(select(Suggestion.text_raw)).all() == [CORRECTION[lang]]
@@ -235,9 +230,6 @@ def test_a_double_tap_decides_one_template(chromium, live, sessions, lang, phone
     page.locator("#accept").dblclick()
     wait_for_item(page, items[2][0])
     page.clock.run_for(2000)
-    page.wait_for_function(
-        "() => document.getElementById('review').dataset.busy === '0' && !Object.keys(localStorage)"
-        ".some(k => k.startsWith('curator.outbox.') && localStorage.getItem(k) !== '[]')"
-    )
+    page.wait_for_function(f"() => document.getElementById('review').dataset.busy === '0' && ({SENT})()")
     assert [d[0] for d in _decisions(sessions)] == [items[0][0], items[1][0]]
     context.close()
